@@ -1,0 +1,35 @@
+# Front door for building, testing and running Rota. See README.md.
+BUILD_DIR      ?= build
+TEST_BUILD_DIR ?= build-asan
+CMAKE_FLAGS    ?=
+GENERATOR      := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+
+.PHONY: all build test deps format check-format bench quickstart down bench-vs-slurm clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+# Optimised binaries with debug info; every program lands in build/bin/.
+build: deps
+	@cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_DIR)
+
+# The whole suite, built separately with AddressSanitizer + UndefinedBehaviorSanitizer.
+test: deps
+	@cmake -S . -B $(TEST_BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DROTA_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(TEST_BUILD_DIR)
+	@cd $(TEST_BUILD_DIR) && ctest --output-on-failure --no-tests=error -j $$(nproc)
+
+format:
+	@git ls-files '*.cc' '*.h' | xargs clang-format -i
+
+check-format:
+	@git ls-files '*.cc' '*.h' | xargs clang-format --dry-run -Werror
+
+bench quickstart down bench-vs-slurm:
+	@scripts/not-yet.sh $@
+
+clean:
+	rm -rf $(BUILD_DIR) $(TEST_BUILD_DIR)

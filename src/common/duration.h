@@ -1,0 +1,33 @@
+#pragma once
+
+// Durations in Slurm's time formats, both directions.
+//
+// Accepted (time limits, --time, MaxTime=, PreemptExemptTime=, ...):
+//   "MM"  "MM:SS"  "HH:MM:SS"  "D-HH"  "D-HH:MM"  "D-HH:MM:SS"
+//   "INFINITE" / "UNLIMITED" (any case) -> kInfiniteDuration
+// A bare number is minutes, as in Slurm. Fields are unsigned decimals.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace rota {
+
+// Seconds. kInfiniteDuration stands for INFINITE/UNLIMITED.
+using DurationSecs = int64_t;
+inline constexpr DurationSecs kInfiniteDuration = INT64_MAX;
+
+// Parses a Slurm time string into seconds. InvalidArgument quoting the input otherwise.
+Result<DurationSecs> ParseDuration(std::string_view text);
+
+// squeue's TIME and TIME_LIMIT columns: "0:00", "5:07", "1:02:03", "2-00:00:00";
+// kInfiniteDuration prints "UNLIMITED". Negative values print as "INVALID".
+std::string FormatDurationSqueue(DurationSecs secs);
+
+// scontrol's RunTime=/TimeLimit=: always two-digit fields, "00:00:11",
+// "01:00:00", "2-00:00:00"; kInfiniteDuration prints "UNLIMITED".
+std::string FormatDurationScontrol(DurationSecs secs);
+
+}  // namespace rota
