@@ -25,6 +25,9 @@ struct GresSpec {
   bool operator==(const GresSpec&) const = default;
 };
 
+// A GRES count: decimal with an optional K/M/G multiplier (1024-based), e.g. "2k" == 2048.
+Result<uint64_t> ParseGresCount(std::string_view text);
+
 // One item. InvalidArgument quoting the input for empty names, empty fields,
 // bad counts or too many fields.
 Result<GresSpec> ParseGresSpec(std::string_view text);

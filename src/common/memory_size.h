@@ -7,8 +7,8 @@
 //   "512K"  -> 1 MB    (kilobytes round up to whole megabytes)
 //   "16G"   -> 16384 MB
 //   "2T"    -> 2097152 MB
-// Suffixes K, M, G, T are case-insensitive; an optional trailing "B" is not accepted
-// (Slurm does not accept it either).
+// Suffixes K, M, G, T (and P, which FormatMemoryMb prints) are case-insensitive;
+// an optional trailing "B" is not accepted (Slurm does not accept it either).
 
 #include <cstdint>
 #include <string>

@@ -73,7 +73,7 @@ inline Status Internal(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT: implicit by design.
+  Result(T value) : data_(std::move(value)) {}        // NOLINT: implicit by design.
   Result(Status status) : data_(std::move(status)) {  // NOLINT: implicit by design.
     assert(!std::get<Status>(data_).ok());
   }
@@ -100,8 +100,8 @@ class [[nodiscard]] Result {
 }  // namespace rota
 
 // Returns early from the enclosing function when `expr` (a Status) is an error.
-#define ROTA_RETURN_IF_ERROR(expr)          \
-  do {                                      \
-    ::rota::Status rota_status_ = (expr);   \
+#define ROTA_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::rota::Status rota_status_ = (expr);        \
     if (!rota_status_.ok()) return rota_status_; \
   } while (0)

@@ -1,0 +1,64 @@
+#include "conf/cgroup_conf.h"
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "conf/key_table.h"
+
+namespace rota::conf {
+namespace {
+
+auto PercentField(double CgroupConf::*field) {
+  return [field](CgroupConf& c, std::string_view v) {
+    std::string_view number = v;
+    if (!number.empty() && number.back() == '%') number.remove_suffix(1);
+    std::optional<double> d = ParseDouble(number);
+    if (!d || *d < 0) return InvalidArgument("is not a percentage");
+    c.*field = *d;
+    return Status::Ok();
+  };
+}
+
+const KeyTable<CgroupConf>& CgroupKeys() {
+  using C = CgroupConf;
+  static const KeyTable<C> table{
+      {"CgroupPlugin", ChoiceField(&C::plugin, {"autodetect", "cgroup/v1", "cgroup/v2"})},
+      {"CgroupMountpoint", StringField(&C::mountpoint)},
+      {"ConstrainCores", BoolField(&C::constrain_cores)},
+      {"ConstrainRAMSpace", BoolField(&C::constrain_ram_space)},
+      {"ConstrainDevices", BoolField(&C::constrain_devices)},
+      {"ConstrainSwapSpace", BoolField(&C::constrain_swap_space)},
+      {"AllowedRAMSpace", PercentField(&C::allowed_ram_space_percent)},
+      {"AllowedSwapSpace", PercentField(&C::allowed_swap_space_percent)},
+      {"MaxRAMPercent", PercentField(&C::max_ram_percent)},
+      {"MaxSwapPercent", PercentField(&C::max_swap_percent)},
+      {"MinRAMSpace",
+       [](C& c, std::string_view v) { return ParseMemoryValue(v, c.min_ram_space_mb); }},
+      {"IgnoreSystemd", BoolField(&C::ignore_systemd)},
+  };
+  return table;
+}
+
+constexpr std::string_view kAcceptedCgroupKeys[] = {
+    "CgroupAutomount",         "ConstrainKmemSpace", "AllowedKmemSpace",
+    "MaxKmemPercent",          "MinKmemSpace",       "MemorySwappiness",
+    "IgnoreSystemdOnFailure",  "EnableControllers",  "CgroupReleaseAgentDir",
+    "SignalChildrenProcesses",
+};
+
+}  // namespace
+
+CgroupConf ParseCgroupConf(const std::vector<ConfigLine>& lines, Diagnostics& diags) {
+  CgroupConf conf;
+  for (const ConfigLine& line : lines) {
+    for (const KeyValue& kv : line.pairs) {
+      if (CgroupKeys().Apply(kv, conf, line.where, diags)) continue;
+      bool accepted = false;
+      for (std::string_view k : kAcceptedCgroupKeys) accepted |= EqualsIgnoreCase(k, kv.key);
+      if (!accepted) diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
+    }
+  }
+  return conf;
+}
+
+}  // namespace rota::conf

@@ -1,0 +1,64 @@
+#include "conf/config_loader.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "testing/config_files.h"
+
+namespace rota::conf {
+namespace {
+
+using rota::testing::kMinimalHead;
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+TEST(ConfigLoaderTest, DefaultPathFollowsSlurmConf) {
+  setenv("SLURM_CONF", "/tmp/x/slurm.conf", 1);
+  EXPECT_EQ(DefaultSlurmConfPath(), "/tmp/x/slurm.conf");
+  unsetenv("SLURM_CONF");
+  EXPECT_EQ(DefaultSlurmConfPath(), "/etc/slurm/slurm.conf");
+}
+
+TEST(ConfigLoaderTest, ReportsEveryErrorInOneRun) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) + "KillWait=x\n"
+                                                        "NodeName=n1 CPUs=y\n"
+                                                        "PartitionName=p Nodes=n1 MaxTime=z\n"});
+  ASSERT_FALSE(loaded.config.ok());
+  EXPECT_EQ(loaded.diags.error_count(), 3);
+  EXPECT_NE(loaded.config.status().message().find("3 errors in the configuration"),
+            std::string::npos);
+}
+
+TEST(ConfigLoaderTest, CgroupConfValues) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) + "NodeName=n1\n", "",
+                                      "CgroupPlugin=cgroup/v2\nConstrainCores=yes\n"
+                                      "ConstrainRAMSpace=yes\nAllowedRAMSpace=95.5\n"
+                                      "CgroupAutomount=yes\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const CgroupConf& c = (*loaded.config)->cgroup;
+  EXPECT_EQ(c.plugin, "cgroup/v2");
+  EXPECT_TRUE(c.constrain_cores);
+  EXPECT_TRUE(c.constrain_ram_space);
+  EXPECT_FALSE(c.constrain_devices);
+  EXPECT_DOUBLE_EQ(c.allowed_ram_space_percent, 95.5);
+  EXPECT_TRUE(loaded.diags.all().empty()) << loaded.Text();
+}
+
+TEST(ConfigLoaderTest, CgroupConfErrors) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) + "NodeName=n1\n", "",
+                                      "CgroupPlugin=cgroup/v3\nConstrainDevices=perhaps\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(loaded.Text().find("cgroup.conf line 1: CgroupPlugin=cgroup/v3 is not one of "
+                               "autodetect, cgroup/v1, cgroup/v2"),
+            std::string::npos)
+      << loaded.Text();
+  EXPECT_NE(loaded.Text().find("cgroup.conf line 2: ConstrainDevices=perhaps is not YES or NO"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rota::conf

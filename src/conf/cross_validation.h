@@ -1,0 +1,16 @@
+#pragma once
+
+// Checks that span files: the silent mismatches that make a Slurm cluster
+// misbehave without an error (slurm.conf promising 8 GPUs that gres.conf
+// describes as 4, affinity cores a node does not have, a GRES name missing
+// from GresTypes, GPUs that accounting would never record).
+
+#include "conf/cluster_config.h"
+#include "conf/diagnostics.h"
+
+namespace rota::conf {
+
+// REQUIRES: every file of `config` has been parsed.
+void CrossValidate(const ClusterConfig& config, Diagnostics& diags);
+
+}  // namespace rota::conf

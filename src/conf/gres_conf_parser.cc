@@ -1,0 +1,149 @@
+#include "conf/gres_conf_parser.h"
+
+#include <fmt/format.h>
+
+#include "common/gres_spec.h"
+#include "common/hostlist.h"
+#include "common/strings.h"
+#include "conf/key_table.h"
+
+namespace rota::conf {
+namespace {
+
+// One gres.conf line before it is spread over its nodes and files.
+struct GresLine {
+  std::string node_names;
+  std::string name;
+  std::string type;
+  std::string files;
+  std::vector<uint32_t> cores;
+  std::optional<uint64_t> count;
+  std::vector<std::string> flags;
+  std::string autodetect;
+};
+
+Status ParseCount(std::string_view v, std::optional<uint64_t>& out) {
+  Result<uint64_t> count = ParseGresCount(v);
+  if (!count.ok()) return InvalidArgument("is not a count");
+  out = *count;
+  return Status::Ok();
+}
+
+const KeyTable<GresLine>& GresKeys() {
+  using L = GresLine;
+  static const KeyTable<L> table{
+      {"NodeName", StringField(&L::node_names)},
+      {"Name", StringField(&L::name)},
+      {"Type", StringField(&L::type)},
+      {"File", StringField(&L::files)},
+      {"Files", StringField(&L::files)},
+      {"Cores", [](L& l, std::string_view v) { return ParseIndexListValue(v, l.cores); }},
+      {"CPUs", [](L& l, std::string_view v) { return ParseIndexListValue(v, l.cores); }},
+      {"Count", [](L& l, std::string_view v) { return ParseCount(v, l.count); }},
+      {"Flags",
+       ChoiceListField(&L::flags, {"CountOnly", "nvidia_gpu_env", "amd_gpu_env", "intel_gpu_env",
+                                   "opencl_env", "no_gpu_env", "one_sharing", "all_sharing"})},
+      {"AutoDetect", ChoiceField(&L::autodetect, {"nvml", "rsmi", "oneapi", "nrt", "off"})},
+  };
+  return table;
+}
+
+constexpr std::string_view kAcceptedGresKeys[] = {"Links", "MultipleFiles"};
+
+bool InGresTypes(const ClusterConfig& config, const std::string& name) {
+  for (const std::string& t : config.settings.gres_types) {
+    if (EqualsIgnoreCase(t, name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+GresConf ParseGresConf(const std::vector<ConfigLine>& lines, const ClusterConfig& config,
+                       Diagnostics& diags) {
+  GresConf gres;
+  for (const ConfigLine& line : lines) {
+    GresLine l;
+    for (const KeyValue& kv : line.pairs) {
+      if (GresKeys().Apply(kv, l, line.where, diags)) continue;
+      bool accepted = false;
+      for (std::string_view k : kAcceptedGresKeys) accepted |= EqualsIgnoreCase(k, kv.key);
+      if (!accepted) diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
+    }
+
+    // The nodes this line speaks for: its NodeName= list, or every node.
+    std::vector<std::string> nodes;
+    if (l.node_names.empty()) {
+      for (const NodeConfig& n : config.nodes) nodes.push_back(n.name);
+    } else {
+      Result<std::vector<std::string>> names = ExpandHostlist(l.node_names);
+      if (!names.ok()) {
+        diags.Error(line.where,
+                    fmt::format("NodeName={}: {}", l.node_names, names.status().message()));
+        continue;
+      }
+      std::vector<std::string> unknown;
+      for (std::string& n : *names) {
+        if (config.node_index.count(n) == 0) {
+          unknown.push_back(n);
+        } else {
+          nodes.push_back(std::move(n));
+        }
+      }
+      if (!unknown.empty()) {
+        diags.Warning(line.where, fmt::format("NodeName= names {} that slurm.conf does not define "
+                                              "(ignored)",
+                                              CompressHostlist(unknown)));
+      }
+    }
+
+    if (!l.autodetect.empty()) {
+      if (l.node_names.empty()) {
+        gres.autodetect = l.autodetect;
+      } else {
+        for (const std::string& n : nodes) gres.autodetect_by_node[n] = l.autodetect;
+      }
+    }
+    if (l.name.empty()) {
+      if (l.autodetect.empty()) diags.Error(line.where, "Name= is missing");
+      continue;
+    }
+    if (!InGresTypes(config, l.name)) {
+      diags.Error(line.where,
+                  fmt::format("Name={} is not listed in GresTypes of slurm.conf", l.name));
+      continue;
+    }
+
+    std::vector<std::string> files;
+    if (!l.files.empty()) {
+      Result<std::vector<std::string>> expanded = ExpandHostlist(l.files);
+      if (!expanded.ok()) {
+        diags.Error(line.where, fmt::format("File={}: {}", l.files, expanded.status().message()));
+        continue;
+      }
+      files = std::move(expanded).value();
+      if (l.count && *l.count != files.size()) {
+        diags.Error(line.where, fmt::format("Count={} does not match the {} devices of File={}",
+                                            *l.count, files.size(), l.files));
+        continue;
+      }
+    }
+
+    for (const std::string& node : nodes) {
+      std::vector<GresDevice>& devices = gres.devices_by_node[node];
+      GresDevice d{l.name, l.type, "", l.cores, 1, l.flags, line.where};
+      if (files.empty()) {
+        d.count = l.count.value_or(1);
+        devices.push_back(d);
+        continue;
+      }
+      for (const std::string& f : files) {
+        d.file = f;
+        devices.push_back(d);
+      }
+    }
+  }
+  return gres;
+}
+
+}  // namespace rota::conf

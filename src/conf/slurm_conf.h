@@ -1,0 +1,161 @@
+#pragma once
+
+// The typed contents of slurm.conf: cluster-wide settings, nodes and partitions.
+// Defaults are Slurm's documented defaults. Times are seconds (DurationSecs).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/duration.h"
+#include "common/gres_spec.h"
+#include "common/memory_size.h"
+#include "common/tres.h"
+#include "conf/diagnostics.h"
+
+namespace rota::conf {
+
+inline constexpr uint32_t kUnlimitedCount = UINT32_MAX;
+
+// SlurmctldHost=name or name(address).
+struct ControllerHost {
+  std::string name;
+  std::string address;  // Empty: resolve `name`.
+};
+
+// SchedulerParameters=..., the keys the main pass and backfill understand.
+struct SchedulerParameters {
+  DurationSecs bf_window = 24 * 3600;  // Written in minutes in the file.
+  DurationSecs bf_resolution = 60;
+  uint32_t bf_max_job_test = 500;
+  uint32_t bf_max_job_part = 0;  // 0: no limit.
+  uint32_t bf_max_job_user = 0;
+  bool bf_continue = false;
+  DurationSecs bf_interval = 30;
+  DurationSecs bf_min_age_reserve = 0;
+  std::optional<DurationSecs> bf_max_time;  // Defaults to bf_interval.
+  uint32_t default_queue_depth = 100;
+  uint32_t partition_job_depth = 0;
+  DurationSecs sched_interval = 60;
+  int64_t sched_min_interval_us = 2;
+  uint32_t sched_max_job_start = 0;
+};
+
+struct PriorityWeights {
+  uint32_t age = 0;
+  uint32_t assoc = 0;
+  uint32_t fairshare = 0;
+  uint32_t job_size = 0;
+  uint32_t partition = 0;
+  uint32_t qos = 0;
+  TresWeights tres;
+};
+
+struct NodeConfig {
+  std::string name;
+  std::string hostname;  // NodeHostname; defaults to name.
+  std::string address;   // NodeAddr; defaults to hostname.
+  uint16_t port = 0;     // Port=; 0 means SlurmdPort.
+  uint32_t cpus = 1;
+  uint32_t boards = 1;
+  uint32_t sockets = 1;
+  uint32_t cores_per_socket = 1;
+  uint32_t threads_per_core = 1;
+  MemoryMb real_memory_mb = 1;
+  MemoryMb tmp_disk_mb = 0;
+  std::vector<GresSpec> gres;
+  std::vector<std::string> features;
+  uint32_t weight = 1;
+  std::string state = "UNKNOWN";
+  std::string reason;
+  SourceLocation where;
+
+  uint32_t cores() const { return sockets * cores_per_socket; }
+};
+
+struct PartitionConfig {
+  std::string name;
+  std::string nodes_expr;          // As written ("gpu[01-16]", "ALL").
+  std::vector<std::string> nodes;  // Resolved, in configuration order.
+  bool is_default = false;
+  DurationSecs max_time = kInfiniteDuration;
+  std::optional<DurationSecs> default_time;  // Unset: jobs get max_time.
+  uint32_t priority_tier = 1;
+  uint32_t priority_job_factor = 1;
+  std::string preempt_mode;  // Empty: the cluster's PreemptMode.
+  DurationSecs grace_time = 0;
+  std::string qos;
+  TresWeights billing_weights;
+  std::vector<std::string> allow_accounts;  // Empty: all.
+  std::vector<std::string> deny_accounts;
+  std::vector<std::string> allow_groups;  // Empty: all.
+  std::vector<std::string> allow_qos;     // Empty: all.
+  std::string state = "UP";               // UP, DOWN, DRAIN, INACTIVE.
+  uint32_t max_nodes = kUnlimitedCount;
+  uint32_t min_nodes = 0;
+  bool exclusive_user = false;
+  std::string oversubscribe = "NO";
+  bool hidden = false;
+  std::optional<MemoryMb> def_mem_per_cpu;
+  std::optional<MemoryMb> max_mem_per_node;
+  SourceLocation where;
+};
+
+// Everything of slurm.conf except nodes and partitions.
+struct SlurmConf {
+  std::string cluster_name;
+  std::vector<ControllerHost> controllers;  // Primary first, then backup.
+  uint16_t slurmctld_port = 6817;
+  uint16_t slurmd_port = 6818;
+  std::string slurmd_spool_dir = "/var/spool/slurmd";
+  std::string state_save_location = "/var/spool/slurmctld";
+  std::string slurm_user = "root";
+  std::string auth_type = "auth/munge";
+  std::vector<std::string> gres_types;
+  std::string select_type = "select/cons_tres";
+  std::vector<std::string> select_type_parameters;
+  std::string scheduler_type = "sched/backfill";
+  SchedulerParameters scheduler;
+  std::string priority_type = "priority/basic";
+  PriorityWeights priority_weights;
+  DurationSecs priority_decay_half_life = 7 * 24 * 3600;
+  DurationSecs priority_max_age = 7 * 24 * 3600;
+  DurationSecs priority_calc_period = 5 * 60;
+  bool priority_favor_small = false;
+  std::vector<std::string> priority_flags;
+  std::string accounting_storage_type = "accounting_storage/none";
+  std::string accounting_storage_host;
+  uint16_t accounting_storage_port = 6819;
+  std::vector<std::string> accounting_storage_tres;
+  std::vector<std::string> accounting_storage_enforce;
+  std::string preempt_type = "preempt/none";
+  std::vector<std::string> preempt_mode = {"OFF"};
+  DurationSecs preempt_exempt_time = 0;
+  std::string proctrack_type = "proctrack/cgroup";
+  std::vector<std::string> task_plugins;
+  std::vector<std::string> prolog_flags;
+  std::string prolog;
+  std::string epilog;
+  std::string health_check_program;
+  DurationSecs health_check_interval = 0;
+  std::vector<std::string> health_check_node_state = {"ANY"};
+  std::string topology_plugin = "topology/none";
+  DurationSecs kill_wait = 30;
+  DurationSecs min_job_age = 300;
+  uint32_t max_job_count = 10000;
+  uint32_t max_array_size = 1001;
+  DurationSecs slurmd_timeout = 300;
+  DurationSecs slurmctld_timeout = 120;
+  uint32_t return_to_service = 0;
+  std::vector<std::string> slurmd_parameters;
+  std::optional<MemoryMb> def_mem_per_cpu;
+  uint32_t first_job_id = 1;
+
+  // Every key as written in the file (canonical spelling -> value), for
+  // `scontrol show config` and for keys that later features will read.
+  std::map<std::string, std::string> raw;
+};
+
+}  // namespace rota::conf

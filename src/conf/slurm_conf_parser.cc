@@ -1,0 +1,363 @@
+#include "conf/slurm_conf_parser.h"
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "conf/key_table.h"
+
+namespace rota::conf {
+namespace {
+
+// Keys Rota reads today with their typed destination. Keys of Slurm that Rota
+// accepts but does not act on yet are in kAcceptedKeys below.
+const KeyTable<SlurmConf>& GlobalKeys() {
+  static const KeyTable<SlurmConf> table{
+      {"ClusterName", StringField(&SlurmConf::cluster_name)},
+      {"SlurmctldPort", PortField(&SlurmConf::slurmctld_port)},
+      {"SlurmdPort", PortField(&SlurmConf::slurmd_port)},
+      {"SlurmdSpoolDir", StringField(&SlurmConf::slurmd_spool_dir)},
+      {"StateSaveLocation", StringField(&SlurmConf::state_save_location)},
+      {"SlurmUser", StringField(&SlurmConf::slurm_user)},
+      {"AuthType", ChoiceField(&SlurmConf::auth_type, {"auth/munge", "auth/slurm", "auth/none"})},
+      {"GresTypes", ListField(&SlurmConf::gres_types)},
+      {"SelectType", ChoiceField(&SlurmConf::select_type,
+                                 {"select/cons_tres", "select/cons_res", "select/linear"})},
+      {"SelectTypeParameters",
+       ChoiceListField(&SlurmConf::select_type_parameters,
+                       {"CR_CPU", "CR_CPU_Memory", "CR_Core", "CR_Core_Memory", "CR_Socket",
+                        "CR_Socket_Memory", "CR_Memory", "CR_ONE_TASK_PER_CORE", "CR_Pack_Nodes",
+                        "CR_CORE_DEFAULT_DIST_BLOCK", "CR_LLN"})},
+      {"SchedulerType",
+       ChoiceField(&SlurmConf::scheduler_type, {"sched/backfill", "sched/builtin"})},
+      {"PriorityType",
+       ChoiceField(&SlurmConf::priority_type, {"priority/multifactor", "priority/basic"})},
+      {"PriorityDecayHalfLife", TimeField(&SlurmConf::priority_decay_half_life)},
+      {"PriorityMaxAge", TimeField(&SlurmConf::priority_max_age)},
+      {"PriorityCalcPeriod", TimeField(&SlurmConf::priority_calc_period)},
+      {"PriorityFavorSmall", BoolField(&SlurmConf::priority_favor_small)},
+      {"PriorityFlags", ListField(&SlurmConf::priority_flags)},
+      {"PriorityWeightAge",
+       [](SlurmConf& c, std::string_view v) {
+         return ParseUint32Value(v, c.priority_weights.age);
+       }},
+      {"PriorityWeightAssoc",
+       [](SlurmConf& c, std::string_view v) {
+         return ParseUint32Value(v, c.priority_weights.assoc);
+       }},
+      {"PriorityWeightFairshare",
+       [](SlurmConf& c, std::string_view v) {
+         return ParseUint32Value(v, c.priority_weights.fairshare);
+       }},
+      {"PriorityWeightJobSize",
+       [](SlurmConf& c, std::string_view v) {
+         return ParseUint32Value(v, c.priority_weights.job_size);
+       }},
+      {"PriorityWeightPartition",
+       [](SlurmConf& c, std::string_view v) {
+         return ParseUint32Value(v, c.priority_weights.partition);
+       }},
+      {"PriorityWeightQOS",
+       [](SlurmConf& c, std::string_view v) {
+         return ParseUint32Value(v, c.priority_weights.qos);
+       }},
+      {"PriorityWeightTRES",
+       [](SlurmConf& c, std::string_view v) {
+         return ParseTresWeightsValue(v, c.priority_weights.tres);
+       }},
+      {"AccountingStorageType",
+       ChoiceField(&SlurmConf::accounting_storage_type,
+                   {"accounting_storage/slurmdbd", "accounting_storage/none"})},
+      {"AccountingStorageHost", StringField(&SlurmConf::accounting_storage_host)},
+      {"AccountingStoragePort", PortField(&SlurmConf::accounting_storage_port)},
+      {"AccountingStorageTRES", ListField(&SlurmConf::accounting_storage_tres)},
+      {"AccountingStorageEnforce", ChoiceListField(&SlurmConf::accounting_storage_enforce,
+                                                   {"associations", "limits", "nojobs", "nosteps",
+                                                    "qos", "safe", "wckeys", "all"})},
+      {"PreemptType", ChoiceField(&SlurmConf::preempt_type,
+                                  {"preempt/none", "preempt/partition_prio", "preempt/qos"})},
+      {"PreemptMode", ChoiceListField(&SlurmConf::preempt_mode,
+                                      {"OFF", "CANCEL", "GANG", "REQUEUE", "SUSPEND", "WITHIN"})},
+      {"PreemptExemptTime", TimeField(&SlurmConf::preempt_exempt_time)},
+      {"ProctrackType", ChoiceField(&SlurmConf::proctrack_type,
+                                    {"proctrack/cgroup", "proctrack/linuxproc", "proctrack/pgid"})},
+      {"TaskPlugin",
+       ChoiceListField(&SlurmConf::task_plugins, {"task/cgroup", "task/affinity", "task/none"})},
+      {"PrologFlags", ChoiceListField(&SlurmConf::prolog_flags,
+                                      {"Alloc", "Contain", "DeferBatch", "NoHold",
+                                       "ForceRequeueOnFail", "RunInJob", "Serial", "X11"})},
+      {"Prolog", StringField(&SlurmConf::prolog)},
+      {"Epilog", StringField(&SlurmConf::epilog)},
+      {"HealthCheckProgram", StringField(&SlurmConf::health_check_program)},
+      {"HealthCheckInterval", SecondsField(&SlurmConf::health_check_interval)},
+      {"HealthCheckNodeState",
+       ChoiceListField(&SlurmConf::health_check_node_state,
+                       {"ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE"})},
+      {"TopologyPlugin", ChoiceField(&SlurmConf::topology_plugin,
+                                     {"topology/tree", "topology/none", "topology/default"})},
+      {"KillWait", SecondsField(&SlurmConf::kill_wait)},
+      {"MinJobAge", SecondsField(&SlurmConf::min_job_age)},
+      {"MaxJobCount", Uint32Field(&SlurmConf::max_job_count)},
+      {"MaxArraySize", Uint32Field(&SlurmConf::max_array_size)},
+      {"SlurmdTimeout", SecondsField(&SlurmConf::slurmd_timeout)},
+      {"SlurmctldTimeout", SecondsField(&SlurmConf::slurmctld_timeout)},
+      {"ReturnToService",
+       [](SlurmConf& c, std::string_view v) {
+         Status s = ParseUint32Value(v, c.return_to_service);
+         if (s.ok() && c.return_to_service > 2) return InvalidArgument("is not 0, 1 or 2");
+         return s;
+       }},
+      {"SlurmdParameters", ListField(&SlurmConf::slurmd_parameters)},
+      {"FirstJobId", Uint32Field(&SlurmConf::first_job_id)},
+      {"DefMemPerCPU",
+       [](SlurmConf& c, std::string_view v) {
+         MemoryMb mb = 0;
+         Status s = ParseMemoryValue(v, mb);
+         if (s.ok()) c.def_mem_per_cpu = mb;
+         return s;
+       }},
+  };
+  return table;
+}
+
+// Slurm keys that Rota accepts without acting on them (yet). They are kept in
+// SlurmConf::raw, so `scontrol show config` shows them; no warning is printed.
+constexpr std::string_view kAcceptedKeys[] = {
+    "AccountingStorageExternalHost",
+    "AccountingStoragePass",
+    "AccountingStorageUser",
+    "AcctGatherNodeFreq",
+    "AuthAltTypes",
+    "AuthInfo",
+    "BatchStartTimeout",
+    "CommunicationParameters",
+    "CompleteWait",
+    "CredType",
+    "DefCpuPerGPU",
+    "DefMemPerGPU",
+    "DefMemPerNode",
+    "DependencyParameters",
+    "EnforcePartLimits",
+    "EpilogSlurmctld",
+    "FairShareDampeningFactor",
+    "GpuFreqDef",
+    "InactiveLimit",
+    "JobAcctGatherFrequency",
+    "JobAcctGatherParams",
+    "JobAcctGatherType",
+    "JobCompLoc",
+    "JobCompType",
+    "JobRequeue",
+    "JobSubmitPlugins",
+    "KillOnBadExit",
+    "LaunchParameters",
+    "Licenses",
+    "LogTimeFormat",
+    "MailProg",
+    "MaxMemPerCPU",
+    "MaxMemPerNode",
+    "MaxStepCount",
+    "MaxTasksPerNode",
+    "MessageTimeout",
+    "MpiDefault",
+    "MpiParams",
+    "OverTimeLimit",
+    "PluginDir",
+    "PriorityParameters",
+    "PriorityUsageResetPeriod",
+    "PrivateData",
+    "PrologEpilogTimeout",
+    "PrologSlurmctld",
+    "PropagateResourceLimits",
+    "PropagateResourceLimitsExcept",
+    "RebootProgram",
+    "ResumeTimeout",
+    "ResvOverRun",
+    "SchedulerTimeSlice",
+    "SlurmctldDebug",
+    "SlurmctldLogFile",
+    "SlurmctldParameters",
+    "SlurmctldPidFile",
+    "SlurmctldSyslogDebug",
+    "SlurmdDebug",
+    "SlurmdLogFile",
+    "SlurmdPidFile",
+    "SlurmdSyslogDebug",
+    "SlurmdUser",
+    "SlurmSchedLogFile",
+    "SlurmSchedLogLevel",
+    "SrunEpilog",
+    "SrunProlog",
+    "SuspendTime",
+    "SwitchType",
+    "TaskEpilog",
+    "TaskPluginParam",
+    "TaskProlog",
+    "TCPTimeout",
+    "TmpFS",
+    "TrackWCKey",
+    "TreeWidth",
+    "UnkillableStepProgram",
+    "UnkillableStepTimeout",
+    "UsePAM",
+    "VSizeFactor",
+    "WaitTime",
+};
+
+std::string_view CanonicalAcceptedKey(std::string_view key) {
+  for (std::string_view k : kAcceptedKeys) {
+    if (EqualsIgnoreCase(k, key)) return k;
+  }
+  return {};
+}
+
+void ParseSchedulerParameters(std::string_view value, const SourceLocation& where,
+                              SchedulerParameters& p, Diagnostics& diags);
+
+// SlurmctldHost=name or SlurmctldHost=name(address); the first is primary.
+void AddController(std::string_view value, const SourceLocation& where, SlurmConf& settings,
+                   Diagnostics& diags) {
+  std::string_view name = value;
+  std::string_view address;
+  size_t open = value.find('(');
+  if (open != std::string_view::npos) {
+    if (value.back() != ')' || open == 0) {
+      diags.Error(where, fmt::format("SlurmctldHost={} is not name or name(address)", value));
+      return;
+    }
+    name = value.substr(0, open);
+    address = value.substr(open + 1, value.size() - open - 2);
+  }
+  if (name.empty()) {
+    diags.Error(where, "SlurmctldHost= names no host");
+    return;
+  }
+  settings.controllers.push_back({std::string(name), std::string(address)});
+}
+
+bool ApplySpecialGlobal(const KeyValue& kv, const SourceLocation& where, SlurmConf& settings,
+                        Diagnostics& diags) {
+  if (EqualsIgnoreCase(kv.key, "SlurmctldHost") || EqualsIgnoreCase(kv.key, "ControlMachine") ||
+      EqualsIgnoreCase(kv.key, "BackupController")) {
+    AddController(kv.value, where, settings, diags);
+    return true;
+  }
+  if (EqualsIgnoreCase(kv.key, "ControlAddr") || EqualsIgnoreCase(kv.key, "BackupAddr")) {
+    size_t index = EqualsIgnoreCase(kv.key, "ControlAddr") ? 0 : 1;
+    if (settings.controllers.size() <= index) {
+      diags.Error(where, fmt::format("{} given before the host it belongs to", kv.key));
+    } else {
+      settings.controllers[index].address = kv.value;
+    }
+    return true;
+  }
+  if (EqualsIgnoreCase(kv.key, "SchedulerParameters")) {
+    ParseSchedulerParameters(kv.value, where, settings.scheduler, diags);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void ApplyGlobalPair(const KeyValue& kv, const SourceLocation& where, SlurmConf& settings,
+                     Diagnostics& diags) {
+  std::string canonical;
+  if (const auto* h = GlobalKeys().Find(kv.key)) {
+    canonical = std::string(h->name);
+    GlobalKeys().Apply(kv, settings, where, diags);
+  } else if (ApplySpecialGlobal(kv, where, settings, diags)) {
+    canonical = kv.key;
+  } else if (std::string_view k = CanonicalAcceptedKey(kv.key); !k.empty()) {
+    canonical = std::string(k);
+  } else {
+    diags.Warning(where, fmt::format("unknown key {} (ignored)", kv.key));
+    return;
+  }
+  settings.raw[canonical] = kv.value;
+}
+
+void ParseSlurmConf(const std::vector<ConfigLine>& lines, ClusterConfig& config,
+                    Diagnostics& diags) {
+  std::vector<KeyValue> node_defaults;
+  std::vector<KeyValue> partition_defaults;
+  for (const ConfigLine& line : lines) {
+    const KeyValue& first = line.pairs.front();
+    if (EqualsIgnoreCase(first.key, "NodeName")) {
+      if (EqualsIgnoreCase(first.value, "DEFAULT")) {
+        node_defaults.insert(node_defaults.end(), line.pairs.begin() + 1, line.pairs.end());
+      } else {
+        ParseNodeLine(line, node_defaults, config, diags);
+      }
+    } else if (EqualsIgnoreCase(first.key, "PartitionName")) {
+      if (EqualsIgnoreCase(first.value, "DEFAULT")) {
+        partition_defaults.insert(partition_defaults.end(), line.pairs.begin() + 1,
+                                  line.pairs.end());
+      } else {
+        ParsePartitionLine(line, partition_defaults, config, diags);
+      }
+    } else if (EqualsIgnoreCase(first.key, "NodeSet") || EqualsIgnoreCase(first.key, "DownNodes") ||
+               EqualsIgnoreCase(first.key, "FrontendName")) {
+      diags.Warning(line.where, fmt::format("{} lines are not supported yet (ignored)", first.key));
+    } else {
+      for (const KeyValue& kv : line.pairs) ApplyGlobalPair(kv, line.where, config.settings, diags);
+    }
+  }
+  ResolvePartitionNodes(config, diags);
+}
+
+namespace {
+
+void ParseSchedulerParameters(std::string_view value, const SourceLocation& where,
+                              SchedulerParameters& p, Diagnostics& diags) {
+  for (const std::string& item : ParseListValue(value)) {
+    size_t eq = item.find('=');
+    std::string key = ToLower(item.substr(0, eq));
+    std::string_view v =
+        eq == std::string::npos ? std::string_view() : std::string_view(item).substr(eq + 1);
+    Status s;
+    if (key == "bf_continue") {
+      p.bf_continue = true;
+    } else if (key == "bf_window") {
+      uint32_t minutes = 0;
+      s = ParseUint32Value(v, minutes);
+      p.bf_window = static_cast<DurationSecs>(minutes) * 60;
+    } else if (key == "bf_resolution") {
+      s = ParseSecondsValue(v, p.bf_resolution);
+    } else if (key == "bf_max_job_test") {
+      s = ParseUint32Value(v, p.bf_max_job_test);
+    } else if (key == "bf_max_job_part") {
+      s = ParseUint32Value(v, p.bf_max_job_part);
+    } else if (key == "bf_max_job_user") {
+      s = ParseUint32Value(v, p.bf_max_job_user);
+    } else if (key == "bf_interval") {
+      s = ParseSecondsValue(v, p.bf_interval);
+    } else if (key == "bf_min_age_reserve") {
+      s = ParseSecondsValue(v, p.bf_min_age_reserve);
+    } else if (key == "bf_max_time") {
+      DurationSecs t = 0;
+      s = ParseSecondsValue(v, t);
+      p.bf_max_time = t;
+    } else if (key == "default_queue_depth") {
+      s = ParseUint32Value(v, p.default_queue_depth);
+    } else if (key == "partition_job_depth") {
+      s = ParseUint32Value(v, p.partition_job_depth);
+    } else if (key == "sched_interval") {
+      s = ParseSecondsValue(v, p.sched_interval);
+    } else if (key == "sched_min_interval") {
+      DurationSecs us = 0;
+      s = ParseSecondsValue(v, us);
+      p.sched_min_interval_us = us;
+    } else if (key == "sched_max_job_start") {
+      s = ParseUint32Value(v, p.sched_max_job_start);
+    } else {
+      diags.Warning(where, fmt::format("SchedulerParameters: unknown option {} (ignored)", item));
+      continue;
+    }
+    if (!s.ok()) {
+      diags.Error(where, fmt::format("SchedulerParameters: {} {}", item, s.message()));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rota::conf

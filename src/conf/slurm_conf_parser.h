@@ -1,0 +1,31 @@
+#pragma once
+
+// slurm.conf: global settings, NodeName lines and PartitionName lines.
+
+#include <vector>
+
+#include "conf/cluster_config.h"
+#include "conf/config_reader.h"
+#include "conf/diagnostics.h"
+
+namespace rota::conf {
+
+// Fills config.settings, config.nodes (and node_index) and config.partitions.
+// Partition node lists are resolved against the nodes defined anywhere in the
+// file; unknown names are reported at the partition's line.
+void ParseSlurmConf(const std::vector<ConfigLine>& lines, ClusterConfig& config,
+                    Diagnostics& diags);
+
+// The pieces, exposed for the parser above and its tests.
+void ApplyGlobalPair(const KeyValue& kv, const SourceLocation& where, SlurmConf& settings,
+                     Diagnostics& diags);
+// Appends the nodes of one NodeName line; `defaults` are the pairs of earlier
+// NodeName=DEFAULT lines.
+void ParseNodeLine(const ConfigLine& line, const std::vector<KeyValue>& defaults,
+                   ClusterConfig& config, Diagnostics& diags);
+void ParsePartitionLine(const ConfigLine& line, const std::vector<KeyValue>& defaults,
+                        ClusterConfig& config, Diagnostics& diags);
+// Resolves each partition's Nodes= against config.nodes.
+void ResolvePartitionNodes(ClusterConfig& config, Diagnostics& diags);
+
+}  // namespace rota::conf

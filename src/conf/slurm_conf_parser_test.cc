@@ -1,0 +1,232 @@
+#include "conf/slurm_conf_parser.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/config_files.h"
+
+namespace rota::conf {
+namespace {
+
+using rota::testing::ConfigFiles;
+using rota::testing::kMinimalHead;
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+TEST(SlurmConfParserTest, KeysAreCaseInsensitiveAndDefaultsApply) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) + "schedulertype=SCHED/BUILTIN\n"
+                                                                  "NodeName=n1 CPUs=8\n"
+                                                                  "PartitionName=p Nodes=n1\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const ClusterConfig& c = **loaded.config;
+  EXPECT_EQ(c.settings.scheduler_type, "sched/builtin");
+  EXPECT_EQ(c.settings.slurmctld_port, 6817);
+  EXPECT_EQ(c.settings.select_type, "select/cons_tres");
+  EXPECT_EQ(c.settings.max_job_count, 10000u);
+  const NodeConfig* n = c.FindNode("n1");
+  ASSERT_NE(n, nullptr);
+  // CPUs alone: Slurm makes one core per socket and a socket per CPU.
+  EXPECT_EQ(n->cpus, 8u);
+  EXPECT_EQ(n->sockets, 8u);
+  EXPECT_EQ(n->cores_per_socket, 1u);
+  EXPECT_EQ(n->real_memory_mb, 1u);
+  EXPECT_EQ(c.FindPartition("p")->max_time, kInfiniteDuration);
+  EXPECT_EQ(c.FindPartition("p")->state, "UP");
+}
+
+TEST(SlurmConfParserTest, CpusDerivedFromTopology) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) +
+            "NodeName=n[1-2] Sockets=2 CoresPerSocket=16 ThreadsPerCore=2 RealMemory=64G\n"
+            "PartitionName=p Nodes=n[1-2]\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const NodeConfig* n = (*loaded.config)->FindNode("n2");
+  EXPECT_EQ(n->cpus, 64u);
+  EXPECT_EQ(n->cores(), 32u);
+  EXPECT_EQ(n->real_memory_mb, 65536u);
+}
+
+TEST(SlurmConfParserTest, NodeAndPartitionDefaultsAccumulate) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "NodeName=DEFAULT Sockets=2 CoresPerSocket=4\n"
+                                        "NodeName=a1\n"
+                                        "NodeName=DEFAULT RealMemory=1000\n"
+                                        "NodeName=b1 CoresPerSocket=8\n"
+                                        "PartitionName=DEFAULT MaxTime=1:00:00 State=DOWN\n"
+                                        "PartitionName=p1 Nodes=a1\n"
+                                        "PartitionName=p2 Nodes=ALL MaxTime=2:00:00\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const ClusterConfig& c = **loaded.config;
+  EXPECT_EQ(c.FindNode("a1")->cpus, 8u);
+  EXPECT_EQ(c.FindNode("a1")->real_memory_mb, 1u);
+  EXPECT_EQ(c.FindNode("b1")->cpus, 16u);
+  EXPECT_EQ(c.FindNode("b1")->real_memory_mb, 1000u);
+  EXPECT_EQ(c.FindPartition("p1")->max_time, 3600);
+  EXPECT_EQ(c.FindPartition("p1")->state, "DOWN");
+  EXPECT_EQ(c.FindPartition("p2")->max_time, 7200);
+  EXPECT_EQ(c.FindPartition("p2")->nodes, (std::vector<std::string>{"a1", "b1"}));
+}
+
+TEST(SlurmConfParserTest, NodeHostnamesAndAddressesAlign) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) +
+                            "NodeName=n[1-3] NodeHostname=h[1-3] NodeAddr=127.0.0.1 Port=17001\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const NodeConfig* n = (*loaded.config)->FindNode("n2");
+  EXPECT_EQ(n->hostname, "h2");
+  EXPECT_EQ(n->address, "127.0.0.1");
+  EXPECT_EQ(n->port, 17001);
+}
+
+TEST(SlurmConfParserTest, MisalignedNodeAddressesAreAnError) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) + "NodeName=m[1-2] NodeAddr=10.0.0.[1-3]\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(loaded.Text().find("error: slurm.conf line 4: NodeAddr=10.0.0.[1-3] names 3 hosts but "
+                               "NodeName= names 2"),
+            std::string::npos)
+      << loaded.Text();
+}
+
+TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=head1(10.1.1.1)\nSlurmctldHost=head2\n"
+                            "SchedulerParameters=bf_window=60,bf_interval=10,bf_max_job_user=5,"
+                            "default_queue_depth=50,sched_min_interval=500000,frobnicate\n"
+                            "SlurmctldPort=7817\nNodeName=n1\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const SlurmConf& s = (*loaded.config)->settings;
+  ASSERT_EQ(s.controllers.size(), 2u);
+  EXPECT_EQ(s.controllers[0].name, "head1");
+  EXPECT_EQ(s.controllers[0].address, "10.1.1.1");
+  EXPECT_EQ(s.controllers[1].name, "head2");
+  EXPECT_EQ(s.scheduler.bf_window, 3600);
+  EXPECT_EQ(s.scheduler.bf_interval, 10);
+  EXPECT_EQ(s.scheduler.bf_max_job_user, 5u);
+  EXPECT_EQ(s.scheduler.default_queue_depth, 50u);
+  EXPECT_EQ(s.scheduler.sched_min_interval_us, 500000);
+  EXPECT_FALSE(s.scheduler.bf_continue);
+  EXPECT_EQ(s.slurmctld_port, 7817);
+  EXPECT_NE(loaded.Text().find("warning: slurm.conf line 4: SchedulerParameters: unknown option "
+                               "frobnicate (ignored)"),
+            std::string::npos)
+      << loaded.Text();
+}
+
+TEST(SlurmConfParserTest, UnknownKeysWarnButLoad) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) + "FancyFutureKey=1\n"
+                                                        "MailProg=/bin/true\n"
+                                                        "NodeName=n1 Colour=blue\n"
+                                                        "PartitionName=p Nodes=n1 Flavour=x\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_EQ(loaded.Text(),
+            "warning: slurm.conf line 4: unknown key FancyFutureKey (ignored)\n"
+            "warning: slurm.conf line 6: unknown NodeName key Colour (ignored)\n"
+            "warning: slurm.conf line 7: unknown PartitionName key Flavour (ignored)\n");
+  EXPECT_EQ((*loaded.config)->settings.raw.at("MailProg"), "/bin/true");
+}
+
+struct BadValueCase {
+  std::string line;
+  std::string expected;
+};
+
+// Names each case by its line in test listings.
+void PrintTo(const BadValueCase& c, std::ostream* os) { *os << c.line; }
+
+class SlurmConfBadValueTest : public ::testing::TestWithParam<BadValueCase> {};
+
+TEST_P(SlurmConfBadValueTest, ReportsKeyValueAndLine) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "NodeName=n1 CPUs=4\n" + GetParam().line + "\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(loaded.Text().find("error: slurm.conf line 5: " + GetParam().expected),
+            std::string::npos)
+      << loaded.Text();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Values, SlurmConfBadValueTest,
+    ::testing::Values(
+        BadValueCase{"PartitionName=p Nodes=n1 MaxTime=one-day",
+                     "MaxTime=one-day is not a valid time limit"},
+        BadValueCase{"SelectType=select/magic",
+                     "SelectType=select/magic is not one of select/cons_tres, select/cons_res, "
+                     "select/linear"},
+        BadValueCase{"SlurmctldPort=abc", "SlurmctldPort=abc is not a valid port"},
+        BadValueCase{"KillWait=soon", "KillWait=soon is not a number of seconds"},
+        BadValueCase{"PriorityWeightTRES=CPU", "PriorityWeightTRES=CPU is not a TRES weight list"},
+        BadValueCase{"ReturnToService=3", "ReturnToService=3 is not 0, 1 or 2"},
+        BadValueCase{"TaskPlugin=task/cgroup,task/bogus",
+                     "TaskPlugin=task/cgroup,task/bogus names 'task/bogus'"},
+        BadValueCase{"NodeName=n2 RealMemory=lots", "RealMemory=lots is not a memory size"},
+        BadValueCase{"NodeName=n2 Gres=gpu:a100:x:1", "Gres=gpu:a100:x:1 is not a GRES list"},
+        BadValueCase{"NodeName=n2 State=SLEEPY", "State=SLEEPY is not a node state"},
+        BadValueCase{"NodeName=n[3-1]", "NodeName=n[3-1]: invalid hostlist"},
+        BadValueCase{"NodeName=n1", "node n1 is already defined at line 4"},
+        BadValueCase{"PartitionName=p Nodes=n1 OverSubscribe=SOMETIMES",
+                     "OverSubscribe=SOMETIMES is not one of EXCLUSIVE, FORCE, YES, NO"},
+        BadValueCase{"PartitionName=p Nodes=n1 MaxTime=1:00:00 DefaultTime=2:00:00",
+                     "partition p: DefaultTime is longer than MaxTime"},
+        BadValueCase{"PartitionName=p Nodes=n[1-3]",
+                     "partition p names nodes n[2-3] that no NodeName line defines"},
+        BadValueCase{"SlurmctldHost=bad(addr",
+                     "SlurmctldHost=bad(addr is not name or name(address)"},
+        BadValueCase{"ControlAddr=1.2.3.4 BackupAddr=1.2.3.5",
+                     "BackupAddr given before the host it belongs to"}));
+
+TEST(SlurmConfParserTest, DuplicatePartitionIsAnError) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) +
+                                      "NodeName=n1\nPartitionName=p Nodes=n1\nPartitionName=p\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(loaded.Text().find("line 6: partition p is already defined at line 5"),
+            std::string::npos)
+      << loaded.Text();
+}
+
+TEST(SlurmConfParserTest, RequiredSettingsAreChecked) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {"SlurmUser=slurm\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(loaded.Text().find("ClusterName is not set"), std::string::npos);
+  EXPECT_NE(loaded.Text().find("SlurmctldHost is not set"), std::string::npos);
+  EXPECT_NE(loaded.Text().find("no NodeName line defines a node"), std::string::npos);
+}
+
+TEST(SlurmConfParserTest, GresNotInGresTypesIsAnError) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\n"
+                                      "NodeName=g[1-4] Gres=gpu:2\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(loaded.Text().find("error: slurm.conf line 3: NodeName=g[1-4]: Gres=gpu:2 names gpu, "
+                               "which is not listed in GresTypes"),
+            std::string::npos)
+      << loaded.Text();
+}
+
+TEST(SlurmConfParserTest, WarnsWhenGpuUsageWouldNotBeRecordedOrBilled) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) +
+                            "AccountingStorageType=accounting_storage/slurmdbd\n"
+                            "AccountingStorageTRES=gres/nic\n"
+                            "NodeName=g1 Gres=gpu:4\n"
+                            "PartitionName=p Nodes=g1 TRESBillingWeights=CPU=1.0,Mem=0.25G\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_NE(loaded.Text().find("AccountingStorageTRES does not list gres/gpu"), std::string::npos);
+  EXPECT_NE(loaded.Text().find("line 7: partition p has TRESBillingWeights without GRES/gpu"),
+            std::string::npos)
+      << loaded.Text();
+}
+
+}  // namespace
+}  // namespace rota::conf

@@ -1,0 +1,146 @@
+// Runs the built programs the way users and job prologs do.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "testing/temp_dir.h"
+
+namespace rota {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+std::string BinDir() {
+  const char* env = std::getenv("ROTA_BIN_DIR");
+  return env != nullptr ? env : ROTA_BINARY_DIR "/bin";
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+RunResult RunProgram(const std::string& program, const std::vector<std::string>& args,
+                     bool with_stderr = true) {
+  std::string cmd = ShellQuote(BinDir() + "/" + program);
+  for (const std::string& a : args) cmd += " " + ShellQuote(a);
+  if (with_stderr) cmd += " 2>&1";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(ScontrolHostlistTest, HostnamesPrintsOnePerLine) {
+  RunResult r = RunProgram("scontrol", {"show", "hostnames", "gpu[01-16]"});
+  EXPECT_EQ(r.exit_code, 0);
+  std::string expected;
+  for (int i = 1; i <= 16; ++i) expected += (i < 10 ? "gpu0" : "gpu") + std::to_string(i) + "\n";
+  EXPECT_EQ(r.out, expected);
+}
+
+TEST(ScontrolHostlistTest, HostlistCompressesInGivenOrder) {
+  EXPECT_EQ(RunProgram("scontrol", {"show", "hostlist", "gpu03,gpu01,gpu02,cpu1"}).out,
+            "gpu[03,01-02],cpu1\n");
+  EXPECT_EQ(RunProgram("scontrol", {"show", "hostlist", "tux2,tux1,tux2"}).out, "tux[2,1-2]\n");
+  EXPECT_EQ(RunProgram("scontrol", {"show", "hostlistsorted", "tux2,tux1,tux2"}).out,
+            "tux[1-2,2]\n");
+  EXPECT_EQ(RunProgram("scontrol", {"SHOW", "HostList", "n1,n2,n3,n5"}).out, "n[1-3,5]\n");
+}
+
+TEST(ScontrolHostlistTest, HostnamesDefaultsToTheJobNodeList) {
+  setenv("SLURM_JOB_NODELIST", "n[7-8]", 1);
+  EXPECT_EQ(RunProgram("scontrol", {"show", "hostnames"}).out, "n7\nn8\n");
+  unsetenv("SLURM_JOB_NODELIST");
+  RunResult r = RunProgram("scontrol", {"show", "hostnames"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "scontrol: error: host list required\n");
+}
+
+TEST(ScontrolHostlistTest, HostlistFromAFile) {
+  testing::TempDir dir;
+  std::string path = dir.Write("hosts", "n3\nn1\nn2\n");
+  EXPECT_EQ(RunProgram("scontrol", {"show", "hostlistsorted", path}).out, "n[1-3]\n");
+}
+
+TEST(ScontrolHostlistTest, MalformedExpressionFails) {
+  RunResult r = RunProgram("scontrol", {"show", "hostnames", "gpu[3-1]"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("gpu[3-1]"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.rfind("scontrol: error: ", 0), 0u) << r.out;
+}
+
+TEST(ScontrolHostlistTest, DaemonCommandsSayWhatIsMissing) {
+  RunResult r = RunProgram("scontrol", {"show", "job"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("needs rotactld"), std::string::npos) << r.out;
+}
+
+fs::path Examples() { return testing::SharedDir() / "examples"; }
+
+TEST(RotactldCheckConfigTest, AcceptsEveryExample) {
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(Examples())) {
+    if (!e.is_directory() || e.path().filename() == "broken") continue;
+    ++seen;
+    RunResult r =
+        RunProgram("rotactld", {"-f", (e.path() / "slurm.conf").string(), "--check-config"});
+    EXPECT_EQ(r.exit_code, 0) << e.path() << "\n" << r.out;
+    EXPECT_NE(r.out.find("configuration OK"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("error:"), std::string::npos) << r.out;
+  }
+  EXPECT_GE(seen, 2);
+}
+
+TEST(RotactldCheckConfigTest, RejectsEveryBrokenExampleWithItsExpectedError) {
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(Examples() / "broken")) {
+    if (!e.is_directory()) continue;
+    ++seen;
+    std::ifstream in(e.path() / "EXPECTED");
+    std::string expected;
+    std::getline(in, expected);
+    RunResult r =
+        RunProgram("rotactld", {"-f", (e.path() / "slurm.conf").string(), "--check-config"});
+    EXPECT_EQ(r.exit_code, 1) << e.path();
+    // Printed as "error: <path>/<file> line N: ...": the expectation is its tail.
+    EXPECT_NE(r.out.find("/" + expected + "\n"), std::string::npos)
+        << e.path() << "\nexpected: " << expected << "\ngot:\n"
+        << r.out;
+  }
+  EXPECT_GE(seen, 4);
+}
+
+TEST(RotactldCheckConfigTest, MissingFileAndBadOptions) {
+  RunResult r = RunProgram("rotactld", {"-f", "/nonexistent/slurm.conf", "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("/nonexistent/slurm.conf: cannot read file"), std::string::npos) << r.out;
+  EXPECT_EQ(RunProgram("rotactld", {"--no-such-option"}).exit_code, 1);
+}
+
+TEST(RotactldCheckConfigTest, UsesSlurmConfFromTheEnvironment) {
+  setenv("SLURM_CONF", (Examples() / "heterogeneous" / "slurm.conf").c_str(), 1);
+  RunResult r = RunProgram("rotactld", {"--check-config"});
+  unsetenv("SLURM_CONF");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("cluster mixed, 53 nodes, 4 partitions"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace rota
