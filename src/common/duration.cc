@@ -70,32 +70,36 @@ Result<DurationSecs> ParseDuration(std::string_view text) {
   return total;
 }
 
+namespace {
+
+// A duration split into the fields Slurm prints.
+struct ClockFields {
+  int64_t days, hours, minutes, seconds;
+};
+
+ClockFields SplitDuration(DurationSecs secs) {
+  return {secs / kSecsPerDay, secs % kSecsPerDay / kSecsPerHour,
+          secs % kSecsPerHour / kSecsPerMinute, secs % kSecsPerMinute};
+}
+
+}  // namespace
+
 std::string FormatDurationSqueue(DurationSecs secs) {
   if (secs == kInfiniteDuration) return "UNLIMITED";
   if (secs < 0) return "INVALID";
-  const int64_t days = secs / kSecsPerDay;
-  const int64_t hours = secs % kSecsPerDay / kSecsPerHour;
-  const int64_t minutes = secs % kSecsPerHour / kSecsPerMinute;
-  const int64_t seconds = secs % kSecsPerMinute;
-  if (days > 0) {
-    return std::to_string(days) + "-" + TwoDigits(hours) + ":" + TwoDigits(minutes) + ":" +
-           TwoDigits(seconds);
-  }
-  if (hours > 0) {
-    return std::to_string(hours) + ":" + TwoDigits(minutes) + ":" + TwoDigits(seconds);
-  }
-  return std::to_string(minutes) + ":" + TwoDigits(seconds);
+  const ClockFields f = SplitDuration(secs);
+  const std::string mm_ss = TwoDigits(f.minutes) + ":" + TwoDigits(f.seconds);
+  if (f.days > 0) return std::to_string(f.days) + "-" + TwoDigits(f.hours) + ":" + mm_ss;
+  if (f.hours > 0) return std::to_string(f.hours) + ":" + mm_ss;
+  return std::to_string(f.minutes) + ":" + TwoDigits(f.seconds);
 }
 
 std::string FormatDurationScontrol(DurationSecs secs) {
   if (secs == kInfiniteDuration) return "UNLIMITED";
   if (secs < 0) return "INVALID";
-  const int64_t days = secs / kSecsPerDay;
-  const int64_t hours = secs % kSecsPerDay / kSecsPerHour;
-  const int64_t minutes = secs % kSecsPerHour / kSecsPerMinute;
-  const int64_t seconds = secs % kSecsPerMinute;
-  std::string clock = TwoDigits(hours) + ":" + TwoDigits(minutes) + ":" + TwoDigits(seconds);
-  if (days > 0) return std::to_string(days) + "-" + clock;
+  const ClockFields f = SplitDuration(secs);
+  std::string clock = TwoDigits(f.hours) + ":" + TwoDigits(f.minutes) + ":" + TwoDigits(f.seconds);
+  if (f.days > 0) return std::to_string(f.days) + "-" + clock;
   return clock;
 }
 
