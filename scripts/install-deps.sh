@@ -9,6 +9,8 @@ packages=(
   clang clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libspdlog-dev nlohmann-json3-dev
+  libprotobuf-dev protobuf-compiler libasio-dev
+  libssl-dev libmunge-dev munge zlib1g-dev
 )
 
 missing=()
