@@ -1,0 +1,23 @@
+#pragma once
+
+// RPC method ids of the controller's service (the u16 in every request frame).
+// Never renumber: old commands talk to new controllers.
+
+#include <cstdint>
+
+namespace rota::api {
+
+enum Method : uint16_t {
+  kPing = 1,           // Empty -> Empty
+  kSubmitJob = 2,      // SubmitJobRequest -> SubmitJobResponse
+  kListJobs = 3,       // ListJobsRequest -> ListJobsResponse
+  kSignalJobs = 4,     // SignalJobsRequest -> SignalJobsResponse
+  kUpdateJob = 5,      // UpdateJobRequest -> UpdateJobResponse
+  kUpdateNode = 6,     // UpdateNodeRequest -> Empty
+  kListNodes = 7,      // Empty -> ListNodesResponse
+  kReconfigure = 8,    // Empty -> Empty
+  kNodeRegister = 20,  // (node daemon) NodeRegisterRequest -> Empty
+  kJobExited = 21,     // (node daemon) JobExitedRequest -> Empty
+};
+
+}  // namespace rota::api

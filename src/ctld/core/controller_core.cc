@@ -1,0 +1,266 @@
+#include "ctld/core/controller_core.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "ctld/core/job_shape.h"
+#include "model/dependency.h"
+#include "model/index_set.h"
+#include "model/job_state.h"
+#include "model/pending_reason.h"
+
+namespace rota::ctld {
+namespace {
+
+// priority/basic: earlier submissions first. Leaves room below for --nice.
+constexpr int64_t kBasicPriorityTop = 100000000;
+
+}  // namespace
+
+ControllerCore::ControllerCore(std::shared_ptr<const conf::ClusterConfig> config)
+    : config_(std::move(config)),
+      nodes_(*config_),
+      next_job_id_(std::max(1u, config_->settings.first_job_id)) {}
+
+// ---------------------------------------------------------------- recovery
+
+void ControllerCore::Insert(wire::JobRecord job) {
+  uint32_t id = job.job_id();
+  next_job_id_ = std::max(next_job_id_, id + 1);
+  jobs_[id] = std::make_shared<wire::JobRecord>(std::move(job));
+  ++version_;
+}
+
+void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
+                             const std::vector<wire::StateRecord>& records) {
+  jobs_.clear();
+  nodes_ = NodeTable(*config_);
+  if (snapshot != nullptr) {
+    next_job_id_ = std::max(next_job_id_, snapshot->next_job_id());
+    for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
+    for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
+  }
+  for (const wire::StateRecord& r : records) {
+    switch (r.change_case()) {
+      case wire::StateRecord::kJobUpsert:
+        Insert(r.job_upsert());
+        break;
+      case wire::StateRecord::kJobPurge:
+        jobs_.erase(r.job_purge());
+        break;
+      case wire::StateRecord::kNextJobId:
+        next_job_id_ = std::max(next_job_id_, r.next_job_id());
+        break;
+      case wire::StateRecord::kNodeUpsert:
+        nodes_.ApplyRecord(r.node_upsert());
+        break;
+      case wire::StateRecord::CHANGE_NOT_SET:
+        break;
+    }
+  }
+  for (const auto& [id, job] : jobs_) {
+    if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) {
+      nodes_.Allocate(*job);
+    }
+  }
+  ++version_;
+}
+
+wire::StateSnapshot ControllerCore::Snapshot() const {
+  wire::StateSnapshot s;
+  s.set_next_job_id(next_job_id_);
+  for (const auto& [id, job] : jobs_) *s.add_jobs() = *job;
+  for (const NodeRuntime& n : nodes_.nodes()) {
+    if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
+  }
+  return s;
+}
+
+void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> config) {
+  NodeTable fresh(*config);
+  for (NodeRuntime& n : fresh.nodes()) {
+    if (const NodeRuntime* old = nodes_.Find(n.config->name)) {
+      const conf::NodeConfig* keep = n.config;
+      n = *old;
+      n.config = keep;
+      n.alloc_cpus = 0;
+      n.alloc_mem_mb = 0;
+      n.alloc_gpus.clear();
+      n.running_jobs = 0;
+    }
+  }
+  config_ = std::move(config);
+  nodes_ = std::move(fresh);
+  for (const auto& [id, job] : jobs_) {
+    if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) {
+      nodes_.Allocate(*job);
+    }
+  }
+  ++version_;
+}
+
+// ---------------------------------------------------------------- helpers
+
+wire::JobRecord& ControllerCore::Mutable(uint32_t job_id) {
+  JobPtr& p = jobs_.at(job_id);
+  if (p.use_count() > 1) p = std::make_shared<wire::JobRecord>(*p);
+  ++version_;
+  return *p;
+}
+
+void ControllerCore::Persist(const wire::JobRecord& job, Effects& effects) {
+  *effects.records.emplace_back().mutable_job_upsert() = job;
+}
+
+void ControllerCore::PersistNode(const NodeRuntime& node, Effects& effects) {
+  *effects.records.emplace_back().mutable_node_upsert() = nodes_.ToRecord(node);
+}
+
+uint32_t ControllerCore::AllocateJobId() {
+  uint32_t id = next_job_id_++;
+  while (jobs_.count(id) > 0) id = next_job_id_++;  // Never reuse a live id.
+  return id;
+}
+
+uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
+  uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
+  int64_t p = kBasicPriorityTop - order - job.spec().nice();
+  return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, UINT32_MAX));
+}
+
+const wire::JobRecord* ControllerCore::FindJob(uint32_t job_id) const {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? nullptr : it->second.get();
+}
+
+std::shared_ptr<const JobView> ControllerCore::PublishJobs() {
+  if (published_ && published_version_ == version_) return published_;
+  auto view = std::make_shared<JobView>();
+  view->reserve(jobs_.size());
+  for (const auto& [id, job] : jobs_) view->push_back(job);
+  published_ = std::move(view);
+  published_version_ = version_;
+  return published_;
+}
+
+std::optional<int64_t> ControllerCore::NextWakeTime() const {
+  std::optional<int64_t> wake;
+  auto consider = [&wake](int64_t t) {
+    if (t > 0 && (!wake || t < *wake)) wake = t;
+  };
+  for (const auto& [id, job] : jobs_) {
+    switch (job->state()) {
+      case wire::JOB_STATE_PENDING:
+        if (job->spec().begin_time() > 0) consider(job->spec().begin_time());
+        break;
+      case wire::JOB_STATE_RUNNING:
+        if (job->time_limit_s() >= 0 && !job->timed_out()) consider(job->end_time());
+        break;
+      default:
+        if (model::IsFinished(job->state())) {
+          consider(job->end_time() + config_->settings.min_job_age);
+        }
+    }
+  }
+  return wake;
+}
+
+// ---------------------------------------------------------------- submit
+
+Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequest& request,
+                                                       const Caller& caller, int64_t now,
+                                                       Effects& effects) {
+  wire::JobSpec spec = request.spec();
+  spec.set_uid(caller.uid);
+  spec.set_gid(caller.gid);
+  spec.set_user(caller.user);
+  spec.set_group(caller.group);
+
+  const conf::PartitionConfig* partition = nullptr;
+  if (spec.partition().empty()) {
+    partition = config_->DefaultPartition();
+    if (partition == nullptr) {
+      return InvalidArgument("No partition specified or system default partition");
+    }
+    spec.set_partition(partition->name);
+  } else {
+    // "-p a,b" lets Slurm pick; Rota takes the first partition for now.
+    std::string first(Split(spec.partition(), ',').front());
+    partition = config_->FindPartition(first);
+    if (partition == nullptr) return InvalidArgument("Invalid partition name specified");
+    spec.set_partition(first);
+  }
+
+  if (!spec.qos().empty()) {
+    // Until accounting defines QoS, "normal" and those partitions name are known.
+    bool known = spec.qos() == "normal";
+    for (const conf::PartitionConfig& p : config_->partitions) known |= p.qos == spec.qos();
+    if (!known) return InvalidArgument("Invalid qos specification");
+  }
+
+  Result<JobShape> shape = ShapeJob(spec, *partition, *config_);
+  if (!shape.ok()) return shape.status();
+
+  std::optional<model::ArraySpec> array;
+  if (!spec.array().empty()) {
+    Result<model::ArraySpec> parsed = model::ParseArraySpec(spec.array());
+    if (!parsed.ok() || *parsed->tasks.last() >= config_->settings.max_array_size) {
+      return InvalidArgument("Invalid job array specification");
+    }
+    array = std::move(parsed).value();
+  }
+
+  if (!spec.dependency().empty()) {
+    Result<model::Dependency> dep = model::ParseDependency(spec.dependency());
+    if (!dep.ok()) return InvalidArgument("Job dependency problem");
+    for (const model::DependencyTerm& t : dep->terms) {
+      if (t.type != model::DependencyType::kSingleton && jobs_.count(t.job_id) == 0) {
+        return InvalidArgument("Job dependency problem");
+      }
+    }
+  }
+
+  if (jobs_.size() >= config_->settings.max_job_count) {
+    return Status(StatusCode::kUnavailable, "Slurm temporary failure, try again later");
+  }
+
+  wire::SubmitJobResponse response;
+  response.set_cluster(config_->settings.cluster_name);
+  if (request.test_only()) {
+    response.set_test_only_start(now);
+    return response;
+  }
+
+  wire::JobRecord job;
+  job.set_job_id(AllocateJobId());
+  *job.mutable_spec() = std::move(spec);
+  job.set_state(wire::JOB_STATE_PENDING);
+  job.set_submit_time(now);
+  job.set_eligible_time(std::max(now, job.spec().begin_time()));
+  job.set_time_limit_s(shape->time_limit_s);
+  job.set_requeue(job.spec().requeue() != 2);
+  job.set_dependency_state(job.spec().dependency());
+  job.set_alloc_cpus(shape->total_cpus);
+  if (array) {
+    job.set_array_job_id(job.job_id());
+    job.set_array_meta(true);
+    job.set_array_pending(array->tasks.ToString());
+    job.set_array_max_running(array->max_running);
+  }
+  job.set_req_nodes(shape->request.nodes);
+  if (job.spec().hold()) {  // --hold is a user hold, whoever submits.
+    job.set_priority(0);
+    job.set_reason(std::string(model::reason::kJobHeldUser));
+  } else {
+    job.set_priority(BasePriority(job));
+    job.set_reason(std::string(model::reason::kNone));
+  }
+  response.set_job_id(job.job_id());
+  Persist(job, effects);
+  Insert(std::move(job));
+  return response;
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,108 @@
+#pragma once
+
+// The controller's state machine: jobs, nodes and their lifecycles. Pure: no
+// sockets, files, threads or clock reads — every command takes `now` and
+// appends Effects (records to make durable, launches, signals) that the server
+// or the simulator carry out. Owned by one thread (the state loop).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "conf/cluster_config.h"
+#include "ctld/core/caller.h"
+#include "ctld/core/effects.h"
+#include "ctld/core/node_table.h"
+#include "rota.pb.h"
+
+namespace rota::ctld {
+
+// An immutable view of every job, for listing commands on other threads.
+using JobView = std::vector<std::shared_ptr<const wire::JobRecord>>;
+
+class ControllerCore {
+ public:
+  explicit ControllerCore(std::shared_ptr<const conf::ClusterConfig> config);
+
+  // ---- Recovery ----
+  // Rebuilds state from a snapshot (may be null) and the log records after it.
+  void Restore(const wire::StateSnapshot* snapshot, const std::vector<wire::StateRecord>& records);
+  wire::StateSnapshot Snapshot() const;
+  // Swaps in a new configuration; jobs are kept. Running jobs on nodes that
+  // disappeared keep running in the records until they end.
+  void Reconfigure(std::shared_ptr<const conf::ClusterConfig> config);
+
+  // ---- Commands ----
+  // Validates and queues a job. Errors carry Slurm's message for the user.
+  Result<wire::SubmitJobResponse> Submit(const wire::SubmitJobRequest& request,
+                                         const Caller& caller, int64_t now, Effects& effects);
+  wire::SignalJobsResponse SignalJobs(const wire::SignalJobsRequest& request, const Caller& caller,
+                                      int64_t now, Effects& effects);
+  wire::UpdateJobResponse UpdateJobs(const wire::UpdateJobRequest& request, const Caller& caller,
+                                     int64_t now, Effects& effects);
+  Status UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& caller, int64_t now,
+                     Effects& effects);
+  // A node daemon registered (or re-registered): the node can take jobs.
+  Status NodeRegistered(const std::string& node, int64_t boot_time, int64_t now, Effects& effects);
+  // A node daemon stopped answering.
+  void NodeLost(const std::string& node, int64_t now, Effects& effects);
+  // A job's batch script ended with `wait_status` (waitpid encoding).
+  Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects);
+  // Time-driven work: begin times, time limits, purging old jobs, then a
+  // scheduling pass over the pending queue.
+  void Tick(int64_t now, Effects& effects);
+
+  // ---- Reads ----
+  // When Tick next has work to do (nullopt: only when something happens).
+  std::optional<int64_t> NextWakeTime() const;
+  // A consistent view of all jobs; cheap when nothing changed since the last call.
+  std::shared_ptr<const JobView> PublishJobs();
+  const wire::JobRecord* FindJob(uint32_t job_id) const;
+  const NodeTable& nodes() const { return nodes_; }
+  const conf::ClusterConfig& config() const { return *config_; }
+  uint32_t next_job_id() const { return next_job_id_; }
+  size_t job_count() const { return jobs_.size(); }
+
+ private:
+  using JobPtr = std::shared_ptr<wire::JobRecord>;
+
+  // Copy-on-write: a record shared with a published view is cloned first.
+  wire::JobRecord& Mutable(uint32_t job_id);
+  void Persist(const wire::JobRecord& job, Effects& effects);
+  void PersistNode(const NodeRuntime& node, Effects& effects);
+  uint32_t AllocateJobId();
+  uint32_t BasePriority(const wire::JobRecord& job) const;
+  void Insert(wire::JobRecord job);
+
+  // Scheduling (scheduling.cc).
+  void SchedulePass(int64_t now, Effects& effects);
+  bool TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason);
+  std::string DependencyReason(const wire::JobRecord& job, int64_t now) const;
+  uint32_t RunningArrayTasks(uint32_t array_job_id) const;
+  void EnforceTimeLimits(int64_t now, Effects& effects);
+  void PurgeOldJobs(int64_t now, Effects& effects);
+  // Splits the next pending task off an array's meta record.
+  uint32_t SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task, Effects& effects);
+
+  // Job control (job_control.cc).
+  void FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now, Effects& effects);
+  // Jobs running on `node` are requeued (when allowed) or end as NODE_FAIL.
+  void FailJobsOn(const std::string& node, int64_t now, Effects& effects);
+  std::vector<uint32_t> ResolveJobIds(const std::string& text, std::string* error);
+  std::string UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
+                           const Caller& caller, int64_t now, Effects& effects);
+
+  std::shared_ptr<const conf::ClusterConfig> config_;
+  NodeTable nodes_;
+  std::map<uint32_t, JobPtr> jobs_;  // By job id; ordered for deterministic passes
+  uint32_t next_job_id_;
+  uint64_t version_ = 0;  // Bumped on every change visible to readers
+  uint64_t published_version_ = UINT64_MAX;
+  std::shared_ptr<const JobView> published_;
+};
+
+}  // namespace rota::ctld

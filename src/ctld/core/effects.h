@@ -1,0 +1,37 @@
+#pragma once
+
+// What the controller core asks the world to do. The core never does I/O:
+// each command appends effects here and the server (or the simulator)
+// carries them out — records are made durable before any reply is sent.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rota.pb.h"
+
+namespace rota::ctld {
+
+// Start a job's batch script on its first node (the node daemon's business).
+struct LaunchJob {
+  std::shared_ptr<const wire::JobRecord> job;
+};
+
+// Deliver a signal to a running job's processes on its nodes.
+struct SignalJob {
+  uint32_t job_id = 0;
+  std::vector<std::string> nodes;
+  int signal = 0;
+  bool batch_only = false;
+};
+
+struct Effects {
+  std::vector<wire::StateRecord> records;  // To append to the write-ahead log
+  std::vector<LaunchJob> launches;
+  std::vector<SignalJob> signals;
+
+  bool empty() const { return records.empty() && launches.empty() && signals.empty(); }
+};
+
+}  // namespace rota::ctld

@@ -1,0 +1,435 @@
+// Commands that change jobs and nodes on a user's or a node daemon's request.
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <csignal>
+
+#include "common/duration.h"
+#include "common/hostlist.h"
+#include "common/strings.h"
+#include "ctld/core/controller_core.h"
+#include "ctld/core/job_shape.h"
+#include "model/dependency.h"
+#include "model/index_set.h"
+#include "model/job_state.h"
+#include "model/pending_reason.h"
+
+namespace rota::ctld {
+namespace {
+
+constexpr char kInvalidJobId[] = "Invalid job id specified";
+constexpr char kPermissionDenied[] = "Access/permission denied";
+constexpr char kAlreadyDone[] = "Job/step already completing or completed";
+constexpr char kNotPending[] = "Job is no longer pending execution";
+constexpr char kPendingExecution[] = "Job is pending execution";
+
+bool MayControl(const Caller& caller, const wire::JobRecord& job) {
+  return caller.privileged || caller.uid == job.spec().uid();
+}
+
+bool Running(const wire::JobRecord& job) {
+  return job.state() == wire::JOB_STATE_RUNNING || job.state() == wire::JOB_STATE_SUSPENDED;
+}
+
+}  // namespace
+
+void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
+                               Effects& effects) {
+  if (Running(job)) nodes_.Release(job);
+  job.set_state(state);
+  job.set_end_time(now);
+  if (job.start_time() == 0) job.set_start_time(now);  // Slurm shows the end as the start.
+  Persist(job, effects);
+}
+
+// "123", "123_4", "123_[1-3]". An array's id names its meta record and every task.
+std::vector<uint32_t> ControllerCore::ResolveJobIds(const std::string& text, std::string* error) {
+  std::vector<uint32_t> ids;
+  std::string_view t = Trim(text);
+  size_t under = t.find('_');
+  std::optional<uint64_t> base = ParseUint(t.substr(0, under));
+  if (!base || *base == 0 || *base > UINT32_MAX) {
+    *error = kInvalidJobId;
+    return ids;
+  }
+  uint32_t job_id = static_cast<uint32_t>(*base);
+  std::optional<model::IndexSet> tasks;
+  if (under != std::string_view::npos) {
+    std::string_view spec = t.substr(under + 1);
+    if (spec.size() >= 2 && spec.front() == '[' && spec.back() == ']')
+      spec = spec.substr(1, spec.size() - 2);
+    Result<model::IndexSet> parsed = model::IndexSet::Parse(spec);
+    if (!parsed.ok()) {
+      *error = kInvalidJobId;
+      return ids;
+    }
+    tasks = std::move(parsed).value();
+  }
+  for (const auto& [id, job] : jobs_) {
+    bool in_array = job->array_job_id() == job_id;
+    if (id != job_id && !in_array) continue;
+    if (tasks && !job->array_meta() && !(in_array && tasks->Contains(job->array_task_id())))
+      continue;
+    ids.push_back(id);
+  }
+  if (ids.empty()) *error = kInvalidJobId;
+  return ids;
+}
+
+wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsRequest& request,
+                                                    const Caller& caller, int64_t now,
+                                                    Effects& effects) {
+  wire::SignalJobsResponse response;
+  auto matches_filters = [&](const wire::JobRecord& j) {
+    if (!request.user().empty() && j.spec().user() != request.user()) return false;
+    if (!request.partition().empty() && j.spec().partition() != request.partition()) return false;
+    if (!request.name().empty() && j.spec().name() != request.name()) return false;
+    if (!request.state().empty()) {
+      wire::JobState s;
+      if (!model::ParseJobState(request.state(), &s) || s != j.state()) return false;
+    }
+    return true;
+  };
+
+  // (label for errors, job id) pairs, in request order.
+  std::vector<std::pair<std::string, uint32_t>> targets;
+  std::vector<std::pair<std::string, std::optional<model::IndexSet>>> task_filters;
+  if (request.job_ids().empty()) {
+    for (const auto& [id, job] : jobs_) {
+      if (!model::IsFinished(job->state()) && matches_filters(*job) && MayControl(caller, *job)) {
+        targets.push_back({std::to_string(id), id});
+      }
+    }
+  }
+  for (const std::string& text : request.job_ids()) {
+    std::string error;
+    std::vector<uint32_t> ids = ResolveJobIds(text, &error);
+    if (!error.empty()) {
+      response.add_errors(fmt::format("{}: {}", text, error));
+      continue;
+    }
+    // Pending tasks named one by one leave the array's meta record ("123_4").
+    size_t under = text.find('_');
+    for (uint32_t id : ids) {
+      const wire::JobRecord& job = *jobs_.at(id);
+      if (job.array_meta() && under != std::string::npos) {
+        std::string spec = text.substr(under + 1);
+        if (!spec.empty() && spec.front() == '[') spec = spec.substr(1, spec.size() - 2);
+        model::IndexSet wanted = model::IndexSet::Parse(spec).value_or({});
+        model::IndexSet pending = model::IndexSet::Parse(job.array_pending()).value_or({});
+        if (!MayControl(caller, job)) {
+          response.add_errors(fmt::format("{}: {}", text, kPermissionDenied));
+          continue;
+        }
+        if (request.signal() != 0 && request.signal() != SIGKILL) {
+          response.add_errors(fmt::format("{}: {}", text, kPendingExecution));
+          continue;
+        }
+        bool touched = false;
+        while (std::optional<uint32_t> t = wanted.PopFirst()) touched |= pending.Erase(*t);
+        if (!touched) continue;
+        wire::JobRecord& meta = Mutable(id);
+        if (pending.empty()) {
+          meta.set_array_pending("");
+          FinishJob(meta, wire::JOB_STATE_CANCELLED, now, effects);
+        } else {
+          meta.set_array_pending(pending.ToString());
+          Persist(meta, effects);
+        }
+        response.set_affected(response.affected() + 1);
+        continue;
+      }
+      // Naming a whole array skips its tasks that already ended.
+      if (ids.size() > 1 && model::IsFinished(job.state())) continue;
+      if (matches_filters(job)) targets.push_back({text, id});
+    }
+  }
+
+  for (const auto& [label, id] : targets) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    const wire::JobRecord& job = *it->second;
+    if (!MayControl(caller, job)) {
+      response.add_errors(fmt::format("{}: {}", label, kPermissionDenied));
+      continue;
+    }
+    if (model::IsFinished(job.state())) {
+      if (request.job_ids_size() > 0)
+        response.add_errors(fmt::format("{}: {}", label, kAlreadyDone));
+      continue;
+    }
+    bool cancel = request.signal() == 0 || request.signal() == SIGKILL;
+    if (job.state() == wire::JOB_STATE_PENDING) {
+      if (!cancel) {
+        response.add_errors(fmt::format("{}: {}", label, kPendingExecution));
+        continue;
+      }
+      wire::JobRecord& j = Mutable(id);
+      j.set_array_pending(j.array_meta() ? "" : j.array_pending());
+      FinishJob(j, wire::JOB_STATE_CANCELLED, now, effects);
+    } else if (cancel) {
+      wire::JobRecord& j = Mutable(id);
+      effects.signals.push_back({id, {j.nodes().begin(), j.nodes().end()}, SIGKILL, false});
+      j.set_cancel_requested(true);
+      FinishJob(j, wire::JOB_STATE_CANCELLED, now, effects);
+    } else {
+      effects.signals.push_back(
+          {id, {job.nodes().begin(), job.nodes().end()}, request.signal(), request.batch_only()});
+    }
+    response.set_affected(response.affected() + 1);
+  }
+  return response;
+}
+
+Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now,
+                                 Effects& effects) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return NotFound(kInvalidJobId);
+  if (!Running(*it->second)) return Status::Ok();  // Already ended (cancelled, say): nothing to do.
+  wire::JobRecord& job = Mutable(job_id);
+  job.set_exit_code(wait_status);
+  int status = static_cast<int>(wait_status);
+  wire::JobState state = wire::JOB_STATE_FAILED;
+  if (job.cancel_requested()) {
+    state = wire::JOB_STATE_CANCELLED;
+  } else if (job.timed_out()) {
+    state = wire::JOB_STATE_TIMEOUT;
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    state = wire::JOB_STATE_COMPLETED;
+  }
+  FinishJob(job, state, now, effects);
+  return Status::Ok();
+}
+
+Status ControllerCore::NodeRegistered(const std::string& node, int64_t boot_time, int64_t /*now*/,
+                                      Effects& /*effects*/) {
+  NodeRuntime* n = nodes_.Find(node);
+  if (n == nullptr) return NotFound(kInvalidNodeName);
+  n->responding = true;
+  n->boot_time = boot_time;
+  ++version_;
+  return Status::Ok();
+}
+
+void ControllerCore::NodeLost(const std::string& node, int64_t now, Effects& effects) {
+  NodeRuntime* n = nodes_.Find(node);
+  if (n == nullptr) return;
+  n->responding = false;
+  FailJobsOn(node, now, effects);
+  ++version_;
+}
+
+void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& effects) {
+  std::vector<uint32_t> victims;
+  for (const auto& [id, job] : jobs_) {
+    if (Running(*job) &&
+        std::find(job->nodes().begin(), job->nodes().end(), node) != job->nodes().end()) {
+      victims.push_back(id);
+    }
+  }
+  for (uint32_t id : victims) {
+    wire::JobRecord& job = Mutable(id);
+    if (job.requeue()) {
+      nodes_.Release(job);
+      job.set_state(wire::JOB_STATE_PENDING);
+      job.set_restart_count(job.restart_count() + 1);
+      job.clear_nodes();
+      job.clear_mem_by_node_mb();
+      job.set_start_time(0);
+      job.set_end_time(0);
+      job.set_reason(std::string(model::reason::kNone));
+      Persist(job, effects);
+    } else {
+      FinishJob(job, wire::JOB_STATE_NODE_FAIL, now, effects);
+    }
+  }
+}
+
+std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
+                                         const Caller& caller, int64_t now, Effects& effects) {
+  const wire::JobRecord& current = *jobs_.at(job_id);
+  if (!MayControl(caller, current)) return kPermissionDenied;
+  const std::string& action = request.action();
+  bool pending = current.state() == wire::JOB_STATE_PENDING;
+
+  if (action == "hold" || action == "uhold") {
+    if (!pending) return kNotPending;
+    wire::JobRecord& j = Mutable(job_id);
+    bool admin = action == "hold" && caller.privileged;
+    j.set_priority(0);
+    j.set_held_by_admin(admin);
+    j.set_reason(std::string(admin ? model::reason::kJobHeldAdmin : model::reason::kJobHeldUser));
+    Persist(j, effects);
+    return "";
+  }
+  if (action == "release") {
+    if (!pending) return kNotPending;
+    if (current.priority() != 0) return "";  // Not held: nothing to release.
+    if (current.held_by_admin() && !caller.privileged) return kPermissionDenied;
+    wire::JobRecord& j = Mutable(job_id);
+    j.set_held_by_admin(false);
+    j.set_priority(BasePriority(j));
+    j.set_reason(std::string(model::reason::kNone));
+    Persist(j, effects);
+    return "";
+  }
+  if (action == "requeue" || action == "requeuehold") {
+    if (pending || current.array_meta()) return kPendingExecution;
+    if (!current.requeue()) return "Requested operation is presently disabled";
+    wire::JobRecord& j = Mutable(job_id);
+    if (Running(j)) {
+      effects.signals.push_back({job_id, {j.nodes().begin(), j.nodes().end()}, SIGKILL, false});
+      nodes_.Release(j);
+    }
+    j.set_state(wire::JOB_STATE_PENDING);
+    j.set_restart_count(j.restart_count() + 1);
+    j.clear_nodes();
+    j.clear_mem_by_node_mb();
+    j.set_start_time(0);
+    j.set_end_time(0);
+    j.set_exit_code(0);
+    j.set_timed_out(false);
+    j.set_cancel_requested(false);
+    if (action == "requeuehold") {
+      j.set_priority(0);
+      j.set_held_by_admin(caller.privileged);
+      j.set_reason(std::string(caller.privileged ? model::reason::kJobHeldAdmin
+                                                 : model::reason::kJobHeldUser));
+    } else {
+      j.set_priority(BasePriority(j));
+      j.set_reason(std::string(model::reason::kNone));
+    }
+    Persist(j, effects);
+    return "";
+  }
+  if (!action.empty()) return fmt::format("Unknown action {}", action);
+
+  // Field updates: check everything before changing anything.
+  wire::JobRecord updated = current;
+  for (const auto& [key, value] : request.fields()) {
+    if (EqualsIgnoreCase(key, "TimeLimit")) {
+      Result<DurationSecs> d = ParseDuration(value);
+      if (!d.ok()) return "Invalid time limit specification";
+      int64_t limit = *d == kInfiniteDuration ? -1 : *d;
+      bool raising = current.time_limit_s() >= 0 && (limit < 0 || limit > current.time_limit_s());
+      if (raising && !caller.privileged) return kPermissionDenied;
+      updated.set_time_limit_s(limit);
+      if (Running(updated)) updated.set_end_time(limit >= 0 ? updated.start_time() + limit : 0);
+    } else if (EqualsIgnoreCase(key, "Partition")) {
+      if (!pending) return kNotPending;
+      const conf::PartitionConfig* p = config_->FindPartition(value);
+      if (p == nullptr) return "Invalid partition name specified";
+      wire::JobSpec spec = updated.spec();
+      spec.set_partition(value);
+      Result<JobShape> shape = ShapeJob(spec, *p, *config_);
+      if (!shape.ok()) return shape.status().message();
+      *updated.mutable_spec() = spec;
+      updated.set_req_nodes(shape->request.nodes);
+    } else if (EqualsIgnoreCase(key, "Nice")) {
+      std::optional<int64_t> nice = ParseInt(value);
+      if (!nice || *nice < -2147483645 || *nice > 2147483645) return "Invalid nice value";
+      if (*nice < 0 && !caller.privileged) return kPermissionDenied;
+      updated.mutable_spec()->set_nice(static_cast<int32_t>(*nice));
+      if (updated.priority() != 0) updated.set_priority(BasePriority(updated));
+    } else if (EqualsIgnoreCase(key, "Priority")) {
+      if (!caller.privileged) return kPermissionDenied;
+      std::optional<uint64_t> p = ParseUint(value);
+      if (!p || *p > UINT32_MAX) return "Invalid priority";
+      updated.set_priority(static_cast<uint32_t>(*p));
+      if (*p == 0) {
+        updated.set_held_by_admin(true);
+        updated.set_reason(std::string(model::reason::kJobHeldAdmin));
+      }
+    } else if (EqualsIgnoreCase(key, "NumNodes")) {
+      if (!pending) return kNotPending;
+      std::optional<uint64_t> n = ParseUint(value.substr(0, value.find('-')));
+      if (!n || *n == 0 || *n > UINT32_MAX) return "Invalid node count specified";
+      updated.mutable_spec()->set_min_nodes(static_cast<uint32_t>(*n));
+      updated.set_req_nodes(std::max<uint32_t>(updated.req_nodes(), static_cast<uint32_t>(*n)));
+    } else if (EqualsIgnoreCase(key, "JobName") || EqualsIgnoreCase(key, "Name")) {
+      updated.mutable_spec()->set_name(value);
+    } else if (EqualsIgnoreCase(key, "Comment")) {
+      updated.mutable_spec()->set_comment(value);
+    } else if (EqualsIgnoreCase(key, "Dependency")) {
+      if (!pending) return kNotPending;
+      if (!value.empty() && !model::ParseDependency(value).ok()) return "Job dependency problem";
+      updated.mutable_spec()->set_dependency(value);
+      updated.set_dependency_state(value);
+    } else if (EqualsIgnoreCase(key, "ArrayTaskThrottle")) {
+      std::optional<uint64_t> n = ParseUint(value);
+      if (!n || *n > UINT32_MAX) return "Invalid ArrayTaskThrottle";
+      updated.set_array_max_running(static_cast<uint32_t>(*n));
+    } else {
+      return fmt::format("Update of {} is not supported", key);
+    }
+  }
+  (void)now;
+  Mutable(job_id) = updated;
+  Persist(updated, effects);
+  return "";
+}
+
+wire::UpdateJobResponse ControllerCore::UpdateJobs(const wire::UpdateJobRequest& request,
+                                                   const Caller& caller, int64_t now,
+                                                   Effects& effects) {
+  wire::UpdateJobResponse response;
+  for (const std::string& text : request.job_ids()) {
+    std::string error;
+    std::vector<uint32_t> ids = ResolveJobIds(text, &error);
+    if (!error.empty()) {
+      response.add_errors(fmt::format("{}: {}", text, error));
+      continue;
+    }
+    for (uint32_t id : ids) {
+      std::string problem = UpdateOneJob(id, request, caller, now, effects);
+      if (!problem.empty()) response.add_errors(fmt::format("{}: {}", id, problem));
+    }
+  }
+  return response;
+}
+
+Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& caller,
+                                   int64_t now, Effects& effects) {
+  if (!caller.privileged) return Status(StatusCode::kPermissionDenied, kPermissionDenied);
+  Result<std::vector<std::string>> names = ExpandHostlist(request.nodes());
+  if (!names.ok()) return InvalidArgument(kInvalidNodeName);
+  for (const std::string& name : *names) {
+    if (nodes_.Find(name) == nullptr) return InvalidArgument(kInvalidNodeName);
+  }
+  std::string state = ToUpper(request.state());
+  bool takes_reason = state == "DRAIN" || state == "DOWN";
+  if (takes_reason && request.reason().empty()) {
+    return InvalidArgument(
+        "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  }
+  if (!takes_reason && state != "RESUME" && state != "IDLE" && state != "UNDRAIN" &&
+      !state.empty()) {
+    return InvalidArgument("Invalid node state specified");
+  }
+  for (const std::string& name : *names) {
+    NodeRuntime* n = nodes_.Find(name);
+    if (state == "DRAIN") {
+      n->drain = true;
+    } else if (state == "DOWN") {
+      n->admin_down = true;
+    } else if (state == "RESUME" || state == "IDLE" || state == "UNDRAIN") {
+      n->drain = false;
+      if (state != "UNDRAIN") n->admin_down = false;
+    }
+    if (takes_reason) {
+      n->reason = request.reason();
+      n->reason_time = now;
+      n->reason_uid = caller.uid;
+    } else if (!state.empty()) {
+      n->reason.clear();
+      n->reason_time = 0;
+    }
+    PersistNode(*n, effects);
+    if (state == "DOWN") FailJobsOn(name, now, effects);
+  }
+  ++version_;
+  return Status::Ok();
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,113 @@
+#include "ctld/core/job_shape.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/config_files.h"
+
+namespace rota::ctld {
+namespace {
+
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+class JobShapeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto loaded = LoadConfigFiles(
+        dir_,
+        {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\nSelectTypeParameters=CR_Core_Memory\n"
+         "DefMemPerCPU=1000\n"
+         "NodeName=g[1-4] CPUs=32 Sockets=2 CoresPerSocket=16 RealMemory=256000 "
+         "Gres=gpu:a100:8 Feature=a100,ib\n"
+         "PartitionName=gpu Nodes=g[1-4] Default=YES MaxTime=1-00:00:00 DefaultTime=1:00:00\n"
+         "PartitionName=small Nodes=g1 MaxNodes=1\n"});
+    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+    config_ = *loaded.config;
+  }
+
+  Result<JobShape> Shape(const wire::JobSpec& spec, const char* partition = "gpu") {
+    return ShapeJob(spec, *config_->FindPartition(partition), *config_);
+  }
+
+  TempDir dir_;
+  std::shared_ptr<const conf::ClusterConfig> config_;
+};
+
+TEST_F(JobShapeTest, DefaultsOneTaskOneCpuDefaultMemoryAndTime) {
+  wire::JobSpec spec;
+  Result<JobShape> s = Shape(spec);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->request.nodes, 1u);
+  EXPECT_EQ(s->request.cpus_per_node, 1u);
+  EXPECT_EQ(s->request.mem_per_node_mb, 1000u);
+  EXPECT_EQ(s->time_limit_s, 3600);
+  EXPECT_EQ(s->partition_reason, "");
+}
+
+TEST_F(JobShapeTest, GpuDenominators) {
+  wire::JobSpec spec;
+  spec.set_gres("gpu:a100:2");
+  EXPECT_EQ(Shape(spec)->request.gpus_per_node, 2u);
+  spec.clear_gres();
+  spec.set_min_nodes(2);
+  spec.set_gpus("5");
+  EXPECT_EQ(Shape(spec)->request.gpus_per_node, 3u);  // 5 over 2 nodes
+  spec.clear_gpus();
+  spec.set_ntasks_per_node(4);
+  spec.set_gpus_per_task("1");
+  spec.set_mem_per_gpu_mb(10000);
+  Result<JobShape> s = Shape(spec);
+  EXPECT_EQ(s->request.gpus_per_node, 4u);
+  EXPECT_EQ(s->request.mem_per_node_mb, 40000u);
+  EXPECT_EQ(s->total_gpus, 8u);
+  EXPECT_EQ(s->num_tasks, 8u);
+}
+
+TEST_F(JobShapeTest, TasksSpreadOverNodesByCpus) {
+  wire::JobSpec spec;
+  spec.set_num_tasks(100);
+  Result<JobShape> s = Shape(spec);
+  EXPECT_EQ(s->request.nodes, 4u);  // 100 CPUs over 32-CPU nodes
+  EXPECT_EQ(s->request.cpus_per_node, 25u);
+  spec.set_num_tasks(1000);
+  EXPECT_EQ(Shape(spec)->partition_reason, "PartitionConfig");
+  spec.set_num_tasks(1);
+  spec.set_min_nodes(2);
+  EXPECT_EQ(Shape(spec, "small")->partition_reason, "PartitionNodeLimit");
+}
+
+TEST_F(JobShapeTest, RefusesWhatCanNeverRun) {
+  wire::JobSpec spec;
+  spec.set_gres("gpu:9");
+  EXPECT_EQ(Shape(spec).status().message(), kNodeConfigNotAvailable);
+  spec.set_gres("gpu:v100:1");
+  EXPECT_EQ(Shape(spec).status().message(), kNodeConfigNotAvailable);
+  spec.set_gres("nic:1");
+  EXPECT_EQ(Shape(spec).status().message(), kInvalidGres);
+  spec.clear_gres();
+  spec.set_mem_per_node_mb(600 * 1024);
+  EXPECT_EQ(Shape(spec).status().message(),
+            std::string(kMemoryNotSatisfiable) + "\n" + kNodeConfigNotAvailable);
+  spec.clear_mem_per_node_mb();
+  spec.set_constraint("h100");
+  EXPECT_EQ(Shape(spec).status().message(), kInvalidFeature);
+  spec.set_constraint("a100&ib");
+  EXPECT_TRUE(Shape(spec).ok());
+  spec.clear_constraint();
+  spec.set_nodelist("g9");
+  EXPECT_EQ(Shape(spec).status().message(), kInvalidNodeName);
+  spec.set_nodelist("g2");
+  EXPECT_EQ(Shape(spec, "small").status().message(), kNodeConfigNotAvailable);
+}
+
+TEST_F(JobShapeTest, TimeLimitOverMaxTimePends) {
+  wire::JobSpec spec;
+  spec.set_time_limit_s(2 * 86400);
+  EXPECT_EQ(Shape(spec)->partition_reason, "PartitionTimeLimit");
+  spec.set_time_limit_s(-1);
+  EXPECT_EQ(Shape(spec)->partition_reason, "PartitionTimeLimit");
+  EXPECT_EQ(Shape(spec, "small")->partition_reason, "");  // MaxTime UNLIMITED
+}
+
+}  // namespace
+}  // namespace rota::ctld

@@ -1,0 +1,60 @@
+#pragma once
+
+// The controller's live view of its nodes: configured hardware, whether the
+// node daemon answers, admin drain/down marks, and what is allocated.
+// Owned by the state loop thread (through ControllerCore).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "conf/cluster_config.h"
+#include "rota.pb.h"
+#include "sched/first_fit.h"
+
+namespace rota::ctld {
+
+struct NodeRuntime {
+  const conf::NodeConfig* config = nullptr;
+  bool responding = false;  // Registered and heartbeating
+  bool drain = false;
+  bool admin_down = false;
+  std::string reason;
+  int64_t reason_time = 0;
+  uint32_t reason_uid = 0;
+  int64_t boot_time = 0;
+  uint32_t alloc_cpus = 0;
+  MemoryMb alloc_mem_mb = 0;
+  std::map<std::string, uint32_t> alloc_gpus;  // By type
+  uint32_t running_jobs = 0;
+
+  bool Usable() const { return responding && !drain && !admin_down; }
+  // IDLE, MIXED, ALLOCATED, DOWN, DRAINED, DRAINING, UNKNOWN — as sinfo/scontrol name them.
+  std::string StateName() const;
+  sched::NodeResources Free() const;
+  uint32_t AllocGpus() const;
+};
+
+class NodeTable {
+ public:
+  explicit NodeTable(const conf::ClusterConfig& config);
+
+  NodeRuntime* Find(const std::string& name);
+  const NodeRuntime* Find(const std::string& name) const;
+  std::vector<NodeRuntime>& nodes() { return nodes_; }
+  const std::vector<NodeRuntime>& nodes() const { return nodes_; }
+
+  // Takes the job's allocation (record fields nodes, cpus_per_node,
+  // mem_by_node_mb, gpus_per_node, gpu_type) / gives it back.
+  void Allocate(const wire::JobRecord& job);
+  void Release(const wire::JobRecord& job);
+
+  wire::NodeRecord ToRecord(const NodeRuntime& n) const;
+  void ApplyRecord(const wire::NodeRecord& r);
+
+ private:
+  std::vector<NodeRuntime> nodes_;
+  std::map<std::string, size_t> index_;
+};
+
+}  // namespace rota::ctld

@@ -1,0 +1,380 @@
+// The main scheduling pass and the time-driven work of ControllerCore.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <set>
+
+#include "common/hostlist.h"
+#include "common/strings.h"
+#include "ctld/core/controller_core.h"
+#include "ctld/core/job_shape.h"
+#include "model/dependency.h"
+#include "model/index_set.h"
+#include "model/job_state.h"
+#include "model/pending_reason.h"
+
+namespace rota::ctld {
+namespace {
+
+bool IsActive(wire::JobState s) {
+  return s == wire::JOB_STATE_PENDING || s == wire::JOB_STATE_RUNNING ||
+         s == wire::JOB_STATE_SUSPENDED || s == wire::JOB_STATE_COMPLETING;
+}
+
+bool SucceededOk(const wire::JobRecord& j) {
+  return j.state() == wire::JOB_STATE_COMPLETED && j.exit_code() == 0;
+}
+
+enum class TermState { kSatisfied, kPending, kNever };
+
+// One referenced job against one dependency type.
+TermState Evaluate(model::DependencyType type, const wire::JobRecord& j, int64_t delay,
+                   int64_t now) {
+  bool finished = model::IsFinished(j.state());
+  switch (type) {
+    case model::DependencyType::kAfter:
+      if (j.state() == wire::JOB_STATE_CANCELLED) return TermState::kSatisfied;
+      if (j.state() == wire::JOB_STATE_PENDING || j.array_meta()) return TermState::kPending;
+      return now >= j.start_time() + delay ? TermState::kSatisfied : TermState::kPending;
+    case model::DependencyType::kAfterAny:
+      return finished ? TermState::kSatisfied : TermState::kPending;
+    case model::DependencyType::kAfterOk:
+    case model::DependencyType::kAfterCorr:
+      if (!finished) return TermState::kPending;
+      return SucceededOk(j) ? TermState::kSatisfied : TermState::kNever;
+    case model::DependencyType::kAfterNotOk:
+      if (!finished) return TermState::kPending;
+      return SucceededOk(j) ? TermState::kNever : TermState::kSatisfied;
+    case model::DependencyType::kSingleton:
+      break;
+  }
+  return TermState::kSatisfied;
+}
+
+}  // namespace
+
+void ControllerCore::Tick(int64_t now, Effects& effects) {
+  EnforceTimeLimits(now, effects);
+  PurgeOldJobs(now, effects);
+  SchedulePass(now, effects);
+}
+
+void ControllerCore::EnforceTimeLimits(int64_t now, Effects& effects) {
+  for (const auto& [id, job] : jobs_) {
+    if (job->state() != wire::JOB_STATE_RUNNING || job->time_limit_s() < 0 || job->timed_out() ||
+        now < job->end_time()) {
+      continue;
+    }
+    // The node daemon sends SIGTERM, then SIGKILL after KillWait, and reports the
+    // exit, which JobExited turns into TIMEOUT.
+    wire::JobRecord& j = Mutable(id);
+    j.set_timed_out(true);
+    effects.signals.push_back({id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false});
+    Persist(j, effects);
+  }
+}
+
+void ControllerCore::PurgeOldJobs(int64_t now, Effects& effects) {
+  std::vector<uint32_t> old;
+  for (const auto& [id, job] : jobs_) {
+    if (model::IsFinished(job->state()) && job->end_time() + config_->settings.min_job_age <= now) {
+      old.push_back(id);
+    }
+  }
+  for (uint32_t id : old) {
+    jobs_.erase(id);
+    effects.records.emplace_back().set_job_purge(id);
+    ++version_;
+  }
+}
+
+uint32_t ControllerCore::SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task,
+                                        Effects& effects) {
+  wire::JobRecord& meta = Mutable(meta_id);
+  model::IndexSet pending = model::IndexSet::Parse(meta.array_pending()).value_or({});
+  uint32_t task_id = task ? *task : *pending.first();
+  pending.Erase(task_id);
+  if (pending.empty()) {  // The last task: the meta record becomes it, as in Slurm.
+    meta.set_array_meta(false);
+    meta.set_array_task_id(task_id);
+    meta.clear_array_pending();
+    return meta_id;
+  }
+  meta.set_array_pending(pending.ToString());
+  Persist(meta, effects);
+  wire::JobRecord split = meta;
+  split.set_job_id(AllocateJobId());
+  split.set_array_meta(false);
+  split.set_array_task_id(task_id);
+  split.clear_array_pending();
+  uint32_t id = split.job_id();
+  Insert(std::move(split));
+  return id;
+}
+
+std::string ControllerCore::DependencyReason(const wire::JobRecord& job, int64_t now) const {
+  if (job.dependency_state().empty()) return "";
+  Result<model::Dependency> dep = model::ParseDependency(job.dependency_state());
+  if (!dep.ok()) return std::string(model::reason::kDependencyNeverSatisfied);
+  int satisfied = 0;
+  int never = 0;
+  for (const model::DependencyTerm& term : dep->terms) {
+    TermState state = TermState::kSatisfied;
+    if (term.type == model::DependencyType::kSingleton) {
+      for (const auto& [id, other] : jobs_) {
+        if (id != job.job_id() && IsActive(other->state()) &&
+            other->spec().uid() == job.spec().uid() && other->spec().name() == job.spec().name() &&
+            id < job.job_id()) {
+          state = TermState::kPending;
+          break;
+        }
+      }
+    } else {
+      // The job itself, or every task of the array it names (pending ones too).
+      bool all_satisfied = true;
+      bool any_never = false;
+      for (const auto& [id, other] : jobs_) {
+        bool named =
+            id == term.job_id
+                ? !term.array_task_id || other->array_task_id() == *term.array_task_id
+                : other->array_job_id() == term.job_id &&
+                      (!term.array_task_id || other->array_task_id() == *term.array_task_id);
+        if (!named) continue;
+        if (other->array_meta()) {
+          if (!term.array_task_id || model::IndexSet::Parse(other->array_pending())
+                                         .value_or({})
+                                         .Contains(*term.array_task_id)) {
+            all_satisfied = false;
+          }
+          continue;
+        }
+        TermState s = Evaluate(term.type, *other, term.delay_secs, now);
+        all_satisfied &= s == TermState::kSatisfied;
+        any_never |= s == TermState::kNever;
+      }
+      state = any_never       ? TermState::kNever
+              : all_satisfied ? TermState::kSatisfied
+                              : TermState::kPending;
+    }
+    satisfied += state == TermState::kSatisfied;
+    never += state == TermState::kNever;
+  }
+  int terms = static_cast<int>(dep->terms.size());
+  if (dep->any) {
+    if (satisfied > 0) return "";
+    return never == terms ? std::string(model::reason::kDependencyNeverSatisfied)
+                          : std::string(model::reason::kDependency);
+  }
+  if (never > 0) return std::string(model::reason::kDependencyNeverSatisfied);
+  return satisfied == terms ? "" : std::string(model::reason::kDependency);
+}
+
+uint32_t ControllerCore::RunningArrayTasks(uint32_t array_job_id) const {
+  uint32_t n = 0;
+  for (const auto& [id, job] : jobs_) {
+    if (job->array_job_id() == array_job_id && !job->array_meta() &&
+        (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED)) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason) {
+  const wire::JobRecord& pending = *jobs_.at(job_id);
+  const conf::PartitionConfig* partition = config_->FindPartition(pending.spec().partition());
+  Result<JobShape> shape = ShapeJob(pending.spec(), *partition, *config_);
+  if (!shape.ok()) {
+    *reason = std::string(model::reason::kPartitionConfig);
+    return false;
+  }
+  std::vector<sched::NodeResources> candidates;
+  std::vector<const NodeRuntime*> runtimes;
+  std::vector<std::string> unavailable;
+  for (const std::string& name : partition->nodes) {
+    const NodeRuntime* n = nodes_.Find(name);
+    if (n == nullptr) continue;
+    if (!n->Usable()) {
+      unavailable.push_back(name);
+      continue;
+    }
+    candidates.push_back(n->Free());
+    runtimes.push_back(n);
+  }
+  // Weight first, then configuration order (stable), as Slurm prefers nodes.
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return candidates[a].weight < candidates[b].weight; });
+  std::vector<sched::NodeResources> ordered;
+  for (size_t i : order) ordered.push_back(candidates[i]);
+
+  std::optional<sched::Placement> placement = sched::FirstFit(ordered, shape->request);
+  if (!placement) {
+    bool blocked_by_down =
+        !unavailable.empty() && (candidates.empty() || shape->request.required_nodes.size() > 0);
+    *reason = blocked_by_down
+                  ? fmt::format("{}, UnavailableNodes:{}", model::reason::kReqNodeNotAvail,
+                                CompressHostlist(unavailable))
+                  : std::string(model::reason::kResources);
+    return false;
+  }
+
+  uint32_t id = pending.array_meta() ? SplitArrayTask(job_id, std::nullopt, effects) : job_id;
+  wire::JobRecord& job = Mutable(id);
+  const sched::ResourceRequest& req = shape->request;
+  job.clear_nodes();
+  job.clear_mem_by_node_mb();
+  for (size_t i : placement->node_indices) {
+    const sched::NodeResources& node = ordered[i];
+    job.add_nodes(node.name);
+    MemoryMb mem =
+        req.whole_node_memory ? runtimes[order[i]]->config->real_memory_mb : req.mem_per_node_mb;
+    if (req.exclusive) mem = runtimes[order[i]]->config->real_memory_mb;
+    job.add_mem_by_node_mb(mem);
+  }
+  const sched::NodeResources& first = ordered[placement->node_indices.front()];
+  uint32_t cpus_per_node = req.exclusive ? first.cpus : req.cpus_per_node;
+  job.set_cpus_per_node(cpus_per_node);
+  job.set_gpus_per_node(req.gpus_per_node);
+  std::string gpu_type = req.gpu_type;
+  if (gpu_type.empty() && req.gpus_per_node > 0) {
+    for (const auto& [type, count] : first.gpus_by_type) {
+      if (count >= req.gpus_per_node) {
+        gpu_type = type;
+        break;
+      }
+    }
+  }
+  job.set_gpu_type(gpu_type);
+  job.set_alloc_cpus(cpus_per_node * job.nodes_size());
+  job.set_alloc_gpus(req.gpus_per_node * job.nodes_size());
+  MemoryMb total_mem = 0;
+  for (uint64_t m : job.mem_by_node_mb()) total_mem += m;
+  job.set_alloc_mem_mb(total_mem);
+  std::string tres = fmt::format("cpu={},mem={},node={},billing={}", job.alloc_cpus(),
+                                 FormatMemoryMb(total_mem), job.nodes_size(), job.alloc_cpus());
+  if (job.alloc_gpus() > 0) {
+    tres += fmt::format(",gres/gpu={}", job.alloc_gpus());
+    if (!gpu_type.empty()) tres += fmt::format(",gres/gpu:{}={}", gpu_type, job.alloc_gpus());
+  }
+  job.set_alloc_tres(tres);
+  job.set_state(wire::JOB_STATE_RUNNING);
+  job.set_reason(std::string(model::reason::kNone));
+  job.set_start_time(now);
+  job.set_end_time(job.time_limit_s() >= 0 ? now + job.time_limit_s() : 0);
+  job.set_last_sched_eval(now);
+  job.set_timed_out(false);
+  job.set_cancel_requested(false);
+  nodes_.Allocate(job);
+  Persist(job, effects);
+  effects.launches.push_back({jobs_.at(id)});
+  return true;
+}
+
+void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
+  std::vector<const wire::JobRecord*> queue;
+  for (const auto& [id, job] : jobs_) {
+    if (job->state() == wire::JOB_STATE_PENDING) queue.push_back(job.get());
+  }
+  std::stable_sort(queue.begin(), queue.end(),
+                   [](const wire::JobRecord* a, const wire::JobRecord* b) {
+                     if (a->priority() != b->priority()) return a->priority() > b->priority();
+                     if (a->submit_time() != b->submit_time())
+                       return a->submit_time() < b->submit_time();
+                     return a->job_id() < b->job_id();
+                   });
+  std::vector<uint32_t> ids;
+  ids.reserve(queue.size());
+  for (const wire::JobRecord* j : queue) ids.push_back(j->job_id());
+
+  std::set<std::string> blocked_partitions;
+  auto set_reason = [&](uint32_t id, std::string_view reason) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second->reason() == reason) return;
+    Mutable(id).set_reason(std::string(reason));
+  };
+  for (uint32_t id : ids) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
+    const wire::JobRecord& job = *it->second;
+    if (job.priority() == 0) continue;  // Held: keeps its JobHeld* reason.
+    if (job.spec().deadline() > 0 && now > job.spec().deadline()) {
+      wire::JobRecord& j = Mutable(id);
+      j.set_reason(std::string(model::reason::kDeadline));
+      j.set_state(wire::JOB_STATE_DEADLINE);
+      j.set_end_time(now);
+      Persist(j, effects);
+      continue;
+    }
+    if (job.spec().begin_time() > now) {
+      set_reason(id, model::reason::kBeginTime);
+      continue;
+    }
+    std::string dep = DependencyReason(job, now);
+    if (!dep.empty()) {
+      set_reason(id, dep);
+      continue;
+    }
+    if (!job.dependency_state().empty()) {
+      wire::JobRecord& j = Mutable(id);
+      j.clear_dependency_state();
+      Persist(j, effects);
+    }
+    const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
+    if (partition == nullptr) {
+      set_reason(id, model::reason::kPartitionConfig);
+      continue;
+    }
+    if (partition->state == "DOWN" || partition->state == "DRAIN") {
+      set_reason(id, model::reason::kPartitionDown);
+      continue;
+    }
+    if (partition->state == "INACTIVE") {
+      set_reason(id, model::reason::kPartitionInactive);
+      continue;
+    }
+    bool over_time = partition->max_time != kInfiniteDuration &&
+                     (job.time_limit_s() < 0 || job.time_limit_s() > partition->max_time);
+    if (over_time) {
+      set_reason(id, model::reason::kPartitionTimeLimit);
+      continue;
+    }
+    if (partition->max_nodes != conf::kUnlimitedCount && job.req_nodes() > partition->max_nodes) {
+      set_reason(id, model::reason::kPartitionNodeLimit);
+      continue;
+    }
+    if (job.req_nodes() > partition->nodes.size()) {
+      set_reason(id, model::reason::kPartitionConfig);
+      continue;
+    }
+    if (blocked_partitions.count(partition->name) > 0) {
+      set_reason(id, model::reason::kPriority);
+      continue;
+    }
+    // An array starts as many tasks as fit (and its %N limit allows).
+    bool is_array = job.array_meta();
+    uint32_t running = is_array ? RunningArrayTasks(id) : 0;
+    uint32_t limit = job.array_max_running();
+    while (true) {
+      auto current = jobs_.find(id);
+      if (current == jobs_.end() || current->second->state() != wire::JOB_STATE_PENDING) break;
+      if (is_array && !current->second->array_meta()) break;
+      if (is_array && limit > 0 && running >= limit) {
+        set_reason(id, model::reason::kJobArrayTaskLimit);
+        break;
+      }
+      std::string reason;
+      if (!TryStart(id, now, effects, &reason)) {
+        set_reason(id, reason);
+        blocked_partitions.insert(partition->name);
+        break;
+      }
+      ++running;
+      if (!is_array) break;
+    }
+  }
+}
+
+}  // namespace rota::ctld
