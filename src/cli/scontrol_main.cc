@@ -1,29 +1,215 @@
-// scontrol: view and change the cluster. This build knows the daemon-free
-// subcommands; the ones that talk to rotactld arrive with the controller.
+// scontrol: view and change the cluster.
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "api/methods.h"
+#include "cli/controller_client.h"
 #include "cli/scontrol_hostlist.h"
+#include "cli/scontrol_show.h"
+#include "common/hostlist.h"
 #include "common/strings.h"
+#include "conf/config_loader.h"
 
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    std::cerr << "Usage: scontrol show hostnames|hostlist|hostlistsorted EXPRESSION\n";
-    return 1;
+namespace {
+
+using rota::EqualsIgnoreCase;
+using rota::cli::ControllerClient;
+
+int Fail(const std::string& message) {
+  std::cerr << "scontrol: error: " << message << "\n";
+  return 1;
+}
+
+std::unique_ptr<ControllerClient> Connect() {
+  auto client = ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    Fail(client.status().message());
+    return nullptr;
   }
-  if (rota::EqualsIgnoreCase(args[0], "show") && args.size() >= 2) {
-    const std::string& entity = args[1];
-    for (const char* e : {"hostnames", "hostlist", "hostlistsorted"}) {
-      if (rota::EqualsIgnoreCase(entity, e)) {
-        return rota::cli::ShowHostlist(e, {args.begin() + 2, args.end()}, std::cout, std::cerr);
-      }
+  return std::move(client).value();
+}
+
+int ShowJobs(const std::vector<std::string>& ids, bool one_liner) {
+  auto client = Connect();
+  if (!client) return 1;
+  rota::wire::ListJobsRequest req;
+  for (const std::string& id : ids) {
+    for (std::string_view piece : rota::Split(id, ',')) req.add_job_ids(std::string(piece));
+  }
+  req.set_include_finished(true);
+  rota::wire::ListJobsResponse resp;
+  rota::Status s = client->Call(rota::api::kListJobs, req, &resp);
+  if (!s.ok()) return Fail(s.message());
+  if (resp.jobs().empty()) {
+    if (!ids.empty()) {
+      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+    std::cout << "No jobs in the system\n";
+    return 0;
+  }
+  for (const auto& job : resp.jobs()) std::cout << rota::cli::FormatJobDetails(job, resp.now(), one_liner);
+  return 0;
+}
+
+int ShowNodes(const std::vector<std::string>& names, bool one_liner) {
+  auto client = Connect();
+  if (!client) return 1;
+  rota::wire::ListNodesResponse resp;
+  rota::Status s = client->Call(rota::api::kListNodes, rota::wire::Empty(), &resp);
+  if (!s.ok()) return Fail(s.message());
+  std::vector<std::string> wanted;
+  if (!names.empty()) {
+    auto expanded = rota::ExpandHostlist(names.front());
+    if (!expanded.ok()) return Fail(expanded.status().message());
+    wanted = *expanded;
+  }
+  bool any = false;
+  for (const auto& n : resp.nodes()) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), n.record().name()) == wanted.end()) continue;
+    std::cout << rota::cli::FormatNodeDetails(n, one_liner);
+    any = true;
+  }
+  if (!any && !names.empty()) return Fail("Node " + names.front() + " not found");
+  return 0;
+}
+
+int ShowPartitions(const std::vector<std::string>& names, bool one_liner) {
+  rota::conf::Diagnostics diags;
+  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags);
+  if (!config.ok()) return Fail(diags.ToString() + config.status().message());
+  bool any = false;
+  for (const auto& p : (*config)->partitions) {
+    if (!names.empty() && p.name != names.front()) continue;
+    std::cout << rota::cli::FormatPartitionDetails(p, **config, one_liner);
+    any = true;
+  }
+  if (!any && !names.empty()) return Fail("Partition " + names.front() + " not found");
+  return 0;
+}
+
+int ShowConfig() {
+  rota::conf::Diagnostics diags;
+  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags);
+  if (!config.ok()) return Fail(diags.ToString() + config.status().message());
+  std::cout << "Configuration data as read from " << (*config)->slurm_conf_path << "\n";
+  for (const auto& [key, value] : (*config)->settings.raw) {
+    std::string padded = key;
+    if (padded.size() < 23) padded.resize(23, ' ');
+    std::cout << padded << " = " << value << "\n";
+  }
+  return 0;
+}
+
+int JobAction(const std::string& action, const std::vector<std::string>& ids,
+              const std::vector<std::pair<std::string, std::string>>& fields = {}) {
+  if (ids.empty()) return Fail("job id required");
+  auto client = Connect();
+  if (!client) return 1;
+  rota::wire::UpdateJobRequest req;
+  for (const std::string& id : ids) {
+    for (std::string_view piece : rota::Split(id, ',')) req.add_job_ids(std::string(piece));
+  }
+  req.set_action(action);
+  for (const auto& [k, v] : fields) (*req.mutable_fields())[k] = v;
+  rota::wire::UpdateJobResponse resp;
+  rota::Status s = client->Call(rota::api::kUpdateJob, req, &resp);
+  if (!s.ok()) return Fail(s.message());
+  for (const std::string& e : resp.errors()) {
+    size_t colon = e.find(": ");
+    std::cerr << e.substr(colon + 2) << " for job " << e.substr(0, colon) << "\n";
+  }
+  return resp.errors().empty() ? 0 : 1;
+}
+
+int Update(const std::vector<std::string>& args) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::string job_id;
+  std::string node;
+  for (const std::string& a : args) {
+    size_t eq = a.find('=');
+    if (eq == std::string::npos) return Fail("Invalid input: " + a);
+    std::string key = a.substr(0, eq);
+    std::string value = a.substr(eq + 1);
+    if (EqualsIgnoreCase(key, "JobId")) {
+      job_id = value;
+    } else if (EqualsIgnoreCase(key, "NodeName")) {
+      node = value;
+    } else {
+      fields.push_back({key, value});
     }
   }
-  std::string command;
-  for (const std::string& a : args) command += (command.empty() ? "" : " ") + a;
-  std::cerr << "scontrol: error: '" << command
-            << "' needs rotactld, which this build does not provide yet\n";
-  return 1;
+  if (!job_id.empty()) return JobAction("", {job_id}, fields);
+  if (node.empty()) return Fail("Update requires JobId= or NodeName=");
+  rota::wire::UpdateNodeRequest req;
+  req.set_nodes(node);
+  for (const auto& [k, v] : fields) {
+    if (EqualsIgnoreCase(k, "State")) {
+      req.set_state(v);
+    } else if (EqualsIgnoreCase(k, "Reason")) {
+      req.set_reason(v);
+    } else {
+      return Fail("Update of node " + k + " is not supported");
+    }
+  }
+  auto client = Connect();
+  if (!client) return 1;
+  rota::wire::Empty resp;
+  rota::Status s = client->Call(rota::api::kUpdateNode, req, &resp);
+  if (!s.ok()) return Fail(s.message());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool one_liner = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-o" || a == "--oneliner") {
+      one_liner = true;
+    } else if (a == "-d" || a == "--details" || a == "-Q" || a == "--quiet") {
+      // Accepted; the default output already carries what Rota has.
+    } else {
+      args.push_back(a);
+    }
+  }
+  if (args.empty()) {
+    std::cerr << "Usage: scontrol [-o] show job|node|partition|config|hostnames|hostlist ...\n"
+                 "       scontrol hold|uhold|release|requeue|requeuehold JOBID\n"
+                 "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
+                 "       scontrol reconfigure\n";
+    return 1;
+  }
+  const std::string& verb = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (EqualsIgnoreCase(verb, "show")) {
+    if (rest.empty()) return Fail("show requires an entity");
+    std::string entity = rest[0];
+    std::vector<std::string> targets(rest.begin() + 1, rest.end());
+    for (const char* e : {"hostnames", "hostlist", "hostlistsorted"}) {
+      if (EqualsIgnoreCase(entity, e)) return rota::cli::ShowHostlist(e, targets, std::cout, std::cerr);
+    }
+    if (EqualsIgnoreCase(entity, "job") || EqualsIgnoreCase(entity, "jobs")) return ShowJobs(targets, one_liner);
+    if (EqualsIgnoreCase(entity, "node") || EqualsIgnoreCase(entity, "nodes")) return ShowNodes(targets, one_liner);
+    if (EqualsIgnoreCase(entity, "partition") || EqualsIgnoreCase(entity, "partitions")) {
+      return ShowPartitions(targets, one_liner);
+    }
+    if (EqualsIgnoreCase(entity, "config")) return ShowConfig();
+    return Fail("invalid entity:" + entity + " for keyword:show");
+  }
+  for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold"}) {
+    if (EqualsIgnoreCase(verb, action)) return JobAction(action, rest);
+  }
+  if (EqualsIgnoreCase(verb, "update")) return Update(rest);
+  if (EqualsIgnoreCase(verb, "reconfigure")) {
+    auto client = Connect();
+    if (!client) return 1;
+    rota::wire::Empty resp;
+    rota::Status s = client->Call(rota::api::kReconfigure, rota::wire::Empty(), &resp);
+    return s.ok() ? 0 : Fail(s.message());
+  }
+  return Fail("invalid keyword: " + verb);
 }

@@ -86,10 +86,13 @@ TEST(ScontrolHostlistTest, MalformedExpressionFails) {
   EXPECT_EQ(r.out.rfind("scontrol: error: ", 0), 0u) << r.out;
 }
 
-TEST(ScontrolHostlistTest, DaemonCommandsSayWhatIsMissing) {
+TEST(ScontrolHostlistTest, ControllerCommandsFailClearlyWithoutConfiguration) {
+  setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
   RunResult r = RunProgram("scontrol", {"show", "job"});
+  unsetenv("SLURM_CONF");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("needs rotactld"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("scontrol: error: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("/nonexistent/slurm.conf: cannot read file"), std::string::npos) << r.out;
 }
 
 fs::path Examples() { return testing::SharedDir() / "examples"; }

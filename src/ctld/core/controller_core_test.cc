@@ -346,7 +346,7 @@ TEST_F(ControllerCoreTest, NodeDrainNeedsReasonAndStopsScheduling) {
   uint32_t id = SubmitOk();
   Tick();
   EXPECT_EQ(Job(id).reason(), "ReqNodeNotAvail, UnavailableNodes:n[1-2]");
-  EXPECT_EQ(core_->nodes().Find("n2")->StateName(), "DRAINED");
+  EXPECT_EQ(core_->nodes().Find("n2")->StateName(), "IDLE+DRAIN");
   wire::UpdateNodeRequest resume;
   resume.set_nodes("n2");
   resume.set_state("RESUME");

@@ -8,13 +8,23 @@
 namespace rota::ctld {
 
 std::string NodeRuntime::StateName() const {
-  bool busy = running_jobs > 0;
-  if (admin_down) return "DOWN";
-  if (drain) return busy ? "DRAINING" : "DRAINED";
-  if (!responding) return "UNKNOWN";
-  if (!busy) return "IDLE";
-  bool full = alloc_cpus >= config->cpus;
-  return full ? "ALLOCATED" : "MIXED";
+  // scontrol's form: a base state, "+DRAIN" when drained or draining, and "*"
+  // when the node daemon does not answer.
+  std::string base;
+  if (admin_down) {
+    base = "DOWN";
+  } else if (!responding && boot_time == 0) {
+    base = "UNKNOWN";
+  } else if (!responding) {
+    base = "DOWN";
+  } else if (running_jobs == 0) {
+    base = "IDLE";
+  } else {
+    base = alloc_cpus >= config->cpus ? "ALLOCATED" : "MIXED";
+  }
+  if (drain) base += "+DRAIN";
+  if (!responding) base += "*";
+  return base;
 }
 
 uint32_t NodeRuntime::AllocGpus() const {

@@ -29,7 +29,8 @@ struct NodeRuntime {
   uint32_t running_jobs = 0;
 
   bool Usable() const { return responding && !drain && !admin_down; }
-  // IDLE, MIXED, ALLOCATED, DOWN, DRAINED, DRAINING, UNKNOWN — as sinfo/scontrol name them.
+  // As scontrol prints it: IDLE, MIXED, ALLOCATED, DOWN, UNKNOWN, with "+DRAIN"
+  // and a "*" suffix when the node daemon does not answer ("IDLE+DRAIN", "DOWN*").
   std::string StateName() const;
   sched::NodeResources Free() const;
   uint32_t AllocGpus() const;

@@ -1,22 +1,27 @@
 // rotactld: the Rota controller.
 #include <getopt.h>
+#include <signal.h>
 
 #include <cstdio>
 #include <iostream>
 #include <string>
 
+#include "common/log.h"
 #include "conf/config_loader.h"
 #include "ctld/server/check_config.h"
+#include "ctld/server/controller_daemon.h"
 
 namespace {
 
 void Usage(FILE* to) {
   std::fprintf(to,
-               "Usage: rotactld [-f slurm.conf] [--check-config]\n"
+               "Usage: rotactld [-D] [-f slurm.conf] [--check-config] [-v]\n"
                "  -f, --config FILE   configuration file (default: $SLURM_CONF or "
                "/etc/slurm/slurm.conf)\n"
                "      --check-config  validate the configuration, print every error and "
                "warning, start nothing\n"
+               "  -D                  run in the foreground (the only mode for now)\n"
+               "  -v                  more log output\n"
                "  -h, --help          this text\n");
 }
 
@@ -25,6 +30,7 @@ void Usage(FILE* to) {
 int main(int argc, char** argv) {
   std::string conf_path = rota::conf::DefaultSlurmConfPath();
   bool check_only = false;
+  std::string level = "info";
   enum { kCheckConfig = 1000 };
   const option long_options[] = {
       {"config", required_argument, nullptr, 'f'},
@@ -33,20 +39,14 @@ int main(int argc, char** argv) {
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "f:h", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "f:hDv", long_options, nullptr)) != -1) {
     switch (c) {
-      case 'f':
-        conf_path = optarg;
-        break;
-      case kCheckConfig:
-        check_only = true;
-        break;
-      case 'h':
-        Usage(stdout);
-        return 0;
-      default:
-        Usage(stderr);
-        return 1;
+      case 'f': conf_path = optarg; break;
+      case kCheckConfig: check_only = true; break;
+      case 'D': break;
+      case 'v': level = "debug"; break;
+      case 'h': Usage(stdout); return 0;
+      default: Usage(stderr); return 1;
     }
   }
   if (optind < argc) {
@@ -54,9 +54,24 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (check_only) return rota::ctld::CheckConfig(conf_path, std::cout, std::cerr);
-  // The controller service itself (RPC, state loop, durable state) is not built yet.
-  std::fprintf(stderr,
-               "rotactld: the controller service is not available in this build; only "
-               "--check-config works\n");
-  return 1;
+
+  rota::InitLogging("rotactld", level);
+  // Signals are taken synchronously below; block them before any thread starts.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto daemon = rota::ctld::ControllerDaemon::Start({conf_path});
+  if (!daemon.ok()) {
+    spdlog::critical("cannot start: {}", daemon.status().message());
+    return 1;
+  }
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  spdlog::info("signal {}: stopping", received);
+  (*daemon)->Stop();
+  return 0;
 }

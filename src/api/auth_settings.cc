@@ -1,0 +1,22 @@
+#include "api/auth_settings.h"
+
+#include <filesystem>
+
+#include "common/strings.h"
+
+namespace rota::api {
+
+auth::AuthSettings AuthSettingsFor(const conf::ClusterConfig& config) {
+  auth::AuthSettings s;
+  s.auth_type = config.settings.auth_type;
+  s.key_path = (std::filesystem::path(config.slurm_conf_path).parent_path() / "slurm.key").string();
+  auto info = config.settings.raw.find("AuthInfo");
+  if (info != config.settings.raw.end()) {
+    for (std::string_view item : Split(info->second, ',')) {
+      if (StartsWithIgnoreCase(item, "socket=")) s.munge_socket = std::string(item.substr(7));
+    }
+  }
+  return s;
+}
+
+}  // namespace rota::api

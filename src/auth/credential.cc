@@ -1,0 +1,88 @@
+#include "auth/credential.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "auth/munge_auth.h"
+#include "auth/none_auth.h"
+#include "auth/slurm_key_auth.h"
+#include "auth/slurm_key_file.h"
+#include "common/log.h"
+
+namespace rota::auth {
+namespace {
+
+Identity ProcessIdentity() {
+  return Identity{.uid = static_cast<uint32_t>(geteuid()), .gid = static_cast<uint32_t>(getegid())};
+}
+
+Status UnknownAuthType(const AuthSettings& settings) {
+  return InvalidArgument(fmt::format(
+      "unknown AuthType \"{}\"; expected auth/munge, auth/slurm or auth/none", settings.auth_type));
+}
+
+Result<std::shared_ptr<const SlurmKey>> LoadConfiguredKey(const AuthSettings& settings) {
+  if (settings.key_path.empty()) {
+    return InvalidArgument("auth/slurm needs the path of its key file (slurm.key)");
+  }
+  return LoadSlurmKey(settings.key_path);
+}
+
+}  // namespace
+
+int64_t SystemUnixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string RpcBindingBytes(uint16_t method, std::string_view body) {
+  std::string bytes;
+  bytes.reserve(2 + body.size());
+  bytes.push_back(static_cast<char>(method & 0xff));
+  bytes.push_back(static_cast<char>(method >> 8));
+  bytes.append(body);
+  return bytes;
+}
+
+Status PermissionDenied(std::string why) {
+  return Status(StatusCode::kPermissionDenied, std::move(why));
+}
+
+Result<std::unique_ptr<CredentialIssuer>> MakeIssuer(const AuthSettings& settings) {
+  if (settings.auth_type == "auth/slurm") {
+    auto key = LoadConfiguredKey(settings);
+    if (!key.ok()) return key.status();
+    return std::unique_ptr<CredentialIssuer>(
+        std::make_unique<SlurmKeyIssuer>(std::move(key).value(), ProcessIdentity()));
+  }
+  if (settings.auth_type == "auth/munge") {
+    return std::unique_ptr<CredentialIssuer>(std::make_unique<MungeIssuer>(settings.munge_socket));
+  }
+  if (settings.auth_type == "auth/none") {
+    return std::unique_ptr<CredentialIssuer>(std::make_unique<NoneIssuer>(ProcessIdentity()));
+  }
+  return UnknownAuthType(settings);
+}
+
+Result<std::unique_ptr<CredentialVerifier>> MakeVerifier(const AuthSettings& settings) {
+  if (settings.auth_type == "auth/slurm") {
+    auto key = LoadConfiguredKey(settings);
+    if (!key.ok()) return key.status();
+    return std::unique_ptr<CredentialVerifier>(
+        std::make_unique<SlurmKeyVerifier>(std::move(key).value()));
+  }
+  if (settings.auth_type == "auth/munge") {
+    return std::unique_ptr<CredentialVerifier>(
+        std::make_unique<MungeVerifier>(settings.munge_socket));
+  }
+  if (settings.auth_type == "auth/none") {
+    spdlog::warn("AuthType=auth/none: requests are NOT authenticated; anyone can act as root");
+    return std::unique_ptr<CredentialVerifier>(std::make_unique<NoneVerifier>());
+  }
+  return UnknownAuthType(settings);
+}
+
+}  // namespace rota::auth

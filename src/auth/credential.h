@@ -1,0 +1,84 @@
+#pragma once
+
+// Credentials: every RPC carries one, naming the uid/gid of the process that
+// sent it and bound to the request's bytes (method id + body), so a credential
+// cannot be lifted onto another request. Three mechanisms sit behind two small
+// interfaces:
+//   auth/munge  libmunge; munged supplies identity, TTL and replay protection.
+//   auth/slurm  a shared key file (slurm.key) and HMAC-SHA256; TTL and replay
+//               cache are ours (slurm_key_auth.h).
+//   auth/none   unsigned, for tests only (none_auth.h). NEVER in production:
+//               anyone can claim to be root.
+//
+// Typical use:
+//   client:     cred = issuer->Issue(RpcBindingBytes(method, body));
+//   controller: id = verifier->Verify(cred, RpcBindingBytes(method, body), now);
+// Every refusal is a Status with code kPermissionDenied saying why.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace rota::auth {
+
+// Who sent a request, as vouched for by its credential.
+struct Identity {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  bool operator==(const Identity&) const = default;
+};
+
+// The slurm.conf keys that choose and configure the mechanism.
+struct AuthSettings {
+  std::string auth_type = "auth/munge";  // "auth/slurm" | "auth/munge" | "auth/none"
+  // auth/slurm: the shared key file. Slurm keeps it as slurm.key beside
+  // slurm.conf; the caller resolves that default (auth does not read slurm.conf).
+  std::string key_path;
+  // auth/munge: munged's socket; empty means libmunge's default
+  // (/run/munge/munge.socket.2).
+  std::string munge_socket;
+};
+
+// Seconds since the Unix epoch. Injected so tests can move time by hand.
+using UnixClock = std::function<int64_t()>;
+int64_t SystemUnixNow();
+
+// The bytes a request's credential is bound to: the method id (2 bytes,
+// little-endian) followed by the serialized request body. Client and server
+// must build them the same way, hence one function.
+std::string RpcBindingBytes(uint16_t method, std::string_view body);
+
+// Creates credentials for the calling process's identity (effective uid/gid,
+// which is what munged reports too). Thread-safe.
+class CredentialIssuer {
+ public:
+  virtual ~CredentialIssuer() = default;
+  // A credential bound to `bound_bytes` (see RpcBindingBytes). Opaque bytes.
+  virtual Result<std::string> Issue(std::string_view bound_bytes) = 0;
+};
+
+// Checks credentials. Thread-safe: called from several RPC threads at once.
+class CredentialVerifier {
+ public:
+  virtual ~CredentialVerifier() = default;
+  // The identity a credential vouches for, if it is genuine, bound to exactly
+  // `bound_bytes`, within its time to live at `now_unix` and not seen before.
+  // Errors: kPermissionDenied with the reason; kUnavailable when the mechanism
+  // itself is down (munged unreachable, replay cache full).
+  virtual Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
+                                  int64_t now_unix) = 0;
+};
+
+// Builds the mechanism named by settings.auth_type. auth/slurm loads and checks
+// the key file here, so a bad key fails at start-up, not at the first request.
+Result<std::unique_ptr<CredentialIssuer>> MakeIssuer(const AuthSettings& settings);
+Result<std::unique_ptr<CredentialVerifier>> MakeVerifier(const AuthSettings& settings);
+
+// Status helper: kPermissionDenied with `why`.
+Status PermissionDenied(std::string why);
+
+}  // namespace rota::auth

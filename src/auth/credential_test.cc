@@ -1,0 +1,101 @@
+// The factory and auth/none.
+
+#include "auth/credential.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth/none_auth.h"
+#include "testing/temp_dir.h"
+
+namespace rota::auth {
+namespace {
+
+using ::testing::HasSubstr;
+
+// GCC warns about designated initializers that leave members out, so tests
+// build settings through this.
+AuthSettings Settings(std::string auth_type, std::string key_path = "") {
+  AuthSettings settings;
+  settings.auth_type = std::move(auth_type);
+  settings.key_path = std::move(key_path);
+  return settings;
+}
+
+TEST(RpcBindingBytesTest, MethodThenBody) {
+  EXPECT_EQ(RpcBindingBytes(0x0102, "xy"), std::string("\x02\x01xy", 4));
+  EXPECT_NE(RpcBindingBytes(1, "ab"), RpcBindingBytes(2, "ab"));
+}
+
+TEST(NoneAuthTest, RoundTripClaimsAnyone) {
+  NoneIssuer issuer({.uid = 0, .gid = 0});
+  NoneVerifier verifier;
+  auto credential = issuer.Issue("ignored");
+  ASSERT_TRUE(credential.ok());
+  EXPECT_EQ(*credential, "none:0:0");
+  auto identity = verifier.Verify(*credential, "anything", 0);
+  ASSERT_TRUE(identity.ok());
+  EXPECT_EQ(*identity, (Identity{.uid = 0, .gid = 0}));
+  EXPECT_EQ(*verifier.Verify("none:4294967295:7", "", 0), (Identity{.uid = 4294967295u, .gid = 7}));
+}
+
+TEST(NoneAuthTest, MalformedIsRefused) {
+  NoneVerifier verifier;
+  for (std::string_view bad : {"", "none:", "none:1", "none:1:", "none::1", "none:1:2:3",
+                               "none:-1:2", "none:4294967296:0", "slurm:1:2"}) {
+    auto identity = verifier.Verify(bad, "", 0);
+    ASSERT_FALSE(identity.ok()) << bad;
+    EXPECT_EQ(identity.status().code(), StatusCode::kPermissionDenied);
+  }
+}
+
+TEST(AuthFactoryTest, NoneUsesProcessIdentity) {
+  auto issuer = MakeIssuer(Settings("auth/none"));
+  auto verifier = MakeVerifier(Settings("auth/none"));
+  ASSERT_TRUE(issuer.ok() && verifier.ok());
+  auto identity = (*verifier)->Verify(*(*issuer)->Issue("x"), "x", 0);
+  ASSERT_TRUE(identity.ok());
+  EXPECT_EQ(identity->uid, geteuid());
+  EXPECT_EQ(identity->gid, getegid());
+}
+
+TEST(AuthFactoryTest, SlurmLoadsKeyAndRoundTrips) {
+  rota::testing::TempDir dir;
+  std::string key_path = dir.Write("slurm.key", std::string(48, 'z'));
+  ASSERT_EQ(chmod(key_path.c_str(), 0600), 0);
+  AuthSettings settings = Settings("auth/slurm", key_path);
+  auto issuer = MakeIssuer(settings);
+  auto verifier = MakeVerifier(settings);
+  ASSERT_TRUE(issuer.ok()) << issuer.status().ToString();
+  ASSERT_TRUE(verifier.ok()) << verifier.status().ToString();
+  const std::string bound = RpcBindingBytes(3, "body");
+  auto identity = (*verifier)->Verify(*(*issuer)->Issue(bound), bound, SystemUnixNow());
+  ASSERT_TRUE(identity.ok()) << identity.status().ToString();
+  EXPECT_EQ(identity->uid, geteuid());
+}
+
+TEST(AuthFactoryTest, SlurmRefusesLooseKeyAtConstruction) {
+  rota::testing::TempDir dir;
+  std::string key_path = dir.Write("slurm.key", std::string(48, 'z'));
+  ASSERT_EQ(chmod(key_path.c_str(), 0644), 0);
+  auto verifier = MakeVerifier(Settings("auth/slurm", key_path));
+  ASSERT_FALSE(verifier.ok());
+  EXPECT_EQ(verifier.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_THAT(verifier.status().message(), HasSubstr("0644"));
+}
+
+TEST(AuthFactoryTest, SlurmWithoutKeyPathFails) {
+  EXPECT_FALSE(MakeIssuer(Settings("auth/slurm")).ok());
+}
+
+TEST(AuthFactoryTest, UnknownTypeFails) {
+  auto issuer = MakeIssuer(Settings("auth/kerberos"));
+  ASSERT_FALSE(issuer.ok());
+  EXPECT_THAT(issuer.status().message(), HasSubstr("auth/kerberos"));
+  EXPECT_FALSE(MakeVerifier(Settings("")).ok());
+}
+
+}  // namespace
+}  // namespace rota::auth

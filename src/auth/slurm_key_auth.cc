@@ -1,0 +1,139 @@
+#include "auth/slurm_key_auth.h"
+
+#include <fmt/format.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include <cstring>
+#include <utility>
+
+#include "auth/sha256.h"
+
+namespace rota::auth {
+namespace {
+
+constexpr uint8_t kFormatVersion = 1;
+constexpr size_t kVersionOffset = 0;
+constexpr size_t kUidOffset = 1;
+constexpr size_t kGidOffset = 5;
+constexpr size_t kIssuedAtOffset = 9;
+constexpr size_t kNonceOffset = 17;
+constexpr size_t kDigestOffset = 33;
+constexpr size_t kPayloadSize = 65;
+constexpr size_t kMacSize = 32;
+static_assert(kPayloadSize + kMacSize == kSlurmCredentialSize);
+
+void PutLe(std::string& out, size_t offset, uint64_t value, size_t width) {
+  for (size_t i = 0; i < width; ++i) out[offset + i] = static_cast<char>((value >> (8 * i)) & 0xff);
+}
+
+uint64_t GetLe(std::string_view in, size_t offset, size_t width) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < width; ++i) {
+    value |= uint64_t{static_cast<uint8_t>(in[offset + i])} << (8 * i);
+  }
+  return value;
+}
+
+using Mac = std::array<uint8_t, kMacSize>;
+
+Mac ComputeMac(const SlurmKey& key, std::string_view payload) {
+  Mac mac{};
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.bytes().data(), static_cast<int>(key.bytes().size()),
+       reinterpret_cast<const unsigned char*>(payload.data()), payload.size(), mac.data(), &length);
+  return mac;
+}
+
+}  // namespace
+
+SlurmKeyIssuer::SlurmKeyIssuer(std::shared_ptr<const SlurmKey> key, Identity self, UnixClock clock)
+    : key_(std::move(key)), self_(self), clock_(std::move(clock)) {}
+
+Result<std::string> SlurmKeyIssuer::Issue(std::string_view bound_bytes) {
+  std::string credential(kSlurmCredentialSize, '\0');
+  credential[kVersionOffset] = static_cast<char>(kFormatVersion);
+  PutLe(credential, kUidOffset, self_.uid, 4);
+  PutLe(credential, kGidOffset, self_.gid, 4);
+  PutLe(credential, kIssuedAtOffset, static_cast<uint64_t>(clock_()), 8);
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(&credential[kNonceOffset]),
+                 sizeof(ReplayCache::Nonce)) != 1) {
+    return Internal("auth/slurm: the random number generator failed to produce a nonce");
+  }
+  const Sha256Digest digest = Sha256(bound_bytes);
+  std::memcpy(&credential[kDigestOffset], digest.data(), digest.size());
+  const Mac mac = ComputeMac(*key_, std::string_view(credential).substr(0, kPayloadSize));
+  std::memcpy(&credential[kPayloadSize], mac.data(), mac.size());
+  return credential;
+}
+
+SlurmKeyVerifier::SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key)
+    : SlurmKeyVerifier(std::move(key), Options{}) {}
+
+SlurmKeyVerifier::SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key, Options options)
+    : key_(std::move(key)), options_(options), replay_cache_(options.max_replay_entries) {}
+
+Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::string_view bound_bytes,
+                                          int64_t now_unix) {
+  if (credential.size() != kSlurmCredentialSize) {
+    return PermissionDenied(fmt::format("malformed credential: {} bytes, expected {}",
+                                        credential.size(), kSlurmCredentialSize));
+  }
+  const auto version = static_cast<uint8_t>(credential[kVersionOffset]);
+  if (version != kFormatVersion) {
+    return PermissionDenied(
+        fmt::format("malformed credential: format version {}, this verifier knows {}", version,
+                    kFormatVersion));
+  }
+  // The MAC first: nothing else in an unauthenticated payload is worth reading.
+  const Mac expected = ComputeMac(*key_, credential.substr(0, kPayloadSize));
+  if (CRYPTO_memcmp(expected.data(), credential.data() + kPayloadSize, kMacSize) != 0) {
+    return PermissionDenied(
+        "bad MAC: credential forged, altered, or signed with a different slurm.key");
+  }
+
+  const auto issued_at = static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8));
+  // Compare against now +/- limits rather than subtracting from issued_at, which
+  // could overflow for absurd values.
+  if (issued_at < now_unix - options_.ttl_seconds) {
+    return PermissionDenied(
+        fmt::format("expired credential: issued at {}, now {}; its time to live is {} s", issued_at,
+                    now_unix, options_.ttl_seconds));
+  }
+  if (issued_at > now_unix + options_.max_future_skew_seconds) {
+    return PermissionDenied(fmt::format(
+        "credential issued in the future (issued at {}, now {}): clocks differ by more than {} s",
+        issued_at, now_unix, options_.max_future_skew_seconds));
+  }
+
+  const Sha256Digest digest = Sha256(bound_bytes);
+  if (CRYPTO_memcmp(digest.data(), credential.data() + kDigestOffset, digest.size()) != 0) {
+    return PermissionDenied(
+        "digest mismatch: credential was issued for a different request (method or body)");
+  }
+
+  // Last, so that a credential refused above never occupies the cache.
+  ReplayCache::Nonce nonce;
+  std::memcpy(nonce.data(), credential.data() + kNonceOffset, nonce.size());
+  switch (replay_cache_.Insert(nonce, issued_at + options_.ttl_seconds, now_unix)) {
+    case ReplayCache::Outcome::kFresh:
+      break;
+    case ReplayCache::Outcome::kReplayed:
+      return PermissionDenied("replayed credential: this credential was already used");
+    case ReplayCache::Outcome::kExpired:
+      return PermissionDenied(
+          fmt::format("expired credential: issued at {}, its time to live of {} s ran out",
+                      issued_at, options_.ttl_seconds));
+    case ReplayCache::Outcome::kFull:
+      return Status(StatusCode::kUnavailable,
+                    fmt::format("replay cache full ({} credentials within {} s); retry later",
+                                options_.max_replay_entries, options_.ttl_seconds));
+  }
+
+  return Identity{.uid = static_cast<uint32_t>(GetLe(credential, kUidOffset, 4)),
+                  .gid = static_cast<uint32_t>(GetLe(credential, kGidOffset, 4))};
+}
+
+}  // namespace rota::auth

@@ -1,0 +1,64 @@
+#pragma once
+
+// auth/slurm: credentials signed with a shared key (slurm.key).
+//
+// Wire format (little-endian), 97 bytes:
+//   payload: u8 version (=1) | u32 uid | u32 gid | i64 issued_at (Unix s)
+//            | 16-byte random nonce | SHA-256 of the bound bytes
+//   mac:     HMAC-SHA256(key, payload)
+// Anyone holding the key can vouch for any uid, which is why the key file must
+// be readable by its owner only (slurm_key_file.h).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "auth/credential.h"
+#include "auth/replay_cache.h"
+#include "auth/slurm_key_file.h"
+
+namespace rota::auth {
+
+inline constexpr size_t kSlurmCredentialSize = 97;
+
+class SlurmKeyIssuer final : public CredentialIssuer {
+ public:
+  // `self` is the identity every credential names; `clock` stamps issued_at.
+  SlurmKeyIssuer(std::shared_ptr<const SlurmKey> key, Identity self,
+                 UnixClock clock = SystemUnixNow);
+
+  Result<std::string> Issue(std::string_view bound_bytes) override;
+
+ private:
+  const std::shared_ptr<const SlurmKey> key_;
+  const Identity self_;
+  const UnixClock clock_;
+};
+
+class SlurmKeyVerifier final : public CredentialVerifier {
+ public:
+  struct Options {
+    int64_t ttl_seconds = 300;              // Older credentials are expired.
+    int64_t max_future_skew_seconds = 300;  // Credentials dated further ahead are refused.
+    // Credentials accepted within one TTL beyond which Verify fails closed
+    // (kUnavailable). ~100 bytes each: the default bounds the cache near 100 MiB.
+    size_t max_replay_entries = size_t{1} << 20;
+  };
+
+  explicit SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key);
+  SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key, Options options);
+
+  Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
+                          int64_t now_unix) override;
+
+  // Nonces remembered now (for tests and diagnostics).
+  size_t replay_cache_size() const { return replay_cache_.size(); }
+
+ private:
+  const std::shared_ptr<const SlurmKey> key_;
+  const Options options_;
+  ReplayCache replay_cache_;
+};
+
+}  // namespace rota::auth

@@ -1,0 +1,166 @@
+#include "auth/slurm_key_auth.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace rota::auth {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kNow = 1'700'000'000;
+constexpr Identity kAlice{.uid = 1001, .gid = 100};
+
+std::shared_ptr<const SlurmKey> KeyOf(char fill) {
+  return std::make_shared<const SlurmKey>(std::string(64, fill));
+}
+
+class SlurmKeyAuthTest : public ::testing::Test {
+ protected:
+  // Issues as alice with the clock reading `issued_at`.
+  std::string IssueAt(int64_t issued_at, std::string_view bound) {
+    SlurmKeyIssuer issuer(key_, kAlice, [issued_at] { return issued_at; });
+    auto credential = issuer.Issue(bound);
+    EXPECT_TRUE(credential.ok()) << credential.status().ToString();
+    return credential.value_or("");
+  }
+
+  void ExpectDenied(const Result<Identity>& result, std::string_view why) {
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), StatusCode::kPermissionDenied);
+    EXPECT_THAT(result.status().message(), HasSubstr(std::string(why)));
+  }
+
+  std::shared_ptr<const SlurmKey> key_ = KeyOf('a');
+  SlurmKeyVerifier verifier_{key_};
+  const std::string bound_ = RpcBindingBytes(7, "request body");
+};
+
+TEST_F(SlurmKeyAuthTest, RoundTrip) {
+  std::string credential = IssueAt(kNow, bound_);
+  EXPECT_EQ(credential.size(), kSlurmCredentialSize);
+  auto identity = verifier_.Verify(credential, bound_, kNow);
+  ASSERT_TRUE(identity.ok()) << identity.status().ToString();
+  EXPECT_EQ(*identity, kAlice);
+}
+
+TEST_F(SlurmKeyAuthTest, EachCredentialHasAFreshNonce) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 100; ++i) seen.insert(IssueAt(kNow, bound_));
+  EXPECT_EQ(seen.size(), 100u);
+}
+
+TEST_F(SlurmKeyAuthTest, TamperedMacIsRefused) {
+  std::string credential = IssueAt(kNow, bound_);
+  credential.back() ^= 0x01;
+  ExpectDenied(verifier_.Verify(credential, bound_, kNow), "bad MAC");
+}
+
+TEST_F(SlurmKeyAuthTest, TamperedUidIsRefused) {
+  std::string credential = IssueAt(kNow, bound_);
+  credential[1] = 0;  // Low byte of the uid: 1001 -> 1000 (would be someone else).
+  credential[2] = 0;
+  ExpectDenied(verifier_.Verify(credential, bound_, kNow), "bad MAC");
+}
+
+TEST_F(SlurmKeyAuthTest, EveryTamperedByteIsRefused) {
+  const std::string credential = IssueAt(kNow, bound_);
+  for (size_t i = 0; i < credential.size(); ++i) {
+    std::string altered = credential;
+    altered[i] ^= 0x80;
+    EXPECT_FALSE(verifier_.Verify(altered, bound_, kNow).ok()) << "byte " << i;
+  }
+}
+
+TEST_F(SlurmKeyAuthTest, OtherKeyIsRefused) {
+  SlurmKeyIssuer stranger(KeyOf('b'), kAlice, [] { return kNow; });
+  auto credential = stranger.Issue(bound_);
+  ASSERT_TRUE(credential.ok());
+  ExpectDenied(verifier_.Verify(*credential, bound_, kNow), "bad MAC");
+}
+
+TEST_F(SlurmKeyAuthTest, WrongBoundBytesAreRefused) {
+  std::string credential = IssueAt(kNow, bound_);
+  ExpectDenied(verifier_.Verify(credential, RpcBindingBytes(7, "other body"), kNow),
+               "digest mismatch");
+  ExpectDenied(verifier_.Verify(credential, RpcBindingBytes(8, "request body"), kNow),
+               "digest mismatch");
+  // A refused attempt does not burn the credential for its real request.
+  EXPECT_TRUE(verifier_.Verify(credential, bound_, kNow).ok());
+}
+
+TEST_F(SlurmKeyAuthTest, ExpiresAfterFiveMinutes) {
+  EXPECT_TRUE(verifier_.Verify(IssueAt(kNow - 300, bound_), bound_, kNow).ok());
+  ExpectDenied(verifier_.Verify(IssueAt(kNow - 301, bound_), bound_, kNow), "expired");
+}
+
+TEST_F(SlurmKeyAuthTest, FutureDatedBeyondSkewIsRefused) {
+  EXPECT_TRUE(verifier_.Verify(IssueAt(kNow + 300, bound_), bound_, kNow).ok());
+  ExpectDenied(verifier_.Verify(IssueAt(kNow + 301, bound_), bound_, kNow), "in the future");
+}
+
+TEST_F(SlurmKeyAuthTest, AbsurdTimestampsDoNotOverflow) {
+  ExpectDenied(verifier_.Verify(IssueAt(INT64_MIN, bound_), bound_, kNow), "expired");
+  ExpectDenied(verifier_.Verify(IssueAt(INT64_MAX, bound_), bound_, kNow), "in the future");
+}
+
+TEST_F(SlurmKeyAuthTest, ReplayIsRefused) {
+  std::string credential = IssueAt(kNow, bound_);
+  ASSERT_TRUE(verifier_.Verify(credential, bound_, kNow).ok());
+  ExpectDenied(verifier_.Verify(credential, bound_, kNow + 1), "replayed credential");
+  // And once it has expired, it is refused as expired.
+  ExpectDenied(verifier_.Verify(credential, bound_, kNow + 301), "expired");
+}
+
+TEST_F(SlurmKeyAuthTest, ReplayCacheEvictsExpiredNonces) {
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(verifier_.Verify(IssueAt(kNow, bound_), bound_, kNow).ok());
+  }
+  EXPECT_EQ(verifier_.replay_cache_size(), 1000u);
+  ASSERT_TRUE(verifier_.Verify(IssueAt(kNow + 301, bound_), bound_, kNow + 301).ok());
+  EXPECT_EQ(verifier_.replay_cache_size(), 1u);
+}
+
+TEST_F(SlurmKeyAuthTest, FullReplayCacheFailsClosed) {
+  SlurmKeyVerifier::Options options;
+  options.max_replay_entries = 2;
+  SlurmKeyVerifier small(key_, options);
+  ASSERT_TRUE(small.Verify(IssueAt(kNow, bound_), bound_, kNow).ok());
+  ASSERT_TRUE(small.Verify(IssueAt(kNow, bound_), bound_, kNow).ok());
+  auto third = small.Verify(IssueAt(kNow, bound_), bound_, kNow);
+  ASSERT_FALSE(third.ok());
+  EXPECT_EQ(third.status().code(), StatusCode::kUnavailable);
+}
+
+TEST_F(SlurmKeyAuthTest, MalformedCredentialsAreRefused) {
+  ExpectDenied(verifier_.Verify("", bound_, kNow), "malformed");
+  ExpectDenied(verifier_.Verify(std::string(96, 'x'), bound_, kNow), "malformed");
+  ExpectDenied(verifier_.Verify(std::string(98, 'x'), bound_, kNow), "malformed");
+  std::string wrong_version = IssueAt(kNow, bound_);
+  wrong_version[0] = 2;
+  ExpectDenied(verifier_.Verify(wrong_version, bound_, kNow), "version 2");
+}
+
+TEST_F(SlurmKeyAuthTest, ConcurrentVerifiersAcceptEachCredentialOnce) {
+  std::vector<std::string> credentials;
+  for (int i = 0; i < 200; ++i) credentials.push_back(IssueAt(kNow, bound_));
+  std::atomic<int> accepted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (const std::string& credential : credentials) {
+        if (verifier_.Verify(credential, bound_, kNow).ok()) ++accepted;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(accepted.load(), 200);
+}
+
+}  // namespace
+}  // namespace rota::auth

@@ -1,0 +1,64 @@
+#include "cli/controller_client.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "api/auth_settings.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+
+namespace rota::cli {
+namespace {
+
+// A command must not fail on a warning a site lives with; errors still stop it.
+Result<std::shared_ptr<const conf::ClusterConfig>> LoadQuietly(const std::string& path) {
+  conf::Diagnostics diags;
+  auto config = conf::LoadClusterConfig(path, diags);
+  if (!config.ok()) return InvalidArgument(diags.ToString() + config.status().message());
+  return config;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(const std::string& slurm_conf_path) {
+  std::unique_ptr<ControllerClient> c(new ControllerClient());
+  auto config = LoadQuietly(slurm_conf_path);
+  if (!config.ok()) return config.status();
+  c->config_ = *config;
+  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(*c->config_));
+  if (!issuer.ok()) return issuer.status();
+  c->issuer_ = std::move(issuer).value();
+  if (const char* t = std::getenv("SLURM_CLIENT_TIMEOUT"); t != nullptr) {
+    if (std::optional<uint64_t> secs = ParseUint(t)) c->timeout_ = std::chrono::seconds(*secs);
+  }
+  return c;
+}
+
+Status ControllerClient::Connect() {
+  Status last = Status(StatusCode::kUnavailable, "no controller configured");
+  for (const conf::ControllerHost& host : config_->settings.controllers) {
+    std::string address = host.address.empty() ? host.name : host.address;
+    last = rpc_.Connect(address, config_->settings.slurmctld_port, std::chrono::seconds(5));
+    if (last.ok()) return last;
+  }
+  return Status(StatusCode::kUnavailable,
+                fmt::format("Unable to contact slurm controller (connect failure): {}", last.message()));
+}
+
+Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& request,
+                              google::protobuf::Message* response) {
+  if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
+  std::string body = request.SerializeAsString();
+  Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
+  if (!credential.ok()) return credential.status();
+  Result<rpc::Response> answer = rpc_.Call(method, *credential, body, timeout_);
+  if (!answer.ok()) return answer.status();
+  if (!answer->ok()) return answer->ToStatus();
+  if (response != nullptr && !response->ParseFromString(answer->body)) {
+    return InvalidArgument("malformed answer from the controller");
+  }
+  return Status::Ok();
+}
+
+}  // namespace rota::cli

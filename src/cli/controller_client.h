@@ -1,0 +1,42 @@
+#pragma once
+
+// How every command talks to rotactld: read slurm.conf (SLURM_CONF), make a
+// credential for this process, send one request, decode the answer. Tries the
+// backup controller when the primary does not answer.
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <google/protobuf/message.h>
+
+#include "auth/credential.h"
+#include "common/status.h"
+#include "conf/cluster_config.h"
+#include "rpc/client.h"
+
+namespace rota::cli {
+
+class ControllerClient {
+ public:
+  // Loads the configuration at `slurm_conf_path` (errors name file and line).
+  static Result<std::unique_ptr<ControllerClient>> Create(const std::string& slurm_conf_path);
+
+  // Sends `request` as `method` and parses the answer into `response`. An error
+  // answer from the controller comes back as its Status (message for the user).
+  Status Call(uint16_t method, const google::protobuf::Message& request,
+              google::protobuf::Message* response);
+
+  const conf::ClusterConfig& config() const { return *config_; }
+
+ private:
+  ControllerClient() = default;
+  Status Connect();
+
+  std::shared_ptr<const conf::ClusterConfig> config_;
+  std::unique_ptr<auth::CredentialIssuer> issuer_;
+  rpc::RpcClient rpc_;
+  std::chrono::milliseconds timeout_{60'000};
+};
+
+}  // namespace rota::cli

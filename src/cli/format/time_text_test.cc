@@ -1,0 +1,31 @@
+#include "cli/format/time_text.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/format/slurm_units.h"
+
+namespace rota::cli::format {
+namespace {
+
+TEST(TimeTextTest, IsoAndCtimeFormsMatchSlurm) {
+  // The moment of the observed listings (/work/shared/slurm-observed).
+  EXPECT_EQ(FormatIsoTime(1795940041, 0), "2026-11-29T08:14:01");
+  EXPECT_EQ(FormatCtime(1795936455, 0), "Sun Nov 29 07:14:15 2026");
+  EXPECT_EQ(FormatCtime(0, 0), "Thu Jan  1 00:00:00 1970");
+  EXPECT_EQ(FormatIsoTime(951782400, 0), "2000-02-29T00:00:00");
+  // The offset is the caller's local zone; nothing reads TZ.
+  EXPECT_EQ(FormatIsoTime(1795940041, 3600), "2026-11-29T09:14:01");
+  EXPECT_EQ(FormatCtime(-1, 0), "Wed Dec 31 23:59:59 1969");
+}
+
+TEST(SlurmUnitsTest, ConvertsLikeConvertNumUnit) {
+  EXPECT_EQ(ConvertNumUnit(1024, Unit::kMega), "1G");
+  EXPECT_EQ(ConvertNumUnit(512000, Unit::kMega), "500G");
+  EXPECT_EQ(ConvertNumUnit(1500, Unit::kMega), "1.46G");
+  EXPECT_EQ(ConvertNumUnit(1000, Unit::kMega), "1000M");
+  EXPECT_EQ(ConvertNumUnit(0, Unit::kMega), "0");
+  EXPECT_EQ(ConvertNumUnit(32, Unit::kNone), "32");
+}
+
+}  // namespace
+}  // namespace rota::cli::format

@@ -1,0 +1,89 @@
+// scancel: cancel or signal jobs.
+#include <getopt.h>
+
+#include <iostream>
+#include <string>
+
+#include "api/methods.h"
+#include "rota.pb.h"
+#include "cli/controller_client.h"
+#include "cli/signal_names.h"
+#include "conf/config_loader.h"
+
+namespace {
+
+void Usage() {
+  std::cout << "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
+               "  -b, --batch            signal the batch step only\n"
+               "  -n, --name=job_name    act only on jobs with this name\n"
+               "  -p, --partition=name   act only on jobs in this partition\n"
+               "  -s, --signal=name|int  send this signal (default: cancel)\n"
+               "  -t, --state=state      act only on jobs in this state\n"
+               "  -u, --user=user_name   act only on jobs of this user\n"
+               "  -Q, --quiet            do not report errors\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rota::wire::SignalJobsRequest request;
+  bool quiet = false;
+  const option long_options[] = {
+      {"batch", no_argument, nullptr, 'b'},        {"name", required_argument, nullptr, 'n'},
+      {"jobname", required_argument, nullptr, 'n'}, {"partition", required_argument, nullptr, 'p'},
+      {"signal", required_argument, nullptr, 's'}, {"state", required_argument, nullptr, 't'},
+      {"user", required_argument, nullptr, 'u'},   {"quiet", no_argument, nullptr, 'Q'},
+      {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "bn:p:s:t:u:Qhv", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'b': request.set_batch_only(true); break;
+      case 'n': request.set_name(optarg); break;
+      case 'p': request.set_partition(optarg); break;
+      case 's': {
+        std::optional<int> sig = rota::cli::ParseSignal(optarg);
+        if (!sig) {
+          std::cerr << "scancel: error: Invalid job signal: " << optarg << "\n";
+          return 1;
+        }
+        request.set_signal(*sig);
+        break;
+      }
+      case 't': request.set_state(optarg); break;
+      case 'u': request.set_user(optarg); break;
+      case 'Q': quiet = true; break;
+      case 'v': break;
+      case 'h': Usage(); return 0;
+      default:
+        std::cerr << "Try \"scancel --help\" for more information\n";
+        return 1;
+    }
+  }
+  for (int i = optind; i < argc; ++i) request.add_job_ids(argv[i]);
+  if (request.job_ids().empty() && request.user().empty() && request.partition().empty() &&
+      request.state().empty() && request.name().empty()) {
+    std::cerr << "scancel: error: No job identification provided\n";
+    return 1;
+  }
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "scancel: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  rota::wire::SignalJobsResponse response;
+  rota::Status s = (*client)->Call(rota::api::kSignalJobs, request, &response);
+  if (!s.ok()) {
+    std::cerr << "scancel: error: " << s.message() << "\n";
+    return 1;
+  }
+  if (!quiet) {
+    for (const std::string& e : response.errors()) {
+      // "<id>: <why>" from the controller.
+      size_t colon = e.find(": ");
+      std::cerr << "scancel: error: Kill job error on job id " << e.substr(0, colon) << ": "
+                << (colon == std::string::npos ? e : e.substr(colon + 2)) << "\n";
+    }
+  }
+  return response.errors().empty() ? 0 : 1;
+}

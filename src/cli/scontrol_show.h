@@ -1,0 +1,19 @@
+#pragma once
+
+// `scontrol show job|node|partition` in Slurm's key=value layout: a first
+// line, then indented lines of fields; with -o everything on one line.
+
+#include <string>
+#include <vector>
+
+#include "conf/cluster_config.h"
+#include "rota.pb.h"
+
+namespace rota::cli {
+
+std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_liner);
+std::string FormatNodeDetails(const wire::NodeInfo& node, bool one_liner);
+std::string FormatPartitionDetails(const conf::PartitionConfig& partition,
+                                   const conf::ClusterConfig& config, bool one_liner);
+
+}  // namespace rota::cli

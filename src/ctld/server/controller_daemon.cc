@@ -1,0 +1,116 @@
+#include "ctld/server/controller_daemon.h"
+
+#include <pwd.h>
+
+#include <ctime>
+
+#include "api/auth_settings.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+#include "ctld/state/state_store.h"
+
+namespace rota::ctld {
+namespace {
+
+// Until node daemons exist to carry them out, launches and signals are logged.
+class LoggingEffectSink : public EffectSink {
+ public:
+  void Carry(const Effects& effects) override {
+    for (const LaunchJob& l : effects.launches) {
+      spdlog::info("job {} allocated {} (no node daemon to launch it yet)", l.job->job_id(),
+                   l.job->nodes_size() > 0 ? l.job->nodes(0) : "");
+    }
+    for (const SignalJob& s : effects.signals) {
+      spdlog::info("signal {} for job {}", s.signal, s.job_id);
+    }
+  }
+};
+
+uint32_t UidOf(const std::string& user) {
+  if (std::optional<uint64_t> n = ParseUint(user)) return static_cast<uint32_t>(*n);
+  passwd* pw = getpwnam(user.c_str());  // Start-up only: no other thread yet.
+  return pw != nullptr ? pw->pw_uid : 0;
+}
+
+std::string ListenAddress(const conf::ClusterConfig& config) {
+  const conf::ControllerHost& host = config.settings.controllers.front();
+  if (!host.address.empty()) return host.address;
+  if (host.name == "localhost") return "127.0.0.1";
+  return "0.0.0.0";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOptions& options) {
+  std::unique_ptr<ControllerDaemon> d(new ControllerDaemon());
+  conf::Diagnostics diags;
+  auto config = conf::LoadClusterConfig(options.slurm_conf_path, diags);
+  for (const conf::Diagnostic& finding : diags.all()) spdlog::warn("{}", finding.ToString());
+  if (!config.ok()) return config.status();
+  d->config_ = *config;
+
+  auth::AuthSettings auth_settings = api::AuthSettingsFor(*d->config_);
+  if (auth_settings.auth_type == "auth/none") {
+    spdlog::critical("AuthType=auth/none: requests are NOT authenticated; anyone can act as root");
+  }
+  auto verifier = auth::MakeVerifier(auth_settings);
+  if (!verifier.ok()) return verifier.status();
+  d->verifier_ = std::move(verifier).value();
+
+  Recovered recovered;
+  auto store = StateStore::Open(d->config_->settings.state_save_location, &recovered);
+  if (!store.ok()) return store.status();
+  for (const std::string& w : recovered.warnings) spdlog::warn("state: {}", w);
+
+  auto core = std::make_unique<ControllerCore>(d->config_);
+  std::optional<wire::StateSnapshot> snapshot;
+  if (recovered.snapshot) {
+    snapshot.emplace();
+    if (!snapshot->ParseFromString(*recovered.snapshot)) {
+      return Status(StatusCode::kCorruption, "the newest snapshot does not parse as controller state");
+    }
+  }
+  std::vector<wire::StateRecord> records(recovered.records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!records[i].ParseFromString(recovered.records[i])) {
+      return Status(StatusCode::kCorruption,
+                    fmt::format("log record {} does not parse as a state change",
+                                recovered.last_seq - records.size() + 1 + i));
+    }
+  }
+  core->Restore(snapshot ? &*snapshot : nullptr, records);
+  spdlog::info("recovered {} jobs (next job id {}) from {}", core->job_count(), core->next_job_id(),
+               d->config_->settings.state_save_location);
+
+  d->sink_ = std::make_unique<LoggingEffectSink>();
+  d->loop_ = std::make_unique<StateLoop>(std::move(core), std::move(store).value(), d->sink_.get(),
+                                         [] { return static_cast<int64_t>(std::time(nullptr)); },
+                                         StateLoop::Options{});
+  d->loop_->Start();
+  d->service_ = std::make_unique<ControllerService>(
+      *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path);
+
+  rpc::ServerOptions server_options;
+  server_options.address = ListenAddress(*d->config_);
+  server_options.port = d->config_->settings.slurmctld_port;
+  server_options.io_threads = options.io_threads;
+  ControllerService* service = d->service_.get();
+  auto server = rpc::RpcServer::Start(server_options, [service](const rpc::RequestContext& c,
+                                                                std::string body, rpc::Responder r) {
+    service->Handle(c, std::move(body), std::move(r));
+  });
+  if (!server.ok()) return server.status();
+  d->server_ = std::move(server).value();
+  spdlog::info("rotactld listening on {}:{}", server_options.address, d->server_->port());
+  return d;
+}
+
+void ControllerDaemon::Stop() {
+  if (server_) server_->Stop();
+  if (loop_) loop_->Stop();
+}
+
+ControllerDaemon::~ControllerDaemon() { Stop(); }
+
+}  // namespace rota::ctld

@@ -1,0 +1,42 @@
+#pragma once
+
+// rotactld put together: configuration, credentials, durable state, the state
+// loop and the RPC service.
+
+#include <memory>
+#include <string>
+
+#include "auth/credential.h"
+#include "conf/cluster_config.h"
+#include "ctld/server/controller_service.h"
+#include "ctld/server/state_loop.h"
+#include "rpc/server.h"
+
+namespace rota::ctld {
+
+struct DaemonOptions {
+  std::string slurm_conf_path;
+  int io_threads = 2;
+};
+
+class ControllerDaemon {
+ public:
+  // Loads state, starts the loop and listens. Errors explain what to fix.
+  static Result<std::unique_ptr<ControllerDaemon>> Start(const DaemonOptions& options);
+  ~ControllerDaemon();
+
+  uint16_t port() const { return server_->port(); }
+  void Stop();
+
+ private:
+  ControllerDaemon() = default;
+
+  std::shared_ptr<const conf::ClusterConfig> config_;
+  std::unique_ptr<auth::CredentialVerifier> verifier_;
+  std::unique_ptr<EffectSink> sink_;
+  std::unique_ptr<StateLoop> loop_;
+  std::unique_ptr<ControllerService> service_;
+  std::unique_ptr<rpc::RpcServer> server_;
+};
+
+}  // namespace rota::ctld

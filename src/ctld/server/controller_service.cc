@@ -1,0 +1,250 @@
+#include "ctld/server/controller_service.h"
+
+#include <grp.h>
+#include <pwd.h>
+
+#include <vector>
+
+#include "api/methods.h"
+#include "common/log.h"
+#include "conf/config_loader.h"
+#include "ctld/server/job_filter.h"
+
+namespace rota::ctld {
+namespace {
+
+// Parses `body` as a Req, or answers the client that it could not.
+template <typename Req>
+bool ParseOrFail(const std::string& body, Req& req, const rpc::Responder& respond) {
+  if (req.ParseFromString(body)) return true;
+  respond.Fail(InvalidArgument("malformed request"));
+  return false;
+}
+
+void Answer(const rpc::Responder& respond, const google::protobuf::Message& message) {
+  respond(0, message.SerializeAsString());
+}
+
+std::string NameOrNumber(bool found, const char* name, uint32_t id) {
+  return found && name != nullptr ? std::string(name) : std::to_string(id);
+}
+
+wire::NodeInfo DescribeNode(const NodeTable& table, const NodeRuntime& n,
+                            const conf::ClusterConfig& config) {
+  wire::NodeInfo info;
+  *info.mutable_record() = table.ToRecord(n);
+  const conf::NodeConfig& c = *n.config;
+  info.set_cpus(c.cpus);
+  info.set_alloc_cpus(n.alloc_cpus);
+  info.set_real_memory_mb(c.real_memory_mb);
+  info.set_alloc_mem_mb(n.alloc_mem_mb);
+  info.set_gres(FormatGresList(c.gres));
+  std::string used;
+  for (const auto& [type, count] : n.alloc_gpus) {
+    if (!used.empty()) used += ",";
+    used += type.empty() ? fmt::format("gpu:{}", count) : fmt::format("gpu:{}:{}", type, count);
+  }
+  info.set_gres_used(used);
+  for (const conf::PartitionConfig& p : config.partitions) {
+    if (std::find(p.nodes.begin(), p.nodes.end(), c.name) != p.nodes.end()) info.add_partitions(p.name);
+  }
+  for (const std::string& f : c.features) info.add_features(f);
+  info.set_sockets(c.sockets);
+  info.set_cores_per_socket(c.cores_per_socket);
+  info.set_threads_per_core(c.threads_per_core);
+  info.set_boards(c.boards);
+  info.set_weight(c.weight);
+  info.set_boot_time(n.boot_time);
+  info.set_address(c.address);
+  info.set_hostname(c.hostname);
+  info.set_port(c.port);
+  return info;
+}
+
+}  // namespace
+
+ControllerService::ControllerService(StateLoop& loop, auth::CredentialVerifier& verifier,
+                                     uint32_t slurm_user_uid, std::string slurm_conf_path)
+    : loop_(loop),
+      verifier_(verifier),
+      slurm_user_uid_(slurm_user_uid),
+      slurm_conf_path_(std::move(slurm_conf_path)) {}
+
+Caller ControllerService::ResolveCaller(const auth::Identity& id) {
+  Caller caller;
+  caller.uid = id.uid;
+  caller.gid = id.gid;
+  caller.privileged = id.uid == 0 || id.uid == slurm_user_uid_;
+  std::lock_guard<std::mutex> lock(names_mu_);
+  auto user_it = user_names_.find(id.uid);
+  if (user_it == user_names_.end()) {
+    passwd pw{};
+    passwd* found = nullptr;
+    std::vector<char> buf(16384);
+    getpwuid_r(id.uid, &pw, buf.data(), buf.size(), &found);
+    user_it = user_names_.emplace(id.uid, NameOrNumber(found != nullptr, pw.pw_name, id.uid)).first;
+  }
+  auto group_it = group_names_.find(id.gid);
+  if (group_it == group_names_.end()) {
+    struct group gr{};
+    struct group* found = nullptr;
+    std::vector<char> buf(16384);
+    getgrgid_r(id.gid, &gr, buf.data(), buf.size(), &found);
+    group_it = group_names_.emplace(id.gid, NameOrNumber(found != nullptr, gr.gr_name, id.gid)).first;
+  }
+  caller.user = user_it->second;
+  caller.group = group_it->second;
+  return caller;
+}
+
+void ControllerService::Handle(const rpc::RequestContext& context, std::string body,
+                               rpc::Responder respond) {
+  Result<auth::Identity> id = verifier_.Verify(
+      context.credential, auth::RpcBindingBytes(context.method, body), auth::SystemUnixNow());
+  if (!id.ok()) {
+    spdlog::warn("refused request {} from {}: {}", context.method, context.peer,
+                 id.status().message());
+    respond.Fail(id.status());
+    return;
+  }
+  Caller caller = ResolveCaller(*id);
+
+  switch (context.method) {
+    case api::kPing:
+      Answer(respond, wire::Empty());
+      return;
+    case api::kSubmitJob: {
+      wire::SubmitJobRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                           Effects& effects) -> StateLoop::Reply {
+        auto result = std::make_shared<Result<wire::SubmitJobResponse>>(core.Submit(req, caller, now, effects));
+        return [result, respond] {
+          if (result->ok()) {
+            Answer(respond, **result);
+          } else {
+            respond.Fail(result->status());
+          }
+        };
+      });
+      return;
+    }
+    case api::kListJobs: {
+      wire::ListJobsRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.Enqueue([this, req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                                         Effects&) -> StateLoop::Reply {
+        std::shared_ptr<const JobView> view = core.PublishJobs();
+        return [this, view, req, respond, now] {
+          readers_.Post([view, req, respond, now] {
+            wire::ListJobsResponse out;
+            out.set_now(now);
+            for (const auto& job : *view) {
+              if (JobMatches(*job, req)) *out.add_jobs() = *job;
+            }
+            Answer(respond, out);
+          });
+        };
+      });
+      return;
+    }
+    case api::kSignalJobs: {
+      wire::SignalJobsRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                           Effects& effects) -> StateLoop::Reply {
+        auto out = std::make_shared<wire::SignalJobsResponse>(core.SignalJobs(req, caller, now, effects));
+        return [out, respond] { Answer(respond, *out); };
+      });
+      return;
+    }
+    case api::kUpdateJob: {
+      wire::UpdateJobRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                           Effects& effects) -> StateLoop::Reply {
+        auto out = std::make_shared<wire::UpdateJobResponse>(core.UpdateJobs(req, caller, now, effects));
+        return [out, respond] { Answer(respond, *out); };
+      });
+      return;
+    }
+    case api::kUpdateNode: {
+      wire::UpdateNodeRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                           Effects& effects) -> StateLoop::Reply {
+        Status s = core.UpdateNodes(req, caller, now, effects);
+        return [s, respond] {
+          if (s.ok()) {
+            Answer(respond, wire::Empty());
+          } else {
+            respond.Fail(s);
+          }
+        };
+      });
+      return;
+    }
+    case api::kListNodes: {
+      loop_.Enqueue([respond](ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
+        auto out = std::make_shared<wire::ListNodesResponse>();
+        out->set_now(now);
+        for (const NodeRuntime& n : core.nodes().nodes()) {
+          *out->add_nodes() = DescribeNode(core.nodes(), n, core.config());
+        }
+        return [out, respond] { Answer(respond, *out); };
+      });
+      return;
+    }
+    case api::kReconfigure:
+      Reconfigure(caller, respond);
+      return;
+    case api::kNodeRegister:
+    case api::kJobExited: {
+      if (!caller.privileged) {
+        respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+        return;
+      }
+      if (context.method == api::kNodeRegister) {
+        wire::NodeRegisterRequest req;
+        if (!ParseOrFail(body, req, respond)) return;
+        loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                                     Effects& effects) -> StateLoop::Reply {
+          Status s = core.NodeRegistered(req.node(), req.boot_time(), now, effects);
+          return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
+        });
+      } else {
+        wire::JobExitedRequest req;
+        if (!ParseOrFail(body, req, respond)) return;
+        loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                                     Effects& effects) -> StateLoop::Reply {
+          Status s = core.JobExited(req.job_id(), req.wait_status(), now, effects);
+          return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
+        });
+      }
+      return;
+    }
+    default:
+      respond.Fail(InvalidArgument(fmt::format("unknown method {}", context.method)));
+  }
+}
+
+void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond) {
+  if (!caller.privileged) {
+    respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+    return;
+  }
+  // Reading files happens here, not on the state loop.
+  conf::Diagnostics diags;
+  auto config = conf::LoadClusterConfig(slurm_conf_path_, diags);
+  if (!config.ok()) {
+    spdlog::error("reconfigure refused; keeping the running configuration:\n{}", diags.ToString());
+    respond.Fail(InvalidArgument(diags.ToString() + config.status().message()));
+    return;
+  }
+  loop_.Enqueue([config = *config, respond](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+    core.Reconfigure(config);
+    return [respond] { Answer(respond, wire::Empty()); };
+  });
+}
+
+}  // namespace rota::ctld

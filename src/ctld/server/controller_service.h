@@ -1,0 +1,43 @@
+#pragma once
+
+// The controller's RPC surface: checks each request's credential, works out
+// who the caller is, and turns the request into work for the state loop (or,
+// for listings, into a read of the latest published view on a reader thread).
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "auth/credential.h"
+#include "ctld/server/reader_pool.h"
+#include "ctld/server/state_loop.h"
+#include "rpc/server.h"
+
+namespace rota::ctld {
+
+class ControllerService {
+ public:
+  // `slurm_user_uid`: the uid of SlurmUser, privileged like root.
+  ControllerService(StateLoop& loop, auth::CredentialVerifier& verifier, uint32_t slurm_user_uid,
+                    std::string slurm_conf_path);
+
+  // The rpc::RequestHandler. Never blocks.
+  void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
+
+ private:
+  Caller ResolveCaller(const auth::Identity& id);
+  void Reconfigure(const Caller& caller, rpc::Responder respond);
+
+  StateLoop& loop_;
+  auth::CredentialVerifier& verifier_;
+  uint32_t slurm_user_uid_;
+  std::string slurm_conf_path_;
+  ReaderPool readers_{2};
+
+  std::mutex names_mu_;
+  std::unordered_map<uint32_t, std::string> user_names_;   // Guarded by names_mu_.
+  std::unordered_map<uint32_t, std::string> group_names_;  // Guarded by names_mu_.
+};
+
+}  // namespace rota::ctld

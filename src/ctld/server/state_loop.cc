@@ -1,0 +1,138 @@
+#include "ctld/server/state_loop.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "common/log.h"
+
+namespace rota::ctld {
+
+using SteadyClock = std::chrono::steady_clock;
+
+StateLoop::StateLoop(std::unique_ptr<ControllerCore> core, std::unique_ptr<StateStore> store,
+                     EffectSink* sink, WallClock clock, Options options)
+    : core_(std::move(core)),
+      store_(std::move(store)),
+      sink_(sink),
+      clock_(std::move(clock)),
+      options_(options) {}
+
+StateLoop::~StateLoop() { Stop(); }
+
+void StateLoop::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void StateLoop::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void StateLoop::Enqueue(Work work) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(work));
+  }
+  cv_.notify_one();
+}
+
+StateLoop::Stats StateLoop::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+bool StateLoop::PassDue(SteadyClock::time_point now, bool changed) const {
+  if (now - last_pass_ >= options_.periodic_pass) return true;
+  // After a change, pass again soon — but never spend more than about a third
+  // of the loop's time scheduling, however deep the queue.
+  auto gap =
+      std::max<std::chrono::microseconds>(std::chrono::microseconds(500), 2 * last_pass_duration_);
+  return (changed || pass_wanted_) && now - last_pass_ >= gap;
+}
+
+void StateLoop::Run() {
+  std::deque<Work> batch;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      auto wake = last_pass_ + options_.periodic_pass;
+      if (pass_wanted_) {
+        wake = std::min(
+            wake, last_pass_ + std::max<std::chrono::microseconds>(std::chrono::microseconds(500),
+                                                                   2 * last_pass_duration_));
+      }
+      if (std::optional<int64_t> t = core_->NextWakeTime()) {
+        int64_t secs = *t - clock_();
+        wake =
+            std::min(wake, SteadyClock::now() + std::chrono::seconds(std::max<int64_t>(0, secs)));
+      }
+      cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_ && queue_.empty()) return;
+      size_t n = std::min(queue_.size(), options_.max_batch);
+      for (size_t i = 0; i < n; ++i) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    RunBatch(batch);
+    batch.clear();
+  }
+}
+
+void StateLoop::RunBatch(std::deque<Work>& batch) {
+  int64_t now = clock_();
+  Effects effects;
+  std::vector<Reply> replies;
+  replies.reserve(batch.size());
+  for (Work& w : batch) replies.push_back(w(*core_, now, effects));
+  bool changed = !effects.records.empty();
+  pass_wanted_ |= changed;
+
+  auto steady_now = SteadyClock::now();
+  bool passed = false;
+  if (PassDue(steady_now, changed)) {
+    core_->Tick(now, effects);
+    auto end = SteadyClock::now();
+    last_pass_duration_ = std::chrono::duration_cast<std::chrono::microseconds>(end - steady_now);
+    last_pass_ = end;
+    pass_wanted_ = false;
+    passed = true;
+  }
+
+  if (!effects.records.empty()) {
+    std::vector<std::string> payloads;
+    payloads.reserve(effects.records.size());
+    for (const wire::StateRecord& r : effects.records) payloads.push_back(r.SerializeAsString());
+    Result<uint64_t> seq = store_->Append(payloads);
+    if (!seq.ok()) {
+      // Nothing of this batch may be acknowledged, and the in-memory state is now
+      // ahead of the disk: stop here; a restart recovers what was durable.
+      spdlog::critical("cannot make state durable ({}); stopping", seq.status().ToString());
+      std::abort();
+    }
+    if (store_->bytes_since_snapshot() >= options_.snapshot_after_bytes) {
+      Status s = store_->WriteSnapshot(core_->Snapshot().SerializeAsString(), *seq);
+      if (!s.ok()) spdlog::error("snapshot failed: {}", s.ToString());
+    }
+  }
+  for (Reply& r : replies) {
+    if (r) r();
+  }
+  if (sink_ != nullptr && (!effects.launches.empty() || !effects.signals.empty()))
+    sink_->Carry(effects);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.batches;
+  stats_.commands += batch.size();
+  if (passed) {
+    ++stats_.passes;
+    stats_.last_pass_us = last_pass_duration_.count();
+    stats_.max_pass_us = std::max<uint64_t>(stats_.max_pass_us, stats_.last_pass_us);
+  }
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,92 @@
+#pragma once
+
+// The one thread that owns the controller's state. RPC handler threads never
+// touch it: they enqueue Work and wait for their Reply. The loop applies
+// queued work in batches, runs scheduling passes when due, appends every
+// record of the batch to the write-ahead log with one sync (group commit), and
+// only then runs the replies — so nothing is acknowledged before it is durable.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "ctld/core/controller_core.h"
+#include "ctld/state/state_store.h"
+
+namespace rota::ctld {
+
+// Carries out the effects that leave the controller (launches and signals to
+// node daemons). Called on the loop thread after the records are durable.
+class EffectSink {
+ public:
+  virtual ~EffectSink() = default;
+  virtual void Carry(const Effects& effects) = 0;
+};
+
+class StateLoop {
+ public:
+  // Runs on the loop thread after the batch is durable; sends the answer.
+  using Reply = std::function<void()>;
+  // Runs on the loop thread with exclusive access to the core.
+  using Work = std::function<Reply(ControllerCore& core, int64_t now, Effects& effects)>;
+  // Wall-clock seconds for the core (injected so tests can move time).
+  using WallClock = std::function<int64_t()>;
+
+  struct Options {
+    size_t max_batch = 4096;
+    // A full pass at least this often, to keep reasons and timers fresh.
+    std::chrono::milliseconds periodic_pass{1000};
+    // Snapshot once the log has grown by this much since the last one.
+    uint64_t snapshot_after_bytes = 64ull << 20;
+  };
+
+  StateLoop(std::unique_ptr<ControllerCore> core, std::unique_ptr<StateStore> store,
+            EffectSink* sink, WallClock clock, Options options);
+  ~StateLoop();
+  StateLoop(const StateLoop&) = delete;
+  StateLoop& operator=(const StateLoop&) = delete;
+
+  void Start();
+  // Finishes the queued work, then stops the thread.
+  void Stop();
+  // Thread-safe.
+  void Enqueue(Work work);
+
+  struct Stats {
+    uint64_t batches = 0;
+    uint64_t commands = 0;
+    uint64_t passes = 0;
+    uint64_t last_pass_us = 0;
+    uint64_t max_pass_us = 0;
+  };
+  Stats stats() const;
+
+ private:
+  void Run();
+  void RunBatch(std::deque<Work>& batch);
+  bool PassDue(std::chrono::steady_clock::time_point now, bool changed) const;
+
+  std::unique_ptr<ControllerCore> core_;  // Loop thread only.
+  std::unique_ptr<StateStore> store_;     // Loop thread only.
+  EffectSink* sink_;
+  WallClock clock_;
+  Options options_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Work> queue_;  // Guarded by mu_.
+  bool stopping_ = false;   // Guarded by mu_.
+  Stats stats_;             // Guarded by mu_.
+
+  std::chrono::steady_clock::time_point last_pass_{};
+  std::chrono::microseconds last_pass_duration_{0};
+  bool pass_wanted_ = true;
+  std::thread thread_;
+};
+
+}  // namespace rota::ctld
