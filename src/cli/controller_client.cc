@@ -21,7 +21,8 @@ Result<std::shared_ptr<const conf::ClusterConfig>> LoadQuietly(const std::string
 
 }  // namespace
 
-Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(const std::string& slurm_conf_path) {
+Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(
+    const std::string& slurm_conf_path) {
   std::unique_ptr<ControllerClient> c(new ControllerClient());
   auto config = LoadQuietly(slurm_conf_path);
   if (!config.ok()) return config.status();
@@ -42,8 +43,9 @@ Status ControllerClient::Connect() {
     last = rpc_.Connect(address, config_->settings.slurmctld_port, std::chrono::seconds(5));
     if (last.ok()) return last;
   }
-  return Status(StatusCode::kUnavailable,
-                fmt::format("Unable to contact slurm controller (connect failure): {}", last.message()));
+  return Status(
+      StatusCode::kUnavailable,
+      fmt::format("Unable to contact slurm controller (connect failure): {}", last.message()));
 }
 
 Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& request,

@@ -4,11 +4,11 @@
 // credential for this process, send one request, decode the answer. Tries the
 // backup controller when the primary does not answer.
 
+#include <google/protobuf/message.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
-
-#include <google/protobuf/message.h>
 
 #include "auth/credential.h"
 #include "common/status.h"

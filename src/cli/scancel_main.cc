@@ -5,10 +5,10 @@
 #include <string>
 
 #include "api/methods.h"
-#include "rota.pb.h"
 #include "cli/controller_client.h"
 #include "cli/signal_names.h"
 #include "conf/config_loader.h"
+#include "rota.pb.h"
 
 namespace {
 
@@ -29,18 +29,24 @@ int main(int argc, char** argv) {
   rota::wire::SignalJobsRequest request;
   bool quiet = false;
   const option long_options[] = {
-      {"batch", no_argument, nullptr, 'b'},        {"name", required_argument, nullptr, 'n'},
+      {"batch", no_argument, nullptr, 'b'},         {"name", required_argument, nullptr, 'n'},
       {"jobname", required_argument, nullptr, 'n'}, {"partition", required_argument, nullptr, 'p'},
-      {"signal", required_argument, nullptr, 's'}, {"state", required_argument, nullptr, 't'},
-      {"user", required_argument, nullptr, 'u'},   {"quiet", no_argument, nullptr, 'Q'},
-      {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0},
+      {"signal", required_argument, nullptr, 's'},  {"state", required_argument, nullptr, 't'},
+      {"user", required_argument, nullptr, 'u'},    {"quiet", no_argument, nullptr, 'Q'},
+      {"help", no_argument, nullptr, 'h'},          {nullptr, 0, nullptr, 0},
   };
   int c;
   while ((c = getopt_long(argc, argv, "bn:p:s:t:u:Qhv", long_options, nullptr)) != -1) {
     switch (c) {
-      case 'b': request.set_batch_only(true); break;
-      case 'n': request.set_name(optarg); break;
-      case 'p': request.set_partition(optarg); break;
+      case 'b':
+        request.set_batch_only(true);
+        break;
+      case 'n':
+        request.set_name(optarg);
+        break;
+      case 'p':
+        request.set_partition(optarg);
+        break;
       case 's': {
         std::optional<int> sig = rota::cli::ParseSignal(optarg);
         if (!sig) {
@@ -50,11 +56,20 @@ int main(int argc, char** argv) {
         request.set_signal(*sig);
         break;
       }
-      case 't': request.set_state(optarg); break;
-      case 'u': request.set_user(optarg); break;
-      case 'Q': quiet = true; break;
-      case 'v': break;
-      case 'h': Usage(); return 0;
+      case 't':
+        request.set_state(optarg);
+        break;
+      case 'u':
+        request.set_user(optarg);
+        break;
+      case 'Q':
+        quiet = true;
+        break;
+      case 'v':
+        break;
+      case 'h':
+        Usage();
+        return 0;
       default:
         std::cerr << "Try \"scancel --help\" for more information\n";
         return 1;

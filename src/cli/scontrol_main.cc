@@ -49,7 +49,8 @@ int ShowJobs(const std::vector<std::string>& ids, bool one_liner) {
     std::cout << "No jobs in the system\n";
     return 0;
   }
-  for (const auto& job : resp.jobs()) std::cout << rota::cli::FormatJobDetails(job, resp.now(), one_liner);
+  for (const auto& job : resp.jobs())
+    std::cout << rota::cli::FormatJobDetails(job, resp.now(), one_liner);
   return 0;
 }
 
@@ -67,7 +68,9 @@ int ShowNodes(const std::vector<std::string>& names, bool one_liner) {
   }
   bool any = false;
   for (const auto& n : resp.nodes()) {
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), n.record().name()) == wanted.end()) continue;
+    if (!wanted.empty() &&
+        std::find(wanted.begin(), wanted.end(), n.record().name()) == wanted.end())
+      continue;
     std::cout << rota::cli::FormatNodeDetails(n, one_liner);
     any = true;
   }
@@ -177,10 +180,11 @@ int main(int argc, char** argv) {
     }
   }
   if (args.empty()) {
-    std::cerr << "Usage: scontrol [-o] show job|node|partition|config|hostnames|hostlist ...\n"
-                 "       scontrol hold|uhold|release|requeue|requeuehold JOBID\n"
-                 "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
-                 "       scontrol reconfigure\n";
+    std::cerr
+        << "Usage: scontrol [-o] show job|node|partition|config|hostnames|hostlist ...\n"
+           "       scontrol hold|uhold|release|requeue|requeuehold JOBID\n"
+           "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
+           "       scontrol reconfigure\n";
     return 1;
   }
   const std::string& verb = args[0];
@@ -190,10 +194,13 @@ int main(int argc, char** argv) {
     std::string entity = rest[0];
     std::vector<std::string> targets(rest.begin() + 1, rest.end());
     for (const char* e : {"hostnames", "hostlist", "hostlistsorted"}) {
-      if (EqualsIgnoreCase(entity, e)) return rota::cli::ShowHostlist(e, targets, std::cout, std::cerr);
+      if (EqualsIgnoreCase(entity, e))
+        return rota::cli::ShowHostlist(e, targets, std::cout, std::cerr);
     }
-    if (EqualsIgnoreCase(entity, "job") || EqualsIgnoreCase(entity, "jobs")) return ShowJobs(targets, one_liner);
-    if (EqualsIgnoreCase(entity, "node") || EqualsIgnoreCase(entity, "nodes")) return ShowNodes(targets, one_liner);
+    if (EqualsIgnoreCase(entity, "job") || EqualsIgnoreCase(entity, "jobs"))
+      return ShowJobs(targets, one_liner);
+    if (EqualsIgnoreCase(entity, "node") || EqualsIgnoreCase(entity, "nodes"))
+      return ShowNodes(targets, one_liner);
     if (EqualsIgnoreCase(entity, "partition") || EqualsIgnoreCase(entity, "partitions")) {
       return ShowPartitions(targets, one_liner);
     }

@@ -28,16 +28,16 @@ std::string Layout(const std::vector<std::string>& lines, bool one_liner) {
 
 std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
 
-std::string Limit(int64_t secs) {
-  return secs < 0 ? "UNLIMITED" : FormatDurationScontrol(secs);
-}
+std::string Limit(int64_t secs) { return secs < 0 ? "UNLIMITED" : FormatDurationScontrol(secs); }
 
 std::string JobIdText(const wire::JobRecord& job) {
   std::string out = fmt::format("JobId={}", job.job_id());
   if (job.array_job_id() != 0) {
-    out += fmt::format(" ArrayJobId={} ArrayTaskId={}", job.array_job_id(),
-                       job.array_meta() ? job.array_pending() : std::to_string(job.array_task_id()));
-    if (job.array_max_running() > 0) out += fmt::format(" ArrayTaskThrottle={}", job.array_max_running());
+    out +=
+        fmt::format(" ArrayJobId={} ArrayTaskId={}", job.array_job_id(),
+                    job.array_meta() ? job.array_pending() : std::to_string(job.array_task_id()));
+    if (job.array_max_running() > 0)
+      out += fmt::format(" ArrayTaskThrottle={}", job.array_max_running());
   }
   return out;
 }
@@ -48,28 +48,36 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   const wire::JobSpec& s = job.spec();
   bool pending = job.state() == wire::JOB_STATE_PENDING;
   bool running = job.state() == wire::JOB_STATE_RUNNING;
-  int64_t run_time = running ? now - job.start_time() : pending ? 0 : job.end_time() - job.start_time();
+  int64_t run_time = running   ? now - job.start_time()
+                     : pending ? 0
+                               : job.end_time() - job.start_time();
   int exit_status = (job.exit_code() >> 8) & 0xff;
   int exit_signal = job.exit_code() & 0x7f;
   std::vector<std::string> lines = {
       fmt::format("{} JobName={}", JobIdText(job), s.name()),
-      fmt::format("UserId={}({}) GroupId={}({}) MCS_label=N/A", s.user(), s.uid(), s.group(), s.gid()),
-      fmt::format("Priority={} Nice={} Account={} QOS={}", job.priority(), s.nice(), OrNull(s.account()),
-                  s.qos().empty() ? "normal" : s.qos()),
-      fmt::format("JobState={} Reason={} Dependency={}", model::JobStateName(job.state()), job.reason(),
-                  OrNull(job.dependency_state())),
-      fmt::format("Requeue={} Restarts={} BatchFlag=1 Reboot=0 ExitCode={}:{}", job.requeue() ? 1 : 0,
-                  job.restart_count(), exit_status, exit_signal),
-      fmt::format("RunTime={} TimeLimit={} TimeMin=N/A", FormatDurationScontrol(std::max<int64_t>(0, run_time)),
+      fmt::format("UserId={}({}) GroupId={}({}) MCS_label=N/A", s.user(), s.uid(), s.group(),
+                  s.gid()),
+      fmt::format("Priority={} Nice={} Account={} QOS={}", job.priority(), s.nice(),
+                  OrNull(s.account()), s.qos().empty() ? "normal" : s.qos()),
+      fmt::format("JobState={} Reason={} Dependency={}", model::JobStateName(job.state()),
+                  job.reason(), OrNull(job.dependency_state())),
+      fmt::format("Requeue={} Restarts={} BatchFlag=1 Reboot=0 ExitCode={}:{}",
+                  job.requeue() ? 1 : 0, job.restart_count(), exit_status, exit_signal),
+      fmt::format("RunTime={} TimeLimit={} TimeMin=N/A",
+                  FormatDurationScontrol(std::max<int64_t>(0, run_time)),
                   Limit(job.time_limit_s())),
-      fmt::format("SubmitTime={} EligibleTime={}", FormatSlurmTime(job.submit_time()),
-                  job.priority() == 0 && pending ? "Unknown" : FormatSlurmTime(job.eligible_time())),
-      fmt::format("AccrueTime={}", job.priority() == 0 && pending ? "Unknown" : FormatSlurmTime(job.eligible_time())),
+      fmt::format(
+          "SubmitTime={} EligibleTime={}", FormatSlurmTime(job.submit_time()),
+          job.priority() == 0 && pending ? "Unknown" : FormatSlurmTime(job.eligible_time())),
+      fmt::format("AccrueTime={}", job.priority() == 0 && pending
+                                       ? "Unknown"
+                                       : FormatSlurmTime(job.eligible_time())),
       fmt::format("StartTime={} EndTime={} Deadline={}", FormatSlurmTime(job.start_time()),
                   job.end_time() > 0 ? FormatSlurmTime(job.end_time()) : "Unknown",
                   FormatSlurmTime(s.deadline(), "N/A")),
-      fmt::format("SuspendTime=None SecsPreSuspend=0 LastSchedEval={} Scheduler=Main",
-                  FormatSlurmTime(job.last_sched_eval() > 0 ? job.last_sched_eval() : job.submit_time())),
+      fmt::format(
+          "SuspendTime=None SecsPreSuspend=0 LastSchedEval={} Scheduler=Main",
+          FormatSlurmTime(job.last_sched_eval() > 0 ? job.last_sched_eval() : job.submit_time())),
       fmt::format("Partition={} AllocNode:Sid={}:0", s.partition(), s.submit_host()),
       fmt::format("ReqNodeList={} ExcNodeList={}", OrNull(s.nodelist()), OrNull(s.exclude())),
       fmt::format("NodeList={}", CompressHostlist({job.nodes().begin(), job.nodes().end()})),
@@ -77,16 +85,19 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   if (running && job.nodes_size() > 0) lines.push_back(fmt::format("BatchHost={}", job.nodes(0)));
   uint32_t nodes = job.nodes_size() > 0 ? job.nodes_size() : std::max(1u, job.req_nodes());
   uint32_t cpt = std::max(1u, s.cpus_per_task());
-  lines.push_back(fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*", nodes,
-                              job.alloc_cpus(), std::max(1u, s.num_tasks()), cpt));
-  lines.push_back(fmt::format("TRES={}", job.alloc_tres().empty()
-                                             ? fmt::format("cpu={},node={},billing={}", job.alloc_cpus(), nodes,
-                                                           job.alloc_cpus())
-                                             : job.alloc_tres()));
-  lines.push_back(fmt::format("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", s.ntasks_per_node()));
-  std::string mem = s.mem_per_cpu_mb() > 0   ? fmt::format("MinMemoryCPU={}", FormatMemoryMb(s.mem_per_cpu_mb()))
-                    : s.mem_per_node_mb() > 0 ? fmt::format("MinMemoryNode={}", FormatMemoryMb(s.mem_per_node_mb()))
-                                              : "MinMemoryNode=0";
+  lines.push_back(fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
+                              nodes, job.alloc_cpus(), std::max(1u, s.num_tasks()), cpt));
+  lines.push_back(fmt::format(
+      "TRES={}", job.alloc_tres().empty() ? fmt::format("cpu={},node={},billing={}",
+                                                        job.alloc_cpus(), nodes, job.alloc_cpus())
+                                          : job.alloc_tres()));
+  lines.push_back(
+      fmt::format("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", s.ntasks_per_node()));
+  std::string mem = s.mem_per_cpu_mb() > 0
+                        ? fmt::format("MinMemoryCPU={}", FormatMemoryMb(s.mem_per_cpu_mb()))
+                    : s.mem_per_node_mb() > 0
+                        ? fmt::format("MinMemoryNode={}", FormatMemoryMb(s.mem_per_node_mb()))
+                        : "MinMemoryNode=0";
   lines.push_back(fmt::format("MinCPUsNode={} {} MinTmpDiskNode=0", cpt, mem));
   lines.push_back(fmt::format("Features={} DelayBoot=00:00:00", OrNull(s.constraint())));
   lines.push_back(fmt::format("OverSubscribe={} Contiguous=0 Licenses=(null) Network=(null)",
@@ -94,7 +105,9 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   lines.push_back(fmt::format("Command={}", s.argv_size() > 0 ? s.argv(0) : "(null)"));
   lines.push_back(fmt::format("WorkDir={}", s.work_dir()));
   if (!s.comment().empty()) lines.push_back(fmt::format("Comment={}", s.comment()));
-  lines.push_back(fmt::format("StdErr={}", s.std_err().empty() ? s.std_out().empty() ? "(null)" : s.std_out() : s.std_err()));
+  lines.push_back(fmt::format("StdErr={}", s.std_err().empty()
+                                               ? s.std_out().empty() ? "(null)" : s.std_out()
+                                               : s.std_err()));
   lines.push_back(fmt::format("StdIn={}", s.std_in().empty() ? "/dev/null" : s.std_in()));
   lines.push_back(fmt::format("StdOut={}", s.std_out().empty() ? "(null)" : s.std_out()));
   lines.push_back("Power=");
@@ -110,7 +123,8 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
 std::string FormatNodeDetails(const wire::NodeInfo& n, bool one_liner) {
   const wire::NodeRecord& r = n.record();
   std::vector<std::string> features = {n.features().begin(), n.features().end()};
-  std::string feature_text = features.empty() ? "(null)" : fmt::format("{}", fmt::join(features, ","));
+  std::string feature_text =
+      features.empty() ? "(null)" : fmt::format("{}", fmt::join(features, ","));
   std::vector<std::string> partitions = {n.partitions().begin(), n.partitions().end()};
   std::string alloc_tres;
   if (n.alloc_cpus() > 0) {
@@ -118,30 +132,33 @@ std::string FormatNodeDetails(const wire::NodeInfo& n, bool one_liner) {
   }
   std::vector<std::string> lines = {
       fmt::format("NodeName={} Arch=x86_64 CoresPerSocket={} ", r.name(), n.cores_per_socket()),
-      fmt::format("CPUAlloc={} CPUEfctv={} CPUTot={} CPULoad=0.00", n.alloc_cpus(), n.cpus(), n.cpus()),
+      fmt::format("CPUAlloc={} CPUEfctv={} CPUTot={} CPULoad=0.00", n.alloc_cpus(), n.cpus(),
+                  n.cpus()),
       fmt::format("AvailableFeatures={}", feature_text),
       fmt::format("ActiveFeatures={}", feature_text),
       fmt::format("Gres={}", n.gres().empty() ? "(null)" : n.gres()),
       fmt::format("NodeAddr={} NodeHostName={} Port={}", n.address(), n.hostname(), n.port()),
-      fmt::format("RealMemory={} AllocMem={} Sockets={} Boards={}", n.real_memory_mb(), n.alloc_mem_mb(),
-                  n.sockets(), n.boards()),
-      fmt::format("State={} ThreadsPerCore={} TmpDisk=0 Weight={} Owner=N/A MCS_label=N/A", r.state(),
-                  n.threads_per_core(), n.weight()),
+      fmt::format("RealMemory={} AllocMem={} Sockets={} Boards={}", n.real_memory_mb(),
+                  n.alloc_mem_mb(), n.sockets(), n.boards()),
+      fmt::format("State={} ThreadsPerCore={} TmpDisk=0 Weight={} Owner=N/A MCS_label=N/A",
+                  r.state(), n.threads_per_core(), n.weight()),
       fmt::format("Partitions={} ", fmt::join(partitions, ",")),
       fmt::format("BootTime={} SlurmdStartTime={}", FormatSlurmTime(n.boot_time(), "None"),
                   FormatSlurmTime(n.slurmd_start_time(), "None")),
-      fmt::format("CfgTRES=cpu={},mem={},billing={}", n.cpus(), FormatMemoryMb(n.real_memory_mb()), n.cpus()),
+      fmt::format("CfgTRES=cpu={},mem={},billing={}", n.cpus(), FormatMemoryMb(n.real_memory_mb()),
+                  n.cpus()),
       fmt::format("AllocTRES={}", alloc_tres),
   };
   if (!r.reason().empty()) {
-    lines.push_back(fmt::format("Reason={} [{}@{}]", r.reason(), r.reason_uid(), FormatSlurmTime(r.reason_time())));
+    lines.push_back(fmt::format("Reason={} [{}@{}]", r.reason(), r.reason_uid(),
+                                FormatSlurmTime(r.reason_time())));
   }
   std::string out = Layout(lines, one_liner);
   return one_liner ? out : out + "\n";
 }
 
-std::string FormatPartitionDetails(const conf::PartitionConfig& p, const conf::ClusterConfig& config,
-                                   bool one_liner) {
+std::string FormatPartitionDetails(const conf::PartitionConfig& p,
+                                   const conf::ClusterConfig& config, bool one_liner) {
   auto list = [](const std::vector<std::string>& v) {
     return v.empty() ? std::string("ALL") : fmt::format("{}", fmt::join(v, ","));
   };
@@ -149,11 +166,14 @@ std::string FormatPartitionDetails(const conf::PartitionConfig& p, const conf::C
   for (const std::string& name : p.nodes) cpus += config.FindNode(name)->cpus;
   std::vector<std::string> lines = {
       fmt::format("PartitionName={}", p.name),
-      fmt::format("AllowGroups={} AllowAccounts={} AllowQos={}", list(p.allow_groups), list(p.allow_accounts),
-                  list(p.allow_qos)),
-      fmt::format("AllocNodes=ALL Default={} QoS={}", p.is_default ? "YES" : "NO", p.qos.empty() ? "N/A" : p.qos),
+      fmt::format("AllowGroups={} AllowAccounts={} AllowQos={}", list(p.allow_groups),
+                  list(p.allow_accounts), list(p.allow_qos)),
+      fmt::format("AllocNodes=ALL Default={} QoS={}", p.is_default ? "YES" : "NO",
+                  p.qos.empty() ? "N/A" : p.qos),
       fmt::format("DefaultTime={} DisableRootJobs=NO ExclusiveUser={} GraceTime={} Hidden={}",
-                  p.default_time ? Limit(*p.default_time == kInfiniteDuration ? -1 : *p.default_time) : "NONE",
+                  p.default_time
+                      ? Limit(*p.default_time == kInfiniteDuration ? -1 : *p.default_time)
+                      : "NONE",
                   p.exclusive_user ? "YES" : "NO", p.grace_time, p.hidden ? "YES" : "NO"),
       fmt::format("MaxNodes={} MaxTime={} MinNodes={} LLN=NO MaxCPUsPerNode=UNLIMITED",
                   p.max_nodes == conf::kUnlimitedCount ? "UNLIMITED" : std::to_string(p.max_nodes),
@@ -161,8 +181,10 @@ std::string FormatPartitionDetails(const conf::PartitionConfig& p, const conf::C
       fmt::format("Nodes={}", p.nodes.empty() ? "(null)" : CompressHostlist(p.nodes)),
       fmt::format("PriorityJobFactor={} PriorityTier={} RootOnly=NO ReqResv=NO OverSubscribe={}",
                   p.priority_job_factor, p.priority_tier, p.oversubscribe),
-      fmt::format("OverTimeLimit=NONE PreemptMode={}", p.preempt_mode.empty() ? "OFF" : p.preempt_mode),
-      fmt::format("State={} TotalCPUs={} TotalNodes={} SelectTypeParameters=NONE", p.state, cpus, p.nodes.size()),
+      fmt::format("OverTimeLimit=NONE PreemptMode={}",
+                  p.preempt_mode.empty() ? "OFF" : p.preempt_mode),
+      fmt::format("State={} TotalCPUs={} TotalNodes={} SelectTypeParameters=NONE", p.state, cpus,
+                  p.nodes.size()),
       "JobDefaults=(null)",
       fmt::format("DefMemPerNode=UNLIMITED MaxMemPerNode={}",
                   p.max_mem_per_node ? std::to_string(*p.max_mem_per_node) : "UNLIMITED"),

@@ -48,37 +48,63 @@ int main(int argc, char** argv) {
   std::vector<std::string> states;
   std::string nodes_filter;
   const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},      {"Node", no_argument, nullptr, 'N'},
-      {"long", no_argument, nullptr, 'l'},          {"list-reasons", no_argument, nullptr, 'R'},
-      {"format", required_argument, nullptr, 'o'},  {"Format", required_argument, nullptr, 'O'},
-      {"partition", required_argument, nullptr, 'p'}, {"states", required_argument, nullptr, 't'},
-      {"summarize", no_argument, nullptr, 's'},     {"sort", required_argument, nullptr, 'S'},
-      {"nodes", required_argument, nullptr, 'n'},   {"help", no_argument, nullptr, 1001},
+      {"noheader", no_argument, nullptr, 'h'},
+      {"Node", no_argument, nullptr, 'N'},
+      {"long", no_argument, nullptr, 'l'},
+      {"list-reasons", no_argument, nullptr, 'R'},
+      {"format", required_argument, nullptr, 'o'},
+      {"Format", required_argument, nullptr, 'O'},
+      {"partition", required_argument, nullptr, 'p'},
+      {"states", required_argument, nullptr, 't'},
+      {"summarize", no_argument, nullptr, 's'},
+      {"sort", required_argument, nullptr, 'S'},
+      {"nodes", required_argument, nullptr, 'n'},
+      {"help", no_argument, nullptr, 1001},
       {nullptr, 0, nullptr, 0},
   };
   int c;
   while ((c = getopt_long(argc, argv, "hNlRo:O:p:t:sS:n:av", long_options, nullptr)) != -1) {
     switch (c) {
-      case 'h': options.no_header = true; break;
-      case 'N': options.node_oriented = true; break;
-      case 'l': options.long_format = true; break;
-      case 'R': options.list_reasons = true; break;
-      case 'o': options.format = optarg; break;
-      case 'O': options.format_long = optarg; break;
+      case 'h':
+        options.no_header = true;
+        break;
+      case 'N':
+        options.node_oriented = true;
+        break;
+      case 'l':
+        options.long_format = true;
+        break;
+      case 'R':
+        options.list_reasons = true;
+        break;
+      case 'o':
+        options.format = optarg;
+        break;
+      case 'O':
+        options.format_long = optarg;
+        break;
       case 'p':
         for (std::string_view p : rota::Split(optarg, ',')) partitions.emplace_back(p);
         break;
       case 't':
         for (std::string_view t : rota::Split(optarg, ',')) states.emplace_back(rota::ToLower(t));
         break;
-      case 's': options.summarize = true; break;
-      case 'S': options.sort = optarg; break;
-      case 'n': nodes_filter = optarg; break;
+      case 's':
+        options.summarize = true;
+        break;
+      case 'S':
+        options.sort = optarg;
+        break;
+      case 'n':
+        nodes_filter = optarg;
+        break;
       case 'a':
-      case 'v': break;
+      case 'v':
+        break;
       case 1001:
-        std::cout << "Usage: sinfo [-h] [-N] [-l] [-R] [-s] [-o FORMAT] [-O FORMAT] [-p PARTITIONS]\n"
-                     "             [-t STATES] [-n NODES]\n";
+        std::cout
+            << "Usage: sinfo [-h] [-N] [-l] [-R] [-s] [-o FORMAT] [-O FORMAT] [-p PARTITIONS]\n"
+               "             [-t STATES] [-n NODES]\n";
         return 0;
       default:
         std::cerr << "Try \"sinfo --help\" for more information\n";
@@ -99,7 +125,9 @@ int main(int argc, char** argv) {
   std::vector<SinfoPartition> parts;
   for (const auto& p : (*client)->config().partitions) {
     if (p.hidden) continue;
-    if (!partitions.empty() && std::find(partitions.begin(), partitions.end(), p.name) == partitions.end()) continue;
+    if (!partitions.empty() &&
+        std::find(partitions.begin(), partitions.end(), p.name) == partitions.end())
+      continue;
     parts.push_back(ToSinfo(p));
   }
   std::vector<std::string> wanted_nodes;
@@ -109,12 +137,13 @@ int main(int argc, char** argv) {
   ctx.now = response.now();
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
   for (const auto& n : response.nodes()) {
-    if (!wanted_nodes.empty() &&
-        std::find(wanted_nodes.begin(), wanted_nodes.end(), n.record().name()) == wanted_nodes.end()) {
+    if (!wanted_nodes.empty() && std::find(wanted_nodes.begin(), wanted_nodes.end(),
+                                           n.record().name()) == wanted_nodes.end()) {
       continue;
     }
     if (!states.empty()) {
-      std::string compact = rota::cli::format::NodeStateCompactText(rota::cli::format::NodeStateBits(n));
+      std::string compact =
+          rota::cli::format::NodeStateCompactText(rota::cli::format::NodeStateBits(n));
       std::string base = compact.substr(0, compact.find_first_of("*~#"));
       if (std::find(states.begin(), states.end(), base) == states.end()) continue;
     }

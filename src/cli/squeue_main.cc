@@ -52,43 +52,85 @@ int main(int argc, char** argv) {
   std::string nodelist;
   enum { kStart = 1000, kJson };
   const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},      {"long", no_argument, nullptr, 'l'},
-      {"format", required_argument, nullptr, 'o'},  {"Format", required_argument, nullptr, 'O'},
-      {"user", required_argument, nullptr, 'u'},    {"jobs", optional_argument, nullptr, 'j'},
-      {"partition", required_argument, nullptr, 'p'}, {"states", required_argument, nullptr, 't'},
-      {"account", required_argument, nullptr, 'A'}, {"qos", required_argument, nullptr, 'q'},
-      {"nodelist", required_argument, nullptr, 'w'}, {"array", no_argument, nullptr, 'r'},
-      {"sort", required_argument, nullptr, 'S'},    {"start", no_argument, nullptr, kStart},
-      {"json", no_argument, nullptr, kJson},        {"help", no_argument, nullptr, 1003},
-      {"me", no_argument, nullptr, 1002},           {"all", no_argument, nullptr, 'a'},
+      {"noheader", no_argument, nullptr, 'h'},
+      {"long", no_argument, nullptr, 'l'},
+      {"format", required_argument, nullptr, 'o'},
+      {"Format", required_argument, nullptr, 'O'},
+      {"user", required_argument, nullptr, 'u'},
+      {"jobs", optional_argument, nullptr, 'j'},
+      {"partition", required_argument, nullptr, 'p'},
+      {"states", required_argument, nullptr, 't'},
+      {"account", required_argument, nullptr, 'A'},
+      {"qos", required_argument, nullptr, 'q'},
+      {"nodelist", required_argument, nullptr, 'w'},
+      {"array", no_argument, nullptr, 'r'},
+      {"sort", required_argument, nullptr, 'S'},
+      {"start", no_argument, nullptr, kStart},
+      {"json", no_argument, nullptr, kJson},
+      {"help", no_argument, nullptr, 1003},
+      {"me", no_argument, nullptr, 1002},
+      {"all", no_argument, nullptr, 'a'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
   while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:w:rS:av", long_options, nullptr)) != -1) {
     switch (c) {
-      case 'h': options.no_header = true; break;
-      case 'l': options.long_format = true; break;
-      case 'o': options.format = optarg; break;
-      case 'O': options.format_long = optarg; break;
-      case 'u': AddList(request.mutable_users(), optarg); break;
+      case 'h':
+        options.no_header = true;
+        break;
+      case 'l':
+        options.long_format = true;
+        break;
+      case 'o':
+        options.format = optarg;
+        break;
+      case 'O':
+        options.format_long = optarg;
+        break;
+      case 'u':
+        AddList(request.mutable_users(), optarg);
+        break;
       case 'j':
         if (optarg != nullptr) AddList(request.mutable_job_ids(), optarg);
         break;
-      case 'p': AddList(request.mutable_partitions(), optarg); break;
-      case 't': AddList(request.mutable_states(), optarg); break;
-      case 'A': AddList(request.mutable_accounts(), optarg); break;
-      case 'q': AddList(request.mutable_qos(), optarg); break;
-      case 'w': nodelist = optarg; break;
-      case 'r': expand_arrays = true; break;
-      case 'S': options.sort = optarg; break;
-      case kStart: options.start = true; break;
-      case kJson: options.json = true; break;
-      case 1002: request.add_users(std::to_string(getuid())); break;
+      case 'p':
+        AddList(request.mutable_partitions(), optarg);
+        break;
+      case 't':
+        AddList(request.mutable_states(), optarg);
+        break;
+      case 'A':
+        AddList(request.mutable_accounts(), optarg);
+        break;
+      case 'q':
+        AddList(request.mutable_qos(), optarg);
+        break;
+      case 'w':
+        nodelist = optarg;
+        break;
+      case 'r':
+        expand_arrays = true;
+        break;
+      case 'S':
+        options.sort = optarg;
+        break;
+      case kStart:
+        options.start = true;
+        break;
+      case kJson:
+        options.json = true;
+        break;
+      case 1002:
+        request.add_users(std::to_string(getuid()));
+        break;
       case 'a':
-      case 'v': break;
+      case 'v':
+        break;
       case 1003:
-        std::cout << "Usage: squeue [-h] [-l] [-r] [--start] [-o FORMAT] [-O FORMAT] [-u USERS] [-j JOBS]\n"
-                     "              [-p PARTITIONS] [-t STATES] [-A ACCOUNTS] [-q QOS] [-w NODES]\n";
+        std::cout
+            << "Usage: squeue [-h] [-l] [-r] [--start] [-o FORMAT] [-O FORMAT] [-u USERS] [-j "
+               "JOBS]\n"
+               "              [-p PARTITIONS] [-t STATES] [-A ACCOUNTS] [-q QOS] [-w NODES]\n";
         return 0;
       default:
         std::cerr << "Try \"squeue --help\" for more information\n";

@@ -68,7 +68,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   if (recovered.snapshot) {
     snapshot.emplace();
     if (!snapshot->ParseFromString(*recovered.snapshot)) {
-      return Status(StatusCode::kCorruption, "the newest snapshot does not parse as controller state");
+      return Status(StatusCode::kCorruption,
+                    "the newest snapshot does not parse as controller state");
     }
   }
   std::vector<wire::StateRecord> records(recovered.records.size());
@@ -84,9 +85,9 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
                d->config_->settings.state_save_location);
 
   d->sink_ = std::make_unique<LoggingEffectSink>();
-  d->loop_ = std::make_unique<StateLoop>(std::move(core), std::move(store).value(), d->sink_.get(),
-                                         [] { return static_cast<int64_t>(std::time(nullptr)); },
-                                         StateLoop::Options{});
+  d->loop_ = std::make_unique<StateLoop>(
+      std::move(core), std::move(store).value(), d->sink_.get(),
+      [] { return static_cast<int64_t>(std::time(nullptr)); }, StateLoop::Options{});
   d->loop_->Start();
   d->service_ = std::make_unique<ControllerService>(
       *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path);
@@ -96,10 +97,10 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   server_options.port = d->config_->settings.slurmctld_port;
   server_options.io_threads = options.io_threads;
   ControllerService* service = d->service_.get();
-  auto server = rpc::RpcServer::Start(server_options, [service](const rpc::RequestContext& c,
-                                                                std::string body, rpc::Responder r) {
-    service->Handle(c, std::move(body), std::move(r));
-  });
+  auto server = rpc::RpcServer::Start(
+      server_options, [service](const rpc::RequestContext& c, std::string body, rpc::Responder r) {
+        service->Handle(c, std::move(body), std::move(r));
+      });
   if (!server.ok()) return server.status();
   d->server_ = std::move(server).value();
   spdlog::info("rotactld listening on {}:{}", server_options.address, d->server_->port());

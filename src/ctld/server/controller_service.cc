@@ -46,7 +46,8 @@ wire::NodeInfo DescribeNode(const NodeTable& table, const NodeRuntime& n,
   }
   info.set_gres_used(used);
   for (const conf::PartitionConfig& p : config.partitions) {
-    if (std::find(p.nodes.begin(), p.nodes.end(), c.name) != p.nodes.end()) info.add_partitions(p.name);
+    if (std::find(p.nodes.begin(), p.nodes.end(), c.name) != p.nodes.end())
+      info.add_partitions(p.name);
   }
   for (const std::string& f : c.features) info.add_features(f);
   info.set_sockets(c.sockets);
@@ -86,11 +87,12 @@ Caller ControllerService::ResolveCaller(const auth::Identity& id) {
   }
   auto group_it = group_names_.find(id.gid);
   if (group_it == group_names_.end()) {
-    struct group gr{};
+    struct group gr {};
     struct group* found = nullptr;
     std::vector<char> buf(16384);
     getgrgid_r(id.gid, &gr, buf.data(), buf.size(), &found);
-    group_it = group_names_.emplace(id.gid, NameOrNumber(found != nullptr, gr.gr_name, id.gid)).first;
+    group_it =
+        group_names_.emplace(id.gid, NameOrNumber(found != nullptr, gr.gr_name, id.gid)).first;
   }
   caller.user = user_it->second;
   caller.group = group_it->second;
@@ -117,8 +119,9 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       wire::SubmitJobRequest req;
       if (!ParseOrFail(body, req, respond)) return;
       loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                           Effects& effects) -> StateLoop::Reply {
-        auto result = std::make_shared<Result<wire::SubmitJobResponse>>(core.Submit(req, caller, now, effects));
+                                                            Effects& effects) -> StateLoop::Reply {
+        auto result = std::make_shared<Result<wire::SubmitJobResponse>>(
+            core.Submit(req, caller, now, effects));
         return [result, respond] {
           if (result->ok()) {
             Answer(respond, **result);
@@ -133,7 +136,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       wire::ListJobsRequest req;
       if (!ParseOrFail(body, req, respond)) return;
       loop_.Enqueue([this, req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                         Effects&) -> StateLoop::Reply {
+                                                          Effects&) -> StateLoop::Reply {
         std::shared_ptr<const JobView> view = core.PublishJobs();
         return [this, view, req, respond, now] {
           readers_.Post([view, req, respond, now] {
@@ -152,8 +155,9 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       wire::SignalJobsRequest req;
       if (!ParseOrFail(body, req, respond)) return;
       loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                           Effects& effects) -> StateLoop::Reply {
-        auto out = std::make_shared<wire::SignalJobsResponse>(core.SignalJobs(req, caller, now, effects));
+                                                            Effects& effects) -> StateLoop::Reply {
+        auto out =
+            std::make_shared<wire::SignalJobsResponse>(core.SignalJobs(req, caller, now, effects));
         return [out, respond] { Answer(respond, *out); };
       });
       return;
@@ -162,8 +166,9 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       wire::UpdateJobRequest req;
       if (!ParseOrFail(body, req, respond)) return;
       loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                           Effects& effects) -> StateLoop::Reply {
-        auto out = std::make_shared<wire::UpdateJobResponse>(core.UpdateJobs(req, caller, now, effects));
+                                                            Effects& effects) -> StateLoop::Reply {
+        auto out =
+            std::make_shared<wire::UpdateJobResponse>(core.UpdateJobs(req, caller, now, effects));
         return [out, respond] { Answer(respond, *out); };
       });
       return;
@@ -172,7 +177,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       wire::UpdateNodeRequest req;
       if (!ParseOrFail(body, req, respond)) return;
       loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                           Effects& effects) -> StateLoop::Reply {
+                                                            Effects& effects) -> StateLoop::Reply {
         Status s = core.UpdateNodes(req, caller, now, effects);
         return [s, respond] {
           if (s.ok()) {
@@ -208,7 +213,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         wire::NodeRegisterRequest req;
         if (!ParseOrFail(body, req, respond)) return;
         loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                     Effects& effects) -> StateLoop::Reply {
+                                                      Effects& effects) -> StateLoop::Reply {
           Status s = core.NodeRegistered(req.node(), req.boot_time(), now, effects);
           return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
         });
@@ -216,7 +221,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         wire::JobExitedRequest req;
         if (!ParseOrFail(body, req, respond)) return;
         loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                     Effects& effects) -> StateLoop::Reply {
+                                                      Effects& effects) -> StateLoop::Reply {
           Status s = core.JobExited(req.job_id(), req.wait_status(), now, effects);
           return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
         });
@@ -241,10 +246,11 @@ void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond
     respond.Fail(InvalidArgument(diags.ToString() + config.status().message()));
     return;
   }
-  loop_.Enqueue([config = *config, respond](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
-    core.Reconfigure(config);
-    return [respond] { Answer(respond, wire::Empty()); };
-  });
+  loop_.Enqueue(
+      [config = *config, respond](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+        core.Reconfigure(config);
+        return [respond] { Answer(respond, wire::Empty()); };
+      });
 }
 
 }  // namespace rota::ctld

@@ -35,15 +35,18 @@ bool JobMatches(const wire::JobRecord& job, const wire::ListJobsRequest& request
       !Contains(request.users(), std::to_string(job.spec().uid()))) {
     return false;
   }
-  if (!request.partitions().empty() && !Contains(request.partitions(), job.spec().partition())) return false;
-  if (!request.accounts().empty() && !Contains(request.accounts(), job.spec().account())) return false;
+  if (!request.partitions().empty() && !Contains(request.partitions(), job.spec().partition()))
+    return false;
+  if (!request.accounts().empty() && !Contains(request.accounts(), job.spec().account()))
+    return false;
   if (!request.qos().empty() && !Contains(request.qos(), job.spec().qos())) return false;
   if (!request.states().empty()) {
-    bool any = std::any_of(request.states().begin(), request.states().end(), [&](const std::string& s) {
-      if (EqualsIgnoreCase(s, "all")) return true;
-      wire::JobState parsed;
-      return model::ParseJobState(s, &parsed) && parsed == job.state();
-    });
+    bool any =
+        std::any_of(request.states().begin(), request.states().end(), [&](const std::string& s) {
+          if (EqualsIgnoreCase(s, "all")) return true;
+          wire::JobState parsed;
+          return model::ParseJobState(s, &parsed) && parsed == job.state();
+        });
     return any;
   }
   if (model::IsFinished(job.state()) && request.job_ids().empty() && !request.include_finished()) {

@@ -41,12 +41,23 @@ int main(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "f:hDv", long_options, nullptr)) != -1) {
     switch (c) {
-      case 'f': conf_path = optarg; break;
-      case kCheckConfig: check_only = true; break;
-      case 'D': break;
-      case 'v': level = "debug"; break;
-      case 'h': Usage(stdout); return 0;
-      default: Usage(stderr); return 1;
+      case 'f':
+        conf_path = optarg;
+        break;
+      case kCheckConfig:
+        check_only = true;
+        break;
+      case 'D':
+        break;
+      case 'v':
+        level = "debug";
+        break;
+      case 'h':
+        Usage(stdout);
+        return 0;
+      default:
+        Usage(stderr);
+        return 1;
     }
   }
   if (optind < argc) {

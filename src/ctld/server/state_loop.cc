@@ -89,7 +89,9 @@ void StateLoop::RunBatch(std::deque<Work>& batch) {
   std::vector<Reply> replies;
   replies.reserve(batch.size());
   for (Work& w : batch) replies.push_back(w(*core_, now, effects));
-  bool changed = !effects.records.empty();
+  // Any command may have changed what can run (a node registering writes no
+  // record, yet frees a whole node), so each batch asks for a pass.
+  bool changed = !batch.empty();
   pass_wanted_ |= changed;
 
   auto steady_now = SteadyClock::now();

@@ -1,0 +1,162 @@
+#pragma once
+
+// A real rotactld for integration tests: writes a configuration (auth/slurm
+// with a fresh key, loopback, a free port, state in a temp dir), starts the
+// built binary, and stops it — also when the test fails.
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "testing/temp_dir.h"
+
+namespace rota::testing {
+
+inline std::string BinDir() {
+  const char* env = std::getenv("ROTA_BIN_DIR");
+  return env != nullptr ? env : ROTA_BINARY_DIR "/bin";
+}
+
+// A port nobody listens on right now (the kernel's pick, released at once).
+inline uint16_t FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout (and stderr when asked)
+};
+
+class ControllerProcess {
+ public:
+  // `extra` is appended to the generated slurm.conf.
+  explicit ControllerProcess(const std::string& extra = "") {
+    port_ = FreeLoopbackPort();
+    std::string state = (dir_.path() / "state").string();
+    conf_ = dir_.Write("slurm.conf",
+                       "ClusterName=itest\n"
+                       "SlurmctldHost=localhost(127.0.0.1)\n"
+                       "SlurmctldPort=" +
+                           std::to_string(port_) +
+                           "\n"
+                           "AuthType=auth/slurm\n"
+                           "StateSaveLocation=" +
+                           state +
+                           "\n"
+                           "GresTypes=gpu\n"
+                           "SelectTypeParameters=CR_Core_Memory\n"
+                           "DefMemPerCPU=1024\n"
+                           "MinJobAge=600\n"
+                           "NodeName=n[1-4] CPUs=8 Sockets=2 CoresPerSocket=4 RealMemory=64000 "
+                           "Gres=gpu:a100:4\n"
+                           "PartitionName=batch Nodes=ALL Default=YES MaxTime=1-00:00:00 "
+                           "DefaultTime=01:00:00\n" +
+                           extra);
+    std::string key;
+    std::mt19937_64 rng(std::random_device{}());
+    for (int i = 0; i < 64; ++i) key += static_cast<char>(rng() & 0xff);
+    std::string key_path = dir_.Write("slurm.key", key);
+    chmod(key_path.c_str(), 0600);
+    log_ = (dir_.path() / "rotactld.log").string();
+  }
+  ~ControllerProcess() { Kill(SIGKILL); }
+
+  const std::string& conf() const { return conf_; }
+  uint16_t port() const { return port_; }
+  const TempDir& dir() const { return dir_; }
+
+  // Starts rotactld and waits until it accepts connections. False on failure.
+  bool Start() {
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      std::string bin = BinDir() + "/rotactld";
+      execl(bin.c_str(), bin.c_str(), "-f", conf_.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Accepting()) return true;
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
+  // Sends `sig` and reaps the process.
+  void Kill(int sig) {
+    if (pid_ <= 0) return;
+    kill(pid_, sig);
+    int status;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+  std::string Log() const {
+    std::ifstream in(log_);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  // Runs a built command against this controller.
+  CommandResult Run(const std::string& command_line, bool with_stderr = true) const {
+    std::string cmd = "SLURM_CONF=" + conf_ + " PATH=" + BinDir() + ":$PATH " + command_line;
+    if (with_stderr) cmd += " 2>&1";
+    CommandResult r;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return r;
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    int status = pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+
+ private:
+  bool Accepting() const {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port_);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    close(fd);
+    return ok;
+  }
+
+  TempDir dir_;
+  std::string conf_;
+  std::string log_;
+  uint16_t port_ = 0;
+  pid_t pid_ = -1;
+};
+
+}  // namespace rota::testing
