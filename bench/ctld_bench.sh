@@ -22,6 +22,11 @@ done
 
 readonly LOAD_CONNECTIONS=16
 readonly LOAD_WINDOW=64
+# Jobs ctld_load submits carry no environment unless CTLD_BENCH_ENVIRONMENT=1,
+# which attaches this shell's environment to each, as sbatch --export=ALL does.
+LOAD_FLAGS=()
+[[ "${CTLD_BENCH_ENVIRONMENT:-0}" == 1 ]] && LOAD_FLAGS=(--environment)
+readonly LOAD_FLAGS
 
 log() { echo "ctld_bench: $*" >&2; }
 
@@ -130,7 +135,7 @@ fill_to() {
   ((need > 0)) || { : >"$out"; return; }
   log "submitting $need held jobs with ctld_load ($LOAD_CONNECTIONS x $LOAD_WINDOW) to reach $target"
   "$BIN/ctld_load" -f "$SLURM_CONF" -c "$LOAD_CONNECTIONS" -w "$LOAD_WINDOW" -n "$need" \
-    --environment >"$out"
+    ${LOAD_FLAGS[@]+"${LOAD_FLAGS[@]}"} >"$out"
   have=$(job_records)
   ((have >= target)) || { log "only $have records after filling to $target"; exit 1; }
 }
@@ -232,7 +237,7 @@ mkdir -p "$REPO_ROOT/bench/results"
   printf '  "bin_dir": "%s",\n' "$BIN"
   printf '  "cpus": %s,\n' "$(nproc)"
   printf '  "load_average_at_start": "%s",\n' "$START_LOAD"
-  printf '  "load_generator": "ctld_load -c %s -w %s --environment",\n' "$LOAD_CONNECTIONS" "$LOAD_WINDOW"
+  printf '  "load_generator": "ctld_load -c %s -w %s %s",\n' "$LOAD_CONNECTIONS" "$LOAD_WINDOW" "${LOAD_FLAGS[*]+${LOAD_FLAGS[*]}}"
   printf '  "figures": {\n'
   for i in "${!NAMES[@]}"; do
     sep=','

@@ -9,6 +9,7 @@
 #include "cli/controller_client.h"
 #include "cli/format/squeue_fields.h"
 #include "cli/local_time.h"
+#include "cli/squeue_json.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -167,6 +168,10 @@ int main(int argc, char** argv) {
         return std::find(wanted->begin(), wanted->end(), n) != wanted->end();
       });
     });
+  }
+  if (options.json) {
+    std::cout << rota::cli::SqueueJson(jobs, response.now());
+    return 0;
   }
   rota::cli::format::SqueueContext ctx;
   ctx.now = response.now();

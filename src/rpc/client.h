@@ -48,6 +48,8 @@ class RpcClient {
 
   // Connects (TCP_NODELAY) to `host`:`port`, trying each address `host`
   // resolves to, all within `timeout`. Closes any previous connection first.
+  // Name resolution (getaddrinfo) itself is not bounded by `timeout`; numeric
+  // addresses and /etc/hosts names resolve without waiting.
   // Errors: kUnavailable (refused, unreachable, timed out), kNotFound (host).
   Status Connect(const std::string& host, uint16_t port, std::chrono::milliseconds timeout);
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <thread>
@@ -72,6 +73,13 @@ TEST_F(ControllerTest, SubmitListAndCancel) {
   EXPECT_NE(r.out.find("    1     batch    first     root PD       0:00      1 (JobHeldUser)"),
             std::string::npos)
       << r.out;
+  nlohmann::json json = nlohmann::json::parse(ctld_.Run("squeue --json", false).out);
+  ASSERT_EQ(json["jobs"].size(), 2u);
+  EXPECT_EQ(json["jobs"][0]["job_id"], 1);
+  EXPECT_EQ(json["jobs"][0]["name"], "first");
+  EXPECT_EQ(json["jobs"][0]["job_state"], "PENDING");
+  EXPECT_EQ(json["jobs"][0]["state_reason"], "JobHeldUser");
+  EXPECT_EQ(json["jobs"][0]["time_limit"], 60);
   EXPECT_EQ(ctld_.Run("scancel 1").exit_code, 0);
   EXPECT_EQ(ctld_.Run("squeue -h -t all -o '%i|%T'").out, "1|CANCELLED\n2|PENDING\n");
   r = ctld_.Run("scancel 77");

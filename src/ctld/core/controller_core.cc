@@ -28,6 +28,16 @@ ControllerCore::ControllerCore(std::shared_ptr<const conf::ClusterConfig> config
 
 void ControllerCore::Insert(wire::JobRecord job) {
   uint32_t id = job.job_id();
+  // Records written before payloads were separate carry the script inline.
+  if (!job.spec().script().empty() || job.spec().environment_size() > 0) {
+    auto payload = std::make_shared<wire::JobPayload>();
+    payload->set_job_id(id);
+    payload->set_script(std::move(*job.mutable_spec()->mutable_script()));
+    payload->mutable_environment()->Swap(job.mutable_spec()->mutable_environment());
+    job.mutable_spec()->clear_script();
+    job.mutable_spec()->clear_environment();
+    payloads_[id] = std::move(payload);
+  }
   next_job_id_ = std::max(next_job_id_, id + 1);
   jobs_[id] = std::make_shared<wire::JobRecord>(std::move(job));
   ++version_;
@@ -36,9 +46,13 @@ void ControllerCore::Insert(wire::JobRecord job) {
 void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
                              const std::vector<wire::StateRecord>& records) {
   jobs_.clear();
+  payloads_.clear();
   nodes_ = NodeTable(*config_);
   if (snapshot != nullptr) {
     next_job_id_ = std::max(next_job_id_, snapshot->next_job_id());
+    for (const wire::JobPayload& p : snapshot->payloads()) {
+      payloads_[p.job_id()] = std::make_shared<wire::JobPayload>(p);
+    }
     for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
   }
@@ -49,6 +63,10 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         break;
       case wire::StateRecord::kJobPurge:
         jobs_.erase(r.job_purge());
+        payloads_.erase(r.job_purge());
+        break;
+      case wire::StateRecord::kJobPayload:
+        payloads_[r.job_payload().job_id()] = std::make_shared<wire::JobPayload>(r.job_payload());
         break;
       case wire::StateRecord::kNextJobId:
         next_job_id_ = std::max(next_job_id_, r.next_job_id());
@@ -72,6 +90,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   wire::StateSnapshot s;
   s.set_next_job_id(next_job_id_);
   for (const auto& [id, job] : jobs_) *s.add_jobs() = *job;
+  for (const auto& [id, payload] : payloads_) *s.add_payloads() = *payload;
   for (const NodeRuntime& n : nodes_.nodes()) {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
@@ -128,6 +147,12 @@ uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
   int64_t p = kBasicPriorityTop - order - job.spec().nice();
   return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, UINT32_MAX));
+}
+
+std::shared_ptr<const wire::JobPayload> ControllerCore::FindPayload(
+    const wire::JobRecord& job) const {
+  auto it = payloads_.find(job.array_job_id() != 0 ? job.array_job_id() : job.job_id());
+  return it == payloads_.end() ? nullptr : it->second;
 }
 
 const wire::JobRecord* ControllerCore::FindJob(uint32_t job_id) const {
@@ -258,6 +283,16 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     job.set_reason(std::string(model::reason::kNone));
   }
   response.set_job_id(job.job_id());
+  // The script and environment are logged once, apart from the record, so that
+  // later state changes and listings never copy them.
+  auto payload = std::make_shared<wire::JobPayload>();
+  payload->set_job_id(job.job_id());
+  payload->set_script(std::move(*job.mutable_spec()->mutable_script()));
+  payload->mutable_environment()->Swap(job.mutable_spec()->mutable_environment());
+  job.mutable_spec()->clear_script();
+  job.mutable_spec()->clear_environment();
+  *effects.records.emplace_back().mutable_job_payload() = *payload;
+  payloads_[job.job_id()] = std::move(payload);
   Persist(job, effects);
   Insert(std::move(job));
   return response;

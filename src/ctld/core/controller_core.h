@@ -62,6 +62,8 @@ class ControllerCore {
   // A consistent view of all jobs; cheap when nothing changed since the last call.
   std::shared_ptr<const JobView> PublishJobs();
   const wire::JobRecord* FindJob(uint32_t job_id) const;
+  // The script and environment of a job (arrays share their array's).
+  std::shared_ptr<const wire::JobPayload> FindPayload(const wire::JobRecord& job) const;
   const NodeTable& nodes() const { return nodes_; }
   const conf::ClusterConfig& config() const { return *config_; }
   uint32_t next_job_id() const { return next_job_id_; }
@@ -99,6 +101,8 @@ class ControllerCore {
   std::shared_ptr<const conf::ClusterConfig> config_;
   NodeTable nodes_;
   std::map<uint32_t, JobPtr> jobs_;  // By job id; ordered for deterministic passes
+  // Scripts and environments by the submission's job id, out of the records.
+  std::map<uint32_t, std::shared_ptr<const wire::JobPayload>> payloads_;
   uint32_t next_job_id_;
   uint64_t version_ = 0;  // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;

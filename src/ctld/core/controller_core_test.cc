@@ -127,8 +127,8 @@ TEST_F(ControllerCoreTest, SubmitQueuesWithIncreasingIdsAndPersists) {
   EXPECT_EQ(Job(a).spec().partition(), "batch");
   EXPECT_EQ(Job(a).time_limit_s(), 3600);
   EXPECT_GT(Job(a).priority(), Job(b).priority());
-  ASSERT_EQ(log_.size(), 2u);
-  EXPECT_EQ(log_[1].job_upsert().job_id(), b);
+  ASSERT_EQ(log_.size(), 4u);  // Payload and record for each
+  EXPECT_EQ(log_[3].job_upsert().job_id(), b);
 }
 
 TEST_F(ControllerCoreTest, SubmitRefusalsUseSlurmWords) {
@@ -410,6 +410,28 @@ TEST_F(ControllerCoreTest, ReplayOfTheLogRebuildsTheSameState) {
   from_snapshot.Restore(&snap, {log_.begin() + mark, log_.end()});
   EXPECT_NE(from_snapshot.FindJob(after), nullptr);
   EXPECT_EQ(from_snapshot.Snapshot().SerializeAsString(), core_->Snapshot().SerializeAsString());
+}
+
+TEST_F(ControllerCoreTest, ScriptAndEnvironmentTravelApartFromTheRecord) {
+  RegisterAll();
+  uint32_t id = SubmitOk(Spec([](auto& s) {
+    s.set_script("#!/bin/sh\necho hi\n");
+    s.add_environment("HOME=/home/alice");
+    s.set_array("1-2");
+  }));
+  EXPECT_TRUE(Job(id).spec().script().empty());  // Listings never copy it.
+  ASSERT_EQ(log_.size(), 2u);
+  EXPECT_EQ(log_[0].job_payload().script(), "#!/bin/sh\necho hi\n");
+  Effects e = Tick();
+  ASSERT_EQ(e.launches.size(), 2u);
+  for (const LaunchJob& l : e.launches) {
+    ASSERT_NE(l.payload, nullptr);
+    EXPECT_EQ(l.payload->environment(0), "HOME=/home/alice");  // Tasks share the array's.
+  }
+  ControllerCore replayed(config_);
+  wire::StateSnapshot snap = core_->Snapshot();
+  replayed.Restore(&snap, {});
+  EXPECT_EQ(replayed.FindPayload(Job(id + 1))->script(), "#!/bin/sh\necho hi\n");
 }
 
 TEST_F(ControllerCoreTest, PublishedViewIsImmutable) {

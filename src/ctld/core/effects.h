@@ -16,6 +16,7 @@ namespace rota::ctld {
 // Start a job's batch script on its first node (the node daemon's business).
 struct LaunchJob {
   std::shared_ptr<const wire::JobRecord> job;
+  std::shared_ptr<const wire::JobPayload> payload;  // Script and environment
 };
 
 // Deliver a signal to a running job's processes on its nodes.

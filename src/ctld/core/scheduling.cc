@@ -84,6 +84,7 @@ void ControllerCore::PurgeOldJobs(int64_t now, Effects& effects) {
   }
   for (uint32_t id : old) {
     jobs_.erase(id);
+    payloads_.erase(id);
     effects.records.emplace_back().set_job_purge(id);
     ++version_;
   }
@@ -269,7 +270,7 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   job.set_cancel_requested(false);
   nodes_.Allocate(job);
   Persist(job, effects);
-  effects.launches.push_back({jobs_.at(id)});
+  effects.launches.push_back({jobs_.at(id), FindPayload(job)});
   return true;
 }
 

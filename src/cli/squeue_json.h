@@ -1,0 +1,15 @@
+#pragma once
+
+// `squeue --json`: the jobs as JSON, with the field names Slurm 22.05's
+// data_parser uses for the ones Rota has (job_id, job_state, state_reason, ...).
+
+#include <span>
+#include <string>
+
+#include "rota.pb.h"
+
+namespace rota::cli {
+
+std::string SqueueJson(std::span<const wire::JobRecord> jobs, int64_t now);
+
+}  // namespace rota::cli
