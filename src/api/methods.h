@@ -18,6 +18,9 @@ enum Method : uint16_t {
   kReconfigure = 8,    // Empty -> Empty
   kNodeRegister = 20,  // (node daemon) NodeRegisterRequest -> Empty
   kJobExited = 21,     // (node daemon) JobExitedRequest -> Empty
+  // Served by the node daemon (rotad), called by the controller.
+  kLaunchJob = 30,  // LaunchJobRequest -> Empty
+  kSignalJob = 31,  // SignalJobRequest -> Empty
 };
 
 }  // namespace rota::api
