@@ -8,24 +8,11 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "ctld/server/node_messenger.h"
 #include "ctld/state/state_store.h"
 
 namespace rota::ctld {
 namespace {
-
-// Until node daemons exist to carry them out, launches and signals are logged.
-class LoggingEffectSink : public EffectSink {
- public:
-  void Carry(const Effects& effects) override {
-    for (const LaunchJob& l : effects.launches) {
-      spdlog::info("job {} allocated {} (no node daemon to launch it yet)", l.job->job_id(),
-                   l.job->nodes_size() > 0 ? l.job->nodes(0) : "");
-    }
-    for (const SignalJob& s : effects.signals) {
-      spdlog::info("signal {} for job {}", s.signal, s.job_id);
-    }
-  }
-};
 
 uint32_t UidOf(const std::string& user) {
   if (std::optional<uint64_t> n = ParseUint(user)) return static_cast<uint32_t>(*n);
@@ -84,7 +71,9 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   spdlog::info("recovered {} jobs (next job id {}) from {}", core->job_count(), core->next_job_id(),
                d->config_->settings.state_save_location);
 
-  d->sink_ = std::make_unique<LoggingEffectSink>();
+  auto issuer = auth::MakeIssuer(auth_settings);
+  if (!issuer.ok()) return issuer.status();
+  d->sink_ = std::make_unique<NodeMessenger>(d->config_, std::move(issuer).value());
   d->loop_ = std::make_unique<StateLoop>(
       std::move(core), std::move(store).value(), d->sink_.get(),
       [] { return static_cast<int64_t>(std::time(nullptr)); }, StateLoop::Options{});
