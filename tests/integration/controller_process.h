@@ -69,8 +69,12 @@ class ControllerProcess {
                            "SelectTypeParameters=CR_Core_Memory\n"
                            "DefMemPerCPU=1024\n"
                            "MinJobAge=600\n"
-                           "NodeName=n[1-4] CPUs=8 Sockets=2 CoresPerSocket=4 RealMemory=64000 "
-                           "Gres=gpu:a100:4\n"
+                           // Nobody listens on the node port: launches fail fast, as
+                           // there are no node daemons in these tests.
+                           "SlurmdPort=" +
+                           std::to_string(FreeLoopbackPort()) + "\n" +
+                           "NodeName=n[1-4] NodeAddr=127.0.0.1 CPUs=8 Sockets=2 CoresPerSocket=4 "
+                           "RealMemory=64000 Gres=gpu:a100:4\n"
                            "PartitionName=batch Nodes=ALL Default=YES MaxTime=1-00:00:00 "
                            "DefaultTime=01:00:00\n" +
                            extra);
