@@ -86,14 +86,6 @@ struct ParsedJobOptions {
 Result<ParsedJobOptions> ParseJobOptions(Command command, const JobOptionSources& sources,
                                          const JobOptionsContext& context);
 
-// Slurm's time-of-event formats (--begin, --deadline), as Unix seconds:
-//   now[{+|-}N[seconds|minutes|hours|days|weeks]]   (N alone is seconds)
-//   HH:MM[:SS][AM|PM]          the next such time of day
-//   midnight noon elevenses fika teatime today tomorrow
-//   YYYY-MM-DD[THH:MM[:SS]]    MM/DD[/YY]
-// Local time, as Slurm. InvalidArgument (message: the input) otherwise.
-Result<int64_t> ParseEventTime(std::string_view text, int64_t now);
-
 // ---- The table (exposed for --help/--usage output and tests) ----
 
 enum class ArgKind { kNone, kRequired, kOptional };

@@ -1,4 +1,5 @@
 #include "cli/job_options.h"
+#include "cli/event_time.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
