@@ -28,7 +28,14 @@ format:
 check-format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format --dry-run -Werror
 
-bench quickstart down bench-vs-slurm:
+# Rota's own benchmarks: one `name value unit` line per figure, and
+# bench/results/latest.json. Side-by-side figures against Slurm are not built yet.
+bench: build
+	@$(BUILD_DIR)/bin/parsers_bench --benchmark_min_time=0.2 2>/dev/null | \
+	  awk '/^BM_/ {print $$1, $$2, $$3}'
+	@bash bench/ctld_bench.sh $(BUILD_DIR)/bin
+
+quickstart down bench-vs-slurm:
 	@scripts/not-yet.sh $@
 
 clean:

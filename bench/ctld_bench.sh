@@ -8,7 +8,11 @@
 #   bash bench/ctld_bench.sh [BIN_DIR]
 #
 # stdout: one `name value unit` line per figure. stderr: progress.
-# Also writes bench/results/latest.json. Takes a few minutes on 2 cores.
+# Also writes bench/results/latest.json. Takes about a minute on 2 cores.
+#
+# Environment knobs:
+#   CTLD_BENCH_ENVIRONMENT=1  ctld_load jobs carry this shell's environment
+#   CTLD_BENCH_BIN_REV=REV    the source revision of BIN_DIR, for the JSON
 set -euo pipefail
 export LC_ALL=C  # EPOCHREALTIME and printf use '.' as the decimal point.
 
@@ -136,8 +140,11 @@ fill_to() {
   log "submitting $need held jobs with ctld_load ($LOAD_CONNECTIONS x $LOAD_WINDOW) to reach $target"
   "$BIN/ctld_load" -f "$SLURM_CONF" -c "$LOAD_CONNECTIONS" -w "$LOAD_WINDOW" -n "$need" \
     ${LOAD_FLAGS[@]+"${LOAD_FLAGS[@]}"} >"$out"
-  have=$(job_records)
-  ((have >= target)) || { log "only $have records after filling to $target"; exit 1; }
+  # Checked from ctld_load's count, not with squeue, which would grow the
+  # controller's memory before the RSS figures are taken.
+  local accepted
+  accepted=$(load_figure ctld_submit_accepted "$out")
+  ((accepted == need)) || { log "only $accepted of $need submissions accepted"; exit 1; }
 }
 
 load_figure() { awk -v n="$1" '$1 == n { print $2 }' "$2"; }
@@ -150,6 +157,11 @@ sleep 0.5
 RSS_IDLE_KIB=$(rss_kib)
 figure ctld_rss_idle_mib "$(rss_mib)" MiB
 figure job_env_bytes "$(env | wc -c)" bytes
+
+# What starting any process costs here: the floor under every command figure.
+samples=()
+for _ in $(seq 20); do time_ms /bin/true; samples+=("$REPLY_MS"); done
+figure spawn_baseline_ms "$(median "${samples[@]}")" ms
 
 log "squeue latency (idle, 20 runs)"
 samples=()
@@ -227,17 +239,38 @@ for _ in 1 2 3; do time_ms "$BIN/squeue"; samples+=("$REPLY_MS"); done
 figure squeue_100k_ms "$(median "${samples[@]}")" ms
 figure ctld_rss_100k_after_squeue_mib "$(rss_mib)" MiB
 
+# Work the controller does on its own with 100,000 jobs and no requests
+# (periodic scheduling passes and timers), in CPU ms per wall second.
+log "idle controller CPU with 100,000 jobs (5 s)"
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$CTLD_PID/stat"; }
+ticks_a=$(cpu_ticks)
+now_us; a=$REPLY
+sleep 5
+ticks_b=$(cpu_ticks)
+now_us; b=$REPLY
+figure ctld_idle_cpu_100k_ms_per_s "$(awk -v t=$((ticks_b - ticks_a)) -v hz="$(getconf CLK_TCK)" \
+  -v us=$((b - a)) 'BEGIN { printf "%.1f", t*1000/hz / (us/1e6) }')" ms/s
+
+# The same load again on a queue of 100,000: how the ceiling falls with depth.
+log "submitting 20000 more held jobs at 100,000 pending"
+"$BIN/ctld_load" -f "$SLURM_CONF" -c "$LOAD_CONNECTIONS" -w "$LOAD_WINDOW" -n 20000 \
+  ${LOAD_FLAGS[@]+"${LOAD_FLAGS[@]}"} >"$WORK_DIR/load_at_100k.txt"
+figure ctld_submit_ceiling_at_100k "$(load_figure ctld_submit_ceiling "$WORK_DIR/load_at_100k.txt")" jobs/s
+figure ctld_submit_p99_us_at_100k "$(load_figure ctld_submit_p99_us "$WORK_DIR/load_at_100k.txt")" us
+
 # ---------------------------------------------------------------- results
 
 mkdir -p "$REPO_ROOT/bench/results"
 {
   printf '{\n'
   printf '  "date": "%s",\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  printf '  "git_rev": "%s",\n' "$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  printf '  "script_git_rev": "%s",\n' "$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  # The binaries may come from another checkout (or an export without .git).
+  printf '  "bin_git_rev": "%s",\n' "${CTLD_BENCH_BIN_REV:-$(git -C "$BIN" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   printf '  "bin_dir": "%s",\n' "$BIN"
   printf '  "cpus": %s,\n' "$(nproc)"
   printf '  "load_average_at_start": "%s",\n' "$START_LOAD"
-  printf '  "load_generator": "ctld_load -c %s -w %s %s",\n' "$LOAD_CONNECTIONS" "$LOAD_WINDOW" "${LOAD_FLAGS[*]+${LOAD_FLAGS[*]}}"
+  printf '  "load_generator": "%s",\n' "ctld_load -c $LOAD_CONNECTIONS -w $LOAD_WINDOW${LOAD_FLAGS[*]+ ${LOAD_FLAGS[*]}}"
   printf '  "figures": {\n'
   for i in "${!NAMES[@]}"; do
     sep=','
