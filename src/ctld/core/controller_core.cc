@@ -78,9 +78,15 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         break;
     }
   }
+  next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) {
       nodes_.Allocate(*job);
+      if (job->time_limit_s() >= 0) NoteWake(job->end_time());
+    } else if (job->state() == wire::JOB_STATE_PENDING) {
+      NoteWake(job->spec().begin_time());
+    } else if (model::IsFinished(job->state())) {
+      NoteWake(job->end_time() + config_->settings.min_job_age);
     }
   }
   ++version_;
@@ -170,27 +176,7 @@ std::shared_ptr<const JobView> ControllerCore::PublishJobs() {
   return published_;
 }
 
-std::optional<int64_t> ControllerCore::NextWakeTime() const {
-  std::optional<int64_t> wake;
-  auto consider = [&wake](int64_t t) {
-    if (t > 0 && (!wake || t < *wake)) wake = t;
-  };
-  for (const auto& [id, job] : jobs_) {
-    switch (job->state()) {
-      case wire::JOB_STATE_PENDING:
-        if (job->spec().begin_time() > 0) consider(job->spec().begin_time());
-        break;
-      case wire::JOB_STATE_RUNNING:
-        if (job->time_limit_s() >= 0 && !job->timed_out()) consider(job->end_time());
-        break;
-      default:
-        if (model::IsFinished(job->state())) {
-          consider(job->end_time() + config_->settings.min_job_age);
-        }
-    }
-  }
-  return wake;
-}
+std::optional<int64_t> ControllerCore::NextWakeTime() const { return next_wake_; }
 
 // ---------------------------------------------------------------- submit
 
@@ -283,6 +269,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     job.set_reason(std::string(model::reason::kNone));
   }
   response.set_job_id(job.job_id());
+  NoteWake(job.spec().begin_time());
   // The script and environment are logged once, apart from the record, so that
   // later state changes and listings never copy them.
   auto payload = std::make_shared<wire::JobPayload>();

@@ -85,8 +85,13 @@ class ControllerCore {
   bool TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason);
   std::string DependencyReason(const wire::JobRecord& job, int64_t now) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;
-  void EnforceTimeLimits(int64_t now, Effects& effects);
-  void PurgeOldJobs(int64_t now, Effects& effects);
+  // One walk over all jobs: time limits reached, finished jobs past MinJobAge,
+  // and the next time anything is due (next_wake_).
+  void SweepTimers(int64_t now, Effects& effects);
+  // Something becomes due at `t`: wake no later than that.
+  void NoteWake(int64_t t) {
+    if (t > 0 && (!next_wake_ || t < *next_wake_)) next_wake_ = t;
+  }
   // Splits the next pending task off an array's meta record.
   uint32_t SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task, Effects& effects);
 
@@ -104,6 +109,7 @@ class ControllerCore {
   // Scripts and environments by the submission's job id, out of the records.
   std::map<uint32_t, std::shared_ptr<const wire::JobPayload>> payloads_;
   uint32_t next_job_id_;
+  std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   uint64_t version_ = 0;  // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;
   std::shared_ptr<const JobView> published_;

@@ -39,6 +39,7 @@ void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64
   if (Running(job)) nodes_.Release(job);
   job.set_state(state);
   job.set_end_time(now);
+  NoteWake(now + config_->settings.min_job_age);
   if (job.start_time() == 0) job.set_start_time(now);  // Slurm shows the end as the start.
   Persist(job, effects);
 }
@@ -315,7 +316,10 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       bool raising = current.time_limit_s() >= 0 && (limit < 0 || limit > current.time_limit_s());
       if (raising && !caller.privileged) return kPermissionDenied;
       updated.set_time_limit_s(limit);
-      if (Running(updated)) updated.set_end_time(limit >= 0 ? updated.start_time() + limit : 0);
+      if (Running(updated)) {
+        updated.set_end_time(limit >= 0 ? updated.start_time() + limit : 0);
+        NoteWake(updated.end_time());
+      }
     } else if (EqualsIgnoreCase(key, "Partition")) {
       if (!pending) return kNotPending;
       const conf::PartitionConfig* p = config_->FindPartition(value);

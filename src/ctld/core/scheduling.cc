@@ -55,32 +55,43 @@ TermState Evaluate(model::DependencyType type, const wire::JobRecord& j, int64_t
 }  // namespace
 
 void ControllerCore::Tick(int64_t now, Effects& effects) {
-  EnforceTimeLimits(now, effects);
-  PurgeOldJobs(now, effects);
+  SweepTimers(now, effects);
   SchedulePass(now, effects);
 }
 
-void ControllerCore::EnforceTimeLimits(int64_t now, Effects& effects) {
+void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
+  std::vector<uint32_t> expired;
+  std::vector<uint32_t> old;
+  next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
-    if (job->state() != wire::JOB_STATE_RUNNING || job->time_limit_s() < 0 || job->timed_out() ||
-        now < job->end_time()) {
-      continue;
+    switch (job->state()) {
+      case wire::JOB_STATE_RUNNING:
+        if (job->time_limit_s() < 0 || job->timed_out()) break;
+        if (now >= job->end_time()) {
+          expired.push_back(id);
+        } else {
+          NoteWake(job->end_time());
+        }
+        break;
+      case wire::JOB_STATE_PENDING:
+        if (job->spec().begin_time() > now) NoteWake(job->spec().begin_time());
+        break;
+      default:
+        if (!model::IsFinished(job->state())) break;
+        if (job->end_time() + config_->settings.min_job_age <= now) {
+          old.push_back(id);
+        } else {
+          NoteWake(job->end_time() + config_->settings.min_job_age);
+        }
     }
+  }
+  for (uint32_t id : expired) {
     // The node daemon sends SIGTERM, then SIGKILL after KillWait, and reports the
     // exit, which JobExited turns into TIMEOUT.
     wire::JobRecord& j = Mutable(id);
     j.set_timed_out(true);
     effects.signals.push_back({id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false});
     Persist(j, effects);
-  }
-}
-
-void ControllerCore::PurgeOldJobs(int64_t now, Effects& effects) {
-  std::vector<uint32_t> old;
-  for (const auto& [id, job] : jobs_) {
-    if (model::IsFinished(job->state()) && job->end_time() + config_->settings.min_job_age <= now) {
-      old.push_back(id);
-    }
   }
   for (uint32_t id : old) {
     jobs_.erase(id);
@@ -265,6 +276,7 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   job.set_reason(std::string(model::reason::kNone));
   job.set_start_time(now);
   job.set_end_time(job.time_limit_s() >= 0 ? now + job.time_limit_s() : 0);
+  NoteWake(job.end_time());
   job.set_last_sched_eval(now);
   job.set_timed_out(false);
   job.set_cancel_requested(false);
@@ -277,7 +289,8 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
 void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   std::vector<const wire::JobRecord*> queue;
   for (const auto& [id, job] : jobs_) {
-    if (job->state() == wire::JOB_STATE_PENDING) queue.push_back(job.get());
+    // Held jobs (priority 0) keep their reason and need no place in the order.
+    if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) queue.push_back(job.get());
   }
   std::stable_sort(queue.begin(), queue.end(),
                    [](const wire::JobRecord* a, const wire::JobRecord* b) {

@@ -57,19 +57,19 @@ bool StateLoop::PassDue(SteadyClock::time_point now, bool changed) const {
 void StateLoop::Run() {
   std::deque<Work> batch;
   while (true) {
+    // Only this thread touches the core: work out the wake-up before locking.
+    auto wake = last_pass_ + options_.periodic_pass;
+    if (pass_wanted_) {
+      wake =
+          std::min(wake, last_pass_ + std::max<std::chrono::microseconds>(
+                                          std::chrono::microseconds(500), 2 * last_pass_duration_));
+    }
+    if (std::optional<int64_t> t = core_->NextWakeTime()) {
+      int64_t secs = *t - clock_();
+      wake = std::min(wake, SteadyClock::now() + std::chrono::seconds(std::max<int64_t>(0, secs)));
+    }
     {
       std::unique_lock<std::mutex> lock(mu_);
-      auto wake = last_pass_ + options_.periodic_pass;
-      if (pass_wanted_) {
-        wake = std::min(
-            wake, last_pass_ + std::max<std::chrono::microseconds>(std::chrono::microseconds(500),
-                                                                   2 * last_pass_duration_));
-      }
-      if (std::optional<int64_t> t = core_->NextWakeTime()) {
-        int64_t secs = *t - clock_();
-        wake =
-            std::min(wake, SteadyClock::now() + std::chrono::seconds(std::max<int64_t>(0, secs)));
-      }
       cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_ && queue_.empty()) return;
       size_t n = std::min(queue_.size(), options_.max_batch);
