@@ -1,0 +1,253 @@
+#include "noded/batch_job.h"
+
+#include <fcntl.h>
+#include <fmt/ranges.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "api/methods.h"
+#include "common/log.h"
+#include "noded/job_environment.h"
+#include "noded/job_process.h"
+#include "noded/stdio_path.h"
+
+namespace rota::noded {
+namespace {
+
+// Slurm's convention for a batch script that could not start: exit code 1.
+constexpr uint32_t kLaunchFailedStatus = 1 << 8;
+
+std::string UserName(uint32_t uid) {
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
+  return found != nullptr ? std::string(pw.pw_name) : std::string();
+}
+
+Status WriteOwnedFile(const std::string& path, const std::string& text, uid_t uid, gid_t gid,
+                      mode_t mode) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return IoError("cannot create " + path + ": " + std::strerror(errno));
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            fchmod(fd, mode) == 0 && (geteuid() != 0 || fchown(fd, uid, gid) == 0);
+  int saved = errno;
+  close(fd);
+  if (!ok) return IoError("cannot write " + path + ": " + std::strerror(saved));
+  return Status::Ok();
+}
+
+}  // namespace
+
+BatchJob::BatchJob(const NodeContext& node, wire::LaunchJobRequest request)
+    : node_(node), request_(std::move(request)) {}
+
+std::string BatchJob::JobSpoolDir() const {
+  return node_.settings.spool_dir + "/job" + std::to_string(job_id());
+}
+
+Status BatchJob::PrepareSpool(const std::string& script) {
+  const wire::JobSpec& spec = request_.job().spec();
+  const std::string dir = JobSpoolDir();
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return IoError("cannot create " + dir + ": " + std::strerror(errno));
+  }
+  // The script runs as the user, who must be able to read and execute it,
+  // and nobody else may read it.
+  if (geteuid() == 0 && chown(dir.c_str(), spec.uid(), spec.gid()) != 0) {
+    return IoError("cannot chown " + dir + ": " + std::strerror(errno));
+  }
+  return WriteOwnedFile(dir + "/script", script, spec.uid(), spec.gid(), 0700);
+}
+
+Result<CageLimits> BatchJob::LimitsFor() const {
+  const wire::JobRecord& job = request_.job();
+  const conf::CgroupConf& conf = node_.config->cgroup;
+  CageLimits limits;
+  if (conf.constrain_cores) {
+    uint32_t cpus = job.cpus_per_node();
+    if (cpus == 0 && job.nodes_size() > 0) cpus = job.alloc_cpus() / job.nodes_size();
+    if (cpus > 0) limits.cpu_count = cpus;
+  }
+  if (conf.constrain_ram_space) {
+    auto here = std::find(job.nodes().begin(), job.nodes().end(), node_.settings.node_name);
+    size_t index = here - job.nodes().begin();
+    if (index < static_cast<size_t>(job.mem_by_node_mb_size()) && job.mem_by_node_mb(index) > 0) {
+      double mb = job.mem_by_node_mb(index) * conf.allowed_ram_space_percent / 100.0;
+      mb = std::max(mb, static_cast<double>(conf.min_ram_space_mb));
+      limits.memory_bytes = static_cast<uint64_t>(mb * 1024 * 1024);
+    }
+  }
+  if (conf.constrain_devices) {
+    std::vector<DeviceRule> allowed = BaseDeviceRules();
+    for (const GpuDevice& gpu : gpus_) {
+      if (gpu.file.empty()) continue;  // Count-only: nothing to open.
+      Result<DeviceRule> rule = DeviceRuleFor(gpu.file);
+      if (!rule.ok()) return rule.status();
+      allowed.push_back(*rule);
+    }
+    limits.allowed_devices = std::move(allowed);
+  }
+  return limits;
+}
+
+Status BatchJob::Launch() {
+  const wire::JobRecord& job = request_.job();
+  const wire::JobSpec& spec = job.spec();
+  const std::string& node = node_.settings.node_name;
+
+  std::string user = spec.user().empty() ? UserName(spec.uid()) : spec.user();
+  std::vector<gid_t> groups{spec.gid()};
+  if (!user.empty()) {
+    Result<std::vector<gid_t>> found = GroupsOf(user, spec.gid());
+    if (found.ok()) {
+      groups = std::move(found).value();
+    } else {
+      spdlog::warn("job {}: {}; running with group {} only", job.job_id(), found.status().message(),
+                   spec.gid());
+    }
+  }
+
+  if (job.gpus_per_node() > 0) {
+    Result<std::vector<GpuDevice>> held =
+        node_.gpus->Allocate(job.job_id(), job.gpus_per_node(), job.gpu_type());
+    if (!held.ok()) return held.status();
+    gpus_ = std::move(held).value();
+  }
+
+  const std::string& script =
+      request_.payload().script().empty() ? spec.script() : request_.payload().script();
+  if (script.empty()) return InvalidArgument("the launch request carries no batch script");
+  ROTA_RETURN_IF_ERROR(PrepareSpool(script));
+
+  ROTA_RETURN_IF_ERROR(node_.cgroups->Create(job.job_id()));
+  cage_created_ = true;
+  Result<CageLimits> limits = LimitsFor();
+  if (!limits.ok()) return limits.status();
+  ROTA_RETURN_IF_ERROR(node_.cgroups->SetLimits(job.job_id(), *limits));
+
+  JobEnvironmentInput env;
+  env.job = &job;
+  env.payload = &request_.payload();
+  env.cluster_name = request_.cluster_name().empty() ? node_.config->settings.cluster_name
+                                                     : request_.cluster_name();
+  env.node_name = node;
+  for (const GpuDevice& gpu : gpus_) env.gpu_indices.push_back(gpu.index);
+  std::sort(env.gpu_indices.begin(), env.gpu_indices.end());
+  env.devices_constrained = node_.config->cgroup.constrain_devices && node_.cgroups->enforcing();
+
+  JobProcessSpec process;
+  process.program = JobSpoolDir() + "/script";
+  process.argv.push_back(process.program);
+  for (const std::string& arg : spec.argv()) process.argv.push_back(arg);
+  process.env = BuildJobEnvironment(env);
+  process.uid = spec.uid();
+  process.gid = spec.gid();
+  process.groups = std::move(groups);
+  process.work_dir = spec.work_dir().empty() ? "/tmp" : spec.work_dir();
+  StdioPaths stdio = ResolveStdioPaths(job, node);
+  process.stdout_path = stdio.out;
+  process.stderr_path = stdio.err;
+  process.append = stdio.append;
+
+  // The pid becomes visible to Signal() only after the exec succeeded; until
+  // then the job is not running.
+  Result<pid_t> pid = SpawnJobProcess(
+      process, [this](pid_t child) { return node_.cgroups->AddPid(job_id(), child); });
+  if (!pid.ok()) return pid.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  pid_ = *pid;
+  spdlog::info(
+      "job {}: started pid {} as {} (uid {}) in {}{}", job.job_id(), *pid, user, spec.uid(),
+      node_.cgroups->Name(),
+      env.gpu_indices.empty() ? "" : fmt::format(", GPUs {}", fmt::join(env.gpu_indices, ",")));
+  return Status::Ok();
+}
+
+void BatchJob::Run(const std::function<void(const Status&)>& launched) {
+  Status started = Launch();
+  launched(started);
+  if (!started.ok()) {
+    spdlog::error("job {}: launch failed: {}", job_id(), started.message());
+    CleanUp();
+    ReportExit(kLaunchFailedStatus);
+    return;
+  }
+  // A daemon that began stopping while this job started would miss it.
+  if (node_.stop->IsSet()) Signal(SIGKILL, false);
+  pid_t pid;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pid = pid_;
+  }
+  // See the exit without reaping, so that Signal() can never hit a recycled pid.
+  siginfo_t info{};
+  while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ended_ = true;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  spdlog::info("job {}: batch script ended with wait status {:#x}", job_id(), status);
+  CleanUp();
+  ReportExit(static_cast<uint32_t>(status));
+}
+
+void BatchJob::Signal(int signal, bool batch_only) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (pid_ <= 0) return;
+  if (batch_only) {
+    if (!ended_) kill(pid_, signal);
+    return;
+  }
+  Status s = node_.cgroups->Signal(job_id(), signal);
+  if (!s.ok()) spdlog::warn("job {}: signal {}: {}", job_id(), signal, s.message());
+  // A script that already left its cage (unenforced hosts) still gets it.
+  if (!ended_) kill(pid_, signal);
+}
+
+void BatchJob::CleanUp() {
+  if (cage_created_) {
+    Status killed = node_.cgroups->KillAll(job_id());
+    if (!killed.ok()) spdlog::error("job {}: {}", job_id(), killed.message());
+    Status removed = node_.cgroups->Remove(job_id());
+    if (!removed.ok()) spdlog::error("job {}: {}", job_id(), removed.message());
+  }
+  node_.gpus->Release(job_id());
+  std::error_code ec;
+  std::filesystem::remove_all(JobSpoolDir(), ec);
+}
+
+void BatchJob::ReportExit(uint32_t wait_status) {
+  wire::JobExitedRequest req;
+  req.set_job_id(job_id());
+  req.set_wait_status(wait_status);
+  for (int attempt = 0;; ++attempt) {
+    Status s = node_.controller->Call(api::kJobExited, req);
+    if (s.ok()) return;
+    if (s.code() != StatusCode::kUnavailable) {
+      spdlog::error("job {}: the controller refused its exit report: {}", job_id(), s.message());
+      return;
+    }
+    if (attempt == 0) {
+      spdlog::warn("job {}: cannot report its exit yet ({}); retrying", job_id(), s.message());
+    }
+    if (node_.stop->WaitFor(std::chrono::seconds(1))) {
+      spdlog::error("job {}: stopping before the controller heard of its exit", job_id());
+      return;
+    }
+  }
+}
+
+}  // namespace rota::noded

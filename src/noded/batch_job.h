@@ -1,0 +1,59 @@
+#pragma once
+
+// One batch job on this node, from launch request to exit report: picks its
+// GPUs, writes its script to the spool, builds its cage and environment,
+// starts it as its user, waits for it, kills whatever it left behind, removes
+// its cage and tells the controller how it ended.
+//
+// Run() occupies one thread for the job's life (the node daemon gives it one);
+// Signal() may be called from any thread meanwhile.
+
+#include <sys/types.h>
+
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "common/status.h"
+#include "noded/gpu_allocator.h"
+#include "noded/node_context.h"
+#include "rota.pb.h"
+
+namespace rota::noded {
+
+class BatchJob {
+ public:
+  // REQUIRES: `node` outlives this job.
+  BatchJob(const NodeContext& node, wire::LaunchJobRequest request);
+
+  uint32_t job_id() const { return request_.job().job_id(); }
+
+  // Launches the job and calls `launched` once it runs (OK) or could not start
+  // (the error; the controller then hears of an exit with code 1). Then waits
+  // for the script to end, cleans up and reports the exit to the controller,
+  // retrying until it answers or the daemon stops.
+  void Run(const std::function<void(const Status&)>& launched);
+
+  // Sends `signal` to the job: to every process in its cage, or only to the
+  // batch script with `batch_only`. Nothing to do once it has ended.
+  void Signal(int signal, bool batch_only);
+
+ private:
+  Status Launch();
+  Status PrepareSpool(const std::string& script);
+  Result<CageLimits> LimitsFor() const;
+  void CleanUp();
+  void ReportExit(uint32_t wait_status);
+  std::string JobSpoolDir() const;
+
+  const NodeContext& node_;
+  const wire::LaunchJobRequest request_;
+  std::vector<GpuDevice> gpus_;  // Held on this node; owned by Run's thread.
+  bool cage_created_ = false;    // Owned by Run's thread.
+
+  std::mutex mu_;
+  pid_t pid_ = -1;      // The batch script while it runs. Guarded by mu_.
+  bool ended_ = false;  // The script exited (not yet reaped or reaped). Guarded by mu_.
+};
+
+}  // namespace rota::noded

@@ -1,0 +1,265 @@
+#include "noded/cgroup_v1.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/log.h"
+#include "common/strings.h"
+#include "noded/cpu_list.h"
+
+namespace rota::noded {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+constexpr const char* kControllers[] = {"cpuset", "memory", "devices", "freezer", "pids"};
+constexpr const char* kJobPrefix = "job_";
+
+std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+Status WriteFile(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError(Errno("open " + path));
+  ssize_t n = write(fd, text.data(), text.size());
+  int saved = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(text.size())) {
+    errno = saved;
+    return IoError(Errno("write '" + text + "' to " + path));
+  }
+  return Status::Ok();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+Status MakeDir(const std::string& path) {
+  if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return IoError(Errno("mkdir " + path));
+  return Status::Ok();
+}
+
+// A new cpuset starts with no CPUs and no memory nodes, and refuses tasks
+// until it has both; give it its parent's.
+Status InheritCpuset(const std::string& dir) {
+  for (const char* file : {"cpuset.cpus", "cpuset.mems"}) {
+    std::string mine = dir + "/" + file;
+    if (!Trim(ReadFile(mine)).empty()) continue;
+    std::string parent = std::string(Trim(ReadFile(fs::path(dir).parent_path() / file)));
+    ROTA_RETURN_IF_ERROR(WriteFile(mine, parent));
+  }
+  return Status::Ok();
+}
+
+std::vector<uint32_t> HostCpus(const std::string& mountpoint) {
+  for (const char* file : {"cpuset.effective_cpus", "cpuset.cpus"}) {
+    std::string text = ReadFile(mountpoint + "/cpuset/" + file);
+    if (auto cpus = ParseCpuList(text); cpus && !cpus->empty()) return *cpus;
+  }
+  std::vector<uint32_t> cpus;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long i = 0; i < online; ++i) cpus.push_back(static_cast<uint32_t>(i));
+  return cpus;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<CgroupV1>> CgroupV1::Open(const std::string& mountpoint,
+                                                 const std::string& node) {
+  std::vector<std::string> present;
+  for (const char* c : kControllers) {
+    std::error_code ec;
+    if (fs::exists(fs::path(mountpoint) / c / "cgroup.procs", ec)) present.push_back(c);
+  }
+  if (std::find(present.begin(), present.end(), "freezer") == present.end() &&
+      std::find(present.begin(), present.end(), "pids") == present.end()) {
+    return FailedPrecondition(
+        "neither the freezer nor the pids cgroup v1 controller is mounted "
+        "under " +
+        mountpoint);
+  }
+  return std::unique_ptr<CgroupV1>(
+      new CgroupV1(mountpoint, node, std::move(present), HostCpus(mountpoint)));
+}
+
+CgroupV1::CgroupV1(std::string mountpoint, std::string node, std::vector<std::string> controllers,
+                   std::vector<uint32_t> host_cpus)
+    : mountpoint_(std::move(mountpoint)),
+      node_(std::move(node)),
+      controllers_(std::move(controllers)),
+      tracker_(std::find(controllers_.begin(), controllers_.end(), "freezer") != controllers_.end()
+                   ? "freezer"
+                   : "pids"),
+      host_cpus_(std::move(host_cpus)) {}
+
+std::string CgroupV1::NodeDir(const std::string& controller) const {
+  return mountpoint_ + "/" + controller + "/rota/" + node_;
+}
+
+std::string CgroupV1::JobDir(const std::string& controller, uint32_t job_id) const {
+  return NodeDir(controller) + "/" + kJobPrefix + std::to_string(job_id);
+}
+
+bool CgroupV1::Has(const std::string& controller) const {
+  return std::find(controllers_.begin(), controllers_.end(), controller) != controllers_.end();
+}
+
+std::vector<pid_t> CgroupV1::Procs(const std::string& controller, uint32_t job_id) const {
+  std::vector<pid_t> pids;
+  const std::string text = ReadFile(JobDir(controller, job_id) + "/cgroup.procs");
+  for (std::string_view line : Split(text, '\n')) {
+    if (std::optional<int64_t> pid = ParseInt(Trim(line)); pid && *pid > 0) {
+      pids.push_back(static_cast<pid_t>(*pid));
+    }
+  }
+  return pids;
+}
+
+Status CgroupV1::Create(uint32_t job_id) {
+  for (const std::string& c : controllers_) {
+    const std::string base = mountpoint_ + "/" + c + "/rota";
+    for (const std::string& dir : {base, NodeDir(c), JobDir(c, job_id)}) {
+      ROTA_RETURN_IF_ERROR(MakeDir(dir));
+      if (c == "cpuset") ROTA_RETURN_IF_ERROR(InheritCpuset(dir));
+    }
+  }
+  // A cage of the same id left by a crash may still hold processes.
+  if (!Procs(tracker_, job_id).empty()) {
+    spdlog::warn("job {}: its cgroup still held processes from before; killing them", job_id);
+    ROTA_RETURN_IF_ERROR(KillAll(job_id));
+  }
+  return Status::Ok();
+}
+
+Status CgroupV1::SetLimits(uint32_t job_id, const CageLimits& limits) {
+  if (limits.cpu_count) {
+    if (!Has("cpuset")) return FailedPrecondition("ConstrainCores: no cpuset controller mounted");
+    if (*limits.cpu_count > host_cpus_.size()) {
+      spdlog::warn("job {}: ConstrainCores skipped: the job holds {} CPUs, this host has only {}",
+                   job_id, *limits.cpu_count, host_cpus_.size());
+    } else if (*limits.cpu_count > 0) {
+      std::vector<uint32_t> cpus(host_cpus_.begin(), host_cpus_.begin() + *limits.cpu_count);
+      ROTA_RETURN_IF_ERROR(
+          WriteFile(JobDir("cpuset", job_id) + "/cpuset.cpus", FormatCpuList(cpus)));
+    }
+  }
+  if (limits.memory_bytes) {
+    if (!Has("memory"))
+      return FailedPrecondition("ConstrainRAMSpace: no memory controller mounted");
+    ROTA_RETURN_IF_ERROR(WriteFile(JobDir("memory", job_id) + "/memory.limit_in_bytes",
+                                   std::to_string(*limits.memory_bytes)));
+  }
+  if (limits.allowed_devices) {
+    if (!Has("devices"))
+      return FailedPrecondition("ConstrainDevices: no devices controller mounted");
+    const std::string dir = JobDir("devices", job_id);
+    ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.deny", "a"));
+    for (const DeviceRule& rule : *limits.allowed_devices) {
+      ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.allow", rule.ToString()));
+    }
+  }
+  return Status::Ok();
+}
+
+Status CgroupV1::AddPid(uint32_t job_id, pid_t pid) {
+  for (const std::string& c : controllers_) {
+    ROTA_RETURN_IF_ERROR(WriteFile(JobDir(c, job_id) + "/cgroup.procs", std::to_string(pid)));
+  }
+  return Status::Ok();
+}
+
+Status CgroupV1::Signal(uint32_t job_id, int signal) {
+  for (pid_t pid : Procs(tracker_, job_id)) kill(pid, signal);
+  return Status::Ok();
+}
+
+Status CgroupV1::KillAll(uint32_t job_id) {
+  const bool freezer = tracker_ == "freezer";
+  const std::string state = JobDir("freezer", job_id) + "/freezer.state";
+  if (freezer && WriteFile(state, "FROZEN").ok()) {
+    // Freezing is asynchronous: wait until every task stopped (or give up and
+    // kill anyway; the loop below catches late forks).
+    auto deadline = steady_clock::now() + milliseconds(1000);
+    while (Trim(ReadFile(state)) != "FROZEN" && steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    Signal(job_id, SIGKILL).ok();
+    WriteFile(state, "THAWED").ok();
+  }
+  auto deadline = steady_clock::now() + milliseconds(5000);
+  while (true) {
+    bool empty = true;
+    for (const std::string& c : controllers_) {
+      std::vector<pid_t> left = Procs(c, job_id);
+      for (pid_t pid : left) kill(pid, SIGKILL);
+      empty = empty && left.empty();
+    }
+    if (empty) return Status::Ok();
+    if (steady_clock::now() >= deadline) {
+      return Internal("job " + std::to_string(job_id) + ": processes survive SIGKILL in " +
+                      JobDir(tracker_, job_id));
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+}
+
+Status CgroupV1::Remove(uint32_t job_id) {
+  Status first_error;
+  for (const std::string& c : controllers_) {
+    const std::string dir = JobDir(c, job_id);
+    // The kernel may hold the cgroup a moment after its last task exited.
+    bool removed = false;
+    for (int attempt = 0; attempt < 100 && !removed; ++attempt) {
+      removed = rmdir(dir.c_str()) == 0 || errno == ENOENT;
+      if (!removed && errno != EBUSY) break;
+      if (!removed) std::this_thread::sleep_for(milliseconds(10));
+    }
+    if (!removed && first_error.ok()) first_error = IoError(Errno("rmdir " + dir));
+  }
+  return first_error;
+}
+
+int CgroupV1::SweepStale() {
+  std::vector<uint32_t> stale;
+  for (const std::string& c : controllers_) {
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(NodeDir(c), ec)) {
+      std::string name = e.path().filename().string();
+      if (!e.is_directory(ec) || name.rfind(kJobPrefix, 0) != 0) continue;
+      if (std::optional<uint64_t> id = ParseUint(name.substr(4))) {
+        stale.push_back(static_cast<uint32_t>(*id));
+      }
+    }
+  }
+  std::sort(stale.begin(), stale.end());
+  stale.erase(std::unique(stale.begin(), stale.end()), stale.end());
+  int removed = 0;
+  for (uint32_t id : stale) {
+    Status killed = KillAll(id);
+    Status gone = Remove(id);
+    if (killed.ok() && gone.ok()) {
+      ++removed;
+    } else {
+      spdlog::error("stale cgroup of job {}: {} {}", id, killed.message(), gone.message());
+    }
+  }
+  return removed;
+}
+
+}  // namespace rota::noded

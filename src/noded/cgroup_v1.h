@@ -1,0 +1,57 @@
+#pragma once
+
+// The cgroup v1 cage: in each of the cpuset, memory, devices, freezer and pids
+// hierarchies that are mounted, a job's processes live in
+// <mountpoint>/<controller>/rota/<node>/job_<id>. The node level lets several
+// virtual nodes share a host without touching each other's jobs.
+//
+// The freezer makes the final kill airtight: the job is frozen, every process
+// in it is sent SIGKILL, and it is thawed, so nothing can fork in between.
+// Without a freezer the kill is repeated until the cgroup is empty.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "noded/cgroup_backend.h"
+
+namespace rota::noded {
+
+class CgroupV1 : public CgroupBackend {
+ public:
+  // Uses the controllers mounted under `mountpoint`. Errors: kFailedPrecondition
+  // when neither freezer nor pids is mounted (nothing could track the job).
+  static Result<std::unique_ptr<CgroupV1>> Open(const std::string& mountpoint,
+                                                const std::string& node);
+
+  std::string Name() const override { return "cgroup/v1"; }
+  bool enforcing() const override { return true; }
+
+  Status Create(uint32_t job_id) override;
+  Status SetLimits(uint32_t job_id, const CageLimits& limits) override;
+  Status AddPid(uint32_t job_id, pid_t pid) override;
+  Status Signal(uint32_t job_id, int signal) override;
+  Status KillAll(uint32_t job_id) override;
+  Status Remove(uint32_t job_id) override;
+  int SweepStale() override;
+
+  // <mountpoint>/<controller>/rota/<node>/job_<id>
+  std::string JobDir(const std::string& controller, uint32_t job_id) const;
+
+ private:
+  CgroupV1(std::string mountpoint, std::string node, std::vector<std::string> controllers,
+           std::vector<uint32_t> host_cpus);
+
+  std::string NodeDir(const std::string& controller) const;
+  bool Has(const std::string& controller) const;
+  // The processes in the job's cgroup of `controller` (empty when it is gone).
+  std::vector<pid_t> Procs(const std::string& controller, uint32_t job_id) const;
+
+  const std::string mountpoint_;
+  const std::string node_;
+  const std::vector<std::string> controllers_;  // Those mounted, of the five above.
+  const std::string tracker_;                   // "freezer", else "pids".
+  const std::vector<uint32_t> host_cpus_;       // CPUs the root cpuset offers.
+};
+
+}  // namespace rota::noded

@@ -1,0 +1,77 @@
+// CgroupV1 against a directory tree shaped like /sys/fs/cgroup: what it writes
+// where. The real kernel behaviour is covered by tests/integration/noded_*.
+#include "noded/cgroup_v1.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "testing/temp_dir.h"
+
+namespace rota::noded {
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+class CgroupV1Test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+      dir_.Write(std::string(c) + "/cgroup.procs", "");
+    }
+    dir_.Write("cpuset/cpuset.cpus", "0-3\n");
+    dir_.Write("cpuset/cpuset.mems", "0\n");
+    auto opened = CgroupV1::Open(dir_.path().string(), "n7");
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    cgroups_ = std::move(opened).value();
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<CgroupV1> cgroups_;
+};
+
+TEST_F(CgroupV1Test, CreatesPerNodeJobDirsAndWritesLimits) {
+  ASSERT_TRUE(cgroups_->Create(12).ok());
+  const std::string cpuset = cgroups_->JobDir("cpuset", 12);
+  EXPECT_EQ(cpuset, dir_.path().string() + "/cpuset/rota/n7/job_12");
+  // Every level of a cpuset gets its parent's CPUs and memory nodes.
+  EXPECT_EQ(Read(dir_.path().string() + "/cpuset/rota/n7/cpuset.cpus"), "0-3");
+  EXPECT_EQ(Read(cpuset + "/cpuset.mems"), "0");
+
+  CageLimits limits;
+  limits.cpu_count = 2;
+  limits.memory_bytes = 512 << 20;
+  limits.allowed_devices = std::vector<DeviceRule>{{'c', 1, 3}, {'c', 195, 201}};
+  ASSERT_TRUE(cgroups_->SetLimits(12, limits).ok());
+  EXPECT_EQ(Read(cpuset + "/cpuset.cpus"), "0-1");
+  EXPECT_EQ(Read(cgroups_->JobDir("memory", 12) + "/memory.limit_in_bytes"), "536870912");
+  EXPECT_EQ(Read(cgroups_->JobDir("devices", 12) + "/devices.deny"), "a");
+  // Each rule is its own write; the fake file keeps the last.
+  EXPECT_EQ(Read(cgroups_->JobDir("devices", 12) + "/devices.allow"), "c 195:201 rwm");
+}
+
+TEST_F(CgroupV1Test, MoreCpusThanTheHostHasLeavesTheCpusetAlone) {
+  ASSERT_TRUE(cgroups_->Create(3).ok());
+  CageLimits limits;
+  limits.cpu_count = 16;
+  EXPECT_TRUE(cgroups_->SetLimits(3, limits).ok());
+  EXPECT_EQ(Read(cgroups_->JobDir("cpuset", 3) + "/cpuset.cpus"), "0-3");
+}
+
+TEST(DeviceRuleTest, PrintsAndStats) {
+  EXPECT_EQ((DeviceRule{'c', 136, -1}).ToString(), "c 136:* rwm");
+  auto null_rule = DeviceRuleFor("/dev/null");
+  ASSERT_TRUE(null_rule.ok());
+  EXPECT_EQ(null_rule->ToString(), "c 1:3 rwm");
+  EXPECT_FALSE(DeviceRuleFor("/etc/hostname").ok());
+  EXPECT_EQ(BaseDeviceRules().size(), 8u);
+}
+
+}  // namespace
+}  // namespace rota::noded

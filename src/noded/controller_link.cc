@@ -1,0 +1,39 @@
+#include "noded/controller_link.h"
+
+#include <fmt/format.h>
+
+namespace rota::noded {
+
+ControllerLink::ControllerLink(std::vector<ControllerAddress> controllers,
+                               std::unique_ptr<auth::CredentialIssuer> issuer,
+                               std::chrono::milliseconds timeout)
+    : controllers_(std::move(controllers)), issuer_(std::move(issuer)), timeout_(timeout) {}
+
+Status ControllerLink::ConnectLocked() {
+  Status last(StatusCode::kUnavailable, "no SlurmctldHost configured");
+  for (const ControllerAddress& c : controllers_) {
+    last = client_.Connect(c.host, c.port, std::chrono::seconds(3));
+    if (last.ok()) return last;
+  }
+  return Status(StatusCode::kUnavailable,
+                fmt::format("cannot reach the controller: {}", last.message()));
+}
+
+Status ControllerLink::Call(uint16_t method, const google::protobuf::Message& request) {
+  std::string body = request.SerializeAsString();
+  std::lock_guard<std::mutex> lock(mu_);
+  // A connection the controller closed while idle shows only on use: one retry
+  // on a fresh connection tells that apart from a controller that is down.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!client_.connected()) ROTA_RETURN_IF_ERROR(ConnectLocked());
+    // Fresh each attempt: the controller may have seen (and remembers) the last one.
+    Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
+    if (!credential.ok()) return credential.status();
+    Result<rpc::Response> answer = client_.Call(method, *credential, body, timeout_);
+    if (answer.ok()) return answer->ToStatus();
+    if (attempt == 1) return Status(StatusCode::kUnavailable, answer.status().message());
+  }
+  return Status(StatusCode::kUnavailable, "unreachable");
+}
+
+}  // namespace rota::noded

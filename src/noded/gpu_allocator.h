@@ -1,0 +1,58 @@
+#pragma once
+
+// Which of a node's GPUs each running job holds. The controller sends how many
+// GPUs (and of which type) a job has on a node, not which ones; this class
+// picks them: the lowest-indexed free devices of the type. Kept on its own so
+// that the controller can take the choice over later (it would then send the
+// indices and this class would only record them).
+//
+// A GPU's index is its position among the node's GPUs in gres.conf order (or,
+// without gres.conf devices, among the count the NodeName line declares); it
+// is what SLURM_JOB_GPUS shows. Thread-safe.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "conf/cluster_config.h"
+
+namespace rota::noded {
+
+struct GpuDevice {
+  uint32_t index = 0;
+  std::string type;  // "" when untyped.
+  std::string file;  // Device node ("/dev/nvidia3"); "" for count-only GPUs.
+};
+
+class GpuAllocator {
+ public:
+  explicit GpuAllocator(std::vector<GpuDevice> devices);
+
+  // The GPUs of `node`: gres.conf's gpu lines (a count-only line stands for
+  // Count= devices without files); when gres.conf describes none, the count
+  // the NodeName line's Gres= declares, without files.
+  static std::vector<GpuDevice> InventoryOf(const conf::ClusterConfig& config,
+                                            const std::string& node);
+
+  // Takes `count` free GPUs of `type` ("" matches any type) for `job_id`,
+  // lowest index first. Asking again for a job that holds GPUs returns what it
+  // holds. Errors: kFailedPrecondition when not enough are free.
+  Result<std::vector<GpuDevice>> Allocate(uint32_t job_id, uint32_t count, const std::string& type);
+  // Frees what `job_id` holds (nothing when it holds none).
+  void Release(uint32_t job_id);
+
+  const std::vector<GpuDevice>& devices() const { return devices_; }
+  // "gpu:a100:4,gpu:v100:2": what this node has, for registration.
+  std::string GresSummary() const;
+
+ private:
+  const std::vector<GpuDevice> devices_;
+  std::mutex mu_;
+  std::map<uint32_t, std::vector<uint32_t>> held_;  // job id -> indices. Guarded by mu_.
+  std::vector<bool> busy_;                          // Parallel to devices_. Guarded by mu_.
+};
+
+}  // namespace rota::noded

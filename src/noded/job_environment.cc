@@ -1,0 +1,114 @@
+#include "noded/job_environment.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "common/hostlist.h"
+
+namespace rota::noded {
+namespace {
+
+// An environment that keeps the order entries were first set in, so the job
+// sees the submitter's variables as exported, and a later Set replaces.
+class EnvironmentBuilder {
+ public:
+  void SetEntry(const std::string& entry) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) return;  // Not NAME=value: nothing a shell can use.
+    Set(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  void Set(const std::string& name, const std::string& value) {
+    auto [it, added] = index_.emplace(name, entries_.size());
+    if (added) {
+      entries_.push_back(name + "=" + value);
+    } else {
+      entries_[it->second] = name + "=" + value;
+    }
+  }
+  std::vector<std::string> Take() { return std::move(entries_); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::map<std::string, size_t> index_;
+};
+
+std::string JoinNumbers(const std::vector<uint32_t>& numbers) {
+  std::string out;
+  for (uint32_t n : numbers) {
+    if (!out.empty()) out += ",";
+    out += std::to_string(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
+  const wire::JobRecord& job = *input.job;
+  const wire::JobSpec& spec = job.spec();
+  EnvironmentBuilder env;
+  // Records from before payloads existed carry the environment in the spec.
+  const auto& exported =
+      input.payload->environment().empty() ? spec.environment() : input.payload->environment();
+  for (const std::string& entry : exported) env.SetEntry(entry);
+
+  const std::string id = std::to_string(job.job_id());
+  const std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
+  const std::string nodelist = CompressHostlist(nodes);
+  const std::string num_nodes = std::to_string(nodes.size());
+  const uint32_t cpus = job.cpus_per_node() != 0 ? job.cpus_per_node() : job.alloc_cpus();
+
+  env.Set("ENVIRONMENT", "BATCH");
+  env.Set("SLURM_JOB_ID", id);
+  env.Set("SLURM_JOBID", id);
+  env.Set("SLURM_JOB_NAME", spec.name());
+  env.Set("SLURM_JOB_USER", spec.user());
+  env.Set("SLURM_JOB_UID", std::to_string(spec.uid()));
+  env.Set("SLURM_JOB_GID", std::to_string(spec.gid()));
+  env.Set("SLURM_JOB_PARTITION", spec.partition());
+  if (!spec.account().empty()) env.Set("SLURM_JOB_ACCOUNT", spec.account());
+  if (!spec.qos().empty()) env.Set("SLURM_JOB_QOS", spec.qos());
+  env.Set("SLURM_JOB_NODELIST", nodelist);
+  env.Set("SLURM_NODELIST", nodelist);
+  env.Set("SLURM_JOB_NUM_NODES", num_nodes);
+  env.Set("SLURM_NNODES", num_nodes);
+  env.Set("SLURM_CPUS_ON_NODE", std::to_string(cpus));
+  env.Set("SLURM_JOB_CPUS_PER_NODE",
+          nodes.size() > 1 ? fmt::format("{}(x{})", cpus, nodes.size()) : std::to_string(cpus));
+  env.Set("SLURM_NODEID", "0");  // The batch script runs on the first node.
+  env.Set("SLURMD_NODENAME", input.node_name);
+  env.Set("SLURM_SUBMIT_DIR", spec.work_dir());
+  if (!spec.submit_host().empty()) env.Set("SLURM_SUBMIT_HOST", spec.submit_host());
+  env.Set("SLURM_CLUSTER_NAME", input.cluster_name);
+  env.Set("SLURM_RESTART_COUNT", std::to_string(job.restart_count()));
+  if (spec.num_tasks() != 0) {
+    env.Set("SLURM_NTASKS", std::to_string(spec.num_tasks()));
+    env.Set("SLURM_NPROCS", std::to_string(spec.num_tasks()));
+  }
+  if (spec.cpus_per_task() != 0)
+    env.Set("SLURM_CPUS_PER_TASK", std::to_string(spec.cpus_per_task()));
+  if (!job.mem_by_node_mb().empty()) {
+    env.Set("SLURM_MEM_PER_NODE", std::to_string(job.mem_by_node_mb(0)));
+  }
+  if (job.array_job_id() != 0) {
+    env.Set("SLURM_ARRAY_JOB_ID", std::to_string(job.array_job_id()));
+    env.Set("SLURM_ARRAY_TASK_ID", std::to_string(job.array_task_id()));
+  }
+  if (!input.gpu_indices.empty()) {
+    std::vector<uint32_t> visible = input.gpu_indices;
+    if (input.devices_constrained) {
+      for (uint32_t i = 0; i < visible.size(); ++i) visible[i] = i;
+    }
+    const std::string physical = JoinNumbers(input.gpu_indices);
+    const std::string ordinals = JoinNumbers(visible);
+    env.Set("SLURM_GPUS_ON_NODE", std::to_string(input.gpu_indices.size()));
+    env.Set("SLURM_JOB_GPUS", physical);
+    env.Set("GPU_DEVICE_ORDINAL", ordinals);
+    env.Set("CUDA_VISIBLE_DEVICES", ordinals);
+    env.Set("ROCR_VISIBLE_DEVICES", ordinals);
+  }
+  return env.Take();
+}
+
+}  // namespace rota::noded

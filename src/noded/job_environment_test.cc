@@ -1,0 +1,88 @@
+#include "noded/job_environment.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace rota::noded {
+namespace {
+
+std::map<std::string, std::string> AsMap(const std::vector<std::string>& env) {
+  std::map<std::string, std::string> out;
+  for (const std::string& e : env) {
+    size_t eq = e.find('=');
+    EXPECT_TRUE(out.emplace(e.substr(0, eq), e.substr(eq + 1)).second) << "duplicate " << e;
+  }
+  return out;
+}
+
+struct Fixture {
+  wire::JobRecord job;
+  wire::JobPayload payload;
+  JobEnvironmentInput input;
+  Fixture() {
+    job.set_job_id(7);
+    job.add_nodes("gpu02");
+    job.add_nodes("gpu01");
+    job.set_cpus_per_node(4);
+    job.set_restart_count(2);
+    wire::JobSpec& spec = *job.mutable_spec();
+    spec.set_name("train");
+    spec.set_user("alice");
+    spec.set_uid(1001);
+    spec.set_gid(1002);
+    spec.set_partition("gpu");
+    spec.set_work_dir("/home/alice");
+    payload.add_environment("PATH=/usr/bin");
+    payload.add_environment("SLURM_JOB_ID=999");  // Stale, from the submitter's own job.
+    input.job = &job;
+    input.payload = &payload;
+    input.cluster_name = "c1";
+    input.node_name = "gpu01";
+  }
+};
+
+TEST(JobEnvironmentTest, ExportedVariablesThenSlurmsOverridingThem) {
+  Fixture f;
+  std::vector<std::string> env = BuildJobEnvironment(f.input);
+  EXPECT_EQ(env[0], "PATH=/usr/bin");
+  EXPECT_EQ(env[1], "SLURM_JOB_ID=7");  // Kept its place, took the job's value.
+  auto m = AsMap(env);
+  EXPECT_EQ(m["SLURM_JOBID"], "7");
+  EXPECT_EQ(m["SLURM_JOB_NAME"], "train");
+  EXPECT_EQ(m["SLURM_JOB_USER"], "alice");
+  EXPECT_EQ(m["SLURM_JOB_UID"], "1001");
+  EXPECT_EQ(m["SLURM_JOB_PARTITION"], "gpu");
+  EXPECT_EQ(m["SLURM_JOB_NODELIST"], "gpu[01-02]");
+  EXPECT_EQ(m["SLURM_NODELIST"], "gpu[01-02]");
+  EXPECT_EQ(m["SLURM_JOB_NUM_NODES"], "2");
+  EXPECT_EQ(m["SLURM_NNODES"], "2");
+  EXPECT_EQ(m["SLURM_CPUS_ON_NODE"], "4");
+  EXPECT_EQ(m["SLURM_SUBMIT_DIR"], "/home/alice");
+  EXPECT_EQ(m["SLURM_CLUSTER_NAME"], "c1");
+  EXPECT_EQ(m["SLURM_RESTART_COUNT"], "2");
+  EXPECT_EQ(m.count("SLURM_ARRAY_TASK_ID"), 0u);
+  EXPECT_EQ(m.count("CUDA_VISIBLE_DEVICES"), 0u);
+}
+
+TEST(JobEnvironmentTest, ArrayTasksAndGpus) {
+  Fixture f;
+  f.job.set_array_job_id(5);
+  f.job.set_array_task_id(3);
+  f.input.gpu_indices = {1, 3};
+  f.input.devices_constrained = true;
+  auto m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["SLURM_ARRAY_JOB_ID"], "5");
+  EXPECT_EQ(m["SLURM_ARRAY_TASK_ID"], "3");
+  EXPECT_EQ(m["SLURM_GPUS_ON_NODE"], "2");
+  EXPECT_EQ(m["SLURM_JOB_GPUS"], "1,3");
+  EXPECT_EQ(m["CUDA_VISIBLE_DEVICES"], "0,1");
+  EXPECT_EQ(m["GPU_DEVICE_ORDINAL"], "0,1");
+  EXPECT_EQ(m["ROCR_VISIBLE_DEVICES"], "0,1");
+  f.input.devices_constrained = false;
+  m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["CUDA_VISIBLE_DEVICES"], "1,3");
+}
+
+}  // namespace
+}  // namespace rota::noded

@@ -1,0 +1,232 @@
+#include "noded/node_daemon.h"
+
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+
+#include "api/auth_settings.h"
+#include "api/methods.h"
+#include "common/log.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+#include "noded/host_facts.h"
+
+namespace rota::noded {
+namespace {
+
+uint32_t UidOf(const std::string& user) {
+  if (std::optional<uint64_t> n = ParseUint(user)) return static_cast<uint32_t>(*n);
+  passwd* pw = getpwnam(user.c_str());  // Start-up only: no other thread yet.
+  return pw != nullptr ? pw->pw_uid : 0;
+}
+
+template <typename Req>
+bool ParseOrFail(const std::string& body, Req& req, const rpc::Responder& respond) {
+  if (req.ParseFromString(body)) return true;
+  respond.Fail(InvalidArgument("malformed request"));
+  return false;
+}
+
+void AnswerEmpty(const rpc::Responder& respond) { respond(0, wire::Empty().SerializeAsString()); }
+
+}  // namespace
+
+Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& options) {
+  std::unique_ptr<NodeDaemon> d(new NodeDaemon());
+  d->options_ = options;
+  conf::Diagnostics diags;
+  auto config = conf::LoadClusterConfig(options.slurm_conf_path, diags);
+  for (const conf::Diagnostic& finding : diags.all()) spdlog::warn("{}", finding.ToString());
+  if (!config.ok()) return config.status();
+  auto settings = ResolveNodeSettings(**config, options.node_name);
+  if (!settings.ok()) return settings.status();
+
+  auth::AuthSettings auth_settings = api::AuthSettingsFor(**config);
+  auto verifier = auth::MakeVerifier(auth_settings);
+  if (!verifier.ok()) return verifier.status();
+  d->verifier_ = std::move(verifier).value();
+  auto issuer = auth::MakeIssuer(auth_settings);
+  if (!issuer.ok()) return issuer.status();
+  d->slurm_user_uid_ = UidOf((*config)->settings.slurm_user);
+
+  std::error_code ec;
+  std::filesystem::create_directories(settings->spool_dir, ec);
+  if (ec || chmod(settings->spool_dir.c_str(), 0755) != 0) {
+    return IoError("cannot create SlurmdSpoolDir " + settings->spool_dir + ": " +
+                   (ec ? ec.message() : std::string(std::strerror(errno))));
+  }
+
+  d->gpus_ = std::make_unique<GpuAllocator>(GpuAllocator::InventoryOf(**config, options.node_name));
+  d->cgroups_ = MakeCgroupBackend((*config)->cgroup, options.node_name);
+  if (int swept = d->cgroups_->SweepStale(); swept > 0) {
+    spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
+  }
+  d->controller_ =
+      std::make_unique<ControllerLink>(settings->controllers, std::move(issuer).value());
+  d->context_ = NodeContext{
+      *config, *settings, d->gpus_.get(), d->cgroups_.get(), d->controller_.get(), &d->stop_};
+
+  rpc::ServerOptions server_options;
+  server_options.address = settings->listen_address;
+  server_options.port = settings->port;
+  NodeDaemon* self = d.get();
+  auto server = rpc::RpcServer::Start(
+      server_options,
+      [self](const rpc::RequestContext& context, std::string body, rpc::Responder respond) {
+        self->Handle(context, std::move(body), respond);
+      });
+  if (!server.ok()) return server.status();
+  d->server_ = std::move(server).value();
+  spdlog::info("node {} listening on {}:{}, spool {}, cage {}, GPUs: {}", options.node_name,
+               settings->listen_address, d->server_->port(), settings->spool_dir,
+               d->cgroups_->Name(),
+               d->gpus_->GresSummary().empty() ? "none" : d->gpus_->GresSummary());
+  d->heartbeat_ = std::thread([self] { self->HeartbeatLoop(); });
+  return d;
+}
+
+NodeDaemon::~NodeDaemon() { Stop(); }
+
+void NodeDaemon::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_) return;
+    stopped_ = true;
+  }
+  if (server_) server_->Stop();
+  stop_.Set();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  std::map<uint32_t, RunningJob> jobs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs.swap(jobs_);
+    finished_.clear();
+  }
+  for (auto& [id, running] : jobs) {
+    spdlog::warn("job {}: killed because rotad stops", id);
+    running.job->Signal(SIGKILL, false);
+  }
+  for (auto& [id, running] : jobs) running.thread.join();
+}
+
+void NodeDaemon::HeartbeatLoop() {
+  const HostFacts facts = ReadHostFacts();
+  wire::NodeRegisterRequest req;
+  req.set_node(options_.node_name);
+  req.set_boot_time(facts.boot_time);
+  req.set_cpus(facts.cpus);
+  req.set_real_memory_mb(facts.memory_mb);
+  req.set_gres(gpus_->GresSummary());
+  bool registered = false;
+  bool complained = false;
+  while (true) {
+    Status s = controller_->Call(api::kNodeRegister, req);
+    if (s.ok() && !registered) spdlog::info("registered with the controller");
+    if (!s.ok() && !complained)
+      spdlog::warn("cannot register with the controller: {}", s.message());
+    registered = s.ok();
+    complained = !s.ok();
+    // Until the controller has heard of us, keep trying often.
+    auto wait = registered ? std::chrono::milliseconds(options_.heartbeat_interval)
+                           : std::chrono::milliseconds(1000);
+    if (stop_.WaitFor(wait)) return;
+  }
+}
+
+void NodeDaemon::Handle(const rpc::RequestContext& context, std::string body,
+                        rpc::Responder respond) {
+  Result<auth::Identity> id = verifier_->Verify(
+      context.credential, auth::RpcBindingBytes(context.method, body), auth::SystemUnixNow());
+  if (!id.ok()) {
+    spdlog::warn("refused request {} from {}: {}", context.method, context.peer,
+                 id.status().message());
+    respond.Fail(id.status());
+    return;
+  }
+  // Only the controller (root or SlurmUser) starts or signals jobs here.
+  if (id->uid != 0 && id->uid != slurm_user_uid_) {
+    spdlog::warn("refused request {} from uid {} at {}", context.method, id->uid, context.peer);
+    respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+    return;
+  }
+  switch (context.method) {
+    case api::kPing:
+      AnswerEmpty(respond);
+      return;
+    case api::kLaunchJob: {
+      wire::LaunchJobRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      Launch(std::move(req), respond);
+      return;
+    }
+    case api::kSignalJob: {
+      wire::SignalJobRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      SignalJob(req, respond);
+      return;
+    }
+    default:
+      respond.Fail(InvalidArgument(fmt::format("unknown method {}", context.method)));
+  }
+}
+
+void NodeDaemon::Launch(wire::LaunchJobRequest request, rpc::Responder respond) {
+  const uint32_t job_id = request.job().job_id();
+  const auto& nodes = request.job().nodes();
+  if (job_id == 0 || std::find(nodes.begin(), nodes.end(), options_.node_name) == nodes.end()) {
+    respond.Fail(InvalidArgument(
+        fmt::format("job {} is not allocated node {}", job_id, options_.node_name)));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) {
+    respond.Fail(Status(StatusCode::kUnavailable, "rotad is stopping"));
+    return;
+  }
+  JoinFinishedLocked();
+  if (jobs_.count(job_id) != 0) {
+    // The controller retries launches it did not hear answered; the job runs.
+    AnswerEmpty(respond);
+    return;
+  }
+  auto job = std::make_shared<BatchJob>(context_, std::move(request));
+  RunningJob& running = jobs_[job_id];
+  running.job = job;
+  // Forking, cgroup writes and the wait must not hold an RPC io thread.
+  running.thread = std::thread([this, job, respond] {
+    // A launch that fails still becomes an exit the controller hears of, so
+    // the request itself succeeded either way.
+    job->Run([&respond](const Status&) { AnswerEmpty(respond); });
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_.push_back(job->job_id());
+  });
+}
+
+void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder respond) {
+  std::shared_ptr<BatchJob> job;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(request.job_id());
+    if (it != jobs_.end()) job = it->second.job;
+  }
+  // A job that already ended here needs nothing; its exit report is on its way.
+  if (job) job->Signal(request.signal() == 0 ? SIGKILL : request.signal(), request.batch_only());
+  AnswerEmpty(respond);
+}
+
+void NodeDaemon::JoinFinishedLocked() {
+  for (uint32_t id : finished_) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    it->second.thread.join();  // It has left Run and only unlocks on its way out.
+    jobs_.erase(it);
+  }
+  finished_.clear();
+}
+
+}  // namespace rota::noded

@@ -1,0 +1,73 @@
+#pragma once
+
+// rotad put together: configuration, credentials, the cage backend, GPU
+// bookkeeping, registration with heartbeats, and the RPC service the
+// controller calls to launch and signal jobs.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "auth/credential.h"
+#include "noded/batch_job.h"
+#include "noded/node_context.h"
+#include "rpc/server.h"
+
+namespace rota::noded {
+
+struct NodeDaemonOptions {
+  std::string slurm_conf_path;
+  std::string node_name;
+  std::chrono::seconds heartbeat_interval{30};
+};
+
+class NodeDaemon {
+ public:
+  // Loads the configuration, sweeps cages a previous run left, creates the
+  // spool directory, listens, and starts registering with the controller
+  // (in the background: a controller that is down does not stop the node).
+  static Result<std::unique_ptr<NodeDaemon>> Start(const NodeDaemonOptions& options);
+  ~NodeDaemon();  // Stop().
+
+  uint16_t port() const { return server_->port(); }
+
+  // Stops listening, kills the jobs still running (they have no step daemon
+  // yet to outlive rotad), reports their exits if the controller answers, and
+  // joins every thread. Idempotent.
+  void Stop();
+
+ private:
+  struct RunningJob {
+    std::shared_ptr<BatchJob> job;
+    std::thread thread;
+  };
+
+  NodeDaemon() = default;
+  void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
+  void Launch(wire::LaunchJobRequest request, rpc::Responder respond);
+  void SignalJob(const wire::SignalJobRequest& request, rpc::Responder respond);
+  void HeartbeatLoop();
+  // Joins the threads of jobs that have ended. REQUIRES: mu_ held.
+  void JoinFinishedLocked();
+
+  NodeDaemonOptions options_;
+  std::unique_ptr<auth::CredentialVerifier> verifier_;
+  uint32_t slurm_user_uid_ = 0;
+  std::unique_ptr<GpuAllocator> gpus_;
+  std::unique_ptr<CgroupBackend> cgroups_;
+  std::unique_ptr<ControllerLink> controller_;
+  StopFlag stop_;
+  NodeContext context_;
+  std::unique_ptr<rpc::RpcServer> server_;
+  std::thread heartbeat_;
+
+  std::mutex mu_;
+  std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.
+  std::vector<uint32_t> finished_;       // Jobs whose thread is ending. Guarded by mu_.
+  bool stopped_ = false;                 // Guarded by mu_.
+};
+
+}  // namespace rota::noded

@@ -1,0 +1,152 @@
+// End to end: a real rotactld, two real rotad on one host (real cgroups v1,
+// fake GPUs), jobs submitted with the built sbatch and followed with squeue
+// and scontrol, as a user would.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include "common/strings.h"
+#include "tests/integration/noded_harness.h"
+
+namespace rota {
+namespace {
+
+using testing::CommandResult;
+using testing::DaemonProcess;
+using testing::NodedCluster;
+using testing::ReadFileText;
+using testing::WaitUntil;
+
+class NodedClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
+    uint16_t port = testing::FreeLoopbackPort();
+    cluster_ = std::make_unique<NodedCluster>(port);
+    ctld_ = std::make_unique<DaemonProcess>(
+        std::vector<std::string>{testing::BinDir() + "/rotactld", "-f", cluster_->conf()},
+        (cluster_->dir().path() / "rotactld.log").string());
+    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
+        << ctld_->Log();
+    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+    ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
+        << cluster_->Run("sinfo").out << cluster_->NodeLogs();
+  }
+  void TearDown() override {
+    if (HasFailure()) {
+      std::cerr << "rotactld log:\n" << ctld_->Log() << "rotad logs:\n" << cluster_->NodeLogs();
+    }
+    // Nodes first (they kill their jobs and report), then the controller.
+    cluster_.reset();
+    ctld_.reset();
+  }
+
+  // Submits `options` with sbatch --parsable; returns the job id ("" on failure).
+  std::string Submit(const std::string& options, const std::string& as_user = "") {
+    std::string line = "sbatch --parsable --chdir=" + cluster_->work_dir() + " " + options;
+    if (!as_user.empty()) {
+      line = "su -s /bin/sh " + as_user + " -c \"SLURM_CONF=" + cluster_->conf() + " " +
+             testing::BinDir() + "/" + line + "\"";
+    }
+    CommandResult r = cluster_->Run(line);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return std::string(Trim(r.out));
+  }
+  bool WaitForState(const std::string& job, const std::string& state) {
+    return WaitUntil(
+        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
+        std::chrono::seconds(30));
+  }
+  std::string Output(const std::string& job) {
+    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
+  }
+
+  std::unique_ptr<NodedCluster> cluster_;
+  std::unique_ptr<DaemonProcess> ctld_;
+};
+
+TEST_F(NodedClusterTest, BatchJobCompletesWithSlurmEnvironmentAndItsGpusOnly) {
+  const std::string script = "env; for g in " + cluster_->Gpu(1, 0) + " " + cluster_->Gpu(1, 1) +
+                             " " + cluster_->Gpu(2, 0) +
+                             "; do (exec 3<$g) 2>&1 | sed s/^/OPEN:/; done";
+  std::string id = Submit("-J e2e --gres=gpu:2 --wrap='" + script + "'");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  std::string out = Output(id);
+  // First fit puts a one-node job on the first node.
+  const std::string node = cluster_->Node(1);
+  for (const std::string& line : std::vector<std::string>{
+           "SLURM_JOB_ID=" + id, "SLURM_JOBID=" + id, std::string("SLURM_JOB_NAME=e2e"),
+           std::string("SLURM_JOB_USER=root"), std::string("SLURM_JOB_UID=0"),
+           std::string("SLURM_JOB_PARTITION=batch"), "SLURM_JOB_NODELIST=" + node,
+           "SLURM_NODELIST=" + node, std::string("SLURM_JOB_NUM_NODES=1"),
+           std::string("SLURM_CLUSTER_NAME=ndtest"), "SLURM_SUBMIT_DIR=" + cluster_->work_dir(),
+           std::string("SLURM_GPUS_ON_NODE=2"), std::string("SLURM_JOB_GPUS=0,1"),
+           std::string("CUDA_VISIBLE_DEVICES=0,1")}) {
+    EXPECT_NE(out.find(line + "\n"), std::string::npos) << line << " in:\n" << out;
+  }
+  EXPECT_NE(out.find(cluster_->Gpu(1, 0) + ": No such device or address"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find(cluster_->Gpu(1, 1) + ": No such device or address"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find(cluster_->Gpu(2, 0) + ": Operation not permitted"), std::string::npos) << out;
+}
+
+TEST_F(NodedClusterTest, ExitCodeReachesTheController) {
+  std::string id = Submit("--wrap='exit 3'");
+  ASSERT_TRUE(WaitForState(id, "FAILED"));
+  EXPECT_NE(cluster_->Run("scontrol show job " + id).out.find("ExitCode=3:0"), std::string::npos);
+}
+
+TEST_F(NodedClusterTest, JobRunsAsTheSubmitterAndOwnsItsOutput) {
+  const std::string user = "rotane" + std::to_string(getpid());
+  ASSERT_EQ(std::system(("useradd -M -N -s /bin/sh " + user).c_str()), 0);
+  struct Cleanup {
+    std::string user;
+    ~Cleanup() { std::system(("userdel " + user + " 2>/dev/null").c_str()); }
+  } cleanup{user};
+  passwd* pw = getpwnam(user.c_str());
+  ASSERT_NE(pw, nullptr);
+  const uid_t uid = pw->pw_uid;
+  // auth/slurm signs with the shared key: the test user needs to read it to
+  // submit (the daemons, as root, still can).
+  ASSERT_EQ(chown((cluster_->dir().path() / "slurm.key").c_str(), uid, 0), 0);
+  std::string id = Submit("--wrap='id -u'", user);
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED"));
+  const std::string out_path = cluster_->work_dir() + "/slurm-" + id + ".out";
+  EXPECT_EQ(ReadFileText(out_path), std::to_string(uid) + "\n");
+  struct stat st {};
+  ASSERT_EQ(stat(out_path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, uid);
+  EXPECT_NE(cluster_->Run("squeue -h -t all -o %u -j " + id).out.find(user), std::string::npos);
+}
+
+TEST_F(NodedClusterTest, NothingOutlivesTheJob) {
+  const std::string pid_file = cluster_->work_dir() + "/daemonised.pid";
+  std::string id =
+      Submit("--wrap='setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > " + pid_file + "'");
+  ASSERT_TRUE(WaitForState(id, "COMPLETED"));
+  std::optional<int64_t> pid = ParseInt(Trim(ReadFileText(pid_file)));
+  ASSERT_TRUE(pid.has_value());
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(static_cast<pid_t>(*pid)); },
+                        std::chrono::seconds(5)));
+  uint32_t job = static_cast<uint32_t>(*ParseUint(id));
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("freezer", cluster_->Node(1), job)));
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("devices", cluster_->Node(1), job)));
+}
+
+TEST_F(NodedClusterTest, CancelKillsARunningJob) {
+  const std::string pid_file = cluster_->work_dir() + "/running.pid";
+  std::string id = Submit("--wrap='echo $$ > " + pid_file + "; sleep 1000'");
+  ASSERT_TRUE(WaitForState(id, "RUNNING"));
+  ASSERT_TRUE(WaitUntil([&] { return !ReadFileText(pid_file).empty(); }));
+  pid_t pid = static_cast<pid_t>(*ParseInt(Trim(ReadFileText(pid_file))));
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  ASSERT_TRUE(WaitForState(id, "CANCELLED"));
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(pid); }, std::chrono::seconds(5)));
+}
+
+}  // namespace
+}  // namespace rota

@@ -1,0 +1,285 @@
+// rotad started for real, as root, with real cgroups (v1) and fake GPUs; the
+// test plays the controller: it sends kLaunchJob / kSignalJob itself and a
+// FakeController records the registrations and exit reports rotad sends back.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include "api/auth_settings.h"
+#include "auth/credential.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+#include "rpc/client.h"
+#include "tests/integration/noded_harness.h"
+
+namespace rota {
+namespace {
+
+using testing::NodedCluster;
+using testing::ReadFileText;
+using testing::WaitUntil;
+
+class NodedLaunchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
+    ASSERT_NE(fake_.port(), 0);
+    cluster_ = std::make_unique<NodedCluster>(fake_.port());
+    conf::Diagnostics diags;
+    auto config = conf::LoadClusterConfig(cluster_->conf(), diags);
+    ASSERT_TRUE(config.ok()) << diags.ToString();
+    auto issuer = auth::MakeIssuer(api::AuthSettingsFor(**config));
+    ASSERT_TRUE(issuer.ok()) << issuer.status().message();
+    issuer_ = std::move(issuer).value();
+    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+  }
+  void TearDown() override {
+    if (HasFailure()) std::cerr << "rotad log:\n" << cluster_->NodeLogs();
+  }
+
+  // A job for node 1 as a controller would send it.
+  wire::LaunchJobRequest Job(uint32_t id, const std::string& script, uint32_t gpus = 0) {
+    wire::LaunchJobRequest req;
+    wire::JobRecord& job = *req.mutable_job();
+    job.set_job_id(id);
+    job.add_nodes(cluster_->Node(1));
+    job.set_cpus_per_node(1);
+    job.add_mem_by_node_mb(200);
+    job.set_gpus_per_node(gpus);
+    job.set_gpu_type(gpus > 0 ? "a100" : "");
+    wire::JobSpec& spec = *job.mutable_spec();
+    spec.set_name("direct");
+    spec.set_partition("batch");
+    spec.set_user("root");
+    spec.set_work_dir(cluster_->work_dir());
+    req.mutable_payload()->set_job_id(id);
+    req.mutable_payload()->set_script(script);
+    req.mutable_payload()->add_environment("PATH=/usr/local/bin:/usr/bin:/bin");
+    req.mutable_payload()->add_environment("SUBMITTER_VAR=kept");
+    req.set_cluster_name("ndtest");
+    return req;
+  }
+
+  Status Send(uint16_t method, const google::protobuf::Message& message) {
+    rpc::RpcClient client;
+    ROTA_RETURN_IF_ERROR(
+        client.Connect("127.0.0.1", cluster_->NodePort(1), std::chrono::seconds(3)));
+    std::string body = message.SerializeAsString();
+    auto cred = issuer_->Issue(auth::RpcBindingBytes(method, body));
+    if (!cred.ok()) return cred.status();
+    auto answer = client.Call(method, *cred, body, std::chrono::seconds(10));
+    if (!answer.ok()) return answer.status();
+    return answer->ToStatus();
+  }
+
+  std::string Output(uint32_t id) {
+    return ReadFileText(cluster_->work_dir() + "/slurm-" + std::to_string(id) + ".out");
+  }
+
+  testing::FakeController fake_;
+  std::unique_ptr<NodedCluster> cluster_;
+  std::unique_ptr<auth::CredentialIssuer> issuer_;
+};
+
+TEST_F(NodedLaunchTest, RegistersWithBootTimeCpusMemoryAndGpus) {
+  ASSERT_TRUE(WaitUntil([&] { return !fake_.Registrations().empty(); }));
+  wire::NodeRegisterRequest reg = fake_.Registrations().front();
+  EXPECT_EQ(reg.node(), cluster_->Node(1));
+  EXPECT_GT(reg.boot_time(), 1'000'000'000);
+  EXPECT_GT(reg.cpus(), 0u);
+  EXPECT_GT(reg.real_memory_mb(), 0u);
+  EXPECT_EQ(reg.gres(), "gpu:a100:2");
+  struct stat st {};
+  ASSERT_EQ(stat((cluster_->dir().path() / "spool" / cluster_->Node(1)).c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+}
+
+TEST_F(NodedLaunchTest, JobRunsCagedWithSlurmEnvironmentAndGpus) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "env\n"
+      "echo ARGS=\"$*\"\n"
+      "echo UMASK=$(umask) CWD=$(pwd)\n"
+      "[ \"$(awk '{print $6}' /proc/$$/stat)\" = $$ ] && echo SESSION_LEADER\n"
+      "cat /proc/self/cgroup | grep -E 'devices|freezer|memory|cpuset' | sed 's/^/CG /'\n"
+      "(exec 3<" +
+      cluster_->Gpu(1, 0) +
+      ") 2>&1 | sed 's/^/OPEN_ALLOCATED /'\n"
+      "(exec 3<" +
+      cluster_->Gpu(2, 0) +
+      ") 2>&1 | sed 's/^/OPEN_OTHER_NODE /'\n"
+      "exit 0\n";
+  wire::LaunchJobRequest req = Job(21, script, 2);
+  req.mutable_job()->mutable_spec()->add_argv("alpha");
+  req.mutable_job()->mutable_spec()->add_argv("beta");
+  ASSERT_TRUE(Send(api::kLaunchJob, req).ok());
+  auto exit = fake_.WaitForExit(21);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->wait_status(), 0u);
+  std::string out = Output(21);
+  for (std::string line :
+       {"SLURM_JOB_ID=21", "SLURM_JOBID=21", "SLURM_JOB_NAME=direct", "SLURM_JOB_USER=root",
+        "SLURM_JOB_UID=0", "SLURM_JOB_PARTITION=batch", "SLURM_CLUSTER_NAME=ndtest",
+        "SLURM_JOB_NUM_NODES=1", "SLURM_NNODES=1", "SLURM_CPUS_ON_NODE=1", "SLURM_RESTART_COUNT=0",
+        "SLURM_GPUS_ON_NODE=2", "SLURM_JOB_GPUS=0,1", "CUDA_VISIBLE_DEVICES=0,1",
+        "GPU_DEVICE_ORDINAL=0,1", "ROCR_VISIBLE_DEVICES=0,1", "SUBMITTER_VAR=kept",
+        "ARGS=alpha beta"}) {
+    EXPECT_NE(out.find(line + "\n"), std::string::npos) << line << " in:\n" << out;
+  }
+  EXPECT_NE(out.find("SLURM_JOB_NODELIST=" + cluster_->Node(1) + "\n"), std::string::npos);
+  EXPECT_NE(out.find("SLURM_SUBMIT_DIR=" + cluster_->work_dir() + "\n"), std::string::npos);
+  EXPECT_NE(out.find("UMASK=0022 CWD=" + cluster_->work_dir() + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("SESSION_LEADER\n"), std::string::npos) << out;
+  for (const char* c : {"cpuset", "memory", "devices", "freezer"}) {
+    EXPECT_NE(out.find(std::string(c) + ":/rota/" + cluster_->Node(1) + "/job_21\n"),
+              std::string::npos)
+        << c << " in:\n"
+        << out;
+  }
+  EXPECT_NE(out.find("cannot open " + cluster_->Gpu(1, 0) + ": No such device or address"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("cannot open " + cluster_->Gpu(2, 0) + ": Operation not permitted"),
+            std::string::npos)
+      << out;
+  // Gone once the exit was reported: the cage and the spooled script.
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("devices", cluster_->Node(1), 21)));
+  EXPECT_FALSE(
+      std::filesystem::exists(cluster_->dir().path() / "spool" / cluster_->Node(1) / "job21"));
+}
+
+TEST_F(NodedLaunchTest, SecondJobGetsTheNextGpusAndUnallocatedOnesAreForbidden) {
+  // Job 31 holds GPU 0 while job 32 runs on GPU 1.
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(31, "#!/bin/sh\nsleep 1000\n", 1)).ok());
+  const std::string script =
+      "#!/bin/sh\nenv | grep -E '^(SLURM_JOB_GPUS|CUDA_VISIBLE_DEVICES)='\n"
+      "(exec 3<" +
+      cluster_->Gpu(1, 0) +
+      ") 2>&1 | sed 's/^/OPEN0 /'\n"
+      "(exec 3<" +
+      cluster_->Gpu(1, 1) + ") 2>&1 | sed 's/^/OPEN1 /'\n";
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(32, script, 1)).ok());
+  ASSERT_TRUE(fake_.WaitForExit(32).has_value());
+  std::string out = Output(32);
+  EXPECT_NE(out.find("SLURM_JOB_GPUS=1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("CUDA_VISIBLE_DEVICES=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("cannot open " + cluster_->Gpu(1, 0) + ": Operation not permitted"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("cannot open " + cluster_->Gpu(1, 1) + ": No such device or address"),
+            std::string::npos)
+      << out;
+  wire::SignalJobRequest kill_req;
+  kill_req.set_job_id(31);
+  kill_req.set_signal(SIGKILL);
+  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  auto exit = fake_.WaitForExit(31);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(WIFSIGNALED(exit->wait_status()));
+  EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
+}
+
+TEST_F(NodedLaunchTest, ExitCodeAndFailedStartAreReported) {
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(41, "#!/bin/sh\nexit 3\n")).ok());
+  auto exit = fake_.WaitForExit(41);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->wait_status(), 3u << 8);
+  // An output file in a directory that does not exist: the job cannot start.
+  wire::LaunchJobRequest bad = Job(42, "#!/bin/sh\ntrue\n");
+  bad.mutable_job()->mutable_spec()->set_std_out("/nonexistent/dir/out");
+  ASSERT_TRUE(Send(api::kLaunchJob, bad).ok());
+  exit = fake_.WaitForExit(42);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->wait_status(), 1u << 8);
+  EXPECT_NE(
+      cluster_->NodeLogs().find("cannot open /nonexistent/dir/out: No such file or directory"),
+      std::string::npos);
+}
+
+TEST_F(NodedLaunchTest, DaemonisedGrandchildIsKilledWithTheJob) {
+  const std::string pid_file = cluster_->work_dir() + "/grandchild.pid";
+  const std::string script =
+      "#!/bin/sh\nsetsid sleep 1000 </dev/null >/dev/null 2>&1 &\necho $! > " + pid_file +
+      "\nexit 0\n";
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(51, script)).ok());
+  ASSERT_TRUE(fake_.WaitForExit(51).has_value());
+  std::optional<int64_t> pid = ParseInt(Trim(ReadFileText(pid_file)));
+  ASSERT_TRUE(pid.has_value());
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(static_cast<pid_t>(*pid)); },
+                        std::chrono::seconds(5)));
+  for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+    EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir(c, cluster_->Node(1), 51))) << c;
+  }
+}
+
+TEST_F(NodedLaunchTest, RunsAsTheSubmittingUserWithOwnedOutput) {
+  const std::string user = "rotand" + std::to_string(getpid());
+  ASSERT_EQ(std::system(("useradd -M -N -s /bin/sh " + user).c_str()), 0);
+  struct Cleanup {
+    std::string user;
+    ~Cleanup() { std::system(("userdel " + user + " 2>/dev/null").c_str()); }
+  } cleanup{user};
+  passwd* pw = getpwnam(user.c_str());
+  ASSERT_NE(pw, nullptr);
+  const uid_t uid = pw->pw_uid;
+  const gid_t gid = pw->pw_gid;
+  wire::LaunchJobRequest req = Job(61,
+                                   "#!/bin/sh\necho ID=$(id -u):$(id -g) GROUPS=$(id -G)\n"
+                                   "touch /root-owned-should-fail 2>&1 | sed 's/^/TOUCH /'\n");
+  wire::JobSpec& spec = *req.mutable_job()->mutable_spec();
+  spec.set_user(user);
+  spec.set_uid(uid);
+  spec.set_gid(gid);
+  spec.set_std_out("%u-%j.out");
+  ASSERT_TRUE(Send(api::kLaunchJob, req).ok());
+  auto exit = fake_.WaitForExit(61);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->wait_status(), 0u);
+  const std::string out_path = cluster_->work_dir() + "/" + user + "-61.out";
+  std::string out = ReadFileText(out_path);
+  EXPECT_NE(out.find("ID=" + std::to_string(uid) + ":" + std::to_string(gid) +
+                     " GROUPS=" + std::to_string(gid) + "\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("Permission denied"), std::string::npos) << out;
+  struct stat st {};
+  ASSERT_EQ(stat(out_path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, uid);
+  EXPECT_EQ(st.st_gid, gid);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+TEST_F(NodedLaunchTest, StaleCgroupsAreSweptAtStart) {
+  // As if a rotad of node 2 had crashed with job 77 running.
+  const std::string node = cluster_->Node(2);
+  pid_t orphan = fork();
+  if (orphan == 0) {
+    execl("/bin/sleep", "sleep", "1000", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (const char* c : {"freezer", "pids"}) {
+    std::filesystem::create_directories(NodedCluster::CgroupDir(c, node, 77));
+    std::ofstream(NodedCluster::CgroupDir(c, node, 77) + "/cgroup.procs") << orphan;
+  }
+  ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+  int status = 0;
+  EXPECT_EQ(waitpid(orphan, &status, 0), orphan);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("freezer", node, 77)));
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("pids", node, 77)));
+}
+
+TEST_F(NodedLaunchTest, RefusesJobsForOtherNodesAndForgedCredentials) {
+  wire::LaunchJobRequest req = Job(71, "#!/bin/sh\ntrue\n");
+  req.mutable_job()->set_nodes(0, cluster_->Node(2));
+  EXPECT_EQ(Send(api::kLaunchJob, req).code(), StatusCode::kInvalidArgument);
+  rpc::RpcClient client;
+  ASSERT_TRUE(client.Connect("127.0.0.1", cluster_->NodePort(1), std::chrono::seconds(3)).ok());
+  auto answer = client.Call(api::kLaunchJob, "forged", Job(72, "#!/bin/sh\n").SerializeAsString(),
+                            std::chrono::seconds(5));
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(answer->ToStatus().code(), StatusCode::kPermissionDenied);
+}
+
+}  // namespace
+}  // namespace rota
