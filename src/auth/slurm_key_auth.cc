@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
+#include <sys/random.h>
 
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -40,11 +39,22 @@ uint64_t GetLe(std::string_view in, size_t offset, size_t width) {
 using Mac = std::array<uint8_t, kMacSize>;
 
 Mac ComputeMac(const SlurmKey& key, std::string_view payload) {
-  Mac mac{};
-  unsigned int length = 0;
-  HMAC(EVP_sha256(), key.bytes().data(), static_cast<int>(key.bytes().size()),
-       reinterpret_cast<const unsigned char*>(payload.data()), payload.size(), mac.data(), &length);
-  return mac;
+  std::string_view key_bytes(reinterpret_cast<const char*>(key.bytes().data()), key.bytes().size());
+  return HmacSha256(key_bytes, payload);
+}
+
+// The kernel's generator; OpenSSL's RAND would initialise its providers first.
+bool FillRandom(char* out, size_t size) {
+  while (size > 0) {
+    ssize_t n = getrandom(out, size, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    out += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
 }
 
 }  // namespace
@@ -58,8 +68,7 @@ Result<std::string> SlurmKeyIssuer::Issue(std::string_view bound_bytes) {
   PutLe(credential, kUidOffset, self_.uid, 4);
   PutLe(credential, kGidOffset, self_.gid, 4);
   PutLe(credential, kIssuedAtOffset, static_cast<uint64_t>(clock_()), 8);
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(&credential[kNonceOffset]),
-                 sizeof(ReplayCache::Nonce)) != 1) {
+  if (!FillRandom(&credential[kNonceOffset], sizeof(ReplayCache::Nonce))) {
     return Internal("auth/slurm: the random number generator failed to produce a nonce");
   }
   const Sha256Digest digest = Sha256(bound_bytes);

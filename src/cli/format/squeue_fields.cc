@@ -534,6 +534,14 @@ Status SortJobs(std::vector<const JobRecord*>& jobs, std::string_view sort_spec,
 
 Result<Listing> RenderSqueue(std::span<const JobRecord> jobs, const SqueueOptions& options,
                              const SqueueContext& ctx) {
+  std::vector<const JobRecord*> pointers;
+  pointers.reserve(jobs.size());
+  for (const JobRecord& job : jobs) pointers.push_back(&job);
+  return RenderSqueue(std::span<const JobRecord* const>(pointers), options, ctx);
+}
+
+Result<Listing> RenderSqueue(std::span<const JobRecord* const> jobs, const SqueueOptions& options,
+                             const SqueueContext& ctx) {
   if (options.json) return FailedPrecondition("squeue --json is not implemented yet");
   const auto& table = SqueueFields();
   Result<FormatSpec> spec = !options.format.empty()        ? table.ParseShort(options.format)
@@ -545,9 +553,9 @@ Result<Listing> RenderSqueue(std::span<const JobRecord> jobs, const SqueueOption
 
   std::vector<const JobRecord*> rows;
   rows.reserve(jobs.size());
-  for (const JobRecord& job : jobs) {
-    if (options.start && job.state() != wire::JOB_STATE_PENDING) continue;
-    rows.push_back(&job);
+  for (const JobRecord* job : jobs) {
+    if (options.start && job->state() != wire::JOB_STATE_PENDING) continue;
+    rows.push_back(job);
   }
   const std::string_view sort = !options.sort.empty() ? std::string_view(options.sort)
                                 : options.start       ? kSqueueStartSort

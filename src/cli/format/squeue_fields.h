@@ -63,6 +63,9 @@ Status SortJobs(std::vector<const wire::JobRecord*>& jobs, std::string_view sort
 // reported in Listing::errors and the listing is still printed, as Slurm does.
 Result<Listing> RenderSqueue(std::span<const wire::JobRecord> jobs, const SqueueOptions& options,
                              const SqueueContext& ctx);
+// The same, over records held elsewhere (no copies of 100,000 records).
+Result<Listing> RenderSqueue(std::span<const wire::JobRecord* const> jobs,
+                             const SqueueOptions& options, const SqueueContext& ctx);
 
 // Single values, exposed for other commands and tests.
 std::string JobIdText(const wire::JobRecord& job);      // %i: 1234, 1234_7, 1234_[8-1000%50]
