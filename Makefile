@@ -35,7 +35,16 @@ bench: build
 	  awk '/^BM_/ {print $$1, $$2, $$3}'
 	@bash bench/ctld_bench.sh $(BUILD_DIR)/bin
 
-quickstart down bench-vs-slurm:
+# A local cluster under run/quickstart/: rotactld and six rotad (4 GPU nodes with fake A100s,
+# 2 CPU nodes) on loopback, plus a demo job. Run again to see it, or to restart a daemon that died.
+quickstart: build
+	@ROTA_BIN=$(abspath $(BUILD_DIR))/bin bash scripts/quickstart.sh
+
+# Stops exactly what quickstart started and removes its cgroups; CLEAN=1 also deletes run/quickstart/.
+down:
+	@bash scripts/down.sh $(if $(filter 1 yes true,$(CLEAN)),--clean)
+
+bench-vs-slurm:
 	@scripts/not-yet.sh $@
 
 clean:

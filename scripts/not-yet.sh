@@ -2,8 +2,6 @@
 # Placeholder for Makefile targets whose feature has not been built yet: says what is
 # missing and fails, so nobody mistakes an empty target for a working one.
 case "$1" in
-  quickstart)     what="a local cluster needs rotactld and rotad, which are not built yet" ;;
-  down)           what="there is no local cluster to stop until 'make quickstart' exists" ;;
   bench-vs-slurm) what="the side-by-side harness against Slurm is not built yet" ;;
   *)              what="unknown target" ;;
 esac
