@@ -367,7 +367,7 @@ TEST(SqueueFormatTest, ReasonListShowsReasonsForEndedJobsAndNodesOtherwise) {
 TEST(SqueueFormatTest, JsonIsAnExplicitHook) {
   SqueueOptions o;
   o.json = true;
-  EXPECT_EQ(RenderSqueue({}, o, SqueueContext{kNow, 0}).status().code(),
+  EXPECT_EQ(RenderSqueue(std::span<const JobRecord>(), o, SqueueContext{kNow, 0}).status().code(),
             StatusCode::kFailedPrecondition);
 }
 
