@@ -196,6 +196,9 @@ void BatchJob::Run(const std::function<void(const Status&)>& launched) {
     std::lock_guard<std::mutex> lock(mu_);
     ended_ = true;
   }
+  ended_cv_.notify_all();
+  // No Signal() starts it once ended_ is set: reading it unlocked is safe now.
+  if (killer_.joinable()) killer_.join();
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -215,6 +218,20 @@ void BatchJob::Signal(int signal, bool batch_only) {
   if (!s.ok()) spdlog::warn("job {}: signal {}: {}", job_id(), signal, s.message());
   // A script that already left its cage (unenforced hosts) still gets it.
   if (!ended_) kill(pid_, signal);
+  if (signal == SIGTERM && !ended_ && !killer_.joinable()) {
+    auto wait = std::chrono::seconds(std::max<int64_t>(0, node_.config->settings.kill_wait));
+    killer_ = std::thread([this, wait] { KillAfterWait(wait); });
+  }
+}
+
+void BatchJob::KillAfterWait(std::chrono::seconds wait) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (ended_cv_.wait_for(lock, wait, [this] { return ended_; })) return;
+  }
+  spdlog::info("job {}: still running {} s after SIGTERM (KillWait); sending SIGKILL", job_id(),
+               wait.count());
+  Signal(SIGKILL, false);
 }
 
 void BatchJob::CleanUp() {

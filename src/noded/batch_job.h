@@ -10,9 +10,11 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "common/status.h"
 #include "noded/gpu_allocator.h"
@@ -35,7 +37,9 @@ class BatchJob {
   void Run(const std::function<void(const Status&)>& launched);
 
   // Sends `signal` to the job: to every process in its cage, or only to the
-  // batch script with `batch_only`. Nothing to do once it has ended.
+  // batch script with `batch_only`. Nothing to do once it has ended. SIGTERM
+  // to the whole job is Slurm's termination (the time limit): SIGKILL follows
+  // after KillWait seconds unless the script ended by then.
   void Signal(int signal, bool batch_only);
 
  private:
@@ -51,9 +55,16 @@ class BatchJob {
   std::vector<GpuDevice> gpus_;  // Held on this node; owned by Run's thread.
   bool cage_created_ = false;    // Owned by Run's thread.
 
+  // Waits KillWait after a SIGTERM, then sends SIGKILL unless the script ended.
+  void KillAfterWait(std::chrono::seconds wait);
+
   std::mutex mu_;
-  pid_t pid_ = -1;      // The batch script while it runs. Guarded by mu_.
+  std::condition_variable ended_cv_;  // Notified when ended_ becomes true.
+  pid_t pid_ = -1;                    // The batch script while it runs. Guarded by mu_.
   bool ended_ = false;  // The script exited (not yet reaped or reaped). Guarded by mu_.
+  // Started by the first SIGTERM while the script runs (under mu_); joined by
+  // Run's thread once ended_ is set, after which nothing starts it again.
+  std::thread killer_;
 };
 
 }  // namespace rota::noded

@@ -1,6 +1,7 @@
 #include "noded/gpu_allocator.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -28,6 +29,22 @@ std::vector<GpuDevice> GpuAllocator::InventoryOf(const conf::ClusterConfig& conf
       for (uint64_t i = 0; i < g.count; ++i) {
         out.push_back({static_cast<uint32_t>(out.size()), g.type, ""});
       }
+    }
+  }
+  return out;
+}
+
+std::vector<GpuDevice> GpuAllocator::Present(std::vector<GpuDevice> devices,
+                                             std::vector<std::string>* missing) {
+  std::vector<GpuDevice> out;
+  for (GpuDevice& d : devices) {
+    struct stat st {};
+    bool there = d.file.empty() ||
+                 (stat(d.file.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)));
+    if (there) {
+      out.push_back(std::move(d));
+    } else {
+      missing->push_back(d.file);
     }
   }
   return out;

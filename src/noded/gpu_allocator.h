@@ -36,6 +36,11 @@ class GpuAllocator {
   // the NodeName line's Gres= declares, without files.
   static std::vector<GpuDevice> InventoryOf(const conf::ClusterConfig& config,
                                             const std::string& node);
+  // Of `devices`, those that are there: count-only ones, and those whose file
+  // is a device node. The files of the others go to `missing`. Indices stay
+  // as they were (a GPU's index is its place in gres.conf).
+  static std::vector<GpuDevice> Present(std::vector<GpuDevice> devices,
+                                        std::vector<std::string>* missing);
 
   // Takes `count` free GPUs of `type` ("" matches any type) for `job_id`,
   // lowest index first. Asking again for a job that holds GPUs returns what it

@@ -58,5 +58,20 @@ TEST(GpuAllocatorTest, InventoryFromGresConfOrNodeLine) {
   EXPECT_EQ(b1[2].file, "");
 }
 
+TEST(GpuAllocatorTest, OnlyDevicesThatAreThereCount) {
+  testing::TempDir dir;
+  std::string plain = dir.Write("not-a-device", "");
+  std::vector<std::string> missing;
+  std::vector<GpuDevice> present = GpuAllocator::Present({{0, "a100", "/dev/null"},
+                                                          {1, "a100", "/nonexistent/nvidia1"},
+                                                          {2, "a100", plain},
+                                                          {3, "a100", "/dev/zero"},
+                                                          {4, "", ""}},
+                                                         &missing);
+  EXPECT_EQ(Indices(present), (std::vector<uint32_t>{0, 3, 4}));
+  EXPECT_EQ(missing, (std::vector<std::string>{"/nonexistent/nvidia1", plain}));
+  EXPECT_EQ(GpuAllocator(present).GresSummary(), "gpu:a100:2,gpu:1");
+}
+
 }  // namespace
 }  // namespace rota::noded

@@ -61,7 +61,19 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
                    (ec ? ec.message() : std::string(std::strerror(errno))));
   }
 
-  d->gpus_ = std::make_unique<GpuAllocator>(GpuAllocator::InventoryOf(**config, options.node_name));
+  d->options_.heartbeat_interval =
+      std::min(options.heartbeat_interval, settings->heartbeat_interval);
+  std::vector<GpuDevice> inventory = GpuAllocator::InventoryOf(**config, options.node_name);
+  if (!settings->config_overrides) {
+    // Report what is there: the controller drains a node short of its
+    // configuration, rather than have its jobs fail here one by one.
+    std::vector<std::string> missing;
+    inventory = GpuAllocator::Present(std::move(inventory), &missing);
+    for (const std::string& file : missing) {
+      spdlog::error("GPU device {} of gres.conf is not there; not counted", file);
+    }
+  }
+  d->gpus_ = std::make_unique<GpuAllocator>(std::move(inventory));
   d->cgroups_ = MakeCgroupBackend((*config)->cgroup, options.node_name);
   if (int swept = d->cgroups_->SweepStale(); swept > 0) {
     spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
@@ -122,6 +134,7 @@ void NodeDaemon::HeartbeatLoop() {
   req.set_cpus(facts.cpus);
   req.set_real_memory_mb(facts.memory_mb);
   req.set_gres(gpus_->GresSummary());
+  req.set_hardware_reported(true);
   bool registered = false;
   bool complained = false;
   while (true) {

@@ -21,6 +21,8 @@ namespace rota::noded {
 struct NodeDaemonOptions {
   std::string slurm_conf_path;
   std::string node_name;
+  // The longest wait between registrations; shorter when SlurmdTimeout asks
+  // (see NodeSettings::heartbeat_interval).
   std::chrono::seconds heartbeat_interval{30};
 };
 

@@ -3,6 +3,10 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "common/strings.h"
+
 namespace rota::noded {
 
 std::string ExpandNodePattern(std::string_view pattern, const conf::NodeConfig& node) {
@@ -19,6 +23,11 @@ std::string ExpandNodePattern(std::string_view pattern, const conf::NodeConfig& 
     out += pattern[i];
   }
   return out;
+}
+
+std::chrono::seconds HeartbeatInterval(DurationSecs slurmd_timeout, std::chrono::seconds longest) {
+  if (slurmd_timeout <= 0) return longest;
+  return std::clamp(std::chrono::seconds(slurmd_timeout / 3), std::chrono::seconds(1), longest);
 }
 
 bool IsNumericAddress(const std::string& address) {
@@ -39,6 +48,10 @@ Result<NodeSettings> ResolveNodeSettings(const conf::ClusterConfig& config,
   s.port = node->port != 0 ? node->port : config.settings.slurmd_port;
   s.listen_address = IsNumericAddress(node->address) ? node->address : "127.0.0.1";
   s.spool_dir = ExpandNodePattern(config.settings.slurmd_spool_dir, *node);
+  s.heartbeat_interval = HeartbeatInterval(config.settings.slurmd_timeout, s.heartbeat_interval);
+  for (const std::string& p : config.settings.slurmd_parameters) {
+    s.config_overrides |= EqualsIgnoreCase(Trim(p), "config_overrides");
+  }
   for (const conf::ControllerHost& host : config.settings.controllers) {
     s.controllers.push_back(
         {host.address.empty() ? host.name : host.address, config.settings.slurmctld_port});

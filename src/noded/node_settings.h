@@ -3,6 +3,7 @@
 // Where one node daemon listens, keeps its files and finds its controller,
 // all derived from slurm.conf for the node named by `rotad -N NAME`.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,7 +25,17 @@ struct NodeSettings {
   uint16_t port = 0;
   std::string spool_dir;                       // SlurmdSpoolDir, %n and %h expanded.
   std::vector<ControllerAddress> controllers;  // Primary first.
+  // How often the daemon registers again once registered: well inside
+  // SlurmdTimeout, after which the controller counts the node as lost.
+  std::chrono::seconds heartbeat_interval{30};
+  // SlurmdParameters=config_overrides: the node counts as having what its
+  // NodeName line says (GPUs whose device files are missing included).
+  bool config_overrides = false;
 };
+
+// A third of SlurmdTimeout, at least a second, at most `longest`
+// (SlurmdTimeout=0, no timeout: `longest`).
+std::chrono::seconds HeartbeatInterval(DurationSecs slurmd_timeout, std::chrono::seconds longest);
 
 // Expands %n (node name) and %h (node hostname) in a SlurmdSpoolDir-style pattern.
 std::string ExpandNodePattern(std::string_view pattern, const conf::NodeConfig& node);

@@ -36,6 +36,24 @@ TEST(NodeSettingsTest, PortAddressAndSpoolComeFromSlurmConf) {
   EXPECT_EQ(ResolveNodeSettings(**loaded.config, "zz").status().code(), StatusCode::kNotFound);
 }
 
+TEST(NodeSettingsTest, HeartbeatsWellInsideSlurmdTimeout) {
+  using std::chrono::seconds;
+  EXPECT_EQ(HeartbeatInterval(300, seconds(30)), seconds(30));
+  EXPECT_EQ(HeartbeatInterval(6, seconds(30)), seconds(2));
+  EXPECT_EQ(HeartbeatInterval(2, seconds(30)), seconds(1));
+  EXPECT_EQ(HeartbeatInterval(0, seconds(30)), seconds(30));  // No timeout at all.
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, ConfigFiles(std::string(testing::kMinimalHead) +
+                                       "SlurmdTimeout=9\nSlurmdParameters=config_overrides\n"
+                                       "NodeName=a1\nPartitionName=p Nodes=ALL\n"));
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  auto a = ResolveNodeSettings(**loaded.config, "a1");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->heartbeat_interval, seconds(3));
+  EXPECT_TRUE(a->config_overrides);
+}
+
 TEST(NodeSettingsTest, ExpandsNodePatterns) {
   conf::NodeConfig node;
   node.name = "gpu07";

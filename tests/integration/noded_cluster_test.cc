@@ -22,7 +22,7 @@ class NodedClusterTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
     uint16_t port = testing::FreeLoopbackPort();
-    cluster_ = std::make_unique<NodedCluster>(port);
+    cluster_ = std::make_unique<NodedCluster>(port, Settings());
     ctld_ = std::make_unique<DaemonProcess>(
         std::vector<std::string>{testing::BinDir() + "/rotactld", "-f", cluster_->conf()},
         (cluster_->dir().path() / "rotactld.log").string());
@@ -42,6 +42,9 @@ class NodedClusterTest : public ::testing::Test {
     ctld_.reset();
   }
 
+  // More slurm.conf lines for the fixtures that need them.
+  virtual std::string Settings() const { return ""; }
+
   // Submits `options` with sbatch --parsable; returns the job id ("" on failure).
   std::string Submit(const std::string& options, const std::string& as_user = "") {
     std::string line = "sbatch --parsable --chdir=" + cluster_->work_dir() + " " + options;
@@ -60,6 +63,13 @@ class NodedClusterTest : public ::testing::Test {
   }
   std::string Output(const std::string& job) {
     return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
+  }
+  // sinfo's compact state of node `n` ("idle", "drain", "down*", ...).
+  std::string NodeState(int n) {
+    return std::string(Trim(cluster_->Run("sinfo -h -o %t -n " + cluster_->Node(n)).out));
+  }
+  bool WaitForNodeState(int n, const std::string& state) {
+    return WaitUntil([&] { return NodeState(n) == state; }, std::chrono::seconds(20));
   }
 
   std::unique_ptr<NodedCluster> cluster_;
@@ -146,6 +156,84 @@ TEST_F(NodedClusterTest, CancelKillsARunningJob) {
   ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
   ASSERT_TRUE(WaitForState(id, "CANCELLED"));
   EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(pid); }, std::chrono::seconds(5)));
+}
+
+// The time limit end to end: the controller's SIGTERM at the limit, rotad's
+// SIGKILL KillWait (2 s) later for a job that ignores it, TIMEOUT at the end.
+TEST_F(NodedClusterTest, TimeLimitEndsAJobThatIgnoresSigterm) {
+  std::string id =
+      Submit("--wrap='trap \"echo GOT_TERM\" TERM; echo READY; while true; do sleep 0.1; done'");
+  ASSERT_TRUE(WaitForState(id, "RUNNING"));
+  ASSERT_TRUE(WaitUntil([&] { return Output(id).find("READY") != std::string::npos; }));
+  // Lowering one's own limit is allowed; 0:01 is one second, long past.
+  CommandResult r = cluster_->Run("scontrol update JobId=" + id + " TimeLimit=0:01");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  ASSERT_TRUE(WaitForState(id, "TIMEOUT")) << cluster_->Run("squeue -t all").out;
+  EXPECT_NE(Output(id).find("GOT_TERM\n"), std::string::npos) << Output(id);
+  EXPECT_NE(cluster_->NodeLogs().find("after SIGTERM (KillWait); sending SIGKILL"),
+            std::string::npos);
+}
+
+// gres.conf promises two GPUs on node 2 but one device file is missing: the
+// node reports one, and the controller drains it in Slurm's words until an
+// admin resumes it with the hardware back.
+TEST_F(NodedClusterTest, NodeShortOfItsGpusIsDrainedUntilRepaired) {
+  const std::string reason = "gres/gpu count reported lower than configured (1 < 2)";
+  const std::string node = cluster_->Node(2);
+  cluster_->StopNode(2);
+  ASSERT_EQ(unlink(cluster_->Gpu(2, 1).c_str()), 0);
+  ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+  ASSERT_TRUE(WaitForNodeState(2, "drain")) << cluster_->Run("sinfo -N").out;
+  EXPECT_NE(cluster_->Run("scontrol show node " + node).out.find("Reason=" + reason),
+            std::string::npos);
+  EXPECT_EQ(NodeState(1), "idle");
+
+  // Resuming a node that still falls short drains it again.
+  CommandResult r = cluster_->Run("scontrol update NodeName=" + node + " State=RESUME");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(NodeState(2), "drain");
+  EXPECT_NE(cluster_->Run("scontrol show node " + node).out.find("Reason=" + reason),
+            std::string::npos);
+
+  // The device back, the node registers whole; the admin's resume sticks now.
+  ASSERT_EQ(
+      mknod(cluster_->Gpu(2, 1).c_str(), S_IFCHR | 0666, makedev(195, NodedCluster::Minor(2, 1))),
+      0);
+  cluster_->StopNode(2);
+  ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+  // Resumes are refused (drained again) until the new registration arrived.
+  EXPECT_TRUE(WaitUntil([&] {
+    cluster_->Run("scontrol update NodeName=" + node + " State=RESUME");
+    return NodeState(2) == "idle";
+  })) << cluster_->Run("scontrol show node " + node).out;
+}
+
+// Nodes that heartbeat every second against SlurmdTimeout=3, and come back
+// by themselves after being lost (ReturnToService=1).
+class NodedLivenessTest : public NodedClusterTest {
+ protected:
+  std::string Settings() const override { return "SlurmdTimeout=3\nReturnToService=1\n"; }
+};
+
+TEST_F(NodedLivenessTest, LostNodeGoesDownAndItsJobIsRequeuedElsewhere) {
+  std::string id = Submit("--wrap='sleep 1000'");
+  ASSERT_TRUE(WaitForState(id, "RUNNING"));
+  ASSERT_EQ(Trim(cluster_->Run("squeue -h -o %N -j " + id).out), cluster_->Node(1));
+  cluster_->StopNode(1, SIGKILL);  // As if the node died: nothing is said.
+  ASSERT_TRUE(WaitForNodeState(1, "down*")) << cluster_->Run("sinfo -N").out;
+  EXPECT_NE(
+      cluster_->Run("scontrol show node " + cluster_->Node(1)).out.find("Reason=Not responding"),
+      std::string::npos);
+  // Requeued (sbatch's default), it runs again on the node that answers.
+  ASSERT_TRUE(WaitUntil(
+      [&] { return Trim(cluster_->Run("squeue -h -o %N -j " + id).out) == cluster_->Node(2); },
+      std::chrono::seconds(20)))
+      << cluster_->Run("squeue -t all").out;
+  EXPECT_NE(cluster_->Run("scontrol show job " + id).out.find("Restarts=1"), std::string::npos);
+  EXPECT_EQ(NodeState(2), "mix");
+  // The daemon back, the node takes jobs again by itself.
+  ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+  EXPECT_TRUE(WaitForNodeState(1, "idle")) << cluster_->Run("sinfo -N").out;
 }
 
 }  // namespace

@@ -172,8 +172,11 @@ class NodedCluster {
   static constexpr int kGpusPerNode = 2;
   static constexpr unsigned kFirstMinor = 200;
 
-  // `controller_port`: where rotactld (or a FakeController) listens.
-  explicit NodedCluster(uint16_t controller_port) : controller_port_(controller_port) {
+  // `controller_port`: where rotactld (or a FakeController) listens;
+  // `settings`: more slurm.conf lines (SlurmdTimeout=, ReturnToService=, ...).
+  // KillWait is 2 s, so that jobs that ignore SIGTERM die quickly.
+  explicit NodedCluster(uint16_t controller_port, const std::string& settings = "")
+      : controller_port_(controller_port) {
     // Jobs of a test user must reach their work dir and the spool.
     chmod(dir_.path().c_str(), 0755);
     prefix_ = "nd" + std::to_string(getpid()) + "n";
@@ -207,8 +210,9 @@ class NodedCluster {
                            "GresTypes=gpu\n"
                            "SelectTypeParameters=CR_Core_Memory\n"
                            "DefMemPerCPU=100\n"
-                           "MinJobAge=600\n" +
-                           nodes +
+                           "MinJobAge=600\n"
+                           "KillWait=2\n" +
+                           settings + nodes +
                            "PartitionName=batch Nodes=ALL Default=YES MaxTime=1-00:00:00 "
                            "DefaultTime=01:00:00\n");
     dir_.Write("gres.conf", gres);
@@ -245,8 +249,18 @@ class NodedCluster {
         (dir_.path() / ("rotad-" + std::to_string(n) + ".log")).string());
     DaemonProcess* raw = p.get();
     nodes_.push_back(std::move(p));
+    node_of_.push_back(n);
     return WaitUntil([&] { return raw->Running() && Accepting(NodePort(n)); },
                      std::chrono::seconds(10));
+  }
+  // Stops the rotad of node `n`: with `signal` first (SIGKILL: as if it
+  // crashed, leaving its jobs behind), then as DaemonProcess::Stop does.
+  void StopNode(int n, int signal = SIGTERM) {
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (node_of_[i] != n || !nodes_[i]->Running()) continue;
+      kill(nodes_[i]->pid(), signal);
+      nodes_[i]->Stop();
+    }
   }
   std::string NodeLogs() const {
     std::string out;
@@ -313,6 +327,7 @@ class NodedCluster {
   std::string conf_;
   std::vector<uint16_t> ports_;
   std::vector<std::unique_ptr<DaemonProcess>> nodes_;
+  std::vector<int> node_of_;  // Parallel to nodes_: which node each serves.
 };
 
 }  // namespace rota::testing

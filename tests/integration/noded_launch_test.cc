@@ -281,5 +281,107 @@ TEST_F(NodedLaunchTest, RefusesJobsForOtherNodesAndForgedCredentials) {
   EXPECT_EQ(answer->ToStatus().code(), StatusCode::kPermissionDenied);
 }
 
+// The controller's SIGTERM at the time limit: every process of the job gets
+// it; a job that ignores it gets SIGKILL KillWait (2 s here) later.
+TEST_F(NodedLaunchTest, TermIgnoredIsFollowedByKillAfterKillWait) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "trap 'echo GOT_TERM' TERM\n"
+      "sleep 1000 &\n"
+      "echo $! > child.pid\n"
+      "echo READY\n"
+      "while true; do sleep 0.1; done\n"
+      "echo NEVER\n";
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(81, script)).ok());
+  ASSERT_TRUE(WaitUntil([&] { return Output(81).find("READY") != std::string::npos; }));
+  std::optional<int64_t> child = ParseInt(Trim(ReadFileText(cluster_->work_dir() + "/child.pid")));
+  ASSERT_TRUE(child.has_value());
+  wire::SignalJobRequest term;
+  term.set_job_id(81);
+  term.set_signal(SIGTERM);
+  auto sent = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Send(api::kSignalJob, term).ok());
+  // The background child had no trap: SIGTERM reached it through the cage.
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(static_cast<pid_t>(*child)); },
+                        std::chrono::seconds(1)));
+  ASSERT_TRUE(WaitUntil([&] { return Output(81).find("GOT_TERM") != std::string::npos; },
+                        std::chrono::seconds(2)));
+  EXPECT_FALSE(fake_.WaitForExit(81, std::chrono::milliseconds(1500)).has_value());
+  auto exit = fake_.WaitForExit(81, std::chrono::seconds(10));
+  ASSERT_TRUE(exit.has_value());
+  auto waited = std::chrono::steady_clock::now() - sent;
+  EXPECT_GE(waited, std::chrono::milliseconds(1900));
+  EXPECT_LT(waited, std::chrono::seconds(8));
+  EXPECT_TRUE(WIFSIGNALED(exit->wait_status()));
+  EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
+  std::string out = Output(81);
+  // (The shell also says "Terminated" of its sleep, which the TERM killed.)
+  ASSERT_NE(out.find("GOT_TERM\n"), std::string::npos) << out;
+  EXPECT_LT(out.find("READY\n"), out.find("GOT_TERM\n")) << out;
+  EXPECT_EQ(out.find("NEVER"), std::string::npos) << out;
+}
+
+TEST_F(NodedLaunchTest, TermHandledEndsTheJobBeforeKillWait) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "trap 'echo CLEANING_UP; exit 7' TERM\n"
+      "echo READY\n"
+      "while true; do sleep 0.1; done\n";
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(82, script)).ok());
+  ASSERT_TRUE(WaitUntil([&] { return Output(82).find("READY") != std::string::npos; }));
+  wire::SignalJobRequest term;
+  term.set_job_id(82);
+  term.set_signal(SIGTERM);
+  ASSERT_TRUE(Send(api::kSignalJob, term).ok());
+  auto exit = fake_.WaitForExit(82, std::chrono::seconds(10));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->wait_status(), 7u << 8);
+  EXPECT_NE(Output(82).find("CLEANING_UP\n"), std::string::npos) << Output(82);
+}
+
+// --signal=B:TERM@secs is a warning to the script only: no SIGKILL follows.
+TEST_F(NodedLaunchTest, BatchOnlyTermIsOnlyAWarning) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "trap 'echo WARNED' TERM\n"
+      "echo READY\n"
+      "while true; do sleep 0.1; done\n";
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(83, script)).ok());
+  ASSERT_TRUE(WaitUntil([&] { return Output(83).find("READY") != std::string::npos; }));
+  wire::SignalJobRequest warn;
+  warn.set_job_id(83);
+  warn.set_signal(SIGTERM);
+  warn.set_batch_only(true);
+  ASSERT_TRUE(Send(api::kSignalJob, warn).ok());
+  EXPECT_TRUE(WaitUntil([&] { return Output(83).find("WARNED") != std::string::npos; },
+                        std::chrono::seconds(3)));
+  EXPECT_FALSE(fake_.WaitForExit(83, std::chrono::seconds(3)).has_value());  // > KillWait
+  wire::SignalJobRequest kill_req;
+  kill_req.set_job_id(83);
+  kill_req.set_signal(SIGKILL);
+  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  auto exit = fake_.WaitForExit(83);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
+}
+
+// A GPU of gres.conf whose device file is missing is not reported: the
+// controller compares the report with the NodeName line.
+TEST_F(NodedLaunchTest, MissingGpuDeviceIsNotReported) {
+  ASSERT_EQ(unlink(cluster_->Gpu(2, 1).c_str()), 0);
+  ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+  auto from_node2 = [&]() -> std::optional<wire::NodeRegisterRequest> {
+    for (const auto& r : fake_.Registrations()) {
+      if (r.node() == cluster_->Node(2)) return r;
+    }
+    return std::nullopt;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return from_node2().has_value(); }));
+  EXPECT_EQ(from_node2()->gres(), "gpu:a100:1");
+  EXPECT_TRUE(from_node2()->hardware_reported());
+  EXPECT_NE(cluster_->NodeLogs().find(cluster_->Gpu(2, 1) + " of gres.conf is not there"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rota

@@ -8,6 +8,7 @@
 #include "ctld/core/job_shape.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
+#include "model/job_payload.h"
 #include "model/job_state.h"
 #include "model/pending_reason.h"
 
@@ -30,13 +31,13 @@ void ControllerCore::Insert(wire::JobRecord job) {
   uint32_t id = job.job_id();
   // Records written before payloads were separate carry the script inline.
   if (!job.spec().script().empty() || job.spec().environment_size() > 0) {
-    auto payload = std::make_shared<wire::JobPayload>();
-    payload->set_job_id(id);
-    payload->set_script(std::move(*job.mutable_spec()->mutable_script()));
-    payload->mutable_environment()->Swap(job.mutable_spec()->mutable_environment());
+    wire::JobPayload payload;
+    payload.set_job_id(id);
+    payload.set_script(std::move(*job.mutable_spec()->mutable_script()));
+    payload.mutable_environment()->Swap(job.mutable_spec()->mutable_environment());
     job.mutable_spec()->clear_script();
     job.mutable_spec()->clear_environment();
-    payloads_[id] = std::move(payload);
+    StorePayload(payload);
   }
   next_job_id_ = std::max(next_job_id_, id + 1);
   jobs_[id] = std::make_shared<wire::JobRecord>(std::move(job));
@@ -50,9 +51,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
   nodes_ = NodeTable(*config_);
   if (snapshot != nullptr) {
     next_job_id_ = std::max(next_job_id_, snapshot->next_job_id());
-    for (const wire::JobPayload& p : snapshot->payloads()) {
-      payloads_[p.job_id()] = std::make_shared<wire::JobPayload>(p);
-    }
+    for (const wire::JobPayload& p : snapshot->payloads()) StorePayload(p);
     for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
   }
@@ -66,7 +65,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         payloads_.erase(r.job_purge());
         break;
       case wire::StateRecord::kJobPayload:
-        payloads_[r.job_payload().job_id()] = std::make_shared<wire::JobPayload>(r.job_payload());
+        StorePayload(r.job_payload());
         break;
       case wire::StateRecord::kNextJobId:
         next_job_id_ = std::max(next_job_id_, r.next_job_id());
@@ -96,7 +95,11 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   wire::StateSnapshot s;
   s.set_next_job_id(next_job_id_);
   for (const auto& [id, job] : jobs_) *s.add_jobs() = *job;
-  for (const auto& [id, payload] : payloads_) *s.add_payloads() = *payload;
+  for (const auto& [id, packed] : payloads_) {
+    wire::JobPayload* p = s.add_payloads();
+    p->set_job_id(id);
+    p->set_packed(*packed);
+  }
   for (const NodeRuntime& n : nodes_.nodes()) {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
@@ -155,10 +158,18 @@ uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, UINT32_MAX));
 }
 
+void ControllerCore::StorePayload(const wire::JobPayload& payload) {
+  payloads_[payload.job_id()] = std::make_shared<const std::string>(
+      payload.packed().empty() ? model::PackPayload(payload) : payload.packed());
+}
+
 std::shared_ptr<const wire::JobPayload> ControllerCore::FindPayload(
     const wire::JobRecord& job) const {
   auto it = payloads_.find(job.array_job_id() != 0 ? job.array_job_id() : job.job_id());
-  return it == payloads_.end() ? nullptr : it->second;
+  if (it == payloads_.end()) return nullptr;
+  Result<wire::JobPayload> payload = model::UnpackPayload(job.job_id(), *it->second);
+  if (!payload.ok()) return nullptr;
+  return std::make_shared<const wire::JobPayload>(std::move(payload).value());
 }
 
 const wire::JobRecord* ControllerCore::FindJob(uint32_t job_id) const {
@@ -270,16 +281,24 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   }
   response.set_job_id(job.job_id());
   NoteWake(job.spec().begin_time());
-  // The script and environment are logged once, apart from the record, so that
-  // later state changes and listings never copy them.
-  auto payload = std::make_shared<wire::JobPayload>();
-  payload->set_job_id(job.job_id());
-  payload->set_script(std::move(*job.mutable_spec()->mutable_script()));
-  payload->mutable_environment()->Swap(job.mutable_spec()->mutable_environment());
+  // The script and environment are logged once, packed and apart from the
+  // record, so that later state changes and listings never copy them. The RPC
+  // threads usually packed them already.
+  wire::JobPayload payload;
+  payload.set_job_id(job.job_id());
+  if (!request.packed_payload().empty()) {
+    payload.set_packed(request.packed_payload());
+  } else {
+    payload.set_script(job.spec().script());
+    *payload.mutable_environment() = job.spec().environment();
+    payload.set_packed(model::PackPayload(payload));
+    payload.clear_script();
+    payload.clear_environment();
+  }
   job.mutable_spec()->clear_script();
   job.mutable_spec()->clear_environment();
-  *effects.records.emplace_back().mutable_job_payload() = *payload;
-  payloads_[job.job_id()] = std::move(payload);
+  *effects.records.emplace_back().mutable_job_payload() = payload;
+  StorePayload(payload);
   Persist(job, effects);
   Insert(std::move(job));
   return response;

@@ -46,9 +46,14 @@ class ControllerCore {
                                      int64_t now, Effects& effects);
   Status UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& caller, int64_t now,
                      Effects& effects);
-  // A node daemon registered (or re-registered): the node can take jobs.
+  // A node daemon registered without saying what its host has: the node answers.
   Status NodeRegistered(const std::string& node, int64_t boot_time, int64_t now, Effects& effects);
-  // A node daemon stopped answering.
+  // A node daemon registered or sent its heartbeat, saying what its host has
+  // (node_liveness.cc). ReturnToService decides whether a node set DOWN for not
+  // responding takes jobs again; hardware short of the configuration drains the
+  // node with Slurm's reason, unless SlurmdParameters=config_overrides.
+  Status NodeRegistered(const wire::NodeRegisterRequest& request, int64_t now, Effects& effects);
+  // A node daemon stopped answering: the node goes DOWN* ("Not responding").
   void NodeLost(const std::string& node, int64_t now, Effects& effects);
   // A job's batch script ended with `wait_status` (waitpid encoding).
   Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects);
@@ -79,6 +84,8 @@ class ControllerCore {
   uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;
   void Insert(wire::JobRecord job);
+  // Keeps a submission's payload (packing it unless it already is).
+  void StorePayload(const wire::JobPayload& payload);
 
   // Scheduling (scheduling.cc).
   void SchedulePass(int64_t now, Effects& effects);
@@ -99,6 +106,18 @@ class ControllerCore {
   void FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now, Effects& effects);
   // Jobs running on `node` are requeued (when allowed) or end as NODE_FAIL.
   void FailJobsOn(const std::string& node, int64_t now, Effects& effects);
+  // --signal: when the job's warning signal is due; nullopt when it asked for
+  // none, has no time limit, or was warned in this run already.
+  std::optional<int64_t> WarnTime(const wire::JobRecord& job) const;
+  // Sends the job's --signal warning and remembers it did.
+  void SendWarning(uint32_t job_id, Effects& effects);
+
+  // Node liveness (node_liveness.cc). Nodes silent for SlurmdTimeout go DOWN*
+  // and lose their jobs; notes when the next one would. Called from Tick.
+  void CheckNodeLiveness(int64_t now, Effects& effects);
+  void MarkNotResponding(NodeRuntime& node, int64_t now, Effects& effects);
+  // Drains `node` when its last registration fell short; true when it did.
+  bool DrainForShortfall(NodeRuntime& node, int64_t now);
   std::vector<uint32_t> ResolveJobIds(const std::string& text, std::string* error);
   std::string UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
                            const Caller& caller, int64_t now, Effects& effects);
@@ -107,10 +126,11 @@ class ControllerCore {
   NodeTable nodes_;
   std::map<uint32_t, JobPtr> jobs_;  // By job id; ordered for deterministic passes
   // Scripts and environments by the submission's job id, out of the records.
-  std::map<uint32_t, std::shared_ptr<const wire::JobPayload>> payloads_;
+  // Packed (model/job_payload.h): one small allocation per submission.
+  std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;
   uint32_t next_job_id_;
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
-  uint64_t version_ = 0;  // Bumped on every change visible to readers
+  uint64_t version_ = 0;              // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;
   std::shared_ptr<const JobView> published_;
 };

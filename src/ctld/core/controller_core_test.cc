@@ -5,6 +5,8 @@
 
 #include <csignal>
 
+#include "ctld/core/node_liveness.h"
+#include "model/job_payload.h"
 #include "model/job_state.h"
 #include "testing/config_files.h"
 
@@ -421,7 +423,8 @@ TEST_F(ControllerCoreTest, ScriptAndEnvironmentTravelApartFromTheRecord) {
   }));
   EXPECT_TRUE(Job(id).spec().script().empty());  // Listings never copy it.
   ASSERT_EQ(log_.size(), 2u);
-  EXPECT_EQ(log_[0].job_payload().script(), "#!/bin/sh\necho hi\n");
+  EXPECT_EQ(model::UnpackPayload(id, log_[0].job_payload().packed())->script(),
+            "#!/bin/sh\necho hi\n");
   Effects e = Tick();
   ASSERT_EQ(e.launches.size(), 2u);
   for (const LaunchJob& l : e.launches) {
@@ -443,6 +446,304 @@ TEST_F(ControllerCoreTest, PublishedViewIsImmutable) {
   EXPECT_EQ((*view)[0]->reason(), "None");  // The old view did not change.
   EXPECT_EQ(Job(id).reason(), "JobHeldUser");
   EXPECT_NE(core_->PublishJobs(), view);
+}
+
+// ---- Time limits, --signal warnings, node liveness and registration checks ----
+
+// The fixture's cluster with more slurm.conf settings (SlurmdTimeout,
+// ReturnToService, SlurmdParameters, ...) written before its nodes.
+class NodeLivenessTest : public ControllerCoreTest {
+ protected:
+  void Reload(const std::string& settings) {
+    auto loaded = LoadConfigFiles(
+        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
+               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\nMinJobAge=300\n" +
+               settings +
+               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+               "DefaultTime=1:00:00\n"});
+    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+    config_ = *loaded.config;
+    core_ = std::make_unique<ControllerCore>(config_);
+  }
+  // A node daemon's registration, reporting what its host has.
+  Effects Register(const std::string& node, uint32_t cpus = 4, uint64_t mem = 16000,
+                   const std::string& gres = "gpu:a100:2") {
+    wire::NodeRegisterRequest req;
+    req.set_node(node);
+    req.set_boot_time(kT0);
+    req.set_cpus(cpus);
+    req.set_real_memory_mb(mem);
+    req.set_gres(gres);
+    req.set_hardware_reported(true);
+    Effects e;
+    EXPECT_TRUE(core_->NodeRegistered(req, now_, e).ok());
+    Collect(e);
+    return e;
+  }
+  Status UpdateNode(const std::string& node, const std::string& state,
+                    const std::string& reason = "") {
+    wire::UpdateNodeRequest req;
+    req.set_nodes(node);
+    req.set_state(state);
+    req.set_reason(reason);
+    Effects e;
+    Status s = core_->UpdateNodes(req, root_, now_, e);
+    Collect(e);
+    return s;
+  }
+  const NodeRuntime& Node(const std::string& name) { return *core_->nodes().Find(name); }
+};
+
+TEST_F(ControllerCoreTest, TimeLimitIsTimeoutHoweverTheJobDies) {
+  RegisterAll();
+  uint32_t id = SubmitOk(Spec([](auto& s) { s.set_time_limit_s(60); }));
+  Tick();
+  EXPECT_EQ(core_->NextWakeTime(), kT0 + 60);
+  now_ += 60;
+  Effects e = Tick();
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].signal, SIGTERM);
+  EXPECT_FALSE(e.signals[0].batch_only);
+  EXPECT_TRUE(Job(id).timed_out());
+  now_ += 5;
+  EXPECT_TRUE(Tick().signals.empty());  // Signalled once; KillWait is the node's business.
+  Exit(id, SIGKILL);                    // It ignored SIGTERM and died by the node daemon's SIGKILL.
+  EXPECT_EQ(StateOf(id), "TIMEOUT");
+}
+
+TEST_F(ControllerCoreTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
+  RegisterAll();
+  uint32_t batch = SubmitOk(Spec([](auto& s) {
+    s.set_time_limit_s(120);
+    s.set_signal("B:USR1@30");
+  }));
+  uint32_t all = SubmitOk(Spec([](auto& s) {
+    s.set_time_limit_s(120);
+    s.set_signal("SIGUSR2");  // 60 s before, Slurm's default.
+    s.set_requeue(1);
+  }));
+  uint32_t bad = SubmitOk(Spec([](auto& s) {
+    s.set_time_limit_s(120);
+    s.set_signal("NOSUCH@10");
+  }));
+  Tick();
+  ASSERT_EQ(StateOf(batch), "RUNNING");
+  ASSERT_EQ(StateOf(all), "RUNNING");
+  EXPECT_EQ(core_->NextWakeTime(), kT0 + 60);
+  now_ = kT0 + 59;
+  EXPECT_TRUE(Tick().signals.empty());
+  now_ = kT0 + 60;
+  Effects e = Tick();
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].job_id, all);
+  EXPECT_EQ(e.signals[0].signal, SIGUSR2);
+  EXPECT_FALSE(e.signals[0].batch_only);
+  EXPECT_TRUE(Job(all).warned());
+  EXPECT_EQ(core_->NextWakeTime(), kT0 + 90);
+  now_ = kT0 + 89;
+  EXPECT_TRUE(Tick().signals.empty());  // Once per run.
+  now_ = kT0 + 90;
+  e = Tick();
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].job_id, batch);
+  EXPECT_EQ(e.signals[0].signal, SIGUSR1);
+  EXPECT_TRUE(e.signals[0].batch_only);
+  EXPECT_EQ(e.signals[0].nodes, std::vector<std::string>{Job(batch).nodes(0)});
+  // A requeued job is warned again in its next run.
+  EXPECT_TRUE(Update(std::to_string(all), root_, "requeue").empty());
+  EXPECT_FALSE(Job(all).warned());
+  Tick();
+  ASSERT_EQ(StateOf(all), "RUNNING");
+  EXPECT_EQ(Job(all).end_time(), kT0 + 210);
+  // The limits: SIGTERM, whether or not a job was warned (or asked nonsense).
+  now_ = kT0 + 120;
+  e = Tick();
+  ASSERT_EQ(e.signals.size(), 2u);
+  EXPECT_EQ(e.signals[0].job_id, batch);
+  EXPECT_EQ(e.signals[0].signal, SIGTERM);
+  EXPECT_EQ(e.signals[1].job_id, bad);
+  EXPECT_EQ(e.signals[1].signal, SIGTERM);
+  now_ = kT0 + 150;
+  e = Tick();
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].job_id, all);
+  EXPECT_EQ(e.signals[0].signal, SIGUSR2);
+}
+
+TEST_F(NodeLivenessTest, SilentNodeGoesDownStarAndItsJobsRequeueOrFail) {
+  Reload("SlurmdTimeout=100\n");
+  Register("n1");
+  Register("n2");
+  uint32_t keep = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  uint32_t lose = SubmitOk(Spec([](auto& s) {
+    s.set_nodelist("n1");
+    s.set_requeue(2);
+  }));
+  Tick();
+  ASSERT_EQ(StateOf(keep), "RUNNING");
+  EXPECT_EQ(core_->NextWakeTime(), kT0 + 100);
+  now_ = kT0 + 60;
+  Register("n2");  // Heartbeat: n2 keeps answering.
+  now_ = kT0 + 99;
+  Tick();
+  EXPECT_EQ(Node("n1").StateName(), "MIXED");
+  now_ = kT0 + 100;
+  Tick();
+  EXPECT_EQ(Node("n1").StateName(), "DOWN*");
+  EXPECT_EQ(Node("n1").reason, "Not responding");
+  EXPECT_EQ(Node("n2").StateName(), "IDLE");
+  EXPECT_EQ(StateOf(keep), "PENDING");
+  EXPECT_EQ(Job(keep).restart_count(), 1u);
+  EXPECT_EQ(Job(keep).reason(), "ReqNodeNotAvail, UnavailableNodes:n1");
+  EXPECT_EQ(StateOf(lose), "NODE_FAIL");
+  EXPECT_EQ(core_->NextWakeTime(), kT0 + 160);  // n2's deadline
+
+  // ReturnToService=0 (the default): answering again is not enough.
+  now_ = kT0 + 130;
+  Register("n1");
+  EXPECT_EQ(Node("n1").StateName(), "DOWN");
+  Tick();
+  EXPECT_EQ(StateOf(keep), "PENDING");
+  ASSERT_TRUE(UpdateNode("n1", "RESUME").ok());
+  EXPECT_EQ(Node("n1").StateName(), "IDLE");
+  EXPECT_TRUE(Node("n1").reason.empty());
+  Tick();
+  EXPECT_EQ(StateOf(keep), "RUNNING");
+
+  // The DOWN* mark survives a restart of the controller.
+  now_ = kT0 + 400;
+  Tick();
+  ControllerCore replayed(config_);
+  replayed.Restore(nullptr, log_);
+  EXPECT_EQ(replayed.nodes().Find("n1")->StateName(), "DOWN*");
+  EXPECT_EQ(replayed.nodes().Find("n1")->reason, "Not responding");
+}
+
+TEST_F(NodeLivenessTest, ReturnToServiceOneBringsSilentNodesBackButNotAdminDown) {
+  Reload("SlurmdTimeout=100\nReturnToService=1\n");
+  Register("n1");
+  Register("n2");
+  ASSERT_TRUE(UpdateNode("n2", "DOWN", "broken fan").ok());
+  now_ = kT0 + 100;
+  Tick();
+  EXPECT_EQ(Node("n1").StateName(), "DOWN*");
+  EXPECT_EQ(Node("n2").StateName(), "DOWN*");
+  EXPECT_EQ(Node("n2").reason, "broken fan");  // An admin's reason is kept.
+  Register("n1");
+  Register("n2");
+  EXPECT_EQ(Node("n1").StateName(), "IDLE");
+  EXPECT_TRUE(Node("n1").reason.empty());
+  EXPECT_EQ(Node("n2").StateName(), "DOWN");
+  uint32_t id = SubmitOk();
+  Tick();
+  EXPECT_EQ(Job(id).nodes(0), "n1");
+}
+
+TEST_F(NodeLivenessTest, ReturnToServiceTwoBringsAnyDownNodeBackWhenItReturns) {
+  Reload("SlurmdTimeout=100\nReturnToService=2\n");
+  Register("n1");
+  ASSERT_TRUE(UpdateNode("n1", "DOWN", "swap disk").ok());
+  now_ = kT0 + 50;
+  Register("n1");  // A heartbeat is no return: the admin's DOWN holds.
+  EXPECT_EQ(Node("n1").StateName(), "DOWN");
+  now_ = kT0 + 150;
+  Tick();
+  EXPECT_EQ(Node("n1").StateName(), "DOWN*");
+  Register("n1");
+  EXPECT_EQ(Node("n1").StateName(), "IDLE");
+}
+
+TEST_F(NodeLivenessTest, NoTimeoutWithoutSlurmdTimeoutAndGraceForRestoredJobs) {
+  Reload("SlurmdTimeout=0\n");
+  Register("n1");
+  now_ = kT0 + 100000;
+  Tick();
+  EXPECT_EQ(Node("n1").StateName(), "IDLE");
+
+  // A controller restarted with jobs on a node that has not registered since
+  // gives it SlurmdTimeout from its first pass.
+  Reload("SlurmdTimeout=100\n");
+  now_ = kT0;
+  Register("n1");
+  uint32_t id = SubmitOk(Spec([](auto& s) { s.set_requeue(2); }));
+  Tick();
+  ASSERT_EQ(StateOf(id), "RUNNING");
+  ControllerCore restarted(config_);
+  restarted.Restore(nullptr, log_);
+  Effects e;
+  now_ = kT0 + 500;
+  restarted.Tick(now_, e);
+  EXPECT_EQ(restarted.FindJob(id)->state(), wire::JOB_STATE_RUNNING);
+  now_ = kT0 + 600;
+  restarted.Tick(now_, e);
+  EXPECT_EQ(restarted.FindJob(id)->state(), wire::JOB_STATE_NODE_FAIL);
+}
+
+TEST(HardwareShortfallTest, SlurmsWordsForEachShortfall) {
+  conf::NodeConfig n;
+  n.cpus = 32;
+  n.real_memory_mb = 256000;
+  n.gres = {{"gpu", "a100", 8}};
+  wire::NodeRegisterRequest r;
+  r.set_cpus(32);
+  r.set_real_memory_mb(256000);
+  r.set_gres("gpu:a100:8");
+  EXPECT_EQ(HardwareShortfall(n, r), "");
+  r.set_gres("gpu:a100:7");
+  EXPECT_EQ(HardwareShortfall(n, r), "gres/gpu count reported lower than configured (7 < 8)");
+  r.set_gres("gpu:v100:8");
+  EXPECT_EQ(HardwareShortfall(n, r), "gres/gpu:a100 count reported lower than configured (0 < 8)");
+  r.set_gres("");
+  EXPECT_EQ(HardwareShortfall(n, r), "gres/gpu count reported lower than configured (0 < 8)");
+  r.set_gres("gpu:a100:8,gpu:v100:2");  // More than promised is fine.
+  r.set_cpus(2);
+  r.set_real_memory_mb(23000);
+  EXPECT_EQ(HardwareShortfall(n, r),
+            "Low socket*core*thread count (2 < 32), Low RealMemory (23000 < 256000)");
+  r.set_cpus(0);  // Could not tell: not held against it.
+  r.set_real_memory_mb(0);
+  EXPECT_EQ(HardwareShortfall(n, r), "");
+}
+
+TEST_F(NodeLivenessTest, ShortHardwareDrainsAndResumeChecksTheLastRegistration) {
+  Reload("");
+  Effects e = Register("n1", 4, 16000, "gpu:a100:1");
+  EXPECT_EQ(Node("n1").StateName(), "IDLE+DRAIN");
+  EXPECT_EQ(Node("n1").reason, "gres/gpu count reported lower than configured (1 < 2)");
+  ASSERT_EQ(e.records.size(), 1u);
+  EXPECT_TRUE(e.records[0].node_upsert().drain());
+  EXPECT_TRUE(Register("n1", 4, 16000, "gpu:a100:1").records.empty());  // Heartbeats: once.
+
+  ASSERT_TRUE(UpdateNode("n1", "RESUME").ok());
+  EXPECT_EQ(Node("n1").StateName(), "IDLE+DRAIN");
+  EXPECT_EQ(Node("n1").reason, "gres/gpu count reported lower than configured (1 < 2)");
+
+  Register("n1", 2, 8000, "gpu:a100:2");
+  EXPECT_EQ(Node("n1").reason,
+            "Low socket*core*thread count (2 < 4), Low RealMemory (8000 < 16000)");
+  Register("n1");  // Repaired: still drained until an admin resumes it.
+  EXPECT_EQ(Node("n1").StateName(), "IDLE+DRAIN");
+  ASSERT_TRUE(UpdateNode("n1", "RESUME").ok());
+  EXPECT_EQ(Node("n1").StateName(), "IDLE");
+  EXPECT_TRUE(Node("n1").reason.empty());
+
+  // A registration without a hardware report (an older daemon) is not checked.
+  Effects old;
+  ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, old).ok());
+  EXPECT_EQ(Node("n2").StateName(), "IDLE");
+}
+
+TEST_F(NodeLivenessTest, ConfigOverridesTakesTheConfiguredHardware) {
+  Reload("SlurmdParameters=config_overrides\n");
+  Register("n1", 2, 2000, "");
+  EXPECT_EQ(Node("n1").StateName(), "IDLE");
+  uint32_t id = SubmitOk(Spec([](auto& s) {
+    s.set_gres("gpu:a100:2");
+    s.set_nodelist("n1");
+  }));
+  Tick();
+  EXPECT_EQ(StateOf(id), "RUNNING");
 }
 
 }  // namespace

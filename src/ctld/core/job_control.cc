@@ -32,6 +32,49 @@ bool Running(const wire::JobRecord& job) {
   return job.state() == wire::JOB_STATE_RUNNING || job.state() == wire::JOB_STATE_SUSPENDED;
 }
 
+// --signal=[{R|B}:]SIG[@secs], as sbatch checked it at submission.
+struct WarnSignal {
+  int signal = 0;
+  int64_t secs = 60;  // Slurm's default
+  bool batch_only = false;
+};
+
+std::optional<int> SignalNumber(std::string_view name) {
+  static constexpr std::pair<std::string_view, int> kNames[] = {
+      {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"ABRT", SIGABRT},
+      {"KILL", SIGKILL}, {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"USR1", SIGUSR1},
+      {"USR2", SIGUSR2}, {"CONT", SIGCONT}, {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},
+      {"URG", SIGURG},   {"XCPU", SIGXCPU}, {"XFSZ", SIGXFSZ}, {"PROF", SIGPROF},
+  };
+  if (std::optional<uint64_t> n = ParseUint(name)) {
+    if (*n >= 1 && *n < 65) return static_cast<int>(*n);
+    return std::nullopt;
+  }
+  if (StartsWithIgnoreCase(name, "SIG")) name.remove_prefix(3);
+  for (const auto& [text, number] : kNames) {
+    if (EqualsIgnoreCase(name, text)) return number;
+  }
+  return std::nullopt;
+}
+
+std::optional<WarnSignal> ParseWarnSignal(std::string_view text) {
+  WarnSignal w;
+  if (size_t colon = text.find(':'); colon != std::string_view::npos) {
+    for (char flag : text.substr(0, colon)) w.batch_only |= flag == 'B' || flag == 'b';
+    text.remove_prefix(colon + 1);
+  }
+  if (size_t at = text.find('@'); at != std::string_view::npos) {
+    std::optional<uint64_t> secs = ParseUint(text.substr(at + 1));
+    if (!secs || *secs > 0xffff) return std::nullopt;
+    w.secs = static_cast<int64_t>(*secs);
+    text = text.substr(0, at);
+  }
+  std::optional<int> number = SignalNumber(text);
+  if (!number) return std::nullopt;
+  w.signal = *number;
+  return w;
+}
+
 }  // namespace
 
 void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
@@ -203,22 +246,36 @@ Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t 
   return Status::Ok();
 }
 
-Status ControllerCore::NodeRegistered(const std::string& node, int64_t boot_time, int64_t /*now*/,
-                                      Effects& /*effects*/) {
-  NodeRuntime* n = nodes_.Find(node);
-  if (n == nullptr) return NotFound(kInvalidNodeName);
-  n->responding = true;
-  n->boot_time = boot_time;
-  ++version_;
-  return Status::Ok();
+std::optional<int64_t> ControllerCore::WarnTime(const wire::JobRecord& job) const {
+  if (job.spec().signal().empty() || job.time_limit_s() < 0 || job.warned() || job.timed_out())
+    return std::nullopt;
+  std::optional<WarnSignal> w = ParseWarnSignal(job.spec().signal());
+  if (!w) return std::nullopt;
+  return job.end_time() - w->secs;
+}
+
+void ControllerCore::SendWarning(uint32_t job_id, Effects& effects) {
+  wire::JobRecord& job = Mutable(job_id);
+  std::optional<WarnSignal> w = ParseWarnSignal(job.spec().signal());
+  if (!w) return;
+  job.set_warned(true);
+  effects.signals.push_back(
+      {job_id, {job.nodes().begin(), job.nodes().end()}, w->signal, w->batch_only});
+  Persist(job, effects);
+}
+
+Status ControllerCore::NodeRegistered(const std::string& node, int64_t boot_time, int64_t now,
+                                      Effects& effects) {
+  wire::NodeRegisterRequest request;
+  request.set_node(node);
+  request.set_boot_time(boot_time);
+  return NodeRegistered(request, now, effects);
 }
 
 void ControllerCore::NodeLost(const std::string& node, int64_t now, Effects& effects) {
   NodeRuntime* n = nodes_.Find(node);
   if (n == nullptr) return;
-  n->responding = false;
-  FailJobsOn(node, now, effects);
-  ++version_;
+  MarkNotResponding(*n, now, effects);
 }
 
 void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& effects) {
@@ -239,6 +296,8 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
       job.clear_mem_by_node_mb();
       job.set_start_time(0);
       job.set_end_time(0);
+      job.set_timed_out(false);
+      job.set_warned(false);
       job.set_reason(std::string(model::reason::kNone));
       Persist(job, effects);
     } else {
@@ -291,6 +350,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     j.set_end_time(0);
     j.set_exit_code(0);
     j.set_timed_out(false);
+    j.set_warned(false);
     j.set_cancel_requested(false);
     if (action == "requeuehold") {
       j.set_priority(0);
@@ -419,7 +479,10 @@ Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const
       n->admin_down = true;
     } else if (state == "RESUME" || state == "IDLE" || state == "UNDRAIN") {
       n->drain = false;
-      if (state != "UNDRAIN") n->admin_down = false;
+      if (state != "UNDRAIN") {
+        n->admin_down = false;
+        n->down_not_responding = false;
+      }
     }
     if (takes_reason) {
       n->reason = request.reason();
@@ -428,6 +491,8 @@ Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const
     } else if (!state.empty()) {
       n->reason.clear();
       n->reason_time = 0;
+      // Hardware that still falls short drains the node again, as in Slurm.
+      DrainForShortfall(*n, now);
     }
     PersistNode(*n, effects);
     if (state == "DOWN") FailJobsOn(name, now, effects);

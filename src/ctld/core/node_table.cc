@@ -11,7 +11,7 @@ std::string NodeRuntime::StateName() const {
   // scontrol's form: a base state, "+DRAIN" when drained or draining, and "*"
   // when the node daemon does not answer.
   std::string base;
-  if (admin_down) {
+  if (admin_down || down_not_responding) {
     base = "DOWN";
   } else if (!responding && boot_time == 0) {
     base = "UNKNOWN";
@@ -103,6 +103,7 @@ wire::NodeRecord NodeTable::ToRecord(const NodeRuntime& n) const {
   r.set_reason_uid(n.reason_uid);
   r.set_drain(n.drain);
   r.set_admin_down(n.admin_down);
+  r.set_not_responding(n.down_not_responding);
   return r;
 }
 
@@ -111,6 +112,7 @@ void NodeTable::ApplyRecord(const wire::NodeRecord& r) {
   if (n == nullptr) return;  // Removed from the configuration since.
   n->drain = r.drain();
   n->admin_down = r.admin_down();
+  n->down_not_responding = r.not_responding();
   n->reason = r.reason();
   n->reason_time = r.reason_time();
   n->reason_uid = r.reason_uid();

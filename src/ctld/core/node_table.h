@@ -4,6 +4,7 @@
 // node daemon answers, admin drain/down marks, and what is allocated.
 // Owned by the state loop thread (through ControllerCore).
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,6 +20,13 @@ struct NodeRuntime {
   bool responding = false;  // Registered and heartbeating
   bool drain = false;
   bool admin_down = false;
+  // DOWN because the node daemon fell silent for SlurmdTimeout ("Not
+  // responding"); ReturnToService decides whether registering clears it.
+  bool down_not_responding = false;
+  int64_t last_heard = 0;  // When the node daemon last registered; 0: never
+  // Why the last registration's hardware falls short of the configuration, in
+  // Slurm's words; "" when it does not (or SlurmdParameters=config_overrides).
+  std::string hardware_shortfall;
   std::string reason;
   int64_t reason_time = 0;
   uint32_t reason_uid = 0;
@@ -28,7 +36,7 @@ struct NodeRuntime {
   std::map<std::string, uint32_t> alloc_gpus;  // By type
   uint32_t running_jobs = 0;
 
-  bool Usable() const { return responding && !drain && !admin_down; }
+  bool Usable() const { return responding && !drain && !admin_down && !down_not_responding; }
   // As scontrol prints it: IDLE, MIXED, ALLOCATED, DOWN, UNKNOWN, with "+DRAIN"
   // and a "*" suffix when the node daemon does not answer ("IDLE+DRAIN", "DOWN*").
   std::string StateName() const;

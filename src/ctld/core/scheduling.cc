@@ -56,17 +56,26 @@ TermState Evaluate(model::DependencyType type, const wire::JobRecord& j, int64_t
 
 void ControllerCore::Tick(int64_t now, Effects& effects) {
   SweepTimers(now, effects);
+  CheckNodeLiveness(now, effects);
   SchedulePass(now, effects);
 }
 
 void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> expired;
+  std::vector<uint32_t> warn;
   std::vector<uint32_t> old;
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     switch (job->state()) {
       case wire::JOB_STATE_RUNNING:
         if (job->time_limit_s() < 0 || job->timed_out()) break;
+        if (std::optional<int64_t> t = WarnTime(*job)) {
+          if (now >= *t) {
+            warn.push_back(id);
+          } else {
+            NoteWake(*t);
+          }
+        }
         if (now >= job->end_time()) {
           expired.push_back(id);
         } else {
@@ -85,6 +94,7 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
         }
     }
   }
+  for (uint32_t id : warn) SendWarning(id, effects);
   for (uint32_t id : expired) {
     // The node daemon sends SIGTERM, then SIGKILL after KillWait, and reports the
     // exit, which JobExited turns into TIMEOUT.
@@ -280,6 +290,8 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   job.set_last_sched_eval(now);
   job.set_timed_out(false);
   job.set_cancel_requested(false);
+  job.set_warned(false);
+  if (std::optional<int64_t> warn = WarnTime(job)) NoteWake(*warn);
   nodes_.Allocate(job);
   Persist(job, effects);
   effects.launches.push_back({jobs_.at(id), FindPayload(job)});

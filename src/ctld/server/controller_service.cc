@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "conf/config_loader.h"
 #include "ctld/server/job_filter.h"
+#include "model/job_payload.h"
 
 namespace rota::ctld {
 namespace {
@@ -145,6 +146,13 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kSubmitJob: {
       wire::SubmitJobRequest req;
       if (!ParseOrFail(body, req, respond)) return;
+      // Pack the script and environment here, on an RPC thread, not on the loop.
+      wire::JobPayload payload;
+      payload.set_script(std::move(*req.mutable_spec()->mutable_script()));
+      payload.mutable_environment()->Swap(req.mutable_spec()->mutable_environment());
+      req.mutable_spec()->clear_script();
+      req.mutable_spec()->clear_environment();
+      req.set_packed_payload(model::PackPayload(payload));
       loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
                                                             Effects& effects) -> StateLoop::Reply {
         auto result = std::make_shared<Result<wire::SubmitJobResponse>>(
@@ -166,9 +174,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
                                                           Effects&) -> StateLoop::Reply {
         std::shared_ptr<const JobView> view = core.PublishJobs();
         return [this, view, req, respond, now] {
-          readers_.Post([view, req, respond, now] {
-            respond(0, EncodeJobList(*view, req, now));
-          });
+          readers_.Post([view, req, respond, now] { respond(0, EncodeJobList(*view, req, now)); });
         };
       });
       return;
@@ -236,7 +242,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         if (!ParseOrFail(body, req, respond)) return;
         loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
                                                       Effects& effects) -> StateLoop::Reply {
-          Status s = core.NodeRegistered(req.node(), req.boot_time(), now, effects);
+          Status s = core.NodeRegistered(req, now, effects);
           return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
         });
       } else {
