@@ -207,7 +207,7 @@ void BatchJob::Run(const std::function<void(const Status&)>& launched) {
   ReportExit(static_cast<uint32_t>(status));
 }
 
-void BatchJob::Signal(int signal, bool batch_only) {
+void BatchJob::Signal(int signal, bool batch_only, bool terminate) {
   std::lock_guard<std::mutex> lock(mu_);
   if (pid_ <= 0) return;
   if (batch_only) {
@@ -218,7 +218,7 @@ void BatchJob::Signal(int signal, bool batch_only) {
   if (!s.ok()) spdlog::warn("job {}: signal {}: {}", job_id(), signal, s.message());
   // A script that already left its cage (unenforced hosts) still gets it.
   if (!ended_) kill(pid_, signal);
-  if (signal == SIGTERM && !ended_ && !killer_.joinable()) {
+  if (terminate && !ended_ && !killer_.joinable()) {
     auto wait = std::chrono::seconds(std::max<int64_t>(0, node_.config->settings.kill_wait));
     killer_ = std::thread([this, wait] { KillAfterWait(wait); });
   }
@@ -250,6 +250,7 @@ void BatchJob::ReportExit(uint32_t wait_status) {
   wire::JobExitedRequest req;
   req.set_job_id(job_id());
   req.set_wait_status(wait_status);
+  req.set_node(node_.settings.node_name);
   for (int attempt = 0;; ++attempt) {
     Status s = node_.controller->Call(api::kJobExited, req);
     if (s.ok()) return;

@@ -40,7 +40,9 @@ class BatchJob {
   // batch script with `batch_only`. Nothing to do once it has ended. SIGTERM
   // to the whole job is Slurm's termination (the time limit): SIGKILL follows
   // after KillWait seconds unless the script ended by then.
-  void Signal(int signal, bool batch_only);
+  // `terminate`: the job must end (its time limit): SIGKILL follows after
+  // KillWait if anything of it is left. Otherwise the signal is only delivered.
+  void Signal(int signal, bool batch_only, bool terminate = false);
 
  private:
   Status Launch();

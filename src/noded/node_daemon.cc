@@ -228,7 +228,10 @@ void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder
     if (it != jobs_.end()) job = it->second.job;
   }
   // A job that already ended here needs nothing; its exit report is on its way.
-  if (job) job->Signal(request.signal() == 0 ? SIGKILL : request.signal(), request.batch_only());
+  if (job) {
+    job->Signal(request.signal() == 0 ? SIGKILL : request.signal(), request.batch_only(),
+                request.terminate());
+  }
   AnswerEmpty(respond);
 }
 

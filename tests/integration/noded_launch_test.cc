@@ -299,6 +299,7 @@ TEST_F(NodedLaunchTest, TermIgnoredIsFollowedByKillAfterKillWait) {
   wire::SignalJobRequest term;
   term.set_job_id(81);
   term.set_signal(SIGTERM);
+  term.set_terminate(true);
   auto sent = std::chrono::steady_clock::now();
   ASSERT_TRUE(Send(api::kSignalJob, term).ok());
   // The background child had no trap: SIGTERM reached it through the cage.
@@ -332,11 +333,38 @@ TEST_F(NodedLaunchTest, TermHandledEndsTheJobBeforeKillWait) {
   wire::SignalJobRequest term;
   term.set_job_id(82);
   term.set_signal(SIGTERM);
+  term.set_terminate(true);
   ASSERT_TRUE(Send(api::kSignalJob, term).ok());
   auto exit = fake_.WaitForExit(82, std::chrono::seconds(10));
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(exit->wait_status(), 7u << 8);
   EXPECT_NE(Output(82).find("CLEANING_UP\n"), std::string::npos) << Output(82);
+}
+
+// scancel -s TERM (or --signal=TERM@secs) reaches every process, and that is all:
+// only the end of a job (terminate) brings SIGKILL after KillWait.
+TEST_F(NodedLaunchTest, PlainTermIsDeliveredNotEscalated) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "trap 'echo GOT_TERM' TERM\n"
+      "echo READY\n"
+      "while true; do sleep 0.1; done\n";
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(84, script)).ok());
+  ASSERT_TRUE(WaitUntil([&] { return Output(84).find("READY") != std::string::npos; }));
+  wire::SignalJobRequest term;
+  term.set_job_id(84);
+  term.set_signal(SIGTERM);
+  ASSERT_TRUE(Send(api::kSignalJob, term).ok());
+  EXPECT_TRUE(WaitUntil([&] { return Output(84).find("GOT_TERM") != std::string::npos; },
+                        std::chrono::seconds(3)));
+  EXPECT_FALSE(fake_.WaitForExit(84, std::chrono::seconds(3)).has_value());  // > KillWait
+  wire::SignalJobRequest kill_req;
+  kill_req.set_job_id(84);
+  kill_req.set_signal(SIGKILL);
+  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  auto exit = fake_.WaitForExit(84);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
 }
 
 // --signal=B:TERM@secs is a warning to the script only: no SIGKILL follows.

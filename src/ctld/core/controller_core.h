@@ -56,7 +56,11 @@ class ControllerCore {
   // A node daemon stopped answering: the node goes DOWN* ("Not responding").
   void NodeLost(const std::string& node, int64_t now, Effects& effects);
   // A job's batch script ended with `wait_status` (waitpid encoding).
-  Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects);
+  // `node` names the reporting node daemon; a report from a node that is not
+  // the job's first node (a run that was requeued elsewhere since) is ignored.
+  // Empty: trust the report.
+  Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
+                   const std::string& node = "");
   // Time-driven work: begin times, time limits, purging old jobs, then a
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);

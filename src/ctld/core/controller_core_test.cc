@@ -375,6 +375,31 @@ TEST_F(ControllerCoreTest, NodeLossRequeuesOrFails) {
   EXPECT_EQ(StateOf(lose), "NODE_FAIL");
 }
 
+TEST_F(ControllerCoreTest, ExitReportsFromWhereAJobNoLongerRunsAreIgnored) {
+  RegisterAll();
+  uint32_t id = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  Tick();
+  ASSERT_EQ(StateOf(id), "RUNNING");
+  Effects e;
+  ASSERT_TRUE(core_->JobExited(id, kExitOne, now_, e, "n2").ok());
+  EXPECT_EQ(StateOf(id), "RUNNING");  // n2 never ran it: a stale report.
+  ASSERT_TRUE(core_->JobExited(id, kExitOne, now_, e, "n1").ok());
+  EXPECT_EQ(StateOf(id), "FAILED");
+}
+
+TEST_F(ControllerCoreTest, OnlyTheTimeLimitAsksToTerminate) {
+  RegisterAll();
+  uint32_t id = SubmitOk(Spec([](auto& s) { s.set_time_limit_s(60); }));
+  Tick();
+  Cancel(std::to_string(id), alice_, SIGUSR1);
+  ASSERT_EQ(last_effects_.signals.size(), 1u);
+  EXPECT_FALSE(last_effects_.signals[0].terminate);
+  now_ += 60;
+  Effects e = Tick();
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_TRUE(e.signals[0].terminate);
+}
+
 TEST_F(ControllerCoreTest, FinishedJobsArePurgedAfterMinJobAge) {
   uint32_t id = SubmitOk();
   Cancel(std::to_string(id), alice_);

@@ -25,6 +25,7 @@ struct SignalJob {
   std::vector<std::string> nodes;
   int signal = 0;
   bool batch_only = false;
+  bool terminate = false;  // SIGKILL after KillWait if the job is still there
 };
 
 struct Effects {

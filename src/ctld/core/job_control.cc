@@ -227,10 +227,13 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
 }
 
 Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now,
-                                 Effects& effects) {
+                                 Effects& effects, const std::string& node) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
   if (!Running(*it->second)) return Status::Ok();  // Already ended (cancelled, say): nothing to do.
+  if (!node.empty() && (it->second->nodes().empty() || it->second->nodes(0) != node)) {
+    return Status::Ok();  // A stale report from where an earlier run of the job was.
+  }
   wire::JobRecord& job = Mutable(job_id);
   job.set_exit_code(wait_status);
   int status = static_cast<int>(wait_status);

@@ -100,7 +100,7 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     // exit, which JobExited turns into TIMEOUT.
     wire::JobRecord& j = Mutable(id);
     j.set_timed_out(true);
-    effects.signals.push_back({id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false});
+    effects.signals.push_back({id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false, true});
     Persist(j, effects);
   }
   for (uint32_t id : old) {

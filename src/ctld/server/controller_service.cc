@@ -250,7 +250,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         if (!ParseOrFail(body, req, respond)) return;
         loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
                                                       Effects& effects) -> StateLoop::Reply {
-          Status s = core.JobExited(req.job_id(), req.wait_status(), now, effects);
+          Status s = core.JobExited(req.job_id(), req.wait_status(), now, effects, req.node());
           return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
         });
       }

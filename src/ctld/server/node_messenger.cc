@@ -47,6 +47,7 @@ void NodeMessenger::Carry(const Effects& effects) {
     req.set_job_id(s.job_id);
     req.set_signal(s.signal);
     req.set_batch_only(s.batch_only);
+    req.set_terminate(s.terminate);
     std::string body = req.SerializeAsString();
     for (const std::string& node : s.nodes) messages.push_back({node, api::kSignalJob, body});
   }
