@@ -42,21 +42,8 @@ NODES=()
 [ -f "$QS/nodes" ] && mapfile -t NODES <"$QS/nodes"
 [ ${#NODES[@]} -gt 0 ] || NODES=(gpu01 gpu02 gpu03 gpu04 cpu01 cpu02)
 
-# The pid in pids/$1.pid if that process is alive and is that daemon of this cluster.
-running_pid() {
-  local name="$1" pid_file="$QS/pids/$1.pid" pid cmd
-  [ -f "$pid_file" ] || return 1
-  pid="$(tr -dc '0-9' <"$pid_file")"
-  [ -n "$pid" ] || return 1
-  [ -r "/proc/$pid/cmdline" ] || return 1
-  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
-  if [ "$name" = rotactld ]; then
-    [[ "$cmd" == */rotactld\ -f\ "$CONF"\ * ]] || return 1
-  else
-    [[ "$cmd" == */rotad\ -N\ "$name"\ -f\ "$CONF"\ * ]] || return 1
-  fi
-  echo "$pid"
-}
+# shellcheck source=scripts/quickstart-lib.sh
+source "$REPO/scripts/quickstart-lib.sh"
 
 # Alive and not a zombie.
 alive() {

@@ -121,6 +121,13 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   if (error_fd > 3) close_range(3, error_fd - 1, 0);
   close_range(error_fd + 1, ~0U, 0);
   execve(spec.program.c_str(), argv, envp);
+  // ETXTBSY: another job's child, forked while this script was being written,
+  // still holds its descriptor until that child execs (O_CLOEXEC closes it then).
+  // The window is a few microseconds; wait it out rather than fail the job.
+  for (int attempt = 0; errno == ETXTBSY && attempt < 200; ++attempt) {
+    usleep(5000);
+    execve(spec.program.c_str(), argv, envp);
+  }
   fail(Stage::kExec);
   _exit(127);  // Not reached.
 }
