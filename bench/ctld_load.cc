@@ -45,10 +45,10 @@ using SteadyClock = std::chrono::steady_clock;
 struct LoadOptions {
   std::string slurm_conf = conf::DefaultSlurmConfPath();
   int connections = 16;
-  int window = 64;               // Requests in flight per connection.
-  uint64_t total = 100000;       // Submissions to send; 0: no limit (use seconds).
-  double seconds = 0;            // Stop sending after this long; 0: no limit.
-  bool environment = false;      // Attach this process's environment, as sbatch does.
+  int window = 64;                            // Requests in flight per connection.
+  uint64_t total = 100000;                    // Submissions to send; 0: no limit (use seconds).
+  double seconds = 0;                         // Stop sending after this long; 0: no limit.
+  bool environment = false;                   // Attach this process's environment, as sbatch does.
   std::chrono::milliseconds timeout{60'000};  // Per answer.
 };
 
@@ -136,12 +136,13 @@ void RunConnection(int index, const LoadOptions& options, const std::string& hos
       tally.transport = Status(StatusCode::kUnavailable, "connection refused: " + answer->body);
       return;
     }
-    auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() -
-                                                                         it->second);
+    auto elapsed =
+        std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - it->second);
     sent_at.erase(it);
     if (answer->status == 0) {
       ++tally.accepted;
-      tally.latencies_us.push_back(static_cast<uint32_t>(std::min<int64_t>(elapsed.count(), UINT32_MAX)));
+      tally.latencies_us.push_back(
+          static_cast<uint32_t>(std::min<int64_t>(elapsed.count(), UINT32_MAX)));
     } else {
       if (tally.refused++ == 0) tally.first_refusal = answer->body;
       // Refusals (MaxJobCount, replay cache full) end this connection's sending:
@@ -181,17 +182,34 @@ int Main(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "f:c:w:n:t:h", long_options, nullptr)) != -1) {
     switch (c) {
-      case 'f': options.slurm_conf = optarg; break;
-      case 'c': options.connections = std::atoi(optarg); break;
-      case 'w': options.window = std::atoi(optarg); break;
-      case 'n': options.total = std::strtoull(optarg, nullptr, 10); break;
-      case 't': options.seconds = std::atof(optarg); break;
-      case kEnvironment: options.environment = true; break;
-      case 'h': Usage(stdout); return 0;
-      default: Usage(stderr); return 2;
+      case 'f':
+        options.slurm_conf = optarg;
+        break;
+      case 'c':
+        options.connections = std::atoi(optarg);
+        break;
+      case 'w':
+        options.window = std::atoi(optarg);
+        break;
+      case 'n':
+        options.total = std::strtoull(optarg, nullptr, 10);
+        break;
+      case 't':
+        options.seconds = std::atof(optarg);
+        break;
+      case kEnvironment:
+        options.environment = true;
+        break;
+      case 'h':
+        Usage(stdout);
+        return 0;
+      default:
+        Usage(stderr);
+        return 2;
     }
   }
-  if (options.connections < 1 || options.window < 1 || (options.total == 0 && options.seconds <= 0)) {
+  if (options.connections < 1 || options.window < 1 ||
+      (options.total == 0 && options.seconds <= 0)) {
     Usage(stderr);
     return 2;
   }
@@ -221,9 +239,8 @@ int Main(int argc, char** argv) {
   std::vector<ConnectionTally> tallies(options.connections);
   std::vector<std::thread> threads;
   for (int i = 0; i < options.connections; ++i) {
-    threads.emplace_back([&, i] {
-      RunConnection(i, options, host, port, **issuer, tickets, tallies[i]);
-    });
+    threads.emplace_back(
+        [&, i] { RunConnection(i, options, host, port, **issuer, tickets, tallies[i]); });
   }
   for (std::thread& t : threads) t.join();
   const double wall_s = std::chrono::duration<double>(SteadyClock::now() - start).count();
@@ -236,7 +253,8 @@ int Main(int argc, char** argv) {
     accepted += t.accepted;
     refused += t.refused;
     latencies.insert(latencies.end(), t.latencies_us.begin(), t.latencies_us.end());
-    if (!t.first_refusal.empty()) std::fprintf(stderr, "ctld_load: refused: %s\n", t.first_refusal.c_str());
+    if (!t.first_refusal.empty())
+      std::fprintf(stderr, "ctld_load: refused: %s\n", t.first_refusal.c_str());
     if (!t.transport.ok()) {
       ++failed_connections;
       std::fprintf(stderr, "ctld_load: connection failed: %s\n", t.transport.ToString().c_str());

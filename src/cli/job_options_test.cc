@@ -1,5 +1,4 @@
 #include "cli/job_options.h"
-#include "cli/event_time.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,6 +6,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <set>
+
+#include "cli/event_time.h"
 
 namespace rota::cli {
 namespace {

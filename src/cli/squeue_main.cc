@@ -3,7 +3,6 @@
 #include <google/protobuf/arena.h>
 
 #include <cstdlib>
-
 #include <iostream>
 #include <string>
 #include <vector>
