@@ -236,6 +236,13 @@ void BatchJob::KillAfterWait(std::chrono::seconds wait) {
 
 void BatchJob::CleanUp() {
   if (cage_created_) {
+    // Read before the cage goes: the kernel's count of memory-limit kills.
+    uint64_t oom_kills = node_.cgroups->OomKills(job_id());
+    if (oom_kills > 0) {
+      out_of_memory_ = true;
+      spdlog::info("job {}: {} process(es) killed for exceeding the memory limit", job_id(),
+                   oom_kills);
+    }
     Status killed = node_.cgroups->KillAll(job_id());
     if (!killed.ok()) spdlog::error("job {}: {}", job_id(), killed.message());
     Status removed = node_.cgroups->Remove(job_id());
@@ -251,6 +258,7 @@ void BatchJob::ReportExit(uint32_t wait_status) {
   req.set_job_id(job_id());
   req.set_wait_status(wait_status);
   req.set_node(node_.settings.node_name);
+  req.set_out_of_memory(out_of_memory_);
   for (int attempt = 0;; ++attempt) {
     Status s = node_.controller->Call(api::kJobExited, req);
     if (s.ok()) return;

@@ -56,6 +56,7 @@ class BatchJob {
   const wire::LaunchJobRequest request_;
   std::vector<GpuDevice> gpus_;  // Held on this node; owned by Run's thread.
   bool cage_created_ = false;    // Owned by Run's thread.
+  bool out_of_memory_ = false;   // Set by CleanUp from the cage's OOM count.
 
   // Waits KillWait after a SIGTERM, then sends SIGKILL unless the script ended.
   void KillAfterWait(std::chrono::seconds wait);

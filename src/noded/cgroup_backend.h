@@ -56,6 +56,9 @@ class CgroupBackend {
   virtual Status AddPid(uint32_t job_id, pid_t pid) = 0;
   // Sends `signal` to every process of the job.
   virtual Status Signal(uint32_t job_id, int signal) = 0;
+  // How many of the job's processes the kernel killed for exceeding its memory
+  // limit (0 when unknown). REQUIRES: before Remove.
+  virtual uint64_t OomKills(uint32_t job_id) const = 0;
   // Kills every process of the job and waits (briefly) until none is left.
   virtual Status KillAll(uint32_t job_id) = 0;
   // Removes the job's cgroups. REQUIRES: KillAll first.

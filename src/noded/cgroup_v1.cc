@@ -189,6 +189,18 @@ Status CgroupV1::Signal(uint32_t job_id, int signal) {
   return Status::Ok();
 }
 
+uint64_t CgroupV1::OomKills(uint32_t job_id) const {
+  if (!Has("memory")) return 0;
+  // memory.oom_control holds "oom_kill N" (Linux 4.13 and later).
+  std::ifstream in(JobDir("memory", job_id) + "/memory.oom_control");
+  std::string key;
+  uint64_t value = 0;
+  while (in >> key >> value) {
+    if (key == "oom_kill") return value;
+  }
+  return 0;
+}
+
 Status CgroupV1::KillAll(uint32_t job_id) {
   const bool freezer = tracker_ == "freezer";
   const std::string state = JobDir("freezer", job_id) + "/freezer.state";

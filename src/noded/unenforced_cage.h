@@ -17,6 +17,7 @@ class UnenforcedCage : public CgroupBackend {
  public:
   std::string Name() const override { return "none"; }
   bool enforcing() const override { return false; }
+  uint64_t OomKills(uint32_t) const override { return 0; }  // No memory limit to exceed.
 
   Status Create(uint32_t) override { return Status::Ok(); }
   Status SetLimits(uint32_t, const CageLimits&) override { return Status::Ok(); }

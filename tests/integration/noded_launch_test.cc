@@ -196,6 +196,26 @@ TEST_F(NodedLaunchTest, ExitCodeAndFailedStartAreReported) {
       std::string::npos);
 }
 
+// ConstrainRAMSpace: a job that grows past its memory is killed by the kernel,
+// and the report says so, for the controller to record OUT_OF_MEMORY.
+TEST_F(NodedLaunchTest, MemoryLimitKillIsReportedAsOutOfMemory) {
+  wire::LaunchJobRequest job = Job(43,
+                                   "#!/bin/sh\n"
+                                   // tail keeps a line with no end in memory: 400 MB of it.
+                                   "head -c 400M /dev/zero | tail > /dev/null\n");
+  job.mutable_job()->set_mem_by_node_mb(0, 64);
+  ASSERT_TRUE(Send(api::kLaunchJob, job).ok());
+  auto exit = fake_.WaitForExit(43, std::chrono::seconds(30));
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(exit->out_of_memory());
+  EXPECT_NE(exit->wait_status(), 0u);
+  // A job that stays inside its limit is not.
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(44, "#!/bin/sh\ntrue\n")).ok());
+  exit = fake_.WaitForExit(44);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_FALSE(exit->out_of_memory());
+}
+
 TEST_F(NodedLaunchTest, DaemonisedGrandchildIsKilledWithTheJob) {
   const std::string pid_file = cluster_->work_dir() + "/grandchild.pid";
   const std::string script =

@@ -59,8 +59,9 @@ class ControllerCore {
   // `node` names the reporting node daemon; a report from a node that is not
   // the job's first node (a run that was requeued elsewhere since) is ignored.
   // Empty: trust the report.
+  // `out_of_memory`: the node's cage saw the kernel kill for the memory limit.
   Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
-                   const std::string& node = "");
+                   const std::string& node = "", bool out_of_memory = false);
   // Time-driven work: begin times, time limits, purging old jobs, then a
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);

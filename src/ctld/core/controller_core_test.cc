@@ -387,6 +387,15 @@ TEST_F(ControllerCoreTest, ExitReportsFromWhereAJobNoLongerRunsAreIgnored) {
   EXPECT_EQ(StateOf(id), "FAILED");
 }
 
+TEST_F(ControllerCoreTest, MemoryLimitKillEndsOutOfMemory) {
+  RegisterAll();
+  uint32_t id = SubmitOk();
+  Tick();
+  Effects e;
+  ASSERT_TRUE(core_->JobExited(id, SIGKILL, now_, e, "n1", /*out_of_memory=*/true).ok());
+  EXPECT_EQ(StateOf(id), "OUT_OF_MEMORY");
+}
+
 TEST_F(ControllerCoreTest, OnlyTheTimeLimitAsksToTerminate) {
   RegisterAll();
   uint32_t id = SubmitOk(Spec([](auto& s) { s.set_time_limit_s(60); }));

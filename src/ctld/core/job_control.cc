@@ -227,7 +227,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
 }
 
 Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now,
-                                 Effects& effects, const std::string& node) {
+                                 Effects& effects, const std::string& node, bool out_of_memory) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
   if (!Running(*it->second)) return Status::Ok();  // Already ended (cancelled, say): nothing to do.
@@ -242,6 +242,8 @@ Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t 
     state = wire::JOB_STATE_CANCELLED;
   } else if (job.timed_out()) {
     state = wire::JOB_STATE_TIMEOUT;
+  } else if (out_of_memory) {
+    state = wire::JOB_STATE_OUT_OF_MEMORY;
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     state = wire::JOB_STATE_COMPLETED;
   }
