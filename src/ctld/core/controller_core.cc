@@ -11,6 +11,7 @@
 #include "model/job_payload.h"
 #include "model/job_state.h"
 #include "model/pending_reason.h"
+#include "model/wire_encoding.h"
 
 namespace rota::ctld {
 namespace {
@@ -104,6 +105,26 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
   return s;
+}
+
+std::string ControllerCore::SerializeSnapshot() const {
+  std::string out;
+  model::AppendVarintField(out, wire::StateSnapshot::kNextJobIdFieldNumber, next_job_id_);
+  for (const auto& [id, job] : jobs_) {
+    model::AppendMessageField(out, wire::StateSnapshot::kJobsFieldNumber, *job);
+  }
+  for (const NodeRuntime& n : nodes_.nodes()) {
+    if (n.drain || n.admin_down || !n.reason.empty()) {
+      model::AppendMessageField(out, wire::StateSnapshot::kNodesFieldNumber, nodes_.ToRecord(n));
+    }
+  }
+  wire::JobPayload payload;
+  for (const auto& [id, packed] : payloads_) {
+    payload.set_job_id(id);
+    payload.set_packed(*packed);
+    model::AppendMessageField(out, wire::StateSnapshot::kPayloadsFieldNumber, payload);
+  }
+  return out;
 }
 
 void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> config) {

@@ -32,6 +32,9 @@ class ControllerCore {
   // Rebuilds state from a snapshot (may be null) and the log records after it.
   void Restore(const wire::StateSnapshot* snapshot, const std::vector<wire::StateRecord>& records);
   wire::StateSnapshot Snapshot() const;
+  // The same snapshot, serialized straight from the shared records (no copy
+  // of every job first): what the state loop writes to disk.
+  std::string SerializeSnapshot() const;
   // Swaps in a new configuration; jobs are kept. Running jobs on nodes that
   // disappeared keep running in the records until they end.
   void Reconfigure(std::shared_ptr<const conf::ClusterConfig> config);

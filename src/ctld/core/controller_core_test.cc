@@ -436,6 +436,10 @@ TEST_F(ControllerCoreTest, ReplayOfTheLogRebuildsTheSameState) {
   ControllerCore replayed(config_);
   replayed.Restore(nullptr, log_);
   EXPECT_EQ(replayed.Snapshot().SerializeAsString(), core_->Snapshot().SerializeAsString());
+  // What the state loop writes parses back into the same snapshot.
+  wire::StateSnapshot written;
+  ASSERT_TRUE(written.ParseFromString(core_->SerializeSnapshot()));
+  EXPECT_EQ(written.SerializeAsString(), core_->Snapshot().SerializeAsString());
   EXPECT_EQ(replayed.next_job_id(), last + 1);
 
   // Snapshot plus later records gives the same state too.

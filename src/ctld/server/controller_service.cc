@@ -10,6 +10,7 @@
 #include "conf/config_loader.h"
 #include "ctld/server/job_filter.h"
 #include "model/job_payload.h"
+#include "model/wire_encoding.h"
 
 namespace rota::ctld {
 namespace {
@@ -26,30 +27,17 @@ void Answer(const rpc::Responder& respond, const google::protobuf::Message& mess
   respond(0, message.SerializeAsString());
 }
 
-void AppendVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
 // A ListJobsResponse, encoded straight from the shared records: copying
 // 100,000 records into a response message first would double the work and
 // the memory. (Field 1 `jobs` is length-delimited, field 2 `now` a varint.)
 std::string EncodeJobList(const JobView& view, const wire::ListJobsRequest& req, int64_t now) {
   std::string out;
   for (const auto& job : view) {
-    if (!JobMatches(*job, req)) continue;
-    size_t size = job->ByteSizeLong();
-    out.push_back(static_cast<char>((wire::ListJobsResponse::kJobsFieldNumber << 3) | 2));
-    AppendVarint(out, size);
-    size_t at = out.size();
-    out.resize(at + size);
-    job->SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out.data() + at));
+    if (JobMatches(*job, req))
+      model::AppendMessageField(out, wire::ListJobsResponse::kJobsFieldNumber, *job);
   }
-  out.push_back(static_cast<char>(wire::ListJobsResponse::kNowFieldNumber << 3));
-  AppendVarint(out, static_cast<uint64_t>(now));
+  model::AppendVarintField(out, wire::ListJobsResponse::kNowFieldNumber,
+                           static_cast<uint64_t>(now));
   return out;
 }
 

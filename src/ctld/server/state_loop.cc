@@ -117,7 +117,7 @@ void StateLoop::RunBatch(std::deque<Work>& batch) {
       std::abort();
     }
     if (store_->bytes_since_snapshot() >= options_.snapshot_after_bytes) {
-      Status s = store_->WriteSnapshot(core_->Snapshot().SerializeAsString(), *seq);
+      Status s = store_->WriteSnapshot(core_->SerializeSnapshot(), *seq);
       if (!s.ok()) spdlog::error("snapshot failed: {}", s.ToString());
     }
   }
