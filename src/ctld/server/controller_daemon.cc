@@ -73,13 +73,18 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
 
   auto issuer = auth::MakeIssuer(auth_settings);
   if (!issuer.ok()) return issuer.status();
-  d->sink_ = std::make_unique<NodeMessenger>(d->config_, std::move(issuer).value());
+  auto messenger = std::make_unique<NodeMessenger>(d->config_, std::move(issuer).value());
+  NodeMessenger* messenger_ptr = messenger.get();
+  d->sink_ = std::move(messenger);
   d->loop_ = std::make_unique<StateLoop>(
       std::move(core), std::move(store).value(), d->sink_.get(),
       [] { return static_cast<int64_t>(std::time(nullptr)); }, StateLoop::Options{});
   d->loop_->Start();
   d->service_ = std::make_unique<ControllerService>(
-      *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path);
+      *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path,
+      [messenger_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
+        messenger_ptr->SetConfig(std::move(config));
+      });
 
   rpc::ServerOptions server_options;
   server_options.address = ListenAddress(*d->config_);

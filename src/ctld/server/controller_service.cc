@@ -81,11 +81,13 @@ wire::NodeInfo DescribeNode(const NodeTable& table, const NodeRuntime& n,
 }  // namespace
 
 ControllerService::ControllerService(StateLoop& loop, auth::CredentialVerifier& verifier,
-                                     uint32_t slurm_user_uid, std::string slurm_conf_path)
+                                     uint32_t slurm_user_uid, std::string slurm_conf_path,
+                                     ConfigListener on_reconfigure)
     : loop_(loop),
       verifier_(verifier),
       slurm_user_uid_(slurm_user_uid),
-      slurm_conf_path_(std::move(slurm_conf_path)) {}
+      slurm_conf_path_(std::move(slurm_conf_path)),
+      on_reconfigure_(std::move(on_reconfigure)) {}
 
 Caller ControllerService::ResolveCaller(const auth::Identity& id) {
   Caller caller;
@@ -263,11 +265,12 @@ void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond
     respond.Fail(InvalidArgument(diags.ToString() + config.status().message()));
     return;
   }
-  loop_.Enqueue(
-      [config = *config, respond](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
-        core.Reconfigure(config);
-        return [respond] { Answer(respond, wire::Empty()); };
-      });
+  loop_.Enqueue([this, config = *config, respond](ControllerCore& core, int64_t,
+                                                  Effects&) -> StateLoop::Reply {
+    core.Reconfigure(config);
+    if (on_reconfigure_) on_reconfigure_(config);  // E.g. node addresses for the messenger.
+    return [respond] { Answer(respond, wire::Empty()); };
+  });
 }
 
 }  // namespace rota::ctld

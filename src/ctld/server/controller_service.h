@@ -4,6 +4,7 @@
 // who the caller is, and turns the request into work for the state loop (or,
 // for listings, into a read of the latest published view on a reader thread).
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,9 +19,13 @@ namespace rota::ctld {
 
 class ControllerService {
  public:
+  // Told of every configuration that `scontrol reconfigure` put in force (on
+  // the state loop, right after the core took it).
+  using ConfigListener = std::function<void(std::shared_ptr<const conf::ClusterConfig>)>;
+
   // `slurm_user_uid`: the uid of SlurmUser, privileged like root.
   ControllerService(StateLoop& loop, auth::CredentialVerifier& verifier, uint32_t slurm_user_uid,
-                    std::string slurm_conf_path);
+                    std::string slurm_conf_path, ConfigListener on_reconfigure = nullptr);
 
   // The rpc::RequestHandler. Never blocks.
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
@@ -33,6 +38,7 @@ class ControllerService {
   auth::CredentialVerifier& verifier_;
   uint32_t slurm_user_uid_;
   std::string slurm_conf_path_;
+  ConfigListener on_reconfigure_;
   ReaderPool readers_{2};
 
   std::mutex names_mu_;
