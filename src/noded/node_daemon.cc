@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "noded/health_check.h"
 #include "noded/host_facts.h"
 
 namespace rota::noded {
@@ -99,6 +100,10 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
                d->cgroups_->Name(),
                d->gpus_->GresSummary().empty() ? "none" : d->gpus_->GresSummary());
   d->heartbeat_ = std::thread([self] { self->HeartbeatLoop(); });
+  const conf::SlurmConf& conf_settings = d->context_.config->settings;
+  if (!conf_settings.health_check_program.empty() && conf_settings.health_check_interval > 0) {
+    d->health_check_ = std::thread([self] { self->HealthCheckLoop(); });
+  }
   return d;
 }
 
@@ -113,6 +118,7 @@ void NodeDaemon::Stop() {
   if (server_) server_->Stop();
   stop_.Set();
   if (heartbeat_.joinable()) heartbeat_.join();
+  if (health_check_.joinable()) health_check_.join();
   std::map<uint32_t, RunningJob> jobs;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -148,6 +154,24 @@ void NodeDaemon::HeartbeatLoop() {
     auto wait = registered ? std::chrono::milliseconds(options_.heartbeat_interval)
                            : std::chrono::milliseconds(1000);
     if (stop_.WaitFor(wait)) return;
+  }
+}
+
+void NodeDaemon::HealthCheckLoop() {
+  const conf::SlurmConf& settings = context_.config->settings;
+  auto interval = std::chrono::seconds(settings.health_check_interval);
+  // A check may take a while, but never longer than its interval (or a minute).
+  auto timeout = std::min<std::chrono::seconds>(interval, std::chrono::seconds(60));
+  while (!stop_.WaitFor(std::chrono::milliseconds(interval))) {
+    HealthCheckOutcome outcome = RunHealthCheck(settings.health_check_program, timeout);
+    if (outcome.healthy) continue;
+    spdlog::warn("health check failed: {}; draining the node", outcome.reason);
+    wire::UpdateNodeRequest req;
+    req.set_nodes(options_.node_name);
+    req.set_state("DRAIN");
+    req.set_reason(outcome.reason);
+    Status s = controller_->Call(api::kUpdateNode, req);
+    if (!s.ok()) spdlog::warn("cannot drain after the failed health check: {}", s.message());
   }
 }
 

@@ -52,6 +52,9 @@ class NodeDaemon {
   void Launch(wire::LaunchJobRequest request, rpc::Responder respond);
   void SignalJob(const wire::SignalJobRequest& request, rpc::Responder respond);
   void HeartbeatLoop();
+  // HealthCheckProgram every HealthCheckInterval; a failure drains the node
+  // with what the program printed.
+  void HealthCheckLoop();
   // Joins the threads of jobs that have ended. REQUIRES: mu_ held.
   void JoinFinishedLocked();
 
@@ -65,6 +68,7 @@ class NodeDaemon {
   NodeContext context_;
   std::unique_ptr<rpc::RpcServer> server_;
   std::thread heartbeat_;
+  std::thread health_check_;
 
   std::mutex mu_;
   std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.

@@ -5,6 +5,8 @@
 #include <pwd.h>
 #include <sys/stat.h>
 
+#include <fstream>
+
 #include "common/strings.h"
 #include "tests/integration/noded_harness.h"
 
@@ -234,6 +236,42 @@ TEST_F(NodedLivenessTest, LostNodeGoesDownAndItsJobIsRequeuedElsewhere) {
   // The daemon back, the node takes jobs again by itself.
   ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
   EXPECT_TRUE(WaitForNodeState(1, "idle")) << cluster_->Run("sinfo -N").out;
+}
+
+// HealthCheckProgram: a failing check drains its node with what it printed.
+class NodedHealthCheckTest : public NodedClusterTest {
+ protected:
+  std::string Settings() const override {
+    return "HealthCheckProgram=" + CheckPath() + "\nHealthCheckInterval=1\n";
+  }
+  static std::string CheckPath() { return "/tmp/rota-hc-" + std::to_string(getpid()) + ".sh"; }
+  static std::string FlagPath() { return "/tmp/rota-hc-" + std::to_string(getpid()) + ".fail"; }
+  void SetUp() override {
+    // Healthy until the test says otherwise: the flag file makes it fail.
+    std::ofstream(CheckPath()) << "#!/bin/sh\n[ -e " << FlagPath()
+                               << " ] || exit 0\necho 'scratch disk full'\nexit 1\n";
+    chmod(CheckPath().c_str(), 0755);
+    NodedClusterTest::SetUp();
+  }
+  void TearDown() override {
+    NodedClusterTest::TearDown();
+    std::remove(CheckPath().c_str());
+    std::remove(FlagPath().c_str());
+  }
+};
+
+TEST_F(NodedHealthCheckTest, FailingCheckDrainsTheNodeWithItsOutput) {
+  EXPECT_EQ(NodeState(1), "idle");
+  std::ofstream(FlagPath()) << "x";
+  ASSERT_TRUE(WaitForNodeState(1, "drain")) << cluster_->Run("sinfo -R").out;
+  EXPECT_NE(cluster_->Run("sinfo -R -h -o %E").out.find("scratch disk full"), std::string::npos)
+      << cluster_->Run("sinfo -R").out;
+  // Put right and resumed by an admin, it takes jobs again.
+  std::remove(FlagPath().c_str());
+  EXPECT_EQ(
+      cluster_->Run("scontrol update NodeName=" + cluster_->Node(1) + " State=RESUME").exit_code,
+      0);
+  EXPECT_TRUE(WaitForNodeState(1, "idle"));
 }
 
 }  // namespace
