@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "noded/job_environment.h"
 #include "noded/job_process.h"
+#include "noded/node_script.h"
 #include "noded/stdio_path.h"
 
 namespace rota::noded {
@@ -158,6 +159,18 @@ Status BatchJob::Launch() {
   process.stderr_path = stdio.err;
   process.append = stdio.append;
 
+  // Prolog and Epilog see the job's Slurm variables (not the user's environment).
+  script_env_ = {kScriptPath};
+  for (const std::string& var : process.env) {
+    if (var.rfind("SLURM_", 0) == 0 || var.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0) {
+      script_env_.push_back(var);
+    }
+  }
+  if (!node_.config->settings.prolog.empty()) {
+    prolog_failure_ = RunSiteScripts(node_.config->settings.prolog, "Prolog");
+    if (!prolog_failure_.empty()) return FailedPrecondition("Prolog failed: " + prolog_failure_);
+  }
+
   // The pid becomes visible to Signal() only after the exec succeeded; until
   // then the job is not running.
   Result<pid_t> pid = SpawnJobProcess(
@@ -181,6 +194,12 @@ void BatchJob::Run(const std::function<void(const Status&)>& launched) {
     ReportExit(kLaunchFailedStatus);
     return;
   }
+  // The Epilog runs once the job has ended and its cage is gone.
+  auto run_epilog = [this] {
+    if (node_.config->settings.epilog.empty()) return;
+    std::string failure = RunSiteScripts(node_.config->settings.epilog, "Epilog");
+    if (!failure.empty()) DrainNode("Epilog error: " + failure);
+  };
   // A daemon that began stopping while this job started would miss it.
   if (node_.stop->IsSet()) Signal(SIGKILL, false);
   pid_t pid;
@@ -204,6 +223,7 @@ void BatchJob::Run(const std::function<void(const Status&)>& launched) {
   }
   spdlog::info("job {}: batch script ended with wait status {:#x}", job_id(), status);
   CleanUp();
+  run_epilog();
   ReportExit(static_cast<uint32_t>(status));
 }
 
@@ -253,12 +273,40 @@ void BatchJob::CleanUp() {
   std::filesystem::remove_all(JobSpoolDir(), ec);
 }
 
+std::string BatchJob::RunSiteScripts(const std::string& pattern, std::string_view what) const {
+  // Slurm's PrologEpilogTimeout defaults to "practically never"; five minutes
+  // keeps a hung script from holding a node for ever.
+  constexpr std::chrono::seconds kTimeout(300);
+  std::vector<std::string> scripts = ExpandScriptPattern(pattern);
+  for (const std::string& script : scripts) {
+    ScriptOutcome outcome = RunNodeScript(script, script_env_, kTimeout, what);
+    if (!outcome.ok) {
+      spdlog::error("job {}: {} {} failed: {}", job_id(), what, script, outcome.reason);
+      return outcome.reason;
+    }
+  }
+  return "";
+}
+
+void BatchJob::DrainNode(const std::string& reason) const {
+  wire::UpdateNodeRequest req;
+  req.set_nodes(node_.settings.node_name);
+  req.set_state("DRAIN");
+  req.set_reason(reason);
+  Status s = node_.controller->Call(api::kUpdateNode, req);
+  if (!s.ok()) spdlog::error("job {}: cannot drain the node: {}", job_id(), s.message());
+}
+
 void BatchJob::ReportExit(uint32_t wait_status) {
   wire::JobExitedRequest req;
   req.set_job_id(job_id());
   req.set_wait_status(wait_status);
   req.set_node(node_.settings.node_name);
   req.set_out_of_memory(out_of_memory_);
+  if (!prolog_failure_.empty()) {
+    req.set_prolog_failed(true);
+    req.set_failure_reason(prolog_failure_);
+  }
   for (int attempt = 0;; ++attempt) {
     Status s = node_.controller->Call(api::kJobExited, req);
     if (s.ok()) return;

@@ -50,13 +50,20 @@ class BatchJob {
   Result<CageLimits> LimitsFor() const;
   void CleanUp();
   void ReportExit(uint32_t wait_status);
+  // Runs every script `pattern` names (Prolog=, Epilog=) with the job's SLURM_*
+  // variables; the first failure's reason, or "" when all succeeded.
+  std::string RunSiteScripts(const std::string& pattern, std::string_view what) const;
+  // Drains this node through the controller (an Epilog that failed).
+  void DrainNode(const std::string& reason) const;
   std::string JobSpoolDir() const;
 
   const NodeContext& node_;
   const wire::LaunchJobRequest request_;
-  std::vector<GpuDevice> gpus_;  // Held on this node; owned by Run's thread.
-  bool cage_created_ = false;    // Owned by Run's thread.
-  bool out_of_memory_ = false;   // Set by CleanUp from the cage's OOM count.
+  std::vector<GpuDevice> gpus_;          // Held on this node; owned by Run's thread.
+  bool cage_created_ = false;            // Owned by Run's thread.
+  bool out_of_memory_ = false;           // Set by CleanUp from the cage's OOM count.
+  std::string prolog_failure_;           // Why the Prolog failed (Launch); empty: it did not.
+  std::vector<std::string> script_env_;  // Environment for Prolog/Epilog, set by Launch.
 
   // Waits KillWait after a SIGTERM, then sends SIGKILL unless the script ended.
   void KillAfterWait(std::chrono::seconds wait);

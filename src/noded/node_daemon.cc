@@ -14,8 +14,8 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
-#include "noded/health_check.h"
 #include "noded/host_facts.h"
+#include "noded/node_script.h"
 
 namespace rota::noded {
 namespace {
@@ -163,8 +163,9 @@ void NodeDaemon::HealthCheckLoop() {
   // A check may take a while, but never longer than its interval (or a minute).
   auto timeout = std::min<std::chrono::seconds>(interval, std::chrono::seconds(60));
   while (!stop_.WaitFor(std::chrono::milliseconds(interval))) {
-    HealthCheckOutcome outcome = RunHealthCheck(settings.health_check_program, timeout);
-    if (outcome.healthy) continue;
+    ScriptOutcome outcome = RunNodeScript(settings.health_check_program, {std::string(kScriptPath)},
+                                          timeout, "HealthCheckProgram");
+    if (outcome.ok) continue;
     spdlog::warn("health check failed: {}; draining the node", outcome.reason);
     wire::UpdateNodeRequest req;
     req.set_nodes(options_.node_name);

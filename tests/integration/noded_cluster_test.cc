@@ -274,5 +274,65 @@ TEST_F(NodedHealthCheckTest, FailingCheckDrainsTheNodeWithItsOutput) {
   EXPECT_TRUE(WaitForNodeState(1, "idle"));
 }
 
+// Prolog and Epilog: run as root around each job with its SLURM_* variables; a
+// failing Prolog requeues the job and drains the node, a failing Epilog drains it.
+class NodedPrologTest : public NodedClusterTest {
+ protected:
+  static std::string Base() { return "/tmp/rota-pe-" + std::to_string(getpid()); }
+  std::string Settings() const override {
+    return "Prolog=" + Base() + ".prolog\nEpilog=" + Base() + ".epilog\n";
+  }
+  void SetUp() override {
+    WriteScript(Base() + ".prolog", "prolog");
+    WriteScript(Base() + ".epilog", "epilog");
+    NodedClusterTest::SetUp();
+  }
+  void TearDown() override {
+    NodedClusterTest::TearDown();
+    for (const char* s : {".prolog", ".epilog", ".prolog.fail", ".epilog.fail", ".seen"}) {
+      std::remove((Base() + s).c_str());
+    }
+  }
+  // Appends what it saw to .seen; fails (with a message) when its .fail flag exists.
+  static void WriteScript(const std::string& path, const std::string& what) {
+    std::ofstream(path) << "#!/bin/sh\necho \"" << what << " $SLURM_JOB_ID $SLURM_JOB_USER\" >> "
+                        << Base() << ".seen\n[ -e " << path << ".fail ] || exit 0\necho '" << what
+                        << " says no'\nexit 1\n";
+    chmod(path.c_str(), 0755);
+  }
+};
+
+TEST_F(NodedPrologTest, ScriptsRunAroundTheJobWithItsVariables) {
+  std::string job = Submit("--wrap=true");
+  ASSERT_TRUE(WaitForState(job, "COMPLETED"));
+  std::string seen = ReadFileText(Base() + ".seen");
+  EXPECT_NE(seen.find("prolog " + job + " root\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("epilog " + job + " root\n"), std::string::npos) << seen;
+  EXPECT_LT(seen.find("prolog " + job), seen.find("epilog " + job)) << seen;
+}
+
+TEST_F(NodedPrologTest, FailingPrologRequeuesAndDrainsFailingEpilogDrains) {
+  std::ofstream(Base() + ".prolog.fail") << "x";
+  std::string job = Submit("-w " + cluster_->Node(1) + " --wrap=true");
+  ASSERT_TRUE(WaitForNodeState(1, "drain")) << cluster_->Run("sinfo -R").out;
+  EXPECT_NE(cluster_->Run("sinfo -R -h -o %E").out.find("Prolog error: prolog says no"),
+            std::string::npos)
+      << cluster_->Run("sinfo -R").out;
+  CommandResult show = cluster_->Run("scontrol show job " + job);
+  EXPECT_NE(show.out.find("JobState=PENDING"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("Restarts=1"), std::string::npos) << show.out;
+  // The Prolog mended and the node resumed, the job runs; then a failing Epilog drains.
+  std::remove((Base() + ".prolog.fail").c_str());
+  std::ofstream(Base() + ".epilog.fail") << "x";
+  EXPECT_EQ(
+      cluster_->Run("scontrol update NodeName=" + cluster_->Node(1) + " State=RESUME").exit_code,
+      0);
+  ASSERT_TRUE(WaitForState(job, "COMPLETED"));
+  ASSERT_TRUE(WaitForNodeState(1, "drain"));
+  EXPECT_NE(cluster_->Run("sinfo -R -h -o %E").out.find("Epilog error: epilog says no"),
+            std::string::npos)
+      << cluster_->Run("sinfo -R").out;
+}
+
 }  // namespace
 }  // namespace rota

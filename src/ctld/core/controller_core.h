@@ -62,6 +62,8 @@ class ControllerCore {
   // `node` names the reporting node daemon; a report from a node that is not
   // the job's first node (a run that was requeued elsewhere since) is ignored.
   // Empty: trust the report.
+  // A node daemon's report of a job's end, as it came (prolog failures included).
+  Status ReportExit(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
   // `out_of_memory`: the node's cage saw the kernel kill for the memory limit.
   Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
                    const std::string& node = "", bool out_of_memory = false);

@@ -226,6 +226,40 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
   return response;
 }
 
+Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t now,
+                                  Effects& effects) {
+  if (!report.prolog_failed()) {
+    return JobExited(report.job_id(), report.wait_status(), now, effects, report.node(),
+                     report.out_of_memory());
+  }
+  // The node could not prepare for the job: the job goes back to the queue and
+  // the node is drained until an administrator has looked, as in Slurm.
+  auto it = jobs_.find(report.job_id());
+  if (it == jobs_.end()) return NotFound(kInvalidJobId);
+  if (Running(*it->second) && !it->second->nodes().empty() &&
+      (report.node().empty() || it->second->nodes(0) == report.node())) {
+    wire::JobRecord& job = Mutable(report.job_id());
+    nodes_.Release(job);
+    job.set_state(wire::JOB_STATE_PENDING);
+    job.set_restart_count(job.restart_count() + 1);
+    job.clear_nodes();
+    job.clear_mem_by_node_mb();
+    job.set_start_time(0);
+    job.set_end_time(0);
+    job.set_reason(std::string(model::reason::kNone));
+    Persist(job, effects);
+  }
+  if (NodeRuntime* node = nodes_.Find(report.node())) {
+    node->drain = true;
+    node->reason = "Prolog error: " + report.failure_reason();
+    node->reason_time = now;
+    node->reason_uid = 0;
+    PersistNode(*node, effects);
+    ++version_;
+  }
+  return Status::Ok();
+}
+
 Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now,
                                  Effects& effects, const std::string& node, bool out_of_memory) {
   auto it = jobs_.find(job_id);

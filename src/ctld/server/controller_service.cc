@@ -240,8 +240,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         if (!ParseOrFail(body, req, respond)) return;
         loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
                                                       Effects& effects) -> StateLoop::Reply {
-          Status s = core.JobExited(req.job_id(), req.wait_status(), now, effects, req.node(),
-                                    req.out_of_memory());
+          Status s = core.ReportExit(req, now, effects);
           return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
         });
       }
