@@ -15,6 +15,7 @@
 
 #include "api/methods.h"
 #include "common/log.h"
+#include "noded/device_holders.h"
 #include "noded/job_environment.h"
 #include "noded/job_process.h"
 #include "noded/node_script.h"
@@ -267,6 +268,17 @@ void BatchJob::CleanUp() {
     if (!killed.ok()) spdlog::error("job {}: {}", job_id(), killed.message());
     Status removed = node_.cgroups->Remove(job_id());
     if (!removed.ok()) spdlog::error("job {}: {}", job_id(), removed.message());
+  }
+  // The next job must find its GPUs free: a process outside the cage that still
+  // holds one (a leaked handle, a stuck driver client) drains the node instead.
+  for (const GpuDevice& gpu : gpus_) {
+    if (gpu.file.empty()) continue;
+    std::vector<pid_t> holders = ProcessesHolding(gpu.file);
+    if (holders.empty()) continue;
+    std::string reason = fmt::format("GPU {} still in use by pid {} after job {}", gpu.file,
+                                     holders.front(), job_id());
+    spdlog::error("{}", reason);
+    DrainNode(reason);
   }
   node_.gpus->Release(job_id());
   std::error_code ec;
