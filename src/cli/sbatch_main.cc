@@ -15,6 +15,7 @@
 #include "cli/controller_client.h"
 #include "cli/job_options.h"
 #include "cli/slurm_time.h"
+#include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 #include "model/job_state.h"
@@ -104,9 +105,20 @@ int main(int argc, char** argv) {
   }
   if (!response.message().empty()) std::cerr << response.message() << "\n";
   if (parsed->test_only) {
-    std::cerr << "sbatch: Job " << response.job_id() << " to start at "
-              << rota::cli::FormatSlurmTime(response.test_only_start()) << " in partition "
-              << request.spec().partition() << "\n";
+    const std::string& partition = response.partition();
+    if (response.test_only_start() > 0) {
+      std::vector<std::string> nodes(response.test_only_nodes().begin(),
+                                     response.test_only_nodes().end());
+      std::cerr << "sbatch: Job " << response.job_id() << " to start at "
+                << rota::cli::FormatSlurmTime(response.test_only_start()) << " using "
+                << response.test_only_cpus() << " processors on nodes "
+                << rota::CompressHostlist(nodes) << " in partition " << partition << "\n";
+    } else {
+      // Without the backfill planner there is no honest estimate of a later start.
+      std::cerr << "sbatch: Job " << response.job_id()
+                << " would not start now; no start time can be estimated yet (partition "
+                << partition << ")\n";
+    }
     return 0;
   }
   if (parsed->parsable) {

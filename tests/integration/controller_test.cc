@@ -105,6 +105,19 @@ TEST_F(ControllerTest, RefusedSubmissionsSaySoAndLeaveNothing) {
   EXPECT_EQ(ctld_.Run("sbatch --parsable --wrap=true").out, "1\n");
 }
 
+TEST_F(ControllerTest, TestOnlySaysWhereAJobWouldStartAndQueuesNothing) {
+  CommandResult r = ctld_.Run("sbatch --test-only -n 2 --wrap=true");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("would not start now"), std::string::npos) << r.out;  // No node is up.
+  RegisterNodes();
+  r = ctld_.Run("sbatch --test-only -n 2 --wrap=true");
+  EXPECT_NE(r.out.find("to start at "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" using 2 processors on nodes n1 in partition batch"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(ctld_.Run("squeue -h -t all").out, "");
+  EXPECT_EQ(ctld_.Run("sbatch --parsable --hold --wrap=true").out, "1\n");
+}
+
 TEST_F(ControllerTest, JobRunsOnRegisteredNodesAndCompletes) {
   ASSERT_EQ(ctld_.Run("sbatch --parsable --gres=gpu:2 -t 10 --wrap=true").out, "1\n");
   EXPECT_TRUE(WaitForState("1", "PENDING"));

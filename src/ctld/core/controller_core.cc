@@ -271,8 +271,16 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
 
   wire::SubmitJobResponse response;
   response.set_cluster(config_->settings.cluster_name);
+  response.set_partition(spec.partition());
   if (request.test_only()) {
-    response.set_test_only_start(now);
+    // Would it start now, and where? (Later starts need the backfill planner.)
+    response.set_job_id(next_job_id_);
+    Candidates c = CandidatesFor(*partition);
+    if (std::optional<sched::Placement> p = sched::FirstFit(c.free, shape->request)) {
+      response.set_test_only_start(now);
+      response.set_test_only_cpus(shape->total_cpus);
+      for (size_t i : p->node_indices) response.add_test_only_nodes(c.free[i].name);
+    }
     return response;
   }
 

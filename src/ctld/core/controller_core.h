@@ -97,6 +97,16 @@ class ControllerCore {
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);
 
+  // The partition's usable nodes as placement candidates, in Slurm's preference
+  // (Weight, then configuration order), each with its runtime; the nodes that
+  // cannot take jobs now go to `unavailable`.
+  struct Candidates {
+    std::vector<sched::NodeResources> free;
+    std::vector<const NodeRuntime*> runtimes;  // Parallel to `free`
+    std::vector<std::string> unavailable;
+  };
+  Candidates CandidatesFor(const conf::PartitionConfig& partition) const;
+
   // Scheduling (scheduling.cc).
   void SchedulePass(int64_t now, Effects& effects);
   bool TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason);

@@ -203,6 +203,34 @@ uint32_t ControllerCore::RunningArrayTasks(uint32_t array_job_id) const {
   return n;
 }
 
+ControllerCore::Candidates ControllerCore::CandidatesFor(
+    const conf::PartitionConfig& partition) const {
+  Candidates unordered;
+  for (const std::string& name : partition.nodes) {
+    const NodeRuntime* n = nodes_.Find(name);
+    if (n == nullptr) continue;
+    if (!n->Usable()) {
+      unordered.unavailable.push_back(name);
+      continue;
+    }
+    unordered.free.push_back(n->Free());
+    unordered.runtimes.push_back(n);
+  }
+  // Weight first, then configuration order (stable), as Slurm prefers nodes.
+  std::vector<size_t> order(unordered.free.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return unordered.free[a].weight < unordered.free[b].weight;
+  });
+  Candidates c;
+  c.unavailable = std::move(unordered.unavailable);
+  for (size_t i : order) {
+    c.free.push_back(std::move(unordered.free[i]));
+    c.runtimes.push_back(unordered.runtimes[i]);
+  }
+  return c;
+}
+
 bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
   const conf::PartitionConfig* partition = config_->FindPartition(pending.spec().partition());
@@ -211,34 +239,14 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
     *reason = std::string(model::reason::kPartitionConfig);
     return false;
   }
-  std::vector<sched::NodeResources> candidates;
-  std::vector<const NodeRuntime*> runtimes;
-  std::vector<std::string> unavailable;
-  for (const std::string& name : partition->nodes) {
-    const NodeRuntime* n = nodes_.Find(name);
-    if (n == nullptr) continue;
-    if (!n->Usable()) {
-      unavailable.push_back(name);
-      continue;
-    }
-    candidates.push_back(n->Free());
-    runtimes.push_back(n);
-  }
-  // Weight first, then configuration order (stable), as Slurm prefers nodes.
-  std::vector<size_t> order(candidates.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return candidates[a].weight < candidates[b].weight; });
-  std::vector<sched::NodeResources> ordered;
-  for (size_t i : order) ordered.push_back(candidates[i]);
-
-  std::optional<sched::Placement> placement = sched::FirstFit(ordered, shape->request);
+  Candidates c = CandidatesFor(*partition);
+  std::optional<sched::Placement> placement = sched::FirstFit(c.free, shape->request);
   if (!placement) {
     bool blocked_by_down =
-        !unavailable.empty() && (candidates.empty() || shape->request.required_nodes.size() > 0);
+        !c.unavailable.empty() && (c.free.empty() || shape->request.required_nodes.size() > 0);
     *reason = blocked_by_down
                   ? fmt::format("{}, UnavailableNodes:{}", model::reason::kReqNodeNotAvail,
-                                CompressHostlist(unavailable))
+                                CompressHostlist(c.unavailable))
                   : std::string(model::reason::kResources);
     return false;
   }
@@ -249,14 +257,14 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   job.clear_nodes();
   job.clear_mem_by_node_mb();
   for (size_t i : placement->node_indices) {
-    const sched::NodeResources& node = ordered[i];
+    const sched::NodeResources& node = c.free[i];
     job.add_nodes(node.name);
     MemoryMb mem =
-        req.whole_node_memory ? runtimes[order[i]]->config->real_memory_mb : req.mem_per_node_mb;
-    if (req.exclusive) mem = runtimes[order[i]]->config->real_memory_mb;
+        req.whole_node_memory ? c.runtimes[i]->config->real_memory_mb : req.mem_per_node_mb;
+    if (req.exclusive) mem = c.runtimes[i]->config->real_memory_mb;
     job.add_mem_by_node_mb(mem);
   }
-  const sched::NodeResources& first = ordered[placement->node_indices.front()];
+  const sched::NodeResources& first = c.free[placement->node_indices.front()];
   uint32_t cpus_per_node = req.exclusive ? first.cpus : req.cpus_per_node;
   job.set_cpus_per_node(cpus_per_node);
   job.set_gpus_per_node(req.gpus_per_node);
