@@ -124,6 +124,9 @@ class ControllerCore {
 
   // Job control (job_control.cc).
   void FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now, Effects& effects);
+  // Back to PENDING for another run (requeue, node loss, failed prolog): the
+  // allocation is released and the run's traces cleared; the caller persists.
+  void ReturnToQueue(wire::JobRecord& job);
   // Jobs running on `node` are requeued (when allowed) or end as NODE_FAIL.
   void FailJobsOn(const std::string& node, int64_t now, Effects& effects);
   // --signal: when the job's warning signal is due; nullopt when it asked for

@@ -226,6 +226,21 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
   return response;
 }
 
+void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
+  if (Running(job)) nodes_.Release(job);
+  job.set_state(wire::JOB_STATE_PENDING);
+  job.set_restart_count(job.restart_count() + 1);
+  job.clear_nodes();
+  job.clear_mem_by_node_mb();
+  job.set_start_time(0);
+  job.set_end_time(0);
+  job.set_exit_code(0);
+  job.set_timed_out(false);
+  job.set_warned(false);
+  job.set_cancel_requested(false);
+  job.set_reason(std::string(model::reason::kNone));
+}
+
 Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t now,
                                   Effects& effects) {
   if (!report.prolog_failed()) {
@@ -239,14 +254,7 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
   if (Running(*it->second) && !it->second->nodes().empty() &&
       (report.node().empty() || it->second->nodes(0) == report.node())) {
     wire::JobRecord& job = Mutable(report.job_id());
-    nodes_.Release(job);
-    job.set_state(wire::JOB_STATE_PENDING);
-    job.set_restart_count(job.restart_count() + 1);
-    job.clear_nodes();
-    job.clear_mem_by_node_mb();
-    job.set_start_time(0);
-    job.set_end_time(0);
-    job.set_reason(std::string(model::reason::kNone));
+    ReturnToQueue(job);
     Persist(job, effects);
   }
   if (NodeRuntime* node = nodes_.Find(report.node())) {
@@ -328,16 +336,7 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
   for (uint32_t id : victims) {
     wire::JobRecord& job = Mutable(id);
     if (job.requeue()) {
-      nodes_.Release(job);
-      job.set_state(wire::JOB_STATE_PENDING);
-      job.set_restart_count(job.restart_count() + 1);
-      job.clear_nodes();
-      job.clear_mem_by_node_mb();
-      job.set_start_time(0);
-      job.set_end_time(0);
-      job.set_timed_out(false);
-      job.set_warned(false);
-      job.set_reason(std::string(model::reason::kNone));
+      ReturnToQueue(job);
       Persist(job, effects);
     } else {
       FinishJob(job, wire::JOB_STATE_NODE_FAIL, now, effects);
@@ -379,18 +378,8 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     wire::JobRecord& j = Mutable(job_id);
     if (Running(j)) {
       effects.signals.push_back({job_id, {j.nodes().begin(), j.nodes().end()}, SIGKILL, false});
-      nodes_.Release(j);
     }
-    j.set_state(wire::JOB_STATE_PENDING);
-    j.set_restart_count(j.restart_count() + 1);
-    j.clear_nodes();
-    j.clear_mem_by_node_mb();
-    j.set_start_time(0);
-    j.set_end_time(0);
-    j.set_exit_code(0);
-    j.set_timed_out(false);
-    j.set_warned(false);
-    j.set_cancel_requested(false);
+    ReturnToQueue(j);
     if (action == "requeuehold") {
       j.set_priority(0);
       j.set_held_by_admin(caller.privileged);
