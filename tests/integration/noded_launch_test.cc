@@ -316,6 +316,11 @@ TEST_F(NodedLaunchTest, TermIgnoredIsFollowedByKillAfterKillWait) {
   ASSERT_TRUE(WaitUntil([&] { return Output(81).find("READY") != std::string::npos; }));
   std::optional<int64_t> child = ParseInt(Trim(ReadFileText(cluster_->work_dir() + "/child.pid")));
   ASSERT_TRUE(child.has_value());
+  // Between fork and exec the child still runs the shell's TERM trap handler,
+  // which would swallow the signal: wait until it really is `sleep`.
+  ASSERT_TRUE(WaitUntil([&] {
+    return Trim(ReadFileText("/proc/" + std::to_string(*child) + "/comm")) == "sleep";
+  }));
   wire::SignalJobRequest term;
   term.set_job_id(81);
   term.set_signal(SIGTERM);
