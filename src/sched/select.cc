@@ -1,0 +1,345 @@
+#include "sched/select.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+#include <tuple>
+
+#include "sched/node_plan.h"
+
+namespace rota::sched {
+namespace {
+
+struct Candidate {
+  uint32_t node = 0;
+  uint32_t task_cap = 1;  // Tasks it can hold (when tasks are spread freely)
+  uint32_t gpu_cap = 0;   // --gpus GPUs it can give
+  // Preference: Weight, then the tightest fit.
+  std::tuple<uint32_t, uint32_t, uint32_t, MemoryMb, uint32_t> key;
+};
+
+// What a set of candidates adds up to, to test "is this enough" per leaf or
+// switch without trying a placement.
+struct Sum {
+  uint32_t nodes = 0;
+  uint64_t tasks = 0;
+  uint64_t gpus = 0;
+};
+
+class Chooser {
+ public:
+  Chooser(const ClusterModel& model, const std::vector<NodeUsage>& usage, const Request& req,
+          size_t bracket_choice)
+      : model_(model), usage_(usage), req_(req), choice_(bracket_choice) {}
+
+  Selection Run(const std::vector<uint32_t>& candidates) {
+    Selection out;
+    std::vector<Candidate> fit;
+    fit.reserve(candidates.size());
+    std::vector<bool> required(model_.nodes.size(), false);
+    for (uint32_t r : req_.required_nodes) required[r] = true;
+    for (uint32_t n : candidates) {
+      if (std::binary_search(req_.excluded_nodes.begin(), req_.excluded_nodes.end(), n)) continue;
+      std::optional<Candidate> c = Assess(n);
+      if (c) {
+        fit.push_back(*c);
+      } else if (required[n]) {
+        out.detail = "required node " + model_.nodes[n].name + " cannot hold the job now";
+        return out;
+      }
+    }
+    for (uint32_t r : req_.required_nodes) {
+      if (std::none_of(fit.begin(), fit.end(), [&](const Candidate& c) { return c.node == r; })) {
+        out.detail = "required node " + model_.nodes[r].name + " is not available";
+        return out;
+      }
+    }
+    if (!model_.switches.empty()) return WithTopology(fit, required);
+    return Place(std::move(fit), required);
+  }
+
+ private:
+  uint32_t MinTasks() const { return req_.tasks_per_node > 0 ? req_.tasks_per_node : 1; }
+  uint32_t MinJobGpus() const {
+    if (req_.gpus_per_job == 0) return 0;
+    return !req_.nodes_fixed || req_.gpus_per_job >= req_.nodes ? 1 : 0;
+  }
+  uint32_t FixedGpus(uint32_t tasks) const {
+    return req_.gpus_per_node + req_.gpus_per_task * tasks;
+  }
+
+  // Whether node `n` can take the smallest share, with its capacities.
+  std::optional<Candidate> Assess(uint32_t n) const {
+    const NodeShape& node = model_.nodes[n];
+    const NodeUsage& u = usage_[n];
+    if (!req_.constraint.Matches([&](const std::string& f) { return node.HasFeature(f); },
+                                 choice_)) {
+      return std::nullopt;
+    }
+    uint32_t t0 = MinTasks();
+    if (!QuickFits(node, u, req_, {t0, FixedGpus(t0) + MinJobGpus()})) return std::nullopt;
+    Candidate c;
+    c.node = n;
+    c.task_cap = t0;
+    if (req_.tasks_per_node == 0 && req_.tasks > 1) {
+      // The most tasks it holds: fits is monotone in the task count.
+      uint32_t lo = t0;
+      uint32_t hi = req_.tasks;
+      while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (QuickFits(node, u, req_, {mid, FixedGpus(mid) + MinJobGpus()})) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      c.task_cap = lo;
+    }
+    if (req_.gpus_per_job > 0) {
+      uint32_t lo = MinJobGpus();
+      uint32_t hi = req_.gpus_per_job;
+      while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (QuickFits(node, u, req_, {t0, FixedGpus(t0) + mid})) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      c.gpu_cap = lo;
+    }
+    GpuMask of_type = req_.wants_gpus() ? GpusOfType(node, req_.gpu_type) : ~GpuMask{0};
+    uint32_t free_slots = std::accumulate(u.free_per_socket.begin(), u.free_per_socket.end(), 0u);
+    c.key = {node.weight, static_cast<uint32_t>(std::popcount(u.free_gpus & of_type)), free_slots,
+             u.free_mem_mb, n};
+    return c;
+  }
+
+  bool Enough(const Sum& s) const {
+    if (s.tasks < req_.tasks || s.gpus < req_.gpus_per_job) return false;
+    if (req_.nodes_fixed) return s.nodes >= req_.nodes;
+    return s.nodes >= req_.nodes;
+  }
+  bool TooMany(uint32_t nodes) const {
+    if (req_.nodes_fixed) return nodes > req_.nodes;
+    return req_.max_nodes > 0 && nodes > req_.max_nodes;
+  }
+  static void Add(Sum& s, const Candidate& c) {
+    ++s.nodes;
+    s.tasks += c.task_cap;
+    s.gpus += c.gpu_cap;
+  }
+
+  // Picks nodes from `fit` (required ones first, counted features next, then
+  // by preference), spreads tasks and GPUs and places each share. A node that
+  // fails its exact placement is dropped and the choice made again.
+  Selection Place(std::vector<Candidate> fit, const std::vector<bool>& required) {
+    Selection out;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      std::sort(fit.begin(), fit.end(),
+                [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+      std::vector<const Candidate*> chosen;
+      std::vector<bool> taken(fit.size(), false);
+      Sum sum;
+      auto take = [&](size_t i) {
+        taken[i] = true;
+        chosen.push_back(&fit[i]);
+        Add(sum, fit[i]);
+      };
+      for (size_t i = 0; i < fit.size(); ++i) {
+        if (required[fit[i].node]) take(i);
+      }
+      for (const FeatureExpr::Count& count : req_.constraint.counts()) {
+        uint32_t have = 0;
+        for (const Candidate* c : chosen) have += model_.nodes[c->node].HasFeature(count.feature);
+        for (size_t i = 0; i < fit.size() && have < count.nodes; ++i) {
+          if (!taken[i] && model_.nodes[fit[i].node].HasFeature(count.feature)) {
+            take(i);
+            ++have;
+          }
+        }
+        if (have < count.nodes) {
+          out.detail = "fewer than " + std::to_string(count.nodes) + " nodes with " + count.feature;
+          return out;
+        }
+      }
+      for (size_t i = 0; i < fit.size() && !Enough(sum); ++i) {
+        if (!taken[i] && !(req_.nodes_fixed && sum.nodes >= req_.nodes)) take(i);
+      }
+      if (!Enough(sum) && req_.nodes_fixed && sum.nodes == req_.nodes) {
+        // The preferred nodes are too small together: the biggest ones instead.
+        chosen.erase(chosen.begin() + static_cast<long>(req_.required_nodes.size()), chosen.end());
+        std::vector<size_t> order(fit.size());
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+          return std::tie(fit[a].task_cap, fit[a].gpu_cap) >
+                 std::tie(fit[b].task_cap, fit[b].gpu_cap);
+        });
+        sum = {};
+        for (const Candidate* c : chosen) Add(sum, *c);
+        for (size_t i : order) {
+          if (sum.nodes >= req_.nodes) break;
+          if (required[fit[i].node]) continue;
+          chosen.push_back(&fit[i]);
+          Add(sum, fit[i]);
+        }
+      }
+      if (!Enough(sum) || TooMany(sum.nodes)) {
+        if (out.detail.empty()) out.detail = "not enough free resources";
+        return out;
+      }
+      std::optional<uint32_t> failed;
+      Allocation a = Spread(chosen, failed);
+      if (!failed) {
+        out.allocation = std::move(a);
+        out.detail.clear();
+        return out;
+      }
+      if (required[*failed]) {
+        out.detail = "required node " + model_.nodes[*failed].name + " cannot hold the job now";
+        return out;
+      }
+      fit.erase(std::remove_if(fit.begin(), fit.end(),
+                               [&](const Candidate& c) { return c.node == *failed; }),
+                fit.end());
+    }
+    out.detail = "no placement found";
+    return out;
+  }
+
+  // Tasks and --gpus spread over the chosen nodes: one each first (as Slurm
+  // gives every node a task), then filling nodes in order up to what each
+  // holds. Sets `failed` to a node whose exact placement failed.
+  Allocation Spread(const std::vector<const Candidate*>& chosen, std::optional<uint32_t>& failed) {
+    size_t n = chosen.size();
+    std::vector<uint32_t> tasks(n, MinTasks());
+    std::vector<uint32_t> gpus(n, MinJobGpus());
+    if (req_.tasks_per_node == 0) {
+      uint64_t left = req_.tasks > n ? req_.tasks - n : 0;
+      for (size_t i = 0; i < n && left > 0; ++i) {
+        uint32_t more =
+            static_cast<uint32_t>(std::min<uint64_t>(left, chosen[i]->task_cap - tasks[i]));
+        tasks[i] += more;
+        left -= more;
+      }
+    }
+    if (req_.gpus_per_job > 0) {
+      uint64_t given = uint64_t{MinJobGpus()} * n;
+      uint64_t left = req_.gpus_per_job > given ? req_.gpus_per_job - given : 0;
+      for (size_t i = 0; i < n && left > 0; ++i) {
+        uint32_t more =
+            static_cast<uint32_t>(std::min<uint64_t>(left, chosen[i]->gpu_cap - gpus[i]));
+        gpus[i] += more;
+        left -= more;
+      }
+    }
+    Allocation a;
+    for (size_t i = 0; i < n; ++i) {
+      uint32_t node = chosen[i]->node;
+      std::optional<NodeAllocation> placed =
+          PlanNode(model_, node, usage_[node], req_, {tasks[i], FixedGpus(tasks[i]) + gpus[i]});
+      if (!placed) {
+        failed = node;
+        return a;
+      }
+      a.nodes.push_back(std::move(*placed));
+    }
+    return a;
+  }
+
+  // topology/tree: the fewest leaf switches that can hold the job, under the
+  // lowest switch that can; a single leaf when one suffices (the tightest).
+  Selection WithTopology(std::vector<Candidate>& fit, const std::vector<bool>& required) {
+    const size_t switches = model_.switches.size();
+    std::vector<Sum> sums(switches);
+    std::vector<std::vector<size_t>> members(switches);  // Candidates per leaf
+    std::vector<Candidate> unplaced;
+    for (size_t i = 0; i < fit.size(); ++i) {
+      int leaf = model_.nodes[fit[i].node].leaf;
+      if (leaf < 0) continue;
+      members[static_cast<size_t>(leaf)].push_back(i);
+      for (int s = leaf; s >= 0; s = model_.switches[static_cast<size_t>(s)].parent) {
+        Add(sums[static_cast<size_t>(s)], fit[i]);
+      }
+    }
+    // Required nodes pin their leaves; plain choice only without them.
+    int best = -1;
+    if (req_.required_nodes.empty()) {
+      for (size_t s = 0; s < switches; ++s) {
+        if (!Enough(sums[s])) continue;
+        if (best < 0) {
+          best = static_cast<int>(s);
+          continue;
+        }
+        const SwitchShape& a = model_.switches[s];
+        const SwitchShape& b = model_.switches[static_cast<size_t>(best)];
+        if (a.level < b.level ||
+            (a.level == b.level && sums[s].nodes < sums[static_cast<size_t>(best)].nodes)) {
+          best = static_cast<int>(s);
+        }
+      }
+    }
+    std::vector<Candidate> subset;
+    uint32_t leaves = 0;
+    if (best < 0) {
+      subset = fit;
+    } else {
+      // The leaves under `best`, biggest first, until together enough.
+      std::vector<size_t> under;
+      for (size_t s = 0; s < switches; ++s) {
+        if (members[s].empty()) continue;
+        for (int p = static_cast<int>(s); p >= 0;
+             p = model_.switches[static_cast<size_t>(p)].parent) {
+          if (p == best) {
+            under.push_back(s);
+            break;
+          }
+        }
+      }
+      std::stable_sort(under.begin(), under.end(),
+                       [&](size_t a, size_t b) { return sums[a].nodes > sums[b].nodes; });
+      Sum acc;
+      for (size_t leaf : under) {
+        if (Enough(acc)) break;
+        for (size_t i : members[leaf]) {
+          subset.push_back(fit[i]);
+          Add(acc, fit[i]);
+        }
+      }
+    }
+    Selection out = Place(std::move(subset), required);
+    if (!out.allocation) return out;
+    std::vector<int> used;
+    for (const NodeAllocation& na : out.allocation->nodes)
+      used.push_back(model_.nodes[na.node].leaf);
+    std::sort(used.begin(), used.end());
+    leaves = static_cast<uint32_t>(std::unique(used.begin(), used.end()) - used.begin());
+    out.leaf_switches = leaves;
+    if (req_.max_leaf_switches > 0 && leaves > req_.max_leaf_switches && !req_.switches_wait_over) {
+      out.allocation.reset();
+      out.detail = "waiting for " + std::to_string(req_.max_leaf_switches) +
+                   " leaf switch(es), best is " + std::to_string(leaves);
+    }
+    return out;
+  }
+
+  const ClusterModel& model_;
+  const std::vector<NodeUsage>& usage_;
+  const Request& req_;
+  size_t choice_;
+};
+
+}  // namespace
+
+Selection Select(const ClusterModel& model, const std::vector<NodeUsage>& usage,
+                 const std::vector<uint32_t>& candidates, const Request& req) {
+  size_t options = std::max<size_t>(1, req.constraint.bracket_options().size());
+  Selection last;
+  for (size_t choice = 0; choice < options; ++choice) {
+    last = Chooser(model, usage, req, choice).Run(candidates);
+    if (last.allocation) return last;
+  }
+  return last;
+}
+
+}  // namespace rota::sched
