@@ -15,6 +15,7 @@
 
 #include "api/methods.h"
 #include "common/log.h"
+#include "noded/cpu_list.h"
 #include "noded/device_holders.h"
 #include "noded/job_environment.h"
 #include "noded/job_process.h"
@@ -70,6 +71,14 @@ Status BatchJob::PrepareSpool(const std::string& script) {
   return WriteOwnedFile(dir + "/script", script, spec.uid(), spec.gid(), 0700);
 }
 
+const wire::NodeAlloc* BatchJob::AllocHere() const {
+  const wire::JobRecord& job = request_.job();
+  for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
+    if (job.nodes(i) == node_.settings.node_name) return &job.allocs(i);
+  }
+  return nullptr;
+}
+
 Result<CageLimits> BatchJob::LimitsFor() const {
   const wire::JobRecord& job = request_.job();
   const conf::CgroupConf& conf = node_.config->cgroup;
@@ -77,6 +86,10 @@ Result<CageLimits> BatchJob::LimitsFor() const {
   if (conf.constrain_cores) {
     uint32_t cpus = job.cpus_per_node();
     if (cpus == 0 && job.nodes_size() > 0) cpus = job.alloc_cpus() / job.nodes_size();
+    if (const wire::NodeAlloc* here = AllocHere()) {
+      cpus = here->cpus();
+      limits.cpu_ids = ParseCpuList(here->cpu_ids()).value_or(std::vector<uint32_t>{});
+    }
     if (cpus > 0) limits.cpu_count = cpus;
   }
   if (conf.constrain_ram_space) {
@@ -118,7 +131,13 @@ Status BatchJob::Launch() {
     }
   }
 
-  if (job.gpus_per_node() > 0) {
+  if (const wire::NodeAlloc* here = AllocHere()) {
+    std::optional<std::vector<uint32_t>> indices = ParseCpuList(here->gpu_ids());
+    if (!indices) return InvalidArgument("malformed GPU indices \"" + here->gpu_ids() + "\"");
+    Result<std::vector<GpuDevice>> held = node_.gpus->AllocateExact(job.job_id(), *indices);
+    if (!held.ok()) return held.status();
+    gpus_ = std::move(held).value();
+  } else if (job.gpus_per_node() > 0) {
     Result<std::vector<GpuDevice>> held =
         node_.gpus->Allocate(job.job_id(), job.gpus_per_node(), job.gpu_type());
     if (!held.ok()) return held.status();

@@ -48,6 +48,8 @@ class BatchJob {
   Status Launch();
   Status PrepareSpool(const std::string& script);
   Result<CageLimits> LimitsFor() const;
+  // This node's part of the allocation, when the controller sent exact ones.
+  const wire::NodeAlloc* AllocHere() const;
   void CleanUp();
   void ReportExit(uint32_t wait_status);
   // Runs every script `pattern` names (Prolog=, Epilog=) with the job's SLURM_*

@@ -34,7 +34,9 @@ struct DeviceRule {
 
 // What a job's cage enforces; an unset field is not limited.
 struct CageLimits {
-  std::optional<uint32_t> cpu_count;  // Confine to the first N CPUs of the host.
+  std::optional<uint32_t> cpu_count;  // Confine to N CPUs of the host:
+  // these (the allocation's CPU ids) when the host has them all, else the first N.
+  std::vector<uint32_t> cpu_ids;
   std::optional<uint64_t> memory_bytes;
   std::optional<std::vector<DeviceRule>> allowed_devices;  // Everything else is denied.
 };

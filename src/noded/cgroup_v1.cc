@@ -155,6 +155,13 @@ Status CgroupV1::SetLimits(uint32_t job_id, const CageLimits& limits) {
                    job_id, *limits.cpu_count, host_cpus_.size());
     } else if (*limits.cpu_count > 0) {
       std::vector<uint32_t> cpus(host_cpus_.begin(), host_cpus_.begin() + *limits.cpu_count);
+      bool exact = !limits.cpu_ids.empty() &&
+                   std::all_of(limits.cpu_ids.begin(), limits.cpu_ids.end(),
+                               [&](uint32_t id) { return id < host_cpus_.size(); });
+      if (exact) {
+        cpus.clear();
+        for (uint32_t id : limits.cpu_ids) cpus.push_back(host_cpus_[id]);
+      }
       ROTA_RETURN_IF_ERROR(
           WriteFile(JobDir("cpuset", job_id) + "/cpuset.cpus", FormatCpuList(cpus)));
     }

@@ -76,6 +76,31 @@ Result<std::vector<GpuDevice>> GpuAllocator::Allocate(uint32_t job_id, uint32_t 
   return out;
 }
 
+Result<std::vector<GpuDevice>> GpuAllocator::AllocateExact(uint32_t job_id,
+                                                           const std::vector<uint32_t>& indices) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<GpuDevice> out;
+  if (auto it = held_.find(job_id); it != held_.end()) {
+    for (uint32_t i : it->second) out.push_back(devices_[i]);
+    return out;
+  }
+  for (uint32_t i : indices) {
+    if (i >= devices_.size()) {
+      return FailedPrecondition(fmt::format("job {}: GPU index {} does not exist on this node ({})",
+                                            job_id, i, devices_.size()));
+    }
+    if (busy_[i]) {
+      return FailedPrecondition(fmt::format("job {}: GPU {} is held by another job", job_id, i));
+    }
+  }
+  for (uint32_t i : indices) {
+    busy_[i] = true;
+    out.push_back(devices_[i]);
+  }
+  if (!indices.empty()) held_[job_id] = indices;
+  return out;
+}
+
 void GpuAllocator::Release(uint32_t job_id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = held_.find(job_id);

@@ -1,10 +1,9 @@
 #pragma once
 
-// Which of a node's GPUs each running job holds. The controller sends how many
-// GPUs (and of which type) a job has on a node, not which ones; this class
-// picks them: the lowest-indexed free devices of the type. Kept on its own so
-// that the controller can take the choice over later (it would then send the
-// indices and this class would only record them).
+// Which of a node's GPUs each running job holds. The controller chooses them
+// (socket-local to the job's cores) and sends their indices: AllocateExact
+// records that choice. Allocate (the lowest-indexed free devices of a type)
+// serves launches that name only a count.
 //
 // A GPU's index is its position among the node's GPUs in gres.conf order (or,
 // without gres.conf devices, among the count the NodeName line declares); it
@@ -46,6 +45,10 @@ class GpuAllocator {
   // lowest index first. Asking again for a job that holds GPUs returns what it
   // holds. Errors: kFailedPrecondition when not enough are free.
   Result<std::vector<GpuDevice>> Allocate(uint32_t job_id, uint32_t count, const std::string& type);
+  // Takes exactly the GPUs of `indices` (the controller's choice) for `job_id`.
+  // Errors: kFailedPrecondition when one is unknown or held by another job.
+  Result<std::vector<GpuDevice>> AllocateExact(uint32_t job_id,
+                                               const std::vector<uint32_t>& indices);
   // Frees what `job_id` holds (nothing when it holds none).
   void Release(uint32_t job_id);
 

@@ -37,6 +37,19 @@ TEST(GpuAllocatorTest, TakesLowestFreeOfTheTypeAndFreesOnRelease) {
   EXPECT_EQ(gpus.GresSummary(), "gpu:a100:3,gpu:v100:1");
 }
 
+TEST(GpuAllocatorTest, ExactIndicesFromTheController) {
+  GpuAllocator gpus = MixedNode();
+  auto a = gpus.AllocateExact(1, {3, 1});
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(Indices(*a), (std::vector<uint32_t>{3, 1}));
+  EXPECT_EQ(gpus.AllocateExact(2, {1}).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(gpus.AllocateExact(2, {4}).status().code(), StatusCode::kFailedPrecondition);
+  // Count-based allocation sees them taken.
+  EXPECT_EQ(Indices(*gpus.Allocate(2, 1, "a100")), std::vector<uint32_t>{0});
+  gpus.Release(1);
+  EXPECT_EQ(Indices(*gpus.AllocateExact(3, {1, 3})), (std::vector<uint32_t>{1, 3}));
+}
+
 TEST(GpuAllocatorTest, InventoryFromGresConfOrNodeLine) {
   testing::TempDir dir;
   auto loaded = testing::LoadConfigFiles(

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/hostlist.h"
+#include "common/strings.h"
 
 namespace rota::noded {
 namespace {
@@ -44,6 +45,17 @@ std::string JoinNumbers(const std::vector<uint32_t>& numbers) {
 
 }  // namespace
 
+std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < counts.size();) {
+    size_t run = 1;
+    while (i + run < counts.size() && counts[i + run] == counts[i]) ++run;
+    parts.push_back(run > 1 ? fmt::format("{}(x{})", counts[i], run) : std::to_string(counts[i]));
+    i += run;
+  }
+  return Join(parts, ",");
+}
+
 std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   const wire::JobRecord& job = *input.job;
   const wire::JobSpec& spec = job.spec();
@@ -57,7 +69,16 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   const std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   const std::string nodelist = CompressHostlist(nodes);
   const std::string num_nodes = std::to_string(nodes.size());
-  const uint32_t cpus = job.cpus_per_node() != 0 ? job.cpus_per_node() : job.alloc_cpus();
+  uint32_t cpus = job.cpus_per_node() != 0 ? job.cpus_per_node() : job.alloc_cpus();
+  std::vector<uint32_t> cpus_by_node(nodes.size(), cpus);
+  std::vector<uint32_t> tasks_by_node;
+  if (job.allocs_size() == job.nodes_size()) {
+    for (int i = 0; i < job.allocs_size(); ++i) {
+      cpus_by_node[static_cast<size_t>(i)] = job.allocs(i).cpus();
+      tasks_by_node.push_back(job.allocs(i).tasks());
+      if (job.nodes(i) == input.node_name) cpus = job.allocs(i).cpus();
+    }
+  }
 
   env.Set("ENVIRONMENT", "BATCH");
   env.Set("SLURM_JOB_ID", id);
@@ -74,8 +95,10 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   env.Set("SLURM_JOB_NUM_NODES", num_nodes);
   env.Set("SLURM_NNODES", num_nodes);
   env.Set("SLURM_CPUS_ON_NODE", std::to_string(cpus));
-  env.Set("SLURM_JOB_CPUS_PER_NODE",
-          nodes.size() > 1 ? fmt::format("{}(x{})", cpus, nodes.size()) : std::to_string(cpus));
+  env.Set("SLURM_JOB_CPUS_PER_NODE", FormatPerNodeCounts(cpus_by_node));
+  if (!tasks_by_node.empty() && spec.num_tasks() != 0) {
+    env.Set("SLURM_TASKS_PER_NODE", FormatPerNodeCounts(tasks_by_node));
+  }
   env.Set("SLURM_NODEID", "0");  // The batch script runs on the first node.
   env.Set("SLURMD_NODENAME", input.node_name);
   env.Set("SLURM_SUBMIT_DIR", spec.work_dir());

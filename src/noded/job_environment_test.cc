@@ -65,6 +65,13 @@ TEST(JobEnvironmentTest, ExportedVariablesThenSlurmsOverridingThem) {
   EXPECT_EQ(m.count("CUDA_VISIBLE_DEVICES"), 0u);
 }
 
+TEST(JobEnvironmentTest, PerNodeCountsAsSlurmWritesThem) {
+  EXPECT_EQ(FormatPerNodeCounts({8}), "8");
+  EXPECT_EQ(FormatPerNodeCounts({8, 8, 2}), "8(x2),2");
+  EXPECT_EQ(FormatPerNodeCounts({4, 2, 2, 2, 4}), "4,2(x3),4");
+  EXPECT_EQ(FormatPerNodeCounts({}), "");
+}
+
 TEST(JobEnvironmentTest, ArrayTasksAndGpus) {
   Fixture f;
   f.job.set_array_job_id(5);

@@ -48,6 +48,7 @@ bool Take(const ClusterModel& model, NodeUsage& usage, const NodeAllocation& a) 
     usage.free_slots.Clear(s);
     --usage.free_per_socket[n.SocketOf(s)];
   }
+  usage.free_count -= static_cast<uint32_t>(a.slots.size());
   usage.free_gpus &= ~a.gpus;
   usage.free_mem_mb -= a.mem_mb;
   ++usage.allocations;
@@ -68,6 +69,7 @@ bool GiveBack(const ClusterModel& model, NodeUsage& usage, const NodeAllocation&
     usage.free_slots.Set(s);
     ++usage.free_per_socket[n.SocketOf(s)];
   }
+  usage.free_count += static_cast<uint32_t>(a.slots.size());
   usage.free_gpus |= a.gpus;
   usage.free_mem_mb += a.mem_mb;
   --usage.allocations;

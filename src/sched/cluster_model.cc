@@ -37,6 +37,7 @@ NodeUsage ClusterModel::EmptyUsage(uint32_t node) const {
   NodeUsage u;
   u.free_slots = SlotSet(n.slots(), true);
   u.free_per_socket.assign(n.sockets, n.slots_per_socket());
+  u.free_count = n.slots();
   u.free_mem_mb = n.memory_mb;
   u.free_gpus = n.gpus.size() >= 64 ? ~GpuMask{0} : (GpuMask{1} << n.gpus.size()) - 1;
   return u;
@@ -125,6 +126,7 @@ ClusterModel BuildClusterModel(const conf::ClusterConfig& config) {
       if (i >= 0) m.nodes[static_cast<size_t>(i)].leaf = static_cast<int>(leaf);
     }
   }
+  m.empty_usage = m.EmptyUsage();
   return m;
 }
 

@@ -67,6 +67,7 @@ struct NodeShape {
 struct NodeUsage {
   SlotSet free_slots;
   std::vector<uint32_t> free_per_socket;
+  uint32_t free_count = 0;  // free_slots.Count(), kept in step
   MemoryMb free_mem_mb = 0;
   GpuMask free_gpus = 0;
   uint32_t allocations = 0;       // Jobs holding part of the node
@@ -87,6 +88,9 @@ struct ClusterModel {
   std::map<std::string, uint32_t> index;
   std::vector<SwitchShape> switches;  // Empty without topology/tree
   bool memory_consumable = false;     // CR_*_Memory
+  // EmptyUsage() for every node, kept by BuildClusterModel: "could this job
+  // ever run here" is asked at every submission.
+  std::vector<NodeUsage> empty_usage;
 
   const NodeShape* Find(const std::string& name) const;
   int32_t IndexOf(const std::string& name) const;  // -1 when unknown

@@ -115,6 +115,7 @@ class FeatureExpr::Parser {
 Result<FeatureExpr> FeatureExpr::Parse(std::string_view text) {
   FeatureExpr e;
   if (Trim(text).empty()) return e;
+  e.source_ = std::string(text);
   Parser p(text, e);
   Status s = p.Run();
   if (!s.ok()) return s;

@@ -23,6 +23,8 @@ class FeatureExpr {
   static Result<FeatureExpr> Parse(std::string_view text);
 
   bool empty() const { return nodes_.empty(); }
+  // The text it was parsed from.
+  const std::string& source() const { return source_; }
   // Every feature name the expression mentions.
   std::vector<std::string> Names() const;
 
@@ -54,6 +56,7 @@ class FeatureExpr {
   std::vector<Node> nodes_;  // nodes_[0] is the root when not empty
   std::vector<std::string> bracket_;
   std::vector<Count> counts_;
+  std::string source_;
 };
 
 }  // namespace rota::sched

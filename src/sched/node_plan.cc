@@ -48,6 +48,9 @@ void TakeSlots(const NodeShape& node, const SlotSet& free, uint32_t s, uint32_t&
 }  // namespace
 
 GpuMask GpusOfType(const NodeShape& node, int type) {
+  if (type == GpuTypes::kAny) {
+    return node.gpus.size() >= kMaxGpusPerNode ? ~GpuMask{0} : (GpuMask{1} << node.gpus.size()) - 1;
+  }
   GpuMask m = 0;
   for (uint32_t i = 0; i < node.gpus.size(); ++i) {
     if (type == GpuTypes::kAny || node.gpus[i].type == type) m |= GpuMask{1} << i;
@@ -82,12 +85,13 @@ ShareNeeds NeedsOf(const NodeShape& node, const Request& req, NodeShare share) {
 }
 
 bool QuickFits(const NodeShape& node, const NodeUsage& usage, const Request& req, NodeShare share) {
+  return FitsNeeds(node, usage, req, NeedsOf(node, req, share));
+}
+
+bool FitsNeeds(const NodeShape& node, const NodeUsage& usage, const Request& req,
+               const ShareNeeds& n) {
   if (usage.held_exclusively || (req.exclusive && !usage.idle())) return false;
-  ShareNeeds n = NeedsOf(node, req, share);
-  if (n.slots > node.slots() || usage.free_slots.size() == 0) return false;
-  uint32_t free_slots =
-      std::accumulate(usage.free_per_socket.begin(), usage.free_per_socket.end(), 0u);
-  if (free_slots < n.slots || usage.free_mem_mb < n.mem_mb) return false;
+  if (usage.free_count < n.slots || usage.free_mem_mb < n.mem_mb) return false;
   if (n.gpus == 0) return true;
   if (req.gpu_type == GpuTypes::kUnknown) return false;
   return Popcount(usage.free_gpus & GpusOfType(node, req.gpu_type)) >= n.gpus;

@@ -36,6 +36,11 @@ ShareNeeds NeedsOf(const NodeShape& node, const Request& req, NodeShare share);
 // to rank thousands of nodes before placing on a few.
 bool QuickFits(const NodeShape& node, const NodeUsage& usage, const Request& req, NodeShare share);
 
+// QuickFits with the needs already worked out (they depend on the node only
+// through its layout and memory, so a scan over alike nodes computes them once).
+bool FitsNeeds(const NodeShape& node, const NodeUsage& usage, const Request& req,
+               const ShareNeeds& needs);
+
 // The exact placement of `share` on node `index`, or nullopt when it does not
 // fit (including --gres-flags=enforce-binding refusing cross-socket cores).
 std::optional<NodeAllocation> PlanNode(const ClusterModel& model, uint32_t index,

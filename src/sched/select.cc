@@ -68,16 +68,29 @@ class Chooser {
     return req_.gpus_per_node + req_.gpus_per_task * tasks;
   }
 
+  // NeedsOf the smallest share, computed again only when the node's layout
+  // differs from the last one asked about.
+  const ShareNeeds& SmallestShareNeeds(const NodeShape& node) const {
+    auto layout = std::make_tuple(node.cpus_per_slot(), node.slots(), node.memory_mb);
+    if (!cached_layout_ || *cached_layout_ != layout) {
+      uint32_t t0 = MinTasks();
+      cached_needs_ = NeedsOf(node, req_, {t0, FixedGpus(t0) + MinJobGpus()});
+      cached_layout_ = layout;
+    }
+    return cached_needs_;
+  }
+
   // Whether node `n` can take the smallest share, with its capacities.
   std::optional<Candidate> Assess(uint32_t n) const {
     const NodeShape& node = model_.nodes[n];
     const NodeUsage& u = usage_[n];
-    if (!req_.constraint.Matches([&](const std::string& f) { return node.HasFeature(f); },
+    if (!req_.constraint.empty() &&
+        !req_.constraint.Matches([&](const std::string& f) { return node.HasFeature(f); },
                                  choice_)) {
       return std::nullopt;
     }
     uint32_t t0 = MinTasks();
-    if (!QuickFits(node, u, req_, {t0, FixedGpus(t0) + MinJobGpus()})) return std::nullopt;
+    if (!FitsNeeds(node, u, req_, SmallestShareNeeds(node))) return std::nullopt;
     Candidate c;
     c.node = n;
     c.task_cap = t0;
@@ -109,16 +122,13 @@ class Chooser {
       c.gpu_cap = lo;
     }
     GpuMask of_type = req_.wants_gpus() ? GpusOfType(node, req_.gpu_type) : ~GpuMask{0};
-    uint32_t free_slots = std::accumulate(u.free_per_socket.begin(), u.free_per_socket.end(), 0u);
-    c.key = {node.weight, static_cast<uint32_t>(std::popcount(u.free_gpus & of_type)), free_slots,
+    c.key = {node.weight, static_cast<uint32_t>(std::popcount(u.free_gpus & of_type)), u.free_count,
              u.free_mem_mb, n};
     return c;
   }
 
   bool Enough(const Sum& s) const {
-    if (s.tasks < req_.tasks || s.gpus < req_.gpus_per_job) return false;
-    if (req_.nodes_fixed) return s.nodes >= req_.nodes;
-    return s.nodes >= req_.nodes;
+    return s.tasks >= req_.tasks && s.gpus >= req_.gpus_per_job && s.nodes >= req_.nodes;
   }
   bool TooMany(uint32_t nodes) const {
     if (req_.nodes_fixed) return nodes > req_.nodes;
@@ -136,8 +146,22 @@ class Chooser {
   Selection Place(std::vector<Candidate> fit, const std::vector<bool>& required) {
     Selection out;
     for (int attempt = 0; attempt < 8; ++attempt) {
-      std::sort(fit.begin(), fit.end(),
-                [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+      // Only the best few need order for most jobs: sort a prefix now and the
+      // rest when the walk below gets there.
+      auto by_key = [](const Candidate& a, const Candidate& b) { return a.key < b.key; };
+      size_t sorted = fit.size();
+      if (req_.constraint.counts().empty() && req_.nodes_fixed) {
+        sorted = std::min(fit.size(), size_t{req_.nodes} * 2 + 16);
+        std::partial_sort(fit.begin(), fit.begin() + static_cast<long>(sorted), fit.end(), by_key);
+      } else {
+        std::sort(fit.begin(), fit.end(), by_key);
+      }
+      auto ensure_sorted = [&](size_t i) {
+        if (i >= sorted && sorted < fit.size()) {
+          std::sort(fit.begin() + static_cast<long>(sorted), fit.end(), by_key);
+          sorted = fit.size();
+        }
+      };
       std::vector<const Candidate*> chosen;
       std::vector<bool> taken(fit.size(), false);
       Sum sum;
@@ -148,6 +172,19 @@ class Chooser {
       };
       for (size_t i = 0; i < fit.size(); ++i) {
         if (required[fit[i].node]) take(i);
+      }
+      if (!req_.nodes_fixed && chosen.empty() && req_.constraint.counts().empty()) {
+        // A free node count packs the job: one node when one can hold it all
+        // (the tightest such), before spreading it over several.
+        for (size_t i = 0; i < fit.size(); ++i) {
+          Sum alone;
+          Add(alone, fit[i]);
+          if (Enough(alone)) {
+            take(i);
+            sum = alone;
+            break;
+          }
+        }
       }
       for (const FeatureExpr::Count& count : req_.constraint.counts()) {
         uint32_t have = 0;
@@ -164,6 +201,7 @@ class Chooser {
         }
       }
       for (size_t i = 0; i < fit.size() && !Enough(sum); ++i) {
+        ensure_sorted(i);
         if (!taken[i] && !(req_.nodes_fixed && sum.nodes >= req_.nodes)) take(i);
       }
       if (!Enough(sum) && req_.nodes_fixed && sum.nodes == req_.nodes) {
@@ -327,6 +365,8 @@ class Chooser {
   const std::vector<NodeUsage>& usage_;
   const Request& req_;
   size_t choice_;
+  mutable std::optional<std::tuple<uint32_t, uint32_t, MemoryMb>> cached_layout_;
+  mutable ShareNeeds cached_needs_;
 };
 
 }  // namespace

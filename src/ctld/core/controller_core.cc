@@ -12,6 +12,7 @@
 #include "model/job_state.h"
 #include "model/pending_reason.h"
 #include "model/wire_encoding.h"
+#include "sched/select.h"
 
 namespace rota::ctld {
 namespace {
@@ -81,7 +82,12 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) {
-      nodes_.Allocate(*job);
+      if (job->allocs_size() != job->nodes_size()) {
+        // Recorded before allocations were exact: placed again from its counts.
+        std::vector<wire::NodeAlloc> allocs = nodes_.LegacyAllocs(*job);
+        Mutable(id).mutable_allocs()->Assign(allocs.begin(), allocs.end());
+      }
+      nodes_.Allocate(*jobs_.at(id));
       if (job->time_limit_s() >= 0) NoteWake(job->end_time());
     } else if (job->state() == wire::JOB_STATE_PENDING) {
       NoteWake(job->spec().begin_time());
@@ -243,8 +249,9 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     if (!known) return InvalidArgument("Invalid qos specification");
   }
 
-  Result<JobShape> shape = ShapeJob(spec, *partition, *config_);
+  Result<JobShape> shape = ShapeJob(spec, *partition, *config_, nodes_.model());
   if (!shape.ok()) return shape.status();
+  ROTA_RETURN_IF_ERROR(CheckCanEverRun(*shape, *partition, nodes_.model()));
 
   std::optional<model::ArraySpec> array;
   if (!spec.array().empty()) {
@@ -276,10 +283,16 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     // Would it start now, and where? (Later starts need the backfill planner.)
     response.set_job_id(next_job_id_);
     Candidates c = CandidatesFor(*partition);
-    if (std::optional<sched::Placement> p = sched::FirstFit(c.free, shape->request)) {
+    sched::Selection s = sched::Select(nodes_.model(), nodes_.usage(), c.usable, shape->request);
+    if (s.allocation) {
       response.set_test_only_start(now);
-      response.set_test_only_cpus(shape->total_cpus);
-      for (size_t i : p->node_indices) response.add_test_only_nodes(c.free[i].name);
+      uint32_t cpus = 0;
+      for (const sched::NodeAllocation& a : s.allocation->nodes) {
+        cpus +=
+            static_cast<uint32_t>(a.slots.size()) * nodes_.model().nodes[a.node].cpus_per_slot();
+        response.add_test_only_nodes(nodes_.model().nodes[a.node].name);
+      }
+      response.set_test_only_cpus(cpus);
     }
     return response;
   }
@@ -300,7 +313,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     job.set_array_pending(array->tasks.ToString());
     job.set_array_max_running(array->max_running);
   }
-  job.set_req_nodes(shape->request.nodes);
+  job.set_req_nodes(shape->nodes);
   if (job.spec().hold()) {  // --hold is a user hold, whoever submits.
     job.set_priority(0);
     job.set_reason(std::string(model::reason::kJobHeldUser));

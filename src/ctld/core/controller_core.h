@@ -97,12 +97,10 @@ class ControllerCore {
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);
 
-  // The partition's usable nodes as placement candidates, in Slurm's preference
-  // (Weight, then configuration order), each with its runtime; the nodes that
-  // cannot take jobs now go to `unavailable`.
+  // The partition's nodes that can take jobs now (indices into the node
+  // table's model); the others' names go to `unavailable`.
   struct Candidates {
-    std::vector<sched::NodeResources> free;
-    std::vector<const NodeRuntime*> runtimes;  // Parallel to `free`
+    std::vector<uint32_t> usable;
     std::vector<std::string> unavailable;
   };
   Candidates CandidatesFor(const conf::PartitionConfig& partition) const;

@@ -414,10 +414,12 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       if (p == nullptr) return "Invalid partition name specified";
       wire::JobSpec spec = updated.spec();
       spec.set_partition(value);
-      Result<JobShape> shape = ShapeJob(spec, *p, *config_);
+      Result<JobShape> shape = ShapeJob(spec, *p, *config_, nodes_.model());
       if (!shape.ok()) return shape.status().message();
+      Status can_run = CheckCanEverRun(*shape, *p, nodes_.model());
+      if (!can_run.ok()) return can_run.message();
       *updated.mutable_spec() = spec;
-      updated.set_req_nodes(shape->request.nodes);
+      updated.set_req_nodes(shape->nodes);
     } else if (EqualsIgnoreCase(key, "Nice")) {
       std::optional<int64_t> nice = ParseInt(value);
       if (!nice || *nice < -2147483645 || *nice > 2147483645) return "Invalid nice value";

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 
+#include "common/duration.h"
 #include "common/gres_spec.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
+#include "sched/select.h"
 
 namespace rota::ctld {
 namespace {
@@ -16,7 +18,7 @@ struct GpuAsk {
   uint32_t count = 0;
 };
 
-// "[type:]N" as --gpus, --gpus-per-node and --gpus-per-task take it.
+// "[type:]N" as --gpus, --gpus-per-node, --gpus-per-task and --gpus-per-socket take it.
 Result<GpuAsk> ParseGpuCount(const std::string& text) {
   size_t colon = text.rfind(':');
   GpuAsk ask;
@@ -26,9 +28,10 @@ Result<GpuAsk> ParseGpuCount(const std::string& text) {
     count = std::string_view(text).substr(colon + 1);
     // "gpu:a100:2" is accepted too.
     if (StartsWithIgnoreCase(ask.type, "gpu:")) ask.type = ask.type.substr(4);
+    if (EqualsIgnoreCase(ask.type, "gpu")) ask.type.clear();
   }
   std::optional<uint64_t> n = ParseUint(count);
-  if (!n || *n > UINT32_MAX) return InvalidArgument(kInvalidGres);
+  if (!n || *n > sched::kMaxGpusPerNode * 100000ull) return InvalidArgument(kInvalidGres);
   ask.count = static_cast<uint32_t>(*n);
   return ask;
 }
@@ -37,73 +40,84 @@ uint32_t CeilDiv(uint64_t a, uint64_t b) {
   return b == 0 ? 0 : static_cast<uint32_t>((a + b - 1) / b);
 }
 
-bool MemoryIsConsumable(const conf::ClusterConfig& config) {
-  for (const std::string& p : config.settings.select_type_parameters) {
-    if (p.find("Memory") != std::string::npos) return true;
+Status ApplyConstraint(const std::string& text, const sched::ClusterModel& model,
+                       sched::Request& req) {
+  Result<sched::FeatureExpr> expr = sched::FeatureExpr::Parse(text);
+  if (!expr.ok()) return InvalidArgument(kInvalidFeature);
+  for (const std::string& f : expr->Names()) {
+    bool known = std::any_of(model.nodes.begin(), model.nodes.end(),
+                             [&](const sched::NodeShape& n) { return n.HasFeature(f); });
+    if (!known) return InvalidArgument(kInvalidFeature);
   }
-  return false;
+  req.constraint = std::move(expr).value();
+  return Status::Ok();
 }
 
-// --constraint: "a&b", "a,b" (all), "a|b" and "[a|b]" (one of), "a*2" (counted: a).
-Status ApplyConstraint(const std::string& text, const conf::ClusterConfig& config,
-                       sched::ResourceRequest& req) {
-  std::string cleaned;
-  for (char c : text) {
-    if (c != '[' && c != ']' && c != '(' && c != ')') cleaned += c;
+Status ApplyNodeNames(const std::string& text, const sched::ClusterModel& model,
+                      std::vector<uint32_t>& out) {
+  Result<std::vector<std::string>> names = ExpandHostlist(text);
+  if (!names.ok()) return InvalidArgument(kInvalidNodeName);
+  for (const std::string& n : *names) {
+    int32_t i = model.IndexOf(n);
+    if (i < 0) return InvalidArgument(kInvalidNodeName);
+    out.push_back(static_cast<uint32_t>(i));
   }
-  auto known = [&](const std::string& f) {
-    return std::any_of(config.nodes.begin(), config.nodes.end(), [&](const conf::NodeConfig& n) {
-      return std::find(n.features.begin(), n.features.end(), f) != n.features.end();
-    });
-  };
-  std::string and_separated = cleaned;
-  std::replace(and_separated.begin(), and_separated.end(), ',', '&');
-  for (std::string_view clause : Split(and_separated, '&')) {
-    std::vector<std::string> options;
-    for (std::string_view option : Split(clause, '|')) {
-      std::string name(Trim(option.substr(0, option.find('*'))));
-      if (name.empty() || !known(name)) return InvalidArgument(kInvalidFeature);
-      options.push_back(name);
-    }
-    if (options.size() == 1) {
-      req.required_features.push_back(options[0]);
-    } else {
-      req.any_of_features.push_back(options);
-    }
-  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return Status::Ok();
+}
+
+// The memory rule: --mem, --mem-per-cpu, --mem-per-gpu, else DefMemPerCPU,
+// else the whole node (Slurm's default without DefMemPerCPU).
+void ApplyMemory(const wire::JobSpec& spec, const conf::PartitionConfig& partition,
+                 const conf::ClusterConfig& config, const sched::ClusterModel& model,
+                 sched::Request& req) {
+  using sched::MemoryRule;
+  if (!model.memory_consumable) return;
+  std::optional<MemoryMb> def_per_cpu =
+      partition.def_mem_per_cpu ? partition.def_mem_per_cpu : config.settings.def_mem_per_cpu;
+  if (spec.mem_given() && spec.mem_per_node_mb() == 0) {
+    req.memory = MemoryRule::kWholeNode;
+  } else if (spec.mem_per_node_mb() > 0) {
+    req.memory = MemoryRule::kPerNode;
+    req.mem_mb = spec.mem_per_node_mb();
+  } else if (spec.mem_per_cpu_mb() > 0) {
+    req.memory = MemoryRule::kPerCpu;
+    req.mem_mb = spec.mem_per_cpu_mb();
+  } else if (spec.mem_per_gpu_mb() > 0) {
+    req.memory = MemoryRule::kPerGpu;
+    req.mem_mb = spec.mem_per_gpu_mb();
+  } else if (def_per_cpu) {
+    req.memory = MemoryRule::kPerCpu;
+    req.mem_mb = *def_per_cpu;
+  } else {
+    req.memory = MemoryRule::kWholeNode;
+  }
 }
 
 }  // namespace
 
-sched::NodeResources ConfiguredResources(const conf::NodeConfig& node) {
-  sched::NodeResources r;
-  r.name = node.name;
-  r.cpus = node.cpus;
-  r.mem_mb = node.real_memory_mb;
-  r.weight = node.weight;
-  r.features.insert(node.features.begin(), node.features.end());
-  for (const GresSpec& g : node.gres) {
-    if (EqualsIgnoreCase(g.name, "gpu")) r.gpus_by_type[g.type] += static_cast<uint32_t>(g.count);
+std::vector<uint32_t> PartitionNodeIndices(const conf::PartitionConfig& partition,
+                                           const sched::ClusterModel& model) {
+  std::vector<uint32_t> out;
+  out.reserve(partition.nodes.size());
+  for (const std::string& name : partition.nodes) {
+    int32_t i = model.IndexOf(name);
+    if (i >= 0) out.push_back(static_cast<uint32_t>(i));
   }
-  return r;
+  return out;
 }
 
 Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig& partition,
-                          const conf::ClusterConfig& config) {
+                          const conf::ClusterConfig& config, const sched::ClusterModel& model) {
   JobShape shape;
-  sched::ResourceRequest& req = shape.request;
-  std::vector<sched::NodeResources> candidates;
+  sched::Request& req = shape.request;
+  const std::vector<uint32_t> candidates = PartitionNodeIndices(partition, model);
   uint32_t max_node_cpus = 1;
-  for (const std::string& name : partition.nodes) {
-    candidates.push_back(ConfiguredResources(*config.FindNode(name)));
-    max_node_cpus = std::max(max_node_cpus, candidates.back().cpus);
-  }
+  for (uint32_t i : candidates) max_node_cpus = std::max(max_node_cpus, model.nodes[i].cpus());
 
-  // GPUs per node, from whichever denominator the user chose.
-  GpuAsk per_node;
-  GpuAsk per_job;
-  GpuAsk per_task;
+  // GPUs, by whichever denominators the user chose.
+  GpuAsk per_node, per_job, per_task, per_socket;
   if (!spec.gres().empty()) {
     Result<std::vector<GresSpec>> gres = ParseGresList(spec.gres());
     if (!gres.ok()) return InvalidArgument(kInvalidGres);
@@ -114,90 +128,96 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   }
   for (auto [text, target] :
        {std::pair{&spec.gpus_per_node(), &per_node}, std::pair{&spec.gpus(), &per_job},
-        std::pair{&spec.gpus_per_task(), &per_task}}) {
+        std::pair{&spec.gpus_per_task(), &per_task},
+        std::pair{&spec.gpus_per_socket(), &per_socket}}) {
     if (text->empty()) continue;
     Result<GpuAsk> ask = ParseGpuCount(*text);
     if (!ask.ok()) return ask.status();
     *target = *ask;
   }
-
-  uint32_t cpus_per_task = std::max(1u, spec.cpus_per_task());
-  uint32_t nodes = spec.min_nodes();
-  uint32_t tasks = spec.num_tasks();
-  if (tasks == 0)
-    tasks = spec.ntasks_per_node() > 0 ? spec.ntasks_per_node() * std::max(1u, nodes)
-                                       : std::max(1u, nodes);
-  if (nodes == 0) {
-    // Spread over as many nodes as the biggest node's CPUs require, as Slurm does for -n.
-    uint32_t per_node_tasks = spec.ntasks_per_node() > 0 ? spec.ntasks_per_node() : 0;
-    nodes = per_node_tasks > 0
-                ? CeilDiv(tasks, per_node_tasks)
-                : std::max(1u, CeilDiv(uint64_t{tasks} * cpus_per_task, max_node_cpus));
+  std::string type;
+  for (const GpuAsk* a : {&per_node, &per_job, &per_task, &per_socket}) {
+    if (!a->type.empty()) type = a->type;
   }
-  shape.num_tasks = tasks;
-  req.nodes = nodes;
-  uint32_t tasks_per_node =
-      spec.ntasks_per_node() > 0 ? spec.ntasks_per_node() : CeilDiv(tasks, nodes);
+  req.gpu_type = model.gpu_types.Find(type);
+  req.gpus_per_node = per_node.count;
+  req.gpus_per_job = per_job.count;
+  req.gpus_per_task = per_task.count;
+  req.gpus_per_socket = per_socket.count;
+  req.sockets_per_node = spec.sockets_per_node();
+  req.cpus_per_gpu = spec.cpus_per_gpu();
+  req.cpus_per_task = std::max(1u, spec.cpus_per_task());
 
-  req.gpu_type = !per_node.type.empty()  ? per_node.type
-                 : !per_job.type.empty() ? per_job.type
-                                         : per_task.type;
-  req.gpus_per_node =
-      std::max({per_node.count, CeilDiv(per_job.count, nodes), per_task.count * tasks_per_node});
-  req.cpus_per_node = tasks_per_node * cpus_per_task;
-  if (spec.cpus_per_gpu() > 0)
-    req.cpus_per_node = std::max(req.cpus_per_node, spec.cpus_per_gpu() * req.gpus_per_node);
-
-  if (MemoryIsConsumable(config)) {
-    std::optional<MemoryMb> def_per_cpu =
-        partition.def_mem_per_cpu ? partition.def_mem_per_cpu : config.settings.def_mem_per_cpu;
-    if (spec.mem_given() && spec.mem_per_node_mb() == 0) {
-      req.whole_node_memory = true;
-    } else if (spec.mem_per_node_mb() > 0) {
-      req.mem_per_node_mb = spec.mem_per_node_mb();
-    } else if (spec.mem_per_cpu_mb() > 0) {
-      req.mem_per_node_mb = spec.mem_per_cpu_mb() * req.cpus_per_node;
-    } else if (spec.mem_per_gpu_mb() > 0) {
-      req.mem_per_node_mb = spec.mem_per_gpu_mb() * req.gpus_per_node;
-    } else if (def_per_cpu) {
-      req.mem_per_node_mb = *def_per_cpu * req.cpus_per_node;
-    } else {
-      req.whole_node_memory = true;  // Slurm's default without DefMemPerCPU: the whole node.
-    }
-  }
-  req.exclusive = spec.exclusive() || partition.oversubscribe == "EXCLUSIVE";
-  if (!spec.constraint().empty())
-    ROTA_RETURN_IF_ERROR(ApplyConstraint(spec.constraint(), config, req));
-
-  for (auto [text, target] : {std::pair{&spec.nodelist(), &req.required_nodes},
-                              std::pair{&spec.exclude(), &req.excluded_nodes}}) {
-    if (text->empty()) continue;
-    Result<std::vector<std::string>> names = ExpandHostlist(*text);
-    if (!names.ok()) return InvalidArgument(kInvalidNodeName);
-    for (const std::string& n : *names) {
-      if (config.FindNode(n) == nullptr) return InvalidArgument(kInvalidNodeName);
-      target->insert(n);
-    }
-  }
-  for (const std::string& n : req.required_nodes) {
-    if (std::find(partition.nodes.begin(), partition.nodes.end(), n) == partition.nodes.end()) {
+  // Nodes and tasks.
+  std::vector<uint32_t> required;
+  if (!spec.nodelist().empty())
+    ROTA_RETURN_IF_ERROR(ApplyNodeNames(spec.nodelist(), model, required));
+  if (!spec.exclude().empty())
+    ROTA_RETURN_IF_ERROR(ApplyNodeNames(spec.exclude(), model, req.excluded_nodes));
+  for (uint32_t r : required) {
+    if (std::find(candidates.begin(), candidates.end(), r) == candidates.end()) {
       return InvalidArgument(kNodeConfigNotAvailable);
     }
   }
-  req.nodes = std::max<uint32_t>(req.nodes, req.required_nodes.size());
-  shape.total_cpus = req.cpus_per_node * req.nodes;
-  shape.total_gpus = req.gpus_per_node * req.nodes;
-
-  // Could each node's share ever fit on some node of the partition?
-  sched::ResourceRequest one = req;
-  one.nodes = std::min<uint32_t>(std::max<uint32_t>(1, req.required_nodes.size()), req.nodes);
-  if (!sched::FirstFit(candidates, one)) {
-    one.mem_per_node_mb = 0;
-    if (sched::FirstFit(candidates, one)) {
-      return InvalidArgument(fmt::format("{}\n{}", kMemoryNotSatisfiable, kNodeConfigNotAvailable));
+  req.required_nodes = required;
+  uint32_t min_nodes = std::max<uint32_t>(spec.min_nodes(), required.size());
+  uint32_t tasks = spec.num_tasks();
+  const uint32_t tpn = spec.ntasks_per_node();
+  if (spec.ntasks_per_gpu() > 0) {
+    // Tasks from GPUs, or GPUs from tasks.
+    if (tasks > 0 && !req.wants_gpus()) {
+      req.gpus_per_job = CeilDiv(tasks, spec.ntasks_per_gpu());
+    } else if (tasks == 0) {
+      uint32_t gpus =
+          req.gpus_per_job > 0 ? req.gpus_per_job : req.gpus_per_node * std::max(1u, min_nodes);
+      tasks = spec.ntasks_per_gpu() * std::max(1u, gpus);
     }
+  }
+  if (min_nodes > 0 || (tpn > 0 && tasks > 0)) {
+    req.nodes_fixed = spec.max_nodes() == 0 || spec.max_nodes() <= min_nodes;
+    req.nodes = std::max(min_nodes, tpn > 0 && tasks > 0 ? CeilDiv(tasks, tpn) : 1u);
+    if (!req.nodes_fixed) req.max_nodes = spec.max_nodes();
+  } else {
+    req.nodes_fixed = tasks <= 1 && req.gpus_per_job == 0;
+    req.nodes = 1;
+    req.max_nodes = spec.max_nodes();
+  }
+  if (tasks == 0) tasks = tpn > 0 ? tpn * req.nodes : req.nodes;
+  tasks = std::max(tasks, req.nodes);
+  req.tasks = tasks;
+  req.tasks_per_node = tpn;
+  shape.num_tasks = tasks;
+  shape.nodes =
+      req.nodes_fixed
+          ? req.nodes
+          : std::max(req.nodes, CeilDiv(uint64_t{tasks} * req.cpus_per_task, max_node_cpus));
+
+  ApplyMemory(spec, partition, config, model, req);
+  req.exclusive = spec.exclusive() || partition.oversubscribe == "EXCLUSIVE";
+  req.enforce_binding = spec.gres_flags().find("enforce-binding") != std::string::npos;
+  if (!spec.constraint().empty())
+    ROTA_RETURN_IF_ERROR(ApplyConstraint(spec.constraint(), model, req));
+  if (!spec.switches().empty()) {
+    size_t at = spec.switches().find('@');
+    req.max_leaf_switches =
+        static_cast<uint32_t>(ParseUint(spec.switches().substr(0, at)).value_or(0));
+    if (at != std::string::npos) {
+      Result<DurationSecs> wait = ParseDuration(spec.switches().substr(at + 1));
+      if (wait.ok()) shape.switches_wait_s = *wait;
+    }
+  }
+  if (req.wants_gpus() && req.gpu_type == sched::GpuTypes::kUnknown) {
     return InvalidArgument(kNodeConfigNotAvailable);
   }
+
+  // The estimates shown while pending.
+  uint32_t tasks_per_node = tpn > 0 ? tpn : CeilDiv(tasks, shape.nodes);
+  uint32_t gpus_per_node = std::max({req.gpus_per_node + req.gpus_per_task * tasks_per_node,
+                                     CeilDiv(req.gpus_per_job, shape.nodes),
+                                     req.gpus_per_socket * std::max(1u, req.sockets_per_node)});
+  shape.total_gpus = std::max(req.gpus_per_job, gpus_per_node * shape.nodes);
+  shape.total_cpus =
+      std::max<uint32_t>(tasks * req.cpus_per_task, req.cpus_per_gpu * shape.total_gpus);
 
   // Limits of the partition hold the job pending rather than refusing it.
   int64_t limit = spec.time_limit_s();
@@ -210,12 +230,39 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
       partition.max_time != kInfiniteDuration && (limit < 0 || limit > partition.max_time);
   if (over_time) {
     shape.partition_reason = "PartitionTimeLimit";
-  } else if (partition.max_nodes != conf::kUnlimitedCount && req.nodes > partition.max_nodes) {
+  } else if (partition.max_nodes != conf::kUnlimitedCount && shape.nodes > partition.max_nodes) {
     shape.partition_reason = "PartitionNodeLimit";
-  } else if (req.nodes > partition.nodes.size()) {
+  } else if (req.nodes > candidates.size()) {
     shape.partition_reason = "PartitionConfig";
   }
+
   return shape;
+}
+
+Status CheckCanEverRun(const JobShape& shape, const conf::PartitionConfig& partition,
+                       const sched::ClusterModel& model) {
+  // On the partition's nodes with nothing else running. A request for more
+  // nodes than the partition has pends (PartitionConfig); then each node's
+  // share alone must fit somewhere.
+  const std::vector<uint32_t> candidates = PartitionNodeIndices(partition, model);
+  const sched::Request& req = shape.request;
+  sched::Request probe = req;
+  probe.switches_wait_over = true;
+  if (req.nodes > candidates.size()) {
+    probe.nodes = 1;
+    probe.nodes_fixed = true;
+    probe.tasks =
+        std::max(1u, req.tasks_per_node > 0 ? req.tasks_per_node : CeilDiv(req.tasks, shape.nodes));
+    probe.gpus_per_job = CeilDiv(req.gpus_per_job, req.nodes);
+    probe.required_nodes.clear();
+  }
+  if (sched::Select(model, model.empty_usage, candidates, probe).allocation) return Status::Ok();
+  probe.memory = sched::MemoryRule::kNone;
+  if (req.memory != sched::MemoryRule::kNone &&
+      sched::Select(model, model.empty_usage, candidates, probe).allocation) {
+    return InvalidArgument(fmt::format("{}\n{}", kMemoryNotSatisfiable, kNodeConfigNotAvailable));
+  }
+  return InvalidArgument(kNodeConfigNotAvailable);
 }
 
 }  // namespace rota::ctld

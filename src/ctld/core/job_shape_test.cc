@@ -23,14 +23,21 @@ class JobShapeTest : public ::testing::Test {
          "PartitionName=small Nodes=g1 MaxNodes=1\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     config_ = *loaded.config;
+    model_ = sched::BuildClusterModel(*config_);
   }
 
+  // Shaped and checked, as a submission is.
   Result<JobShape> Shape(const wire::JobSpec& spec, const char* partition = "gpu") {
-    return ShapeJob(spec, *config_->FindPartition(partition), *config_);
+    const conf::PartitionConfig& p = *config_->FindPartition(partition);
+    Result<JobShape> shape = ShapeJob(spec, p, *config_, model_);
+    if (!shape.ok()) return shape;
+    ROTA_RETURN_IF_ERROR(CheckCanEverRun(*shape, p, model_));
+    return shape;
   }
 
   TempDir dir_;
   std::shared_ptr<const conf::ClusterConfig> config_;
+  sched::ClusterModel model_;
 };
 
 TEST_F(JobShapeTest, DefaultsOneTaskOneCpuDefaultMemoryAndTime) {
@@ -38,8 +45,11 @@ TEST_F(JobShapeTest, DefaultsOneTaskOneCpuDefaultMemoryAndTime) {
   Result<JobShape> s = Shape(spec);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_EQ(s->request.nodes, 1u);
-  EXPECT_EQ(s->request.cpus_per_node, 1u);
-  EXPECT_EQ(s->request.mem_per_node_mb, 1000u);
+  EXPECT_TRUE(s->request.nodes_fixed);
+  EXPECT_EQ(s->request.tasks, 1u);
+  EXPECT_EQ(s->request.cpus_per_task, 1u);
+  EXPECT_EQ(s->request.memory, sched::MemoryRule::kPerCpu);
+  EXPECT_EQ(s->request.mem_mb, 1000u);
   EXPECT_EQ(s->time_limit_s, 3600);
   EXPECT_EQ(s->partition_reason, "");
 }
@@ -47,33 +57,63 @@ TEST_F(JobShapeTest, DefaultsOneTaskOneCpuDefaultMemoryAndTime) {
 TEST_F(JobShapeTest, GpuDenominators) {
   wire::JobSpec spec;
   spec.set_gres("gpu:a100:2");
-  EXPECT_EQ(Shape(spec)->request.gpus_per_node, 2u);
+  Result<JobShape> s = Shape(spec);
+  EXPECT_EQ(s->request.gpus_per_node, 2u);
+  EXPECT_EQ(s->request.gpu_type, model_.gpu_types.Find("a100"));
   spec.clear_gres();
   spec.set_min_nodes(2);
   spec.set_gpus("5");
-  EXPECT_EQ(Shape(spec)->request.gpus_per_node, 3u);  // 5 over 2 nodes
+  s = Shape(spec);
+  EXPECT_EQ(s->request.gpus_per_job, 5u);
+  EXPECT_EQ(s->request.gpu_type, sched::GpuTypes::kAny);
+  EXPECT_EQ(s->total_gpus, 6u);  // Estimate while pending: 3 per node
   spec.clear_gpus();
   spec.set_ntasks_per_node(4);
   spec.set_gpus_per_task("1");
   spec.set_mem_per_gpu_mb(10000);
-  Result<JobShape> s = Shape(spec);
-  EXPECT_EQ(s->request.gpus_per_node, 4u);
-  EXPECT_EQ(s->request.mem_per_node_mb, 40000u);
+  s = Shape(spec);
+  EXPECT_EQ(s->request.gpus_per_task, 1u);
+  EXPECT_EQ(s->request.tasks_per_node, 4u);
+  EXPECT_EQ(s->request.memory, sched::MemoryRule::kPerGpu);
   EXPECT_EQ(s->total_gpus, 8u);
   EXPECT_EQ(s->num_tasks, 8u);
+  spec.Clear();
+  spec.set_gpus("4");
+  spec.set_ntasks_per_gpu(2);
+  EXPECT_EQ(Shape(spec)->num_tasks, 8u);
+  spec.Clear();
+  spec.set_num_tasks(6);
+  spec.set_ntasks_per_gpu(2);
+  EXPECT_EQ(Shape(spec)->request.gpus_per_job, 3u);
 }
 
-TEST_F(JobShapeTest, TasksSpreadOverNodesByCpus) {
+TEST_F(JobShapeTest, TasksWithoutANodeCountSpreadFreely) {
   wire::JobSpec spec;
   spec.set_num_tasks(100);
   Result<JobShape> s = Shape(spec);
-  EXPECT_EQ(s->request.nodes, 4u);  // 100 CPUs over 32-CPU nodes
-  EXPECT_EQ(s->request.cpus_per_node, 25u);
-  spec.set_num_tasks(1000);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_FALSE(s->request.nodes_fixed);
+  EXPECT_EQ(s->nodes, 4u);   // Estimate: 100 CPUs over 32-CPU nodes
+  spec.set_num_tasks(1000);  // 128 CPUs in all
+  EXPECT_EQ(Shape(spec).status().message(), kNodeConfigNotAvailable);
+  spec.set_num_tasks(8);
+  spec.set_min_nodes(8);  // More nodes than the partition has: pends
   EXPECT_EQ(Shape(spec)->partition_reason, "PartitionConfig");
   spec.set_num_tasks(1);
   spec.set_min_nodes(2);
   EXPECT_EQ(Shape(spec, "small")->partition_reason, "PartitionNodeLimit");
+}
+
+TEST_F(JobShapeTest, SwitchesAndBindingFlags) {
+  wire::JobSpec spec;
+  spec.set_switches("1@10:00");
+  spec.set_gres_flags("enforce-binding");
+  Result<JobShape> s = Shape(spec);
+  EXPECT_EQ(s->request.max_leaf_switches, 1u);
+  EXPECT_EQ(s->switches_wait_s, 600);
+  EXPECT_TRUE(s->request.enforce_binding);
+  spec.set_switches("2");
+  EXPECT_EQ(Shape(spec)->switches_wait_s, -1);
 }
 
 TEST_F(JobShapeTest, RefusesWhatCanNeverRun) {

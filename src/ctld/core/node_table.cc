@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
-#include "ctld/core/job_shape.h"
+#include "ctld/core/allocation_record.h"
 
 namespace rota::ctld {
 
@@ -33,19 +33,8 @@ uint32_t NodeRuntime::AllocGpus() const {
   return n;
 }
 
-sched::NodeResources NodeRuntime::Free() const {
-  sched::NodeResources r = ConfiguredResources(*config);
-  r.cpus -= std::min(r.cpus, alloc_cpus);
-  r.mem_mb -= std::min(r.mem_mb, alloc_mem_mb);
-  for (auto& [type, count] : r.gpus_by_type) {
-    auto it = alloc_gpus.find(type);
-    if (it != alloc_gpus.end()) count -= std::min(count, it->second);
-  }
-  r.idle = running_jobs == 0;
-  return r;
-}
-
-NodeTable::NodeTable(const conf::ClusterConfig& config) {
+NodeTable::NodeTable(const conf::ClusterConfig& config)
+    : model_(sched::BuildClusterModel(config)), usage_(model_.empty_usage) {
   for (const conf::NodeConfig& n : config.nodes) {
     index_[n.name] = nodes_.size();
     NodeRuntime rt;
@@ -68,29 +57,70 @@ const NodeRuntime* NodeTable::Find(const std::string& name) const {
   return it == index_.end() ? nullptr : &nodes_[it->second];
 }
 
-void NodeTable::Allocate(const wire::JobRecord& job) {
+std::vector<wire::NodeAlloc> NodeTable::LegacyAllocs(const wire::JobRecord& job) const {
+  std::vector<wire::NodeAlloc> out;
   for (int i = 0; i < job.nodes_size(); ++i) {
-    NodeRuntime* n = Find(job.nodes(i));
-    if (n == nullptr) continue;  // A node removed by reconfiguration.
-    n->alloc_cpus += job.cpus_per_node();
-    n->alloc_mem_mb += i < job.mem_by_node_mb_size() ? job.mem_by_node_mb(i) : 0;
-    if (job.gpus_per_node() > 0) n->alloc_gpus[job.gpu_type()] += job.gpus_per_node();
-    ++n->running_jobs;
+    int32_t node = model_.IndexOf(job.nodes(i));
+    if (node < 0) return {};
+    const sched::NodeShape& shape = model_.nodes[static_cast<size_t>(node)];
+    const sched::NodeUsage& u = usage_[static_cast<size_t>(node)];
+    sched::NodeAllocation a;
+    a.node = static_cast<uint32_t>(node);
+    uint32_t slots = (job.cpus_per_node() + shape.cpus_per_slot() - 1) / shape.cpus_per_slot();
+    for (uint32_t s = 0; s < shape.slots() && a.slots.size() < slots; ++s) {
+      if (u.free_slots.Test(s)) a.slots.push_back(s);
+    }
+    int type = model_.gpu_types.Find(job.gpu_type());
+    uint32_t gpus = job.gpus_per_node();
+    for (uint32_t g = 0; g < shape.gpus.size() && gpus > 0; ++g) {
+      if (((u.free_gpus >> g) & 1u) &&
+          (type == sched::GpuTypes::kAny || shape.gpus[g].type == type)) {
+        a.gpus |= sched::GpuMask{1} << g;
+        --gpus;
+      }
+    }
+    a.mem_mb = i < job.mem_by_node_mb_size() ? job.mem_by_node_mb(i) : 0;
+    a.tasks = 1;
+    out.push_back(ctld::ToRecord(model_, a));
+  }
+  return out;
+}
+
+void NodeTable::Count(NodeRuntime& n, const sched::NodeAllocation& a, int sign) {
+  const sched::NodeShape& shape = model_.nodes[a.node];
+  auto add = [sign](auto& field, uint64_t amount) {
+    using T = std::remove_reference_t<decltype(field)>;
+    field = sign > 0 ? field + static_cast<T>(amount)
+                     : field - static_cast<T>(std::min<uint64_t>(field, amount));
+  };
+  add(n.alloc_cpus, a.slots.size() * shape.cpus_per_slot());
+  add(n.alloc_mem_mb, a.mem_mb);
+  for (uint32_t g : a.gpu_indices())
+    add(n.alloc_gpus[model_.gpu_types.Name(shape.gpus[g].type)], 1);
+  add(n.running_jobs, 1);
+}
+
+void NodeTable::Allocate(const wire::JobRecord& job) {
+  for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
+    int32_t node = model_.IndexOf(job.nodes(i));
+    if (node < 0) continue;  // A node removed by reconfiguration.
+    sched::NodeAllocation a = FromRecord(model_, static_cast<uint32_t>(node), job.allocs(i));
+    // A clash (the configuration changed under running jobs) still counts the
+    // job on the node.
+    sched::NodeUsage& u = usage_[static_cast<size_t>(node)];
+    if (!sched::Take(model_, u, a)) ++u.allocations;
+    Count(nodes_[static_cast<size_t>(node)], a, +1);
   }
 }
 
 void NodeTable::Release(const wire::JobRecord& job) {
-  for (int i = 0; i < job.nodes_size(); ++i) {
-    NodeRuntime* n = Find(job.nodes(i));
-    if (n == nullptr) continue;
-    n->alloc_cpus -= std::min(n->alloc_cpus, job.cpus_per_node());
-    MemoryMb mem = i < job.mem_by_node_mb_size() ? job.mem_by_node_mb(i) : 0;
-    n->alloc_mem_mb -= std::min(n->alloc_mem_mb, mem);
-    if (job.gpus_per_node() > 0) {
-      uint32_t& g = n->alloc_gpus[job.gpu_type()];
-      g -= std::min(g, job.gpus_per_node());
-    }
-    if (n->running_jobs > 0) --n->running_jobs;
+  for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
+    int32_t node = model_.IndexOf(job.nodes(i));
+    if (node < 0) continue;
+    sched::NodeAllocation a = FromRecord(model_, static_cast<uint32_t>(node), job.allocs(i));
+    sched::NodeUsage& u = usage_[static_cast<size_t>(node)];
+    if (!sched::GiveBack(model_, u, a) && u.allocations > 0) --u.allocations;
+    Count(nodes_[static_cast<size_t>(node)], a, -1);
   }
 }
 

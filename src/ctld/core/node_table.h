@@ -11,7 +11,8 @@
 
 #include "conf/cluster_config.h"
 #include "rota.pb.h"
-#include "sched/first_fit.h"
+#include "sched/allocation.h"
+#include "sched/cluster_model.h"
 
 namespace rota::ctld {
 
@@ -40,7 +41,6 @@ struct NodeRuntime {
   // As scontrol prints it: IDLE, MIXED, ALLOCATED, DOWN, UNKNOWN, with "+DRAIN"
   // and a "*" suffix when the node daemon does not answer ("IDLE+DRAIN", "DOWN*").
   std::string StateName() const;
-  sched::NodeResources Free() const;
   uint32_t AllocGpus() const;
 };
 
@@ -53,17 +53,29 @@ class NodeTable {
   std::vector<NodeRuntime>& nodes() { return nodes_; }
   const std::vector<NodeRuntime>& nodes() const { return nodes_; }
 
-  // Takes the job's allocation (record fields nodes, cpus_per_node,
-  // mem_by_node_mb, gpus_per_node, gpu_type) / gives it back.
+  // The cluster as the selection sees it, and what is free on each node
+  // (parallel to nodes()).
+  const sched::ClusterModel& model() const { return model_; }
+  const std::vector<sched::NodeUsage>& usage() const { return usage_; }
+
+  // Takes the job's allocation (record fields nodes and allocs) / gives it back.
   void Allocate(const wire::JobRecord& job);
   void Release(const wire::JobRecord& job);
+  // For a running job recorded before allocations were exact (counts only):
+  // its allocs, lowest free ids first. Empty when a node is gone.
+  std::vector<wire::NodeAlloc> LegacyAllocs(const wire::JobRecord& job) const;
 
   wire::NodeRecord ToRecord(const NodeRuntime& n) const;
   void ApplyRecord(const wire::NodeRecord& r);
 
  private:
+  // Keeps the runtime's counters (shown by scontrol and sinfo) in step.
+  void Count(NodeRuntime& n, const sched::NodeAllocation& a, int sign);
+
   std::vector<NodeRuntime> nodes_;
   std::map<std::string, size_t> index_;
+  sched::ClusterModel model_;
+  std::vector<sched::NodeUsage> usage_;
 };
 
 }  // namespace rota::ctld

@@ -7,12 +7,14 @@
 
 #include "common/hostlist.h"
 #include "common/strings.h"
+#include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_state.h"
 #include "model/pending_reason.h"
+#include "sched/select.h"
 
 namespace rota::ctld {
 namespace {
@@ -205,28 +207,14 @@ uint32_t ControllerCore::RunningArrayTasks(uint32_t array_job_id) const {
 
 ControllerCore::Candidates ControllerCore::CandidatesFor(
     const conf::PartitionConfig& partition) const {
-  Candidates unordered;
-  for (const std::string& name : partition.nodes) {
-    const NodeRuntime* n = nodes_.Find(name);
-    if (n == nullptr) continue;
-    if (!n->Usable()) {
-      unordered.unavailable.push_back(name);
-      continue;
-    }
-    unordered.free.push_back(n->Free());
-    unordered.runtimes.push_back(n);
-  }
-  // Weight first, then configuration order (stable), as Slurm prefers nodes.
-  std::vector<size_t> order(unordered.free.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return unordered.free[a].weight < unordered.free[b].weight;
-  });
   Candidates c;
-  c.unavailable = std::move(unordered.unavailable);
-  for (size_t i : order) {
-    c.free.push_back(std::move(unordered.free[i]));
-    c.runtimes.push_back(unordered.runtimes[i]);
+  for (uint32_t i : PartitionNodeIndices(partition, nodes_.model())) {
+    const NodeRuntime& n = nodes_.nodes()[i];
+    if (n.Usable()) {
+      c.usable.push_back(i);
+    } else {
+      c.unavailable.push_back(n.config->name);
+    }
   }
   return c;
 }
@@ -234,16 +222,21 @@ ControllerCore::Candidates ControllerCore::CandidatesFor(
 bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
   const conf::PartitionConfig* partition = config_->FindPartition(pending.spec().partition());
-  Result<JobShape> shape = ShapeJob(pending.spec(), *partition, *config_);
+  Result<JobShape> shape = ShapeJob(pending.spec(), *partition, *config_, nodes_.model());
   if (!shape.ok()) {
     *reason = std::string(model::reason::kPartitionConfig);
     return false;
   }
+  sched::Request& req = shape->request;
+  // --switches=N@T: after T pending, take what the topology offers.
+  req.switches_wait_over =
+      shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
   Candidates c = CandidatesFor(*partition);
-  std::optional<sched::Placement> placement = sched::FirstFit(c.free, shape->request);
-  if (!placement) {
-    bool blocked_by_down =
-        !c.unavailable.empty() && (c.free.empty() || shape->request.required_nodes.size() > 0);
+  sched::Selection selection = sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
+  if (!selection.allocation) {
+    bool required_down = std::any_of(req.required_nodes.begin(), req.required_nodes.end(),
+                                     [&](uint32_t n) { return !nodes_.nodes()[n].Usable(); });
+    bool blocked_by_down = !c.unavailable.empty() && (c.usable.empty() || required_down);
     *reason = blocked_by_down
                   ? fmt::format("{}, UnavailableNodes:{}", model::reason::kReqNodeNotAvail,
                                 CompressHostlist(c.unavailable))
@@ -253,43 +246,7 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
 
   uint32_t id = pending.array_meta() ? SplitArrayTask(job_id, std::nullopt, effects) : job_id;
   wire::JobRecord& job = Mutable(id);
-  const sched::ResourceRequest& req = shape->request;
-  job.clear_nodes();
-  job.clear_mem_by_node_mb();
-  for (size_t i : placement->node_indices) {
-    const sched::NodeResources& node = c.free[i];
-    job.add_nodes(node.name);
-    MemoryMb mem =
-        req.whole_node_memory ? c.runtimes[i]->config->real_memory_mb : req.mem_per_node_mb;
-    if (req.exclusive) mem = c.runtimes[i]->config->real_memory_mb;
-    job.add_mem_by_node_mb(mem);
-  }
-  const sched::NodeResources& first = c.free[placement->node_indices.front()];
-  uint32_t cpus_per_node = req.exclusive ? first.cpus : req.cpus_per_node;
-  job.set_cpus_per_node(cpus_per_node);
-  job.set_gpus_per_node(req.gpus_per_node);
-  std::string gpu_type = req.gpu_type;
-  if (gpu_type.empty() && req.gpus_per_node > 0) {
-    for (const auto& [type, count] : first.gpus_by_type) {
-      if (count >= req.gpus_per_node) {
-        gpu_type = type;
-        break;
-      }
-    }
-  }
-  job.set_gpu_type(gpu_type);
-  job.set_alloc_cpus(cpus_per_node * job.nodes_size());
-  job.set_alloc_gpus(req.gpus_per_node * job.nodes_size());
-  MemoryMb total_mem = 0;
-  for (uint64_t m : job.mem_by_node_mb()) total_mem += m;
-  job.set_alloc_mem_mb(total_mem);
-  std::string tres = fmt::format("cpu={},mem={},node={},billing={}", job.alloc_cpus(),
-                                 FormatMemoryMb(total_mem), job.nodes_size(), job.alloc_cpus());
-  if (job.alloc_gpus() > 0) {
-    tres += fmt::format(",gres/gpu={}", job.alloc_gpus());
-    if (!gpu_type.empty()) tres += fmt::format(",gres/gpu:{}={}", gpu_type, job.alloc_gpus());
-  }
-  job.set_alloc_tres(tres);
+  RecordAllocation(nodes_.model(), *selection.allocation, job);
   job.set_state(wire::JOB_STATE_RUNNING);
   job.set_reason(std::string(model::reason::kNone));
   job.set_start_time(now);
