@@ -11,6 +11,7 @@ packages=(
   libfmt-dev libspdlog-dev nlohmann-json3-dev
   libprotobuf-dev protobuf-compiler libasio-dev
   libssl-dev libmunge-dev munge zlib1g-dev
+  libhwloc-dev
 )
 
 missing=()

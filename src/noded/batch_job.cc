@@ -108,6 +108,12 @@ Result<CageLimits> BatchJob::LimitsFor() const {
       Result<DeviceRule> rule = DeviceRuleFor(gpu.file);
       if (!rule.ok()) return rule.status();
       allowed.push_back(*rule);
+      // A MIG instance is reached through its parent GPU's node as well.
+      if (!gpu.parent_file.empty()) {
+        Result<DeviceRule> parent = DeviceRuleFor(gpu.parent_file);
+        if (!parent.ok()) return parent.status();
+        allowed.push_back(*parent);
+      }
     }
     limits.allowed_devices = std::move(allowed);
   }

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -21,9 +22,18 @@
 namespace rota::noded {
 
 struct GpuDevice {
+  GpuDevice() = default;
+  GpuDevice(uint32_t index_in, std::string type_in, std::string file_in)
+      : index(index_in), type(std::move(type_in)), file(std::move(file_in)) {}
+
   uint32_t index = 0;
   std::string type;  // "" when untyped.
   std::string file;  // Device node ("/dev/nvidia3"); "" for count-only GPUs.
+  // What discovery adds (gpu_inventory.h); empty when unknown.
+  std::vector<uint32_t> cpus;   // CPU ids close to the GPU (NVML's affinity).
+  std::vector<uint32_t> cores;  // gres.conf Cores= of the GPU's line.
+  std::string uuid;             // "GPU-…", or "MIG-…" for a MIG instance.
+  std::string parent_file;      // A MIG instance's parent device node, needed too.
 };
 
 class GpuAllocator {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/strings.h"
+#include "noded/cpu_topology.h"
 
 namespace rota::noded {
 namespace {
@@ -43,12 +44,31 @@ std::optional<uint64_t> ParseMemTotalMb(std::string_view meminfo) {
   return *kb / 1024;
 }
 
-HostFacts ReadHostFacts() {
+HostFacts ReadHostFacts(std::string* hwloc_error) {
   HostFacts facts;
   facts.boot_time = ParseBootTime(ReadWholeFile("/proc/stat")).value_or(0);
+  // MemTotal first: it is what the kernel can hand out, and hwloc's sum over
+  // NUMA nodes misses memory on some virtual machines.
   facts.memory_mb = ParseMemTotalMb(ReadWholeFile("/proc/meminfo")).value_or(0);
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  facts.cpus = online > 0 ? static_cast<uint32_t>(online) : 0;
+  if (hwloc_error != nullptr) hwloc_error->clear();
+  std::optional<CpuTopology> shape;
+  if (Result<CpuTopology> hwloc = ReadCpuTopologyWithHwloc(); hwloc.ok()) {
+    shape = *hwloc;
+    if (facts.memory_mb == 0) facts.memory_mb = hwloc->memory_mb;
+  } else {
+    if (hwloc_error != nullptr) *hwloc_error = hwloc.status().message();
+    shape = ParseCpuInfoTopology(ReadWholeFile("/proc/cpuinfo"));
+  }
+  if (shape) {
+    facts.cpus = shape->cpus;
+    facts.sockets = shape->sockets;
+    facts.cores_per_socket = shape->cores_per_socket;
+    facts.threads_per_core = shape->threads_per_core;
+  }
+  if (facts.cpus == 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    facts.cpus = online > 0 ? static_cast<uint32_t>(online) : 0;
+  }
   return facts;
 }
 

@@ -13,10 +13,13 @@ TEST(HostFactsTest, ReadsBootTimeAndMemory) {
 }
 
 TEST(HostFactsTest, ThisHostHasSome) {
-  HostFacts facts = ReadHostFacts();
+  std::string hwloc_error = "not cleared";
+  HostFacts facts = ReadHostFacts(&hwloc_error);
+  EXPECT_EQ(hwloc_error, "");
   EXPECT_GT(facts.boot_time, 0);
   EXPECT_GT(facts.cpus, 0u);
   EXPECT_GT(facts.memory_mb, 0u);
+  EXPECT_EQ(facts.sockets * facts.cores_per_socket * facts.threads_per_core, facts.cpus);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "common/log.h"
@@ -64,6 +65,9 @@ int main(int argc, char** argv) {
     Usage(stderr);
     return 1;
   }
+
+  // Tests and demos give a daemon pretend GPUs (docs/configuration.md).
+  if (const char* fake_gpus = std::getenv("ROTA_FAKE_GPUS")) options.fake_gpus_file = fake_gpus;
 
   rota::InitLogging("rotad", level);
   // Signals are taken synchronously below; block them before any thread

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "noded/gpu_inventory.h"
 #include "noded/host_facts.h"
 #include "noded/node_script.h"
 
@@ -64,17 +65,12 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
 
   d->options_.heartbeat_interval =
       std::min(options.heartbeat_interval, settings->heartbeat_interval);
-  std::vector<GpuDevice> inventory = GpuAllocator::InventoryOf(**config, options.node_name);
-  if (!settings->config_overrides) {
-    // Report what is there: the controller drains a node short of its
-    // configuration, rather than have its jobs fail here one by one.
-    std::vector<std::string> missing;
-    inventory = GpuAllocator::Present(std::move(inventory), &missing);
-    for (const std::string& file : missing) {
-      spdlog::error("GPU device {} of gres.conf is not there; not counted", file);
-    }
-  }
-  d->gpus_ = std::make_unique<GpuAllocator>(std::move(inventory));
+  GpuInventoryOptions gpu_options;
+  gpu_options.fake_gpus_file = options.fake_gpus_file;
+  gpu_options.config_overrides = settings->config_overrides;
+  GpuInventory inventory = TakeGpuInventory(**config, options.node_name, gpu_options);
+  for (const std::string& warning : inventory.warnings) spdlog::warn("GPUs: {}", warning);
+  d->gpus_ = std::make_unique<GpuAllocator>(std::move(inventory.devices));
   d->cgroups_ = MakeCgroupBackend((*config)->cgroup, options.node_name);
   if (int swept = d->cgroups_->SweepStale(); swept > 0) {
     spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
@@ -95,9 +91,9 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
       });
   if (!server.ok()) return server.status();
   d->server_ = std::move(server).value();
-  spdlog::info("node {} listening on {}:{}, spool {}, cage {}, GPUs: {}", options.node_name,
+  spdlog::info("node {} listening on {}:{}, spool {}, cage {}, GPUs from {}: {}", options.node_name,
                settings->listen_address, d->server_->port(), settings->spool_dir,
-               d->cgroups_->Name(),
+               d->cgroups_->Name(), inventory.source,
                d->gpus_->GresSummary().empty() ? "none" : d->gpus_->GresSummary());
   d->heartbeat_ = std::thread([self] { self->HeartbeatLoop(); });
   const conf::SlurmConf& conf_settings = d->context_.config->settings;
@@ -133,11 +129,18 @@ void NodeDaemon::Stop() {
 }
 
 void NodeDaemon::HeartbeatLoop() {
-  const HostFacts facts = ReadHostFacts();
+  std::string hwloc_error;
+  const HostFacts facts = ReadHostFacts(&hwloc_error);
+  if (!hwloc_error.empty()) spdlog::warn("{}; CPU shape read from /proc/cpuinfo", hwloc_error);
+  spdlog::info("host: {} CPUs ({} sockets x {} cores x {} threads), {} MB memory", facts.cpus,
+               facts.sockets, facts.cores_per_socket, facts.threads_per_core, facts.memory_mb);
   wire::NodeRegisterRequest req;
   req.set_node(options_.node_name);
   req.set_boot_time(facts.boot_time);
   req.set_cpus(facts.cpus);
+  req.set_sockets(facts.sockets);
+  req.set_cores_per_socket(facts.cores_per_socket);
+  req.set_threads_per_core(facts.threads_per_core);
   req.set_real_memory_mb(facts.memory_mb);
   req.set_gres(gpus_->GresSummary());
   req.set_hardware_reported(true);

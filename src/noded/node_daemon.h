@@ -24,6 +24,9 @@ struct NodeDaemonOptions {
   // The longest wait between registrations; shorter when SlurmdTimeout asks
   // (see NodeSettings::heartbeat_interval).
   std::chrono::seconds heartbeat_interval{30};
+  // ROTA_FAKE_GPUS: a fake GPU inventory file to use instead of the hardware
+  // (gpu_discovery/fake_gpu_provider.h); "" for none.
+  std::string fake_gpus_file;
 };
 
 class NodeDaemon {
