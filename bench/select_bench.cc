@@ -38,8 +38,8 @@ Cluster MakeCluster(uint32_t nodes, bool topology) {
     c.model.switches.push_back({"spine", -1, 1});
   }
   for (uint32_t i = 0; i < nodes; ++i) {
-    auto n = MakeNode("n" + std::to_string(i), 2, 32, 512000,
-                      {{"a100", 4, 0}, {"a100", 4, 1}}, c.model.gpu_types);
+    auto n = MakeNode("n" + std::to_string(i), 2, 32, 512000, {{"a100", 4, 0}, {"a100", 4, 1}},
+                      c.model.gpu_types);
     if (topology) n.leaf = static_cast<int>(i / 32);
     AddNode(c.model, n);
     c.all.push_back(i);
@@ -96,7 +96,8 @@ void BM_SelectOne(benchmark::State& state) {
   static std::map<std::pair<int64_t, bool>, Cluster> clusters;
   bool topology = state.range(2) != 0;
   auto key = std::make_pair(state.range(0), topology);
-  if (!clusters.count(key)) clusters[key] = MakeCluster(static_cast<uint32_t>(state.range(0)), topology);
+  if (!clusters.count(key))
+    clusters[key] = MakeCluster(static_cast<uint32_t>(state.range(0)), topology);
   const Cluster& c = clusters[key];
   Request r = Typical(static_cast<int>(state.range(1)));
   size_t fits = 0;

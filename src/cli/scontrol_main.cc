@@ -30,7 +30,7 @@ std::unique_ptr<ControllerClient> Connect() {
   return std::move(client).value();
 }
 
-int ShowJobs(const std::vector<std::string>& ids, bool one_liner) {
+int ShowJobs(const std::vector<std::string>& ids, bool one_liner, bool details) {
   auto client = Connect();
   if (!client) return 1;
   rota::wire::ListJobsRequest req;
@@ -50,7 +50,7 @@ int ShowJobs(const std::vector<std::string>& ids, bool one_liner) {
     return 0;
   }
   for (const auto& job : resp.jobs())
-    std::cout << rota::cli::FormatJobDetails(job, resp.now(), one_liner);
+    std::cout << rota::cli::FormatJobDetails(job, resp.now(), one_liner, details);
   return 0;
 }
 
@@ -169,12 +169,15 @@ int Update(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   std::vector<std::string> args;
   bool one_liner = false;
+  bool details = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-o" || a == "--oneliner") {
       one_liner = true;
-    } else if (a == "-d" || a == "--details" || a == "-Q" || a == "--quiet") {
-      // Accepted; the default output already carries what Rota has.
+    } else if (a == "-d" || a == "--details") {
+      details = true;  // Jobs: the CPU ids, memory and GPU indices on each node.
+    } else if (a == "-Q" || a == "--quiet") {
+      // Accepted; nothing here prints what -Q would silence.
     } else {
       args.push_back(a);
     }
@@ -198,7 +201,7 @@ int main(int argc, char** argv) {
         return rota::cli::ShowHostlist(e, targets, std::cout, std::cerr);
     }
     if (EqualsIgnoreCase(entity, "job") || EqualsIgnoreCase(entity, "jobs"))
-      return ShowJobs(targets, one_liner);
+      return ShowJobs(targets, one_liner, details);
     if (EqualsIgnoreCase(entity, "node") || EqualsIgnoreCase(entity, "nodes"))
       return ShowNodes(targets, one_liner);
     if (EqualsIgnoreCase(entity, "partition") || EqualsIgnoreCase(entity, "partitions")) {

@@ -44,7 +44,8 @@ std::string JobIdText(const wire::JobRecord& job) {
 
 }  // namespace
 
-std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_liner) {
+std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_liner,
+                             bool details) {
   const wire::JobSpec& s = job.spec();
   bool pending = job.state() == wire::JOB_STATE_PENDING;
   bool running = job.state() == wire::JOB_STATE_RUNNING;
@@ -93,6 +94,21 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
                                           : job.alloc_tres()));
   lines.push_back(
       fmt::format("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", s.ntasks_per_node()));
+  if (details && job.allocs_size() == job.nodes_size() && job.nodes_size() > 0) {
+    std::vector<std::string> gres;
+    for (const wire::NodeAlloc& a : job.allocs()) {
+      if (!a.gpu_types().empty()) gres.push_back(a.gpu_types());
+    }
+    lines.push_back(fmt::format("JOB_GRES={}", gres.empty() ? "(null)" : "gpu:" + gres[0]));
+    for (int i = 0; i < job.nodes_size(); ++i) {
+      const wire::NodeAlloc& a = job.allocs(i);
+      std::string gpus = a.gpu_ids().empty()
+                             ? ""
+                             : fmt::format(" GRES=gpu:{}(IDX:{})", a.gpu_types(), a.gpu_ids());
+      lines.push_back(fmt::format("  Nodes={} CPU_IDs={} Mem={}{}", job.nodes(i), a.cpu_ids(),
+                                  a.mem_mb(), gpus));
+    }
+  }
   std::string mem = s.mem_per_cpu_mb() > 0
                         ? fmt::format("MinMemoryCPU={}", FormatMemoryMb(s.mem_per_cpu_mb()))
                     : s.mem_per_node_mb() > 0

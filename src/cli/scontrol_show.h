@@ -11,7 +11,10 @@
 
 namespace rota::cli {
 
-std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_liner);
+// `details` (scontrol -d) adds JOB_GRES= and, per node, the exact allocation:
+// "Nodes=gpu01 CPU_IDs=0-63 Mem=102400 GRES=gpu:a100:4(IDX:0-3)".
+std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_liner,
+                             bool details = false);
 std::string FormatNodeDetails(const wire::NodeInfo& node, bool one_liner);
 std::string FormatPartitionDetails(const conf::PartitionConfig& partition,
                                    const conf::ClusterConfig& config, bool one_liner);

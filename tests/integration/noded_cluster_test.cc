@@ -105,6 +105,32 @@ TEST_F(NodedClusterTest, BatchJobCompletesWithSlurmEnvironmentAndItsGpusOnly) {
   EXPECT_NE(out.find(cluster_->Gpu(2, 0) + ": Operation not permitted"), std::string::npos) << out;
 }
 
+// The controller picks the exact GPUs and CPUs; the node daemon gives the job
+// those and no others, and scontrol -d shows them.
+TEST_F(NodedClusterTest, ControllerChosenGpusAndCpusReachTheJob) {
+  const std::string node = cluster_->Node(1);
+  std::string first = Submit("-w " + node + " --gres=gpu:1 -c 1 --mem=100 --wrap='sleep 30'");
+  ASSERT_TRUE(WaitForState(first, "RUNNING"));
+  std::string second =
+      Submit("-w " + node + " --gres=gpu:1 -c 1 --mem=100 --wrap='env; cat /proc/self/status'");
+  ASSERT_TRUE(WaitForState(second, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  std::string out = Output(second);
+  EXPECT_NE(out.find("SLURM_JOB_GPUS=1\n"), std::string::npos) << out;
+  // ConstrainCores: the cpuset holds the chosen CPU (the host has CPUs 0 and 1).
+  EXPECT_NE(out.find("Cpus_allowed_list:\t1\n"), std::string::npos) << out;
+  std::string details = cluster_->Run("scontrol -d show job " + second).out;
+  EXPECT_NE(details.find("  Nodes=" + node + " CPU_IDs=1 Mem=100 GRES=gpu:a100:1(IDX:1)"),
+            std::string::npos)
+      << details;
+  EXPECT_NE(details.find("JOB_GRES=gpu:a100:1"), std::string::npos) << details;
+  // The first job holds CPU 0 and GPU 0.
+  EXPECT_NE(cluster_->Run("scontrol -d show job " + first)
+                .out.find("CPU_IDs=0 Mem=100 GRES=gpu:a100:1(IDX:0)"),
+            std::string::npos);
+  cluster_->Run("scancel " + first);
+  ASSERT_TRUE(WaitForState(first, "CANCELLED"));
+}
+
 TEST_F(NodedClusterTest, ExitCodeReachesTheController) {
   std::string id = Submit("--wrap='exit 3'");
   ASSERT_TRUE(WaitForState(id, "FAILED"));

@@ -146,7 +146,8 @@ class Scenario {
     const conf::PartitionConfig* partition = config_->FindPartition(spec.partition());
     if (partition == nullptr) return InvalidArgument("no partition " + spec.partition());
     Result<ctld::JobShape> shape = ctld::ShapeJob(spec, *partition, *config_, model_);
-    Status can_run = shape.ok() ? ctld::CheckCanEverRun(*shape, *partition, model_) : shape.status();
+    Status can_run =
+        shape.ok() ? ctld::CheckCanEverRun(*shape, *partition, model_) : shape.status();
     if (!can_run.ok()) {
       std::string message(can_run.message());
       std::replace(message.begin(), message.end(), '\n', ' ');
@@ -159,7 +160,8 @@ class Scenario {
 
   Status Retry(const std::string& name) {
     auto it = jobs_.find(name);
-    if (it == jobs_.end() || it->second.allocation) return InvalidArgument("no pending job " + name);
+    if (it == jobs_.end() || it->second.allocation)
+      return InvalidArgument("no pending job " + name);
     return Place(name);
   }
 
@@ -185,11 +187,12 @@ class Scenario {
       }
       std::string gpus = a.gpus == 0 ? "" : " gpus=" + Ids(a.gpu_indices());
       std::string types = sched::GpuSummary(model_, a);
-      parts.push_back(fmt::format("{} tasks={} cpus={}{}{} mem={}", node.name, a.tasks,
-                                  Ids(sched::CpuIds(node, a.slots)), gpus,
-                                  types.empty() ? "" : "(" + types + ")", FormatMemoryMb(a.mem_mb)));
+      parts.push_back(fmt::format(
+          "{} tasks={} cpus={}{}{} mem={}", node.name, a.tasks, Ids(sched::CpuIds(node, a.slots)),
+          gpus, types.empty() ? "" : "(" + types + ")", FormatMemoryMb(a.mem_mb)));
     }
-    std::string leaves = model_.switches.empty() ? "" : fmt::format(" [leaves {}]", s.leaf_switches);
+    std::string leaves =
+        model_.switches.empty() ? "" : fmt::format(" [leaves {}]", s.leaf_switches);
     out_ += name + ": " + Join(parts, "; ") + leaves + "\n";
     job.allocation = std::move(*s.allocation);
     return Status::Ok();
@@ -197,7 +200,8 @@ class Scenario {
 
   Status End(const std::string& name) {
     auto it = jobs_.find(name);
-    if (it == jobs_.end() || !it->second.allocation) return InvalidArgument("no running job " + name);
+    if (it == jobs_.end() || !it->second.allocation)
+      return InvalidArgument("no running job " + name);
     for (const sched::NodeAllocation& a : it->second.allocation->nodes) {
       if (!sched::GiveBack(model_, usage_[a.node], a)) return Internal("cannot give back " + name);
     }

@@ -66,8 +66,8 @@ TEST(ScenarioRunnerTest, ReportsItsOwnErrorsWithTheLine) {
 
 TEST(ScenarioRunnerTest, CatchesOvercommitByConstruction) {
   // A job that holds a whole node, then the same again: the second pends.
-  Result<std::string> r = RunScenario(
-      "config gpu-cluster\nrun a -w gpu01 --exclusive\nrun b -w gpu01 -c 1\n");
+  Result<std::string> r =
+      RunScenario("config gpu-cluster\nrun a -w gpu01 --exclusive\nrun b -w gpu01 -c 1\n");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_NE(r->find("b: pending Resources"), std::string::npos) << *r;
 }

@@ -83,7 +83,8 @@ sched::NodeAllocation FromRecord(const sched::ClusterModel& model, uint32_t node
   a.node = node;
   for (uint32_t cpu : Ids(r.cpu_ids())) {
     uint32_t slot = cpu / shape.cpus_per_slot();
-    if (slot < shape.slots() && (a.slots.empty() || a.slots.back() != slot)) a.slots.push_back(slot);
+    if (slot < shape.slots() && (a.slots.empty() || a.slots.back() != slot))
+      a.slots.push_back(slot);
   }
   for (uint32_t g : Ids(r.gpu_ids())) {
     if (g < shape.gpus.size()) a.gpus |= sched::GpuMask{1} << g;
