@@ -124,6 +124,17 @@ void BM_RenderDefault(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderDefault)->Unit(benchmark::kMillisecond);
 
+// Splitting the answer and parsing each job into the reused message: the
+// parse share of BM_Command*.
+void BM_LoadProjected(benchmark::State& state) {
+  const std::string body = Encode(HeldJobs(), DefaultProjection());
+  for (auto _ : state) {
+    auto listing = rota::cli::JobListing::Parse(body);
+    for (size_t i = 0; i < listing->size(); ++i) benchmark::DoNotOptimize(listing->Load(i));
+  }
+}
+BENCHMARK(BM_LoadProjected)->Unit(benchmark::kMillisecond);
+
 // What the command does with the controller's answer: split it, then parse,
 // sort and render each job through one reused message (squeue_main.cc).
 void Listing(benchmark::State& state, const std::string& body) {

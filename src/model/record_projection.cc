@@ -40,9 +40,13 @@ void EndField(std::string& out, const OpenField& open, bool drop_if_empty) {
     out.resize(open.start);
     return;
   }
-  std::string length;
-  AppendVarint(length, size);
-  out.replace(open.length_at, open.room, length);
+  // Usually the length needs all the room left for it: write it in place.
+  size_t need = VarintSize(size);
+  if (need < open.room) out.erase(open.length_at + need, open.room - need);
+  uint64_t v = size;
+  for (size_t i = 0; i < need; ++i, v >>= 7) {
+    out[open.length_at + i] = static_cast<char>((v & 0x7f) | (i + 1 < need ? 0x80 : 0));
+  }
 }
 
 // Appends `spec` reduced to the spec fields in `fields`, as field 2 of a

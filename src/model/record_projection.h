@@ -35,8 +35,8 @@ class JobFieldSet {
   JobFieldSet& Add(const JobFieldSet& other);
 
   bool empty() const { return record_.none() && spec_.none(); }
-  bool HasRecord(uint32_t field) const { return field < kMaxField && record_.test(field); }
-  bool HasSpec(uint32_t field) const { return field < kMaxField && spec_.test(field); }
+  bool HasRecord(uint32_t field) const { return field < kMaxField && record_[field]; }
+  bool HasSpec(uint32_t field) const { return field < kMaxField && spec_[field]; }
 
   // Writes the set into a ListJobsRequest's record_fields/spec_fields.
   void ToRequest(wire::ListJobsRequest& request) const;
