@@ -318,9 +318,8 @@ TEST_F(NodedLaunchTest, TermIgnoredIsFollowedByKillAfterKillWait) {
   ASSERT_TRUE(child.has_value());
   // Between fork and exec the child still runs the shell's TERM trap handler,
   // which would swallow the signal: wait until it really is `sleep`.
-  ASSERT_TRUE(WaitUntil([&] {
-    return Trim(ReadFileText("/proc/" + std::to_string(*child) + "/comm")) == "sleep";
-  }));
+  ASSERT_TRUE(WaitUntil(
+      [&] { return Trim(ReadFileText("/proc/" + std::to_string(*child) + "/comm")) == "sleep"; }));
   wire::SignalJobRequest term;
   term.set_job_id(81);
   term.set_signal(SIGTERM);
