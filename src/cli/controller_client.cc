@@ -48,8 +48,8 @@ Status ControllerClient::Connect() {
       fmt::format("Unable to contact slurm controller (connect failure): {}", last.message()));
 }
 
-Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& request,
-                              google::protobuf::Message* response) {
+Result<std::string> ControllerClient::CallForBody(uint16_t method,
+                                                  const google::protobuf::Message& request) {
   if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
   std::string body = request.SerializeAsString();
   Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
@@ -57,7 +57,14 @@ Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& 
   Result<rpc::Response> answer = rpc_.Call(method, *credential, body, timeout_);
   if (!answer.ok()) return answer.status();
   if (!answer->ok()) return answer->ToStatus();
-  if (response != nullptr && !response->ParseFromString(answer->body)) {
+  return std::move(answer->body);
+}
+
+Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& request,
+                              google::protobuf::Message* response) {
+  Result<std::string> body = CallForBody(method, request);
+  if (!body.ok()) return body.status();
+  if (response != nullptr && !response->ParseFromString(*body)) {
     return InvalidArgument("malformed answer from the controller");
   }
   return Status::Ok();

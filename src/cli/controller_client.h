@@ -26,6 +26,9 @@ class ControllerClient {
   // answer from the controller comes back as its Status (message for the user).
   Status Call(uint16_t method, const google::protobuf::Message& request,
               google::protobuf::Message* response);
+  // The same, answering the serialized response, for callers that read it
+  // without building the message (JobListing).
+  Result<std::string> CallForBody(uint16_t method, const google::protobuf::Message& request);
 
   const conf::ClusterConfig& config() const { return *config_; }
 

@@ -1,15 +1,18 @@
 // squeue: list jobs.
 #include <getopt.h>
-#include <google/protobuf/arena.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/methods.h"
 #include "cli/controller_client.h"
 #include "cli/format/squeue_fields.h"
+#include "cli/job_listing.h"
 #include "cli/local_time.h"
 #include "cli/squeue_json.h"
 #include "common/hostlist.h"
@@ -26,24 +29,27 @@ void AddList(google::protobuf::RepeatedPtrField<std::string>* out, const char* t
   }
 }
 
-// -r: one row per pending array task instead of the collapsed 1234_[1-100].
-std::vector<rota::wire::JobRecord> ExpandArrays(const rota::wire::ListJobsResponse& resp) {
-  std::vector<rota::wire::JobRecord> out;
-  for (const auto& job : resp.jobs()) {
-    if (!job.array_meta()) {
-      out.push_back(job);
+// One printed row: a record of the listing, or with -r one task of a pending
+// array's record (the collapsed 1234_[1-100] split into 1234_1 ... 1234_100).
+struct Row {
+  uint32_t record;
+  std::optional<uint32_t> task;
+};
+
+std::vector<Row> RowsOf(rota::cli::JobListing& listing, bool expand_arrays) {
+  std::vector<Row> rows;
+  rows.reserve(listing.size());
+  for (size_t i = 0; i < listing.size(); ++i) {
+    const auto record = static_cast<uint32_t>(i);
+    const rota::wire::JobRecord* job = expand_arrays ? listing.Load(i) : nullptr;
+    if (job == nullptr || !job->array_meta()) {
+      rows.push_back({record, std::nullopt});
       continue;
     }
-    rota::model::IndexSet tasks = rota::model::IndexSet::Parse(job.array_pending()).value_or({});
-    while (std::optional<uint32_t> t = tasks.PopFirst()) {
-      rota::wire::JobRecord task = job;
-      task.set_array_meta(false);
-      task.set_array_task_id(*t);
-      task.clear_array_pending();
-      out.push_back(std::move(task));
-    }
+    rota::model::IndexSet tasks = rota::model::IndexSet::Parse(job->array_pending()).value_or({});
+    while (std::optional<uint32_t> t = tasks.PopFirst()) rows.push_back({record, *t});
   }
-  return out;
+  return rows;
 }
 
 }  // namespace
@@ -141,60 +147,91 @@ int main(int argc, char** argv) {
     }
   }
   for (int i = optind; i < argc; ++i) AddList(request.mutable_job_ids(), argv[i]);
+  // Ask only for the fields this listing reads; --json prints whole records.
+  if (!options.json) {
+    auto fields = rota::cli::format::SqueueProjection(options);
+    if (!fields.ok()) {
+      std::cerr << "squeue: error: " << fields.status().message() << "\n";
+      return 1;
+    }
+    if (!nodelist.empty()) fields->AddRecord({rota::wire::JobRecord::kNodesFieldNumber});
+    fields->ToRequest(request);
+  }
 
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
-  if (!client.ok()) {
-    std::cerr << "squeue: error: " << client.status().message() << "\n";
-    return 1;
-  }
-  // An arena makes parsing 100,000 records a few big allocations instead of
-  // a million small ones, and frees them all at once.
-  google::protobuf::Arena arena;
-  auto& response = *google::protobuf::Arena::CreateMessage<rota::wire::ListJobsResponse>(&arena);
-  rota::Status s = (*client)->Call(rota::api::kListJobs, request, &response);
-  if (!s.ok()) {
-    std::cerr << "squeue: error: " << s.message() << "\n";
-    return 1;
-  }
-  // Rows point into the response (or into expanded array tasks): no copies.
-  std::vector<rota::wire::JobRecord> expanded;
-  if (expand_arrays) expanded = ExpandArrays(response);
-  std::vector<const rota::wire::JobRecord*> jobs;
-  if (expand_arrays) {
-    for (const auto& j : expanded) jobs.push_back(&j);
-  } else {
-    for (const auto& j : response.jobs()) jobs.push_back(&j);
-  }
+  std::vector<std::string> wanted_nodes;
   if (!nodelist.empty()) {
     auto wanted = rota::ExpandHostlist(nodelist);
     if (!wanted.ok()) {
       std::cerr << "squeue: error: " << wanted.status().message() << "\n";
       return 1;
     }
-    std::erase_if(jobs, [&](const rota::wire::JobRecord* j) {
-      return std::none_of(j->nodes().begin(), j->nodes().end(), [&](const std::string& n) {
-        return std::find(wanted->begin(), wanted->end(), n) != wanted->end();
-      });
-    });
+    wanted_nodes = std::move(wanted).value();
   }
-  if (options.json) {
-    std::vector<rota::wire::JobRecord> copies;
-    for (const auto* j : jobs) copies.push_back(*j);
-    std::cout << rota::cli::SqueueJson(copies, response.now());
-    return 0;
+
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "squeue: error: " << client.status().message() << "\n";
+    return 1;
   }
-  rota::cli::format::SqueueContext ctx;
-  ctx.now = response.now();
-  ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
-  auto listing = rota::cli::format::RenderSqueue(
-      std::span<const rota::wire::JobRecord* const>(jobs), options, ctx);
+  auto body = (*client)->CallForBody(rota::api::kListJobs, request);
+  if (!body.ok()) {
+    std::cerr << "squeue: error: " << body.status().message() << "\n";
+    return 1;
+  }
+  auto listing = rota::cli::JobListing::Parse(std::move(body).value());
   if (!listing.ok()) {
     std::cerr << "squeue: error: " << listing.status().message() << "\n";
     return 1;
   }
-  for (const std::string& e : listing->errors) std::cerr << "squeue: error: " << e << "\n";
-  std::cout << listing->text;
+  const std::vector<Row> rows = RowsOf(*listing, expand_arrays);
+  bool malformed = false;
+  // Each row is parsed when the listing asks for it, into one reused message.
+  auto source = [&](size_t k) -> const rota::wire::JobRecord* {
+    rota::wire::JobRecord* job = listing->Load(rows[k].record);
+    if (job == nullptr) {
+      malformed = true;
+      return nullptr;
+    }
+    if (rows[k].task) {
+      job->set_array_meta(false);
+      job->set_array_task_id(*rows[k].task);
+      job->clear_array_pending();
+    }
+    if (!wanted_nodes.empty() &&
+        std::none_of(job->nodes().begin(), job->nodes().end(), [&](const std::string& n) {
+          return std::find(wanted_nodes.begin(), wanted_nodes.end(), n) != wanted_nodes.end();
+        })) {
+      return nullptr;
+    }
+    return job;
+  };
+  if (options.json) {
+    std::vector<rota::wire::JobRecord> copies;
+    copies.reserve(rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (const rota::wire::JobRecord* job = source(k)) copies.push_back(*job);
+    }
+    if (malformed) {
+      std::cerr << "squeue: error: malformed answer from the controller\n";
+      return 1;
+    }
+    std::cout << rota::cli::SqueueJson(copies, listing->now());
+    return 0;
+  }
+  rota::cli::format::SqueueContext ctx;
+  ctx.now = listing->now();
+  ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
+  auto text = rota::cli::format::RenderSqueue(rows.size(), source, options, ctx);
+  if (!text.ok()) {
+    std::cerr << "squeue: error: " << text.status().message() << "\n";
+    return 1;
+  }
+  if (malformed) {
+    std::cerr << "squeue: error: malformed answer from the controller\n";
+    return 1;
+  }
+  for (const std::string& e : text->errors) std::cerr << "squeue: error: " << e << "\n";
+  std::cout << text->text;
   std::cout.flush();
-  // Everything is printed; tearing down 100,000 parsed records would only cost time.
-  std::_Exit(std::cout.good() ? 0 : 1);
+  return std::cout.good() ? 0 : 1;
 }

@@ -113,56 +113,64 @@ Result<FormatSpec> ParseLongFormat(std::string_view format, const FieldCatalog& 
 }
 
 std::string Justify(std::string_view value, int width, bool right, bool cut) {
-  if (width <= 0) return std::string(value);
-  const size_t w = static_cast<size_t>(width);
   std::string out;
-  if (right) {
-    // printf("%*s") pads on the left and never cuts; Slurm cuts afterwards
-    // only for fields that ask for it.
-    if (value.size() < w) out.assign(w - value.size(), ' ');
-    out += value;
-    if (cut && out.size() > w) out.resize(w);
-  } else {
-    // printf("%.*s") always cuts, whatever the field asked for.
-    out = std::string(value.substr(0, w));
-    out.resize(w, ' ');
-  }
+  AppendJustified(out, value, width, right, cut);
   return out;
 }
 
-std::string RenderListing(const FormatSpec& spec, const FieldCatalog& catalog, size_t row_count,
-                          const std::function<std::string(size_t row, int field)>& cell,
-                          bool no_header) {
-  // Gather every value first: auto-sized columns depend on all of them.
-  std::vector<std::vector<std::string>> values(row_count);
+void AppendJustified(std::string& out, std::string_view value, int width, bool right, bool cut) {
+  if (width <= 0) {
+    out.append(value);
+    return;
+  }
+  const size_t w = static_cast<size_t>(width);
+  if (right) {
+    // printf("%*s") pads on the left and never cuts; Slurm cuts afterwards
+    // only for fields that ask for it.
+    const size_t pad = value.size() < w ? w - value.size() : 0;
+    out.append(pad, ' ');
+    out.append(cut ? value.substr(0, w - pad) : value);
+  } else {
+    // printf("%.*s") always cuts, whatever the field asked for.
+    const std::string_view kept = value.substr(0, w);
+    out.append(kept);
+    out.append(w - kept.size(), ' ');
+  }
+}
+
+void CellGrid::Reserve(size_t rows, size_t bytes_per_row) {
+  text_.reserve(rows * bytes_per_row);
+  ends_.reserve(rows * columns_ + 1);
+}
+
+std::string RenderCells(const FormatSpec& spec, const FieldCatalog& catalog, const CellGrid& cells,
+                        std::span<const size_t> order, bool no_header) {
+  const size_t row_count = cells.rows();
   std::vector<int> widths;
   widths.reserve(spec.items.size());
   for (const FormatItem& item : spec.items) widths.push_back(item.width);
-  for (size_t r = 0; r < row_count; ++r) {
-    values[r].resize(spec.items.size());
-    for (size_t i = 0; i < spec.items.size(); ++i) {
-      const FormatItem& item = spec.items[i];
-      if (item.field < 0) continue;
-      values[r][i] = cell(r, item.field);
-    }
-  }
   for (size_t i = 0; i < spec.items.size(); ++i) {
     const FormatItem& item = spec.items[i];
     if (item.field < 0 || item.width != 0 || item.auto_min_width <= 0) continue;
     size_t widest = static_cast<size_t>(item.auto_min_width);
-    for (size_t r = 0; r < row_count; ++r) widest = std::max(widest, values[r][i].size());
+    for (size_t r = 0; r < row_count; ++r) widest = std::max(widest, cells.At(r, i).size());
     widths[i] = static_cast<int>(widest);
   }
 
   std::string out;
+  size_t line_width = spec.prefix.size() + 1;
+  for (size_t i = 0; i < spec.items.size(); ++i) {
+    line_width += static_cast<size_t>(std::max(widths[i], 0)) + spec.items[i].suffix.size();
+  }
+  out.reserve((row_count + 1) * line_width);
   auto emit_line = [&](auto&& text_of, bool header) {
     out += spec.prefix;
     for (size_t i = 0; i < spec.items.size(); ++i) {
       const FormatItem& item = spec.items[i];
       if (item.field >= 0) {
         const FieldInfo& info = catalog.fields[static_cast<size_t>(item.field)];
-        out += Justify(text_of(i, info), widths[i], item.right,
-                       header ? info.cut_header : info.cut_value);
+        AppendJustified(out, text_of(i, info), widths[i], item.right,
+                        header ? info.cut_header : info.cut_value);
       }
       out += item.suffix;
     }
@@ -171,10 +179,25 @@ std::string RenderListing(const FormatSpec& spec, const FieldCatalog& catalog, s
   if (!no_header) {
     emit_line([](size_t, const FieldInfo& info) { return std::string_view(info.header); }, true);
   }
-  for (size_t r = 0; r < row_count; ++r) {
-    emit_line([&](size_t i, const FieldInfo&) { return std::string_view(values[r][i]); }, false);
+  for (size_t k = 0; k < row_count; ++k) {
+    const size_t r = order.empty() ? k : order[k];
+    emit_line([&](size_t i, const FieldInfo&) { return cells.At(r, i); }, false);
   }
   return out;
+}
+
+std::string RenderListing(const FormatSpec& spec, const FieldCatalog& catalog, size_t row_count,
+                          const std::function<std::string(size_t row, int field)>& cell,
+                          bool no_header) {
+  // Gather every value first: auto-sized columns depend on all of them.
+  CellGrid cells(spec.items.size());
+  for (size_t r = 0; r < row_count; ++r) {
+    for (const FormatItem& item : spec.items) {
+      cells.Add(item.field < 0 ? std::string() : cell(r, item.field));
+    }
+    cells.EndRow();
+  }
+  return RenderCells(spec, catalog, cells, {}, no_header);
 }
 
 }  // namespace rota::cli::format

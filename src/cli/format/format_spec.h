@@ -73,6 +73,47 @@ Result<FormatSpec> ParseLongFormat(std::string_view format, const FieldCatalog& 
 
 // Slurm's _print_str: `value` justified in `width` columns (0: as is).
 std::string Justify(std::string_view value, int width, bool right, bool cut);
+// The same, appended to `out`.
+void AppendJustified(std::string& out, std::string_view value, int width, bool right, bool cut);
+
+// Every value of a listing, row by row, in one buffer: a listing of 100,000
+// rows is a few allocations, not one string per cell. Rows are added in
+// order; each row has one value per item of the FormatSpec (invalid items
+// hold an empty value).
+class CellGrid {
+ public:
+  explicit CellGrid(size_t columns) : columns_(columns) { ends_.push_back(0); }
+
+  // Appends the next value of the row being filled.
+  void Add(std::string_view value) {
+    text_.append(value);
+    ends_.push_back(text_.size());
+  }
+  // Closes the row being filled. REQUIRES: `columns` values were added to it.
+  void EndRow() { ++rows_; }
+  // Room for `rows` rows of about `bytes_per_row` bytes.
+  void Reserve(size_t rows, size_t bytes_per_row);
+
+  size_t columns() const { return columns_; }
+  size_t rows() const { return rows_; }
+  std::string_view At(size_t row, size_t column) const {
+    const size_t i = row * columns_ + column;
+    return std::string_view(text_).substr(ends_[i], ends_[i + 1] - ends_[i]);
+  }
+
+ private:
+  size_t columns_;
+  size_t rows_ = 0;
+  std::string text_;
+  std::vector<size_t> ends_;  // ends_[k]..ends_[k+1]: value k, row-major.
+};
+
+// Prints the header (unless `no_header`) and one line per row of `cells`, in
+// the order `order` gives (empty: as added), each ending in '\n'. Auto-sized
+// columns (FormatItem::auto_min_width) are as wide as their widest value.
+// REQUIRES: cells.columns() == spec.items.size().
+std::string RenderCells(const FormatSpec& spec, const FieldCatalog& catalog, const CellGrid& cells,
+                        std::span<const size_t> order, bool no_header);
 
 // Prints the header (unless `no_header`) and one line per row, each ending
 // in '\n'. `cell(row, field)` gives a value; it is called exactly once per

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <limits>
+#include <optional>
+#include <unordered_map>
+#include <utility>
 
 #include "cli/format/slurm_units.h"
 #include "cli/format/time_text.h"
@@ -136,139 +138,252 @@ std::string U(uint64_t v) { return std::to_string(v); }
 // Right-justified durations and node lists are never cut in Slurm.
 constexpr bool kNoCut = false;
 
-FieldTable<JobRecord, Ctx> BuildTable() {
-  using F = Field<JobRecord, Ctx>;
-  std::vector<F> f = {
-      {{'a', "Account", "ACCOUNT"},
-       [](const JobRecord& j, const Ctx&) { return j.spec().account(); }},
-      {{0, "AccrueTime", "ACCRUE_TIME"},
-       [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.accrue_time(), c); }},
-      {{'F', "ArrayJobId", "ARRAY_JOB_ID"},
-       [](const JobRecord& j, const Ctx&) {
-         return U(j.array_job_id() != 0 ? j.array_job_id() : j.job_id());
-       }},
-      {{'K', "ArrayTaskId", "ARRAY_TASK_ID"},
-       [](const JobRecord& j, const Ctx&) -> std::string {
-         if (j.array_job_id() == 0) return "N/A";
-         return j.array_meta() ? ArrayTasksText(j) : U(j.array_task_id());
-       }},
-      {{'B', "BatchHost", "EXEC_HOST"},
-       [](const JobRecord& j, const Ctx&) -> std::string {
-         return j.nodes().empty() ? "n/a" : j.nodes(0);
-       }},
-      {{'o', "Command", "COMMAND"},
-       // Rota's JobSpec carries the script, not the path it came from.
-       [](const JobRecord&, const Ctx&) -> std::string { return "(null)"; }},
-      {{'k', "Comment", "COMMENT"},
-       [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().comment()); }},
-      {{'O', "Contiguous", "CONTIGUOUS"},
-       [](const JobRecord& j, const Ctx&) { return U(j.spec().contiguous() ? 1 : 0); }},
-      {{0, "CPUsPerTask", "CPUS_PER_TASK"},
-       [](const JobRecord& j, const Ctx&) -> std::string {
-         return j.spec().cpus_per_task() == 0 ? "N/A" : U(j.spec().cpus_per_task());
-       }},
-      {{'E', "Dependency", "DEPENDENCY"},
-       [](const JobRecord& j, const Ctx&) {
-         return OrNull(j.dependency_state().empty() ? j.spec().dependency() : j.dependency_state());
-       }},
-      {{0, "EligibleTime", "ELIGIBLE_TIME"},
-       [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.eligible_time(), c); }},
-      {{'e', "EndTime", "END_TIME"},
-       [](const JobRecord& j, const Ctx& c) { return EndTimeText(j, c); }},
-      {{'x', "ExcNodes", "EXC_NODES"},
-       [](const JobRecord& j, const Ctx&) { return j.spec().exclude(); }},
-      {{0, "exit_code", "EXIT_CODE"},
-       [](const JobRecord& j, const Ctx&) { return U(j.exit_code()); }},
-      {{'f', "Feature", "FEATURES"},
-       [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().constraint()); }},
-      {{'b', "tres-per-node", "TRES_PER_NODE"},
-       [](const JobRecord& j, const Ctx&) { return TresPerNodeText(j); }},
-      {{0, "Gres", "TRES_PER_NODE"},
-       [](const JobRecord& j, const Ctx&) { return TresPerNodeText(j); }},
-      {{'G', "GroupId", "GROUP"}, [](const JobRecord& j, const Ctx&) { return U(j.spec().gid()); }},
-      {{'g', "GroupName", "GROUP"}, [](const JobRecord& j, const Ctx&) { return GroupText(j); }},
-      {{'i', "JobArrayId", "JOBID"}, [](const JobRecord& j, const Ctx&) { return JobIdText(j); }},
-      {{'A', "JobId", "JOBID"}, [](const JobRecord& j, const Ctx&) { return U(j.job_id()); }},
-      {{0, "LastSchedEval", "LAST_SCHED_EVAL"},
-       [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.last_sched_eval(), c); }},
-      {{'c', "MinCpus", "MIN_CPUS"},
-       [](const JobRecord& j, const Ctx&) {
-         return U(std::max<uint32_t>(j.spec().cpus_per_task(), 1));
-       }},
-      {{'m', "MinMemory", "MIN_MEMORY"},
-       [](const JobRecord& j, const Ctx&) { return MinMemoryText(j); }},
-      {{0, "MinTime", "MIN_TIME"},
-       [](const JobRecord& j, const Ctx&) -> std::string {
-         return j.spec().time_min_s() <= 0 ? "N/A" : FormatDurationSqueue(j.spec().time_min_s());
-       }},
-      {{'d', "MinTmpDisk", "MIN_TMP_DISK"},
-       [](const JobRecord&, const Ctx&) -> std::string { return "0"; }},
-      {{'j', "Name", "NAME"}, [](const JobRecord& j, const Ctx&) { return j.spec().name(); }},
-      {{'y', "Nice", "NICE"},
-       [](const JobRecord& j, const Ctx&) { return std::to_string(j.spec().nice()); }},
-      {{'N', "NodeList", "NODELIST", kNoCut, kNoCut},
-       [](const JobRecord& j, const Ctx&) { return NodeListText(j); }},
-      {{'C', "NumCPUs", "CPUS"}, [](const JobRecord& j, const Ctx&) { return U(CpuCount(j)); }},
-      {{'D', "NumNodes", "NODES"}, [](const JobRecord& j, const Ctx&) { return U(NodeCount(j)); }},
-      {{0, "NumTasks", "TASKS"},
-       [](const JobRecord& j, const Ctx&) {
-         return U(std::max<uint32_t>(j.spec().num_tasks(), 1));
-       }},
-      {{'h', "OverSubscribe", "OVER_SUBSCRIBE"},
-       [](const JobRecord& j, const Ctx&) -> std::string {
-         return j.spec().exclusive() ? "NO" : "OK";
-       }},
-      {{'P', "Partition", "PARTITION"},
-       [](const JobRecord& j, const Ctx&) { return j.spec().partition(); }},
-      {{0, "PendingTime", "PENDING_TIME"},
-       [](const JobRecord& j, const Ctx& c) {
-         const bool started = j.start_time() != 0 && j.start_time() < c.now;
-         return std::to_string((started ? j.start_time() : c.now) - j.submit_time());
-       }},
-      {{'p', "Priority", "PRIORITY"},
-       [](const JobRecord& j, const Ctx&) { return PriorityFloatText(j); }},
-      {{'Q', "PriorityLong", "PRIORITY"},
-       [](const JobRecord& j, const Ctx&) { return U(j.priority()); }},
-      {{'q', "QOS", "QOS"}, [](const JobRecord& j, const Ctx&) { return j.spec().qos(); }},
-      {{'r', "Reason", "REASON"}, [](const JobRecord& j, const Ctx&) { return ReasonText(j); }},
-      {{'R', "ReasonList", "NODELIST(REASON)", kNoCut, kNoCut},
-       [](const JobRecord& j, const Ctx&) { return ReasonListText(j); }},
-      {{'n', "ReqNodes", "REQ_NODES"},
-       [](const JobRecord& j, const Ctx&) { return j.spec().nodelist(); }},
-      {{0, "Requeue", "REQUEUE"},
-       [](const JobRecord& j, const Ctx&) { return U(j.requeue() ? 1 : 0); }},
-      {{'v', "Reservation", "RESERVATION"},
-       [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().reservation()); }},
-      {{0, "RestartCnt", "RESTARTCNT"},
-       [](const JobRecord& j, const Ctx&) { return U(j.restart_count()); }},
-      {{'Y', "SchedNodes", "SCHEDNODES", kNoCut, kNoCut},
-       // The controller does not send the nodes planned for a pending job yet.
-       [](const JobRecord&, const Ctx&) -> std::string { return "(null)"; }},
-      {{'S', "StartTime", "START_TIME"},
-       [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.start_time(), c); }},
-      {{'T', "State", "STATE"},
-       [](const JobRecord& j, const Ctx&) { return JobStateText(j.state()); }},
-      {{'t', "StateCompact", "ST"},
-       [](const JobRecord& j, const Ctx&) { return JobStateCompactText(j.state()); }},
-      {{0, "StdErr", "STDERR"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_err(); }},
-      {{0, "StdIn", "STDIN"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_in(); }},
-      {{0, "StdOut", "STDOUT"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_out(); }},
-      {{'V', "SubmitTime", "SUBMIT_TIME"},
-       [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.submit_time(), c); }},
-      {{'L', "TimeLeft", "TIME_LEFT", kNoCut},
-       [](const JobRecord& j, const Ctx& c) { return TimeLeftText(j, c.now); }},
-      {{'l', "TimeLimit", "TIME_LIMIT", kNoCut},
-       [](const JobRecord& j, const Ctx&) { return LimitText(j); }},
-      {{'M', "TimeUsed", "TIME", kNoCut},
-       [](const JobRecord& j, const Ctx& c) { return JobTimeUsedText(j, c.now); }},
-      {{0, "tres-alloc", "TRES_ALLOC"},
-       [](const JobRecord& j, const Ctx&) { return j.alloc_tres(); }},
-      {{'U', "UserId", "UID"}, [](const JobRecord& j, const Ctx&) { return U(j.spec().uid()); }},
-      {{'u', "UserName", "USER"}, [](const JobRecord& j, const Ctx&) { return UserText(j); }},
-      {{'Z', "WorkDir", "WORK_DIR"},
-       [](const JobRecord& j, const Ctx&) { return j.spec().work_dir(); }},
+// What each field's extractor reads, declared beside it: squeue asks the
+// controller for these fields only (SqueueProjection). A read left out here
+// prints a default value; squeue_fields_test renders every field from full and
+// from projected records to catch that.
+using R = wire::JobRecord;
+using S = wire::JobSpec;
+
+template <typename... N>
+model::JobFieldSet Rec(N... fields) {
+  return model::JobFieldSet().AddRecord({static_cast<int>(fields)...});
+}
+template <typename... N>
+model::JobFieldSet Spec(N... fields) {
+  return model::JobFieldSet().AddSpec({static_cast<int>(fields)...});
+}
+model::JobFieldSet None() { return {}; }
+
+// JobIdText and ArrayTasksText.
+model::JobFieldSet ArrayIdReads() {
+  return Rec(R::kJobIdFieldNumber, R::kArrayJobIdFieldNumber, R::kArrayMetaFieldNumber,
+             R::kArrayPendingFieldNumber, R::kArrayMaxRunningFieldNumber,
+             R::kArrayTaskIdFieldNumber);
+}
+
+// TimeUsedSecs.
+model::JobFieldSet TimeUsedReads() {
+  return Rec(R::kStartTimeFieldNumber, R::kStateFieldNumber, R::kEndTimeFieldNumber);
+}
+
+struct FieldDef {
+  Field<JobRecord, Ctx> field;
+  model::JobFieldSet reads;
+};
+
+struct SqueueTable {
+  FieldTable<JobRecord, Ctx> table;
+  std::vector<model::JobFieldSet> reads;  // Parallel to table.fields().
+};
+
+SqueueTable BuildTable() {
+  std::vector<FieldDef> defs = {
+      {{{'a', "Account", "ACCOUNT"},
+        [](const JobRecord& j, const Ctx&) { return j.spec().account(); }},
+       Spec(S::kAccountFieldNumber)},
+      {{{0, "AccrueTime", "ACCRUE_TIME"},
+        [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.accrue_time(), c); }},
+       Rec(R::kAccrueTimeFieldNumber)},
+      {{{'F', "ArrayJobId", "ARRAY_JOB_ID"},
+        [](const JobRecord& j, const Ctx&) {
+          return U(j.array_job_id() != 0 ? j.array_job_id() : j.job_id());
+        }},
+       Rec(R::kArrayJobIdFieldNumber, R::kJobIdFieldNumber)},
+      {{{'K', "ArrayTaskId", "ARRAY_TASK_ID"},
+        [](const JobRecord& j, const Ctx&) -> std::string {
+          if (j.array_job_id() == 0) return "N/A";
+          return j.array_meta() ? ArrayTasksText(j) : U(j.array_task_id());
+        }},
+       ArrayIdReads()},
+      {{{'B', "BatchHost", "EXEC_HOST"},
+        [](const JobRecord& j, const Ctx&) -> std::string {
+          return j.nodes().empty() ? "n/a" : j.nodes(0);
+        }},
+       Rec(R::kNodesFieldNumber)},
+      {{{'o', "Command", "COMMAND"},
+        // Rota's JobSpec carries the script, not the path it came from.
+        [](const JobRecord&, const Ctx&) -> std::string { return "(null)"; }},
+       None()},
+      {{{'k', "Comment", "COMMENT"},
+        [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().comment()); }},
+       Spec(S::kCommentFieldNumber)},
+      {{{'O', "Contiguous", "CONTIGUOUS"},
+        [](const JobRecord& j, const Ctx&) { return U(j.spec().contiguous() ? 1 : 0); }},
+       Spec(S::kContiguousFieldNumber)},
+      {{{0, "CPUsPerTask", "CPUS_PER_TASK"},
+        [](const JobRecord& j, const Ctx&) -> std::string {
+          return j.spec().cpus_per_task() == 0 ? "N/A" : U(j.spec().cpus_per_task());
+        }},
+       Spec(S::kCpusPerTaskFieldNumber)},
+      {{{'E', "Dependency", "DEPENDENCY"},
+        [](const JobRecord& j, const Ctx&) {
+          return OrNull(j.dependency_state().empty() ? j.spec().dependency()
+                                                     : j.dependency_state());
+        }},
+       Rec(R::kDependencyStateFieldNumber).AddSpec({S::kDependencyFieldNumber})},
+      {{{0, "EligibleTime", "ELIGIBLE_TIME"},
+        [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.eligible_time(), c); }},
+       Rec(R::kEligibleTimeFieldNumber)},
+      {{{'e', "EndTime", "END_TIME"},
+        [](const JobRecord& j, const Ctx& c) { return EndTimeText(j, c); }},
+       Rec(R::kEndTimeFieldNumber, R::kTimeLimitSFieldNumber)},
+      {{{'x', "ExcNodes", "EXC_NODES"},
+        [](const JobRecord& j, const Ctx&) { return j.spec().exclude(); }},
+       Spec(S::kExcludeFieldNumber)},
+      {{{0, "exit_code", "EXIT_CODE"},
+        [](const JobRecord& j, const Ctx&) { return U(j.exit_code()); }},
+       Rec(R::kExitCodeFieldNumber)},
+      {{{'f', "Feature", "FEATURES"},
+        [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().constraint()); }},
+       Spec(S::kConstraintFieldNumber)},
+      {{{'b', "tres-per-node", "TRES_PER_NODE"},
+        [](const JobRecord& j, const Ctx&) { return TresPerNodeText(j); }},
+       Spec(S::kGresFieldNumber, S::kGpusPerNodeFieldNumber)},
+      {{{0, "Gres", "TRES_PER_NODE"},
+        [](const JobRecord& j, const Ctx&) { return TresPerNodeText(j); }},
+       Spec(S::kGresFieldNumber, S::kGpusPerNodeFieldNumber)},
+      {{{'G', "GroupId", "GROUP"},
+        [](const JobRecord& j, const Ctx&) { return U(j.spec().gid()); }},
+       Spec(S::kGidFieldNumber)},
+      {{{'g', "GroupName", "GROUP"}, [](const JobRecord& j, const Ctx&) { return GroupText(j); }},
+       Spec(S::kGroupFieldNumber, S::kGidFieldNumber)},
+      {{{'i', "JobArrayId", "JOBID"}, [](const JobRecord& j, const Ctx&) { return JobIdText(j); }},
+       ArrayIdReads()},
+      {{{'A', "JobId", "JOBID"}, [](const JobRecord& j, const Ctx&) { return U(j.job_id()); }},
+       Rec(R::kJobIdFieldNumber)},
+      {{{0, "LastSchedEval", "LAST_SCHED_EVAL"},
+        [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.last_sched_eval(), c); }},
+       Rec(R::kLastSchedEvalFieldNumber)},
+      {{{'c', "MinCpus", "MIN_CPUS"},
+        [](const JobRecord& j, const Ctx&) {
+          return U(std::max<uint32_t>(j.spec().cpus_per_task(), 1));
+        }},
+       Spec(S::kCpusPerTaskFieldNumber)},
+      {{{'m', "MinMemory", "MIN_MEMORY"},
+        [](const JobRecord& j, const Ctx&) { return MinMemoryText(j); }},
+       Spec(S::kMemGivenFieldNumber, S::kMemPerNodeMbFieldNumber, S::kMemPerCpuMbFieldNumber)},
+      {{{0, "MinTime", "MIN_TIME"},
+        [](const JobRecord& j, const Ctx&) -> std::string {
+          return j.spec().time_min_s() <= 0 ? "N/A" : FormatDurationSqueue(j.spec().time_min_s());
+        }},
+       Spec(S::kTimeMinSFieldNumber)},
+      {{{'d', "MinTmpDisk", "MIN_TMP_DISK"},
+        [](const JobRecord&, const Ctx&) -> std::string { return "0"; }},
+       None()},
+      {{{'j', "Name", "NAME"}, [](const JobRecord& j, const Ctx&) { return j.spec().name(); }},
+       Spec(S::kNameFieldNumber)},
+      {{{'y', "Nice", "NICE"},
+        [](const JobRecord& j, const Ctx&) { return std::to_string(j.spec().nice()); }},
+       Spec(S::kNiceFieldNumber)},
+      {{{'N', "NodeList", "NODELIST", kNoCut, kNoCut},
+        [](const JobRecord& j, const Ctx&) { return NodeListText(j); }},
+       Rec(R::kNodesFieldNumber)},
+      {{{'C', "NumCPUs", "CPUS"}, [](const JobRecord& j, const Ctx&) { return U(CpuCount(j)); }},
+       Rec(R::kAllocCpusFieldNumber)
+           .AddSpec({S::kNumTasksFieldNumber, S::kCpusPerTaskFieldNumber})},
+      {{{'D', "NumNodes", "NODES"}, [](const JobRecord& j, const Ctx&) { return U(NodeCount(j)); }},
+       Rec(R::kNodesFieldNumber, R::kReqNodesFieldNumber).AddSpec({S::kMinNodesFieldNumber})},
+      {{{0, "NumTasks", "TASKS"},
+        [](const JobRecord& j, const Ctx&) {
+          return U(std::max<uint32_t>(j.spec().num_tasks(), 1));
+        }},
+       Spec(S::kNumTasksFieldNumber)},
+      {{{'h', "OverSubscribe", "OVER_SUBSCRIBE"},
+        [](const JobRecord& j, const Ctx&) -> std::string {
+          return j.spec().exclusive() ? "NO" : "OK";
+        }},
+       Spec(S::kExclusiveFieldNumber)},
+      {{{'P', "Partition", "PARTITION"},
+        [](const JobRecord& j, const Ctx&) { return j.spec().partition(); }},
+       Spec(S::kPartitionFieldNumber)},
+      {{{0, "PendingTime", "PENDING_TIME"},
+        [](const JobRecord& j, const Ctx& c) {
+          const bool started = j.start_time() != 0 && j.start_time() < c.now;
+          return std::to_string((started ? j.start_time() : c.now) - j.submit_time());
+        }},
+       Rec(R::kStartTimeFieldNumber, R::kSubmitTimeFieldNumber)},
+      {{{'p', "Priority", "PRIORITY"},
+        [](const JobRecord& j, const Ctx&) { return PriorityFloatText(j); }},
+       Rec(R::kPriorityFieldNumber)},
+      {{{'Q', "PriorityLong", "PRIORITY"},
+        [](const JobRecord& j, const Ctx&) { return U(j.priority()); }},
+       Rec(R::kPriorityFieldNumber)},
+      {{{'q', "QOS", "QOS"}, [](const JobRecord& j, const Ctx&) { return j.spec().qos(); }},
+       Spec(S::kQosFieldNumber)},
+      {{{'r', "Reason", "REASON"}, [](const JobRecord& j, const Ctx&) { return ReasonText(j); }},
+       Rec(R::kReasonFieldNumber)},
+      {{{'R', "ReasonList", "NODELIST(REASON)", kNoCut, kNoCut},
+        [](const JobRecord& j, const Ctx&) { return ReasonListText(j); }},
+       Rec(R::kStateFieldNumber, R::kReasonFieldNumber, R::kNodesFieldNumber)},
+      {{{'n', "ReqNodes", "REQ_NODES"},
+        [](const JobRecord& j, const Ctx&) { return j.spec().nodelist(); }},
+       Spec(S::kNodelistFieldNumber)},
+      {{{0, "Requeue", "REQUEUE"},
+        [](const JobRecord& j, const Ctx&) { return U(j.requeue() ? 1 : 0); }},
+       Rec(R::kRequeueFieldNumber)},
+      {{{'v', "Reservation", "RESERVATION"},
+        [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().reservation()); }},
+       Spec(S::kReservationFieldNumber)},
+      {{{0, "RestartCnt", "RESTARTCNT"},
+        [](const JobRecord& j, const Ctx&) { return U(j.restart_count()); }},
+       Rec(R::kRestartCountFieldNumber)},
+      {{{'Y', "SchedNodes", "SCHEDNODES", kNoCut, kNoCut},
+        // The controller does not send the nodes planned for a pending job yet.
+        [](const JobRecord&, const Ctx&) -> std::string { return "(null)"; }},
+       None()},
+      {{{'S', "StartTime", "START_TIME"},
+        [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.start_time(), c); }},
+       Rec(R::kStartTimeFieldNumber)},
+      {{{'T', "State", "STATE"},
+        [](const JobRecord& j, const Ctx&) { return JobStateText(j.state()); }},
+       Rec(R::kStateFieldNumber)},
+      {{{'t', "StateCompact", "ST"},
+        [](const JobRecord& j, const Ctx&) { return JobStateCompactText(j.state()); }},
+       Rec(R::kStateFieldNumber)},
+      {{{0, "StdErr", "STDERR"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_err(); }},
+       Spec(S::kStdErrFieldNumber)},
+      {{{0, "StdIn", "STDIN"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_in(); }},
+       Spec(S::kStdInFieldNumber)},
+      {{{0, "StdOut", "STDOUT"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_out(); }},
+       Spec(S::kStdOutFieldNumber)},
+      {{{'V', "SubmitTime", "SUBMIT_TIME"},
+        [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.submit_time(), c); }},
+       Rec(R::kSubmitTimeFieldNumber)},
+      {{{'L', "TimeLeft", "TIME_LEFT", kNoCut},
+        [](const JobRecord& j, const Ctx& c) { return TimeLeftText(j, c.now); }},
+       TimeUsedReads().AddRecord({R::kTimeLimitSFieldNumber})},
+      {{{'l', "TimeLimit", "TIME_LIMIT", kNoCut},
+        [](const JobRecord& j, const Ctx&) { return LimitText(j); }},
+       Rec(R::kTimeLimitSFieldNumber)},
+      {{{'M', "TimeUsed", "TIME", kNoCut},
+        [](const JobRecord& j, const Ctx& c) { return JobTimeUsedText(j, c.now); }},
+       TimeUsedReads()},
+      {{{0, "tres-alloc", "TRES_ALLOC"},
+        [](const JobRecord& j, const Ctx&) { return j.alloc_tres(); }},
+       Rec(R::kAllocTresFieldNumber)},
+      {{{'U', "UserId", "UID"}, [](const JobRecord& j, const Ctx&) { return U(j.spec().uid()); }},
+       Spec(S::kUidFieldNumber)},
+      {{{'u', "UserName", "USER"}, [](const JobRecord& j, const Ctx&) { return UserText(j); }},
+       Spec(S::kUserFieldNumber, S::kUidFieldNumber)},
+      {{{'Z', "WorkDir", "WORK_DIR"},
+        [](const JobRecord& j, const Ctx&) { return j.spec().work_dir(); }},
+       Spec(S::kWorkDirFieldNumber)},
   };
-  return FieldTable<JobRecord, Ctx>("Invalid job format specification: ", std::move(f));
+  std::vector<Field<JobRecord, Ctx>> fields;
+  std::vector<model::JobFieldSet> reads;
+  for (FieldDef& d : defs) {
+    fields.push_back(d.field);
+    reads.push_back(d.reads);
+  }
+  return SqueueTable{
+      FieldTable<JobRecord, Ctx>("Invalid job format specification: ", std::move(fields)),
+      std::move(reads)};
+}
+
+const SqueueTable& Table() {
+  static const SqueueTable table = BuildTable();
+  return table;
 }
 
 // ---- Sorting ----
@@ -291,132 +406,267 @@ int64_t StartKey(const JobRecord& j, int64_t now) {
   return j.start_time();
 }
 
-using JobCmp = std::function<int(const JobRecord&, const JobRecord&)>;
+// How one -S key compares jobs: by up to two numbers, by text (bytewise, as
+// std::string compares), or by text in natural order (node names).
+enum class KeyKind { kIgnored, kNumbers, kText, kNatural };
 
-// Sets `cmp` to the comparator for one -S letter (left empty for letters
-// Slurm accepts but ignores). False for letters Slurm rejects.
-bool SortKeyFor(char key, const Ctx& ctx, JobCmp& cmp) {
-  const int64_t now = ctx.now;
+// The kind of key for one -S letter; nullopt for letters Slurm rejects.
+std::optional<KeyKind> SortKeyKind(char key) {
   switch (key) {
     case 'i':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        auto id = [](const JobRecord& j) {
-          return j.array_job_id() != 0 ? j.array_job_id() : j.job_id();
-        };
-        // A meta record stands for tasks not yet split off: after the tasks.
-        auto task = [](const JobRecord& j) {
-          return j.array_meta() ? std::numeric_limits<uint32_t>::max() : j.array_task_id();
-        };
-        const int c = Cmp(id(a), id(b));
-        return c != 0 ? c : Cmp(task(a), task(b));
-      };
-      return true;
     case 'A':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(a.job_id(), b.job_id()); };
-      return true;
-    case 'P':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(a.spec().partition(), b.spec().partition());
-      };
-      return true;
-    case 't':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(JobStateCompactText(a.state()), JobStateCompactText(b.state()));
-      };
-      return true;
-    case 'T':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(JobStateText(a.state()), JobStateText(b.state()));
-      };
-      return true;
     case 'p':
     case 'Q':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(a.priority(), b.priority()); };
-      return true;
-    case 'u':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(UserText(a), UserText(b)); };
-      return true;
     case 'U':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(a.spec().uid(), b.spec().uid());
-      };
-      return true;
-    case 'g':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(GroupText(a), GroupText(b)); };
-      return true;
     case 'G':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(a.spec().gid(), b.spec().gid());
-      };
-      return true;
-    case 'j':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(a.spec().name(), b.spec().name());
-      };
-      return true;
     case 'S':
-      cmp = [now](const JobRecord& a, const JobRecord& b) {
-        return Cmp(StartKey(a, now), StartKey(b, now));
-      };
-      return true;
     case 'V':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(a.submit_time(), b.submit_time());
-      };
-      return true;
     case 'e':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(a.end_time(), b.end_time()); };
-      return true;
     case 'l':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(LimitKey(a), LimitKey(b)); };
-      return true;
     case 'L':
-      cmp = [now](const JobRecord& a, const JobRecord& b) {
-        auto left = [now](const JobRecord& j) {
-          return IsUnlimited(j.time_limit_s()) ? std::numeric_limits<int64_t>::max()
-                                               : j.time_limit_s() - TimeUsedSecs(j, now);
-        };
-        return Cmp(left(a), left(b));
-      };
-      return true;
     case 'M':
-      cmp = [now](const JobRecord& a, const JobRecord& b) {
-        return Cmp(TimeUsedSecs(a, now), TimeUsedSecs(b, now));
-      };
-      return true;
     case 'D':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(NodeCount(a), NodeCount(b)); };
-      return true;
     case 'C':
-      cmp = [](const JobRecord& a, const JobRecord& b) { return Cmp(CpuCount(a), CpuCount(b)); };
-      return true;
-    case 'N':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return NaturalCompare(a.nodes().empty() ? "" : a.nodes(0),
-                              b.nodes().empty() ? "" : b.nodes(0));
-      };
-      return true;
+      return KeyKind::kNumbers;
+    case 'P':
+    case 't':
+    case 'T':
+    case 'u':
+    case 'g':
+    case 'j':
     case 'a':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(a.spec().account(), b.spec().account());
-      };
-      return true;
     case 'q':
-      cmp = [](const JobRecord& a, const JobRecord& b) {
-        return Cmp(a.spec().qos(), b.spec().qos());
-      };
-      return true;
+      return KeyKind::kText;
+    case 'N':
+      return KeyKind::kNatural;
     case 'b':
     case 'c':
     case 'f':
     case 'h':
     case 'n':
     case 'O':
-      cmp = nullptr;  // Accepted and ignored by Slurm too.
-      return true;
+      return KeyKind::kIgnored;  // Accepted and ignored by Slurm too.
     default:
-      return false;
+      return std::nullopt;
   }
+}
+
+// The key of `j` for a kNumbers letter.
+std::pair<int64_t, int64_t> NumberKey(char key, const JobRecord& j, int64_t now) {
+  switch (key) {
+    case 'i':
+      // A meta record stands for tasks not yet split off: after the tasks.
+      return {j.array_job_id() != 0 ? j.array_job_id() : j.job_id(),
+              j.array_meta() ? std::numeric_limits<uint32_t>::max() : j.array_task_id()};
+    case 'A':
+      return {j.job_id(), 0};
+    case 'p':
+    case 'Q':
+      return {j.priority(), 0};
+    case 'U':
+      return {j.spec().uid(), 0};
+    case 'G':
+      return {j.spec().gid(), 0};
+    case 'S':
+      return {StartKey(j, now), 0};
+    case 'V':
+      return {j.submit_time(), 0};
+    case 'e':
+      return {j.end_time(), 0};
+    case 'l':
+      return {LimitKey(j), 0};
+    case 'L':
+      return {IsUnlimited(j.time_limit_s()) ? std::numeric_limits<int64_t>::max()
+                                            : j.time_limit_s() - TimeUsedSecs(j, now),
+              0};
+    case 'M':
+      return {TimeUsedSecs(j, now), 0};
+    case 'D':
+      return {NodeCount(j), 0};
+    case 'C':
+      return {CpuCount(j), 0};
+    default:
+      return {0, 0};
+  }
+}
+
+// The key of `j` for a kText or kNatural letter, appended to `out`.
+void AppendTextKey(char key, const JobRecord& j, std::string& out) {
+  switch (key) {
+    case 'P':
+      out += j.spec().partition();
+      break;
+    case 't':
+      out += JobStateCompactText(j.state());
+      break;
+    case 'T':
+      out += JobStateText(j.state());
+      break;
+    case 'u':
+      out += UserText(j);
+      break;
+    case 'g':
+      out += GroupText(j);
+      break;
+    case 'j':
+      out += j.spec().name();
+      break;
+    case 'a':
+      out += j.spec().account();
+      break;
+    case 'q':
+      out += j.spec().qos();
+      break;
+    case 'N':
+      if (!j.nodes().empty()) out += j.nodes(0);
+      break;
+    default:
+      break;
+  }
+}
+
+// A -S spec's keys for every row, computed once as rows are added: the sort
+// then compares numbers and buffered text instead of rebuilding each key
+// from the records at every comparison (10,000 jobs: ~140,000 comparisons).
+class SortKeys {
+ public:
+  // InvalidArgument for a letter Slurm rejects ("Invalid sort specification: z").
+  static Result<SortKeys> Parse(std::string_view spec) {
+    SortKeys keys;
+    for (size_t i = 0; i < spec.size(); ++i) {
+      const char c = spec[i];
+      if (c == ',' || c == '+' || c == '-') continue;
+      const std::optional<KeyKind> kind = SortKeyKind(c);
+      if (!kind) return InvalidArgument("Invalid sort specification: " + std::string(1, c));
+      if (*kind == KeyKind::kIgnored) continue;
+      Column& col = keys.columns_.emplace_back();
+      col.letter = c;
+      col.kind = *kind;
+      col.descending = i > 0 && spec[i - 1] == '-';
+    }
+    return keys;
+  }
+
+  void Reserve(size_t rows) {
+    for (Column& col : columns_) {
+      if (col.kind == KeyKind::kNumbers) {
+        col.numbers.reserve(rows);
+      } else {
+        col.ends.reserve(rows + 1);
+      }
+    }
+  }
+
+  void Add(const JobRecord& job, const Ctx& ctx) {
+    for (Column& col : columns_) {
+      if (col.kind == KeyKind::kNumbers) {
+        col.numbers.push_back(NumberKey(col.letter, job, ctx.now));
+      } else {
+        if (col.ends.empty()) col.ends.push_back(0);
+        AppendTextKey(col.letter, job, col.text);
+        col.ends.push_back(col.text.size());
+      }
+    }
+    ++rows_;
+  }
+
+  // The rows added, as indices in sorted order. Stable: rows that tie on
+  // every key keep the order they were added in (the controller's), as in
+  // Slurm, which applies one stable sort per key, last key first.
+  std::vector<size_t> Order() const {
+    std::vector<size_t> order(rows_);
+    for (size_t i = 0; i < rows_; ++i) order[i] = i;
+    if (columns_.empty()) return order;
+    // Every key as numbers, row-major: the sort's comparisons then read one
+    // small contiguous record per row.
+    const size_t width = columns_.size();
+    std::vector<std::pair<int64_t, int64_t>> keys(rows_ * width);
+    for (size_t c = 0; c < width; ++c) {
+      const Column& col = columns_[c];
+      const std::vector<int64_t> ranks =
+          col.kind == KeyKind::kNumbers ? std::vector<int64_t>() : col.Ranks();
+      for (size_t r = 0; r < rows_; ++r) {
+        keys[r * width + c] = col.kind == KeyKind::kNumbers
+                                  ? col.numbers[r]
+                                  : std::pair<int64_t, int64_t>(ranks[r], 0);
+      }
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const auto* ka = &keys[a * width];
+      const auto* kb = &keys[b * width];
+      for (size_t c = 0; c < width; ++c) {
+        if (ka[c] != kb[c]) return columns_[c].descending ? kb[c] < ka[c] : ka[c] < kb[c];
+      }
+      return false;
+    });
+    return order;
+  }
+
+ private:
+  struct Column {
+    char letter = 0;
+    KeyKind kind = KeyKind::kIgnored;
+    bool descending = false;
+    std::vector<std::pair<int64_t, int64_t>> numbers;  // kNumbers: one per row.
+    std::string text;                                  // kText, kNatural: all rows.
+    std::vector<size_t> ends;                          // Row r: text[ends[r], ends[r+1]).
+
+    std::string_view Text(size_t row) const {
+      return std::string_view(text).substr(ends[row], ends[row + 1] - ends[row]);
+    }
+    int CompareText(std::string_view a, std::string_view b) const {
+      if (kind == KeyKind::kNatural) return NaturalCompare(a, b);
+      const int c = a.compare(b);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    // Each row's text as a rank: texts that compare equal share a rank, and
+    // ranks order as their texts do. A queue holds few distinct partitions,
+    // states or users, so ordering those few replaces comparing text in
+    // every one of the sort's comparisons.
+    std::vector<int64_t> Ranks() const {
+      const size_t rows = ends.empty() ? 0 : ends.size() - 1;
+      std::unordered_map<std::string_view, size_t> ids;  // Looked up, never iterated.
+      std::vector<std::string_view> distinct;
+      std::vector<size_t> id_of(rows);
+      for (size_t r = 0; r < rows; ++r) {
+        auto [it, added] = ids.try_emplace(Text(r), distinct.size());
+        if (added) distinct.push_back(Text(r));
+        id_of[r] = it->second;
+      }
+      std::vector<size_t> by_text(distinct.size());
+      for (size_t i = 0; i < by_text.size(); ++i) by_text[i] = i;
+      std::sort(by_text.begin(), by_text.end(),
+                [&](size_t a, size_t b) { return CompareText(distinct[a], distinct[b]) < 0; });
+      std::vector<int64_t> rank_of(distinct.size());
+      int64_t rank = 0;
+      for (size_t k = 0; k < by_text.size(); ++k) {
+        if (k > 0 && CompareText(distinct[by_text[k - 1]], distinct[by_text[k]]) != 0) ++rank;
+        rank_of[by_text[k]] = rank;
+      }
+      std::vector<int64_t> ranks(rows);
+      for (size_t r = 0; r < rows; ++r) ranks[r] = rank_of[id_of[r]];
+      return ranks;
+    }
+  };
+
+  std::vector<Column> columns_;
+  size_t rows_ = 0;
+};
+
+// The -o/-O format in force: the user's, or the preset for the options.
+Result<FormatSpec> ParseFormat(const SqueueOptions& options) {
+  const auto& table = Table().table;
+  return !options.format.empty()        ? table.ParseShort(options.format)
+         : !options.format_long.empty() ? table.ParseLong(options.format_long)
+         : options.start                ? table.ParseShort(kSqueueStartFormat)
+         : options.long_format          ? table.ParseShort(kSqueueLongFormat)
+                                        : table.ParseShort(kSqueueDefaultFormat);
+}
+
+std::string_view SortSpec(const SqueueOptions& options) {
+  return !options.sort.empty() ? std::string_view(options.sort)
+         : options.start       ? kSqueueStartSort
+                               : kSqueueDefaultSort;
 }
 
 }  // namespace
@@ -502,33 +752,23 @@ std::string JobTimeUsedText(const JobRecord& job, int64_t now) {
   return FormatDurationSqueue(TimeUsedSecs(job, now));
 }
 
-const FieldTable<JobRecord, SqueueContext>& SqueueFields() {
-  static const FieldTable<JobRecord, SqueueContext> table = BuildTable();
-  return table;
+const FieldTable<JobRecord, SqueueContext>& SqueueFields() { return Table().table; }
+
+const model::JobFieldSet& SqueueFieldReads(int field) {
+  return Table().reads.at(static_cast<size_t>(field));
 }
 
 Status SortJobs(std::vector<const JobRecord*>& jobs, std::string_view sort_spec,
                 const SqueueContext& ctx) {
   // Validate the whole spec before reordering anything.
-  std::vector<std::pair<JobCmp, bool>> keys;  // Left to right.
-  for (size_t i = 0; i < sort_spec.size(); ++i) {
-    const char c = sort_spec[i];
-    if (c == ',' || c == '+' || c == '-') continue;
-    JobCmp cmp;
-    if (!SortKeyFor(c, ctx, cmp)) {
-      return InvalidArgument("Invalid sort specification: " + std::string(1, c));
-    }
-    if (cmp) keys.emplace_back(std::move(cmp), i > 0 && sort_spec[i - 1] == '-');
-  }
-  // Slurm applies one stable sort per key, last key first; a single stable
-  // sort on the composite key gives the same order.
-  std::stable_sort(jobs.begin(), jobs.end(), [&](const JobRecord* a, const JobRecord* b) {
-    for (const auto& [cmp, descending] : keys) {
-      const int c = cmp(*a, *b);
-      if (c != 0) return descending ? c > 0 : c < 0;
-    }
-    return false;
-  });
+  Result<SortKeys> keys = SortKeys::Parse(sort_spec);
+  if (!keys.ok()) return keys.status();
+  keys->Reserve(jobs.size());
+  for (const JobRecord* job : jobs) keys->Add(*job, ctx);
+  std::vector<const JobRecord*> sorted;
+  sorted.reserve(jobs.size());
+  for (size_t i : keys->Order()) sorted.push_back(jobs[i]);
+  jobs = std::move(sorted);
   return Status::Ok();
 }
 
@@ -540,32 +780,73 @@ Result<Listing> RenderSqueue(std::span<const JobRecord> jobs, const SqueueOption
   return RenderSqueue(std::span<const JobRecord* const>(pointers), options, ctx);
 }
 
+Result<model::JobFieldSet> SqueueProjection(const SqueueOptions& options) {
+  // --start shows pending jobs only, -r expands array records: both read
+  // these of every record, and they are small.
+  model::JobFieldSet fields = ArrayIdReads();
+  fields.AddRecord({R::kStateFieldNumber});
+  Result<FormatSpec> spec = ParseFormat(options);
+  if (!spec.ok()) return spec.status();
+  for (const FormatItem& item : spec->items) {
+    if (item.field >= 0) fields.Add(SqueueFieldReads(item.field));
+  }
+  // Sort keys read what the field of the same letter reads.
+  const std::string_view sort = SortSpec(options);
+  for (size_t i = 0; i < sort.size(); ++i) {
+    const char c = sort[i];
+    if (c == ',' || c == '+' || c == '-') continue;
+    if (!SortKeyKind(c)) return InvalidArgument("Invalid sort specification: " + std::string(1, c));
+    const auto& infos = Table().table.fields();
+    for (size_t f = 0; f < infos.size(); ++f) {
+      if (infos[f].info.letter == c) fields.Add(SqueueFieldReads(static_cast<int>(f)));
+    }
+  }
+  return fields;
+}
+
 Result<Listing> RenderSqueue(std::span<const JobRecord* const> jobs, const SqueueOptions& options,
+                             const SqueueContext& ctx) {
+  return RenderSqueue(
+      jobs.size(), [&](size_t i) { return jobs[i]; }, options, ctx);
+}
+
+Result<Listing> RenderSqueue(size_t count, const JobSource& source, const SqueueOptions& options,
                              const SqueueContext& ctx) {
   if (options.json) return FailedPrecondition("squeue --json is not implemented yet");
   const auto& table = SqueueFields();
-  Result<FormatSpec> spec = !options.format.empty()        ? table.ParseShort(options.format)
-                            : !options.format_long.empty() ? table.ParseLong(options.format_long)
-                            : options.start                ? table.ParseShort(kSqueueStartFormat)
-                            : options.long_format          ? table.ParseShort(kSqueueLongFormat)
-                                                           : table.ParseShort(kSqueueDefaultFormat);
+  Result<FormatSpec> spec = ParseFormat(options);
   if (!spec.ok()) return spec.status();
+  Result<SortKeys> keys = SortKeys::Parse(SortSpec(options));
+  if (!keys.ok()) return keys.status();
 
-  std::vector<const JobRecord*> rows;
-  rows.reserve(jobs.size());
-  for (const JobRecord* job : jobs) {
+  // One pass over the jobs gathers every sort key and every printed value,
+  // so a source may hand out each job in a reused message.
+  const auto& fields = table.fields();
+  CellGrid cells(spec->items.size());
+  cells.Reserve(count, 16 * spec->items.size());
+  keys->Reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const JobRecord* job = source(i);
+    if (job == nullptr) continue;
     if (options.start && job->state() != wire::JOB_STATE_PENDING) continue;
-    rows.push_back(job);
+    keys->Add(*job, ctx);
+    for (const FormatItem& item : spec->items) {
+      if (item.field < 0) {
+        cells.Add({});
+      } else {
+        cells.Add(fields[static_cast<size_t>(item.field)].value(*job, ctx));
+      }
+    }
+    cells.EndRow();
   }
-  const std::string_view sort = !options.sort.empty() ? std::string_view(options.sort)
-                                : options.start       ? kSqueueStartSort
-                                                      : kSqueueDefaultSort;
-  ROTA_RETURN_IF_ERROR(SortJobs(rows, sort, ctx));
+  const std::vector<size_t> order = keys->Order();
 
   Listing listing;
   listing.errors = spec->errors;
-  if (options.long_format) listing.text = FormatCtime(ctx.now, ctx.utc_offset_s) + "\n";
-  listing.text += table.Render(*spec, rows, ctx, options.no_header);
+  listing.text = RenderCells(*spec, table.catalog(), cells, order, options.no_header);
+  if (options.long_format) {
+    listing.text.insert(0, FormatCtime(ctx.now, ctx.utc_offset_s) + "\n");
+  }
   return listing;
 }
 

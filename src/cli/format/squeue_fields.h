@@ -5,6 +5,7 @@
 // Everything here is a pure function of (jobs, options, context): the time
 // "now" and the local time zone come in through SqueueContext.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 
 #include "cli/format/format_spec.h"
 #include "common/status.h"
+#include "model/record_projection.h"
 #include "rota.pb.h"
 
 namespace rota::cli::format {
@@ -51,6 +53,15 @@ struct SqueueOptions {
   bool json = false;
 };
 
+// What the field at `index` in SqueueFields() reads of a job record.
+const model::JobFieldSet& SqueueFieldReads(int index);
+
+// The record fields a listing with these options reads (format, sort keys,
+// the --start filter, -r's array expansion), to ask the controller for only
+// those. Always non-empty. Errors as RenderSqueue's for a bad sort spec;
+// unknown format fields read nothing.
+Result<model::JobFieldSet> SqueueProjection(const SqueueOptions& options);
+
 // Reorders `jobs` by a Slurm -S spec ("P,t,-p": keys left to right, '-'
 // descending). Sorts are stable: jobs that tie on every key keep the order
 // they came in (the controller's order), as in Slurm. Keys: i A P t T p Q u U
@@ -66,6 +77,15 @@ Result<Listing> RenderSqueue(std::span<const wire::JobRecord> jobs, const Squeue
 // The same, over records held elsewhere (no copies of 100,000 records).
 Result<Listing> RenderSqueue(std::span<const wire::JobRecord* const> jobs,
                              const SqueueOptions& options, const SqueueContext& ctx);
+
+// Hands out job `i` of a listing, or nullptr to leave it out. The job need
+// only stay valid until the next call, so a source may parse each job into
+// one reused message.
+using JobSource = std::function<const wire::JobRecord*(size_t i)>;
+// The same, over `count` jobs from `source`, which is called once per job,
+// in order, before anything is sorted.
+Result<Listing> RenderSqueue(size_t count, const JobSource& source, const SqueueOptions& options,
+                             const SqueueContext& ctx);
 
 // Single values, exposed for other commands and tests.
 std::string JobIdText(const wire::JobRecord& job);      // %i: 1234, 1234_7, 1234_[8-1000%50]

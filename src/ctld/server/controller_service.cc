@@ -10,6 +10,7 @@
 #include "conf/config_loader.h"
 #include "ctld/server/job_filter.h"
 #include "model/job_payload.h"
+#include "model/record_projection.h"
 #include "model/wire_encoding.h"
 
 namespace rota::ctld {
@@ -30,11 +31,22 @@ void Answer(const rpc::Responder& respond, const google::protobuf::Message& mess
 // A ListJobsResponse, encoded straight from the shared records: copying
 // 100,000 records into a response message first would double the work and
 // the memory. (Field 1 `jobs` is length-delimited, field 2 `now` a varint.)
+// With a projection in the request, each record carries only the fields the
+// client will read: most of a listing's bytes are fields squeue never shows.
 std::string EncodeJobList(const JobView& view, const wire::ListJobsRequest& req, int64_t now) {
   std::string out;
+  const model::JobFieldSet fields = model::JobFieldSet::FromRequest(req);
+  std::string whole;  // One record serialized, reused.
   for (const auto& job : view) {
-    if (JobMatches(*job, req))
+    if (!JobMatches(*job, req)) continue;
+    if (fields.empty()) {
       model::AppendMessageField(out, wire::ListJobsResponse::kJobsFieldNumber, *job);
+      continue;
+    }
+    whole.clear();
+    job->AppendToString(&whole);
+    // Our own bytes: always well-formed.
+    model::AppendProjectedRecordField(wire::ListJobsResponse::kJobsFieldNumber, whole, fields, out);
   }
   model::AppendVarintField(out, wire::ListJobsResponse::kNowFieldNumber,
                            static_cast<uint64_t>(now));
@@ -160,8 +172,8 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kListJobs: {
       wire::ListJobsRequest req;
       if (!ParseOrFail(body, req, respond)) return;
-      loop_.Enqueue([this, req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                          Effects&) -> StateLoop::Reply {
+      loop_.EnqueueRead([this, req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                                              Effects&) -> StateLoop::Reply {
         std::shared_ptr<const JobView> view = core.PublishJobs();
         return [this, view, req, respond, now] {
           readers_.Post([view, req, respond, now] { respond(0, EncodeJobList(*view, req, now)); });
@@ -208,7 +220,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       return;
     }
     case api::kListNodes: {
-      loop_.Enqueue([respond](ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
+      loop_.EnqueueRead([respond](ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
         auto out = std::make_shared<wire::ListNodesResponse>();
         out->set_now(now);
         for (const NodeRuntime& n : core.nodes().nodes()) {

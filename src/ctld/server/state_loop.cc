@@ -32,10 +32,14 @@ void StateLoop::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void StateLoop::Enqueue(Work work) {
+void StateLoop::Enqueue(Work work) { Push({std::move(work), /*changes_state=*/true}); }
+
+void StateLoop::EnqueueRead(Work work) { Push({std::move(work), /*changes_state=*/false}); }
+
+void StateLoop::Push(Queued queued) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(work));
+    queue_.push_back(std::move(queued));
   }
   cv_.notify_one();
 }
@@ -55,7 +59,7 @@ bool StateLoop::PassDue(SteadyClock::time_point now, bool changed) const {
 }
 
 void StateLoop::Run() {
-  std::deque<Work> batch;
+  std::deque<Queued> batch;
   while (true) {
     // Only this thread touches the core: work out the wake-up before locking.
     auto wake = last_pass_ + options_.periodic_pass;
@@ -83,15 +87,19 @@ void StateLoop::Run() {
   }
 }
 
-void StateLoop::RunBatch(std::deque<Work>& batch) {
+void StateLoop::RunBatch(std::deque<Queued>& batch) {
   int64_t now = clock_();
   Effects effects;
   std::vector<Reply> replies;
   replies.reserve(batch.size());
-  for (Work& w : batch) replies.push_back(w(*core_, now, effects));
+  bool changed = false;
+  for (Queued& q : batch) {
+    replies.push_back(q.work(*core_, now, effects));
+    changed |= q.changes_state;
+  }
   // Any command may have changed what can run (a node registering writes no
-  // record, yet frees a whole node), so each batch asks for a pass.
-  bool changed = !batch.empty();
+  // record, yet frees a whole node), so each batch with one asks for a pass.
+  // Reads change nothing: a batch of listings alone waits for no pass.
   pass_wanted_ |= changed;
 
   auto steady_now = SteadyClock::now();

@@ -56,6 +56,11 @@ class StateLoop {
   void Stop();
   // Thread-safe.
   void Enqueue(Work work);
+  // Work that only reads the core (publishing a view for a listing): unlike
+  // other work it does not make a scheduling pass due, so a squeue on an idle
+  // controller is answered without waiting for a pass over every job.
+  // Thread-safe.
+  void EnqueueRead(Work work);
 
   struct Stats {
     uint64_t batches = 0;
@@ -67,8 +72,14 @@ class StateLoop {
   Stats stats() const;
 
  private:
+  struct Queued {
+    Work work;
+    bool changes_state;
+  };
+
   void Run();
-  void RunBatch(std::deque<Work>& batch);
+  void Push(Queued queued);
+  void RunBatch(std::deque<Queued>& batch);
   bool PassDue(std::chrono::steady_clock::time_point now, bool changed) const;
 
   std::unique_ptr<ControllerCore> core_;  // Loop thread only.
@@ -79,9 +90,9 @@ class StateLoop {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Work> queue_;  // Guarded by mu_.
-  bool stopping_ = false;   // Guarded by mu_.
-  Stats stats_;             // Guarded by mu_.
+  std::deque<Queued> queue_;  // Guarded by mu_.
+  bool stopping_ = false;     // Guarded by mu_.
+  Stats stats_;               // Guarded by mu_.
 
   std::chrono::steady_clock::time_point last_pass_{};
   std::chrono::microseconds last_pass_duration_{0};

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
+#include <thread>
 
 #include "testing/config_files.h"
 
@@ -66,6 +68,45 @@ TEST(StateLoopTest, SnapshotsAndLogTogetherRecoverEverySubmission) {
   restored.Restore(&snapshot, records);
   EXPECT_EQ(restored.Snapshot().SerializeAsString(), before);
   EXPECT_EQ(restored.FindPayload(*restored.FindJob(20))->script(), "#!/bin/sh\necho job19\n");
+}
+
+// A listing only reads: on an idle controller it must be answered without
+// a scheduling pass over every job first.
+TEST(StateLoopTest, ReadsDoNotMakeAPassDue) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
+                                      "PartitionName=p Nodes=n1 Default=YES\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  Recovered recovered;
+  auto store = StateStore::Open((dir.path() / "state").string(), &recovered);
+  ASSERT_TRUE(store.ok());
+  StateLoop::Options options;
+  options.periodic_pass = std::chrono::hours(1);
+  StateLoop loop(
+      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
+      [] { return int64_t{1000}; }, options);
+  loop.Start();
+  SubmitThrough(loop, "held");
+  // Let the passes the submission asked for happen.
+  uint64_t passes = loop.stats().passes;
+  for (int i = 0; i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (loop.stats().passes == passes && i > 5) break;
+    passes = loop.stats().passes;
+  }
+  ASSERT_GT(passes, 0u);
+  for (int i = 0; i < 5; ++i) {
+    std::promise<size_t> done;
+    loop.EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+      const size_t jobs = core.PublishJobs()->size();
+      return [&done, jobs] { done.set_value(jobs); };
+    });
+    EXPECT_EQ(done.get_future().get(), 1u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_EQ(loop.stats().passes, passes);
+  EXPECT_EQ(loop.stats().commands, 6u);
+  loop.Stop();
 }
 
 }  // namespace
