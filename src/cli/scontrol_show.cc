@@ -86,8 +86,12 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   if (running && job.nodes_size() > 0) lines.push_back(fmt::format("BatchHost={}", job.nodes(0)));
   uint32_t nodes = job.nodes_size() > 0 ? job.nodes_size() : std::max(1u, job.req_nodes());
   uint32_t cpt = std::max(1u, s.cpus_per_task());
+  // Tasks as the allocation placed them (--ntasks-per-node and friends), else as asked.
+  uint32_t tasks = 0;
+  for (const wire::NodeAlloc& a : job.allocs()) tasks += a.tasks();
+  if (tasks == 0) tasks = std::max(1u, s.num_tasks());
   lines.push_back(fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
-                              nodes, job.alloc_cpus(), std::max(1u, s.num_tasks()), cpt));
+                              nodes, job.alloc_cpus(), tasks, cpt));
   lines.push_back(fmt::format(
       "TRES={}", job.alloc_tres().empty() ? fmt::format("cpu={},node={},billing={}",
                                                         job.alloc_cpus(), nodes, job.alloc_cpus())

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "ctld/core/allocation_record.h"
 #include "ctld/core/job_shape.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
@@ -12,6 +13,7 @@
 #include "model/job_state.h"
 #include "model/pending_reason.h"
 #include "model/wire_encoding.h"
+#include "sched/earliest_start.h"
 #include "sched/select.h"
 
 namespace rota::ctld {
@@ -280,14 +282,30 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   response.set_cluster(config_->settings.cluster_name);
   response.set_partition(spec.partition());
   if (request.test_only()) {
-    // Would it start now, and where? (Later starts need the backfill planner.)
+    // When and where would it start, were it alone in the queue? Now, or once
+    // enough running jobs reach their time limits (the same selection, asked
+    // at each end time).
     response.set_job_id(next_job_id_);
     Candidates c = CandidatesFor(*partition);
-    sched::Selection s = sched::Select(nodes_.model(), nodes_.usage(), c.usable, shape->request);
-    if (s.allocation) {
-      response.set_test_only_start(now);
+    std::vector<sched::Release> releases;
+    for (const auto& [id, job] : jobs_) {
+      if (job->state() != wire::JOB_STATE_RUNNING || job->end_time() <= 0) continue;
+      sched::Release& r = releases.emplace_back();
+      r.time = job->end_time();
+      for (int i = 0; i < job->nodes_size() && i < job->allocs_size(); ++i) {
+        int32_t node = nodes_.model().IndexOf(job->nodes(i));
+        if (node >= 0) {
+          r.allocation.nodes.push_back(
+              FromRecord(nodes_.model(), static_cast<uint32_t>(node), job->allocs(i)));
+        }
+      }
+    }
+    std::optional<sched::StartEstimate> s = sched::EarliestStart(
+        nodes_.model(), nodes_.usage(), c.usable, shape->request, now, std::move(releases));
+    if (s) {
+      response.set_test_only_start(s->time);
       uint32_t cpus = 0;
-      for (const sched::NodeAllocation& a : s.allocation->nodes) {
+      for (const sched::NodeAllocation& a : s->allocation.nodes) {
         cpus +=
             static_cast<uint32_t>(a.slots.size()) * nodes_.model().nodes[a.node].cpus_per_slot();
         response.add_test_only_nodes(nodes_.model().nodes[a.node].name);

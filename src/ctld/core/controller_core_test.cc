@@ -189,6 +189,61 @@ TEST_F(ControllerCoreTest, ResourcesThenPriorityAndFreedResourcesStartTheNext) {
   EXPECT_EQ(Job(small).reason(), "Resources");
 }
 
+TEST_F(ControllerCoreTest, StartedJobsRecordTheirExactAllocation) {
+  RegisterAll();
+  uint32_t a = SubmitOk(Spec([](auto& s) {
+    s.set_gres("gpu:1");
+    s.set_cpus_per_task(2);
+  }));
+  uint32_t b = SubmitOk(Spec([](auto& s) { s.set_gres("gpu:1"); }));
+  Tick();
+  // Best fit: the second job joins the first on n1, on the GPU and core left.
+  ASSERT_EQ(Job(a).allocs_size(), 1);
+  EXPECT_EQ(Job(a).nodes(0), "n1");
+  EXPECT_EQ(Job(a).allocs(0).cpu_ids(), "0-1");
+  EXPECT_EQ(Job(a).allocs(0).gpu_ids(), "0");
+  EXPECT_EQ(Job(a).allocs(0).mem_mb(), 2000u);
+  EXPECT_EQ(Job(b).nodes(0), "n1");
+  EXPECT_EQ(Job(b).allocs(0).cpu_ids(), "2");
+  EXPECT_EQ(Job(b).allocs(0).gpu_ids(), "1");
+  EXPECT_EQ(Job(b).alloc_tres(), "cpu=1,mem=1000M,node=1,billing=1,gres/gpu=1,gres/gpu:a100=1");
+  // Restarting from the log gives the same allocations back (n1 has 1 core left).
+  ControllerCore restored(config_);
+  restored.Restore(nullptr, log_);
+  EXPECT_EQ(restored.nodes().Find("n1")->alloc_cpus, 3u);
+  EXPECT_EQ(restored.nodes().usage()[0].free_gpus, 0u);
+}
+
+TEST_F(ControllerCoreTest, TestOnlyAnswersWhenTheJobWouldStart) {
+  RegisterAll();
+  uint32_t a = SubmitOk(Spec([](auto& s) {
+    s.set_gres("gpu:2");
+    s.set_time_limit_s(600);
+  }));
+  uint32_t b = SubmitOk(Spec([](auto& s) {
+    s.set_gres("gpu:2");
+    s.set_time_limit_s(1200);
+  }));
+  Tick();
+  ASSERT_EQ(StateOf(a), "RUNNING");
+  ASSERT_EQ(StateOf(b), "RUNNING");
+  wire::SubmitJobRequest req;
+  req.mutable_spec()->set_gres("gpu:2");
+  req.set_test_only(true);
+  Effects e;
+  Result<wire::SubmitJobResponse> r = core_->Submit(req, alice_, now_, e);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->test_only_start(), now_ + 600);  // When the first job's limit frees its node
+  ASSERT_EQ(r->test_only_nodes_size(), 1);
+  EXPECT_EQ(r->test_only_nodes(0), Job(a).nodes(0));
+  req.mutable_spec()->clear_gres();
+  req.mutable_spec()->set_gpus("3");  // Needs both nodes
+  r = core_->Submit(req, alice_, now_, e);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->test_only_start(), now_ + 1200);
+  EXPECT_TRUE(e.records.empty());  // Nothing queued
+}
+
 TEST_F(ControllerCoreTest, TimeLimitSignalsThenTimeout) {
   RegisterAll();
   uint32_t id = SubmitOk(Spec([](auto& s) { s.set_time_limit_s(60); }));
