@@ -115,19 +115,31 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   return s;
 }
 
-std::string ControllerCore::SerializeSnapshot() const {
+std::string ControllerCore::SerializeSnapshot() const { return TakeSnapshotView().Serialize(); }
+
+ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
+  SnapshotView v;
+  v.next_job_id = next_job_id_;
+  v.jobs.reserve(jobs_.size());
+  for (const auto& [id, job] : jobs_) v.jobs.push_back(job);
+  for (const NodeRuntime& n : nodes_.nodes()) {
+    if (n.drain || n.admin_down || !n.reason.empty()) v.nodes.push_back(nodes_.ToRecord(n));
+  }
+  v.payloads.assign(payloads_.begin(), payloads_.end());
+  return v;
+}
+
+std::string ControllerCore::SnapshotView::Serialize() const {
   std::string out;
-  model::AppendVarintField(out, wire::StateSnapshot::kNextJobIdFieldNumber, next_job_id_);
-  for (const auto& [id, job] : jobs_) {
+  model::AppendVarintField(out, wire::StateSnapshot::kNextJobIdFieldNumber, next_job_id);
+  for (const auto& job : jobs) {
     model::AppendMessageField(out, wire::StateSnapshot::kJobsFieldNumber, *job);
   }
-  for (const NodeRuntime& n : nodes_.nodes()) {
-    if (n.drain || n.admin_down || !n.reason.empty()) {
-      model::AppendMessageField(out, wire::StateSnapshot::kNodesFieldNumber, nodes_.ToRecord(n));
-    }
+  for (const wire::NodeRecord& n : nodes) {
+    model::AppendMessageField(out, wire::StateSnapshot::kNodesFieldNumber, n);
   }
   wire::JobPayload payload;
-  for (const auto& [id, packed] : payloads_) {
+  for (const auto& [id, packed] : payloads) {
     payload.set_job_id(id);
     payload.set_packed(*packed);
     model::AppendMessageField(out, wire::StateSnapshot::kPayloadsFieldNumber, payload);

@@ -35,6 +35,16 @@ class ControllerCore {
   // The same snapshot, serialized straight from the shared records (no copy
   // of every job first): what the state loop writes to disk.
   std::string SerializeSnapshot() const;
+  // The same state as SerializeSnapshot, captured cheaply (the job records and
+  // payloads are shared, immutable) so another thread can serialize it.
+  struct SnapshotView {
+    uint32_t next_job_id = 0;
+    std::vector<std::shared_ptr<const wire::JobRecord>> jobs;
+    std::vector<wire::NodeRecord> nodes;
+    std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> payloads;
+    std::string Serialize() const;
+  };
+  SnapshotView TakeSnapshotView() const;
   // Swaps in a new configuration; jobs are kept. Running jobs on nodes that
   // disappeared keep running in the records until they end.
   void Reconfigure(std::shared_ptr<const conf::ClusterConfig> config);

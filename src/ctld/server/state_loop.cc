@@ -32,6 +32,23 @@ void StateLoop::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void StateLoop::StartSnapshot(uint64_t covers_seq) {
+  snapshot_seq_ = covers_seq;
+  snapshot_ =
+      std::async(std::launch::async, [view = core_->TakeSnapshotView(), ops = store_->file_ops(),
+                                      dir = store_->dir(), covers_seq] {
+        return StateStore::WriteSnapshotData(ops, dir, view.Serialize(), covers_seq);
+      });
+}
+
+void StateLoop::FinishSnapshot(bool wait) {
+  if (!snapshot_.valid()) return;
+  if (!wait && snapshot_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  Status s = snapshot_.get();
+  if (s.ok()) s = store_->AdoptSnapshot(snapshot_seq_);
+  if (!s.ok()) spdlog::error("snapshot failed: {}", s.ToString());
+}
+
 void StateLoop::Enqueue(Work work) { Push({std::move(work), /*changes_state=*/true}); }
 
 void StateLoop::EnqueueRead(Work work) { Push({std::move(work), /*changes_state=*/false}); }
@@ -75,7 +92,11 @@ void StateLoop::Run() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
-      if (stopping_ && queue_.empty()) return;
+      if (stopping_ && queue_.empty()) {
+        lock.unlock();
+        FinishSnapshot(true);
+        return;
+      }
       size_t n = std::min(queue_.size(), options_.max_batch);
       for (size_t i = 0; i < n; ++i) {
         batch.push_back(std::move(queue_.front()));
@@ -124,9 +145,9 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
       spdlog::critical("cannot make state durable ({}); stopping", seq.status().ToString());
       std::abort();
     }
-    if (store_->bytes_since_snapshot() >= options_.snapshot_after_bytes) {
-      Status s = store_->WriteSnapshot(core_->SerializeSnapshot(), *seq);
-      if (!s.ok()) spdlog::error("snapshot failed: {}", s.ToString());
+    FinishSnapshot(false);
+    if (!snapshot_.valid() && store_->bytes_since_snapshot() >= options_.snapshot_after_bytes) {
+      StartSnapshot(*seq);
     }
   }
   for (Reply& r : replies) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -81,6 +82,10 @@ class StateLoop {
   void Push(Queued queued);
   void RunBatch(std::deque<Queued>& batch);
   bool PassDue(std::chrono::steady_clock::time_point now, bool changed) const;
+  // Snapshots are serialized and written on a thread of their own, so that a
+  // big state never stalls acknowledgements; the loop adopts each once written.
+  void StartSnapshot(uint64_t covers_seq);
+  void FinishSnapshot(bool wait);
 
   std::unique_ptr<ControllerCore> core_;  // Loop thread only.
   std::unique_ptr<StateStore> store_;     // Loop thread only.
@@ -97,6 +102,8 @@ class StateLoop {
   std::chrono::steady_clock::time_point last_pass_{};
   std::chrono::microseconds last_pass_duration_{0};
   bool pass_wanted_ = true;
+  std::future<Status> snapshot_;  // Loop thread only: the write in flight
+  uint64_t snapshot_seq_ = 0;     // What it covers
   std::thread thread_;
 };
 

@@ -121,7 +121,21 @@ Status StateStore::WriteSnapshot(std::string_view payload, uint64_t covers_seq) 
                               " would be older than the newest one, at seq " +
                               std::to_string(snapshot_seq_));
   }
-  ROTA_RETURN_IF_ERROR(WriteSnapshotFile(ops_, dir_, covers_seq, payload));
+  ROTA_RETURN_IF_ERROR(WriteSnapshotData(ops_, dir_, payload, covers_seq));
+  return AdoptSnapshot(covers_seq);
+}
+
+Status StateStore::WriteSnapshotData(FileOps* ops, const std::string& dir, std::string_view payload,
+                                     uint64_t covers_seq) {
+  return WriteSnapshotFile(ops, dir, covers_seq, payload);
+}
+
+Status StateStore::AdoptSnapshot(uint64_t covers_seq) {
+  if (covers_seq < snapshot_seq_ || covers_seq > last_seq()) {
+    return FailedPrecondition("snapshot at seq " + std::to_string(covers_seq) +
+                              " is outside the log (" + std::to_string(snapshot_seq_) + ".." +
+                              std::to_string(last_seq()) + ")");
+  }
   snapshot_seq_ = covers_seq;
   bytes_since_snapshot_ = 0;
   ROTA_RETURN_IF_ERROR(PruneSnapshots());

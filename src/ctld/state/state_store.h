@@ -68,6 +68,16 @@ class StateStore {
   // On error the snapshot may or may not be in place; the store stays usable.
   Status WriteSnapshot(std::string_view payload, uint64_t covers_seq);
 
+  // WriteSnapshot in two halves, so that the slow half (serializing and
+  // writing a big state) runs off the loop thread: WriteSnapshotData may be
+  // called from any thread with this store's dir() and file_ops(); once it
+  // succeeded, the loop thread calls AdoptSnapshot (which prunes older
+  // snapshots and compacts the log).
+  static Status WriteSnapshotData(FileOps* ops, const std::string& dir, std::string_view payload,
+                                  uint64_t covers_seq);
+  Status AdoptSnapshot(uint64_t covers_seq);
+  FileOps* file_ops() const { return ops_; }
+
   // Log bytes written (or replayed at Open) since the newest snapshot, so the
   // controller can decide when to snapshot.
   uint64_t bytes_since_snapshot() const { return bytes_since_snapshot_; }

@@ -107,6 +107,24 @@ TEST_F(StateStoreTest, RestartContinuesTheSequence) {
   EXPECT_EQ(*store->Append({Payload(5)}), 5u);
 }
 
+// The controller writes big snapshots off its loop thread: records keep being
+// appended meanwhile, and the snapshot only counts once adopted.
+TEST_F(StateStoreTest, SnapshotWrittenAsideCountsOnceAdopted) {
+  auto store = Open();
+  ASSERT_EQ(*store->Append(Payloads(1, 3)), 3u);
+  ASSERT_TRUE(StateStore::WriteSnapshotData(store->file_ops(), store->dir(), "state@3", 3).ok());
+  ASSERT_EQ(*store->Append({Payload(4)}), 4u);
+  EXPECT_EQ(store->snapshot_seq(), 0u);
+  EXPECT_FALSE(store->AdoptSnapshot(9).ok());  // Beyond the log
+  ASSERT_TRUE(store->AdoptSnapshot(3).ok());
+  EXPECT_EQ(store->snapshot_seq(), 3u);
+  store.reset();
+  Open();
+  ASSERT_TRUE(recovered_.snapshot.has_value());
+  EXPECT_EQ(*recovered_.snapshot, "state@3");
+  EXPECT_EQ(recovered_.records, std::vector<std::string>{Payload(4)});
+}
+
 TEST_F(StateStoreTest, GroupCommitWritesABatchWithOneSync) {
   auto store = Open();
   ops_.Reset();
