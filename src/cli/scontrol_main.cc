@@ -7,6 +7,7 @@
 #include "cli/controller_client.h"
 #include "cli/scontrol_hostlist.h"
 #include "cli/scontrol_show.h"
+#include "cli/show_config.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -96,12 +97,17 @@ int ShowConfig() {
   rota::conf::Diagnostics diags;
   auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags);
   if (!config.ok()) return Fail(diags.ToString() + config.status().message());
-  std::cout << "Configuration data as read from " << (*config)->slurm_conf_path << "\n";
-  for (const auto& [key, value] : (*config)->settings.raw) {
-    std::string padded = key;
-    if (padded.size() < 23) padded.resize(23, ' ');
-    std::cout << padded << " = " << value << "\n";
+  rota::cli::ShowConfigContext context;
+  context.now = time(nullptr);
+  context.controller_host =
+      (*config)->settings.controllers.empty() ? "" : (*config)->settings.controllers[0].name;
+  // Whether the controller answers, as the last line says.
+  if (auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+      client.ok()) {
+    rota::wire::Empty pong;
+    context.controller_up = (*client)->Call(rota::api::kPing, rota::wire::Empty(), &pong).ok();
   }
+  std::cout << rota::cli::FormatShowConfig(**config, context);
   return 0;
 }
 

@@ -1,0 +1,42 @@
+#include "cli/show_config.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/config_files.h"
+
+namespace rota::cli {
+namespace {
+
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+TEST(ShowConfigTest, EveryKeyInSlurmsLayoutWithSetValuesAndDefaults) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {"ClusterName=alpha\nSlurmctldHost=head(10.0.0.1)\nKillWait=45\nGresTypes=gpu\n"
+            "SelectTypeParameters=CR_Core_Memory\nNodeName=n1 CPUs=4\n"
+            "PartitionName=p Nodes=n1 Default=YES\n",
+            "", "ConstrainDevices=yes\nAllowedRAMSpace=95\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  ShowConfigContext context{1700000000, true, "head"};
+  std::string out = FormatShowConfig(**loaded.config, context);
+  EXPECT_EQ(out.rfind("Configuration data as of ", 0), 0u) << out;
+  for (const char* line :
+       {"ClusterName             = alpha\n", "KillWait                = 45 sec\n",
+        "MinJobAge               = 300 sec\n", "SelectTypeParameters    = CR_CORE_MEMORY\n",
+        "SlurmctldHost[0]        = head(10.0.0.1)\n", "DefMemPerNode           = UNLIMITED\n",
+        "GresTypes               = gpu\n", "TCPTimeout              = 2 sec\n",
+        "\nCgroup Support Configuration:\n", "ConstrainDevices        = yes\n",
+        "AllowedRAMSpace         = 95.0%\n", "ConstrainCores          = no\n",
+        "\nSlurmctld(primary) at head is UP\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << "in:\n" << out;
+  }
+  // Keys keep Slurm's order (alphabetical, as it prints them).
+  EXPECT_LT(out.find("AccountingStorageType"), out.find("AuthType"));
+  EXPECT_LT(out.find("AuthType"), out.find("ClusterName"));
+  context.controller_up = false;
+  EXPECT_NE(FormatShowConfig(**loaded.config, context).find("at head is DOWN"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rota::cli
