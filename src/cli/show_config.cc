@@ -77,7 +77,8 @@ std::string FormatShowConfig(const conf::ClusterConfig& config, const ShowConfig
   for (const ConfigKey& key : kShowCgroupKeys) {
     std::string value(key.fallback);
     if (key.name == "AllowedRAMSpace") value = fmt::format("{:.1f}%", cg.allowed_ram_space_percent);
-    if (key.name == "AllowedSwapSpace") value = fmt::format("{:.1f}%", cg.allowed_swap_space_percent);
+    if (key.name == "AllowedSwapSpace")
+      value = fmt::format("{:.1f}%", cg.allowed_swap_space_percent);
     if (key.name == "CgroupMountpoint") value = cg.mountpoint;
     if (key.name == "CgroupPlugin") value = cg.plugin;
     if (key.name == "ConstrainCores") value = YesNo(cg.constrain_cores);

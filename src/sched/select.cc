@@ -26,6 +26,21 @@ struct Sum {
   uint64_t gpus = 0;
 };
 
+// The largest n in [lo, hi] for which fits(n) holds, given fits(lo) and that
+// fits is monotone (more tasks or GPUs never fit where fewer did not).
+template <typename Fits>
+uint32_t LargestFitting(uint32_t lo, uint32_t hi, Fits fits) {
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
 class Chooser {
  public:
   Chooser(const ClusterModel& model, const std::vector<NodeUsage>& usage, const Request& req,
@@ -96,30 +111,14 @@ class Chooser {
     c.task_cap = t0;
     if (req_.tasks_per_node == 0 && req_.tasks > 1) {
       // The most tasks it holds: fits is monotone in the task count.
-      uint32_t lo = t0;
-      uint32_t hi = req_.tasks;
-      while (lo < hi) {
-        uint32_t mid = lo + (hi - lo + 1) / 2;
-        if (QuickFits(node, u, req_, {mid, FixedGpus(mid) + MinJobGpus()})) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      c.task_cap = lo;
+      c.task_cap = LargestFitting(t0, req_.tasks, [&](uint32_t t) {
+        return QuickFits(node, u, req_, {t, FixedGpus(t) + MinJobGpus()});
+      });
     }
     if (req_.gpus_per_job > 0) {
-      uint32_t lo = MinJobGpus();
-      uint32_t hi = req_.gpus_per_job;
-      while (lo < hi) {
-        uint32_t mid = lo + (hi - lo + 1) / 2;
-        if (QuickFits(node, u, req_, {t0, FixedGpus(t0) + mid})) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      c.gpu_cap = lo;
+      c.gpu_cap = LargestFitting(MinJobGpus(), req_.gpus_per_job, [&](uint32_t g) {
+        return QuickFits(node, u, req_, {t0, FixedGpus(t0) + g});
+      });
     }
     GpuMask of_type = req_.wants_gpus() ? GpusOfType(node, req_.gpu_type) : ~GpuMask{0};
     c.key = {node.weight, static_cast<uint32_t>(std::popcount(u.free_gpus & of_type)), u.free_count,
@@ -252,25 +251,20 @@ class Chooser {
     size_t n = chosen.size();
     std::vector<uint32_t> tasks(n, MinTasks());
     std::vector<uint32_t> gpus(n, MinJobGpus());
-    if (req_.tasks_per_node == 0) {
-      uint64_t left = req_.tasks > n ? req_.tasks - n : 0;
+    // Hands out what is left of `total` beyond what `given` holds, node by node
+    // up to each one's capacity.
+    auto fill = [&](std::vector<uint32_t>& given, uint64_t total, uint32_t Candidate::*cap) {
+      uint64_t already = 0;
+      for (uint32_t g : given) already += g;
+      uint64_t left = total > already ? total - already : 0;
       for (size_t i = 0; i < n && left > 0; ++i) {
-        uint32_t more =
-            static_cast<uint32_t>(std::min<uint64_t>(left, chosen[i]->task_cap - tasks[i]));
-        tasks[i] += more;
+        uint32_t more = static_cast<uint32_t>(std::min<uint64_t>(left, chosen[i]->*cap - given[i]));
+        given[i] += more;
         left -= more;
       }
-    }
-    if (req_.gpus_per_job > 0) {
-      uint64_t given = uint64_t{MinJobGpus()} * n;
-      uint64_t left = req_.gpus_per_job > given ? req_.gpus_per_job - given : 0;
-      for (size_t i = 0; i < n && left > 0; ++i) {
-        uint32_t more =
-            static_cast<uint32_t>(std::min<uint64_t>(left, chosen[i]->gpu_cap - gpus[i]));
-        gpus[i] += more;
-        left -= more;
-      }
-    }
+    };
+    if (req_.tasks_per_node == 0) fill(tasks, req_.tasks, &Candidate::task_cap);
+    if (req_.gpus_per_job > 0) fill(gpus, req_.gpus_per_job, &Candidate::gpu_cap);
     Allocation a;
     for (size_t i = 0; i < n; ++i) {
       uint32_t node = chosen[i]->node;
