@@ -1,6 +1,8 @@
 // NodeName lines of slurm.conf.
 #include <fmt/format.h>
 
+#include <map>
+
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/key_table.h"
@@ -15,6 +17,7 @@ struct NodeLineFields {
   NodeConfig node;
   std::string hostnames;  // NodeHostname=, a hostlist aligned with NodeName=
   std::string addresses;  // NodeAddr=
+  std::string ports;      // Port=: one port, or a range aligned with NodeName= ("[17001-17004]")
   bool cpus_given = false;
   bool sockets_given = false;
   uint32_t sockets_per_board = 0;
@@ -86,7 +89,7 @@ const KeyTable<NodeLineFields>& NodeKeys() {
          f.node.reason = std::string(v);
          return Status::Ok();
        }},
-      {"Port", [](F& f, std::string_view v) { return ParsePortValue(v, f.node.port); }},
+      {"Port", StringField(&F::ports)},
       {"NodeHostname", StringField(&F::hostnames)},
       {"NodeAddr", StringField(&F::addresses)},
   };
@@ -174,6 +177,20 @@ void ParseNodeLine(const ConfigLine& line, const std::vector<KeyValue>& defaults
       AlignedNames(fields.hostnames, names->size(), "NodeHostname", line.where, diags);
   std::vector<std::string> addresses =
       AlignedNames(fields.addresses, names->size(), "NodeAddr", line.where, diags);
+  // Several node daemons on one host each need a port: Port=[17001-17004]
+  // gives the nodes of NodeName=n[1-4] one each, in order.
+  std::vector<uint16_t> ports;
+  for (const std::string& p :
+       AlignedNames(fields.ports, names->size(), "Port", line.where, diags)) {
+    uint16_t port = 0;
+    Status s = ParsePortValue(p, port);
+    if (!s.ok()) {
+      diags.Error(line.where, fmt::format("Port={}: {}", p, s.message()));
+      ports.clear();
+      break;
+    }
+    ports.push_back(port);
+  }
 
   for (size_t i = 0; i < names->size(); ++i) {
     const std::string& name = (*names)[i];
@@ -186,8 +203,22 @@ void ParseNodeLine(const ConfigLine& line, const std::vector<KeyValue>& defaults
     node.name = name;
     node.hostname = hostnames.empty() ? name : hostnames[i];
     node.address = addresses.empty() ? node.hostname : addresses[i];
+    if (!ports.empty()) node.port = ports[i];
     config.node_index[name] = config.nodes.size();
     config.nodes.push_back(std::move(node));
+  }
+}
+
+void AssignSharedHostPorts(ClusterConfig& config) {
+  std::map<std::string, std::vector<NodeConfig*>> by_address;
+  for (NodeConfig& n : config.nodes) {
+    if (n.port == 0) by_address[n.address].push_back(&n);
+  }
+  for (auto& [address, nodes] : by_address) {
+    if (nodes.size() < 2) continue;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      nodes[k]->port = static_cast<uint16_t>(config.settings.slurmd_port + k);
+    }
   }
 }
 

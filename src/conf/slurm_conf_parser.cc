@@ -303,6 +303,7 @@ void ParseSlurmConf(const std::vector<ConfigLine>& lines, ClusterConfig& config,
     }
   }
   ResolvePartitionNodes(config, diags);
+  AssignSharedHostPorts(config);
 }
 
 namespace {

@@ -27,5 +27,9 @@ void ParsePartitionLine(const ConfigLine& line, const std::vector<KeyValue>& def
                         ClusterConfig& config, Diagnostics& diags);
 // Resolves each partition's Nodes= against config.nodes.
 void ResolvePartitionNodes(ClusterConfig& config, Diagnostics& diags);
+// Nodes without Port= that share an address (several node daemons on one
+// host) could not all listen on SlurmdPort: the k-th of them (in file order,
+// from 0) gets SlurmdPort + k. Nodes alone on their address keep SlurmdPort.
+void AssignSharedHostPorts(ClusterConfig& config);
 
 }  // namespace rota::conf

@@ -81,6 +81,29 @@ TEST(SlurmConfParserTest, NodeHostnamesAndAddressesAlign) {
   EXPECT_EQ(n->port, 17001);
 }
 
+TEST(SlurmConfParserTest, SeveralNodeDaemonsOnOneHostGetAPortEach) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "SlurmdPort=7000\n"
+                                        "NodeName=r[1-3] NodeAddr=127.0.0.1 Port=[17001-17003]\n"
+                                        "NodeName=s[1-2] NodeAddr=127.0.0.2\n"
+                                        "NodeName=alone NodeAddr=10.0.0.9\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const ClusterConfig& c = **loaded.config;
+  EXPECT_EQ(c.FindNode("r1")->port, 17001);
+  EXPECT_EQ(c.FindNode("r3")->port, 17003);
+  // No Port= but one host: SlurmdPort plus their place among that host's nodes.
+  EXPECT_EQ(c.FindNode("s1")->port, 7000);
+  EXPECT_EQ(c.FindNode("s2")->port, 7001);
+  EXPECT_EQ(c.FindNode("alone")->port, 0);  // SlurmdPort, as Slurm
+  auto bad = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "NodeName=t[1-3] NodeAddr=127.0.0.1 Port=[17001-17002]\n"});
+  EXPECT_FALSE(bad.config.ok());
+  EXPECT_NE(bad.Text().find("Port=[17001-17002] names 2 hosts but NodeName= names 3"),
+            std::string::npos)
+      << bad.Text();
+}
+
 TEST(SlurmConfParserTest, MisalignedNodeAddressesAreAnError) {
   TempDir dir;
   auto loaded =
