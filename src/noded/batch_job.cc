@@ -248,6 +248,10 @@ void BatchJob::Run(const std::function<void(const Status&)>& launched) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   spdlog::info("job {}: batch script ended with wait status {:#x}", job_id(), status);
+  // The controller shows the job COMPLETING, its resources still held, while
+  // what is left of it is killed and the Epilog runs; the second report frees them.
+  if (cage_created_ && node_.cgroups->OomKills(job_id()) > 0) out_of_memory_ = true;
+  ReportExit(static_cast<uint32_t>(status), /*cleanup_follows=*/true);
   CleanUp();
   run_epilog();
   ReportExit(static_cast<uint32_t>(status));
@@ -334,12 +338,13 @@ void BatchJob::DrainNode(const std::string& reason) const {
   if (!s.ok()) spdlog::error("job {}: cannot drain the node: {}", job_id(), s.message());
 }
 
-void BatchJob::ReportExit(uint32_t wait_status) {
+void BatchJob::ReportExit(uint32_t wait_status, bool cleanup_follows) {
   wire::JobExitedRequest req;
   req.set_job_id(job_id());
   req.set_wait_status(wait_status);
   req.set_node(node_.settings.node_name);
   req.set_out_of_memory(out_of_memory_);
+  req.set_cleanup_follows(cleanup_follows);
   if (!prolog_failure_.empty()) {
     req.set_prolog_failed(true);
     req.set_failure_reason(prolog_failure_);
@@ -347,6 +352,12 @@ void BatchJob::ReportExit(uint32_t wait_status) {
   for (int attempt = 0;; ++attempt) {
     Status s = node_.controller->Call(api::kJobExited, req);
     if (s.ok()) return;
+    // The early report is news only: cleaning up must not wait for the
+    // controller, and the final report alone ends the job as well.
+    if (cleanup_follows) {
+      spdlog::warn("job {}: cannot report the end of its script ({})", job_id(), s.message());
+      return;
+    }
     if (s.code() != StatusCode::kUnavailable) {
       spdlog::error("job {}: the controller refused its exit report: {}", job_id(), s.message());
       return;

@@ -3,7 +3,8 @@
 // One batch job on this node, from launch request to exit report: picks its
 // GPUs, writes its script to the spool, builds its cage and environment,
 // starts it as its user, waits for it, kills whatever it left behind, removes
-// its cage and tells the controller how it ended.
+// its cage and tells the controller how it ended: once when the script ends
+// (the job is COMPLETING) and once the node is clean and the Epilog ran.
 //
 // Run() occupies one thread for the job's life (the node daemon gives it one);
 // Signal() may be called from any thread meanwhile.
@@ -51,7 +52,10 @@ class BatchJob {
   // This node's part of the allocation, when the controller sent exact ones.
   const wire::NodeAlloc* AllocHere() const;
   void CleanUp();
-  void ReportExit(uint32_t wait_status);
+  // Tells the controller how the batch script ended. `cleanup_follows`: the
+  // early report (one try), sent before the cage is emptied and the Epilog
+  // runs; otherwise the final one, sent after, retried until answered.
+  void ReportExit(uint32_t wait_status, bool cleanup_follows = false);
   // Runs every script `pattern` names (Prolog=, Epilog=) with the job's SLURM_*
   // variables; the first failure's reason, or "" when all succeeded.
   std::string RunSiteScripts(const std::string& pattern, std::string_view what) const;

@@ -186,6 +186,33 @@ TEST_F(NodedClusterTest, CancelKillsARunningJob) {
   EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(pid); }, std::chrono::seconds(5)));
 }
 
+// scancel of a job that traps SIGTERM: Slurm's "CG" (and the node's "comp")
+// while rotad waits KillWait (2 s) to SIGKILL it, its GPUs still taken; then
+// CANCELLED, and the next job gets the GPUs.
+TEST_F(NodedClusterTest, CancelledJobIsCompletingWhileItDies) {
+  const std::string node = cluster_->Node(1);
+  std::string id = Submit("-w " + node +
+                          " --gres=gpu:2 --wrap='trap \"echo GOT_TERM; sleep 30\" TERM; "
+                          "echo READY; while true; do sleep 0.1; done'");
+  ASSERT_TRUE(WaitForState(id, "RUNNING"));
+  ASSERT_TRUE(WaitUntil([&] { return Output(id).find("READY") != std::string::npos; }));
+  std::string next = Submit("-w " + node + " --gres=gpu:2 --wrap=true");
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %t -j " + id).out), "CG");
+  EXPECT_NE(cluster_->Run("scontrol show job " + id).out.find("JobState=COMPLETING"),
+            std::string::npos);
+  // The default listing shows ending jobs.
+  EXPECT_NE(cluster_->Run("squeue -h -o '%i %T'").out.find(id + " COMPLETING\n"),
+            std::string::npos);
+  EXPECT_EQ(NodeState(1), "comp");
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + next).out), "PENDING");
+  ASSERT_TRUE(WaitForState(id, "CANCELLED")) << cluster_->Run("squeue -t all").out;
+  EXPECT_NE(Output(id).find("GOT_TERM\n"), std::string::npos) << Output(id);
+  EXPECT_NE(cluster_->NodeLogs().find("after SIGTERM (KillWait); sending SIGKILL"),
+            std::string::npos);
+  ASSERT_TRUE(WaitForState(next, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+}
+
 // The time limit end to end: the controller's SIGTERM at the limit, rotad's
 // SIGKILL KillWait (2 s) later for a job that ignores it, TIMEOUT at the end.
 TEST_F(NodedClusterTest, TimeLimitEndsAJobThatIgnoresSigterm) {

@@ -143,14 +143,15 @@ class FakeController {
     std::lock_guard<std::mutex> lock(mu_);
     return registrations_;
   }
-  // The exit reported for `job_id`, waiting up to `timeout` for it.
+  // The final exit report for `job_id` (the node is clean, the Epilog ran),
+  // waiting up to `timeout` for it.
   std::optional<wire::JobExitedRequest> WaitForExit(
       uint32_t job_id, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
     std::unique_lock<std::mutex> lock(mu_);
     std::optional<wire::JobExitedRequest> found;
     cv_.wait_for(lock, timeout, [&] {
       for (const auto& e : exits_) {
-        if (e.job_id() == job_id) found = e;
+        if (e.job_id() == job_id && !e.cleanup_follows()) found = e;
       }
       return found.has_value();
     });

@@ -83,7 +83,12 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
   }
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
-    if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) {
+    if (job->state() == wire::JOB_STATE_COMPLETING) {
+      // Still waiting for its node's cleanup report: the allocation stays taken.
+      nodes_.Allocate(*job);
+      nodes_.MarkCompleting(*job, +1);
+    } else if (job->state() == wire::JOB_STATE_RUNNING ||
+               job->state() == wire::JOB_STATE_SUSPENDED) {
       if (job->allocs_size() != job->nodes_size()) {
         // Recorded before allocations were exact: placed again from its counts.
         std::vector<wire::NodeAlloc> allocs = nodes_.LegacyAllocs(*job);
@@ -158,14 +163,17 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
       n.alloc_mem_mb = 0;
       n.alloc_gpus.clear();
       n.running_jobs = 0;
+      n.completing_jobs = 0;
     }
   }
   config_ = std::move(config);
   nodes_ = std::move(fresh);
   for (const auto& [id, job] : jobs_) {
-    if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) {
+    if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED ||
+        job->state() == wire::JOB_STATE_COMPLETING) {
       nodes_.Allocate(*job);
     }
+    if (job->state() == wire::JOB_STATE_COMPLETING) nodes_.MarkCompleting(*job, +1);
   }
   ++version_;
 }

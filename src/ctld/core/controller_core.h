@@ -68,13 +68,22 @@ class ControllerCore {
   Status NodeRegistered(const wire::NodeRegisterRequest& request, int64_t now, Effects& effects);
   // A node daemon stopped answering: the node goes DOWN* ("Not responding").
   void NodeLost(const std::string& node, int64_t now, Effects& effects);
-  // A job's batch script ended with `wait_status` (waitpid encoding).
-  // `node` names the reporting node daemon; a report from a node that is not
-  // the job's first node (a run that was requeued elsewhere since) is ignored.
-  // Empty: trust the report.
-  // A node daemon's report of a job's end, as it came (prolog failures included).
+  // A node daemon's report of a job's end, as it came: the batch script ended
+  // with the node still cleaning up (`cleanup_follows`: the job becomes
+  // COMPLETING), the node is done with the job (JobExited), or its Prolog failed.
+  //
+  // A job that ends (its script exits, scancel, its time limit) is COMPLETING,
+  // holding its allocation, until the node that ran it reports that the job's
+  // processes are gone and its Epilog ran, or goes DOWN; only then does it take
+  // its final state (final_state) and give its CPUs, memory and GPUs back.
   Status ReportExit(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
-  // `out_of_memory`: the node's cage saw the kernel kill for the memory limit.
+  // The job's processes on `node` are gone and its Epilog ran; its batch script
+  // had ended with `wait_status` (waitpid encoding). A running job ends at once
+  // (node daemons that send no early report); a COMPLETING one once no node is
+  // awaited any more. `node` names the reporting node daemon; a report from a
+  // node the job is not running on (a run requeued elsewhere since) is ignored.
+  // Empty: trust the report. `out_of_memory`: the node's cage saw the kernel
+  // kill for the memory limit.
   Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
                    const std::string& node = "", bool out_of_memory = false);
   // Time-driven work: begin times, time limits, purging old jobs, then a
@@ -131,7 +140,22 @@ class ControllerCore {
   uint32_t SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task, Effects& effects);
 
   // Job control (job_control.cc).
+  // The job ends in `state` now; a COMPLETING job keeps the end time it had.
+  // Gives the allocation back; persists.
   void FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now, Effects& effects);
+  // A running job ended (or was told to end) but its node still cleans up: it
+  // becomes COMPLETING with `final_state` to come, keeping its allocation until
+  // the node reports (NodeCleanedUp). Persists.
+  void BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
+                       Effects& effects);
+  // `node` ("": every node) is done with COMPLETING `job`: the job ends once no
+  // node is awaited any more. Persists.
+  void NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now, Effects& effects);
+  // The early report: the batch script ended, the node still cleans up.
+  Status ScriptEnded(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
+  // The state a run that ended with `wait_status` ends in.
+  static wire::JobState EndState(const wire::JobRecord& job, uint32_t wait_status,
+                                 bool out_of_memory);
   // Back to PENDING for another run (requeue, node loss, failed prolog): the
   // allocation is released and the run's traces cleared; the caller persists.
   void ReturnToQueue(wire::JobRecord& job);

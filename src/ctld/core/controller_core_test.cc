@@ -74,6 +74,20 @@ class ControllerCoreTest : public ::testing::Test {
     ASSERT_TRUE(core_->JobExited(id, status, now_, e).ok());
     Collect(e);
   }
+  // A node daemon's report: `cleanup_follows` for the early one (the script
+  // ended), without it the final one (the node is clean, the Epilog ran).
+  void Report(uint32_t id, uint32_t status, const std::string& node, bool cleanup_follows,
+              bool out_of_memory = false) {
+    wire::JobExitedRequest req;
+    req.set_job_id(id);
+    req.set_wait_status(status);
+    req.set_node(node);
+    req.set_cleanup_follows(cleanup_follows);
+    req.set_out_of_memory(out_of_memory);
+    Effects e;
+    ASSERT_TRUE(core_->ReportExit(req, now_, e).ok());
+    Collect(e);
+  }
   const wire::JobRecord& Job(uint32_t id) {
     const wire::JobRecord* j = core_->FindJob(id);
     EXPECT_NE(j, nullptr) << id;
@@ -254,7 +268,9 @@ TEST_F(ControllerCoreTest, TimeLimitSignalsThenTimeout) {
   Effects e = Tick();
   ASSERT_EQ(e.signals.size(), 1u);
   EXPECT_EQ(e.signals[0].signal, SIGTERM);
-  EXPECT_EQ(StateOf(id), "RUNNING");
+  // Slurm's "CG": ending, TIMEOUT to come once the node is done with it.
+  EXPECT_EQ(StateOf(id), "COMPLETING");
+  EXPECT_EQ(Job(id).final_state(), wire::JOB_STATE_TIMEOUT);
   Exit(id, SIGTERM);
   EXPECT_EQ(StateOf(id), "TIMEOUT");
 }
@@ -350,6 +366,10 @@ TEST_F(ControllerCoreTest, ArraysStartUnderTheirLimitAndSplitTasks) {
   // The whole array by its id.
   auto r = Cancel(std::to_string(id), alice_);
   EXPECT_EQ(r.errors_size(), 0);
+  EXPECT_EQ(StateOf(id), "COMPLETING");
+  EXPECT_EQ(StateOf(id + 3), "COMPLETING");
+  Exit(id, SIGTERM);
+  Exit(id + 3, SIGTERM);
   EXPECT_EQ(StateOf(id), "CANCELLED");
   EXPECT_EQ(StateOf(id + 3), "CANCELLED");
 }
@@ -449,6 +469,125 @@ TEST_F(ControllerCoreTest, MemoryLimitKillEndsOutOfMemory) {
   Effects e;
   ASSERT_TRUE(core_->JobExited(id, SIGKILL, now_, e, "n1", /*out_of_memory=*/true).ok());
   EXPECT_EQ(StateOf(id), "OUT_OF_MEMORY");
+}
+
+// scancel of a running job: Slurm's COMPLETING ("CG") until the node reports
+// the job gone; its GPUs go to the next job only then.
+TEST_F(ControllerCoreTest, CancelledJobHoldsItsResourcesUntilItsNodeIsClean) {
+  RegisterAll();
+  auto both_gpus_of_n1 = Spec([](auto& s) {
+    s.set_nodelist("n1");
+    s.set_gres("gpu:2");
+  });
+  uint32_t first = SubmitOk(both_gpus_of_n1);
+  uint32_t second = SubmitOk(both_gpus_of_n1);
+  Tick();
+  ASSERT_EQ(StateOf(first), "RUNNING");
+  ASSERT_EQ(StateOf(second), "PENDING");
+  const int64_t cancelled_at = now_;
+
+  EXPECT_EQ(Cancel(std::to_string(first), alice_).errors_size(), 0);
+  // SIGTERM, then the node daemon's SIGKILL after KillWait.
+  ASSERT_EQ(last_effects_.signals.size(), 1u);
+  EXPECT_EQ(last_effects_.signals[0].signal, SIGTERM);
+  EXPECT_TRUE(last_effects_.signals[0].terminate);
+  EXPECT_EQ(StateOf(first), "COMPLETING");
+  EXPECT_EQ(Job(first).final_state(), wire::JOB_STATE_CANCELLED);
+  EXPECT_EQ(Job(first).end_time(), cancelled_at);
+  EXPECT_EQ(core_->nodes().Find("n1")->StateName(), "IDLE+COMPLETING");
+  EXPECT_EQ(core_->nodes().Find("n1")->AllocGpus(), 2u);
+  // Ending already: another scancel is refused in Slurm's words.
+  EXPECT_EQ(Cancel(std::to_string(first), alice_).errors(0),
+            std::to_string(first) + ": Job/step already completing or completed");
+  now_ += 1;
+  Tick();
+  EXPECT_EQ(StateOf(second), "PENDING");
+
+  // The script died of the SIGTERM; the node still empties the cage.
+  Report(first, SIGTERM, "n1", /*cleanup_follows=*/true);
+  EXPECT_EQ(StateOf(first), "COMPLETING");
+  Tick();
+  EXPECT_EQ(StateOf(second), "PENDING");
+  Report(first, SIGTERM, "n2", /*cleanup_follows=*/false);  // n2 never ran it
+  EXPECT_EQ(StateOf(first), "COMPLETING");
+
+  now_ += 2;
+  Report(first, SIGTERM, "n1", /*cleanup_follows=*/false);
+  EXPECT_EQ(StateOf(first), "CANCELLED");
+  EXPECT_EQ(Job(first).end_time(), cancelled_at);  // When it ended, not when it was clean
+  EXPECT_EQ(Job(first).completing_nodes_size(), 0);
+  EXPECT_EQ(core_->nodes().Find("n1")->StateName(), "IDLE");
+  EXPECT_EQ(core_->nodes().Find("n1")->AllocGpus(), 0u);
+  Tick();
+  EXPECT_EQ(StateOf(second), "RUNNING");
+}
+
+TEST_F(ControllerCoreTest, JobsEndingByThemselvesPassThroughCompleting) {
+  RegisterAll();
+  uint32_t ok = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  uint32_t oom = SubmitOk(Spec([](auto& s) { s.set_nodelist("n2"); }));
+  Tick();
+  Report(ok, kExitOk, "n1", /*cleanup_follows=*/true);
+  Report(oom, SIGKILL, "n2", /*cleanup_follows=*/true);
+  EXPECT_EQ(StateOf(ok), "COMPLETING");
+  EXPECT_EQ(Job(ok).final_state(), wire::JOB_STATE_COMPLETED);
+  EXPECT_EQ(StateOf(oom), "COMPLETING");
+  EXPECT_EQ(Job(oom).final_state(), wire::JOB_STATE_FAILED);
+  EXPECT_EQ(core_->nodes().Find("n1")->StateName(), "IDLE+COMPLETING");
+  Report(ok, kExitOk, "n1", /*cleanup_follows=*/false);
+  EXPECT_EQ(StateOf(ok), "COMPLETED");
+  // The cage's count of memory-limit kills, read as it was removed.
+  Report(oom, SIGKILL, "n2", /*cleanup_follows=*/false, /*out_of_memory=*/true);
+  EXPECT_EQ(StateOf(oom), "OUT_OF_MEMORY");
+  EXPECT_EQ(core_->nodes().Find("n2")->StateName(), "IDLE");
+}
+
+TEST_F(ControllerCoreTest, NodeGoingDownCompletesItsCompletingJobs) {
+  RegisterAll();
+  uint32_t id = SubmitOk(Spec([](auto& s) {
+    s.set_nodelist("n1");
+    s.set_requeue(1);
+  }));
+  Tick();
+  Cancel(std::to_string(id), alice_);
+  ASSERT_EQ(StateOf(id), "COMPLETING");
+  Effects e;
+  core_->NodeLost("n1", now_, e);
+  Collect(e);
+  // No report will come: the job ends as it was going to, not requeued or NODE_FAIL.
+  EXPECT_EQ(StateOf(id), "CANCELLED");
+  EXPECT_EQ(core_->nodes().Find("n1")->AllocGpus(), 0u);
+  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 0u);
+}
+
+TEST_F(ControllerCoreTest, RestartKeepsCompletingJobsCompleting) {
+  RegisterAll();
+  auto both_gpus_of_n1 = Spec([](auto& s) {
+    s.set_nodelist("n1");
+    s.set_gres("gpu:2");
+  });
+  uint32_t first = SubmitOk(both_gpus_of_n1);
+  uint32_t second = SubmitOk(both_gpus_of_n1);
+  Tick();
+  Cancel(std::to_string(first), alice_);
+  ASSERT_EQ(StateOf(first), "COMPLETING");
+
+  ControllerCore restarted(config_);
+  restarted.Restore(nullptr, log_);
+  ASSERT_NE(restarted.FindJob(first), nullptr);
+  EXPECT_EQ(restarted.FindJob(first)->SerializeAsString(), Job(first).SerializeAsString());
+  EXPECT_EQ(restarted.FindJob(first)->state(), wire::JOB_STATE_COMPLETING);
+  EXPECT_EQ(restarted.nodes().Find("n1")->AllocGpus(), 2u);
+  Effects e;
+  ASSERT_TRUE(restarted.NodeRegistered("n1", kT0, now_, e).ok());
+  ASSERT_TRUE(restarted.NodeRegistered("n2", kT0, now_, e).ok());
+  EXPECT_EQ(restarted.nodes().Find("n1")->StateName(), "IDLE+COMPLETING");
+  restarted.Tick(now_, e);
+  EXPECT_EQ(restarted.FindJob(second)->state(), wire::JOB_STATE_PENDING);
+  ASSERT_TRUE(restarted.JobExited(first, SIGTERM, now_, e, "n1").ok());
+  EXPECT_EQ(restarted.FindJob(first)->state(), wire::JOB_STATE_CANCELLED);
+  restarted.Tick(now_, e);
+  EXPECT_EQ(restarted.FindJob(second)->state(), wire::JOB_STATE_RUNNING);
 }
 
 TEST_F(ControllerCoreTest, OnlyTheTimeLimitAsksToTerminate) {

@@ -32,6 +32,17 @@ bool Running(const wire::JobRecord& job) {
   return job.state() == wire::JOB_STATE_RUNNING || job.state() == wire::JOB_STATE_SUSPENDED;
 }
 
+bool Completing(const wire::JobRecord& job) { return job.state() == wire::JOB_STATE_COMPLETING; }
+
+// Ended or ending: no more signals, cancels or requeues (Slurm's "already
+// completing or completed").
+bool Done(const wire::JobRecord& job) { return model::IsFinished(job.state()) || Completing(job); }
+
+bool AwaitsCleanupFrom(const wire::JobRecord& job, const std::string& node) {
+  return node.empty() || std::find(job.completing_nodes().begin(), job.completing_nodes().end(),
+                                   node) != job.completing_nodes().end();
+}
+
 // --signal=[{R|B}:]SIG[@secs], as sbatch checked it at submission.
 struct WarnSignal {
   int signal = 0;
@@ -79,12 +90,52 @@ std::optional<WarnSignal> ParseWarnSignal(std::string_view text) {
 
 void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
                                Effects& effects) {
-  if (Running(job)) nodes_.Release(job);
+  const bool completing = Completing(job);
+  if (Running(job) || completing) nodes_.Release(job);
+  if (completing) {
+    nodes_.MarkCompleting(job, -1);
+    job.clear_completing_nodes();
+    job.clear_final_state();
+  } else {
+    job.set_end_time(now);  // A COMPLETING job ended when it began completing.
+  }
   job.set_state(state);
-  job.set_end_time(now);
-  NoteWake(now + config_->settings.min_job_age);
+  NoteWake(job.end_time() + config_->settings.min_job_age);
   if (job.start_time() == 0) job.set_start_time(now);  // Slurm shows the end as the start.
   Persist(job, effects);
+}
+
+void ControllerCore::BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
+                                     Effects& effects) {
+  if (job.nodes().empty()) {
+    FinishJob(job, final_state, now, effects);
+    return;
+  }
+  job.set_state(wire::JOB_STATE_COMPLETING);
+  job.set_final_state(final_state);
+  job.set_end_time(now);
+  // Only the first node runs anything of a job (its batch script) until job
+  // steps exist, so only its node daemon has processes to kill and an Epilog
+  // to run; the job's other nodes have nothing to report.
+  job.clear_completing_nodes();
+  job.add_completing_nodes(job.nodes(0));
+  nodes_.MarkCompleting(job, +1);
+  Persist(job, effects);
+}
+
+void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now,
+                                   Effects& effects) {
+  auto* awaited = job.mutable_completing_nodes();
+  if (node.empty()) {
+    awaited->Clear();
+  } else {
+    awaited->erase(std::remove(awaited->begin(), awaited->end(), node), awaited->end());
+  }
+  if (awaited->empty()) {
+    FinishJob(job, job.final_state(), now, effects);
+  } else {
+    Persist(job, effects);
+  }
 }
 
 // "123", "123_4", "123_[1-3]". An array's id names its meta record and every task.
@@ -141,7 +192,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
   std::vector<std::pair<std::string, std::optional<model::IndexSet>>> task_filters;
   if (request.job_ids().empty()) {
     for (const auto& [id, job] : jobs_) {
-      if (!model::IsFinished(job->state()) && matches_filters(*job) && MayControl(caller, *job)) {
+      if (!Done(*job) && matches_filters(*job) && MayControl(caller, *job)) {
         targets.push_back({std::to_string(id), id});
       }
     }
@@ -185,7 +236,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
         continue;
       }
       // Naming a whole array skips its tasks that already ended.
-      if (ids.size() > 1 && model::IsFinished(job.state())) continue;
+      if (ids.size() > 1 && Done(job)) continue;
       if (matches_filters(job)) targets.push_back({text, id});
     }
   }
@@ -198,7 +249,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
       response.add_errors(fmt::format("{}: {}", label, kPermissionDenied));
       continue;
     }
-    if (model::IsFinished(job.state())) {
+    if (Done(job)) {
       if (request.job_ids_size() > 0)
         response.add_errors(fmt::format("{}: {}", label, kAlreadyDone));
       continue;
@@ -213,10 +264,13 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
       j.set_array_pending(j.array_meta() ? "" : j.array_pending());
       FinishJob(j, wire::JOB_STATE_CANCELLED, now, effects);
     } else if (cancel) {
+      // As Slurm's node daemon does: SIGTERM, SIGKILL after KillWait. The job
+      // is COMPLETING until its node reports that it is gone.
       wire::JobRecord& j = Mutable(id);
-      effects.signals.push_back({id, {j.nodes().begin(), j.nodes().end()}, SIGKILL, false});
+      effects.signals.push_back(
+          {id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false, /*terminate=*/true});
       j.set_cancel_requested(true);
-      FinishJob(j, wire::JOB_STATE_CANCELLED, now, effects);
+      BeginCompleting(j, wire::JOB_STATE_CANCELLED, now, effects);
     } else {
       effects.signals.push_back(
           {id, {job.nodes().begin(), job.nodes().end()}, request.signal(), request.batch_only()});
@@ -227,7 +281,10 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
 }
 
 void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
-  if (Running(job)) nodes_.Release(job);
+  if (Running(job) || Completing(job)) nodes_.Release(job);
+  if (Completing(job)) nodes_.MarkCompleting(job, -1);
+  job.clear_completing_nodes();
+  job.clear_final_state();
   job.set_state(wire::JOB_STATE_PENDING);
   job.set_restart_count(job.restart_count() + 1);
   job.clear_nodes();
@@ -243,6 +300,9 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
 
 Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t now,
                                   Effects& effects) {
+  if (report.cleanup_follows() && !report.prolog_failed()) {
+    return ScriptEnded(report, now, effects);
+  }
   if (!report.prolog_failed()) {
     return JobExited(report.job_id(), report.wait_status(), now, effects, report.node(),
                      report.out_of_memory());
@@ -268,28 +328,63 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
   return Status::Ok();
 }
 
+wire::JobState ControllerCore::EndState(const wire::JobRecord& job, uint32_t wait_status,
+                                        bool out_of_memory) {
+  int status = static_cast<int>(wait_status);
+  if (job.cancel_requested()) return wire::JOB_STATE_CANCELLED;
+  if (job.timed_out()) return wire::JOB_STATE_TIMEOUT;
+  if (out_of_memory) return wire::JOB_STATE_OUT_OF_MEMORY;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return wire::JOB_STATE_COMPLETED;
+  return wire::JOB_STATE_FAILED;
+}
+
+Status ControllerCore::ScriptEnded(const wire::JobExitedRequest& report, int64_t now,
+                                   Effects& effects) {
+  auto it = jobs_.find(report.job_id());
+  if (it == jobs_.end()) return NotFound(kInvalidJobId);
+  const wire::JobRecord& current = *it->second;
+  const std::string& node = report.node();
+  if (Completing(current)) {
+    // Cancelled or timed out before the script ended: only the exit code is news.
+    if (!AwaitsCleanupFrom(current, node)) return Status::Ok();
+    wire::JobRecord& job = Mutable(report.job_id());
+    job.set_exit_code(report.wait_status());
+    Persist(job, effects);
+    return Status::Ok();
+  }
+  if (!Running(current)) return Status::Ok();
+  if (!node.empty() && (current.nodes().empty() || current.nodes(0) != node)) {
+    return Status::Ok();  // A stale report from where an earlier run of the job was.
+  }
+  wire::JobRecord& job = Mutable(report.job_id());
+  job.set_exit_code(report.wait_status());
+  BeginCompleting(job, EndState(job, report.wait_status(), report.out_of_memory()), now, effects);
+  return Status::Ok();
+}
+
 Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now,
                                  Effects& effects, const std::string& node, bool out_of_memory) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
-  if (!Running(*it->second)) return Status::Ok();  // Already ended (cancelled, say): nothing to do.
+  if (Completing(*it->second)) {
+    if (!AwaitsCleanupFrom(*it->second, node)) return Status::Ok();
+    wire::JobRecord& job = Mutable(job_id);
+    job.set_exit_code(wait_status);
+    // The cage's memory-limit kills are counted up to its removal.
+    if (out_of_memory && (job.final_state() == wire::JOB_STATE_COMPLETED ||
+                          job.final_state() == wire::JOB_STATE_FAILED)) {
+      job.set_final_state(wire::JOB_STATE_OUT_OF_MEMORY);
+    }
+    NodeCleanedUp(job, node, now, effects);
+    return Status::Ok();
+  }
+  if (!Running(*it->second)) return Status::Ok();  // Already ended: nothing to do.
   if (!node.empty() && (it->second->nodes().empty() || it->second->nodes(0) != node)) {
     return Status::Ok();  // A stale report from where an earlier run of the job was.
   }
   wire::JobRecord& job = Mutable(job_id);
   job.set_exit_code(wait_status);
-  int status = static_cast<int>(wait_status);
-  wire::JobState state = wire::JOB_STATE_FAILED;
-  if (job.cancel_requested()) {
-    state = wire::JOB_STATE_CANCELLED;
-  } else if (job.timed_out()) {
-    state = wire::JOB_STATE_TIMEOUT;
-  } else if (out_of_memory) {
-    state = wire::JOB_STATE_OUT_OF_MEMORY;
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    state = wire::JOB_STATE_COMPLETED;
-  }
-  FinishJob(job, state, now, effects);
+  FinishJob(job, EndState(job, wait_status, out_of_memory), now, effects);
   return Status::Ok();
 }
 
@@ -327,12 +422,17 @@ void ControllerCore::NodeLost(const std::string& node, int64_t now, Effects& eff
 
 void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& effects) {
   std::vector<uint32_t> victims;
+  std::vector<uint32_t> completing;
   for (const auto& [id, job] : jobs_) {
-    if (Running(*job) &&
-        std::find(job->nodes().begin(), job->nodes().end(), node) != job->nodes().end()) {
+    if (Completing(*job) && AwaitsCleanupFrom(*job, node)) {
+      completing.push_back(id);
+    } else if (Running(*job) &&
+               std::find(job->nodes().begin(), job->nodes().end(), node) != job->nodes().end()) {
       victims.push_back(id);
     }
   }
+  // A DOWN node sends no cleanup report: its ending jobs end now, as in Slurm.
+  for (uint32_t id : completing) NodeCleanedUp(Mutable(id), node, now, effects);
   for (uint32_t id : victims) {
     wire::JobRecord& job = Mutable(id);
     if (job.requeue()) {
@@ -374,6 +474,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
   }
   if (action == "requeue" || action == "requeuehold") {
     if (pending || current.array_meta()) return kPendingExecution;
+    if (Completing(current)) return kAlreadyDone;
     if (!current.requeue()) return "Requested operation is presently disabled";
     wire::JobRecord& j = Mutable(job_id);
     if (Running(j)) {

@@ -17,11 +17,13 @@ std::string NodeRuntime::StateName() const {
     base = "UNKNOWN";
   } else if (!responding) {
     base = "DOWN";
-  } else if (running_jobs == 0) {
+  } else if (running_jobs <= completing_jobs) {
+    // Only ending jobs left: Slurm shows such a node IDLE+COMPLETING.
     base = "IDLE";
   } else {
     base = alloc_cpus >= config->cpus ? "ALLOCATED" : "MIXED";
   }
+  if (completing_jobs > 0) base += "+COMPLETING";
   if (drain) base += "+DRAIN";
   if (!responding) base += "*";
   return base;
@@ -121,6 +123,18 @@ void NodeTable::Release(const wire::JobRecord& job) {
     sched::NodeUsage& u = usage_[static_cast<size_t>(node)];
     if (!sched::GiveBack(model_, u, a) && u.allocations > 0) --u.allocations;
     Count(nodes_[static_cast<size_t>(node)], a, -1);
+  }
+}
+
+void NodeTable::MarkCompleting(const wire::JobRecord& job, int sign) {
+  for (const std::string& name : job.nodes()) {
+    NodeRuntime* n = Find(name);
+    if (n == nullptr) continue;  // A node removed by reconfiguration.
+    if (sign > 0) {
+      ++n->completing_jobs;
+    } else if (n->completing_jobs > 0) {
+      --n->completing_jobs;
+    }
   }
 }
 

@@ -35,11 +35,15 @@ struct NodeRuntime {
   uint32_t alloc_cpus = 0;
   MemoryMb alloc_mem_mb = 0;
   std::map<std::string, uint32_t> alloc_gpus;  // By type
-  uint32_t running_jobs = 0;
+  uint32_t running_jobs = 0;  // Jobs holding resources here, COMPLETING ones included
+  // Jobs here that ended but whose cleanup (kill, Epilog) is not reported yet:
+  // the node shows "+COMPLETING" meanwhile.
+  uint32_t completing_jobs = 0;
 
   bool Usable() const { return responding && !drain && !admin_down && !down_not_responding; }
-  // As scontrol prints it: IDLE, MIXED, ALLOCATED, DOWN, UNKNOWN, with "+DRAIN"
-  // and a "*" suffix when the node daemon does not answer ("IDLE+DRAIN", "DOWN*").
+  // As scontrol prints it: IDLE, MIXED, ALLOCATED, DOWN, UNKNOWN, with
+  // "+COMPLETING", "+DRAIN" and a "*" suffix when the node daemon does not answer ("IDLE+DRAIN",
+  // "DOWN*").
   std::string StateName() const;
   uint32_t AllocGpus() const;
 };
@@ -61,6 +65,8 @@ class NodeTable {
   // Takes the job's allocation (record fields nodes and allocs) / gives it back.
   void Allocate(const wire::JobRecord& job);
   void Release(const wire::JobRecord& job);
+  // Counts the job as COMPLETING on each of its nodes (sign +1) or no longer (-1).
+  void MarkCompleting(const wire::JobRecord& job, int sign);
   // For a running job recorded before allocations were exact (counts only):
   // its allocs, lowest free ids first. Empty when a node is gone.
   std::vector<wire::NodeAlloc> LegacyAllocs(const wire::JobRecord& job) const;

@@ -98,12 +98,13 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
   }
   for (uint32_t id : warn) SendWarning(id, effects);
   for (uint32_t id : expired) {
-    // The node daemon sends SIGTERM, then SIGKILL after KillWait, and reports the
-    // exit, which JobExited turns into TIMEOUT.
+    // The node daemon sends SIGTERM, then SIGKILL after KillWait; the job is
+    // COMPLETING (TIMEOUT to come, as Slurm shows it) until the node reports
+    // that it is gone.
     wire::JobRecord& j = Mutable(id);
     j.set_timed_out(true);
     effects.signals.push_back({id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false, true});
-    Persist(j, effects);
+    BeginCompleting(j, wire::JOB_STATE_TIMEOUT, now, effects);
   }
   for (uint32_t id : old) {
     jobs_.erase(id);
