@@ -42,6 +42,8 @@ void AnswerEmpty(const rpc::Responder& respond) { respond(0, wire::Empty().Seria
 
 // How long a new rota-stepd may take to open its socket.
 constexpr std::chrono::seconds kStepStartTimeout(10);
+// Prologs may run this long (BatchJob's limit) before the script starts.
+constexpr std::chrono::seconds kPrologTimeout(300);
 
 // Slurm's convention for a batch script that could not start: exit code 1.
 wire::JobExitedRequest LaunchFailed(const std::string& node, uint32_t job_id) {
@@ -282,6 +284,9 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
       StepDaemonProgram(),
       {"-f", options_.slurm_conf_path, "-N", options_.node_name, "-j", std::to_string(job_id)});
   if (!spawned.ok()) return fail(spawned);
+  // Answered once the script runs (or could not start), as when rotad ran jobs
+  // itself: a signal the controller sends after the answer finds it running.
+  AwaitStepStarted(spool, job_id, kStepStartTimeout, kStepStartTimeout + kPrologTimeout);
   AnswerEmpty(respond);
   FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout));
 }

@@ -88,6 +88,26 @@ wire::JobExitedRequest LostStepOutcome(const std::string& node, uint32_t job_id,
   return lost;
 }
 
+void AwaitStepStarted(const std::string& spool_dir, uint32_t job_id,
+                      std::chrono::milliseconds start_timeout, std::chrono::milliseconds timeout) {
+  const std::string socket = StepSocketPath(spool_dir, job_id);
+  wire::StepRequest ask;
+  ask.set_status(true);
+  const auto begin = std::chrono::steady_clock::now();
+  const auto deadline = begin + timeout;
+  bool answered = false;  // Once it answered, silence means it is gone.
+  while (std::chrono::steady_clock::now() < deadline) {
+    Result<wire::StepStatus> status = AskStepDaemon(socket, ask, std::chrono::seconds(5));
+    if (status.ok() && status->state() != wire::StepStatus::STEP_STARTING) return;
+    if (!status.ok() && (answered || ReadStepOutcome(spool_dir, job_id) ||
+                         std::chrono::steady_clock::now() - begin >= start_timeout)) {
+      return;
+    }
+    answered |= status.ok();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 wire::JobExitedRequest AwaitStepOutcome(const std::string& spool_dir, const std::string& node,
                                         uint32_t job_id, std::chrono::milliseconds start_timeout) {
   const std::string socket = StepSocketPath(spool_dir, job_id);

@@ -23,6 +23,12 @@ std::string StepDaemonProgram();
 // open. Returns once it has been exec'd or failed to be.
 Status SpawnStepDaemon(const std::string& program, const std::vector<std::string>& args);
 
+// Waits until the step daemon of `job_id` has started its script, found it
+// cannot, or ended; gives up when it has not answered within `start_timeout`,
+// stops answering, or after `timeout` in all.
+void AwaitStepStarted(const std::string& spool_dir, uint32_t job_id,
+                      std::chrono::milliseconds start_timeout, std::chrono::milliseconds timeout);
+
 // Waits for the step daemon of `job_id` to end its job and returns the
 // outcome: from the daemon itself, else from the outcome it recorded. One that
 // never answers within `start_timeout`, or dies without recording anything,
