@@ -200,7 +200,7 @@ quickstart: ********************************************************************
 EOF
 fi
 
-for b in rotactld rotad sbatch squeue sinfo; do
+for b in rotactld rotad rota-stepd sbatch squeue sinfo; do
   [ -x "$BIN/$b" ] || die "$BIN/$b is missing: run 'make build' first (or 'make quickstart')"
 done
 for tool in setsid flock; do

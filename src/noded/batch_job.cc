@@ -50,8 +50,21 @@ Status WriteOwnedFile(const std::string& path, const std::string& text, uid_t ui
 
 }  // namespace
 
-BatchJob::BatchJob(const NodeContext& node, wire::LaunchJobRequest request)
-    : node_(node), request_(std::move(request)) {}
+BatchJob::BatchJob(const NodeContext& node, wire::LaunchJobRequest request,
+                   std::optional<std::vector<uint32_t>> chosen_gpus)
+    : node_(node), request_(std::move(request)), chosen_gpus_(std::move(chosen_gpus)) {}
+
+Result<std::vector<GpuDevice>> HoldJobGpus(const NodeContext& node, const wire::JobRecord& job) {
+  for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
+    if (job.nodes(i) != node.settings.node_name) continue;
+    const std::string& ids = job.allocs(i).gpu_ids();
+    std::optional<std::vector<uint32_t>> indices = ParseCpuList(ids);
+    if (!indices) return InvalidArgument("malformed GPU indices \"" + ids + "\"");
+    return node.gpus->AllocateExact(job.job_id(), *indices);
+  }
+  if (job.gpus_per_node() == 0) return std::vector<GpuDevice>{};
+  return node.gpus->Allocate(job.job_id(), job.gpus_per_node(), job.gpu_type());
+}
 
 std::string BatchJob::JobSpoolDir() const {
   return node_.settings.spool_dir + "/job" + std::to_string(job_id());
@@ -137,18 +150,11 @@ Status BatchJob::Launch() {
     }
   }
 
-  if (const wire::NodeAlloc* here = AllocHere()) {
-    std::optional<std::vector<uint32_t>> indices = ParseCpuList(here->gpu_ids());
-    if (!indices) return InvalidArgument("malformed GPU indices \"" + here->gpu_ids() + "\"");
-    Result<std::vector<GpuDevice>> held = node_.gpus->AllocateExact(job.job_id(), *indices);
-    if (!held.ok()) return held.status();
-    gpus_ = std::move(held).value();
-  } else if (job.gpus_per_node() > 0) {
-    Result<std::vector<GpuDevice>> held =
-        node_.gpus->Allocate(job.job_id(), job.gpus_per_node(), job.gpu_type());
-    if (!held.ok()) return held.status();
-    gpus_ = std::move(held).value();
-  }
+  Result<std::vector<GpuDevice>> held = chosen_gpus_
+                                            ? node_.gpus->AllocateExact(job.job_id(), *chosen_gpus_)
+                                            : HoldJobGpus(node_, job);
+  if (!held.ok()) return held.status();
+  gpus_ = std::move(held).value();
 
   const std::string& script =
       request_.payload().script().empty() ? spec.script() : request_.payload().script();
@@ -211,14 +217,13 @@ Status BatchJob::Launch() {
   return Status::Ok();
 }
 
-void BatchJob::Run(const std::function<void(const Status&)>& launched) {
+wire::JobExitedRequest BatchJob::Run(const std::function<void(const Status&)>& launched) {
   Status started = Launch();
   launched(started);
   if (!started.ok()) {
     spdlog::error("job {}: launch failed: {}", job_id(), started.message());
     CleanUp();
-    ReportExit(kLaunchFailedStatus);
-    return;
+    return Outcome(kLaunchFailedStatus);
   }
   // The Epilog runs once the job has ended and its cage is gone.
   auto run_epilog = [this] {
@@ -251,10 +256,16 @@ void BatchJob::Run(const std::function<void(const Status&)>& launched) {
   // The controller shows the job COMPLETING, its resources still held, while
   // what is left of it is killed and the Epilog runs; the second report frees them.
   if (cage_created_ && node_.cgroups->OomKills(job_id()) > 0) out_of_memory_ = true;
-  ReportExit(static_cast<uint32_t>(status), /*cleanup_follows=*/true);
+  // The early report is news only (one try): cleaning up must not wait for
+  // the controller, and the final report alone ends the job as well.
+  Status told = node_.controller->Call(
+      api::kJobExited, Outcome(static_cast<uint32_t>(status), /*cleanup_follows=*/true));
+  if (!told.ok()) {
+    spdlog::warn("job {}: cannot report the end of its script ({})", job_id(), told.message());
+  }
   CleanUp();
   run_epilog();
-  ReportExit(static_cast<uint32_t>(status));
+  return Outcome(static_cast<uint32_t>(status));
 }
 
 void BatchJob::Signal(int signal, bool batch_only, bool terminate) {
@@ -338,7 +349,7 @@ void BatchJob::DrainNode(const std::string& reason) const {
   if (!s.ok()) spdlog::error("job {}: cannot drain the node: {}", job_id(), s.message());
 }
 
-void BatchJob::ReportExit(uint32_t wait_status, bool cleanup_follows) {
+wire::JobExitedRequest BatchJob::Outcome(uint32_t wait_status, bool cleanup_follows) const {
   wire::JobExitedRequest req;
   req.set_job_id(job_id());
   req.set_wait_status(wait_status);
@@ -349,25 +360,24 @@ void BatchJob::ReportExit(uint32_t wait_status, bool cleanup_follows) {
     req.set_prolog_failed(true);
     req.set_failure_reason(prolog_failure_);
   }
+  return req;
+}
+
+bool ReportJobExit(const NodeContext& node, const wire::JobExitedRequest& exit) {
   for (int attempt = 0;; ++attempt) {
-    Status s = node_.controller->Call(api::kJobExited, req);
-    if (s.ok()) return;
-    // The early report is news only: cleaning up must not wait for the
-    // controller, and the final report alone ends the job as well.
-    if (cleanup_follows) {
-      spdlog::warn("job {}: cannot report the end of its script ({})", job_id(), s.message());
-      return;
-    }
+    Status s = node.controller->Call(api::kJobExited, exit);
+    if (s.ok()) return true;
     if (s.code() != StatusCode::kUnavailable) {
-      spdlog::error("job {}: the controller refused its exit report: {}", job_id(), s.message());
-      return;
+      spdlog::error("job {}: the controller refused its exit report: {}", exit.job_id(),
+                    s.message());
+      return true;
     }
     if (attempt == 0) {
-      spdlog::warn("job {}: cannot report its exit yet ({}); retrying", job_id(), s.message());
+      spdlog::warn("job {}: cannot report its exit yet ({}); retrying", exit.job_id(), s.message());
     }
-    if (node_.stop->WaitFor(std::chrono::seconds(1))) {
-      spdlog::error("job {}: stopping before the controller heard of its exit", job_id());
-      return;
+    if (node.stop->WaitFor(std::chrono::seconds(1))) {
+      spdlog::error("job {}: stopping before the controller heard of its exit", exit.job_id());
+      return false;
     }
   }
 }

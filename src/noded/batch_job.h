@@ -1,19 +1,22 @@
 #pragma once
 
-// One batch job on this node, from launch request to exit report: picks its
+// One batch job on this node, from launch request to outcome: takes its
 // GPUs, writes its script to the spool, builds its cage and environment,
 // starts it as its user, waits for it, kills whatever it left behind, removes
-// its cage and tells the controller how it ended: once when the script ends
-// (the job is COMPLETING) and once the node is clean and the Epilog ran.
+// its cage and runs the Epilog. Runs inside rota-stepd (step_daemon.h), which
+// records the outcome for rotad to report to the controller; the end of the
+// script itself is told to the controller at once (the job is COMPLETING
+// while the node cleans up).
 //
-// Run() occupies one thread for the job's life (the node daemon gives it one);
-// Signal() may be called from any thread meanwhile.
+// Run() occupies one thread for the job's life; Signal() may be called from
+// any thread meanwhile.
 
 #include <sys/types.h>
 
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -26,16 +29,18 @@ namespace rota::noded {
 
 class BatchJob {
  public:
-  // REQUIRES: `node` outlives this job.
-  BatchJob(const NodeContext& node, wire::LaunchJobRequest request);
+  // REQUIRES: `node` outlives this job. `chosen_gpus`: the GPU indices rotad
+  // picked for it on this node (taken exactly); none: pick them here.
+  BatchJob(const NodeContext& node, wire::LaunchJobRequest request,
+           std::optional<std::vector<uint32_t>> chosen_gpus = std::nullopt);
 
   uint32_t job_id() const { return request_.job().job_id(); }
 
   // Launches the job and calls `launched` once it runs (OK) or could not start
-  // (the error; the controller then hears of an exit with code 1). Then waits
-  // for the script to end, cleans up and reports the exit to the controller,
-  // retrying until it answers or the daemon stops.
-  void Run(const std::function<void(const Status&)>& launched);
+  // (the error; the outcome is then an exit with code 1). Then waits for the
+  // script to end, cleans up, runs the Epilog and returns the exit report for
+  // the controller (ReportJobExit).
+  wire::JobExitedRequest Run(const std::function<void(const Status&)>& launched);
 
   // Sends `signal` to the job: to every process in its cage, or only to the
   // batch script with `batch_only`. Nothing to do once it has ended. SIGTERM
@@ -52,10 +57,9 @@ class BatchJob {
   // This node's part of the allocation, when the controller sent exact ones.
   const wire::NodeAlloc* AllocHere() const;
   void CleanUp();
-  // Tells the controller how the batch script ended. `cleanup_follows`: the
-  // early report (one try), sent before the cage is emptied and the Epilog
-  // runs; otherwise the final one, sent after, retried until answered.
-  void ReportExit(uint32_t wait_status, bool cleanup_follows = false);
+  // The exit report for `wait_status`. `cleanup_follows`: the early report,
+  // sent when the script ends, before the cage is emptied and the Epilog runs.
+  wire::JobExitedRequest Outcome(uint32_t wait_status, bool cleanup_follows = false) const;
   // Runs every script `pattern` names (Prolog=, Epilog=) with the job's SLURM_*
   // variables; the first failure's reason, or "" when all succeeded.
   std::string RunSiteScripts(const std::string& pattern, std::string_view what) const;
@@ -65,6 +69,7 @@ class BatchJob {
 
   const NodeContext& node_;
   const wire::LaunchJobRequest request_;
+  const std::optional<std::vector<uint32_t>> chosen_gpus_;
   std::vector<GpuDevice> gpus_;          // Held on this node; owned by Run's thread.
   bool cage_created_ = false;            // Owned by Run's thread.
   bool out_of_memory_ = false;           // Set by CleanUp from the cage's OOM count.
@@ -82,5 +87,14 @@ class BatchJob {
   // Run's thread once ended_ is set, after which nothing starts it again.
   std::thread killer_;
 };
+
+// Takes the GPUs `job` needs on this node from `node.gpus`: the controller's
+// exact choice when it sent one, else the lowest free ones of the asked type.
+Result<std::vector<GpuDevice>> HoldJobGpus(const NodeContext& node, const wire::JobRecord& job);
+
+// Sends `exit` to the controller, retrying while it is unreachable, until it
+// answers or the daemon stops. True when the controller has it (or refused it
+// for good: retrying would not help); false when stopping first.
+bool ReportJobExit(const NodeContext& node, const wire::JobExitedRequest& exit);
 
 }  // namespace rota::noded

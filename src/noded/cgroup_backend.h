@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,9 +66,10 @@ class CgroupBackend {
   virtual Status KillAll(uint32_t job_id) = 0;
   // Removes the job's cgroups. REQUIRES: KillAll first.
   virtual Status Remove(uint32_t job_id) = 0;
-  // Kills and removes cages this node left behind (a crash, a kill -9).
+  // Kills and removes cages this node left behind (a crash, a kill -9),
+  // except those of `keep` (jobs whose rota-stepd still runs them).
   // Returns how many it removed.
-  virtual int SweepStale() = 0;
+  virtual int SweepStale(const std::set<uint32_t>& keep) = 0;
 };
 
 // The backend cgroup.conf and the host call for, for node `node` (whose

@@ -254,14 +254,15 @@ Status CgroupV1::Remove(uint32_t job_id) {
   return first_error;
 }
 
-int CgroupV1::SweepStale() {
+int CgroupV1::SweepStale(const std::set<uint32_t>& keep) {
   std::vector<uint32_t> stale;
   for (const std::string& c : controllers_) {
     std::error_code ec;
     for (const fs::directory_entry& e : fs::directory_iterator(NodeDir(c), ec)) {
       std::string name = e.path().filename().string();
       if (!e.is_directory(ec) || name.rfind(kJobPrefix, 0) != 0) continue;
-      if (std::optional<uint64_t> id = ParseUint(name.substr(4))) {
+      std::optional<uint64_t> id = ParseUint(name.substr(4));
+      if (id && keep.count(static_cast<uint32_t>(*id)) == 0) {
         stale.push_back(static_cast<uint32_t>(*id));
       }
     }

@@ -34,7 +34,7 @@ class CgroupV1 : public CgroupBackend {
   uint64_t OomKills(uint32_t job_id) const override;
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
-  int SweepStale() override;
+  int SweepStale(const std::set<uint32_t>& keep) override;
 
   // <mountpoint>/<controller>/rota/<node>/job_<id>
   std::string JobDir(const std::string& controller, uint32_t job_id) const;

@@ -14,9 +14,13 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "noded/batch_job.h"
 #include "noded/gpu_inventory.h"
 #include "noded/host_facts.h"
 #include "noded/node_script.h"
+#include "noded/step_channel.h"
+#include "noded/step_files.h"
+#include "noded/step_launcher.h"
 
 namespace rota::noded {
 namespace {
@@ -35,6 +39,20 @@ bool ParseOrFail(const std::string& body, Req& req, const rpc::Responder& respon
 }
 
 void AnswerEmpty(const rpc::Responder& respond) { respond(0, wire::Empty().SerializeAsString()); }
+
+// How long a new rota-stepd may take to open its socket.
+constexpr std::chrono::seconds kStepStartTimeout(10);
+// Prologs may run this long (BatchJob's limit) before the script starts.
+constexpr std::chrono::seconds kPrologTimeout(300);
+
+// Slurm's convention for a batch script that could not start: exit code 1.
+wire::JobExitedRequest LaunchFailed(const std::string& node, uint32_t job_id) {
+  wire::JobExitedRequest exit;
+  exit.set_job_id(job_id);
+  exit.set_node(node);
+  exit.set_wait_status(1u << 8);
+  return exit;
+}
 
 }  // namespace
 
@@ -72,13 +90,15 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   for (const std::string& warning : inventory.warnings) spdlog::warn("GPUs: {}", warning);
   d->gpus_ = std::make_unique<GpuAllocator>(std::move(inventory.devices));
   d->cgroups_ = MakeCgroupBackend((*config)->cgroup, options.node_name);
-  if (int swept = d->cgroups_->SweepStale(); swept > 0) {
-    spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
-  }
   d->controller_ =
       std::make_unique<ControllerLink>(settings->controllers, std::move(issuer).value());
   d->context_ = NodeContext{
       *config, *settings, d->gpus_.get(), d->cgroups_.get(), d->controller_.get(), &d->stop_};
+  // Live jobs first: their cages are not stale.
+  std::set<uint32_t> live = d->RecoverSteps();
+  if (int swept = d->cgroups_->SweepStale(live); swept > 0) {
+    spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
+  }
 
   rpc::ServerOptions server_options;
   server_options.address = settings->listen_address;
@@ -121,9 +141,11 @@ void NodeDaemon::Stop() {
     jobs.swap(jobs_);
     finished_.clear();
   }
+  wire::StepSignal kill_all;
+  kill_all.set_signal(SIGKILL);
   for (auto& [id, running] : jobs) {
     spdlog::warn("job {}: killed because rotad stops", id);
-    running.job->Signal(SIGKILL, false);
+    SignalStep(id, kill_all);
   }
   for (auto& [id, running] : jobs) running.thread.join();
 }
@@ -235,30 +257,125 @@ void NodeDaemon::Launch(wire::LaunchJobRequest request, rpc::Responder respond) 
     AnswerEmpty(respond);
     return;
   }
-  auto job = std::make_shared<BatchJob>(context_, std::move(request));
-  RunningJob& running = jobs_[job_id];
-  running.job = job;
-  // Forking, cgroup writes and the wait must not hold an RPC io thread.
-  running.thread = std::thread([this, job, respond] {
-    // A launch that fails still becomes an exit the controller hears of, so
-    // the request itself succeeded either way.
-    job->Run([&respond](const Status&) { AnswerEmpty(respond); });
-    std::lock_guard<std::mutex> lock(mu_);
-    finished_.push_back(job->job_id());
+  // Forking and the wait must not hold an RPC io thread.
+  jobs_[job_id].thread = std::thread([this, request = std::move(request), respond]() mutable {
+    StartStep(std::move(request), respond);
   });
 }
 
+void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder& respond) {
+  const uint32_t job_id = request.job().job_id();
+  const std::string& spool = context_.settings.spool_dir;
+  // A launch that fails still becomes an exit the controller hears of, so
+  // the request itself succeeded either way.
+  auto fail = [&](const Status& why) {
+    spdlog::error("job {}: launch failed: {}", job_id, why.message());
+    AnswerEmpty(respond);
+    FinishStep(LaunchFailed(options_.node_name, job_id));
+  };
+  Result<std::vector<GpuDevice>> gpus = HoldJobGpus(context_, request.job());
+  if (!gpus.ok()) return fail(gpus.status());
+  wire::StepRecord record;
+  for (const GpuDevice& gpu : *gpus) record.add_gpu_indices(gpu.index);
+  *record.mutable_launch() = std::move(request);
+  Status written = WriteStepRecord(spool, record);
+  if (!written.ok()) return fail(written);
+  Status spawned = SpawnStepDaemon(
+      StepDaemonProgram(),
+      {"-f", options_.slurm_conf_path, "-N", options_.node_name, "-j", std::to_string(job_id)});
+  if (!spawned.ok()) return fail(spawned);
+  // Answered once the script runs (or could not start), as when rotad ran jobs
+  // itself: a signal the controller sends after the answer finds it running.
+  AwaitStepStarted(spool, job_id, kStepStartTimeout, kStepStartTimeout + kPrologTimeout);
+  AnswerEmpty(respond);
+  FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout));
+}
+
+void NodeDaemon::FinishStep(const wire::JobExitedRequest& outcome) {
+  const uint32_t job_id = outcome.job_id();
+  if (!outcome.failure_reason().empty() && !outcome.prolog_failed()) {
+    spdlog::error("job {}: {}", job_id, outcome.failure_reason());
+  }
+  bool reported = ReportJobExit(context_, outcome);
+  gpus_->Release(job_id);
+  // Unreported, the files stay for the next rotad to report from.
+  if (reported) RemoveStepFiles(context_.settings.spool_dir, job_id);
+  std::lock_guard<std::mutex> lock(mu_);
+  finished_.push_back(job_id);
+}
+
+bool NodeDaemon::SignalStep(uint32_t job_id, const wire::StepSignal& signal) {
+  const std::string socket = StepSocketPath(context_.settings.spool_dir, job_id);
+  wire::StepRequest request;
+  *request.mutable_signal() = signal;
+  // A step daemon just started may not listen yet.
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    Result<wire::StepStatus> answer = AskStepDaemon(socket, request, std::chrono::seconds(5));
+    if (answer.ok()) return true;
+    if (ReadStepOutcome(context_.settings.spool_dir, job_id)) return false;  // It has ended.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  spdlog::warn("job {}: its rota-stepd does not answer; signal {} not delivered", job_id,
+               signal.signal());
+  return false;
+}
+
+std::set<uint32_t> NodeDaemon::RecoverSteps() {
+  const std::string& spool = context_.settings.spool_dir;
+  const std::string& node = options_.node_name;
+  std::set<uint32_t> live;
+  wire::StepRequest ask;
+  ask.set_status(true);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (uint32_t job_id : ListStepJobs(spool)) {
+    Result<wire::StepStatus> status =
+        AskStepDaemon(StepSocketPath(spool, job_id), ask, std::chrono::seconds(2));
+    if (status.ok() && status->state() != wire::StepStatus::STEP_ENDED) {
+      Result<wire::StepRecord> record = ReadStepRecord(spool, job_id);
+      if (record.ok()) {
+        std::vector<uint32_t> indices(record->gpu_indices().begin(), record->gpu_indices().end());
+        Result<std::vector<GpuDevice>> held = gpus_->AllocateExact(job_id, indices);
+        if (!held.ok()) spdlog::error("job {}: {}", job_id, held.status().message());
+      }
+      spdlog::info("job {}: re-attached to its rota-stepd (pid {})", job_id, status->stepd_pid());
+      live.insert(job_id);
+      jobs_[job_id].thread = std::thread([this, job_id] {
+        FinishStep(AwaitStepOutcome(context_.settings.spool_dir, options_.node_name, job_id,
+                                    kStepStartTimeout));
+      });
+      continue;
+    }
+    // Ended while no rotad listened, or lost: the socket is checked before the
+    // outcome, which a step daemon writes before it stops listening.
+    std::optional<wire::JobExitedRequest> outcome;
+    if (status.ok()) outcome = status->outcome();
+    if (!outcome) outcome = ReadStepOutcome(spool, job_id);
+    if (outcome) {
+      spdlog::info("job {}: ended while rotad was down; reporting it", job_id);
+    } else {
+      outcome = LostStepOutcome(node, job_id,
+                                "its rota-stepd died while rotad was down, recording no exit");
+      std::error_code ec;
+      std::filesystem::remove_all(spool + "/job" + std::to_string(job_id), ec);
+    }
+    jobs_[job_id].thread = std::thread([this, exit = *outcome] { FinishStep(exit); });
+  }
+  return live;
+}
+
 void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder respond) {
-  std::shared_ptr<BatchJob> job;
+  bool known;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(request.job_id());
-    if (it != jobs_.end()) job = it->second.job;
+    known = jobs_.count(request.job_id()) != 0;
   }
   // A job that already ended here needs nothing; its exit report is on its way.
-  if (job) {
-    job->Signal(request.signal() == 0 ? SIGKILL : request.signal(), request.batch_only(),
-                request.terminate());
+  if (known) {
+    wire::StepSignal signal;
+    signal.set_signal(request.signal() == 0 ? SIGKILL : request.signal());
+    signal.set_batch_only(request.batch_only());
+    signal.set_terminate(request.terminate());
+    SignalStep(request.job_id(), signal);
   }
   AnswerEmpty(respond);
 }

@@ -7,14 +7,16 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "auth/credential.h"
-#include "noded/batch_job.h"
 #include "noded/node_context.h"
+#include "rota.pb.h"
 #include "rpc/server.h"
+#include "step.pb.h"
 
 namespace rota::noded {
 
@@ -31,29 +33,42 @@ struct NodeDaemonOptions {
 
 class NodeDaemon {
  public:
-  // Loads the configuration, sweeps cages a previous run left, creates the
-  // spool directory, listens, and starts registering with the controller
-  // (in the background: a controller that is down does not stop the node).
+  // Loads the configuration, creates the spool directory, takes back the jobs
+  // whose rota-stepd outlived the previous rotad (and reports those that ended
+  // meanwhile), sweeps the cages nobody runs any more, listens, and starts
+  // registering with the controller (in the background: a controller that is
+  // down does not stop the node).
   static Result<std::unique_ptr<NodeDaemon>> Start(const NodeDaemonOptions& options);
   ~NodeDaemon();  // Stop().
 
   uint16_t port() const { return server_->port(); }
 
-  // Stops listening, kills the jobs still running (they have no step daemon
-  // yet to outlive rotad), reports their exits if the controller answers, and
-  // joins every thread. Idempotent.
+  // Stops listening, kills the jobs still running (through their step
+  // daemons), reports their exits if the controller answers (otherwise the
+  // next start does), and joins every thread. Idempotent. Only a rotad that
+  // dies without Stop (a crash, SIGKILL) leaves its jobs running.
   void Stop();
 
  private:
   struct RunningJob {
-    std::shared_ptr<BatchJob> job;
-    std::thread thread;
+    std::thread thread;  // Starts or re-attaches its rota-stepd, then reports its end.
   };
 
   NodeDaemon() = default;
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
   void Launch(wire::LaunchJobRequest request, rpc::Responder respond);
   void SignalJob(const wire::SignalJobRequest& request, rpc::Responder respond);
+  // Picks GPUs, writes the step record, starts rota-stepd, answers the
+  // launch, waits for the job's end and reports it. Runs on the job's thread.
+  void StartStep(wire::LaunchJobRequest request, const rpc::Responder& respond);
+  // Reports `outcome`, frees the job's GPUs and, once the controller has it,
+  // its spool files. Runs on the job's thread.
+  void FinishStep(const wire::JobExitedRequest& outcome);
+  // Asks the job's rota-stepd to deliver a signal; false when none answered.
+  bool SignalStep(uint32_t job_id, const wire::StepSignal& signal);
+  // At start: takes back the jobs whose step daemons still run and starts
+  // reporting those that ended or were lost. Returns the live ones.
+  std::set<uint32_t> RecoverSteps();
   void HeartbeatLoop();
   // HealthCheckProgram every HealthCheckInterval; a failure drains the node
   // with what the program printed.

@@ -26,7 +26,7 @@ class UnenforcedCage : public CgroupBackend {
   Status Signal(uint32_t job_id, int signal) override;
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
-  int SweepStale() override { return 0; }
+  int SweepStale(const std::set<uint32_t>&) override { return 0; }
 
  private:
   std::mutex mu_;

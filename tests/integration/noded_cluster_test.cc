@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <thread>
 
 #include "common/strings.h"
 #include "tests/integration/noded_harness.h"
@@ -261,6 +262,44 @@ TEST_F(NodedClusterTest, NodeShortOfItsGpusIsDrainedUntilRepaired) {
     cluster_->Run("scontrol update NodeName=" + node + " State=RESUME");
     return NodeState(2) == "idle";
   })) << cluster_->Run("scontrol show node " + node).out;
+}
+
+// rota-stepd keeps jobs running while their rotad is down (killed, as in a
+// crash): the restarted rotad takes back the job that still runs and reports
+// its end when it comes, and reports the one that ended meanwhile.
+TEST_F(NodedClusterTest, JobsOutliveARotadCrashAndTheirEndsAreReported) {
+  const std::string work = cluster_->work_dir();
+  const std::string node = cluster_->Node(1);
+  const std::string go = work + "/go";
+  std::string waiting = Submit("-w " + node + " --wrap='echo $$ > " + work +
+                               "/waiting.pid; while [ ! -e " + go + " ]; do sleep 0.2; done'");
+  std::string quick = Submit("-w " + node + " --wrap='sleep 3; exit 3'");
+  ASSERT_TRUE(WaitForState(waiting, "RUNNING")) << cluster_->Run("squeue -t all").out;
+  ASSERT_TRUE(WaitForState(quick, "RUNNING")) << cluster_->Run("squeue -t all").out;
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/waiting.pid")).empty(); }));
+  pid_t script =
+      static_cast<pid_t>(ParseUint(Trim(ReadFileText(work + "/waiting.pid"))).value_or(0));
+  ASSERT_GT(script, 0);
+
+  cluster_->StopNode(1, SIGKILL);
+  // The quick job ends while no rotad listens; the other keeps running.
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  EXPECT_TRUE(testing::ProcessAlive(script));
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -t all -o %T -j " + waiting).out), "RUNNING");
+
+  ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+  ASSERT_TRUE(WaitForState(quick, "FAILED")) << cluster_->Run("squeue -t all").out;
+  EXPECT_NE(cluster_->Run("scontrol show job " + quick).out.find("ExitCode=3:0"),
+            std::string::npos);
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -t all -o %T -j " + waiting).out), "RUNNING");
+  EXPECT_TRUE(testing::ProcessAlive(script));
+
+  std::ofstream(go) << "x";
+  ASSERT_TRUE(WaitForState(waiting, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  EXPECT_NE(cluster_->Run("scontrol show job " + waiting).out.find("ExitCode=0:0"),
+            std::string::npos);
+  EXPECT_NE(cluster_->NodeLogs().find("re-attached to its rota-stepd"), std::string::npos);
+  EXPECT_TRUE(WaitForNodeState(1, "idle")) << cluster_->Run("sinfo -N").out;
 }
 
 // Nodes that heartbeat every second against SlurmdTimeout=3, and come back

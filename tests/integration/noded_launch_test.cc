@@ -9,6 +9,7 @@
 #include "auth/credential.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "noded/step_files.h"
 #include "rpc/client.h"
 #include "tests/integration/noded_harness.h"
 
@@ -287,6 +288,56 @@ TEST_F(NodedLaunchTest, StaleCgroupsAreSweptAtStart) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("freezer", node, 77)));
   EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("pids", node, 77)));
+}
+
+// A step record whose rota-stepd is gone and left no outcome (the host lost
+// it while rotad was down): the job is reported failed on this node, with the
+// reason, its cage is swept and its files go.
+TEST_F(NodedLaunchTest, JobWhoseStepDaemonVanishedIsReportedFailedAtStart) {
+  const std::string node = cluster_->Node(2);
+  const std::string spool = (cluster_->dir().path() / "spool" / node).string();
+  std::filesystem::create_directories(spool);
+  wire::StepRecord record;
+  *record.mutable_launch() = Job(91, "#!/bin/sh\nsleep 1000\n");
+  record.mutable_launch()->mutable_job()->set_nodes(0, node);
+  ASSERT_TRUE(noded::WriteStepRecord(spool, record).ok());
+  std::filesystem::create_directories(NodedCluster::CgroupDir("freezer", node, 91));
+  ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+  auto exit = fake_.WaitForExit(91);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->node(), node);
+  EXPECT_EQ(exit->wait_status(), 1u << 8);
+  EXPECT_NE(exit->failure_reason().find("rota-stepd died while rotad was down"), std::string::npos)
+      << exit->failure_reason();
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("freezer", node, 91)));
+  EXPECT_TRUE(WaitUntil([&] { return noded::ListStepJobs(spool).empty(); }));
+}
+
+// A job that ended while rotad was down (its outcome recorded) is reported by
+// the next rotad as it ended.
+TEST_F(NodedLaunchTest, OutcomeRecordedWhileRotadWasDownIsReportedAtStart) {
+  const std::string node = cluster_->Node(2);
+  const std::string spool = (cluster_->dir().path() / "spool" / node).string();
+  std::filesystem::create_directories(spool);
+  wire::StepRecord record;
+  *record.mutable_launch() = Job(92, "#!/bin/sh\ntrue\n");
+  record.mutable_launch()->mutable_job()->set_nodes(0, node);
+  ASSERT_TRUE(noded::WriteStepRecord(spool, record).ok());
+  wire::JobExitedRequest ended;
+  ended.set_job_id(92);
+  ended.set_node(node);
+  ended.set_wait_status(5u << 8);
+  ended.set_out_of_memory(true);
+  ASSERT_TRUE(noded::WriteStepOutcome(spool, ended).ok());
+  ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+  auto exit = fake_.WaitForExit(92);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->wait_status(), 5u << 8);
+  EXPECT_TRUE(exit->out_of_memory());
+  EXPECT_TRUE(exit->failure_reason().empty());
+  EXPECT_TRUE(WaitUntil([&] {
+    return noded::ListStepJobs(spool).empty() && !noded::ReadStepOutcome(spool, 92).has_value();
+  }));
 }
 
 TEST_F(NodedLaunchTest, RefusesJobsForOtherNodesAndForgedCredentials) {
