@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/alibaba_reader.h"
+#include "sim/policy.h"
 #include "sim/sim_cluster.h"
 #include "sim/simulator.h"
 #include "sim/summary.h"
@@ -135,14 +136,9 @@ int Generate(Options& o) {
 }
 
 int Replay(const Options& o) {
-  if (o.policy != "fcfs") {
-    if (o.policy == "easy" || o.policy == "conservative" || o.policy == "slurm") {
-      return Fail(fmt::format(
-          "--policy {}: backfill is not in the controller yet; it comes with the backfill issue. "
-          "Only --policy fcfs (the controller's main pass) can be simulated now.",
-          o.policy));
-    }
-    return Fail("unknown --policy " + o.policy + " (fcfs, easy, conservative, slurm)");
+  // FCFS is the only policy there is; the result is checked, not used, until backfill adds more.
+  if (Result<Policy> policy = ParsePolicy(o.policy); !policy.ok()) {
+    return Fail(policy.status().message());
   }
   if (o.estimates != "user" && o.estimates != "exact") {
     return Fail("--estimates is user or exact, not " + o.estimates);
