@@ -1,0 +1,79 @@
+#pragma once
+
+// Replays a trace through the real controller core: a virtual clock, events
+// for submissions and job ends, and fake nodes that register at the start and
+// "run" each launched job for its trace runtime. No daemons, sockets, threads
+// or sleeping; the same trace and configuration give the same decisions.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conf/cluster_config.h"
+#include "sim/trace_job.h"
+
+namespace rota::sim {
+
+// Which time limit a job asks for.
+enum class Estimates {
+  kUser,   // The trace's requested time (its runtime when the trace has none)
+  kExact,  // The job's actual runtime
+};
+
+// The simulated clock starts here (the trace's second 0): a plausible Unix
+// time, since the core treats 0 as "not set" in several places.
+inline constexpr int64_t kSimEpoch = 1'000'000'000;
+
+struct SimProgress {
+  uint64_t submitted = 0;
+  uint64_t finished = 0;
+  uint64_t total = 0;
+  int64_t sim_time_s = 0;  // From the trace's start
+  double wall_s = 0;
+};
+
+struct SimOptions {
+  Estimates estimates = Estimates::kUser;
+  // Called about every `progress_every_s` of wall time; may be empty.
+  std::function<void(const SimProgress&)> progress;
+  double progress_every_s = 2.0;
+};
+
+// What happened to one trace job. Times are seconds from the trace's start.
+struct JobOutcome {
+  uint64_t trace_id = 0;
+  uint32_t job_id = 0;  // The controller's id; 0 when refused
+  int64_t submit = 0;
+  int64_t start = -1;  // -1: never started
+  int64_t end = -1;
+  uint32_t nodes = 0;
+  uint32_t cpus = 0;
+  uint32_t gpus = 0;
+  bool timed_out = false;  // Reached its time limit (the core's TIMEOUT path)
+  std::string refused;     // The controller's answer when it refused the submission
+};
+
+struct SimResult {
+  std::vector<JobOutcome> jobs;     // In trace order
+  std::vector<double> pass_cpu_us;  // CPU time of each Tick (timers + main pass)
+  uint64_t refused = 0;
+  uint64_t never_started = 0;  // Still pending when nothing else could happen
+  uint64_t timed_out = 0;
+  double wall_s = 0;  // Wall time of the whole replay
+};
+
+class Simulator {
+ public:
+  // `config` as loaded; the simulator applies ForSimulation itself.
+  Simulator(const conf::ClusterConfig& config, SimOptions options);
+
+  SimResult Run(const std::vector<TraceJob>& jobs);
+
+ private:
+  std::shared_ptr<const conf::ClusterConfig> config_;
+  SimOptions options_;
+};
+
+}  // namespace rota::sim

@@ -1,0 +1,133 @@
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "sim/sim_cluster.h"
+#include "sim/summary.h"
+#include "sim/synthetic_trace.h"
+
+namespace rota::sim {
+namespace {
+
+std::shared_ptr<const conf::ClusterConfig> Cluster(UniformCluster shape) {
+  auto config = LoadConfigText(UniformSlurmConf(shape), UniformGresConf(shape));
+  EXPECT_TRUE(config.ok()) << config.status().message();
+  return config.value_or(nullptr);
+}
+
+TraceJob Job(uint64_t id, int64_t submit, uint32_t procs, int64_t runtime, int64_t requested) {
+  TraceJob j;
+  j.id = id;
+  j.submit_s = submit;
+  j.processors = procs;
+  j.runtime_s = runtime;
+  j.requested_s = requested;
+  j.user = 1;
+  j.group = 1;
+  return j;
+}
+
+SimResult Replay(const conf::ClusterConfig& config, const std::vector<TraceJob>& jobs,
+                 Estimates estimates = Estimates::kUser) {
+  SimOptions options;
+  options.estimates = estimates;
+  return Simulator(config, options).Run(jobs);
+}
+
+// Two one-CPU nodes. Worked out by hand: job 1 runs 0-100 on one node; job 2
+// needs both, so it waits for job 1 (100-150); FCFS keeps job 3 behind job 2
+// although a node is free meanwhile (150-180).
+TEST(SimulatorTest, FcfsOnTwoNodesMatchesTheHandWorkedAnswer) {
+  auto config = Cluster({2, 1, 0});
+  ASSERT_NE(config, nullptr);
+  SimResult r =
+      Replay(*config, {Job(1, 0, 1, 100, 200), Job(2, 10, 2, 50, 100), Job(3, 20, 1, 30, 60)});
+  ASSERT_EQ(r.jobs.size(), 3u);
+  EXPECT_EQ(r.refused, 0u);
+  EXPECT_EQ(r.never_started, 0u);
+  EXPECT_EQ(r.timed_out, 0u);
+  const JobOutcome& a = r.jobs[0];
+  const JobOutcome& b = r.jobs[1];
+  const JobOutcome& c = r.jobs[2];
+  EXPECT_EQ(a.start, 0);
+  EXPECT_EQ(a.end, 100);
+  EXPECT_EQ(b.submit, 10);
+  EXPECT_EQ(b.start, 100);
+  EXPECT_EQ(b.end, 150);
+  EXPECT_EQ(b.nodes, 2u);
+  EXPECT_EQ(b.cpus, 2u);
+  EXPECT_EQ(c.start, 150);
+  EXPECT_EQ(c.end, 180);
+
+  Summary s = Summarize(r, 2, 0);
+  EXPECT_EQ(s.jobs, 3u);
+  EXPECT_EQ(s.makespan_s, 180);
+  EXPECT_NEAR(s.utilization, 230.0 / 360.0, 1e-9);
+  EXPECT_NEAR(s.wait_mean_s, (0 + 90 + 130) / 3.0, 1e-9);
+  EXPECT_NEAR(s.wait_median_s, 90, 1e-9);
+  EXPECT_NEAR(s.bsld_mean, (1 + 140.0 / 50 + 160.0 / 30) / 3, 1e-9);
+}
+
+TEST(SimulatorTest, JobsOverTheirLimitEndAsTimeoutsAtTheLimit) {
+  auto config = Cluster({1, 1, 0});
+  ASSERT_NE(config, nullptr);
+  // Job 1 asks for 50 s and would run 100: killed at 50, job 2 starts then.
+  SimResult r = Replay(*config, {Job(1, 0, 1, 100, 50), Job(2, 0, 1, 10, 60)});
+  EXPECT_TRUE(r.jobs[0].timed_out);
+  EXPECT_EQ(r.jobs[0].end, 50);
+  EXPECT_FALSE(r.jobs[1].timed_out);
+  EXPECT_EQ(r.jobs[1].start, 50);
+  EXPECT_EQ(r.jobs[1].end, 60);
+  EXPECT_EQ(r.timed_out, 1u);
+
+  // With exact estimates the limit is the runtime: no timeout.
+  SimResult exact = Replay(*config, {Job(1, 0, 1, 100, 50)}, Estimates::kExact);
+  EXPECT_FALSE(exact.jobs[0].timed_out);
+  EXPECT_EQ(exact.jobs[0].end, 100);
+}
+
+TEST(SimulatorTest, JobsBiggerThanTheClusterAreRefused) {
+  auto config = Cluster({2, 1, 0});
+  ASSERT_NE(config, nullptr);
+  SimResult r = Replay(*config, {Job(1, 0, 3, 10, 10), Job(2, 5, 1, 10, 10)});
+  EXPECT_EQ(r.refused, 1u);
+  EXPECT_FALSE(r.jobs[0].refused.empty());
+  EXPECT_EQ(r.jobs[0].start, -1);
+  EXPECT_EQ(r.jobs[1].start, 5);
+  EXPECT_EQ(Summarize(r, 2, 0).jobs, 1u);
+}
+
+TEST(SimulatorTest, GpuJobsGetTheirGpus) {
+  auto config = Cluster({1, 4, 2});
+  ASSERT_NE(config, nullptr);
+  TraceJob a = Job(1, 0, 1, 100, 100);
+  a.gpus = 2;
+  TraceJob b = Job(2, 0, 1, 10, 10);
+  b.gpus = 1;
+  SimResult r = Replay(*config, {a, b});
+  EXPECT_EQ(r.jobs[0].gpus, 2u);
+  EXPECT_EQ(r.jobs[0].start, 0);
+  EXPECT_EQ(r.jobs[1].start, 100);  // The node's two GPUs are taken until then
+  EXPECT_EQ(r.jobs[1].gpus, 1u);
+}
+
+TEST(SimulatorTest, TwoRunsAreByteIdentical) {
+  auto config = Cluster({16, 1, 0});
+  ASSERT_NE(config, nullptr);
+  std::vector<TraceJob> jobs = GenerateTrace({300, 16, 0.9, 7});
+  std::string outputs[2];
+  for (std::string& out : outputs) {
+    SimResult r = Replay(*config, jobs);
+    std::ostringstream text;
+    WriteJobsCsv(text, r);
+    WriteSummary(text, Summarize(r, 16, 0), /*timing=*/false);
+    out = text.str();
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+  EXPECT_NE(outputs[0].find("jobs 300\n"), std::string::npos) << outputs[0];
+}
+
+}  // namespace
+}  // namespace rota::sim

@@ -1,0 +1,56 @@
+#include "sim/trace_submission.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rota::sim {
+
+namespace {
+constexpr uint32_t kFirstId = 10000;
+}
+
+int64_t TimeLimitFor(const TraceJob& job, Estimates estimates) {
+  int64_t limit =
+      estimates == Estimates::kUser && job.requested_s > 0 ? job.requested_s : job.runtime_s;
+  return std::max<int64_t>(limit, 1);
+}
+
+wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates) {
+  wire::SubmitJobRequest request;
+  wire::JobSpec& spec = *request.mutable_spec();
+  spec.set_name(fmt::format("trace{}", job.id));
+  spec.set_num_tasks(job.processors);
+  spec.set_cpus_per_task(std::max<uint32_t>(job.cpus_per_task, 1));
+  spec.set_time_limit_s(TimeLimitFor(job, estimates));
+  if (job.gpus > 0) {
+    spec.set_gres(job.gpu_type.empty() ? fmt::format("gpu:{}", job.gpus)
+                                       : fmt::format("gpu:{}:{}", job.gpu_type, job.gpus));
+  }
+  if (job.mem_mb > 0) {
+    spec.set_mem_per_node_mb(job.mem_mb);
+    spec.set_mem_given(true);
+  }
+  return request;
+}
+
+ctld::Caller CallerFor(const TraceJob& job) {
+  ctld::Caller caller;
+  if (job.user >= 0) {
+    caller.uid = kFirstId + static_cast<uint32_t>(job.user);
+    caller.user = fmt::format("u{}", job.user);
+  } else {
+    caller.uid = kFirstId - 1;
+    caller.user = "unknown";
+  }
+  if (job.group >= 0) {
+    caller.gid = kFirstId + static_cast<uint32_t>(job.group);
+    caller.group = fmt::format("g{}", job.group);
+  } else {
+    caller.gid = kFirstId - 1;
+    caller.group = "unknown";
+  }
+  return caller;
+}
+
+}  // namespace rota::sim
