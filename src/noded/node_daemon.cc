@@ -296,8 +296,10 @@ void NodeDaemon::FinishStep(const wire::JobExitedRequest& outcome) {
   if (!outcome.failure_reason().empty() && !outcome.prolog_failed()) {
     spdlog::error("job {}: {}", job_id, outcome.failure_reason());
   }
-  bool reported = ReportJobExit(context_, outcome);
+  // The job's processes are gone: its GPUs are free here before the controller
+  // hears of it, since the controller may launch the next job on them at once.
   gpus_->Release(job_id);
+  bool reported = ReportJobExit(context_, outcome);
   // Unreported, the files stay for the next rotad to report from.
   if (reported) RemoveStepFiles(context_.settings.spool_dir, job_id);
   std::lock_guard<std::mutex> lock(mu_);
