@@ -17,6 +17,7 @@
 #include "noded/batch_job.h"
 #include "noded/gpu_inventory.h"
 #include "noded/host_facts.h"
+#include "noded/node_parts.h"
 #include "noded/node_script.h"
 #include "noded/step_channel.h"
 #include "noded/step_files.h"
@@ -59,20 +60,17 @@ wire::JobExitedRequest LaunchFailed(const std::string& node, uint32_t job_id) {
 Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& options) {
   std::unique_ptr<NodeDaemon> d(new NodeDaemon());
   d->options_ = options;
-  conf::Diagnostics diags;
-  auto config = conf::LoadClusterConfig(options.slurm_conf_path, diags);
-  for (const conf::Diagnostic& finding : diags.all()) spdlog::warn("{}", finding.ToString());
-  if (!config.ok()) return config.status();
-  auto settings = ResolveNodeSettings(**config, options.node_name);
-  if (!settings.ok()) return settings.status();
-
-  auth::AuthSettings auth_settings = api::AuthSettingsFor(**config);
-  auto verifier = auth::MakeVerifier(auth_settings);
+  Result<NodeParts> parts =
+      BuildNodeParts(options.slurm_conf_path, options.node_name, options.fake_gpus_file);
+  if (!parts.ok()) return parts.status();
+  for (const conf::Diagnostic& finding : parts->findings.all()) {
+    spdlog::warn("{}", finding.ToString());
+  }
+  const NodeSettings* settings = &parts->settings;
+  auto verifier = auth::MakeVerifier(parts->auth);
   if (!verifier.ok()) return verifier.status();
   d->verifier_ = std::move(verifier).value();
-  auto issuer = auth::MakeIssuer(auth_settings);
-  if (!issuer.ok()) return issuer.status();
-  d->slurm_user_uid_ = UidOf((*config)->settings.slurm_user);
+  d->slurm_user_uid_ = UidOf(parts->config->settings.slurm_user);
 
   std::error_code ec;
   std::filesystem::create_directories(settings->spool_dir, ec);
@@ -83,17 +81,11 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
 
   d->options_.heartbeat_interval =
       std::min(options.heartbeat_interval, settings->heartbeat_interval);
-  GpuInventoryOptions gpu_options;
-  gpu_options.fake_gpus_file = options.fake_gpus_file;
-  gpu_options.config_overrides = settings->config_overrides;
-  GpuInventory inventory = TakeGpuInventory(**config, options.node_name, gpu_options);
-  for (const std::string& warning : inventory.warnings) spdlog::warn("GPUs: {}", warning);
-  d->gpus_ = std::make_unique<GpuAllocator>(std::move(inventory.devices));
-  d->cgroups_ = MakeCgroupBackend((*config)->cgroup, options.node_name);
-  d->controller_ =
-      std::make_unique<ControllerLink>(settings->controllers, std::move(issuer).value());
-  d->context_ = NodeContext{
-      *config, *settings, d->gpus_.get(), d->cgroups_.get(), d->controller_.get(), &d->stop_};
+  for (const std::string& warning : parts->gpu_warnings) spdlog::warn("GPUs: {}", warning);
+  d->context_ = parts->Context(&d->stop_);
+  d->gpus_ = std::move(parts->gpus);
+  d->cgroups_ = std::move(parts->cgroups);
+  d->controller_ = std::move(parts->controller);
   // Live jobs first: their cages are not stale.
   std::set<uint32_t> live = d->RecoverSteps();
   if (int swept = d->cgroups_->SweepStale(live); swept > 0) {
@@ -113,7 +105,7 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   d->server_ = std::move(server).value();
   spdlog::info("node {} listening on {}:{}, spool {}, cage {}, GPUs from {}: {}", options.node_name,
                settings->listen_address, d->server_->port(), settings->spool_dir,
-               d->cgroups_->Name(), inventory.source,
+               d->cgroups_->Name(), parts->gpu_source,
                d->gpus_->GresSummary().empty() ? "none" : d->gpus_->GresSummary());
   d->heartbeat_ = std::thread([self] { self->HeartbeatLoop(); });
   const conf::SlurmConf& conf_settings = d->context_.config->settings;

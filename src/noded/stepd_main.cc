@@ -8,12 +8,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "api/auth_settings.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
-#include "noded/gpu_inventory.h"
-#include "noded/node_settings.h"
+#include "noded/node_parts.h"
 #include "noded/step_daemon.h"
 #include "noded/step_files.h"
 
@@ -60,25 +58,13 @@ int main(int argc, char** argv) {
   signal(SIGHUP, SIG_IGN);
   signal(SIGINT, SIG_IGN);
 
-  conf::Diagnostics diags;
-  auto config = conf::LoadClusterConfig(conf_path, diags);
-  if (!config.ok()) return Fail(job_id, config.status().message());
-  auto settings = ResolveNodeSettings(**config, node_name);
-  if (!settings.ok()) return Fail(job_id, settings.status().message());
-  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(**config));
-  if (!issuer.ok()) return Fail(job_id, issuer.status().message());
-  Result<wire::StepRecord> record = ReadStepRecord(settings->spool_dir, job_id);
+  const char* fake_gpus = std::getenv("ROTA_FAKE_GPUS");
+  Result<NodeParts> parts = BuildNodeParts(conf_path, node_name, fake_gpus ? fake_gpus : "");
+  if (!parts.ok()) return Fail(job_id, parts.status().message());
+  Result<wire::StepRecord> record = ReadStepRecord(parts->settings.spool_dir, job_id);
   if (!record.ok()) return Fail(job_id, record.status().message());
-
-  GpuInventoryOptions gpu_options;
-  if (const char* fake_gpus = std::getenv("ROTA_FAKE_GPUS")) gpu_options.fake_gpus_file = fake_gpus;
-  gpu_options.config_overrides = settings->config_overrides;
-  GpuInventory inventory = TakeGpuInventory(**config, node_name, gpu_options);
-  GpuAllocator gpus(std::move(inventory.devices));
-  std::unique_ptr<CgroupBackend> cgroups = MakeCgroupBackend((*config)->cgroup, node_name);
-  ControllerLink controller(settings->controllers, std::move(issuer).value());
   StopFlag stop;  // Never set: a step daemon ends with its job.
-  NodeContext context{*config, *settings, &gpus, cgroups.get(), &controller, &stop};
+  NodeContext context = parts->Context(&stop);
 
   StepDaemon step(context, std::move(record).value());
   Result<wire::JobExitedRequest> outcome = step.Run();
