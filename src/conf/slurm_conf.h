@@ -143,6 +143,9 @@ struct SlurmConf {
   std::vector<std::string> health_check_node_state = {"ANY"};
   std::string topology_plugin = "topology/none";
   DurationSecs kill_wait = 30;
+  // How long a launched batch job may be missing from its node's job list
+  // before the controller believes the node lost it.
+  DurationSecs batch_start_timeout = 10;
   DurationSecs min_job_age = 300;
   uint32_t max_job_count = 10000;
   uint32_t max_array_size = 1001;

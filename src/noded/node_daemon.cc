@@ -160,7 +160,18 @@ void NodeDaemon::HeartbeatLoop() {
   req.set_hardware_reported(true);
   bool registered = false;
   bool complained = false;
+  req.set_jobs_reported(true);
   while (true) {
+    // Every job this daemon holds, running or with its end not yet
+    // acknowledged, so the controller can tell lost jobs and stray ones.
+    req.clear_jobs();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      JoinFinishedLocked();  // Reported and acknowledged: no longer held.
+      for (const auto& [id, job] : jobs_) {
+        if (std::find(finished_.begin(), finished_.end(), id) == finished_.end()) req.add_jobs(id);
+      }
+    }
     Status s = controller_->Call(api::kNodeRegister, req);
     if (s.ok() && !registered) spdlog::info("registered with the controller");
     if (!s.ok() && !complained)
@@ -307,6 +318,8 @@ bool NodeDaemon::SignalStep(uint32_t job_id, const wire::StepSignal& signal) {
     Result<wire::StepStatus> answer = AskStepDaemon(socket, request, std::chrono::seconds(5));
     if (answer.ok()) return true;
     if (ReadStepOutcome(context_.settings.spool_dir, job_id)) return false;  // It has ended.
+    // Reported and cleaned away (a kill for a job that is already gone).
+    if (!ReadStepRecord(context_.settings.spool_dir, job_id).ok()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   spdlog::warn("job {}: its rota-stepd does not answer; signal {} not delivered", job_id,

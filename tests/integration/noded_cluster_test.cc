@@ -310,10 +310,18 @@ class NodedLivenessTest : public NodedClusterTest {
 };
 
 TEST_F(NodedLivenessTest, LostNodeGoesDownAndItsJobIsRequeuedElsewhere) {
-  std::string id = Submit("--wrap='sleep 1000'");
+  const std::string work = cluster_->work_dir();
+  std::string id =
+      Submit("--wrap='echo $$ > " + work + "/run$SLURM_RESTART_COUNT.pid; exec sleep 1000'");
   ASSERT_TRUE(WaitForState(id, "RUNNING"));
   ASSERT_EQ(Trim(cluster_->Run("squeue -h -o %N -j " + id).out), cluster_->Node(1));
-  cluster_->StopNode(1, SIGKILL);  // As if the node died: nothing is said.
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/run0.pid")).empty(); }));
+  const pid_t first_run =
+      static_cast<pid_t>(ParseUint(Trim(ReadFileText(work + "/run0.pid"))).value_or(0));
+  ASSERT_GT(first_run, 0);
+  // As if the node fell off the network: nothing is said, and the job's
+  // rota-stepd keeps the first run going there.
+  cluster_->StopNode(1, SIGKILL);
   ASSERT_TRUE(WaitForNodeState(1, "down*")) << cluster_->Run("sinfo -N").out;
   EXPECT_NE(
       cluster_->Run("scontrol show node " + cluster_->Node(1)).out.find("Reason=Not responding"),
@@ -325,9 +333,13 @@ TEST_F(NodedLivenessTest, LostNodeGoesDownAndItsJobIsRequeuedElsewhere) {
       << cluster_->Run("squeue -t all").out;
   EXPECT_NE(cluster_->Run("scontrol show job " + id).out.find("Restarts=1"), std::string::npos);
   EXPECT_EQ(NodeState(2), "mix");
-  // The daemon back, the node takes jobs again by itself.
+  EXPECT_TRUE(testing::ProcessAlive(first_run));
+  // The daemon back, the node takes jobs again by itself, and the first run
+  // it still held is killed: the job runs once, on node 2.
   ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
   EXPECT_TRUE(WaitForNodeState(1, "idle")) << cluster_->Run("sinfo -N").out;
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(first_run); })) << cluster_->NodeLogs();
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T:%N -j " + id).out), "RUNNING:" + cluster_->Node(2));
 }
 
 // HealthCheckProgram: a failing check drains its node with what it printed.

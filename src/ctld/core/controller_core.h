@@ -171,6 +171,11 @@ class ControllerCore {
   // and lose their jobs; notes when the next one would. Called from Tick.
   void CheckNodeLiveness(int64_t now, Effects& effects);
   void MarkNotResponding(NodeRuntime& node, int64_t now, Effects& effects);
+  // The node's list of its jobs against the records (node_job_sync.cc): jobs
+  // it holds but should not are killed there; a running job its batch node no
+  // longer has (after BatchStartTimeout) is requeued when allowed, else ends
+  // as NODE_FAIL; a COMPLETING job it no longer has is cleaned up there.
+  void ReconcileNodeJobs(const wire::NodeRegisterRequest& report, int64_t now, Effects& effects);
   // Drains `node` when its last registration fell short; true when it did.
   bool DrainForShortfall(NodeRuntime& node, int64_t now);
   std::vector<uint32_t> ResolveJobIds(const std::string& text, std::string* error);

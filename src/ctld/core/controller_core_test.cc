@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <set>
 
 #include "ctld/core/node_liveness.h"
 #include "model/job_payload.h"
@@ -713,6 +714,18 @@ class NodeLivenessTest : public ControllerCoreTest {
     Collect(e);
     return e;
   }
+  // A heartbeat that lists the jobs the node daemon holds.
+  Effects Heartbeat(const std::string& node, std::vector<uint32_t> jobs) {
+    wire::NodeRegisterRequest req;
+    req.set_node(node);
+    req.set_boot_time(kT0);
+    req.set_jobs_reported(true);
+    for (uint32_t id : jobs) req.add_jobs(id);
+    Effects e;
+    EXPECT_TRUE(core_->NodeRegistered(req, now_, e).ok());
+    Collect(e);
+    return e;
+  }
   Status UpdateNode(const std::string& node, const std::string& state,
                     const std::string& reason = "") {
     wire::UpdateNodeRequest req;
@@ -976,6 +989,91 @@ TEST_F(NodeLivenessTest, ConfigOverridesTakesTheConfiguredHardware) {
   }));
   Tick();
   EXPECT_EQ(StateOf(id), "RUNNING");
+}
+
+}  // namespace
+}  // namespace rota::ctld
+
+namespace rota::ctld {
+namespace {
+
+TEST_F(NodeLivenessTest, JobsTheBatchNodeLostAreRequeuedOrFailAfterBatchStartTimeout) {
+  Reload("BatchStartTimeout=10\n");
+  Heartbeat("n1", {});
+  Heartbeat("n2", {});
+  uint32_t keep = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  uint32_t lose = SubmitOk(Spec([](auto& s) {
+    s.set_nodelist("n1");
+    s.set_requeue(2);
+  }));
+  uint32_t held = SubmitOk(Spec([](auto& s) { s.set_nodelist("n2"); }));
+  Tick();
+  ASSERT_EQ(StateOf(keep), "RUNNING");
+  ASSERT_EQ(StateOf(held), "RUNNING");
+
+  // A list written before the launch reached the node: within the grace.
+  now_ = kT0 + 9;
+  EXPECT_TRUE(Heartbeat("n1", {}).signals.empty());
+  EXPECT_EQ(StateOf(keep), "RUNNING");
+  EXPECT_EQ(StateOf(lose), "RUNNING");
+
+  now_ = kT0 + 10;
+  Heartbeat("n1", {});
+  EXPECT_EQ(StateOf(keep), "PENDING");
+  EXPECT_EQ(Job(keep).restart_count(), 1u);
+  EXPECT_EQ(StateOf(lose), "NODE_FAIL");
+  // The node that still has its job keeps it.
+  EXPECT_TRUE(Heartbeat("n2", {held}).signals.empty());
+  EXPECT_EQ(StateOf(held), "RUNNING");
+  // The allocation on n1 was given back: the requeued job runs again.
+  Tick();
+  EXPECT_EQ(StateOf(keep), "RUNNING");
+
+  // Older node daemons send no list: nothing is concluded from its absence.
+  now_ = kT0 + 100;
+  Register("n2");
+  EXPECT_EQ(StateOf(held), "RUNNING");
+}
+
+TEST_F(NodeLivenessTest, CopiesANodeShouldNotRunAreKilledThere) {
+  Reload("");
+  Heartbeat("n1", {});
+  Heartbeat("n2", {});
+  uint32_t on_n2 = SubmitOk(Spec([](auto& s) { s.set_nodelist("n2"); }));
+  uint32_t ended = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  Tick();
+  Report(ended, kExitOk, "n1", /*cleanup_follows=*/false);
+  ASSERT_EQ(StateOf(ended), "COMPLETED");
+
+  // n1 came back holding a job that has ended, one that runs elsewhere, and
+  // one the controller never had.
+  Effects e = Heartbeat("n1", {ended, on_n2, 424242});
+  ASSERT_EQ(e.signals.size(), 3u);
+  std::set<uint32_t> killed;
+  for (const SignalJob& s : e.signals) {
+    EXPECT_EQ(s.signal, SIGKILL);
+    EXPECT_EQ(s.nodes, std::vector<std::string>{"n1"});
+    killed.insert(s.job_id);
+  }
+  EXPECT_EQ(killed, (std::set<uint32_t>{ended, on_n2, 424242}));
+  EXPECT_EQ(StateOf(on_n2), "RUNNING");  // The real run is not touched.
+  EXPECT_EQ(StateOf(ended), "COMPLETED");
+}
+
+TEST_F(NodeLivenessTest, CompletingJobTheNodeNoLongerHasEnds) {
+  Reload("");
+  Heartbeat("n1", {});
+  uint32_t id = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  Tick();
+  now_ += 20;
+  Report(id, kExitOne, "n1", /*cleanup_follows=*/true);
+  ASSERT_EQ(StateOf(id), "COMPLETING");
+  EXPECT_TRUE(Heartbeat("n1", {id}).signals.empty());  // Still cleaning up.
+  EXPECT_EQ(StateOf(id), "COMPLETING");
+  // Its final report was lost (a wiped spool): nothing of the job is left there.
+  Heartbeat("n1", {});
+  EXPECT_EQ(StateOf(id), "FAILED");
+  EXPECT_EQ(Job(id).exit_code(), kExitOne);
 }
 
 }  // namespace

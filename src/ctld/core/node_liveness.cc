@@ -101,6 +101,7 @@ Status ControllerCore::NodeRegistered(const wire::NodeRegisterRequest& request, 
     }
   }
   if (changed) PersistNode(*n, effects);
+  if (request.jobs_reported()) ReconcileNodeJobs(request, now, effects);
   if (settings.slurmd_timeout > 0) NoteWake(now + settings.slurmd_timeout);
   ++version_;
   return Status::Ok();
