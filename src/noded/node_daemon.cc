@@ -169,7 +169,9 @@ void NodeDaemon::HeartbeatLoop() {
       std::lock_guard<std::mutex> lock(mu_);
       JoinFinishedLocked();  // Reported and acknowledged: no longer held.
       for (const auto& [id, job] : jobs_) {
-        if (std::find(finished_.begin(), finished_.end(), id) == finished_.end()) req.add_jobs(id);
+        if (std::find(finished_.begin(), finished_.end(), RunKey{id, job.run}) == finished_.end()) {
+          req.add_jobs(id);
+        }
       }
     }
     Status s = controller_->Call(api::kNodeRegister, req);
@@ -255,26 +257,47 @@ void NodeDaemon::Launch(wire::LaunchJobRequest request, rpc::Responder respond) 
     return;
   }
   JoinFinishedLocked();
-  if (jobs_.count(job_id) != 0) {
+  const uint32_t run = request.job().restart_count();
+  std::thread earlier;
+  bool earlier_ended = true;
+  if (auto it = jobs_.find(job_id); it != jobs_.end()) {
     // The controller retries launches it did not hear answered; the job runs.
-    AnswerEmpty(respond);
-    return;
+    if (it->second.run == run) return AnswerEmpty(respond);
+    // An earlier run of a requeued job is still here: ending (its end reported
+    // and acknowledged, its files going) or, when the controller gave up on it
+    // (the node was lost meanwhile), still running. It goes first.
+    earlier_ended = std::find(finished_.begin(), finished_.end(), RunKey{job_id, it->second.run}) !=
+                    finished_.end();
+    earlier = std::move(it->second.thread);
+    jobs_.erase(it);
   }
+  RunningJob& entry = jobs_[job_id];
+  entry.run = run;
   // Forking and the wait must not hold an RPC io thread.
-  jobs_[job_id].thread = std::thread([this, request = std::move(request), respond]() mutable {
+  entry.thread = std::thread([this, request = std::move(request), respond,
+                              earlier = std::move(earlier), earlier_ended]() mutable {
+    if (earlier.joinable()) {
+      if (!earlier_ended) {
+        wire::StepSignal kill;
+        kill.set_signal(SIGKILL);
+        SignalStep(request.job().job_id(), kill);
+      }
+      earlier.join();
+    }
     StartStep(std::move(request), respond);
   });
 }
 
 void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder& respond) {
   const uint32_t job_id = request.job().job_id();
+  const uint32_t run = request.job().restart_count();  // `request` moves into the record
   const std::string& spool = context_.settings.spool_dir;
   // A launch that fails still becomes an exit the controller hears of, so
   // the request itself succeeded either way.
   auto fail = [&](const Status& why) {
     spdlog::error("job {}: launch failed: {}", job_id, why.message());
     AnswerEmpty(respond);
-    FinishStep(LaunchFailed(options_.node_name, job_id));
+    FinishStep(LaunchFailed(options_.node_name, job_id), run);
   };
   Result<std::vector<GpuDevice>> gpus = HoldJobGpus(context_, request.job());
   if (!gpus.ok()) return fail(gpus.status());
@@ -291,11 +314,14 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   // itself: a signal the controller sends after the answer finds it running.
   AwaitStepStarted(spool, job_id, kStepStartTimeout, kStepStartTimeout + kPrologTimeout);
   AnswerEmpty(respond);
-  FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout));
+  FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout), run);
 }
 
-void NodeDaemon::FinishStep(const wire::JobExitedRequest& outcome) {
+void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   const uint32_t job_id = outcome.job_id();
+  // The controller ignores the end of a run it has already replaced.
+  outcome.set_run(run);
+  outcome.set_run_known(true);
   if (!outcome.failure_reason().empty() && !outcome.prolog_failed()) {
     spdlog::error("job {}: {}", job_id, outcome.failure_reason());
   }
@@ -306,7 +332,7 @@ void NodeDaemon::FinishStep(const wire::JobExitedRequest& outcome) {
   // Unreported, the files stay for the next rotad to report from.
   if (reported) RemoveStepFiles(context_.settings.spool_dir, job_id);
   std::lock_guard<std::mutex> lock(mu_);
-  finished_.push_back(job_id);
+  finished_.push_back({job_id, run});
 }
 
 bool NodeDaemon::SignalStep(uint32_t job_id, const wire::StepSignal& signal) {
@@ -339,6 +365,7 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
         AskStepDaemon(StepSocketPath(spool, job_id), ask, std::chrono::seconds(2));
     if (status.ok() && status->state() != wire::StepStatus::STEP_ENDED) {
       Result<wire::StepRecord> record = ReadStepRecord(spool, job_id);
+      const uint32_t run = record.ok() ? record->launch().job().restart_count() : 0;
       if (record.ok()) {
         std::vector<uint32_t> indices(record->gpu_indices().begin(), record->gpu_indices().end());
         Result<std::vector<GpuDevice>> held = gpus_->AllocateExact(job_id, indices);
@@ -346,9 +373,11 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
       }
       spdlog::info("job {}: re-attached to its rota-stepd (pid {})", job_id, status->stepd_pid());
       live.insert(job_id);
-      jobs_[job_id].thread = std::thread([this, job_id] {
+      jobs_[job_id].run = run;
+      jobs_[job_id].thread = std::thread([this, job_id, run] {
         FinishStep(AwaitStepOutcome(context_.settings.spool_dir, options_.node_name, job_id,
-                                    kStepStartTimeout));
+                                    kStepStartTimeout),
+                   run);
       });
       continue;
     }
@@ -365,7 +394,10 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
       std::error_code ec;
       std::filesystem::remove_all(spool + "/job" + std::to_string(job_id), ec);
     }
-    jobs_[job_id].thread = std::thread([this, exit = *outcome] { FinishStep(exit); });
+    Result<wire::StepRecord> record = ReadStepRecord(spool, job_id);
+    const uint32_t run = record.ok() ? record->launch().job().restart_count() : 0;
+    jobs_[job_id].run = run;
+    jobs_[job_id].thread = std::thread([this, exit = *outcome, run] { FinishStep(exit, run); });
   }
   return live;
 }
@@ -388,9 +420,10 @@ void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder
 }
 
 void NodeDaemon::JoinFinishedLocked() {
-  for (uint32_t id : finished_) {
+  for (const auto& [id, run] : finished_) {
     auto it = jobs_.find(id);
-    if (it == jobs_.end()) continue;
+    // A later run took its place: that run's thread joins this one.
+    if (it == jobs_.end() || it->second.run != run) continue;
     it->second.thread.join();  // It has left Run and only unlocks on its way out.
     jobs_.erase(it);
   }

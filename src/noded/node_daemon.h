@@ -52,7 +52,10 @@ class NodeDaemon {
  private:
   struct RunningJob {
     std::thread thread;  // Starts or re-attaches its rota-stepd, then reports its end.
+    uint32_t run = 0;    // The job's restart count: which run of it this is
   };
+  // A job's run whose thread is ending.
+  using RunKey = std::pair<uint32_t, uint32_t>;  // (job id, run)
 
   NodeDaemon() = default;
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
@@ -63,7 +66,7 @@ class NodeDaemon {
   void StartStep(wire::LaunchJobRequest request, const rpc::Responder& respond);
   // Reports `outcome`, frees the job's GPUs and, once the controller has it,
   // its spool files. Runs on the job's thread.
-  void FinishStep(const wire::JobExitedRequest& outcome);
+  void FinishStep(wire::JobExitedRequest outcome, uint32_t run);
   // Asks the job's rota-stepd to deliver a signal; false when none answered.
   bool SignalStep(uint32_t job_id, const wire::StepSignal& signal);
   // At start: takes back the jobs whose step daemons still run and starts
@@ -90,7 +93,7 @@ class NodeDaemon {
 
   std::mutex mu_;
   std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.
-  std::vector<uint32_t> finished_;       // Jobs whose thread is ending. Guarded by mu_.
+  std::vector<RunKey> finished_;         // Runs whose thread is ending. Guarded by mu_.
   bool stopped_ = false;                 // Guarded by mu_.
 };
 

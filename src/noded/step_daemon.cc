@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -34,6 +35,10 @@ Result<wire::JobExitedRequest> StepDaemon::Run() {
   const std::string& spool = node_.settings.spool_dir;
   Result<int> listening = ListenStepSocket(StepSocketPath(spool, job_id_));
   if (!listening.ok()) return listening.status();
+  // The socket's identity: a later run of the same job (requeued) may have
+  // put its own socket at this path by the time this one goes.
+  struct stat own {};
+  stat(StepSocketPath(spool, job_id_).c_str(), &own);
   acceptor_ = std::thread([this, fd = *listening] { AcceptLoop(fd); });
 
   wire::JobExitedRequest outcome = job_.Run([this](const Status& started) {
@@ -53,7 +58,11 @@ Result<wire::JobExitedRequest> StepDaemon::Run() {
   lock.unlock();
   acceptor_.join();
   // A socket that no longer answers tells a restarted rotad to read the outcome.
-  unlink(StepSocketPath(spool, job_id_).c_str());
+  struct stat now {};
+  const std::string socket = StepSocketPath(spool, job_id_);
+  if (stat(socket.c_str(), &now) == 0 && now.st_ino == own.st_ino && now.st_dev == own.st_dev) {
+    unlink(socket.c_str());
+  }
   return outcome;
 }
 

@@ -214,6 +214,31 @@ TEST_F(NodedClusterTest, CancelledJobIsCompletingWhileItDies) {
   ASSERT_TRUE(WaitForState(next, "COMPLETED")) << cluster_->Run("squeue -t all").out;
 }
 
+// scontrol requeue of a running job: the next run starts only once the old
+// one is gone from the node, even on the same node and GPUs.
+TEST_F(NodedClusterTest, RequeuedJobRunsAgainOnlyAfterItsOldRunIsGone) {
+  const std::string work = cluster_->work_dir();
+  std::string id = Submit("-w " + cluster_->Node(1) +
+                          " --gres=gpu:2 --wrap='trap \"sleep 1; exit 1\" TERM; "
+                          "echo $$ > " +
+                          work +
+                          "/run$SLURM_RESTART_COUNT.pid; "
+                          "while true; do sleep 0.1; done'");
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/run0.pid")).empty(); }));
+  const pid_t first =
+      static_cast<pid_t>(ParseUint(Trim(ReadFileText(work + "/run0.pid"))).value_or(0));
+  ASSERT_GT(first, 0);
+  ASSERT_EQ(cluster_->Run("scontrol requeue " + id).exit_code, 0);
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %t -j " + id).out), "CG");
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/run1.pid")).empty(); }))
+      << cluster_->Run("squeue -t all").out << cluster_->NodeLogs();
+  EXPECT_FALSE(testing::ProcessAlive(first));
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + id).out), "RUNNING");
+  EXPECT_NE(cluster_->Run("scontrol show job " + id).out.find("Restarts=1"), std::string::npos);
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  ASSERT_TRUE(WaitForState(id, "CANCELLED")) << cluster_->Run("squeue -t all").out;
+}
+
 // The time limit end to end: the controller's SIGTERM at the limit, rotad's
 // SIGKILL KillWait (2 s) later for a job that ignores it, TIMEOUT at the end.
 TEST_F(NodedClusterTest, TimeLimitEndsAJobThatIgnoresSigterm) {

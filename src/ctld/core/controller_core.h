@@ -159,6 +159,9 @@ class ControllerCore {
   // Back to PENDING for another run (requeue, node loss, failed prolog): the
   // allocation is released and the run's traces cleared; the caller persists.
   void ReturnToQueue(wire::JobRecord& job);
+  // A job back in the queue shows JobHeldUser/JobHeldAdmin when held (priority
+  // 0), no reason otherwise.
+  void SetHeldReason(wire::JobRecord& job);
   // Jobs running on `node` are requeued (when allowed) or end as NODE_FAIL.
   void FailJobsOn(const std::string& node, int64_t now, Effects& effects);
   // --signal: when the job's warning signal is due; nullopt when it asked for

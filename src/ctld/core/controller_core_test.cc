@@ -115,6 +115,7 @@ class ControllerCoreTest : public ::testing::Test {
     Effects e;
     auto r = core_->UpdateJobs(req, who, now_, e);
     Collect(e);
+    last_effects_ = e;
     return {r.errors().begin(), r.errors().end()};
   }
 
@@ -449,6 +450,62 @@ TEST_F(ControllerCoreTest, NodeLossRequeuesOrFails) {
   EXPECT_EQ(StateOf(keep), "PENDING");
   EXPECT_EQ(Job(keep).restart_count(), 1u);
   EXPECT_EQ(StateOf(lose), "NODE_FAIL");
+}
+
+TEST_F(ControllerCoreTest, RequeuedRunningJobWaitsForItsOldRunToEnd) {
+  RegisterAll();
+  uint32_t id = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  uint32_t held = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));
+  Tick();
+  ASSERT_EQ(StateOf(id), "RUNNING");
+  EXPECT_TRUE(Update(std::to_string(id), alice_, "requeue").empty());
+  ASSERT_EQ(last_effects_.signals.size(), 1u);
+  EXPECT_EQ(last_effects_.signals[0].signal, SIGTERM);
+  EXPECT_TRUE(last_effects_.signals[0].terminate);
+  EXPECT_TRUE(Update(std::to_string(held), root_, "requeuehold").empty());
+  // Both stay on n1, COMPLETING, until n1 says their processes are gone.
+  EXPECT_EQ(StateOf(id), "COMPLETING");
+  EXPECT_EQ(Job(id).final_state(), wire::JOB_STATE_REQUEUED);
+  EXPECT_TRUE(Tick().launches.empty());
+  EXPECT_EQ(
+      Update(std::to_string(id), alice_, "requeue"),
+      std::vector<std::string>{std::to_string(id) + ": Job/step already completing or completed"});
+
+  Report(id, SIGTERM, "n1", /*cleanup_follows=*/true);  // The script died...
+  EXPECT_EQ(StateOf(id), "COMPLETING");
+  Report(id, SIGTERM, "n1", /*cleanup_follows=*/false);  // ...and the node is clean.
+  EXPECT_EQ(StateOf(id), "PENDING");
+  EXPECT_EQ(Job(id).restart_count(), 1u);
+  EXPECT_EQ(Job(id).reason(), "None");
+  Report(held, SIGTERM, "n1", /*cleanup_follows=*/false);
+  EXPECT_EQ(StateOf(held), "PENDING");
+  EXPECT_EQ(Job(held).reason(), "JobHeldAdmin");
+
+  Effects e = Tick();
+  ASSERT_EQ(e.launches.size(), 1u);
+  EXPECT_EQ(e.launches[0].job->job_id(), id);
+  EXPECT_EQ(e.launches[0].job->restart_count(), 1u);
+  // A late report of the old run (run 0) does not end the new one.
+  wire::JobExitedRequest late;
+  late.set_job_id(id);
+  late.set_node("n1");
+  late.set_wait_status(kExitOne);
+  late.set_run(0);
+  late.set_run_known(true);
+  Effects ignored;
+  ASSERT_TRUE(core_->ReportExit(late, now_, ignored).ok());
+  EXPECT_EQ(StateOf(id), "RUNNING");
+  EXPECT_TRUE(ignored.records.empty());
+  late.set_run(1);
+  Effects ended;
+  ASSERT_TRUE(core_->ReportExit(late, now_, ended).ok());
+  Collect(ended);
+  EXPECT_EQ(StateOf(id), "FAILED");
+  // Replaying the log gives the same queue.
+  ControllerCore replayed(config_);
+  replayed.Restore(nullptr, log_);
+  EXPECT_EQ(replayed.FindJob(held)->reason(), "JobHeldAdmin");
+  EXPECT_EQ(replayed.FindJob(id)->state(), wire::JOB_STATE_FAILED);
 }
 
 TEST_F(ControllerCoreTest, ExitReportsFromWhereAJobNoLongerRunsAreIgnored) {
@@ -797,6 +854,7 @@ TEST_F(ControllerCoreTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
   EXPECT_EQ(e.signals[0].nodes, std::vector<std::string>{Job(batch).nodes(0)});
   // A requeued job is warned again in its next run.
   EXPECT_TRUE(Update(std::to_string(all), root_, "requeue").empty());
+  Report(all, SIGTERM, Job(all).nodes(0), /*cleanup_follows=*/false);  // The old run is gone.
   EXPECT_FALSE(Job(all).warned());
   Tick();
   ASSERT_EQ(StateOf(all), "RUNNING");

@@ -131,7 +131,12 @@ void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node
   } else {
     awaited->erase(std::remove(awaited->begin(), awaited->end(), node), awaited->end());
   }
-  if (awaited->empty()) {
+  if (awaited->empty() && job.final_state() == wire::JOB_STATE_REQUEUED) {
+    ReturnToQueue(job);  // scontrol requeue of a running job: the old run is gone.
+    SetHeldReason(job);
+    Persist(job, effects);
+    ++version_;
+  } else if (awaited->empty()) {
     FinishJob(job, job.final_state(), now, effects);
   } else {
     Persist(job, effects);
@@ -280,6 +285,15 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
   return response;
 }
 
+void ControllerCore::SetHeldReason(wire::JobRecord& job) {
+  if (job.priority() != 0) {
+    job.set_reason(std::string(model::reason::kNone));
+  } else {
+    job.set_reason(std::string(job.held_by_admin() ? model::reason::kJobHeldAdmin
+                                                   : model::reason::kJobHeldUser));
+  }
+}
+
 void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
   if (Running(job) || Completing(job)) nodes_.Release(job);
   if (Completing(job)) nodes_.MarkCompleting(job, -1);
@@ -300,6 +314,11 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
 
 Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t now,
                                   Effects& effects) {
+  if (report.run_known()) {
+    // The end of a run the job has since left behind (requeued): not this run's.
+    auto it = jobs_.find(report.job_id());
+    if (it != jobs_.end() && it->second->restart_count() != report.run()) return Status::Ok();
+  }
   if (report.cleanup_follows() && !report.prolog_failed()) {
     return ScriptEnded(report, now, effects);
   }
@@ -477,19 +496,23 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     if (Completing(current)) return kAlreadyDone;
     if (!current.requeue()) return "Requested operation is presently disabled";
     wire::JobRecord& j = Mutable(job_id);
-    if (Running(j)) {
-      effects.signals.push_back({job_id, {j.nodes().begin(), j.nodes().end()}, SIGKILL, false});
-    }
-    ReturnToQueue(j);
     if (action == "requeuehold") {
       j.set_priority(0);
       j.set_held_by_admin(caller.privileged);
-      j.set_reason(std::string(caller.privileged ? model::reason::kJobHeldAdmin
-                                                 : model::reason::kJobHeldUser));
     } else {
       j.set_priority(BasePriority(j));
-      j.set_reason(std::string(model::reason::kNone));
     }
+    if (Running(j)) {
+      // As a cancel: SIGTERM, SIGKILL after KillWait. The job holds its
+      // allocation while COMPLETING and is pending again only once its node
+      // reports the old run gone, so the next run never meets it.
+      effects.signals.push_back(
+          {job_id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false, /*terminate=*/true});
+      BeginCompleting(j, wire::JOB_STATE_REQUEUED, now, effects);
+      return "";
+    }
+    ReturnToQueue(j);
+    SetHeldReason(j);
     Persist(j, effects);
     return "";
   }
