@@ -79,23 +79,32 @@ std::vector<bpf_insn> BuildDeviceFilter(const std::vector<DeviceRule>& allowed) 
 Result<int> LoadDeviceFilter(const std::vector<bpf_insn>& program) {
   // No helper is called, so the licence string only has to be present.
   static const char kLicense[] = "GPL";
-  std::string log(16384, '\0');
-  bpf_attr attr{};
-  attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-  attr.insns = reinterpret_cast<uint64_t>(program.data());
-  attr.insn_cnt = static_cast<uint32_t>(program.size());
-  attr.license = reinterpret_cast<uint64_t>(kLicense);
-  attr.log_buf = reinterpret_cast<uint64_t>(log.data());
-  attr.log_size = static_cast<uint32_t>(log.size());
-  attr.log_level = 1;
-  long fd = Bpf(BPF_PROG_LOAD, &attr);
-  if (fd >= 0) return static_cast<int>(fd);
-  const int err = errno;
-  std::string message = "bpf(BPF_PROG_LOAD) of the device filter: " + Errno(err);
-  log.resize(std::strlen(log.c_str()));
-  if (err == EPERM) return Status(StatusCode::kPermissionDenied, message);
-  if (!Trim(log).empty()) message += "; verifier: " + std::string(Trim(log));
-  return FailedPrecondition(message);
+  // The verifier's log is asked for only to explain a refusal: with a log, a
+  // long program can fail for the log's size alone (ENOSPC).
+  std::string log;
+  for (uint32_t log_level : {0u, 1u}) {
+    bpf_attr attr{};
+    attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+    attr.insns = reinterpret_cast<uint64_t>(program.data());
+    attr.insn_cnt = static_cast<uint32_t>(program.size());
+    attr.license = reinterpret_cast<uint64_t>(kLicense);
+    if (log_level > 0) {
+      log.assign(1 << 20, '\0');
+      attr.log_buf = reinterpret_cast<uint64_t>(log.data());
+      attr.log_size = static_cast<uint32_t>(log.size());
+      attr.log_level = log_level;
+    }
+    long fd = Bpf(BPF_PROG_LOAD, &attr);
+    if (fd >= 0) return static_cast<int>(fd);
+    const int err = errno;
+    std::string message = "bpf(BPF_PROG_LOAD) of the device filter: " + Errno(err);
+    if (err == EPERM) return Status(StatusCode::kPermissionDenied, message);
+    if (log_level == 0 && err == EINVAL) continue;  // Once more, with the verifier's reasons.
+    log.resize(std::strlen(log.c_str()));
+    if (!Trim(log).empty()) message += "; verifier: " + std::string(Trim(log));
+    return FailedPrecondition(message);
+  }
+  return Internal("unreachable");
 }
 
 Status AttachDeviceFilter(int program_fd, const std::string& cgroup_dir) {

@@ -26,11 +26,11 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-// The controllers a cage may use, and the cgroup.conf setting each enforces.
+// The controllers a cage may use, and what their absence costs.
 constexpr std::pair<const char*, const char*> kControllers[] = {
-    {"cpuset", "ConstrainCores"},
-    {"memory", "ConstrainRAMSpace"},
-    {"pids", "process counts (pids.current)"},
+    {"cpuset", "ConstrainCores cannot be enforced, and a job that asks for it will not start"},
+    {"memory", "ConstrainRAMSpace cannot be enforced, and a job that asks for it will not start"},
+    {"pids", "jobs' process counts are not accounted (tracking needs no controller)"},
 };
 constexpr const char* kJobPrefix = "job_";
 constexpr const char* kStepLeaf = "step_batch";
@@ -170,17 +170,15 @@ Result<std::unique_ptr<CgroupV2>> CgroupV2::Open(const std::string& mount,
   const std::vector<std::string> offered = Words(ReadFile(mount + "/cgroup.controllers"));
   const std::string mounts = ReadFile("/proc/self/mounts");
   std::vector<std::string> present;
-  for (const auto& [controller, purpose] : kControllers) {
+  for (const auto& [controller, consequence] : kControllers) {
     if (Contains(offered, controller)) {
       present.push_back(controller);
       continue;
     }
     spdlog::warn(
-        "cgroup v2 at {}: no {} controller in this hierarchy{}: {} cannot be enforced, and a job "
-        "that asks for it will not start",
-        mount, controller,
+        "cgroup v2 at {}: no {} controller in this hierarchy{}: {}", mount, controller,
         BoundToV1(mounts, controller) ? " (it is bound to a cgroup v1 hierarchy on this host)" : "",
-        purpose);
+        consequence);
   }
   Status devices = ProbeDeviceFilterSupport();
   if (!devices.ok()) {
@@ -230,7 +228,8 @@ Status CgroupV2::EnableControllers(const std::string& dir) const {
 std::vector<pid_t> CgroupV2::Procs(uint32_t job_id) const {
   std::vector<pid_t> pids;
   auto collect = [&pids](const fs::path& dir) {
-    for (std::string_view line : Split(ReadFile((dir / "cgroup.procs").string()), '\n')) {
+    const std::string text = ReadFile((dir / "cgroup.procs").string());
+    for (std::string_view line : Split(text, '\n')) {
       if (std::optional<int64_t> pid = ParseInt(Trim(line)); pid && *pid > 0) {
         pids.push_back(static_cast<pid_t>(*pid));
       }
