@@ -190,6 +190,16 @@ TEST_F(CgroupV2CageTest, KernelLoadsTheFilterProgram) {
     std::cerr << "device programs refused here: " << probe.message() << "\n";
     return;
   }
+  // A program the verifier refuses (it never exits): the error quotes the verifier.
+  std::vector<bpf_insn> broken = noded::BuildDeviceFilter({});
+  broken.pop_back();
+  auto refused = noded::LoadDeviceFilter(broken);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("Invalid argument (EINVAL); verifier: "),
+            std::string::npos)
+      << refused.status().message();
+  // Many rules (64 GPUs) load.
   std::vector<DeviceRule> many = noded::BaseDeviceRules();
   for (int minor = 0; minor < 64; ++minor) many.push_back({'c', 195, minor});
   auto fd = noded::LoadDeviceFilter(noded::BuildDeviceFilter(many));
