@@ -180,6 +180,32 @@ Result<std::unique_ptr<CgroupV2>> CgroupV2::Open(const std::string& mount,
         BoundToV1(mounts, controller) ? " (it is bound to a cgroup v1 hierarchy on this host)" : "",
         consequence);
   }
+  // Enabled once, from the mount down to the node, one controller at a time:
+  // one the kernel refuses (a mount root that holds processes itself, in a
+  // container) is dropped and said so, and does not block the others.
+  const std::string node_dir = mount + "/rota/" + node;
+  for (const std::string& dir : {mount, mount + "/rota", node_dir}) {
+    if (dir != mount) {
+      Status made = MakeDir(dir);
+      if (!made.ok()) return FailedPrecondition("cgroup v2: " + made.message());
+    }
+    const std::vector<std::string> enabled = Words(ReadFile(dir + "/cgroup.subtree_control"));
+    for (auto it = present.begin(); it != present.end();) {
+      Status on = Contains(enabled, *it) ? Status::Ok()
+                                         : WriteFile(dir + "/cgroup.subtree_control", "+" + *it);
+      if (on.ok()) {
+        ++it;
+        continue;
+      }
+      spdlog::warn("cgroup v2 at {}: cannot enable the {} controller ({}){}", mount, *it,
+                   on.message(),
+                   on.message().find(std::strerror(EBUSY)) != std::string::npos
+                       ? ": the cgroup holds processes itself, and cgroup v2 enables "
+                         "controllers only above cgroups without processes"
+                       : "");
+      it = present.erase(it);
+    }
+  }
   Status devices = ProbeDeviceFilterSupport();
   if (!devices.ok()) {
     spdlog::error(
@@ -261,7 +287,8 @@ Status CgroupV2::Create(uint32_t job_id) {
     ROTA_RETURN_IF_ERROR(KillAll(job_id));
     ROTA_RETURN_IF_ERROR(Remove(job_id));
   }
-  ROTA_RETURN_IF_ERROR(EnableControllers(mount_));
+  // The levels above the job were made and enabled by Open; made again in
+  // case someone removed them since.
   for (const std::string& dir : {mount_ + "/rota", NodeDir(), JobDir(job_id)}) {
     ROTA_RETURN_IF_ERROR(MakeDir(dir));
     ROTA_RETURN_IF_ERROR(EnableControllers(dir));

@@ -36,9 +36,11 @@ std::optional<std::string> FindCgroup2Mount(std::string_view mounts, const std::
 
 class CgroupV2 : public CgroupBackend {
  public:
-  // Uses the cgroup2 hierarchy mounted at `mount`. Controllers it lacks and a
-  // kernel that refuses device programs are logged, not errors. Errors:
-  // kFailedPrecondition when `mount` is not a cgroup2 hierarchy.
+  // Uses the cgroup2 hierarchy mounted at `mount`: makes rota/<node> there and
+  // enables the controllers it offers down to it. Controllers it lacks or
+  // cannot enable, and a kernel that refuses device programs, are logged, not
+  // errors. Errors: kFailedPrecondition when `mount` is not a cgroup2
+  // hierarchy or rota/<node> cannot be made in it.
   static Result<std::unique_ptr<CgroupV2>> Open(const std::string& mount, const std::string& node);
 
   std::string Name() const override { return "cgroup/v2"; }

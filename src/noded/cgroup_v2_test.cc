@@ -72,14 +72,17 @@ TEST_F(CgroupV2Test, EnablesControllersDownToTheJobAndWritesLimits) {
   auto cgroups = Open("cpuset cpu io memory hugetlb pids");
   ASSERT_NE(cgroups, nullptr);
   EXPECT_TRUE(cgroups->Has("memory") && cgroups->Has("cpuset") && cgroups->Has("pids"));
-  ASSERT_TRUE(cgroups->Create(12).ok());
+  // Open enables them one by one down to the node (a plain file keeps the
+  // last write only), Create all at once in the job.
   const std::string root = dir_.path().string();
+  for (const std::string& dir : {root, root + "/rota", root + "/rota/n7"}) {
+    EXPECT_EQ(Read(dir + "/cgroup.subtree_control"), "+pids") << dir;
+  }
+  ASSERT_TRUE(cgroups->Create(12).ok());
   EXPECT_EQ(cgroups->JobDir(12), root + "/rota/n7/job_12");
   EXPECT_EQ(cgroups->StepDir(12), root + "/rota/n7/job_12/step_batch");
   EXPECT_TRUE(std::filesystem::is_directory(cgroups->StepDir(12)));
-  for (const std::string& dir : {root, root + "/rota", root + "/rota/n7", cgroups->JobDir(12)}) {
-    EXPECT_EQ(Read(dir + "/cgroup.subtree_control"), "+cpuset +memory +pids") << dir;
-  }
+  EXPECT_EQ(Read(cgroups->JobDir(12) + "/cgroup.subtree_control"), "+cpuset +memory +pids");
 
   CageLimits limits;
   limits.cpu_count = 2;
@@ -99,11 +102,27 @@ TEST_F(CgroupV2Test, EnablesControllersDownToTheJobAndWritesLimits) {
 }
 
 TEST_F(CgroupV2Test, AlreadyEnabledControllersAreNotWrittenAgain) {
+  dir_.Write("rota/n7/cgroup.subtree_control", "cpuset memory pids\n");
   auto cgroups = Open("cpuset memory pids");
   ASSERT_NE(cgroups, nullptr);
+  EXPECT_EQ(Read(dir_.path().string() + "/rota/n7/cgroup.subtree_control"), "cpuset memory pids\n");
   dir_.Write("cgroup.subtree_control", "cpuset memory\n");
   ASSERT_TRUE(cgroups->Create(3).ok());
-  EXPECT_EQ(Read(dir_.path().string() + "/cgroup.subtree_control"), "+pids");
+  EXPECT_EQ(Read(dir_.path().string() + "/cgroup.subtree_control"), "cpuset memory\n");
+}
+
+// A controller the kernel will not enable (here: the file cannot be written)
+// is dropped with a warning; the others stay.
+TEST_F(CgroupV2Test, AControllerThatCannotBeEnabledIsDropped) {
+  std::filesystem::create_directories(dir_.path() / "rota" / "n7" / "cgroup.subtree_control");
+  auto cgroups = Open("cpuset memory");
+  ASSERT_NE(cgroups, nullptr);
+  EXPECT_FALSE(cgroups->Has("memory"));
+  EXPECT_FALSE(cgroups->Has("cpuset"));
+  ASSERT_TRUE(cgroups->Create(4).ok());
+  CageLimits memory;
+  memory.memory_bytes = 64 << 20;
+  EXPECT_EQ(cgroups->SetLimits(4, memory).code(), StatusCode::kFailedPrecondition);
 }
 
 // A hybrid host: memory, cpuset and pids belong to cgroup v1. Jobs that ask
