@@ -3,7 +3,9 @@
 // The cgroup v2 cage. On the unified hierarchy (found in /proc/self/mounts) a
 // job lives in <mount>/rota/<node>/job_<id>, its processes in the leaf
 // job_<id>/step_batch (v2 allows processes only in leaves once controllers
-// are enabled below a cgroup). Limits are set on the job level:
+// are enabled below a cgroup; further steps would be siblings of step_batch).
+// There is no per-user level: the cage interface does not carry the uid.
+// Limits are set on the job level:
 //   ConstrainCores    -> cpuset.cpus      (cpuset controller)
 //   ConstrainRAMSpace -> memory.max       (memory controller; memory.events
 //                                          oom_kill counts the kernel's kills)
