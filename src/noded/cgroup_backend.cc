@@ -6,10 +6,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "common/log.h"
 #include "noded/cgroup_v1.h"
+#include "noded/cgroup_v2.h"
 #include "noded/unenforced_cage.h"
 
 namespace rota::noded {
@@ -57,20 +59,28 @@ Result<DeviceRule> DeviceRuleFor(const std::string& path) {
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
                                                  const std::string& node) {
   if (geteuid() != 0) return Unenforced("rotad is not running as root");
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path root = conf.mountpoint;
-  const bool v2_only = fs::exists(root / "cgroup.controllers", ec);
-  const bool v1 = fs::exists(root / "freezer" / "cgroup.procs", ec) ||
-                  fs::exists(root / "memory" / "cgroup.procs", ec);
-  if (conf.plugin == "cgroup/v2" || (conf.plugin != "cgroup/v1" && v2_only && !v1)) {
-    return Unenforced("cgroup v2 is not supported yet (CgroupPlugin=" + conf.plugin + ", " +
-                      root.string() + ")");
+  const std::string& root = conf.mountpoint;
+  // autodetect keeps cgroup v1 wherever its controllers are mounted (a hybrid
+  // host included) and takes v2 only where they are not (a pure v2 host).
+  if (conf.plugin != "cgroup/v2") {
+    auto v1 = CgroupV1::Open(root, node);
+    if (v1.ok()) return std::move(v1).value();
+    if (conf.plugin == "cgroup/v1") return Unenforced(v1.status().message());
   }
-  if (!v1) return Unenforced("no cgroup v1 controllers are mounted under " + root.string());
-  auto backend = CgroupV1::Open(root.string(), node);
-  if (!backend.ok()) return Unenforced(backend.status().message());
-  return std::move(backend).value();
+  std::ifstream in("/proc/self/mounts");
+  std::stringstream mounts;
+  mounts << in.rdbuf();
+  std::optional<std::string> mount = FindCgroup2Mount(mounts.str(), root);
+  if (!mount) {
+    return Unenforced("CgroupPlugin=" + conf.plugin + ": no cgroup2 file system is mounted" +
+                      (conf.plugin == "autodetect"
+                           ? " and no usable cgroup v1 controllers are under " + root
+                           : ""));
+  }
+  auto v2 = CgroupV2::Open(*mount, node);
+  if (!v2.ok()) return Unenforced(v2.status().message());
+  spdlog::info("CgroupPlugin={}: using the cgroup v2 hierarchy at {}", conf.plugin, *mount);
+  return std::move(v2).value();
 }
 
 }  // namespace rota::noded

@@ -3,7 +3,7 @@
 // The cage around one job's processes: a cgroup per job (per controller, for
 // cgroup v1) that tracks every process the job starts, daemonised or not,
 // limits its CPUs, memory and devices, and lets rotad kill all of it at the
-// end. Behind this interface: cgroup v1 now (cgroup_v1.h), v2 later, and an
+// end. Behind this interface: cgroup v1 (cgroup_v1.h), cgroup v2 (cgroup_v2.h), and an
 // unenforced stand-in (unenforced_cage.h) for hosts without root or cgroups.
 //
 // Implementations are thread-safe for different job ids; calls for one job

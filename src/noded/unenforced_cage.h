@@ -1,7 +1,7 @@
 #pragma once
 
 // The stand-in cage for hosts where rotad cannot use cgroups (not root, no
-// cgroups mounted, cgroup v2 before its backend exists). It enforces nothing
+// usable cgroups mounted). It enforces nothing
 // and says so (enforcing() is false); it tracks a job by its session only: the
 // batch script leads a new session and process group, so signals and the final
 // kill reach the group, but a process that leaves the group escapes.
