@@ -14,6 +14,7 @@
 
 #include "auth/credential.h"
 #include "noded/node_context.h"
+#include "noded/step_tasks.h"
 #include "rota.pb.h"
 #include "rpc/server.h"
 #include "step.pb.h"
@@ -87,6 +88,7 @@ class NodeDaemon {
   std::unique_ptr<rpc::RpcServer> server_;
   std::thread heartbeat_;
   std::thread health_check_;
+  std::unique_ptr<StepTasks> step_tasks_;  // srun's tasks on this node.
 
   std::mutex mu_;
   std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.
