@@ -26,10 +26,10 @@
 #include "api/auth_settings.h"
 #include "api/methods.h"
 #include "cli/controller_client.h"
+#include "cli/node_caller.h"
 #include "cli/srun_options.h"
 #include "cli/task_output.h"
 #include "common/strings.h"
-#include "rpc/client.h"
 #include "step_rpc.pb.h"
 
 extern char** environ;
@@ -100,38 +100,6 @@ std::string RandomKey() {
   }
   return key;
 }
-
-// Sends one request to node `node`'s rotad; the answer's status.
-class NodeCaller {
- public:
-  NodeCaller(const conf::ClusterConfig& config, auth::CredentialIssuer& issuer)
-      : config_(config), issuer_(issuer) {}
-
-  Status Call(const std::string& node, uint16_t method, const google::protobuf::Message& request,
-              std::chrono::milliseconds timeout) {
-    const conf::NodeConfig* n = config_.FindNode(node);
-    if (n == nullptr) return NotFound("node " + node + " is not in slurm.conf");
-    uint16_t port = n->port != 0 ? n->port : config_.settings.slurmd_port;
-    std::string address = n->address.empty() ? n->name : n->address;
-    rpc::RpcClient client;
-    ROTA_RETURN_IF_ERROR(client.Connect(address, port, std::chrono::seconds(5)));
-    std::string body = request.SerializeAsString();
-    Result<std::string> credential;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      credential = issuer_.Issue(auth::RpcBindingBytes(method, body));
-    }
-    if (!credential.ok()) return credential.status();
-    Result<rpc::Response> answer = client.Call(method, *credential, body, timeout);
-    if (!answer.ok()) return answer.status();
-    return answer->ToStatus();
-  }
-
- private:
-  const conf::ClusterConfig& config_;
-  auth::CredentialIssuer& issuer_;
-  std::mutex mu_;
-};
 
 // The address the node daemons reach srun at: the address of the node srun
 // runs on (SLURMD_NODENAME), else loopback.

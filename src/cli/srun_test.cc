@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/srun_options.h"
+#include "cli/step_commands.h"
 #include "cli/task_output.h"
 
 namespace rota::cli {
@@ -60,6 +61,34 @@ TEST(SrunOptionsTest, RefusesBadValues) {
   EXPECT_NE(o.status().message().find("srun: error: Invalid numeric value"), std::string::npos);
   EXPECT_FALSE(ParseSrunOptions({"--bogus", "true"}, {}).ok());
   EXPECT_FALSE(ParseSrunOptions({"--mpi=lam", "true"}, {}).ok());
+}
+
+}  // namespace
+}  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+TEST(StepCommandsTest, ParsesStepIds) {
+  EXPECT_EQ(ParseStepId("123.4"), std::make_optional(std::make_pair(123u, 4u)));
+  EXPECT_EQ(ParseStepId("123"), std::nullopt);
+  EXPECT_EQ(ParseStepId("123.batch"), std::nullopt);
+  EXPECT_EQ(ParseStepId(".1"), std::nullopt);
+}
+
+TEST(StepCommandsTest, TableHasSlurmsColumns) {
+  wire::JobStepRecord s;
+  s.set_job_id(42);
+  s.set_step_id(1);
+  s.set_name("a-very-long-name");
+  s.set_partition("batch");
+  s.set_user("alice");
+  s.set_start_time(1000);
+  s.add_nodes("n1");
+  s.add_nodes("n2");
+  EXPECT_EQ(FormatStepTable({s}, 1065, true),
+            "         STEPID     NAME PARTITION     USER      TIME NODELIST\n"
+            "           42.1 a-very-l     batch    alice      1:05 n[1-2]\n");
 }
 
 }  // namespace

@@ -446,8 +446,10 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     SetEnv(process.env, "SLURM_PROCID", std::to_string(task.global_id));
     SetEnv(process.env, "SLURM_LOCALID", std::to_string(t));
     if (!job_gpus.empty()) {
-      SetEnv(process.env, "SLURM_STEP_GPUS", JoinNumbers(step_gpus));
-      SetEnv(process.env, "SLURM_GPUS_ON_NODE", std::to_string(gpus.size()));
+      // As Slurm's step: the step's GPU count on the node, and the task's GPUs
+      // by node index (Slurm 22.05 shows task 0's to every task; here each its own).
+      SetEnv(process.env, "SLURM_GPUS_ON_NODE", std::to_string(step_gpus.size()));
+      SetEnv(process.env, "SLURM_STEP_GPUS", JoinNumbers(gpus));
       // What CUDA numbers: a task confined to its GPUs sees them as 0..n-1;
       // one in the job's cage sees the job's, numbered in order; without a
       // cage every GPU is visible, by its node index.
@@ -462,7 +464,10 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
           visible.push_back(gpus[i]);
         }
       }
-      SetEnv(process.env, "CUDA_VISIBLE_DEVICES", JoinNumbers(visible));
+      for (const char* name :
+           {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"}) {
+        SetEnv(process.env, name, JoinNumbers(visible));
+      }
     }
     process.uid = spec.uid();
     process.gid = spec.gid();

@@ -206,6 +206,34 @@ TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
   }));
 }
 
+TEST_F(StepsTest, SqueueListsRunningStepsAndScancelEndsOne) {
+  std::string id = Submit("-N2 --ntasks-per-node=1",
+                          "srun -J sleeper sleep 300; echo rc=$?\nsrun true; echo after=$?\n");
+  ASSERT_FALSE(id.empty());
+  std::string line;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        line = cluster_->Run("squeue -h -s").out;
+        return line.find(id + ".0") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << line << Output(id);
+  EXPECT_NE(line.find(id + ".0  sleeper     batch     root"), std::string::npos) << line;
+  EXPECT_NE(line.find(" " + cluster_->NodeList() + "\n"), std::string::npos) << line;
+  std::string header = cluster_->Run("squeue -s -j " + id).out;
+  EXPECT_EQ(header.rfind("         STEPID     NAME PARTITION     USER      TIME NODELIST\n", 0), 0u)
+      << header;
+  CommandResult cancel = cluster_->Run("scancel " + id + ".0");
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.out;
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  // The step ends killed; the job goes on with its next step (JOBID.1).
+  EXPECT_NE(out.find("rc=137\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("after=0\n"), std::string::npos) << out;
+  EXPECT_EQ(cluster_->Run("squeue -h -s -j " + id).out, "");
+  EXPECT_NE(cluster_->Run("scancel " + id + ".7").exit_code, 0);
+}
+
 TEST_F(StepsTest, SrunOutsideAnAllocationSaysSo) {
   CommandResult r = cluster_->Run("env -u SLURM_JOB_ID srun true");
   EXPECT_EQ(r.exit_code, 1);
