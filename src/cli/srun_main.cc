@@ -314,7 +314,7 @@ int Run(const SrunOptions& options) {
           task_node[frame.task()] = node_of[c];
           break;
         case wire::TaskIoFrame::FAILED:
-          std::cerr << "srun: error: " << frame.node() << ": " << frame.data() << "\n";
+          // Its launch answer says why (printed above, once it comes).
           if (!failed) {
             failed = true;
             signal_all(SIGKILL);

@@ -185,12 +185,16 @@ TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
   std::string id = Submit("-N2 --ntasks-per-node=1",
                           "srun sh -c 'echo $$ >> " + pids + "; exec sleep 300'\n");
   ASSERT_FALSE(id.empty());
+  std::string text;
   ASSERT_TRUE(WaitUntil(
-      [&] { return Split(Trim(ReadFileText(pids)), '\n').size() == 2; },
+      [&] {
+        text = std::string(Trim(ReadFileText(pids)));
+        return Split(text, '\n').size() == 2;
+      },
       std::chrono::seconds(30)))
       << Output(id);
   std::vector<pid_t> tasks;
-  for (std::string_view p : Split(Trim(ReadFileText(pids)), '\n')) {
+  for (std::string_view p : Split(text, '\n')) {
     tasks.push_back(static_cast<pid_t>(ParseUint(Trim(p)).value_or(0)));
   }
   for (pid_t p : tasks) EXPECT_TRUE(testing::ProcessAlive(p)) << p;
