@@ -238,6 +238,29 @@ TEST_F(StepsTest, SqueueListsRunningStepsAndScancelEndsOne) {
   EXPECT_NE(cluster_->Run("scancel " + id + ".7").exit_code, 0);
 }
 
+// salloc: the allocation is granted, the command runs with the job's
+// variables and may run steps in it, and the allocation ends with it.
+TEST_F(StepsTest, SallocRunsACommandInItsAllocationAndReleasesIt) {
+  CommandResult r = cluster_->Run(
+      "salloc -N2 --ntasks-per-node=1 sh -c "
+      "'echo JOB=$SLURM_JOB_ID NODES=$SLURM_JOB_NODELIST; srun sh -c \"echo in "
+      "\\$SLURM_JOB_ID.\\$SLURM_STEP_ID.\\$SLURM_PROCID\"; exit 3'");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  std::string id;
+  const std::string granted = "salloc: Granted job allocation ";
+  size_t at = r.out.find(granted);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  id = r.out.substr(at + granted.size(), r.out.find('\n', at) - at - granted.size());
+  EXPECT_NE(r.out.find("salloc: Pending job allocation " + id + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("JOB=" + id + " NODES=" + cluster_->NodeList() + "\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("in " + id + ".0.0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in " + id + ".0.1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("salloc: Relinquishing job allocation " + id + "\n"), std::string::npos)
+      << r.out;
+  EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+}
+
 TEST_F(StepsTest, SrunOutsideAnAllocationSaysSo) {
   CommandResult r = cluster_->Run("env -u SLURM_JOB_ID srun true");
   EXPECT_EQ(r.exit_code, 1);
