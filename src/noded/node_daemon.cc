@@ -94,7 +94,7 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
 
   d->step_tasks_ = std::make_unique<StepTasks>(d->context_, [self = d.get()](uint32_t job_id) {
     std::lock_guard<std::mutex> lock(self->mu_);
-    return self->jobs_.count(job_id) != 0;
+    return self->batch_started_.count(job_id) != 0;
   });
 
   rpc::ServerOptions server_options;
@@ -301,6 +301,10 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   // Answered once the script runs (or could not start), as when rotad ran jobs
   // itself: a signal the controller sends after the answer finds it running.
   AwaitStepStarted(spool, job_id, kStepStartTimeout, kStepStartTimeout + kPrologTimeout);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch_started_.insert(job_id);  // Its cage is there for srun's tasks.
+  }
   AnswerEmpty(respond);
   FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout));
 }
@@ -313,6 +317,10 @@ void NodeDaemon::FinishStep(const wire::JobExitedRequest& outcome) {
   // The job's processes are gone: its GPUs are free here before the controller
   // hears of it, since the controller may launch the next job on them at once.
   gpus_->Release(job_id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch_started_.erase(job_id);
+  }
   bool reported = ReportJobExit(context_, outcome);
   // Unreported, the files stay for the next rotad to report from.
   if (reported) RemoveStepFiles(context_.settings.spool_dir, job_id);
@@ -355,6 +363,7 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
       }
       spdlog::info("job {}: re-attached to its rota-stepd (pid {})", job_id, status->stepd_pid());
       live.insert(job_id);
+      batch_started_.insert(job_id);
       jobs_[job_id].thread = std::thread([this, job_id] {
         FinishStep(AwaitStepOutcome(context_.settings.spool_dir, options_.node_name, job_id,
                                     kStepStartTimeout));

@@ -93,6 +93,7 @@ class NodeDaemon {
   std::mutex mu_;
   std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.
   std::vector<uint32_t> finished_;       // Jobs whose thread is ending. Guarded by mu_.
+  std::set<uint32_t> batch_started_;     // Batch scripts started here (cage made). Guarded by mu_.
   bool stopped_ = false;                 // Guarded by mu_.
 };
 

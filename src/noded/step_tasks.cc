@@ -146,6 +146,10 @@ Result<std::vector<DeviceRule>> TaskDeviceRules(const NodeContext& node,
   return allowed;
 }
 
+// How long tasks on the job's first node wait for its batch step to start
+// (its cage); launches and prologs take a while.
+constexpr std::chrono::seconds kBatchStartWait(60);
+
 struct LocalTask {
   uint32_t global_id = 0;
   uint32_t local_id = 0;
@@ -388,7 +392,19 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   hello.set_node(me);
   if (Status s = WriteStepMessage(io, hello); !s.ok()) return fail(s);
 
-  if (!batch_here_(job_id)) {
+  // The batch step runs on the job's first node, in the job's cage: tasks
+  // there join it, once rota-stepd has made it (srun may come first, from
+  // salloc). Elsewhere the step makes the job's cage itself.
+  if (me == job.nodes(0)) {
+    auto deadline = std::chrono::steady_clock::now() + kBatchStartWait;
+    while (!batch_here_(job_id)) {
+      if (std::chrono::steady_clock::now() > deadline || node_.stop->IsSet()) {
+        return fail(FailedPrecondition(
+            fmt::format("job {}: its batch step does not run on {}", job_id, me)));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  } else {
     if (Status held = HoldCage(job, job_gpus); !held.ok()) return fail(held);
     own_cage = true;
   }

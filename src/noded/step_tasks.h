@@ -8,9 +8,10 @@
 // TCP connection per node (TaskIoFrame stream, docs/steps.md). Losing that
 // connection (srun died) kills the node's tasks.
 //
-// The job's cage is rota-stepd's when the batch script runs on this node;
-// elsewhere this makes it for the step and removes it after the job's last
-// step here ends. Thread-safe; one thread per running step.
+// The job's cage is rota-stepd's on the job's first node, where the batch
+// script runs (tasks there wait for it to start); elsewhere this makes it for
+// the step and removes it after the job's last step here ends. Thread-safe;
+// one thread per running step.
 
 #include <sys/types.h>
 
@@ -31,8 +32,9 @@ namespace rota::noded {
 
 class StepTasks {
  public:
-  // `batch_here(job_id)`: the job's batch script runs on this node (its
-  // rota-stepd owns the job's cage). REQUIRES: `node` outlives this object.
+  // `batch_here(job_id)`: the job's batch script runs on this node and has
+  // started (its rota-stepd made the job's cage). REQUIRES: `node` outlives
+  // this object.
   StepTasks(const NodeContext& node, std::function<bool(uint32_t job_id)> batch_here);
   ~StepTasks();  // Stop().
 

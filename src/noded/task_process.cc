@@ -63,6 +63,12 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
       (void)!write(error[1], &f, sizeof f);
       _exit(127);
     };
+    // The parent's ends: with the release pipe's write end open here, a
+    // parent that gives up (closes its end unwritten) would leave this waiting.
+    close(release[1]);
+    close(error[0]);
+    close(out[0]);
+    close(err[0]);
     char go;
     if (read(release[0], &go, 1) != 1) fail(1);
     sigset_t all;
