@@ -81,7 +81,8 @@ void Release(rota::cli::ControllerClient& client, uint32_t job_id, bool cancel) 
   }
   rota::wire::SignalJobsResponse resp;
   rota::Status s = client.Call(rota::api::kSignalJobs, req, &resp);
-  if (!s.ok()) std::cerr << "salloc: error: releasing job " << job_id << ": " << s.message() << "\n";
+  if (!s.ok())
+    std::cerr << "salloc: error: releasing job " << job_id << ": " << s.message() << "\n";
 }
 
 }  // namespace

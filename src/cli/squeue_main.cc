@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:w:rS:avs::", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:w:rS:avs::", long_options, nullptr)) !=
+         -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -155,9 +156,9 @@ int main(int argc, char** argv) {
   }
   for (int i = optind; i < argc; ++i) AddList(request.mutable_job_ids(), argv[i]);
   if (steps) {  // Running job steps (cli/step_commands.h).
-    return rota::cli::ListStepsCommand(
-        rota::conf::DefaultSlurmConfPath(),
-        {request.job_ids().begin(), request.job_ids().end()}, !options.no_header);
+    return rota::cli::ListStepsCommand(rota::conf::DefaultSlurmConfPath(),
+                                       {request.job_ids().begin(), request.job_ids().end()},
+                                       !options.no_header);
   }
   // Ask only for the fields this listing reads; --json prints whole records.
   if (!options.json) {

@@ -131,7 +131,8 @@ Result<int> Listen(const std::string& host, uint16_t* port) {
 
 int Run(const SrunOptions& options) {
   const char* conf_path = std::getenv("SLURM_CONF");
-  auto client = ControllerClient::Create(conf_path != nullptr ? conf_path : "/etc/slurm/slurm.conf");
+  auto client =
+      ControllerClient::Create(conf_path != nullptr ? conf_path : "/etc/slurm/slurm.conf");
   if (!client.ok()) {
     std::cerr << "srun: error: " << client.status().message() << "\n";
     return 1;
@@ -240,7 +241,7 @@ int Run(const SrunOptions& options) {
   std::set<int> greeted;
   std::map<int, std::string> node_of;
   bool failed = false;
-  size_t reported = 0;  // Launch errors printed
+  size_t reported = 0;    // Launch errors printed
   int greeted_total = 0;  // Nodes that connected (each before answering its launch)
   while (exits.size() < step.num_tasks()) {
     bool all_answered;

@@ -73,10 +73,10 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     uint32_t* target;
     bool range;
   };
-  for (const EnvCount& e : {EnvCount{"SLURM_NTASKS", &o.num_tasks, false},
-                            EnvCount{"SLURM_NNODES", &o.num_nodes, true},
-                            EnvCount{"SLURM_NTASKS_PER_NODE", &o.ntasks_per_node, false},
-                            EnvCount{"SLURM_CPUS_PER_TASK", &o.cpus_per_task, false}}) {
+  for (const EnvCount& e :
+       {EnvCount{"SLURM_NTASKS", &o.num_tasks, false}, EnvCount{"SLURM_NNODES", &o.num_nodes, true},
+        EnvCount{"SLURM_NTASKS_PER_NODE", &o.ntasks_per_node, false},
+        EnvCount{"SLURM_CPUS_PER_TASK", &o.cpus_per_task, false}}) {
     std::string v = from_env(e.name);
     if (v.empty()) continue;
     Result<uint32_t> n = Count(e.name, v, e.range);
@@ -158,9 +158,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
           return Error(fmt::format("MPI type '{}' is not known", value));
         }
         if (value != "none") {
-          o.warnings.push_back(
-              fmt::format("srun: warning: --mpi={} is not supported yet; tasks start without it",
-                          value));
+          o.warnings.push_back(fmt::format(
+              "srun: warning: --mpi={} is not supported yet; tasks start without it", value));
         }
         break;
       case kOverlap:

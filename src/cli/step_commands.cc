@@ -31,8 +31,9 @@ std::string FormatStepTable(const std::vector<wire::JobStepRecord>& steps, int64
     return s.size() > width ? s.substr(0, width) : s;
   };
   std::string out;
-  if (header) out = fmt::format("{:>15} {:>8} {:>9} {:>8} {:>9} {}\n", "STEPID", "NAME",
-                                "PARTITION", "USER", "TIME", "NODELIST");
+  if (header)
+    out = fmt::format("{:>15} {:>8} {:>9} {:>8} {:>9} {}\n", "STEPID", "NAME", "PARTITION", "USER",
+                      "TIME", "NODELIST");
   for (const wire::JobStepRecord& s : steps) {
     std::string user = s.user().empty() ? std::to_string(s.uid()) : s.user();
     std::vector<std::string> nodes(s.nodes().begin(), s.nodes().end());
@@ -73,7 +74,8 @@ int ListStepsCommand(const std::string& slurm_conf, const std::vector<std::strin
   std::vector<wire::JobStepRecord> steps;
   for (const wire::JobStepRecord& s : answer.steps()) {
     bool wanted = only.empty();
-    for (const auto& [job, step] : only) wanted = wanted || (s.job_id() == job && s.step_id() == step);
+    for (const auto& [job, step] : only)
+      wanted = wanted || (s.job_id() == job && s.step_id() == step);
     // A plain job id among the filters shows all its steps.
     for (const std::string& id : job_ids) {
       if (!ParseStepId(id) && ParseUint(id) == s.job_id()) wanted = true;
@@ -84,8 +86,8 @@ int ListStepsCommand(const std::string& slurm_conf, const std::vector<std::strin
   return 0;
 }
 
-int CancelStepCommand(const std::string& slurm_conf, uint32_t job_id, uint32_t step_id,
-                      int signal, bool quiet) {
+int CancelStepCommand(const std::string& slurm_conf, uint32_t job_id, uint32_t step_id, int signal,
+                      bool quiet) {
   auto fail = [&](const std::string& why) {
     if (!quiet) {
       std::cerr << "scancel: error: Kill job error on job step id " << job_id << "." << step_id

@@ -30,7 +30,7 @@ int ListStepsCommand(const std::string& slurm_conf, const std::vector<std::strin
 
 // scancel JOBID.STEPID: asks the step's node daemons to send `signal` (0:
 // SIGKILL) to its tasks. Returns the exit code; errors go to stderr unless `quiet`.
-int CancelStepCommand(const std::string& slurm_conf, uint32_t job_id, uint32_t step_id,
-                      int signal, bool quiet);
+int CancelStepCommand(const std::string& slurm_conf, uint32_t job_id, uint32_t step_id, int signal,
+                      bool quiet);
 
 }  // namespace rota::cli

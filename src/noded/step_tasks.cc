@@ -182,8 +182,8 @@ void StepTasks::Launch(wire::LaunchTasksRequest request, uint32_t caller_uid, bo
   }
   auto key = std::make_pair(request.job_id(), request.step_id());
   if (steps_.count(key) != 0) {
-    respond.Fail(InvalidArgument(fmt::format("step {}.{} already runs here", request.job_id(),
-                                             request.step_id())));
+    respond.Fail(InvalidArgument(
+        fmt::format("step {}.{} already runs here", request.job_id(), request.step_id())));
     return;
   }
   steps_[key] = running;
@@ -243,8 +243,8 @@ Status StepTasks::HoldCage(const wire::JobRecord& job, const std::vector<uint32_
   if (users++ > 0) return Status::Ok();
   Status made = node_.cgroups->Create(job.job_id());
   Result<CageLimits> limits = JobCageLimits(node_, job, gpu_indices);
-  if (made.ok()) made = limits.ok() ? node_.cgroups->SetLimits(job.job_id(), *limits)
-                                    : limits.status();
+  if (made.ok())
+    made = limits.ok() ? node_.cgroups->SetLimits(job.job_id(), *limits) : limits.status();
   if (!made.ok()) {
     node_.cgroups->KillAll(job.job_id()).ok();
     node_.cgroups->Remove(job.job_id()).ok();
@@ -419,7 +419,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   std::vector<std::string> step_nodes(step.nodes().begin(), step.nodes().end());
   std::vector<uint32_t> per_node(step.tasks_per_node().begin(), step.tasks_per_node().end());
   std::vector<uint32_t> step_gpus;
-  for (const auto& list : binding->task_gpus) step_gpus.insert(step_gpus.end(), list.begin(), list.end());
+  for (const auto& list : binding->task_gpus)
+    step_gpus.insert(step_gpus.end(), list.begin(), list.end());
   std::sort(step_gpus.begin(), step_gpus.end());
   step_gpus.erase(std::unique(step_gpus.begin(), step_gpus.end()), step_gpus.end());
   std::vector<std::string> base_env(request.environment().begin(), request.environment().end());
@@ -480,8 +481,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
           visible.push_back(gpus[i]);
         }
       }
-      for (const char* name :
-           {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"}) {
+      for (const char* name : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES",
+                               "ZE_AFFINITY_MASK"}) {
         SetEnv(process.env, name, JoinNumbers(visible));
       }
     }
@@ -521,7 +522,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   }
   respond(0, wire::Empty().SerializeAsString());
   answered = true;
-  spdlog::info("step {}.{}: {} task(s) started as uid {}", job_id, step_id, local_tasks, spec.uid());
+  spdlog::info("step {}.{}: {} task(s) started as uid {}", job_id, step_id, local_tasks,
+               spec.uid());
 
   // Relay output and exits until every task has ended and said all.
   bool srun_gone = false;

@@ -53,8 +53,8 @@ class StepTasks {
 
  private:
   struct Running;
-  void Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest request,
-           uint32_t caller_uid, bool privileged, rpc::Responder respond);
+  void Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest request, uint32_t caller_uid,
+           bool privileged, rpc::Responder respond);
   // The job's cage for a step when no batch script holds it here: made by the
   // first step, removed after the last. Errors: it could not be made.
   Status HoldCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices);
@@ -65,7 +65,7 @@ class StepTasks {
   const std::function<bool(uint32_t)> batch_here_;
 
   std::mutex mu_;
-  bool stopped_ = false;                                                   // Guarded by mu_.
+  bool stopped_ = false;                                                     // Guarded by mu_.
   std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<Running>> steps_;  // Guarded by mu_.
   std::vector<std::thread> finished_;   // Threads of ended steps, to join. Guarded by mu_.
   std::map<uint32_t, int> cage_users_;  // Steps in a cage made here, by job. Guarded by mu_.

@@ -98,9 +98,7 @@ Result<TaskGpuBinding> BindTaskGpus(const GpuBindSpec& spec, const TaskGpuReques
   std::vector<uint32_t> all;
   for (const JobGpu& g : request.gpus) all.push_back(g.index);
   const uint32_t tasks = request.local_tasks;
-  auto held = [&](uint64_t index) {
-    return std::find(all.begin(), all.end(), index) != all.end();
-  };
+  auto held = [&](uint64_t index) { return std::find(all.begin(), all.end(), index) != all.end(); };
   using Kind = GpuBindSpec::Kind;
   Kind kind = spec.kind;
   if (kind == Kind::kDefault && request.gpus_per_task == 0) kind = Kind::kNone;
@@ -162,7 +160,8 @@ Result<TaskGpuBinding> BindTaskGpus(const GpuBindSpec& spec, const TaskGpuReques
           for (uint32_t bit = 0; bit < 64; ++bit) {
             if ((v >> bit & 1) == 0) continue;
             if (!held(bit)) {
-              return InvalidArgument(fmt::format("GPU {} (mask {:#x}) is not the job's here", bit, v));
+              return InvalidArgument(
+                  fmt::format("GPU {} (mask {:#x}) is not the job's here", bit, v));
             }
             mine.push_back(bit);
           }

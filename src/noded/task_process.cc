@@ -117,7 +117,7 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
   }
   if (!ready.ok()) return ready;
   if (n != static_cast<ssize_t>(sizeof failure)) return Internal("the task's process vanished");
-  static constexpr const char* kStages[] = {"",      "waiting to be released", "setsid",
+  static constexpr const char* kStages[] = {"",       "waiting to be released", "setsid",
                                             "setuid", "setting up its stdio",   "cannot execute"};
   std::string what = failure.stage >= 1 && failure.stage <= 5 ? kStages[failure.stage] : "start";
   if (failure.stage == 5) what += " " + spec.argv[0];

@@ -26,7 +26,7 @@ struct TaskProcessSpec {
 };
 
 struct TaskProcess {
-  pid_t pid = -1;  // Leads its own session and process group.
+  pid_t pid = -1;      // Leads its own session and process group.
   int stdout_fd = -1;  // Read ends, close-on-exec; the caller closes them.
   int stderr_fd = -1;
 };

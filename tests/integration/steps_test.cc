@@ -37,15 +37,16 @@ class StepsTest : public ::testing::Test {
         << cluster_->Run("sinfo").out << cluster_->NodeLogs();
     // What each task reports: where it runs, what CUDA sees, and how opening
     // each GPU of its node ends (ENXIO: allowed, no driver; EPERM: forbidden).
-    WriteScript("task.sh",
-                "#!/bin/sh\n"
-                "try() { m=$( (exec 3<\"$1\") 2>&1 ); case \"$m\" in\n"
-                "  *'No such device'*) echo ENXIO;; *'not permitted'*) echo EPERM;; *) echo \"?$m\";;"
-                " esac; }\n"
-                "n=$((SLURM_NODEID + 1))\n"
-                "echo T=$SLURM_PROCID N=$SLURM_NODEID L=$SLURM_LOCALID S=$SLURM_STEP_ID"
-                " CVD=$CUDA_VISIBLE_DEVICES G0=$(try " +
-                    DevDir() + "/nvidia${n}_0) G1=$(try " + DevDir() + "/nvidia${n}_1)\n");
+    WriteScript(
+        "task.sh",
+        "#!/bin/sh\n"
+        "try() { m=$( (exec 3<\"$1\") 2>&1 ); case \"$m\" in\n"
+        "  *'No such device'*) echo ENXIO;; *'not permitted'*) echo EPERM;; *) echo \"?$m\";;"
+        " esac; }\n"
+        "n=$((SLURM_NODEID + 1))\n"
+        "echo T=$SLURM_PROCID N=$SLURM_NODEID L=$SLURM_LOCALID S=$SLURM_STEP_ID"
+        " CVD=$CUDA_VISIBLE_DEVICES G0=$(try " +
+            DevDir() + "/nvidia${n}_0) G1=$(try " + DevDir() + "/nvidia${n}_1)\n");
   }
   void TearDown() override {
     if (HasFailure()) {
@@ -122,19 +123,19 @@ TEST_F(StepsTest, GpusPerTaskGivesEveryTaskItsOwnGpuAndOnlyThatOne) {
 }
 
 TEST_F(StepsTest, StepEnvironmentAndBindingChoices) {
-  std::string id = Submit(
-      "-N2 --ntasks-per-node=2 --gres=gpu:2",
-      "srun -n 3 sh -c 'echo ENV$SLURM_PROCID $SLURM_STEP_ID $SLURM_STEPID $SLURM_NODEID "
-      "$SLURM_LOCALID $SLURM_STEP_NODELIST $SLURM_STEP_NUM_TASKS $SLURM_STEP_NUM_NODES "
-      "$SLURM_STEP_TASKS_PER_NODE $SLURM_STEP_GPUS'\n"
-      // No binding: each task sees (and may open) both of the job's GPUs.
-      "srun -N1 -n2 --gpu-bind=none sh -c 'echo NONE$SLURM_PROCID $CUDA_VISIBLE_DEVICES'\n"
-      "srun -N1 -n2 --gpu-bind=none " +
-          cluster_->work_dir() +
-          "/task.sh | sed s/^/NONE/\n"
-          // map_gpu: task 0 gets GPU 1, task 1 GPU 0.
-          "srun -N1 -n2 --gpu-bind=map_gpu:1,0 " +
-          cluster_->work_dir() + "/task.sh | sed s/^/MAP/\n");
+  std::string id =
+      Submit("-N2 --ntasks-per-node=2 --gres=gpu:2",
+             "srun -n 3 sh -c 'echo ENV$SLURM_PROCID $SLURM_STEP_ID $SLURM_STEPID $SLURM_NODEID "
+             "$SLURM_LOCALID $SLURM_STEP_NODELIST $SLURM_STEP_NUM_TASKS $SLURM_STEP_NUM_NODES "
+             "$SLURM_STEP_TASKS_PER_NODE $SLURM_STEP_GPUS'\n"
+             // No binding: each task sees (and may open) both of the job's GPUs.
+             "srun -N1 -n2 --gpu-bind=none sh -c 'echo NONE$SLURM_PROCID $CUDA_VISIBLE_DEVICES'\n"
+             "srun -N1 -n2 --gpu-bind=none " +
+                 cluster_->work_dir() +
+                 "/task.sh | sed s/^/NONE/\n"
+                 // map_gpu: task 0 gets GPU 1, task 1 GPU 0.
+                 "srun -N1 -n2 --gpu-bind=map_gpu:1,0 " +
+                 cluster_->work_dir() + "/task.sh | sed s/^/MAP/\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -182,8 +183,8 @@ TEST_F(StepsTest, ExitCodesLabelsAndErrors) {
 
 TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
   std::string pids = cluster_->work_dir() + "/pids";
-  std::string id = Submit("-N2 --ntasks-per-node=1",
-                          "srun sh -c 'echo $$ >> " + pids + "; exec sleep 300'\n");
+  std::string id =
+      Submit("-N2 --ntasks-per-node=1", "srun sh -c 'echo $$ >> " + pids + "; exec sleep 300'\n");
   ASSERT_FALSE(id.empty());
   std::string text;
   ASSERT_TRUE(WaitUntil(
@@ -205,8 +206,8 @@ TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
   }
   // The second node's cage was the step's: it is gone with it.
   EXPECT_TRUE(WaitUntil([&] {
-    return !std::filesystem::exists(
-        NodedCluster::CgroupDir("freezer", cluster_->Node(2), static_cast<uint32_t>(std::stoul(id))));
+    return !std::filesystem::exists(NodedCluster::CgroupDir("freezer", cluster_->Node(2),
+                                                            static_cast<uint32_t>(std::stoul(id))));
   }));
 }
 

@@ -10,9 +10,9 @@ Result<StepLayout> LayOutStep(const std::vector<StepNodeCapacity>& nodes, const 
   const uint32_t job_nodes = static_cast<uint32_t>(nodes.size());
   if (job_nodes == 0) return InvalidArgument("Requested node configuration is not available");
   if (shape.num_nodes > job_nodes) {
-    return InvalidArgument(
-        fmt::format("Requested node configuration is not available ({} nodes asked, the job has {})",
-                    shape.num_nodes, job_nodes));
+    return InvalidArgument(fmt::format(
+        "Requested node configuration is not available ({} nodes asked, the job has {})",
+        shape.num_nodes, job_nodes));
   }
   StepLayout layout;
   uint32_t node_count = shape.num_nodes;

@@ -10,15 +10,15 @@
 namespace rota::ctld {
 
 Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest& request,
-                                                   const Caller& caller,
-                                                   const wire::JobRecord* job, int64_t now) {
+                                                   const Caller& caller, const wire::JobRecord* job,
+                                                   int64_t now) {
   if (job == nullptr) return InvalidArgument("Invalid job id specified");
   if (!caller.privileged && caller.uid != job->spec().uid()) {
     return Status(StatusCode::kPermissionDenied, "Access/permission denied");
   }
   if (job->state() != wire::JOB_STATE_RUNNING) {
-    return InvalidArgument(fmt::format("Job {} is not running (its allocation is not active)",
-                                       job->job_id()));
+    return InvalidArgument(
+        fmt::format("Job {} is not running (its allocation is not active)", job->job_id()));
   }
   std::vector<StepNodeCapacity> capacity;
   for (int i = 0; i < job->nodes_size(); ++i) {
