@@ -18,9 +18,17 @@ enum Method : uint16_t {
   kReconfigure = 8,    // Empty -> Empty
   kNodeRegister = 20,  // (node daemon) NodeRegisterRequest -> Empty
   kJobExited = 21,     // (node daemon) JobExitedRequest -> Empty
+  // Job steps (proto/step_rpc.proto).
+  kCreateStep = 40,  // CreateStepRequest -> CreateStepResponse
+  kStepEnded = 41,   // StepEndedRequest -> Empty
+  kListSteps = 42,   // ListStepsRequest -> ListStepsResponse
+  kSignalStep = 43,  // SignalStepRequest -> Empty
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty
+  // Served by the node daemon, called by srun (and the controller for scancel).
+  kLaunchTasks = 32,  // LaunchTasksRequest -> Empty (tasks started)
+  kSignalTasks = 33,  // SignalTasksRequest -> Empty
 };
 
 }  // namespace rota::api

@@ -7,6 +7,7 @@
 #include "api/methods.h"
 #include "cli/controller_client.h"
 #include "cli/signal_names.h"
+#include "cli/step_commands.h"
 #include "conf/config_loader.h"
 #include "rota.pb.h"
 
@@ -75,7 +76,17 @@ int main(int argc, char** argv) {
         return 1;
     }
   }
-  for (int i = optind; i < argc; ++i) request.add_job_ids(argv[i]);
+  // JOBID.STEPID: the step's tasks, signalled on its nodes (cli/step_commands.h).
+  int step_code = 0;
+  for (int i = optind; i < argc; ++i) {
+    if (auto step = rota::cli::ParseStepId(argv[i])) {
+      step_code |= rota::cli::CancelStepCommand(rota::conf::DefaultSlurmConfPath(), step->first,
+                                                step->second, request.signal(), quiet);
+    } else {
+      request.add_job_ids(argv[i]);
+    }
+  }
+  if (optind < argc && request.job_ids().empty()) return step_code;
   if (request.job_ids().empty() && request.user().empty() && request.partition().empty() &&
       request.state().empty() && request.name().empty()) {
     std::cerr << "scancel: error: No job identification provided\n";
@@ -100,5 +111,5 @@ int main(int argc, char** argv) {
                 << (colon == std::string::npos ? e : e.substr(colon + 2)) << "\n";
     }
   }
-  return response.errors().empty() ? 0 : 1;
+  return response.errors().empty() ? step_code : 1;
 }

@@ -15,6 +15,7 @@
 #include "cli/job_listing.h"
 #include "cli/local_time.h"
 #include "cli/squeue_json.h"
+#include "cli/step_commands.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   rota::cli::format::SqueueOptions options;
   rota::wire::ListJobsRequest request;
   bool expand_arrays = false;
+  bool steps = false;
   std::string nodelist;
   enum { kStart = 1000, kJson };
   const option long_options[] = {
@@ -79,10 +81,12 @@ int main(int argc, char** argv) {
       {"help", no_argument, nullptr, 1003},
       {"me", no_argument, nullptr, 1002},
       {"all", no_argument, nullptr, 'a'},
+      {"steps", optional_argument, nullptr, 's'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:w:rS:av", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:w:rS:avs::", long_options, nullptr)) !=
+         -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -120,6 +124,10 @@ int main(int argc, char** argv) {
       case 'r':
         expand_arrays = true;
         break;
+      case 's':
+        steps = true;
+        if (optarg != nullptr) AddList(request.mutable_job_ids(), optarg);
+        break;
       case 'S':
         options.sort = optarg;
         break;
@@ -147,6 +155,11 @@ int main(int argc, char** argv) {
     }
   }
   for (int i = optind; i < argc; ++i) AddList(request.mutable_job_ids(), argv[i]);
+  if (steps) {  // Running job steps (cli/step_commands.h).
+    return rota::cli::ListStepsCommand(rota::conf::DefaultSlurmConfPath(),
+                                       {request.job_ids().begin(), request.job_ids().end()},
+                                       !options.no_header);
+  }
   // Ask only for the fields this listing reads; --json prints whole records.
   if (!options.json) {
     auto fields = rota::cli::format::SqueueProjection(options);

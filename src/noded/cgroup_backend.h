@@ -66,6 +66,18 @@ class CgroupBackend {
   virtual Status KillAll(uint32_t job_id) = 0;
   // Removes the job's cgroups. REQUIRES: KillAll first.
   virtual Status Remove(uint32_t job_id) = 0;
+  // Per-task device confinement for job steps (srun --gpus-per-task): moves
+  // `pid`, already in the job's cage, into a sub-cage named `task` that allows
+  // only `devices` (within what the job allows). Backends that cannot keep
+  // the default: the task keeps the job's devices.
+  virtual Status ConfineTask(uint32_t /*job_id*/, const std::string& /*task*/, pid_t /*pid*/,
+                             const std::vector<DeviceRule>& /*devices*/) {
+    return Status::Ok();
+  }
+  // Removes the sub-cage `task` once its processes are gone.
+  virtual Status RemoveTask(uint32_t /*job_id*/, const std::string& /*task*/) {
+    return Status::Ok();
+  }
   // Kills and removes cages this node left behind (a crash, a kill -9),
   // except those of `keep` (jobs whose rota-stepd still runs them).
   // Returns how many it removed.

@@ -238,10 +238,37 @@ Status CgroupV1::KillAll(uint32_t job_id) {
   }
 }
 
+Status CgroupV1::ConfineTask(uint32_t job_id, const std::string& task, pid_t pid,
+                             const std::vector<DeviceRule>& devices) {
+  if (!Has("devices")) return FailedPrecondition("ConstrainDevices: no devices controller mounted");
+  const std::string dir = JobDir("devices", job_id) + "/" + task;
+  ROTA_RETURN_IF_ERROR(MakeDir(dir));
+  ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.deny", "a"));
+  for (const DeviceRule& rule : devices) {
+    ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.allow", rule.ToString()));
+  }
+  return WriteFile(dir + "/cgroup.procs", std::to_string(pid));
+}
+
+Status CgroupV1::RemoveTask(uint32_t job_id, const std::string& task) {
+  const std::string dir = JobDir("devices", job_id) + "/" + task;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return Status::Ok();
+    if (errno != EBUSY) break;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return IoError(Errno("rmdir " + dir));
+}
+
 Status CgroupV1::Remove(uint32_t job_id) {
   Status first_error;
   for (const std::string& c : controllers_) {
     const std::string dir = JobDir(c, job_id);
+    // Task sub-cages (ConfineTask) go first; their processes are gone with the job's.
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      if (e.is_directory(ec)) rmdir(e.path().c_str());
+    }
     // The kernel may hold the cgroup a moment after its last task exited.
     bool removed = false;
     for (int attempt = 0; attempt < 100 && !removed; ++attempt) {

@@ -35,6 +35,10 @@ class CgroupV1 : public CgroupBackend {
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
   int SweepStale(const std::set<uint32_t>& keep) override;
+  // In the devices hierarchy only: <job dir>/<task>.
+  Status ConfineTask(uint32_t job_id, const std::string& task, pid_t pid,
+                     const std::vector<DeviceRule>& devices) override;
+  Status RemoveTask(uint32_t job_id, const std::string& task) override;
 
   // <mountpoint>/<controller>/rota/<node>/job_<id>
   std::string JobDir(const std::string& controller, uint32_t job_id) const;

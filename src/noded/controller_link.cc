@@ -20,6 +20,11 @@ Status ControllerLink::ConnectLocked() {
 }
 
 Status ControllerLink::Call(uint16_t method, const google::protobuf::Message& request) {
+  return Call(method, request, nullptr);
+}
+
+Status ControllerLink::Call(uint16_t method, const google::protobuf::Message& request,
+                            google::protobuf::Message* response) {
   std::string body = request.SerializeAsString();
   std::lock_guard<std::mutex> lock(mu_);
   // A connection the controller closed while idle shows only on use: one retry
@@ -30,7 +35,11 @@ Status ControllerLink::Call(uint16_t method, const google::protobuf::Message& re
     Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
     if (!credential.ok()) return credential.status();
     Result<rpc::Response> answer = client_.Call(method, *credential, body, timeout_);
-    if (answer.ok()) return answer->ToStatus();
+    if (answer.ok()) {
+      if (!answer->ok() || response == nullptr) return answer->ToStatus();
+      if (!response->ParseFromString(answer->body)) return Internal("malformed answer");
+      return Status::Ok();
+    }
     if (attempt == 1) return Status(StatusCode::kUnavailable, answer.status().message());
   }
   return Status(StatusCode::kUnavailable, "unreachable");

@@ -27,6 +27,9 @@ class ControllerLink {
   // Sends `request` as `method`. Errors: kUnavailable when no controller could
   // be reached (worth retrying); otherwise the controller's own answer.
   Status Call(uint16_t method, const google::protobuf::Message& request);
+  // The same, parsing the answer into `response`.
+  Status Call(uint16_t method, const google::protobuf::Message& request,
+              google::protobuf::Message* response);
 
  private:
   Status ConnectLocked();

@@ -111,6 +111,10 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   }
   if (spec.cpus_per_task() != 0)
     env.Set("SLURM_CPUS_PER_TASK", std::to_string(spec.cpus_per_task()));
+  // srun inside the job takes these as its defaults (docs/steps.md).
+  if (spec.ntasks_per_node() != 0)
+    env.Set("SLURM_NTASKS_PER_NODE", std::to_string(spec.ntasks_per_node()));
+  if (!spec.gpus_per_task().empty()) env.Set("SLURM_GPUS_PER_TASK", spec.gpus_per_task());
   if (!job.mem_by_node_mb().empty()) {
     env.Set("SLURM_MEM_PER_NODE", std::to_string(job.mem_by_node_mb(0)));
   }

@@ -92,6 +92,11 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
     spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
   }
 
+  d->step_tasks_ = std::make_unique<StepTasks>(d->context_, [self = d.get()](uint32_t job_id) {
+    std::lock_guard<std::mutex> lock(self->mu_);
+    return self->batch_started_.count(job_id) != 0;
+  });
+
   rpc::ServerOptions server_options;
   server_options.address = settings->listen_address;
   server_options.port = settings->port;
@@ -125,6 +130,7 @@ void NodeDaemon::Stop() {
   }
   if (server_) server_->Stop();
   stop_.Set();
+  if (step_tasks_) step_tasks_->Stop();
   if (heartbeat_.joinable()) heartbeat_.join();
   if (health_check_.joinable()) health_check_.join();
   std::map<uint32_t, RunningJob> jobs;
@@ -216,8 +222,24 @@ void NodeDaemon::Handle(const rpc::RequestContext& context, std::string body,
     respond.Fail(id.status());
     return;
   }
+  const bool privileged = id->uid == 0 || id->uid == slurm_user_uid_;
+  // Step tasks: users start and signal their own (step_tasks.h checks).
+  if (context.method == api::kLaunchTasks) {
+    wire::LaunchTasksRequest req;
+    if (!ParseOrFail(body, req, respond)) return;
+    step_tasks_->Launch(std::move(req), id->uid, privileged, respond);
+    return;
+  }
+  if (context.method == api::kSignalTasks) {
+    wire::SignalTasksRequest req;
+    if (!ParseOrFail(body, req, respond)) return;
+    step_tasks_->Signal(req.job_id(), req.step_id(), req.signal() == 0 ? SIGKILL : req.signal(),
+                        id->uid, privileged);
+    AnswerEmpty(respond);
+    return;
+  }
   // Only the controller (root or SlurmUser) starts or signals jobs here.
-  if (id->uid != 0 && id->uid != slurm_user_uid_) {
+  if (!privileged) {
     spdlog::warn("refused request {} from uid {} at {}", context.method, id->uid, context.peer);
     respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
     return;
@@ -313,6 +335,10 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   // Answered once the script runs (or could not start), as when rotad ran jobs
   // itself: a signal the controller sends after the answer finds it running.
   AwaitStepStarted(spool, job_id, kStepStartTimeout, kStepStartTimeout + kPrologTimeout);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch_started_.insert(job_id);  // Its cage is there for srun's tasks.
+  }
   AnswerEmpty(respond);
   FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout), run);
 }
@@ -328,6 +354,10 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   // The job's processes are gone: its GPUs are free here before the controller
   // hears of it, since the controller may launch the next job on them at once.
   gpus_->Release(job_id);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch_started_.erase(job_id);
+  }
   bool reported = ReportJobExit(context_, outcome);
   // Unreported, the files stay for the next rotad to report from.
   if (reported) RemoveStepFiles(context_.settings.spool_dir, job_id);
@@ -373,6 +403,7 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
       }
       spdlog::info("job {}: re-attached to its rota-stepd (pid {})", job_id, status->stepd_pid());
       live.insert(job_id);
+      batch_started_.insert(job_id);
       jobs_[job_id].run = run;
       jobs_[job_id].thread = std::thread([this, job_id, run] {
         FinishStep(AwaitStepOutcome(context_.settings.spool_dir, options_.node_name, job_id,
@@ -403,6 +434,11 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
 }
 
 void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder respond) {
+  // The job's step tasks here, whether or not its batch script runs here.
+  if (!request.batch_only()) {
+    step_tasks_->Signal(request.job_id(), std::nullopt,
+                        request.signal() == 0 ? SIGKILL : request.signal(), 0, true);
+  }
   bool known;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -14,6 +14,7 @@
 
 #include "auth/credential.h"
 #include "noded/node_context.h"
+#include "noded/step_tasks.h"
 #include "rota.pb.h"
 #include "rpc/server.h"
 #include "step.pb.h"
@@ -90,10 +91,12 @@ class NodeDaemon {
   std::unique_ptr<rpc::RpcServer> server_;
   std::thread heartbeat_;
   std::thread health_check_;
+  std::unique_ptr<StepTasks> step_tasks_;  // srun's tasks on this node.
 
   std::mutex mu_;
   std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.
   std::vector<RunKey> finished_;         // Runs whose thread is ending. Guarded by mu_.
+  std::set<uint32_t> batch_started_;     // Batch scripts started here (cage made). Guarded by mu_.
   bool stopped_ = false;                 // Guarded by mu_.
 };
 

@@ -17,6 +17,7 @@
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/step_table.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -102,6 +103,8 @@ class ControllerCore {
   const conf::ClusterConfig& config() const { return *config_; }
   uint32_t next_job_id() const { return next_job_id_; }
   size_t job_count() const { return jobs_.size(); }
+  // The job steps of running jobs (srun); see step_table.h.
+  StepTable& steps() { return steps_; }
 
  private:
   using JobPtr = std::shared_ptr<wire::JobRecord>;
@@ -196,6 +199,7 @@ class ControllerCore {
   uint64_t version_ = 0;              // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;
   std::shared_ptr<const JobView> published_;
+  StepTable steps_;
 };
 
 }  // namespace rota::ctld

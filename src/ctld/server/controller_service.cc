@@ -12,6 +12,7 @@
 #include "model/job_payload.h"
 #include "model/record_projection.h"
 #include "model/wire_encoding.h"
+#include "step_rpc.pb.h"
 
 namespace rota::ctld {
 namespace {
@@ -233,6 +234,11 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kReconfigure:
       Reconfigure(caller, respond);
       return;
+    case api::kCreateStep:
+    case api::kStepEnded:
+    case api::kListSteps:
+      HandleStep(context.method, caller, body, respond);
+      return;
     case api::kNodeRegister:
     case api::kJobExited: {
       if (!caller.privileged) {
@@ -282,6 +288,58 @@ void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond
     if (on_reconfigure_) on_reconfigure_(config);  // E.g. node addresses for the messenger.
     return [respond] { Answer(respond, wire::Empty()); };
   });
+}
+
+// Steps are not logged (step_table.h) and change no scheduling decision, so
+// their work goes through the loop's read queue: no pass, no log sync.
+void ControllerService::HandleStep(uint16_t method, const Caller& caller, const std::string& body,
+                                   rpc::Responder respond) {
+  auto running = [](ControllerCore& core) {
+    return [&core](uint32_t job_id) {
+      const wire::JobRecord* job = core.FindJob(job_id);
+      return job != nullptr && job->state() == wire::JOB_STATE_RUNNING;
+    };
+  };
+  if (method == api::kCreateStep) {
+    wire::CreateStepRequest req;
+    if (!ParseOrFail(body, req, respond)) return;
+    loop_.EnqueueRead([req = std::move(req), caller, respond, running](
+                          ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
+      core.steps().Prune(running(core));
+      auto out = std::make_shared<Result<wire::CreateStepResponse>>(
+          core.steps().Create(req, caller, core.FindJob(req.job_id()), now));
+      return [out, respond] { out->ok() ? Answer(respond, **out) : respond.Fail(out->status()); };
+    });
+  } else if (method == api::kStepEnded) {
+    wire::StepEndedRequest req;
+    if (!ParseOrFail(body, req, respond)) return;
+    loop_.EnqueueRead([req = std::move(req), caller, respond](ControllerCore& core, int64_t,
+                                                              Effects&) -> StateLoop::Reply {
+      Status s = core.steps().End(req, caller);
+      return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
+    });
+  } else {
+    wire::ListStepsRequest req;
+    if (!ParseOrFail(body, req, respond)) return;
+    loop_.EnqueueRead([req = std::move(req), respond, running](ControllerCore& core, int64_t now,
+                                                               Effects&) -> StateLoop::Reply {
+      core.steps().Prune(running(core));
+      auto out = std::make_shared<wire::ListStepsResponse>();
+      out->set_now(now);
+      for (wire::JobStepRecord& step : core.steps().List(req)) *out->add_steps() = std::move(step);
+      if (req.with_jobs()) {
+        for (uint32_t id : req.job_ids()) {
+          if (const wire::JobRecord* job = core.FindJob(id)) {
+            wire::JobRecord& copy = *out->add_jobs();
+            copy = *job;
+            copy.mutable_spec()->clear_script();
+            copy.mutable_spec()->clear_environment();
+          }
+        }
+      }
+      return [out, respond] { Answer(respond, *out); };
+    });
+  }
 }
 
 }  // namespace rota::ctld

@@ -33,6 +33,9 @@ class ControllerService {
  private:
   Caller ResolveCaller(const auth::Identity& id);
   void Reconfigure(const Caller& caller, rpc::Responder respond);
+  // Job step requests (kCreateStep, kStepEnded, kListSteps).
+  void HandleStep(uint16_t method, const Caller& caller, const std::string& body,
+                  rpc::Responder respond);
 
   StateLoop& loop_;
   auth::CredentialVerifier& verifier_;

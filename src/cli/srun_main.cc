@@ -1,0 +1,395 @@
+// srun: runs a parallel job step inside an allocation (SLURM_JOB_ID). Asks the
+// controller for step JOBID.N, asks each of the step's node daemons to start
+// its tasks, and prints what they write as it streams back (docs/steps.md).
+// Exits with the highest task exit code (128+signal for a task killed by one).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/auth_settings.h"
+#include "api/methods.h"
+#include "cli/controller_client.h"
+#include "cli/node_caller.h"
+#include "cli/srun_options.h"
+#include "cli/task_output.h"
+#include "common/strings.h"
+#include "step_rpc.pb.h"
+
+extern char** environ;
+
+namespace rota::cli {
+namespace {
+
+constexpr uint32_t kMaxFrameBytes = 64u << 20;
+
+int signal_pipe[2] = {-1, -1};
+
+void OnSignal(int sig) {
+  unsigned char s = static_cast<unsigned char>(sig);
+  (void)!write(signal_pipe[1], &s, 1);
+}
+
+void Usage() {
+  std::cout << "Usage: srun [OPTIONS] executable [args...]\n"
+               "  -n, --ntasks=N             number of tasks\n"
+               "  -N, --nodes=N              number of nodes\n"
+               "      --ntasks-per-node=N    tasks on each node\n"
+               "  -c, --cpus-per-task=N      CPUs for each task\n"
+               "      --gpus-per-task=N      GPUs for each task (each its own)\n"
+               "      --gpu-bind=[verbose,]closest|single:N|map_gpu:L|mask_gpu:L|none\n"
+               "  -l, --label                prefix output lines with the task id\n"
+               "  -J, --job-name=name        name of the step\n"
+               "      --jobid=id             run inside this job's allocation\n";
+}
+
+// Reads one length-prefixed frame from a blocking socket; false at EOF/error.
+bool ReadFrame(int fd, wire::TaskIoFrame& frame) {
+  auto read_all = [fd](char* p, size_t n) {
+    while (n > 0) {
+      ssize_t got = read(fd, p, n);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      p += got;
+      n -= static_cast<size_t>(got);
+    }
+    return true;
+  };
+  unsigned char header[4];
+  if (!read_all(reinterpret_cast<char*>(header), 4)) return false;
+  uint32_t len = (uint32_t{header[0]} << 24) | (uint32_t{header[1]} << 16) |
+                 (uint32_t{header[2]} << 8) | header[3];
+  if (len > kMaxFrameBytes) return false;
+  std::string body(len, '\0');
+  if (!read_all(body.data(), len)) return false;
+  return frame.ParseFromString(body);
+}
+
+void WriteAll(int fd, const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+std::string RandomKey() {
+  std::string key(16, '\0');
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)!read(fd, key.data(), key.size());
+    close(fd);
+  }
+  return key;
+}
+
+// The address the node daemons reach srun at: the address of the node srun
+// runs on (SLURMD_NODENAME), else loopback.
+std::string IoHost(const conf::ClusterConfig& config) {
+  if (const char* me = std::getenv("SLURMD_NODENAME"); me != nullptr) {
+    if (const conf::NodeConfig* n = config.FindNode(me); n != nullptr && !n->address.empty()) {
+      return n->address;
+    }
+  }
+  return "127.0.0.1";
+}
+
+Result<int> Listen(const std::string& host, uint16_t* port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Internal(std::string("socket: ") + strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) addr.sin_addr.s_addr = INADDR_ANY;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd, 128) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    int saved = errno;
+    close(fd);
+    return Internal(std::string("cannot listen for task output: ") + strerror(saved));
+  }
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+int Run(const SrunOptions& options) {
+  const char* conf_path = std::getenv("SLURM_CONF");
+  auto client =
+      ControllerClient::Create(conf_path != nullptr ? conf_path : "/etc/slurm/slurm.conf");
+  if (!client.ok()) {
+    std::cerr << "srun: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  const conf::ClusterConfig& config = (*client)->config();
+
+  wire::CreateStepRequest create;
+  create.set_job_id(options.job_id);
+  create.set_num_tasks(options.num_tasks);
+  create.set_num_nodes(options.num_nodes);
+  create.set_ntasks_per_node(options.ntasks_per_node);
+  create.set_cpus_per_task(options.cpus_per_task);
+  create.set_gpus_per_task(options.gpus_per_task);
+  create.set_gpu_bind(options.gpu_bind);
+  std::string base = options.command[0].substr(options.command[0].rfind('/') + 1);
+  create.set_name(options.job_name.empty() ? base : options.job_name);
+  for (const std::string& a : options.command) create.add_argv(a);
+  wire::CreateStepResponse created;
+  Status s = (*client)->Call(api::kCreateStep, create, &created);
+  if (!s.ok()) {
+    std::cerr << "srun: error: Unable to create step for job " << options.job_id << ": "
+              << s.message() << "\n";
+    return 1;
+  }
+  const wire::JobStepRecord& step = created.step();
+  const uint32_t job_id = step.job_id();
+  const uint32_t step_id = step.step_id();
+  if (options.verbose > 0) {
+    std::cerr << "srun: jobid " << job_id << ": step " << step_id << ", " << step.num_tasks()
+              << " task(s) on " << step.nodes_size() << " node(s)\n";
+  }
+
+  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(config));
+  if (!issuer.ok()) {
+    std::cerr << "srun: error: " << issuer.status().message() << "\n";
+    return 1;
+  }
+  NodeCaller nodes(config, **issuer);
+  wire::StepEndedRequest ended;
+  ended.set_job_id(job_id);
+  ended.set_step_id(step_id);
+  auto end_step = [&](uint32_t wait_status) {
+    ended.set_wait_status(wait_status);
+    wire::Empty none;
+    (*client)->Call(api::kStepEnded, ended, &none).ok();
+  };
+
+  const std::string io_host = IoHost(config);
+  uint16_t io_port = 0;
+  Result<int> listening = Listen(io_host, &io_port);
+  if (!listening.ok()) {
+    std::cerr << "srun: error: " << listening.status().message() << "\n";
+    end_step(1u << 8);
+    return 1;
+  }
+  const std::string key = RandomKey();
+
+  // Signals reach the loop through a pipe; they are forwarded to the tasks.
+  if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, OnSignal);
+  }
+  signal(SIGPIPE, SIG_IGN);
+
+  wire::LaunchTasksRequest launch;
+  launch.set_job_id(job_id);
+  launch.set_step_id(step_id);
+  for (const std::string& a : options.command) launch.add_argv(a);
+  for (char** e = environ; *e != nullptr; ++e) launch.add_environment(*e);
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd) != nullptr) launch.set_work_dir(cwd);
+  launch.set_io_host(io_host);
+  launch.set_io_port(io_port);
+  launch.set_io_key(key);
+
+  // Launch on every node at once; errors are collected for the user.
+  std::mutex errors_mu;
+  std::vector<std::string> launch_errors;  // Guarded by errors_mu.
+  int launched_nodes = 0;                  // Answers received. Guarded by errors_mu.
+  int started_nodes = 0;                   // Answers "tasks run". Guarded by errors_mu.
+  std::vector<std::thread> launchers;
+  for (int i = 0; i < step.nodes_size(); ++i) {
+    wire::LaunchTasksRequest mine = launch;
+    mine.set_node_index(static_cast<uint32_t>(i));
+    launchers.emplace_back([&, mine, node = step.nodes(i)] {
+      Status launched = nodes.Call(node, api::kLaunchTasks, mine, std::chrono::seconds(60));
+      std::lock_guard<std::mutex> lock(errors_mu);
+      if (!launched.ok()) launch_errors.push_back(node + ": " + launched.message());
+      ++launched_nodes;
+      if (launched.ok()) ++started_nodes;
+    });
+  }
+  auto signal_all = [&](int sig) {
+    wire::SignalTasksRequest req;
+    req.set_job_id(job_id);
+    req.set_step_id(step_id);
+    req.set_signal(sig);
+    for (const std::string& node : step.nodes()) {
+      nodes.Call(node, api::kSignalTasks, req, std::chrono::seconds(10)).ok();
+    }
+  };
+
+  TaskOutput output(options.label, step.num_tasks());
+  std::map<uint32_t, uint32_t> exits;  // Task id -> wait status
+  std::map<uint32_t, std::string> task_node;
+  std::vector<int> connections;
+  std::set<int> greeted;
+  std::map<int, std::string> node_of;
+  bool failed = false;
+  size_t reported = 0;    // Launch errors printed
+  int greeted_total = 0;  // Nodes that connected (each before answering its launch)
+  while (exits.size() < step.num_tasks()) {
+    bool all_answered;
+    {
+      std::lock_guard<std::mutex> lock(errors_mu);
+      // A node connects before it answers: until its connection is taken,
+      // its stream is still to come.
+      all_answered = launched_nodes == step.nodes_size() && greeted_total >= started_nodes;
+      for (; reported < launch_errors.size(); ++reported) {
+        std::cerr << "srun: error: task launch failed on " << launch_errors[reported] << "\n";
+      }
+    }
+    if (reported > 0 && !failed) {
+      failed = true;
+      signal_all(SIGKILL);
+    }
+    // Every node answered and none streams any more: nothing else will come.
+    if (all_answered && connections.empty()) {
+      if (!failed) std::cerr << "srun: error: lost contact with the step's nodes\n";
+      failed = true;
+      break;
+    }
+    std::vector<pollfd> fds;
+    fds.push_back({*listening, POLLIN, 0});
+    fds.push_back({signal_pipe[0], POLLIN, 0});
+    for (int c : connections) fds.push_back({c, POLLIN, 0});
+    poll(fds.data(), fds.size(), 100);
+    if (fds[1].revents != 0) {
+      unsigned char sig;
+      while (read(signal_pipe[0], &sig, 1) == 1) {
+        std::cerr << "srun: forwarding signal " << static_cast<int>(sig) << " to step " << job_id
+                  << "." << step_id << "\n";
+        signal_all(sig);
+      }
+    }
+    if (fds[0].revents != 0) {
+      int c = accept4(*listening, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c >= 0) connections.push_back(c);
+    }
+    std::vector<int> closed;
+    for (size_t i = 2; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      int c = fds[i].fd;
+      wire::TaskIoFrame frame;
+      if (!ReadFrame(c, frame)) {
+        closed.push_back(c);
+        continue;
+      }
+      if (greeted.count(c) == 0) {
+        // The first frame proves the sender knows the key srun gave its nodes.
+        if (frame.kind() != wire::TaskIoFrame::HELLO || frame.io_key() != key) {
+          closed.push_back(c);
+          continue;
+        }
+        greeted.insert(c);
+        ++greeted_total;
+        node_of[c] = frame.node();
+        continue;
+      }
+      switch (frame.kind()) {
+        case wire::TaskIoFrame::STDOUT:
+          WriteAll(1, output.Add(frame.task(), 1, frame.data()));
+          break;
+        case wire::TaskIoFrame::STDERR:
+          WriteAll(2, output.Add(frame.task(), 2, frame.data()));
+          break;
+        case wire::TaskIoFrame::EXIT:
+          WriteAll(1, output.Flush(frame.task(), 1));
+          WriteAll(2, output.Flush(frame.task(), 2));
+          exits[frame.task()] = frame.wait_status();
+          task_node[frame.task()] = node_of[c];
+          break;
+        case wire::TaskIoFrame::FAILED:
+          // Its launch answer says why (printed above, once it comes).
+          if (!failed) {
+            failed = true;
+            signal_all(SIGKILL);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    for (int c : closed) {
+      greeted.erase(c);
+      close(c);
+      connections.erase(std::find(connections.begin(), connections.end(), c));
+    }
+  }
+  for (std::thread& t : launchers) t.join();
+  for (int c : connections) close(c);
+  close(*listening);
+
+  int code = 0;
+  uint32_t worst_status = 0;
+  for (const auto& [task, status] : exits) {
+    int task_code = 0;
+    const std::string& node = task_node[task];
+    if (WIFSIGNALED(status)) {
+      task_code = 128 + WTERMSIG(status);
+      std::cerr << "srun: error: " << node << ": task " << task << ": "
+                << strsignal(WTERMSIG(status)) << "\n";
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+      task_code = WEXITSTATUS(status);
+      std::cerr << "srun: error: " << node << ": task " << task << ": Exited with exit code "
+                << task_code << "\n";
+    }
+    if (task_code > code) {
+      code = task_code;
+      worst_status = status;
+    }
+  }
+  if (failed && code == 0) {
+    code = 1;
+    worst_status = 1u << 8;
+  }
+  end_step(worst_status);
+  return code;
+}
+
+}  // namespace
+}  // namespace rota::cli
+
+int main(int argc, char** argv) {
+  using namespace rota::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto options = ParseSrunOptions(args, EnvironmentFromEnvp(environ));
+  if (!options.ok()) {
+    std::cerr << options.status().message() << "\n";
+    return 1;
+  }
+  for (const std::string& w : options->warnings) std::cerr << w << "\n";
+  if (options->help || options->usage) {
+    Usage();
+    return 0;
+  }
+  if (options->version) {
+    std::cout << "rota 0.1.0 (slurm 22.05 compatible)\n";
+    return 0;
+  }
+  if (options->command.empty()) {
+    std::cerr << "srun: fatal: No command given to execute.\n";
+    return 1;
+  }
+  if (options->job_id == 0) {
+    std::cerr << "srun: error: srun runs only inside an allocation for now (SLURM_JOB_ID is not "
+                 "set); use sbatch\n";
+    return 1;
+  }
+  return Run(*options);
+}

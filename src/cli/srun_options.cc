@@ -1,0 +1,185 @@
+#include "cli/srun_options.h"
+
+#include <fmt/format.h>
+#include <getopt.h>
+
+#include "common/strings.h"
+
+namespace rota::cli {
+namespace {
+
+enum LongOnly : int {
+  kNtasksPerNode = 1000,
+  kGpusPerTask,
+  kGpuBind,
+  kJobId,
+  kUsage,
+  kMpi,
+  kOverlap,
+  kExclusive,
+};
+
+const option kOptions[] = {
+    {"ntasks", required_argument, nullptr, 'n'},
+    {"nodes", required_argument, nullptr, 'N'},
+    {"ntasks-per-node", required_argument, nullptr, kNtasksPerNode},
+    {"cpus-per-task", required_argument, nullptr, 'c'},
+    {"gpus-per-task", required_argument, nullptr, kGpusPerTask},
+    {"gpu-bind", required_argument, nullptr, kGpuBind},
+    {"job-name", required_argument, nullptr, 'J'},
+    {"jobid", required_argument, nullptr, kJobId},
+    {"label", no_argument, nullptr, 'l'},
+    {"help", no_argument, nullptr, 'h'},
+    {"usage", no_argument, nullptr, kUsage},
+    {"version", no_argument, nullptr, 'V'},
+    {"verbose", no_argument, nullptr, 'v'},
+    {"mpi", required_argument, nullptr, kMpi},
+    {"overlap", no_argument, nullptr, kOverlap},
+    {"exclusive", optional_argument, nullptr, kExclusive},
+    {nullptr, 0, nullptr, 0},
+};
+
+Status Error(const std::string& message) { return InvalidArgument("srun: error: " + message); }
+
+// "4", and for -N "2-4" (the minimum counts here).
+Result<uint32_t> Count(std::string_view what, std::string_view value, bool range) {
+  std::string_view first = value;
+  if (range) first = value.substr(0, value.find('-'));
+  std::optional<uint64_t> n = ParseUint(Trim(first));
+  if (!n || *n == 0 || *n > 1'000'000) {
+    return Error(fmt::format("Invalid numeric value \"{}\" for {}.", value, what));
+  }
+  return static_cast<uint32_t>(*n);
+}
+
+// "1", "a100:1": the count after an optional type.
+Result<uint32_t> GpuCount(std::string_view value) {
+  size_t colon = value.rfind(':');
+  return Count("--gpus-per-task", colon == std::string_view::npos ? value : value.substr(colon + 1),
+               false);
+}
+
+}  // namespace
+
+Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const Environment& env) {
+  SrunOptions o;
+  // Input environment first; the command line overrides it.
+  auto from_env = [&](const char* name) -> std::string {
+    auto it = env.find(name);
+    return it == env.end() ? std::string() : it->second;
+  };
+  struct EnvCount {
+    const char* name;
+    uint32_t* target;
+    bool range;
+  };
+  for (const EnvCount& e :
+       {EnvCount{"SLURM_NTASKS", &o.num_tasks, false}, EnvCount{"SLURM_NNODES", &o.num_nodes, true},
+        EnvCount{"SLURM_NTASKS_PER_NODE", &o.ntasks_per_node, false},
+        EnvCount{"SLURM_CPUS_PER_TASK", &o.cpus_per_task, false}}) {
+    std::string v = from_env(e.name);
+    if (v.empty()) continue;
+    Result<uint32_t> n = Count(e.name, v, e.range);
+    if (n.ok()) *e.target = *n;
+  }
+  if (std::string v = from_env("SLURM_GPUS_PER_TASK"); !v.empty()) {
+    if (Result<uint32_t> n = GpuCount(v); n.ok()) o.gpus_per_task = *n;
+  }
+  o.gpu_bind = from_env("SLURM_GPU_BIND");
+  if (std::string v = from_env("SLURM_JOB_ID"); !v.empty()) {
+    o.job_id = static_cast<uint32_t>(ParseUint(v).value_or(0));
+  }
+  // An explicit -n without -N must not be held to the allocation's node count.
+  bool nodes_given = false;
+  bool tasks_given = false;
+
+  std::vector<std::string> storage = {"srun"};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  optind = 0;  // Full reset: other parses may have run in this process.
+  opterr = 0;
+  const int argc = static_cast<int>(storage.size());
+  int c;
+  while ((c = getopt_long(argc, argv.data(), "+n:N:c:J:lhVv", kOptions, nullptr)) != -1) {
+    std::string_view value = optarg != nullptr ? optarg : "";
+    Result<uint32_t> n = 0u;
+    switch (c) {
+      case 'n':
+        n = Count("--ntasks", value, false);
+        if (n.ok()) o.num_tasks = *n;
+        tasks_given = true;
+        break;
+      case 'N':
+        n = Count("--nodes", value, true);
+        if (n.ok()) o.num_nodes = *n;
+        nodes_given = true;
+        break;
+      case kNtasksPerNode:
+        n = Count("--ntasks-per-node", value, false);
+        if (n.ok()) o.ntasks_per_node = *n;
+        break;
+      case 'c':
+        n = Count("--cpus-per-task", value, false);
+        if (n.ok()) o.cpus_per_task = *n;
+        break;
+      case kGpusPerTask:
+        n = GpuCount(value);
+        if (n.ok()) o.gpus_per_task = *n;
+        break;
+      case kGpuBind:
+        o.gpu_bind = value;
+        break;
+      case 'J':
+        o.job_name = value;
+        break;
+      case kJobId:
+        n = Count("--jobid", value, false);
+        if (n.ok()) o.job_id = *n;
+        break;
+      case 'l':
+        o.label = true;
+        break;
+      case 'h':
+        o.help = true;
+        break;
+      case kUsage:
+        o.usage = true;
+        break;
+      case 'V':
+        o.version = true;
+        break;
+      case 'v':
+        ++o.verbose;
+        break;
+      case kMpi:
+        if (value != "none" && value != "pmi2" && value != "pmix") {
+          return Error(fmt::format("MPI type '{}' is not known", value));
+        }
+        if (value != "none") {
+          o.warnings.push_back(fmt::format(
+              "srun: warning: --mpi={} is not supported yet; tasks start without it", value));
+        }
+        break;
+      case kOverlap:
+      case kExclusive:
+        break;  // Steps share the allocation's resources for now (docs/steps.md).
+      case '?':
+      default: {
+        std::string bad = optind - 1 < argc ? storage[optind - 1] : "";
+        if (optopt != 0) return Error(fmt::format("invalid option -- '{}'", char(optopt)));
+        return Error(fmt::format("unrecognized option '{}'", bad));
+      }
+    }
+    if (!n.ok()) return n.status();
+  }
+  if (tasks_given && !nodes_given && o.num_nodes > 0) {
+    // The inherited node count only caps the step: it takes as many as it needs.
+    o.num_nodes = 0;
+  }
+  for (int i = optind; i < argc; ++i) o.command.push_back(storage[i]);
+  return o;
+}
+
+}  // namespace rota::cli

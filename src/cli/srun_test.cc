@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "cli/srun_options.h"
+#include "cli/step_commands.h"
+#include "cli/task_output.h"
+
+namespace rota::cli {
+namespace {
+
+TEST(TaskOutputTest, LabelsWholeLinesOnly) {
+  TaskOutput out(true, 12);
+  EXPECT_EQ(out.Add(3, 1, "hel"), "");
+  EXPECT_EQ(out.Add(3, 1, "lo\nwor"), " 3: hello\n");
+  EXPECT_EQ(out.Add(10, 1, "x\ny\n"), "10: x\n10: y\n");
+  EXPECT_EQ(out.Flush(3, 1), " 3: wor\n");
+  EXPECT_EQ(out.Flush(3, 1), "");
+}
+
+TEST(TaskOutputTest, WithoutLabelPassesBytesThrough) {
+  TaskOutput out(false, 2);
+  EXPECT_EQ(out.Add(0, 1, "a"), "a");
+  EXPECT_EQ(out.Flush(0, 1), "");
+}
+
+TEST(SrunOptionsTest, CommandLineAfterOptions) {
+  Result<SrunOptions> o = ParseSrunOptions(
+      {"-n", "4", "-l", "--gpus-per-task=1", "--gpu-bind=closest", "hostname", "-n", "x"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->num_tasks, 4u);
+  EXPECT_TRUE(o->label);
+  EXPECT_EQ(o->gpus_per_task, 1u);
+  EXPECT_EQ(o->gpu_bind, "closest");
+  EXPECT_EQ(o->command, (std::vector<std::string>{"hostname", "-n", "x"}));
+}
+
+TEST(SrunOptionsTest, EnvironmentGivesDefaults) {
+  Environment env{{"SLURM_JOB_ID", "42"},
+                  {"SLURM_NTASKS", "4"},
+                  {"SLURM_NNODES", "2"},
+                  {"SLURM_GPUS_PER_TASK", "a100:1"}};
+  Result<SrunOptions> o = ParseSrunOptions({"true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->job_id, 42u);
+  EXPECT_EQ(o->num_tasks, 4u);
+  EXPECT_EQ(o->num_nodes, 2u);
+  EXPECT_EQ(o->gpus_per_task, 1u);
+  // -n alone takes as many nodes as it needs, not the allocation's count.
+  o = ParseSrunOptions({"-n1", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->num_tasks, 1u);
+  EXPECT_EQ(o->num_nodes, 0u);
+  o = ParseSrunOptions({"-N", "1-2", "--ntasks-per-node=3", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->num_nodes, 1u);
+  EXPECT_EQ(o->ntasks_per_node, 3u);
+}
+
+TEST(SrunOptionsTest, RefusesBadValues) {
+  Result<SrunOptions> o = ParseSrunOptions({"-n", "zero", "true"}, {});
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("srun: error: Invalid numeric value"), std::string::npos);
+  EXPECT_FALSE(ParseSrunOptions({"--bogus", "true"}, {}).ok());
+  EXPECT_FALSE(ParseSrunOptions({"--mpi=lam", "true"}, {}).ok());
+}
+
+}  // namespace
+}  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+TEST(StepCommandsTest, ParsesStepIds) {
+  EXPECT_EQ(ParseStepId("123.4"), std::make_optional(std::make_pair(123u, 4u)));
+  EXPECT_EQ(ParseStepId("123"), std::nullopt);
+  EXPECT_EQ(ParseStepId("123.batch"), std::nullopt);
+  EXPECT_EQ(ParseStepId(".1"), std::nullopt);
+}
+
+TEST(StepCommandsTest, TableHasSlurmsColumns) {
+  wire::JobStepRecord s;
+  s.set_job_id(42);
+  s.set_step_id(1);
+  s.set_name("a-very-long-name");
+  s.set_partition("batch");
+  s.set_user("alice");
+  s.set_start_time(1000);
+  s.add_nodes("n1");
+  s.add_nodes("n2");
+  EXPECT_EQ(FormatStepTable({s}, 1065, true),
+            "         STEPID     NAME PARTITION     USER      TIME NODELIST\n"
+            "           42.1 a-very-l     batch    alice      1:05 n[1-2]\n");
+}
+
+}  // namespace
+}  // namespace rota::cli

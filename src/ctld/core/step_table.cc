@@ -1,0 +1,121 @@
+#include "ctld/core/step_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "ctld/core/step_layout.h"
+
+namespace rota::ctld {
+
+Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest& request,
+                                                   const Caller& caller, const wire::JobRecord* job,
+                                                   int64_t now) {
+  if (job == nullptr) return InvalidArgument("Invalid job id specified");
+  if (!caller.privileged && caller.uid != job->spec().uid()) {
+    return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+  }
+  if (job->state() != wire::JOB_STATE_RUNNING) {
+    return InvalidArgument(
+        fmt::format("Job {} is not running (its allocation is not active)", job->job_id()));
+  }
+  std::vector<StepNodeCapacity> capacity;
+  for (int i = 0; i < job->nodes_size(); ++i) {
+    StepNodeCapacity c;
+    if (i < job->allocs_size()) {
+      c.cpus = job->allocs(i).cpus();
+      // gpu_types is "a100:2" (or "2" untyped), possibly several types.
+      for (std::string_view part : Split(job->allocs(i).gpu_types(), ',')) {
+        size_t colon = part.rfind(':');
+        std::string_view count = colon == std::string_view::npos ? part : part.substr(colon + 1);
+        c.gpus += static_cast<uint32_t>(ParseUint(Trim(count)).value_or(0));
+      }
+    } else {
+      c.cpus = job->cpus_per_node();
+      c.gpus = job->gpus_per_node();
+    }
+    capacity.push_back(c);
+  }
+  StepShape shape;
+  shape.num_tasks = request.num_tasks();
+  shape.num_nodes = request.num_nodes();
+  shape.ntasks_per_node = request.ntasks_per_node();
+  shape.cpus_per_task = request.cpus_per_task();
+  shape.gpus_per_task = request.gpus_per_task();
+  Result<StepLayout> layout = LayOutStep(capacity, shape);
+  if (!layout.ok()) return layout.status();
+
+  JobSteps& steps = jobs_[job->job_id()];
+  wire::CreateStepResponse out;
+  wire::JobStepRecord& step = *out.mutable_step();
+  step.set_job_id(job->job_id());
+  step.set_step_id(steps.next_step_id++);
+  step.set_name(request.name());
+  step.set_state(wire::JOB_STATE_RUNNING);
+  step.set_start_time(now);
+  step.set_uid(job->spec().uid());
+  step.set_user(job->spec().user());
+  step.set_partition(job->spec().partition());
+  step.set_num_tasks(layout->num_tasks);
+  for (size_t i = 0; i < layout->node_indices.size(); ++i) {
+    step.add_nodes(job->nodes(static_cast<int>(layout->node_indices[i])));
+    step.add_tasks_per_node(layout->tasks_per_node[i]);
+  }
+  step.set_cpus_per_task(std::max<uint32_t>(1, request.cpus_per_task()));
+  step.set_gpus_per_task(request.gpus_per_task());
+  step.set_gpu_bind(request.gpu_bind());
+  *step.mutable_argv() = request.argv();
+  steps.running[step.step_id()] = step;
+  *out.mutable_job() = *job;
+  // The job's script and environment stay with the controller.
+  out.mutable_job()->mutable_spec()->clear_script();
+  out.mutable_job()->mutable_spec()->clear_environment();
+  return out;
+}
+
+Status StepTable::End(const wire::StepEndedRequest& request, const Caller& caller) {
+  auto job = jobs_.find(request.job_id());
+  if (job == jobs_.end()) return Status::Ok();
+  auto step = job->second.running.find(request.step_id());
+  if (step == job->second.running.end()) return Status::Ok();
+  if (!caller.privileged && caller.uid != step->second.uid()) {
+    return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+  }
+  job->second.running.erase(step);
+  return Status::Ok();
+}
+
+std::vector<wire::JobStepRecord> StepTable::List(const wire::ListStepsRequest& request) const {
+  std::vector<wire::JobStepRecord> out;
+  auto add_job = [&](const JobSteps& steps) {
+    for (const auto& [id, step] : steps.running) {
+      if (request.step_id_given() && id != request.step_id()) continue;
+      out.push_back(step);
+    }
+  };
+  if (request.job_ids().empty()) {
+    for (const auto& [job_id, steps] : jobs_) add_job(steps);
+    return out;
+  }
+  for (uint32_t job_id : request.job_ids()) {
+    auto it = jobs_.find(job_id);
+    if (it != jobs_.end()) add_job(it->second);
+  }
+  return out;
+}
+
+const wire::JobStepRecord* StepTable::Find(uint32_t job_id, uint32_t step_id) const {
+  auto job = jobs_.find(job_id);
+  if (job == jobs_.end()) return nullptr;
+  auto step = job->second.running.find(step_id);
+  return step == job->second.running.end() ? nullptr : &step->second;
+}
+
+void StepTable::Prune(const std::function<bool(uint32_t job_id)>& running) {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    it = running(it->first) ? std::next(it) : jobs_.erase(it);
+  }
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,45 @@
+#pragma once
+
+// The job steps of running jobs (srun inside an allocation): JOBID.0,
+// JOBID.1, ... numbered from 0 per job, laid out within the job's allocation.
+// Kept in memory only: a controller restart forgets the steps of running jobs
+// (their tasks keep running; new steps are numbered from 0 again). Owned by
+// the state loop thread, like the rest of ControllerCore.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "common/status.h"
+#include "ctld/core/caller.h"
+#include "rota.pb.h"
+#include "step_rpc.pb.h"
+
+namespace rota::ctld {
+
+class StepTable {
+ public:
+  // Creates the next step of `job` (null: unknown). Errors, in Slurm's words:
+  // the job is not running, belongs to someone else, or cannot hold the step.
+  Result<wire::CreateStepResponse> Create(const wire::CreateStepRequest& request,
+                                          const Caller& caller, const wire::JobRecord* job,
+                                          int64_t now);
+  // The step ended; it leaves the table. Unknown steps are not an error
+  // (their job ended first).
+  Status End(const wire::StepEndedRequest& request, const Caller& caller);
+  // Running steps of the jobs `request` names (all when none), by job then step.
+  std::vector<wire::JobStepRecord> List(const wire::ListStepsRequest& request) const;
+  const wire::JobStepRecord* Find(uint32_t job_id, uint32_t step_id) const;
+  // Forgets the steps of jobs for which `running` is false.
+  void Prune(const std::function<bool(uint32_t job_id)>& running);
+
+ private:
+  struct JobSteps {
+    uint32_t next_step_id = 0;
+    std::map<uint32_t, wire::JobStepRecord> running;
+  };
+  std::map<uint32_t, JobSteps> jobs_;
+};
+
+}  // namespace rota::ctld

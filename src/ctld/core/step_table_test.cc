@@ -1,0 +1,92 @@
+#include "ctld/core/step_table.h"
+
+#include <gtest/gtest.h>
+
+namespace rota::ctld {
+namespace {
+
+wire::JobRecord RunningJob(uint32_t id, uint32_t uid) {
+  wire::JobRecord job;
+  job.set_job_id(id);
+  job.set_state(wire::JOB_STATE_RUNNING);
+  job.mutable_spec()->set_uid(uid);
+  job.mutable_spec()->set_user("alice");
+  job.mutable_spec()->set_partition("batch");
+  job.mutable_spec()->set_script("#!/bin/sh\n");
+  for (const char* node : {"n1", "n2"}) {
+    job.add_nodes(node);
+    wire::NodeAlloc* alloc = job.add_allocs();
+    alloc->set_cpus(2);
+    alloc->set_gpu_ids("0-1");
+    alloc->set_gpu_types("a100:2");
+  }
+  return job;
+}
+
+Caller User(uint32_t uid) {
+  Caller c;
+  c.uid = uid;
+  return c;
+}
+
+TEST(StepTableTest, NumbersStepsPerJobAndLaysThemOut) {
+  StepTable steps;
+  wire::JobRecord job = RunningJob(7, 1000);
+  wire::CreateStepRequest req;
+  req.set_job_id(7);
+  req.set_num_tasks(4);
+  req.set_gpus_per_task(1);
+  req.set_name("train");
+  Result<wire::CreateStepResponse> first = steps.Create(req, User(1000), &job, 100);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->step().step_id(), 0u);
+  EXPECT_EQ(first->step().num_tasks(), 4u);
+  EXPECT_EQ(first->step().tasks_per_node().size(), 2);
+  EXPECT_EQ(first->step().tasks_per_node(0), 2u);
+  EXPECT_EQ(first->step().tasks_per_node(1), 2u);
+  EXPECT_EQ(first->step().user(), "alice");
+  EXPECT_TRUE(first->job().spec().script().empty());  // Scripts stay home.
+  req.set_num_tasks(1);
+  Result<wire::CreateStepResponse> second = steps.Create(req, User(1000), &job, 101);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->step().step_id(), 1u);
+  EXPECT_EQ(second->step().nodes().size(), 1);
+
+  EXPECT_EQ(steps.List({}).size(), 2u);
+  wire::StepEndedRequest end;
+  end.set_job_id(7);
+  end.set_step_id(0);
+  EXPECT_FALSE(steps.End(end, User(1001)).ok());  // Not theirs.
+  EXPECT_TRUE(steps.End(end, User(1000)).ok());
+  EXPECT_EQ(steps.Find(7, 0), nullptr);
+  ASSERT_NE(steps.Find(7, 1), nullptr);
+  // Numbers are not reused while the job runs.
+  EXPECT_EQ(steps.Create(req, User(1000), &job, 102)->step().step_id(), 2u);
+  steps.Prune([](uint32_t) { return false; });
+  EXPECT_TRUE(steps.List({}).empty());
+}
+
+TEST(StepTableTest, RefusesOthersJobsAndJobsNotRunning) {
+  StepTable steps;
+  wire::JobRecord job = RunningJob(7, 1000);
+  wire::CreateStepRequest req;
+  req.set_job_id(7);
+  Result<wire::CreateStepResponse> r = steps.Create(req, User(1001), &job, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied);
+  Caller root;
+  root.privileged = true;
+  EXPECT_TRUE(steps.Create(req, root, &job, 1).ok());
+  job.set_state(wire::JOB_STATE_PENDING);
+  EXPECT_FALSE(steps.Create(req, User(1000), &job, 1).ok());
+  EXPECT_FALSE(steps.Create(req, User(1000), nullptr, 1).ok());
+  req.set_num_tasks(5);
+  job.set_state(wire::JOB_STATE_RUNNING);
+  r = steps.Create(req, User(1000), &job, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("More processors requested than permitted"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rota::ctld

@@ -1,0 +1,606 @@
+#include "noded/step_tasks.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "api/methods.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "noded/cpu_list.h"
+#include "noded/job_environment.h"
+#include "noded/step_channel.h"
+#include "noded/task_gpu_binding.h"
+#include "noded/task_process.h"
+
+namespace rota::noded {
+
+struct StepTasks::Running {
+  uint32_t job_id = 0;
+  uint32_t step_id = 0;
+  uint32_t uid = 0;
+  std::thread thread;
+  std::mutex mu;
+  std::vector<pid_t> live;  // Tasks not yet seen to exit. Guarded by mu.
+};
+
+namespace {
+
+std::string UserName(uint32_t uid) {
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
+  return found != nullptr ? std::string(pw.pw_name) : std::string();
+}
+
+Result<int> ConnectTcp(const std::string& host, uint32_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    return Status(StatusCode::kUnavailable,
+                  "cannot resolve srun's host " + host + ": " + gai_strerror(rc));
+  }
+  int fd = -1;
+  int saved = 0;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      saved = errno;
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(found);
+  if (fd < 0) {
+    return Status(StatusCode::kUnavailable, "cannot connect to srun at " + host + ":" +
+                                                std::to_string(port) + ": " + strerror(saved));
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+void SetEnv(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  const std::string prefix = name + "=";
+  for (std::string& e : env) {
+    if (e.rfind(prefix, 0) == 0) {
+      e = prefix + value;
+      return;
+    }
+  }
+  env.push_back(prefix + value);
+}
+
+std::string JoinNumbers(const std::vector<uint32_t>& v) {
+  std::string out;
+  for (uint32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+// What a node's share of the job allows (as the batch job's cage does).
+Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord& job,
+                                 const std::vector<uint32_t>& gpu_indices) {
+  const conf::CgroupConf& conf = node.config->cgroup;
+  CageLimits limits;
+  int here = -1;
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    if (job.nodes(i) == node.settings.node_name) here = i;
+  }
+  if (conf.constrain_cores && here >= 0 && here < job.allocs_size()) {
+    limits.cpu_count = job.allocs(here).cpus();
+    limits.cpu_ids = ParseCpuList(job.allocs(here).cpu_ids()).value_or(std::vector<uint32_t>{});
+  }
+  if (conf.constrain_ram_space && here >= 0 && here < job.mem_by_node_mb_size() &&
+      job.mem_by_node_mb(here) > 0) {
+    double mb = job.mem_by_node_mb(here) * conf.allowed_ram_space_percent / 100.0;
+    mb = std::max(mb, static_cast<double>(conf.min_ram_space_mb));
+    limits.memory_bytes = static_cast<uint64_t>(mb * 1024 * 1024);
+  }
+  if (conf.constrain_devices) {
+    std::vector<DeviceRule> allowed = BaseDeviceRules();
+    for (const GpuDevice& gpu : node.gpus->devices()) {
+      if (std::find(gpu_indices.begin(), gpu_indices.end(), gpu.index) == gpu_indices.end()) {
+        continue;
+      }
+      for (const std::string& file : {gpu.file, gpu.parent_file}) {
+        if (file.empty()) continue;
+        Result<DeviceRule> rule = DeviceRuleFor(file);
+        if (!rule.ok()) return rule.status();
+        allowed.push_back(*rule);
+      }
+    }
+    limits.allowed_devices = std::move(allowed);
+  }
+  return limits;
+}
+
+// The devices a task bound to `gpus` may open: the base set and its GPUs.
+Result<std::vector<DeviceRule>> TaskDeviceRules(const NodeContext& node,
+                                                const std::vector<uint32_t>& gpus) {
+  std::vector<DeviceRule> allowed = BaseDeviceRules();
+  for (const GpuDevice& gpu : node.gpus->devices()) {
+    if (std::find(gpus.begin(), gpus.end(), gpu.index) == gpus.end()) continue;
+    for (const std::string& file : {gpu.file, gpu.parent_file}) {
+      if (file.empty()) continue;
+      Result<DeviceRule> rule = DeviceRuleFor(file);
+      if (!rule.ok()) return rule.status();
+      allowed.push_back(*rule);
+    }
+  }
+  return allowed;
+}
+
+// How long tasks on the job's first node wait for its batch step to start
+// (its cage); launches and prologs take a while.
+constexpr std::chrono::seconds kBatchStartWait(60);
+
+struct LocalTask {
+  uint32_t global_id = 0;
+  uint32_t local_id = 0;
+  pid_t pid = -1;
+  int fds[2] = {-1, -1};  // stdout, stderr read ends
+  int pidfd = -1;         // Readable once the task exits (-1: kernel without pidfd)
+  bool exited = false;
+  uint32_t wait_status = 0;
+  bool reported = false;
+  std::string cage;  // Its devices sub-cage ("" without one)
+};
+
+}  // namespace
+
+StepTasks::StepTasks(const NodeContext& node, std::function<bool(uint32_t)> batch_here)
+    : node_(node), batch_here_(std::move(batch_here)) {}
+
+StepTasks::~StepTasks() { Stop(); }
+
+void StepTasks::Launch(wire::LaunchTasksRequest request, uint32_t caller_uid, bool privileged,
+                       rpc::Responder respond) {
+  auto running = std::make_shared<Running>();
+  running->job_id = request.job_id();
+  running->step_id = request.step_id();
+  std::lock_guard<std::mutex> lock(mu_);
+  JoinFinishedLocked();
+  if (stopped_) {
+    respond.Fail(Status(StatusCode::kUnavailable, "rotad is stopping"));
+    return;
+  }
+  auto key = std::make_pair(request.job_id(), request.step_id());
+  if (steps_.count(key) != 0) {
+    respond.Fail(InvalidArgument(
+        fmt::format("step {}.{} already runs here", request.job_id(), request.step_id())));
+    return;
+  }
+  steps_[key] = running;
+  running->thread = std::thread(
+      [this, running, request = std::move(request), caller_uid, privileged, respond]() mutable {
+        Run(running, std::move(request), caller_uid, privileged, respond);
+      });
+}
+
+int StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, int signal,
+                      uint32_t caller_uid, bool privileged) {
+  int reached = 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, running] : steps_) {
+    if (key.first != job_id || (step_id && key.second != *step_id)) continue;
+    std::lock_guard<std::mutex> step_lock(running->mu);
+    if (!privileged && running->uid != caller_uid) continue;
+    for (pid_t pid : running->live) {
+      kill(-pid, signal);
+      kill(pid, signal);
+      ++reached;
+    }
+  }
+  return reached;
+}
+
+void StepTasks::Stop() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+    for (auto& [key, running] : steps_) {
+      std::lock_guard<std::mutex> step_lock(running->mu);
+      for (pid_t pid : running->live) kill(-pid, SIGKILL);
+    }
+    JoinFinishedLocked();
+  }
+  // Each step's thread moves itself to finished_ on its way out.
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      JoinFinishedLocked();
+      if (steps_.empty()) return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void StepTasks::JoinFinishedLocked() {
+  for (std::thread& t : finished_) t.join();
+  finished_.clear();
+}
+
+Status StepTasks::HoldCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int& users = cage_users_[job.job_id()];
+  if (users++ > 0) return Status::Ok();
+  Status made = node_.cgroups->Create(job.job_id());
+  Result<CageLimits> limits = JobCageLimits(node_, job, gpu_indices);
+  if (made.ok())
+    made = limits.ok() ? node_.cgroups->SetLimits(job.job_id(), *limits) : limits.status();
+  if (!made.ok()) {
+    node_.cgroups->KillAll(job.job_id()).ok();
+    node_.cgroups->Remove(job.job_id()).ok();
+    cage_users_.erase(job.job_id());
+  }
+  return made;
+}
+
+void StepTasks::ReleaseCage(uint32_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = cage_users_.find(job_id);
+  if (it == cage_users_.end() || --it->second > 0) return;
+  cage_users_.erase(it);
+  Status killed = node_.cgroups->KillAll(job_id);
+  if (!killed.ok()) spdlog::error("job {}: {}", job_id, killed.message());
+  Status removed = node_.cgroups->Remove(job_id);
+  if (!removed.ok()) spdlog::error("job {}: {}", job_id, removed.message());
+}
+
+void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest request,
+                    uint32_t caller_uid, bool privileged, rpc::Responder respond) {
+  const uint32_t job_id = request.job_id();
+  const uint32_t step_id = request.step_id();
+  const std::string& me = node_.settings.node_name;
+  bool answered = false;
+  int io = -1;
+  bool own_cage = false;
+  std::vector<LocalTask> tasks;
+
+  auto finish = [&] {
+    for (LocalTask& t : tasks) {
+      for (int* fd : {&t.fds[0], &t.fds[1], &t.pidfd}) {
+        if (*fd >= 0) close(*fd);
+        *fd = -1;
+      }
+      if (!t.exited && t.pid > 0) {
+        kill(-t.pid, SIGKILL);
+        kill(t.pid, SIGKILL);
+        int status;
+        while (waitpid(t.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      }
+    }
+    {
+      std::lock_guard<std::mutex> step_lock(running->mu);
+      running->live.clear();
+    }
+    // Left-over processes of a task are the job's until its cage goes.
+    for (LocalTask& t : tasks) {
+      if (!t.cage.empty()) node_.cgroups->RemoveTask(job_id, t.cage).ok();
+    }
+    if (own_cage) ReleaseCage(job_id);
+    if (io >= 0) close(io);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = steps_.find({job_id, step_id});
+    if (it != steps_.end()) {
+      finished_.push_back(std::move(it->second->thread));
+      steps_.erase(it);
+    }
+  };
+  auto fail = [&](const Status& why) {
+    spdlog::warn("step {}.{}: {}", job_id, step_id, why.message());
+    if (io >= 0) {
+      wire::TaskIoFrame frame;
+      frame.set_kind(wire::TaskIoFrame::FAILED);
+      frame.set_node(me);
+      frame.set_data(why.message());
+      WriteStepMessage(io, frame).ok();
+    }
+    if (!answered) respond.Fail(why);
+    answered = true;
+    finish();
+  };
+
+  // The request comes from a user: what runs and where is taken from the
+  // controller's records, not from it.
+  wire::ListStepsRequest ask;
+  ask.add_job_ids(job_id);
+  ask.set_step_id(step_id);
+  ask.set_step_id_given(true);
+  ask.set_with_jobs(true);
+  wire::ListStepsResponse known;
+  Status asked = node_.controller->Call(api::kListSteps, ask, &known);
+  if (!asked.ok()) return fail(asked);
+  if (known.steps_size() != 1 || known.jobs_size() != 1) {
+    return fail(NotFound(fmt::format("step {}.{} is not running", job_id, step_id)));
+  }
+  const wire::JobStepRecord& step = known.steps(0);
+  const wire::JobRecord& job = known.jobs(0);
+  if (!privileged && caller_uid != job.spec().uid()) {
+    return fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+  }
+  {
+    std::lock_guard<std::mutex> step_lock(running->mu);
+    running->uid = job.spec().uid();
+  }
+  const int node_index = static_cast<int>(request.node_index());
+  if (node_index >= step.nodes_size() || step.nodes(node_index) != me) {
+    return fail(InvalidArgument(fmt::format("step {}.{} has no tasks on {}", job_id, step_id, me)));
+  }
+  int alloc_index = -1;
+  for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
+    if (job.nodes(i) == me) alloc_index = i;
+  }
+  if (alloc_index < 0) return fail(InvalidArgument("the job holds nothing on " + me));
+  const wire::NodeAlloc& alloc = job.allocs(alloc_index);
+  const uint32_t local_tasks = step.tasks_per_node(node_index);
+  uint32_t first_task = 0;
+  for (int i = 0; i < node_index; ++i) first_task += step.tasks_per_node(i);
+
+  // GPU binding.
+  std::vector<uint32_t> job_gpus = ParseCpuList(alloc.gpu_ids()).value_or(std::vector<uint32_t>{});
+  std::sort(job_gpus.begin(), job_gpus.end());
+  Result<GpuBindSpec> bind = ParseGpuBind(step.gpu_bind());
+  if (!bind.ok()) return fail(bind.status());
+  TaskGpuRequest gpu_request;
+  for (uint32_t index : job_gpus) {
+    JobGpu g{index, {}};
+    for (const GpuDevice& d : node_.gpus->devices()) {
+      if (d.index == index) g.cpus = !d.cpus.empty() ? d.cpus : d.cores;
+    }
+    gpu_request.gpus.push_back(std::move(g));
+  }
+  gpu_request.local_tasks = local_tasks;
+  gpu_request.gpus_per_task = step.gpus_per_task();
+  std::vector<uint32_t> job_cpus = ParseCpuList(alloc.cpu_ids()).value_or(std::vector<uint32_t>{});
+  const uint32_t cpus_per_task = std::max<uint32_t>(1, step.cpus_per_task());
+  for (uint32_t t = 0; t < local_tasks; ++t) {
+    std::vector<uint32_t> mine;
+    for (uint32_t c = t * cpus_per_task; c < (t + 1) * cpus_per_task && c < job_cpus.size(); ++c) {
+      mine.push_back(job_cpus[c]);
+    }
+    gpu_request.task_cpus.push_back(std::move(mine));
+  }
+  Result<TaskGpuBinding> binding = BindTaskGpus(*bind, gpu_request);
+  if (!binding.ok()) return fail(binding.status());
+  const bool constrained = node_.config->cgroup.constrain_devices && node_.cgroups->enforcing();
+
+  Result<int> connected = ConnectTcp(request.io_host(), request.io_port());
+  if (!connected.ok()) return fail(connected.status());
+  io = *connected;
+  wire::TaskIoFrame hello;
+  hello.set_kind(wire::TaskIoFrame::HELLO);
+  hello.set_io_key(request.io_key());
+  hello.set_node(me);
+  if (Status s = WriteStepMessage(io, hello); !s.ok()) return fail(s);
+
+  // The batch step runs on the job's first node, in the job's cage: tasks
+  // there join it, once rota-stepd has made it (srun may come first, from
+  // salloc). Elsewhere the step makes the job's cage itself.
+  if (me == job.nodes(0)) {
+    auto deadline = std::chrono::steady_clock::now() + kBatchStartWait;
+    while (!batch_here_(job_id)) {
+      if (std::chrono::steady_clock::now() > deadline || node_.stop->IsSet()) {
+        return fail(FailedPrecondition(
+            fmt::format("job {}: its batch step does not run on {}", job_id, me)));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  } else {
+    if (Status held = HoldCage(job, job_gpus); !held.ok()) return fail(held);
+    own_cage = true;
+  }
+
+  // Identity and environment.
+  const wire::JobSpec& spec = job.spec();
+  std::string user = spec.user().empty() ? UserName(spec.uid()) : spec.user();
+  std::vector<gid_t> groups{spec.gid()};
+  if (!user.empty()) {
+    if (Result<std::vector<gid_t>> found = GroupsOf(user, spec.gid()); found.ok()) groups = *found;
+  }
+  std::vector<std::string> step_nodes(step.nodes().begin(), step.nodes().end());
+  std::vector<uint32_t> per_node(step.tasks_per_node().begin(), step.tasks_per_node().end());
+  std::vector<uint32_t> step_gpus;
+  for (const auto& list : binding->task_gpus)
+    step_gpus.insert(step_gpus.end(), list.begin(), list.end());
+  std::sort(step_gpus.begin(), step_gpus.end());
+  step_gpus.erase(std::unique(step_gpus.begin(), step_gpus.end()), step_gpus.end());
+  std::vector<std::string> base_env(request.environment().begin(), request.environment().end());
+  const std::string tasks_per_node = FormatPerNodeCounts(per_node);
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"SLURM_JOB_ID", std::to_string(job_id)},
+           {"SLURM_JOBID", std::to_string(job_id)},
+           {"SLURM_STEP_ID", std::to_string(step_id)},
+           {"SLURM_STEPID", std::to_string(step_id)},
+           {"SLURM_NODEID", std::to_string(node_index)},
+           {"SLURMD_NODENAME", me},
+           {"SLURM_STEP_NODELIST", CompressHostlist(step_nodes)},
+           {"SLURM_STEP_NUM_NODES", std::to_string(step.nodes_size())},
+           {"SLURM_STEP_NUM_TASKS", std::to_string(step.num_tasks())},
+           {"SLURM_STEP_TASKS_PER_NODE", tasks_per_node},
+           {"SLURM_TASKS_PER_NODE", tasks_per_node},
+           {"SLURM_NTASKS", std::to_string(step.num_tasks())},
+           {"SLURM_NPROCS", std::to_string(step.num_tasks())},
+           {"SLURM_NNODES", std::to_string(step.nodes_size())},
+           {"SLURM_NODELIST", CompressHostlist(step_nodes)},
+           {"SLURM_CPUS_PER_TASK", std::to_string(cpus_per_task)},
+       }) {
+    SetEnv(base_env, name, value);
+  }
+  if (step.gpus_per_task() > 0) {
+    SetEnv(base_env, "SLURM_GPUS_PER_TASK", std::to_string(step.gpus_per_task()));
+  }
+  const std::string work_dir = request.work_dir().empty() ? "/tmp" : request.work_dir();
+  std::vector<std::string> argv(request.argv().begin(), request.argv().end());
+
+  tasks.resize(local_tasks);
+  for (uint32_t t = 0; t < local_tasks; ++t) {
+    LocalTask& task = tasks[t];
+    task.local_id = t;
+    task.global_id = first_task + t;
+    const std::vector<uint32_t>& gpus = binding->task_gpus[t];
+    TaskProcessSpec process;
+    process.argv = argv;
+    process.env = base_env;
+    SetEnv(process.env, "SLURM_PROCID", std::to_string(task.global_id));
+    SetEnv(process.env, "SLURM_LOCALID", std::to_string(t));
+    if (!job_gpus.empty()) {
+      // As Slurm's step: the step's GPU count on the node, and the task's GPUs
+      // by node index (Slurm 22.05 shows task 0's to every task; here each its own).
+      SetEnv(process.env, "SLURM_GPUS_ON_NODE", std::to_string(step_gpus.size()));
+      SetEnv(process.env, "SLURM_STEP_GPUS", JoinNumbers(gpus));
+      // What CUDA numbers: a task confined to its GPUs sees them as 0..n-1;
+      // one in the job's cage sees the job's, numbered in order; without a
+      // cage every GPU is visible, by its node index.
+      std::vector<uint32_t> visible;
+      for (size_t i = 0; i < gpus.size(); ++i) {
+        if (constrained && binding->per_task) {
+          visible.push_back(static_cast<uint32_t>(i));
+        } else if (constrained) {
+          visible.push_back(static_cast<uint32_t>(
+              std::find(job_gpus.begin(), job_gpus.end(), gpus[i]) - job_gpus.begin()));
+        } else {
+          visible.push_back(gpus[i]);
+        }
+      }
+      for (const char* name : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCR_VISIBLE_DEVICES",
+                               "ZE_AFFINITY_MASK"}) {
+        SetEnv(process.env, name, JoinNumbers(visible));
+      }
+    }
+    process.uid = spec.uid();
+    process.gid = spec.gid();
+    process.groups = groups;
+    process.work_dir = work_dir;
+    std::optional<std::vector<DeviceRule>> confine;
+    if (constrained && binding->per_task) {
+      Result<std::vector<DeviceRule>> rules = TaskDeviceRules(node_, gpus);
+      if (!rules.ok()) return fail(rules.status());
+      confine = std::move(rules).value();
+      task.cage = fmt::format("step_{}_task_{}", step_id, task.global_id);
+    }
+    Result<TaskProcess> started = SpawnTaskProcess(process, [&](pid_t pid) -> Status {
+      ROTA_RETURN_IF_ERROR(node_.cgroups->AddPid(job_id, pid));
+      if (confine) return node_.cgroups->ConfineTask(job_id, task.cage, pid, *confine);
+      return Status::Ok();
+    });
+    if (!started.ok()) {
+      return fail(Status(started.status().code(),
+                         fmt::format("task {}: {}", task.global_id, started.status().message())));
+    }
+    task.pid = started->pid;
+    task.fds[0] = started->stdout_fd;
+    task.fds[1] = started->stderr_fd;
+    task.pidfd = static_cast<int>(syscall(SYS_pidfd_open, task.pid, 0));
+    std::lock_guard<std::mutex> step_lock(running->mu);
+    running->live.push_back(task.pid);
+    if (bind->verbose) {
+      wire::TaskIoFrame frame;
+      frame.set_kind(wire::TaskIoFrame::STDERR);
+      frame.set_task(task.global_id);
+      frame.set_data(DescribeTaskGpus(task.global_id, gpus) + "\n");
+      WriteStepMessage(io, frame).ok();
+    }
+  }
+  respond(0, wire::Empty().SerializeAsString());
+  answered = true;
+  spdlog::info("step {}.{}: {} task(s) started as uid {}", job_id, step_id, local_tasks,
+               spec.uid());
+
+  // Relay output and exits until every task has ended and said all.
+  bool srun_gone = false;
+  std::vector<char> buf(64 * 1024);
+  while (!srun_gone) {
+    std::vector<pollfd> polled;
+    std::vector<std::pair<size_t, int>> owner;  // (task, stream) per polled fd
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      for (int s = 0; s < 2; ++s) {
+        if (tasks[i].fds[s] < 0) continue;
+        polled.push_back({tasks[i].fds[s], POLLIN, 0});
+        owner.emplace_back(i, s);
+      }
+    }
+    const size_t streams = polled.size();
+    for (const LocalTask& task : tasks) {
+      if (!task.exited && task.pidfd >= 0) polled.push_back({task.pidfd, POLLIN, 0});
+    }
+    polled.push_back({io, POLLIN, 0});  // srun sends nothing: readable means gone.
+    poll(polled.data(), polled.size(), 100);
+    if (polled.back().revents != 0) srun_gone = true;
+    for (size_t p = 0; p < streams && !srun_gone; ++p) {
+      LocalTask& task = tasks[owner[p].first];
+      int& fd = task.fds[owner[p].second];
+      if (polled[p].revents == 0) {
+        // An ended task whose pipes are drained is done, even if something
+        // it left behind still holds them open.
+        if (task.exited) {
+          close(fd);
+          fd = -1;
+        }
+        continue;
+      }
+      ssize_t n = read(fd, buf.data(), buf.size());
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR) continue;
+        close(fd);
+        fd = -1;
+        continue;
+      }
+      wire::TaskIoFrame frame;
+      frame.set_kind(owner[p].second == 0 ? wire::TaskIoFrame::STDOUT : wire::TaskIoFrame::STDERR);
+      frame.set_task(task.global_id);
+      frame.set_data(buf.data(), static_cast<size_t>(n));
+      if (!WriteStepMessage(io, frame).ok()) srun_gone = true;
+    }
+    bool all_done = true;
+    for (LocalTask& task : tasks) {
+      if (!task.exited) {
+        siginfo_t info{};
+        if (waitid(P_PID, task.pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+          {
+            std::lock_guard<std::mutex> step_lock(running->mu);
+            running->live.erase(std::remove(running->live.begin(), running->live.end(), task.pid),
+                                running->live.end());
+          }
+          int status = 0;
+          while (waitpid(task.pid, &status, 0) < 0 && errno == EINTR) {
+          }
+          task.exited = true;
+          task.wait_status = static_cast<uint32_t>(status);
+        }
+      }
+      if (task.exited && !task.reported && task.fds[0] < 0 && task.fds[1] < 0) {
+        wire::TaskIoFrame frame;
+        frame.set_kind(wire::TaskIoFrame::EXIT);
+        frame.set_task(task.global_id);
+        frame.set_wait_status(task.wait_status);
+        if (!WriteStepMessage(io, frame).ok()) srun_gone = true;
+        task.reported = true;
+      }
+      all_done = all_done && task.reported;
+    }
+    if (all_done) break;
+  }
+  if (srun_gone) spdlog::warn("step {}.{}: srun is gone; killing its tasks here", job_id, step_id);
+  finish();
+}
+
+}  // namespace rota::noded

@@ -1,0 +1,74 @@
+#pragma once
+
+// The tasks of job steps (srun) on this node. srun asks each node of its step
+// to start that node's tasks (LaunchTasksRequest); this checks the request
+// against the controller's records of the job and step, starts the tasks as
+// the job's user inside the job's cage — each confined to its own GPUs when the
+// step binds them — and relays their output and exit statuses to srun over one
+// TCP connection per node (TaskIoFrame stream, docs/steps.md). Losing that
+// connection (srun died) kills the node's tasks.
+//
+// The job's cage is rota-stepd's on the job's first node, where the batch
+// script runs (tasks there wait for it to start); elsewhere this makes it for
+// the step and removes it after the job's last step here ends. Thread-safe;
+// one thread per running step.
+
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "noded/node_context.h"
+#include "rpc/server.h"
+#include "step_rpc.pb.h"
+
+namespace rota::noded {
+
+class StepTasks {
+ public:
+  // `batch_here(job_id)`: the job's batch script runs on this node and has
+  // started (its rota-stepd made the job's cage). REQUIRES: `node` outlives
+  // this object.
+  StepTasks(const NodeContext& node, std::function<bool(uint32_t job_id)> batch_here);
+  ~StepTasks();  // Stop().
+
+  // Starts this node's tasks of a step on a thread of its own and answers
+  // `respond` once they all run (or with why they could not start).
+  // `caller_uid`/`privileged`: who asked (the credential's uid; root or SlurmUser).
+  void Launch(wire::LaunchTasksRequest request, uint32_t caller_uid, bool privileged,
+              rpc::Responder respond);
+  // Sends `signal` to the tasks of `job_id` (of one step when `step_id` is set).
+  // `caller_uid` must own the job unless `privileged`. Returns how many tasks
+  // it reached.
+  int Signal(uint32_t job_id, std::optional<uint32_t> step_id, int signal, uint32_t caller_uid,
+             bool privileged);
+  // Kills every task and waits for the steps' threads.
+  void Stop();
+
+ private:
+  struct Running;
+  void Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest request, uint32_t caller_uid,
+           bool privileged, rpc::Responder respond);
+  // The job's cage for a step when no batch script holds it here: made by the
+  // first step, removed after the last. Errors: it could not be made.
+  Status HoldCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices);
+  void ReleaseCage(uint32_t job_id);
+  void JoinFinishedLocked();
+
+  const NodeContext& node_;
+  const std::function<bool(uint32_t)> batch_here_;
+
+  std::mutex mu_;
+  bool stopped_ = false;                                                     // Guarded by mu_.
+  std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<Running>> steps_;  // Guarded by mu_.
+  std::vector<std::thread> finished_;   // Threads of ended steps, to join. Guarded by mu_.
+  std::map<uint32_t, int> cage_users_;  // Steps in a cage made here, by job. Guarded by mu_.
+};
+
+}  // namespace rota::noded

@@ -1,0 +1,38 @@
+#pragma once
+
+// Starts one task of a job step as its user, with its standard output and
+// error on pipes that rotad relays to srun. Like SpawnJobProcess
+// (job_process.h), the child waits until `before_exec` has put it into its
+// cage, and only makes system calls between fork and exec; unlike it, the
+// command is looked up in the task's own PATH (srun hostname).
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "noded/job_process.h"
+
+namespace rota::noded {
+
+struct TaskProcessSpec {
+  std::vector<std::string> argv;  // argv[0]: a path, or a name looked up in env's PATH
+  std::vector<std::string> env;   // NAME=value
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
+  std::string work_dir;  // /tmp when it cannot be entered
+};
+
+struct TaskProcess {
+  pid_t pid = -1;      // Leads its own session and process group.
+  int stdout_fd = -1;  // Read ends, close-on-exec; the caller closes them.
+  int stderr_fd = -1;
+};
+
+// Errors: why the task could not start ("cannot execute foo: No such file or
+// directory"), the child already reaped.
+Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeExec& before_exec);
+
+}  // namespace rota::noded

@@ -1,0 +1,273 @@
+// Job steps end to end: a real rotactld and two rotad on one host (cgroups
+// v1, fake GPUs that open with ENXIO when allowed and EPERM when the devices
+// cgroup forbids them), sbatch jobs whose scripts run the built srun.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "common/strings.h"
+#include "tests/integration/noded_harness.h"
+
+namespace rota {
+namespace {
+
+using testing::CommandResult;
+using testing::DaemonProcess;
+using testing::NodedCluster;
+using testing::ReadFileText;
+using testing::WaitUntil;
+
+class StepsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
+    uint16_t port = testing::FreeLoopbackPort();
+    cluster_ = std::make_unique<NodedCluster>(port);
+    ctld_ = std::make_unique<DaemonProcess>(
+        std::vector<std::string>{testing::BinDir() + "/rotactld", "-f", cluster_->conf()},
+        (cluster_->dir().path() / "rotactld.log").string());
+    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
+        << ctld_->Log();
+    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+    ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
+        << cluster_->Run("sinfo").out << cluster_->NodeLogs();
+    // What each task reports: where it runs, what CUDA sees, and how opening
+    // each GPU of its node ends (ENXIO: allowed, no driver; EPERM: forbidden).
+    WriteScript(
+        "task.sh",
+        "#!/bin/sh\n"
+        "try() { m=$( (exec 3<\"$1\") 2>&1 ); case \"$m\" in\n"
+        "  *'No such device'*) echo ENXIO;; *'not permitted'*) echo EPERM;; *) echo \"?$m\";;"
+        " esac; }\n"
+        "n=$((SLURM_NODEID + 1))\n"
+        "echo T=$SLURM_PROCID N=$SLURM_NODEID L=$SLURM_LOCALID S=$SLURM_STEP_ID"
+        " CVD=$CUDA_VISIBLE_DEVICES G0=$(try " +
+            DevDir() + "/nvidia${n}_0) G1=$(try " + DevDir() + "/nvidia${n}_1)\n");
+  }
+  void TearDown() override {
+    if (HasFailure()) {
+      std::cerr << "rotactld log:\n" << ctld_->Log() << "rotad logs:\n" << cluster_->NodeLogs();
+    }
+    cluster_.reset();
+    ctld_.reset();
+  }
+
+  std::string DevDir() const { return (cluster_->dir().path() / "dev").string(); }
+  std::string WriteScript(const std::string& name, const std::string& text) {
+    std::string path = cluster_->work_dir() + "/" + name;
+    std::ofstream(path) << text;
+    chmod(path.c_str(), 0755);
+    return path;
+  }
+  // Submits a batch script (its text) with `options`; returns the job id.
+  std::string Submit(const std::string& options, const std::string& script) {
+    std::string path = WriteScript("job" + std::to_string(++scripts_) + ".sh",
+                                   "#!/bin/sh\nexport PATH=" + testing::BinDir() + ":$PATH\n" +
+                                       "export SLURM_CONF=" + cluster_->conf() + "\n" + script);
+    CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " +
+                                    options + " " + path);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return std::string(Trim(r.out));
+  }
+  bool WaitForState(const std::string& job, const std::string& state) {
+    return WaitUntil(
+        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
+        std::chrono::seconds(40));
+  }
+  std::string Output(const std::string& job) {
+    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
+  }
+  // The line of `out` starting with `prefix` ("" when none).
+  static std::string LineOf(const std::string& out, const std::string& prefix) {
+    for (std::string_view line : Split(out, '\n')) {
+      if (line.rfind(prefix, 0) == 0) return std::string(line);
+    }
+    return "";
+  }
+
+  std::unique_ptr<NodedCluster> cluster_;
+  std::unique_ptr<DaemonProcess> ctld_;
+  int scripts_ = 0;
+};
+
+// The case container users report with other schedulers: inside an sbatch
+// allocation with --gpus-per-task, every srun task gets a GPU of its own and
+// can open only that one.
+TEST_F(StepsTest, GpusPerTaskGivesEveryTaskItsOwnGpuAndOnlyThatOne) {
+  std::string id = Submit("-N2 --ntasks-per-node=2 --gpus-per-task=1",
+                          "srun -l " + cluster_->work_dir() + "/task.sh\necho rc=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+  std::map<int, int> enxio_gpu;  // Task -> the GPU it may open
+  for (int t = 0; t < 4; ++t) {
+    std::string line = LineOf(out, std::to_string(t) + ": T=" + std::to_string(t) + " ");
+    ASSERT_FALSE(line.empty()) << "task " << t << " in:\n" << out;
+    EXPECT_NE(line.find(" N=" + std::to_string(t / 2) + " L=" + std::to_string(t % 2) + " S=0 "),
+              std::string::npos)
+        << line;
+    // Confined to one GPU, CUDA numbers it 0.
+    EXPECT_NE(line.find(" CVD=0 "), std::string::npos) << line;
+    bool g0 = line.find("G0=ENXIO G1=EPERM") != std::string::npos;
+    bool g1 = line.find("G0=EPERM G1=ENXIO") != std::string::npos;
+    EXPECT_TRUE(g0 != g1) << "exactly one GPU must open: " << line;
+    enxio_gpu[t] = g0 ? 0 : 1;
+  }
+  EXPECT_NE(enxio_gpu[0], enxio_gpu[1]) << out;
+  EXPECT_NE(enxio_gpu[2], enxio_gpu[3]) << out;
+}
+
+TEST_F(StepsTest, StepEnvironmentAndBindingChoices) {
+  std::string id =
+      Submit("-N2 --ntasks-per-node=2 --gres=gpu:2",
+             "srun -n 3 sh -c 'echo ENV$SLURM_PROCID $SLURM_STEP_ID $SLURM_STEPID $SLURM_NODEID "
+             "$SLURM_LOCALID $SLURM_STEP_NODELIST $SLURM_STEP_NUM_TASKS $SLURM_STEP_NUM_NODES "
+             "$SLURM_STEP_TASKS_PER_NODE $SLURM_STEP_GPUS'\n"
+             // No binding: each task sees (and may open) both of the job's GPUs.
+             "srun -N1 -n2 --gpu-bind=none sh -c 'echo NONE$SLURM_PROCID $CUDA_VISIBLE_DEVICES'\n"
+             "srun -N1 -n2 --gpu-bind=none " +
+                 cluster_->work_dir() +
+                 "/task.sh | sed s/^/NONE/\n"
+                 // map_gpu: task 0 gets GPU 1, task 1 GPU 0.
+                 "srun -N1 -n2 --gpu-bind=map_gpu:1,0 " +
+                 cluster_->work_dir() + "/task.sh | sed s/^/MAP/\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  const std::string nodes = cluster_->NodeList();
+  EXPECT_NE(out.find("ENV0 0 0 0 0 " + nodes + " 3 2 2,1 0,1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("ENV1 0 0 0 1 " + nodes + " 3 2 2,1 0,1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("ENV2 0 0 1 0 " + nodes + " 3 2 2,1 0,1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("NONE0 0,1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("NONE1 0,1\n"), std::string::npos) << out;
+  EXPECT_NE(LineOf(out, "NONET=0 ").find("S=2 CVD=0,1 G0=ENXIO G1=ENXIO"), std::string::npos)
+      << out;
+  EXPECT_NE(LineOf(out, "NONET=1 ").find("CVD=0,1 G0=ENXIO G1=ENXIO"), std::string::npos) << out;
+  EXPECT_NE(LineOf(out, "MAPT=0 ").find("S=3 CVD=0 G0=EPERM G1=ENXIO"), std::string::npos) << out;
+  EXPECT_NE(LineOf(out, "MAPT=1 ").find("CVD=0 G0=ENXIO G1=EPERM"), std::string::npos) << out;
+}
+
+TEST_F(StepsTest, ExitCodesLabelsAndErrors) {
+  std::string id =
+      Submit("-N2 --ntasks-per-node=1",
+             "srun sh -c 'exit $((SLURM_PROCID + 3))'; echo rc1=$?\n"
+             "srun -n1 sh -c 'kill -9 $$'; echo rc2=$?\n"
+             "srun -l -n2 sh -c 'printf \"a\\nb\"; echo >&2 err$SLURM_PROCID'; echo rc3=$?\n"
+             "srun -n 5 true; echo rc4=$?\n"
+             "srun no-such-command-here; echo rc5=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  EXPECT_NE(out.find("rc1=4\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: error: " + cluster_->Node(2) + ": task 1: Exited with exit code 4\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rc2=137\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("0: a\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("1: b\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("1: err1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc3=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: error: Unable to create step for job " + id +
+                     ": More processors requested than permitted"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rc4=1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("cannot execute no-such-command-here"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc5=1\n"), std::string::npos) << out;
+}
+
+TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
+  std::string pids = cluster_->work_dir() + "/pids";
+  std::string id =
+      Submit("-N2 --ntasks-per-node=1", "srun sh -c 'echo $$ >> " + pids + "; exec sleep 300'\n");
+  ASSERT_FALSE(id.empty());
+  std::string text;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        text = std::string(Trim(ReadFileText(pids)));
+        return Split(text, '\n').size() == 2;
+      },
+      std::chrono::seconds(30)))
+      << Output(id);
+  std::vector<pid_t> tasks;
+  for (std::string_view p : Split(text, '\n')) {
+    tasks.push_back(static_cast<pid_t>(ParseUint(Trim(p)).value_or(0)));
+  }
+  for (pid_t p : tasks) EXPECT_TRUE(testing::ProcessAlive(p)) << p;
+  cluster_->Run("scancel " + id);
+  ASSERT_TRUE(WaitForState(id, "CANCELLED"));
+  for (pid_t p : tasks) {
+    EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(p); })) << "task pid " << p;
+  }
+  // The second node's cage was the step's: it is gone with it.
+  EXPECT_TRUE(WaitUntil([&] {
+    return !std::filesystem::exists(NodedCluster::CgroupDir("freezer", cluster_->Node(2),
+                                                            static_cast<uint32_t>(std::stoul(id))));
+  }));
+}
+
+TEST_F(StepsTest, SqueueListsRunningStepsAndScancelEndsOne) {
+  std::string id = Submit("-N2 --ntasks-per-node=1",
+                          "srun -J sleeper sleep 300; echo rc=$?\nsrun true; echo after=$?\n");
+  ASSERT_FALSE(id.empty());
+  std::string line;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        line = cluster_->Run("squeue -h -s").out;
+        return line.find(id + ".0") != std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << line << Output(id);
+  EXPECT_NE(line.find(id + ".0  sleeper     batch     root"), std::string::npos) << line;
+  EXPECT_NE(line.find(" " + cluster_->NodeList() + "\n"), std::string::npos) << line;
+  std::string header = cluster_->Run("squeue -s -j " + id).out;
+  EXPECT_EQ(header.rfind("         STEPID     NAME PARTITION     USER      TIME NODELIST\n", 0), 0u)
+      << header;
+  CommandResult cancel = cluster_->Run("scancel " + id + ".0");
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.out;
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  // The step ends killed; the job goes on with its next step (JOBID.1).
+  EXPECT_NE(out.find("rc=137\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("after=0\n"), std::string::npos) << out;
+  EXPECT_EQ(cluster_->Run("squeue -h -s -j " + id).out, "");
+  EXPECT_NE(cluster_->Run("scancel " + id + ".7").exit_code, 0);
+}
+
+// salloc: the allocation is granted, the command runs with the job's
+// variables and may run steps in it, and the allocation ends with it.
+TEST_F(StepsTest, SallocRunsACommandInItsAllocationAndReleasesIt) {
+  CommandResult r = cluster_->Run(
+      "salloc -N2 --ntasks-per-node=1 sh -c "
+      "'echo JOB=$SLURM_JOB_ID NODES=$SLURM_JOB_NODELIST; srun sh -c \"echo in "
+      "\\$SLURM_JOB_ID.\\$SLURM_STEP_ID.\\$SLURM_PROCID\"; exit 3'");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  std::string id;
+  const std::string granted = "salloc: Granted job allocation ";
+  size_t at = r.out.find(granted);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  id = r.out.substr(at + granted.size(), r.out.find('\n', at) - at - granted.size());
+  EXPECT_NE(r.out.find("salloc: Pending job allocation " + id + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("JOB=" + id + " NODES=" + cluster_->NodeList() + "\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("in " + id + ".0.0\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in " + id + ".0.1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("salloc: Relinquishing job allocation " + id + "\n"), std::string::npos)
+      << r.out;
+  EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+}
+
+TEST_F(StepsTest, SrunOutsideAnAllocationSaysSo) {
+  CommandResult r = cluster_->Run("env -u SLURM_JOB_ID srun true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("srun: error: srun runs only inside an allocation"), std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace rota
