@@ -1,0 +1,147 @@
+#include "sched/availability_profile.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace rota::sched {
+namespace {
+
+// Marks what `a` holds as taken in `usage`, whatever else holds it too: an
+// interval's free set is what no overlapping allocation holds.
+void Occupy(const ClusterModel& model, NodeUsage& usage, const NodeAllocation& a) {
+  const NodeShape& n = model.nodes[a.node];
+  for (uint32_t s : a.slots) {
+    if (s < n.slots() && usage.free_slots.Test(s)) {
+      usage.free_slots.Clear(s);
+      --usage.free_per_socket[n.SocketOf(s)];
+      --usage.free_count;
+    }
+  }
+  usage.free_gpus &= ~a.gpus;
+  usage.free_mem_mb = usage.free_mem_mb > a.mem_mb ? usage.free_mem_mb - a.mem_mb : 0;
+  ++usage.allocations;
+  if (a.exclusive) usage.held_exclusively = true;
+}
+
+}  // namespace
+
+AvailabilityProfile::AvailabilityProfile(const ClusterModel& model,
+                                         std::vector<NodeUsage> usage_now, int64_t now,
+                                         int64_t resolution)
+    : model_(model),
+      now_(now),
+      resolution_(std::max<int64_t>(1, resolution)),
+      base_(std::move(usage_now)),
+      node_releases_(model.nodes.size()),
+      node_bookings_(model.nodes.size()) {
+  Totals t;
+  for (size_t i = 0; i < base_.size(); ++i) {
+    t.cpus += int64_t{base_[i].free_count} * model.nodes[i].cpus_per_slot();
+    t.gpus += std::popcount(base_[i].free_gpus);
+  }
+  segments_.push_back({now_, t});
+}
+
+int64_t AvailabilityProfile::RoundUp(int64_t t) const {
+  if (t == kForever || resolution_ == 1) return t;
+  int64_t r = t % resolution_;
+  return r == 0 ? t : t + (resolution_ - r);
+}
+
+int64_t AvailabilityProfile::CpusOf(const NodeAllocation& a) const {
+  return static_cast<int64_t>(a.slots.size()) * model_.nodes[a.node].cpus_per_slot();
+}
+
+size_t AvailabilityProfile::SplitAt(int64_t t) {
+  t = std::max(t, now_);
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), t,
+                             [](int64_t v, const Segment& s) { return v < s.time; });
+  size_t i = static_cast<size_t>(it - segments_.begin()) - 1;  // segments_[0].time == now_
+  if (segments_[i].time == t) return i;
+  segments_.insert(segments_.begin() + static_cast<ptrdiff_t>(i) + 1, Segment{t, segments_[i].free});
+  return i + 1;
+}
+
+void AvailabilityProfile::AddToTotals(int64_t start, int64_t end, int64_t cpus, int64_t gpus) {
+  if (end != kForever && end <= std::max(start, now_)) return;
+  size_t first = SplitAt(start);
+  size_t last = end == kForever ? segments_.size() : SplitAt(end);
+  for (size_t i = first; i < last; ++i) {
+    segments_[i].free.cpus += cpus;
+    segments_[i].free.gpus += gpus;
+  }
+}
+
+void AvailabilityProfile::AddRelease(int64_t end, const Allocation& allocation) {
+  if (end == kForever) return;  // Held for ever: base_ already has it taken.
+  // An allocation past its end is still being killed: free from the next step.
+  end = RoundUp(std::max(end, now_ + 1));
+  int64_t cpus = 0;
+  int64_t gpus = 0;
+  for (const NodeAllocation& a : allocation.nodes) {
+    node_releases_[a.node].push_back(static_cast<uint32_t>(releases_.size()));
+    releases_.push_back({now_, end, a});
+    cpus += CpusOf(a);
+    gpus += std::popcount(a.gpus);
+  }
+  AddToTotals(end, kForever, cpus, gpus);
+  auto it = std::lower_bound(freeing_times_.begin(), freeing_times_.end(), end);
+  if (it == freeing_times_.end() || *it != end) freeing_times_.insert(it, end);
+}
+
+void AvailabilityProfile::Book(int64_t start, int64_t end, const Allocation& allocation) {
+  end = RoundUp(end);
+  int64_t cpus = 0;
+  int64_t gpus = 0;
+  for (const NodeAllocation& a : allocation.nodes) {
+    node_bookings_[a.node].push_back(static_cast<uint32_t>(bookings_.size()));
+    bookings_.push_back({start, end, a});
+    cpus += CpusOf(a);
+    gpus += std::popcount(a.gpus);
+  }
+  AddToTotals(start, end, -cpus, -gpus);
+  if (end != kForever) {
+    auto it = std::lower_bound(freeing_times_.begin(), freeing_times_.end(), end);
+    if (it == freeing_times_.end() || *it != end) freeing_times_.insert(it, end);
+  }
+}
+
+void AvailabilityProfile::FreeDuring(int64_t start, int64_t end,
+                                     const std::vector<uint32_t>& nodes,
+                                     std::vector<NodeUsage>& usage) const {
+  for (uint32_t n : nodes) {
+    const std::vector<uint32_t>& released = node_releases_[n];
+    const std::vector<uint32_t>& booked = node_bookings_[n];
+    if (released.empty() && booked.empty()) continue;  // Still base_[n]
+    NodeUsage& u = usage[n];
+    u = base_[n];
+    for (uint32_t r : released) {
+      if (releases_[r].end <= start) GiveBack(model_, u, releases_[r].allocation);
+    }
+    for (uint32_t b : booked) {
+      const Hold& h = bookings_[b];
+      if (h.start < end && h.end > start) Occupy(model_, u, h.allocation);
+    }
+  }
+}
+
+AvailabilityProfile::Totals AvailabilityProfile::MinTotalsDuring(int64_t start,
+                                                                 int64_t end) const {
+  start = std::max(start, now_);
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), start,
+                             [](int64_t v, const Segment& s) { return v < s.time; });
+  size_t i = static_cast<size_t>(it - segments_.begin()) - 1;
+  Totals m = segments_[i].free;
+  for (++i; i < segments_.size() && segments_[i].time < end; ++i) {
+    m.cpus = std::min(m.cpus, segments_[i].free.cpus);
+    m.gpus = std::min(m.gpus, segments_[i].free.gpus);
+  }
+  return m;
+}
+
+int64_t AvailabilityProfile::NextFreeingAfter(int64_t t) const {
+  auto it = std::upper_bound(freeing_times_.begin(), freeing_times_.end(), t);
+  return it == freeing_times_.end() ? kForever : *it;
+}
+
+}  // namespace rota::sched
