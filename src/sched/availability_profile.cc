@@ -33,7 +33,8 @@ AvailabilityProfile::AvailabilityProfile(const ClusterModel& model,
       resolution_(std::max<int64_t>(1, resolution)),
       base_(std::move(usage_now)),
       node_releases_(model.nodes.size()),
-      node_bookings_(model.nodes.size()) {
+      node_bookings_(model.nodes.size()),
+      views_(kViews) {
   Totals t;
   for (size_t i = 0; i < base_.size(); ++i) {
     t.cpus += int64_t{base_[i].free_count} * model.nodes[i].cpus_per_slot();
@@ -58,7 +59,8 @@ size_t AvailabilityProfile::SplitAt(int64_t t) {
                              [](int64_t v, const Segment& s) { return v < s.time; });
   size_t i = static_cast<size_t>(it - segments_.begin()) - 1;  // segments_[0].time == now_
   if (segments_[i].time == t) return i;
-  segments_.insert(segments_.begin() + static_cast<ptrdiff_t>(i) + 1, Segment{t, segments_[i].free});
+  segments_.insert(segments_.begin() + static_cast<ptrdiff_t>(i) + 1,
+                   Segment{t, segments_[i].free});
   return i + 1;
 }
 
@@ -81,6 +83,8 @@ void AvailabilityProfile::AddRelease(int64_t end, const Allocation& allocation) 
   for (const NodeAllocation& a : allocation.nodes) {
     node_releases_[a.node].push_back(static_cast<uint32_t>(releases_.size()));
     releases_.push_back({now_, end, a});
+    release_ends_.emplace(end, a.node);
+    MarkDirtyEverywhere(a.node);
     cpus += CpusOf(a);
     gpus += std::popcount(a.gpus);
   }
@@ -96,6 +100,9 @@ void AvailabilityProfile::Book(int64_t start, int64_t end, const Allocation& all
   for (const NodeAllocation& a : allocation.nodes) {
     node_bookings_[a.node].push_back(static_cast<uint32_t>(bookings_.size()));
     bookings_.push_back({start, end, a});
+    booking_starts_.emplace(start, a.node);
+    booking_ends_.emplace(end, a.node);
+    MarkDirtyEverywhere(a.node);
     cpus += CpusOf(a);
     gpus += std::popcount(a.gpus);
   }
@@ -106,27 +113,73 @@ void AvailabilityProfile::Book(int64_t start, int64_t end, const Allocation& all
   }
 }
 
-void AvailabilityProfile::FreeDuring(int64_t start, int64_t end,
-                                     const std::vector<uint32_t>& nodes,
-                                     std::vector<NodeUsage>& usage) const {
-  for (uint32_t n : nodes) {
-    const std::vector<uint32_t>& released = node_releases_[n];
-    const std::vector<uint32_t>& booked = node_bookings_[n];
-    if (released.empty() && booked.empty()) continue;  // Still base_[n]
-    NodeUsage& u = usage[n];
-    u = base_[n];
-    for (uint32_t r : released) {
-      if (releases_[r].end <= start) GiveBack(model_, u, releases_[r].allocation);
-    }
-    for (uint32_t b : booked) {
-      const Hold& h = bookings_[b];
-      if (h.start < end && h.end > start) Occupy(model_, u, h.allocation);
-    }
+void AvailabilityProfile::MarkDirty(View& v, uint32_t node) {
+  if (!v.is_dirty[node]) {
+    v.is_dirty[node] = true;
+    v.dirty.push_back(node);
   }
 }
 
-AvailabilityProfile::Totals AvailabilityProfile::MinTotalsDuring(int64_t start,
-                                                                 int64_t end) const {
+void AvailabilityProfile::MarkDirtyEverywhere(uint32_t node) {
+  for (View& v : views_) {
+    if (!v.usage.empty()) MarkDirty(v, node);
+  }
+}
+
+void AvailabilityProfile::MarkRange(View& v, const std::multimap<int64_t, uint32_t>& events,
+                                    int64_t from, int64_t to) {
+  if (from >= to) return;
+  for (auto it = events.lower_bound(from); it != events.end() && it->first < to; ++it) {
+    MarkDirty(v, it->second);
+  }
+}
+
+void AvailabilityProfile::Recompute(const View& v, uint32_t n, NodeUsage& u) const {
+  u = base_[n];
+  for (uint32_t r : node_releases_[n]) {
+    if (releases_[r].end <= v.start) GiveBack(model_, u, releases_[r].allocation);
+  }
+  for (uint32_t b : node_bookings_[n]) {
+    const Hold& h = bookings_[b];
+    if (h.start < v.end && h.end > v.start) Occupy(model_, u, h.allocation);
+  }
+}
+
+const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int64_t end,
+                                                              size_t view) {
+  View& v = views_[view % kViews];
+  if (v.usage.empty()) {
+    // First use: as if it had answered for [now, now), where nothing given
+    // back or booked counts; every node with a hold is out of date.
+    v.usage = base_;
+    v.start = now_;
+    v.end = now_;
+    v.is_dirty.assign(base_.size(), false);
+    for (uint32_t n = 0; n < base_.size(); ++n) {
+      if (!node_releases_[n].empty() || !node_bookings_[n].empty()) MarkDirty(v, n);
+    }
+  }
+  // A release counts when its end <= start; a booking when start < its end
+  // and its start < end. Only holds whose time lies between the old and the
+  // new bounds change their answer: ends in (s_lo, s_hi], starts in [e_lo, e_hi).
+  auto [s_lo, s_hi] = std::minmax(v.start, start);
+  auto [e_lo, e_hi] = std::minmax(v.end, end);
+  if (s_lo != s_hi) {
+    MarkRange(v, release_ends_, s_lo + 1, s_hi + 1);
+    MarkRange(v, booking_ends_, s_lo + 1, s_hi + 1);
+  }
+  MarkRange(v, booking_starts_, e_lo, e_hi);
+  v.start = start;
+  v.end = end;
+  for (uint32_t n : v.dirty) {
+    Recompute(v, n, v.usage[n]);
+    v.is_dirty[n] = false;
+  }
+  v.dirty.clear();
+  return v.usage;
+}
+
+AvailabilityProfile::Totals AvailabilityProfile::MinTotalsDuring(int64_t start, int64_t end) const {
   start = std::max(start, now_);
   auto it = std::upper_bound(segments_.begin(), segments_.end(), start,
                              [](int64_t v, const Segment& s) { return v < s.time; });

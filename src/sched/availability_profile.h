@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "sched/allocation.h"
@@ -42,12 +43,15 @@ class AvailabilityProfile {
   // never fails: the caller placed it in FreeDuring's answer.
   void Book(int64_t start, int64_t end, const Allocation& allocation);
 
-  // What is free on each of `nodes` throughout [start, end), written into
-  // `usage` (other nodes untouched). REQUIRES: `usage` came from
-  // InitialUsage() and has only been written by FreeDuring since.
-  void FreeDuring(int64_t start, int64_t end, const std::vector<uint32_t>& nodes,
-                  std::vector<NodeUsage>& usage) const;
-  std::vector<NodeUsage> InitialUsage() const { return base_; }
+  // What is free on every node throughout [start, end). The answer is kept
+  // in view `view` (0 to kViews - 1) and brought up to date for its next
+  // question: only nodes with a hold that starts, ends or is booked between
+  // the two questions are computed again. A caller whose questions move
+  // forward in time (one kind of request searching later and later) keeps
+  // one view busy with few changes. Valid until the next FreeDuring on the
+  // same view or Book.
+  static constexpr size_t kViews = 16;
+  const std::vector<NodeUsage>& FreeDuring(int64_t start, int64_t end, size_t view = 0);
 
   // An upper bound of the CPUs and GPUs free throughout [start, end) summed
   // over the cluster: when it is short, no placement can fit, and FreeDuring
@@ -93,8 +97,29 @@ class AvailabilityProfile {
   // Per node: indices into releases_ / bookings_.
   std::vector<std::vector<uint32_t>> node_releases_;
   std::vector<std::vector<uint32_t>> node_bookings_;
+  // One kept answer: what is free throughout [start, end), and the nodes
+  // whose part of it is out of date.
+  struct View {
+    std::vector<NodeUsage> usage;  // Empty until first used
+    int64_t start = 0;
+    int64_t end = 0;
+    std::vector<uint32_t> dirty;
+    std::vector<bool> is_dirty;
+  };
+  static void MarkDirty(View& v, uint32_t node);
+  // Marks the nodes of `events` with a time in [from, to) (a half-open range).
+  static void MarkRange(View& v, const std::multimap<int64_t, uint32_t>& events, int64_t from,
+                        int64_t to);
+  void MarkDirtyEverywhere(uint32_t node);
+  void Recompute(const View& v, uint32_t node, NodeUsage& u) const;
+
   std::vector<int64_t> freeing_times_;  // Sorted, unique
-  std::vector<Segment> segments_;       // Sorted by time; first at now_
+  // Hold times by node, to find what changes between two FreeDuring questions.
+  std::multimap<int64_t, uint32_t> release_ends_;
+  std::multimap<int64_t, uint32_t> booking_starts_;
+  std::multimap<int64_t, uint32_t> booking_ends_;
+  std::vector<Segment> segments_;  // Sorted by time; first at now_
+  std::vector<View> views_;
 };
 
 }  // namespace rota::sched

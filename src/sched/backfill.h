@@ -43,10 +43,10 @@ struct BackfillJob {
 };
 
 enum class BackfillOutcome : uint8_t {
-  kStartNow,    // Fits now without delaying any reservation: start it
-  kReserved,    // Reserved at `start`, on `allocation`
-  kNoPlan,      // No start within the window (or it may not reserve): no reservation
-  kNotTested,   // Left out by bf_max_job_test / _part / _user
+  kStartNow,   // Fits now without delaying any reservation: start it
+  kReserved,   // Reserved at `start`, on `allocation`
+  kNoPlan,     // No start within the window (or it may not reserve): no reservation
+  kNotTested,  // Left out by bf_max_job_test / _part / _user
 };
 
 struct BackfillDecision {

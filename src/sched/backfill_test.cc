@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "sched/availability_profile.h"
@@ -202,22 +203,21 @@ TEST(AvailabilityProfileTest, FreeDuringSeesEveryOverlappingHold) {
   AvailabilityProfile p(m, usage, 100);
   p.AddRelease(200, Allocation{{run}});
   p.Book(300, 400, Allocation{{NodeAllocation{0, {2}, 0x2, 100, 1, false}}});
-  std::vector<uint32_t> all = {0};
-  std::vector<NodeUsage> u = p.InitialUsage();
+  std::vector<NodeUsage> u;
 
-  p.FreeDuring(100, 150, all, u);  // Running job still there
+  u = p.FreeDuring(100, 150);  // Running job still there
   EXPECT_EQ(u[0].free_count, 2u);
   EXPECT_EQ(u[0].free_gpus, 0x2u);
   EXPECT_EQ(u[0].free_mem_mb, 600u);
-  p.FreeDuring(200, 300, all, u);  // Released, booking not begun
+  u = p.FreeDuring(200, 300);  // Released, booking not begun
   EXPECT_EQ(u[0].free_count, 4u);
   EXPECT_EQ(u[0].free_gpus, 0x3u);
-  p.FreeDuring(250, 350, all, u);  // Overlaps the booking
+  u = p.FreeDuring(250, 350);  // Overlaps the booking
   EXPECT_EQ(u[0].free_count, 3u);
   EXPECT_FALSE(u[0].free_slots.Test(2));
   EXPECT_EQ(u[0].free_gpus, 0x1u);
   EXPECT_EQ(u[0].free_mem_mb, 900u);
-  p.FreeDuring(150, 350, all, u);  // Spans the release: the running job counts
+  u = p.FreeDuring(150, 350);  // Spans the release: the running job counts
   EXPECT_EQ(u[0].free_count, 1u);
   EXPECT_EQ(u[0].free_gpus, 0u);
 
@@ -228,6 +228,53 @@ TEST(AvailabilityProfileTest, FreeDuringSeesEveryOverlappingHold) {
   EXPECT_EQ(p.NextFreeingAfter(100), 200);
   EXPECT_EQ(p.NextFreeingAfter(200), 400);
   EXPECT_EQ(p.NextFreeingAfter(400), kForever);
+}
+
+TEST(AvailabilityProfileTest, IncrementalAnswersEqualFreshOnes) {
+  // FreeDuring brings its last answer up to date; a fresh profile with the
+  // same holds computes every node. Random holds and questions must agree.
+  ClusterModel m;
+  for (int i = 0; i < 6; ++i) {
+    AddNode(m, MakeNode("n" + std::to_string(i), 1, 8, 1000, {{"a100", 4}}, m.gpu_types));
+  }
+  m.empty_usage = m.EmptyUsage();
+  std::mt19937 rng(3);
+  struct Hold {
+    int64_t start, end;
+    NodeAllocation a;
+  };
+  std::vector<Hold> releases;
+  std::vector<NodeUsage> base = m.EmptyUsage();
+  for (uint32_t n = 0; n < 6; ++n) {
+    NodeAllocation a{n, {0, 1, 2}, 0x1, 100, 1, false};
+    ASSERT_TRUE(Take(m, base[n], a));
+    releases.push_back({0, 10 + static_cast<int64_t>(rng() % 50), a});
+  }
+  AvailabilityProfile incremental(m, base, 0);
+  for (const Hold& r : releases) incremental.AddRelease(r.end, Allocation{{r.a}});
+  std::vector<Hold> bookings;
+  for (int step = 0; step < 200; ++step) {
+    if (rng() % 3 == 0) {
+      uint32_t n = rng() % 6;
+      int64_t s = rng() % 80;
+      Hold b{s, s + 1 + static_cast<int64_t>(rng() % 30),
+             NodeAllocation{n, {3 + static_cast<uint32_t>(rng() % 5)}, 0, 10, 1, false}};
+      incremental.Book(b.start, b.end, Allocation{{b.a}});
+      bookings.push_back(b);
+    }
+    int64_t s = rng() % 90;
+    int64_t e = rng() % 4 == 0 ? kForever : s + 1 + static_cast<int64_t>(rng() % 40);
+    std::vector<NodeUsage> got = incremental.FreeDuring(s, e);
+    AvailabilityProfile fresh(m, base, 0);
+    for (const Hold& r : releases) fresh.AddRelease(r.end, Allocation{{r.a}});
+    for (const Hold& b : bookings) fresh.Book(b.start, b.end, Allocation{{b.a}});
+    const std::vector<NodeUsage>& want = fresh.FreeDuring(s, e);
+    for (uint32_t n = 0; n < 6; ++n) {
+      ASSERT_EQ(got[n].free_slots, want[n].free_slots) << "step " << step << " node " << n;
+      ASSERT_EQ(got[n].free_gpus, want[n].free_gpus) << "step " << step;
+      ASSERT_EQ(got[n].free_mem_mb, want[n].free_mem_mb) << "step " << step;
+    }
+  }
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     sched::Allocation held;
     for (int i = 0; i < job->nodes_size(); ++i) {
       int32_t node = model.IndexOf(job->nodes(i));
-      if (node >= 0) held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
+      if (node >= 0)
+        held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
     }
     bool ends = job->time_limit_s() >= 0 && job->end_time() > 0;
     profile.AddRelease(ends ? job->end_time() : sched::kForever, held);

@@ -23,11 +23,11 @@ constexpr int64_t kT0 = 1'800'000'000;  // A multiple of bf_resolution (60 s)
 class BackfillPassTest : public ::testing::Test {
  protected:
   void Start(const std::string& scheduler) {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n" + scheduler +
-               "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-               "DefaultTime=1:00:00\n"});
+    auto loaded =
+        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n" + scheduler +
+                               "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+                               "DefaultTime=1:00:00\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     core_ = std::make_unique<ControllerCore>(*loaded.config);
     Effects e;
@@ -69,7 +69,7 @@ class BackfillPassTest : public ::testing::Test {
 };
 
 TEST_F(BackfillPassTest, PlannedStartsAreShownAndShortJobsFillTheHole) {
-  Start("");  // SchedulerType defaults to sched/backfill
+  Start("");                                 // SchedulerType defaults to sched/backfill
   uint32_t a = Submit("running", 1, 4, 10);  // n1 until +10 min
   uint32_t b = Submit("wide", 2, 8, 60);     // both nodes: waits for a
   uint32_t c = Submit("short", 1, 4, 5);     // ends before a does: fills n2

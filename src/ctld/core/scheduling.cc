@@ -347,8 +347,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       set_reason(model::reason::kPartitionTimeLimit);
       continue;
     }
-    if (partition->max_nodes != conf::kUnlimitedCount &&
-        job.req_nodes() > partition->max_nodes) {
+    if (partition->max_nodes != conf::kUnlimitedCount && job.req_nodes() > partition->max_nodes) {
       set_reason(model::reason::kPartitionNodeLimit);
       continue;
     }
