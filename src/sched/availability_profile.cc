@@ -146,8 +146,13 @@ void AvailabilityProfile::Recompute(const View& v, uint32_t n, NodeUsage& u) con
 }
 
 const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int64_t end,
-                                                              size_t view) {
+                                                              size_t view, Share share) {
   View& v = views_[view % kViews];
+  auto is_open = [&](uint32_t n) {
+    const NodeUsage& u = v.usage[n];
+    return !u.held_exclusively && u.free_count * model_.nodes[n].cpus_per_slot() >= v.share.cpus &&
+           static_cast<uint32_t>(std::popcount(u.free_gpus)) >= v.share.gpus;
+  };
   if (v.usage.empty()) {
     // First use: as if it had answered for [now, now), where nothing given
     // back or booked counts; every node with a hold is out of date.
@@ -157,6 +162,13 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
     v.is_dirty.assign(base_.size(), false);
     for (uint32_t n = 0; n < base_.size(); ++n) {
       if (!node_releases_[n].empty() || !node_bookings_[n].empty()) MarkDirty(v, n);
+    }
+    v.share = share;
+    v.open.assign(base_.size(), false);
+    v.open_count = 0;
+    for (uint32_t n = 0; n < base_.size(); ++n) {
+      v.open[n] = is_open(n);
+      v.open_count += v.open[n];
     }
   }
   // A release counts when its end <= start; a booking when start < its end
@@ -174,6 +186,15 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
   for (uint32_t n : v.dirty) {
     Recompute(v, n, v.usage[n]);
     v.is_dirty[n] = false;
+    bool open = is_open(n);
+    if (open != v.open[n]) {
+      v.open[n] = open;
+      if (open) {
+        ++v.open_count;
+      } else {
+        --v.open_count;
+      }
+    }
   }
   v.dirty.clear();
   return v.usage;

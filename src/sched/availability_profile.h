@@ -50,8 +50,21 @@ class AvailabilityProfile {
   // forward in time (one kind of request searching later and later) keeps
   // one view busy with few changes. Valid until the next FreeDuring on the
   // same view or Book.
+  //
+  // A view also counts its "open" nodes: those with at least `share.cpus`
+  // free CPUs and `share.gpus` free GPUs, not held exclusively (the least
+  // one node of the caller's request needs). The share is fixed at the
+  // view's first use.
+  struct Share {  // Value-initialize: Share{} is zeros
+    uint32_t cpus;
+    uint32_t gpus;
+  };
   static constexpr size_t kViews = 16;
-  const std::vector<NodeUsage>& FreeDuring(int64_t start, int64_t end, size_t view = 0);
+  const std::vector<NodeUsage>& FreeDuring(int64_t start, int64_t end, size_t view = 0,
+                                           Share share = {});
+  // Of the last FreeDuring on `view`: how many nodes are open, and whether `node` is.
+  size_t OpenCount(size_t view) const { return views_[view % kViews].open_count; }
+  bool IsOpen(size_t view, uint32_t node) const { return views_[view % kViews].open[node]; }
 
   // An upper bound of the CPUs and GPUs free throughout [start, end) summed
   // over the cluster: when it is short, no placement can fit, and FreeDuring
@@ -105,6 +118,9 @@ class AvailabilityProfile {
     int64_t end = 0;
     std::vector<uint32_t> dirty;
     std::vector<bool> is_dirty;
+    Share share{};
+    std::vector<bool> open;
+    size_t open_count = 0;
   };
   static void MarkDirty(View& v, uint32_t node);
   // Marks the nodes of `events` with a time in [from, to) (a half-open range).

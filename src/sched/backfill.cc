@@ -49,9 +49,6 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
   result.decisions.reserve(jobs.size());
   const int64_t now = profile.now();
   const int64_t horizon = params.window >= kForever - now ? kForever : now + params.window;
-  // CPUs per slot by node, out of the bulky NodeShape, for the scan below.
-  std::vector<uint32_t> slot_cpus(model.nodes.size());
-  for (size_t n = 0; n < model.nodes.size(); ++n) slot_cpus[n] = model.nodes[n].cpus_per_slot();
   std::vector<uint32_t> open_nodes;  // Candidates with a free core in the interval
   std::map<uint32_t, uint32_t> tested_in_part;
   std::map<uint32_t, uint32_t> tested_of_user;
@@ -95,25 +92,28 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
       int64_t end = duration == kForever || t > kForever - duration ? kForever : t + duration;
       AvailabilityProfile::Totals free = profile.MinTotalsDuring(t, end);
       if (free.cpus >= need.cpus && free.gpus >= need.gpus) {
-        const std::vector<NodeUsage>& usage = profile.FreeDuring(t, end, memo->second.view);
-        // Nodes with nothing free cannot take any share: leaving them out
-        // changes no choice and spares the selection most of a full cluster.
+        const size_t view = memo->second.view;
+        const std::vector<NodeUsage>& usage =
+            profile.FreeDuring(t, end, view, {share.cpus, share.gpus});
+        // Too few nodes can take a share: no placement. (The view counts over
+        // the whole cluster, an upper bound for the partition.)
+        if (profile.OpenCount(view) < share.nodes) {
+          t = profile.NextFreeingAfter(t);
+          continue;
+        }
+        // Nodes that cannot take a share change no choice: the selection
+        // sees only the open ones and is spared most of a full cluster.
         const std::vector<uint32_t>* candidates = job.candidates;
         if (job.request.required_nodes.empty()) {
           open_nodes.clear();
           for (uint32_t n : *job.candidates) {
-            const NodeUsage& u = usage[n];
-            if (u.free_count * slot_cpus[n] >= share.cpus &&
-                static_cast<uint32_t>(std::popcount(u.free_gpus)) >= share.gpus &&
-                !u.held_exclusively) {
-              open_nodes.push_back(n);
-            }
+            if (profile.IsOpen(view, n)) open_nodes.push_back(n);
           }
           candidates = &open_nodes;
-        }
-        if (candidates->size() < share.nodes) {
-          t = profile.NextFreeingAfter(t);
-          continue;
+          if (candidates->size() < share.nodes) {
+            t = profile.NextFreeingAfter(t);
+            continue;
+          }
         }
         ++result.placements_tried;
         Selection s = Select(model, usage, *candidates, job.request);
