@@ -164,11 +164,13 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
       if (!node_releases_[n].empty() || !node_bookings_[n].empty()) MarkDirty(v, n);
     }
     v.share = share;
-    v.open.assign(base_.size(), false);
+    v.open.assign((base_.size() + 63) / 64, 0);
     v.open_count = 0;
     for (uint32_t n = 0; n < base_.size(); ++n) {
-      v.open[n] = is_open(n);
-      v.open_count += v.open[n];
+      if (is_open(n)) {
+        v.open[n >> 6] |= uint64_t{1} << (n & 63);
+        ++v.open_count;
+      }
     }
   }
   // A release counts when its end <= start; a booking when start < its end
@@ -187,8 +189,9 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
     Recompute(v, n, v.usage[n]);
     v.is_dirty[n] = false;
     bool open = is_open(n);
-    if (open != v.open[n]) {
-      v.open[n] = open;
+    uint64_t bit = uint64_t{1} << (n & 63);
+    if (open != ((v.open[n >> 6] & bit) != 0)) {
+      v.open[n >> 6] ^= bit;
       if (open) {
         ++v.open_count;
       } else {
@@ -198,6 +201,23 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
   }
   v.dirty.clear();
   return v.usage;
+}
+
+void AvailabilityProfile::OpenNodes(size_t view, const std::vector<uint64_t>& among,
+                                    std::vector<uint32_t>& out) const {
+  const View& v = views_[view % kViews];
+  out.clear();
+  for (size_t w = 0; w < v.open.size() && w < among.size(); ++w) {
+    for (uint64_t bits = v.open[w] & among[w]; bits != 0; bits &= bits - 1) {
+      out.push_back(static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
+    }
+  }
+}
+
+std::vector<uint64_t> AvailabilityProfile::NodeBits(const std::vector<uint32_t>& nodes) const {
+  std::vector<uint64_t> bits((base_.size() + 63) / 64, 0);
+  for (uint32_t n : nodes) bits[n >> 6] |= uint64_t{1} << (n & 63);
+  return bits;
 }
 
 AvailabilityProfile::Totals AvailabilityProfile::MinTotalsDuring(int64_t start, int64_t end) const {

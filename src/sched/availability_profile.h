@@ -64,7 +64,14 @@ class AvailabilityProfile {
                                            Share share = {});
   // Of the last FreeDuring on `view`: how many nodes are open, and whether `node` is.
   size_t OpenCount(size_t view) const { return views_[view % kViews].open_count; }
-  bool IsOpen(size_t view, uint32_t node) const { return views_[view % kViews].open[node]; }
+  bool IsOpen(size_t view, uint32_t node) const {
+    return (views_[view % kViews].open[node >> 6] >> (node & 63)) & 1u;
+  }
+  // The open nodes of `view` that are also in `among` (a node bit set, as
+  // NodeBits makes), ascending, into `out`.
+  void OpenNodes(size_t view, const std::vector<uint64_t>& among, std::vector<uint32_t>& out) const;
+  // `nodes` as a bit set over the cluster's nodes.
+  std::vector<uint64_t> NodeBits(const std::vector<uint32_t>& nodes) const;
 
   // An upper bound of the CPUs and GPUs free throughout [start, end) summed
   // over the cluster: when it is short, no placement can fit, and FreeDuring
@@ -119,7 +126,7 @@ class AvailabilityProfile {
     std::vector<uint32_t> dirty;
     std::vector<bool> is_dirty;
     Share share{};
-    std::vector<bool> open;
+    std::vector<uint64_t> open;  // Bit per node
     size_t open_count = 0;
   };
   static void MarkDirty(View& v, uint32_t node);

@@ -49,7 +49,9 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
   result.decisions.reserve(jobs.size());
   const int64_t now = profile.now();
   const int64_t horizon = params.window >= kForever - now ? kForever : now + params.window;
-  std::vector<uint32_t> open_nodes;  // Candidates with a free core in the interval
+  std::vector<uint32_t> open_nodes;
+  // Each candidate list as a node bit set, made once (empty: not ascending).
+  std::map<const std::vector<uint32_t>*, std::vector<uint64_t>> partition_bits;  // Candidates with a free core in the interval
   std::map<uint32_t, uint32_t> tested_in_part;
   std::map<uint32_t, uint32_t> tested_of_user;
   std::map<uint32_t, uint32_t> reserved_in_part;
@@ -105,9 +107,17 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
         // sees only the open ones and is spared most of a full cluster.
         const std::vector<uint32_t>* candidates = job.candidates;
         if (job.request.required_nodes.empty()) {
-          open_nodes.clear();
-          for (uint32_t n : *job.candidates) {
-            if (profile.IsOpen(view, n)) open_nodes.push_back(n);
+          auto [bits, added] = partition_bits.try_emplace(job.candidates);
+          if (added && std::is_sorted(job.candidates->begin(), job.candidates->end())) {
+            bits->second = profile.NodeBits(*job.candidates);
+          }
+          if (!bits->second.empty()) {
+            profile.OpenNodes(view, bits->second, open_nodes);
+          } else {  // Candidates in an order of their own: keep it.
+            open_nodes.clear();
+            for (uint32_t n : *job.candidates) {
+              if (profile.IsOpen(view, n)) open_nodes.push_back(n);
+            }
           }
           candidates = &open_nodes;
           if (candidates->size() < share.nodes) {
