@@ -148,11 +148,6 @@ void AvailabilityProfile::Recompute(const View& v, uint32_t n, NodeUsage& u) con
 const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int64_t end,
                                                               size_t view, Share share) {
   View& v = views_[view % kViews];
-  auto is_open = [&](uint32_t n) {
-    const NodeUsage& u = v.usage[n];
-    return !u.held_exclusively && u.free_count * model_.nodes[n].cpus_per_slot() >= v.share.cpus &&
-           static_cast<uint32_t>(std::popcount(u.free_gpus)) >= v.share.gpus;
-  };
   if (v.usage.empty()) {
     // First use: as if it had answered for [now, now), where nothing given
     // back or booked counts; every node with a hold is out of date.
@@ -164,14 +159,7 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
       if (!node_releases_[n].empty() || !node_bookings_[n].empty()) MarkDirty(v, n);
     }
     v.share = share;
-    v.open.assign((base_.size() + 63) / 64, 0);
-    v.open_count = 0;
-    for (uint32_t n = 0; n < base_.size(); ++n) {
-      if (is_open(n)) {
-        v.open[n >> 6] |= uint64_t{1} << (n & 63);
-        ++v.open_count;
-      }
-    }
+    CountOpen(v);
   }
   // A release counts when its end <= start; a booking when start < its end
   // and its start < end. Only holds whose time lies between the old and the
@@ -188,7 +176,7 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
   for (uint32_t n : v.dirty) {
     Recompute(v, n, v.usage[n]);
     v.is_dirty[n] = false;
-    bool open = is_open(n);
+    bool open = IsOpenIn(v, n);
     uint64_t bit = uint64_t{1} << (n & 63);
     if (open != ((v.open[n >> 6] & bit) != 0)) {
       v.open[n >> 6] ^= bit;
@@ -200,7 +188,29 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
     }
   }
   v.dirty.clear();
+  if (share.cpus != v.share.cpus || share.gpus != v.share.gpus) {
+    // A view passed on to a request of another share: count again.
+    v.share = share;
+    CountOpen(v);
+  }
   return v.usage;
+}
+
+bool AvailabilityProfile::IsOpenIn(const View& v, uint32_t n) const {
+  const NodeUsage& u = v.usage[n];
+  return !u.held_exclusively && u.free_count * model_.nodes[n].cpus_per_slot() >= v.share.cpus &&
+         static_cast<uint32_t>(std::popcount(u.free_gpus)) >= v.share.gpus;
+}
+
+void AvailabilityProfile::CountOpen(View& v) const {
+  v.open.assign((base_.size() + 63) / 64, 0);
+  v.open_count = 0;
+  for (uint32_t n = 0; n < base_.size(); ++n) {
+    if (IsOpenIn(v, n)) {
+      v.open[n >> 6] |= uint64_t{1} << (n & 63);
+      ++v.open_count;
+    }
+  }
 }
 
 void AvailabilityProfile::OpenNodes(size_t view, const std::vector<uint64_t>& among,

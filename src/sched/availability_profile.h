@@ -53,8 +53,8 @@ class AvailabilityProfile {
   //
   // A view also counts its "open" nodes: those with at least `share.cpus`
   // free CPUs and `share.gpus` free GPUs, not held exclusively (the least
-  // one node of the caller's request needs). The share is fixed at the
-  // view's first use.
+  // one node of the caller's request needs), for the share of its last
+  // question (a new share counts every node again).
   struct Share {  // Value-initialize: Share{} is zeros
     uint32_t cpus;
     uint32_t gpus;
@@ -135,6 +135,9 @@ class AvailabilityProfile {
                         int64_t to);
   void MarkDirtyEverywhere(uint32_t node);
   void Recompute(const View& v, uint32_t node, NodeUsage& u) const;
+  bool IsOpenIn(const View& v, uint32_t node) const;
+  // Counts the open nodes of `v` afresh for its share.
+  void CountOpen(View& v) const;
 
   std::vector<int64_t> freeing_times_;  // Sorted, unique
   // Hold times by node, to find what changes between two FreeDuring questions.

@@ -51,7 +51,8 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
   const int64_t horizon = params.window >= kForever - now ? kForever : now + params.window;
   std::vector<uint32_t> open_nodes;
   // Each candidate list as a node bit set, made once (empty: not ascending).
-  std::map<const std::vector<uint32_t>*, std::vector<uint64_t>> partition_bits;  // Candidates with a free core in the interval
+  std::map<const std::vector<uint32_t>*, std::vector<uint64_t>>
+      partition_bits;  // Candidates with a free core in the interval
   std::map<uint32_t, uint32_t> tested_in_part;
   std::map<uint32_t, uint32_t> tested_of_user;
   std::map<uint32_t, uint32_t> reserved_in_part;

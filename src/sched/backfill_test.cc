@@ -230,6 +230,29 @@ TEST(AvailabilityProfileTest, FreeDuringSeesEveryOverlappingHold) {
   EXPECT_EQ(p.NextFreeingAfter(400), kForever);
 }
 
+TEST(AvailabilityProfileTest, OpenNodesFollowTheShareAsked) {
+  ClusterModel m;
+  AddNode(m, MakeNode("a", 1, 8, 1000, {{"a100", 4}}, m.gpu_types));
+  AddNode(m, MakeNode("b", 1, 8, 1000, {{"a100", 4}}, m.gpu_types));
+  m.empty_usage = m.EmptyUsage();
+  std::vector<NodeUsage> usage = m.EmptyUsage();
+  NodeAllocation run{0, {0, 1, 2, 3, 4, 5}, 0x7, 0, 1, false};
+  ASSERT_TRUE(Take(m, usage[0], run));
+  AvailabilityProfile p(m, usage, 0);
+  p.AddRelease(100, Allocation{{run}});
+  p.FreeDuring(0, 10, 3, {2, 1});  // a: 2 cores and 1 GPU free
+  EXPECT_EQ(p.OpenCount(3), 2u);
+  p.FreeDuring(0, 10, 3, {4, 1});  // The same view for a bigger share
+  EXPECT_EQ(p.OpenCount(3), 1u);
+  EXPECT_FALSE(p.IsOpen(3, 0));
+  EXPECT_TRUE(p.IsOpen(3, 1));
+  p.FreeDuring(100, 110, 3, {4, 1});  // a is free again
+  EXPECT_EQ(p.OpenCount(3), 2u);
+  std::vector<uint32_t> open;
+  p.OpenNodes(3, p.NodeBits({1}), open);
+  EXPECT_EQ(open, (std::vector<uint32_t>{1}));
+}
+
 TEST(AvailabilityProfileTest, IncrementalAnswersEqualFreshOnes) {
   // FreeDuring brings its last answer up to date; a fresh profile with the
   // same holds computes every node. Random holds and questions must agree.
