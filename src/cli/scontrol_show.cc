@@ -52,6 +52,11 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   int64_t run_time = running   ? now - job.start_time()
                      : pending ? 0
                                : job.end_time() - job.start_time();
+  // A pending job shows the backfill pass's plan: when, and until when.
+  const bool planned = pending && job.sched_start_time() > 0;
+  int64_t start_time = planned ? job.sched_start_time() : job.start_time();
+  int64_t end_time = job.end_time();
+  if (planned) end_time = job.time_limit_s() >= 0 ? start_time + job.time_limit_s() : 0;
   int exit_status = (job.exit_code() >> 8) & 0xff;
   int exit_signal = job.exit_code() & 0x7f;
   std::vector<std::string> lines = {
@@ -73,8 +78,8 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
       fmt::format("AccrueTime={}", job.priority() == 0 && pending
                                        ? "Unknown"
                                        : FormatSlurmTime(job.eligible_time())),
-      fmt::format("StartTime={} EndTime={} Deadline={}", FormatSlurmTime(job.start_time()),
-                  job.end_time() > 0 ? FormatSlurmTime(job.end_time()) : "Unknown",
+      fmt::format("StartTime={} EndTime={} Deadline={}", FormatSlurmTime(start_time),
+                  end_time > 0 ? FormatSlurmTime(end_time) : "Unknown",
                   FormatSlurmTime(s.deadline(), "N/A")),
       fmt::format(
           "SuspendTime=None SecsPreSuspend=0 LastSchedEval={} Scheduler=Main",
@@ -83,6 +88,9 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
       fmt::format("ReqNodeList={} ExcNodeList={}", OrNull(s.nodelist()), OrNull(s.exclude())),
       fmt::format("NodeList={}", CompressHostlist({job.nodes().begin(), job.nodes().end()})),
   };
+  if (pending && !job.sched_nodes().empty()) {
+    lines.push_back(fmt::format("SchedNodeList={}", job.sched_nodes()));
+  }
   if (running && job.nodes_size() > 0) lines.push_back(fmt::format("BatchHost={}", job.nodes(0)));
   uint32_t nodes = job.nodes_size() > 0 ? job.nodes_size() : std::max(1u, job.req_nodes());
   uint32_t cpt = std::max(1u, s.cpus_per_task());

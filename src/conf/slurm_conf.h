@@ -35,6 +35,7 @@ struct SchedulerParameters {
   bool bf_continue = false;
   DurationSecs bf_interval = 30;
   DurationSecs bf_min_age_reserve = 0;
+  uint32_t bf_job_part_count_reserve = 0;   // Reservations per partition; 0: every job.
   std::optional<DurationSecs> bf_max_time;  // Defaults to bf_interval.
   uint32_t default_queue_depth = 100;
   uint32_t partition_job_depth = 0;

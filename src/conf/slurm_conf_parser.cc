@@ -334,6 +334,8 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       s = ParseSecondsValue(v, p.bf_interval);
     } else if (key == "bf_min_age_reserve") {
       s = ParseSecondsValue(v, p.bf_min_age_reserve);
+    } else if (key == "bf_job_part_count_reserve") {
+      s = ParseUint32Value(v, p.bf_job_part_count_reserve);
     } else if (key == "bf_max_time") {
       DurationSecs t = 0;
       s = ParseSecondsValue(v, t);

@@ -25,7 +25,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: rota-sim --trace FILE.swf[.gz]|PODS.csv [--alibaba-nodes NODES.csv]\n"
     "                [--config slurm.conf | --nodes N --cpus-per-node C [--gpus-per-node G]]\n"
-    "                [--policy fcfs] [--estimates user|exact]\n"
+    "                [--policy fcfs|easy|conservative|slurm] [--estimates user|exact]\n"
     "                [--jobs-csv F] [--max-jobs N] [--no-timing] [--quiet]\n"
     "       rota-sim --generate N --out F.swf [--procs P] [--load L] [--seed S]\n";
 
@@ -136,10 +136,8 @@ int Generate(Options& o) {
 }
 
 int Replay(const Options& o) {
-  // FCFS is the only policy there is; the result is checked, not used, until backfill adds more.
-  if (Result<Policy> policy = ParsePolicy(o.policy); !policy.ok()) {
-    return Fail(policy.status().message());
-  }
+  Result<Policy> policy = ParsePolicy(o.policy);
+  if (!policy.ok()) return Fail(policy.status().message());
   if (o.estimates != "user" && o.estimates != "exact") {
     return Fail("--estimates is user or exact, not " + o.estimates);
   }
@@ -203,6 +201,7 @@ int Replay(const Options& o) {
 
   SimOptions sim_options;
   sim_options.estimates = o.estimates == "exact" ? Estimates::kExact : Estimates::kUser;
+  sim_options.policy = *policy;
   if (!o.quiet) {
     sim_options.progress = [](const SimProgress& p) {
       std::cerr << fmt::format(

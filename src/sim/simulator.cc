@@ -30,8 +30,19 @@ constexpr uint32_t kKilledBySigterm = SIGTERM;
 
 }  // namespace
 
+namespace {
+
+std::shared_ptr<const conf::ClusterConfig> WithPolicy(const conf::ClusterConfig& config,
+                                                      Policy policy) {
+  conf::ClusterConfig c = config;
+  ApplyPolicy(policy, c);
+  return ForSimulation(c);
+}
+
+}  // namespace
+
 Simulator::Simulator(const conf::ClusterConfig& config, SimOptions options)
-    : config_(ForSimulation(config)), options_(std::move(options)) {}
+    : config_(WithPolicy(config, options.policy)), options_(std::move(options)) {}
 
 SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
   using Clock = std::chrono::steady_clock;

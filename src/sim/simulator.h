@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "conf/cluster_config.h"
+#include "sim/policy.h"
 #include "sim/trace_job.h"
 
 namespace rota::sim {
@@ -36,6 +37,7 @@ struct SimProgress {
 
 struct SimOptions {
   Estimates estimates = Estimates::kUser;
+  Policy policy = Policy::kFcfs;  // Applied to the configuration (ApplyPolicy)
   // Called about every `progress_every_s` of wall time; may be empty.
   std::function<void(const SimProgress&)> progress;
   double progress_every_s = 2.0;

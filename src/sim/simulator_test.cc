@@ -36,6 +36,29 @@ SimResult Replay(const conf::ClusterConfig& config, const std::vector<TraceJob>&
   return Simulator(config, options).Run(jobs);
 }
 
+// The same trace under EASY backfill: job 2 is reserved for when job 1's
+// limit says it ends (200); job 3 (limit 60) fits in the hole at once and
+// ends at 50; job 2 still starts at 100, when job 1 actually ends. A job 3
+// asking for 300 s would delay the reservation: it waits for job 2.
+TEST(SimulatorTest, EasyBackfillFillsTheHoleWithoutDelayingTheHead) {
+  auto config = Cluster({2, 1, 0});
+  ASSERT_NE(config, nullptr);
+  for (Policy policy : {Policy::kEasy, Policy::kConservative}) {
+    SimOptions options;
+    options.policy = policy;
+    SimResult r = Simulator(*config, options)
+                      .Run({Job(1, 0, 1, 100, 200), Job(2, 10, 2, 50, 100), Job(3, 20, 1, 30, 60)});
+    ASSERT_EQ(r.jobs.size(), 3u);
+    EXPECT_EQ(r.jobs[2].start, 20);
+    EXPECT_EQ(r.jobs[2].end, 50);
+    EXPECT_EQ(r.jobs[1].start, 100);
+    r = Simulator(*config, options)
+            .Run({Job(1, 0, 1, 100, 200), Job(2, 10, 2, 50, 100), Job(3, 20, 1, 30, 300)});
+    EXPECT_EQ(r.jobs[1].start, 100);
+    EXPECT_EQ(r.jobs[2].start, 150);
+  }
+}
+
 // Two one-CPU nodes. Worked out by hand: job 1 runs 0-100 on one node; job 2
 // needs both, so it waits for job 1 (100-150); FCFS keeps job 3 behind job 2
 // although a node is free meanwhile (150-180).

@@ -23,6 +23,15 @@ using Ctx = SqueueContext;
 // Slurm prints a NULL string as "(null)"; Rota's records use "" for unset.
 std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
 
+// When a job started, or for a pending one the backfill pass's planned start
+// when there is one.
+int64_t StartOf(const JobRecord& j) {
+  if (j.state() == wire::JOB_STATE_PENDING && j.sched_start_time() > 0) {
+    return j.sched_start_time();
+  }
+  return j.start_time();
+}
+
 std::string TimeOrNA(int64_t t, const Ctx& ctx) {
   return t == 0 ? "N/A" : FormatIsoTime(t, ctx.utc_offset_s);
 }
@@ -329,12 +338,12 @@ SqueueTable BuildTable() {
         [](const JobRecord& j, const Ctx&) { return U(j.restart_count()); }},
        Rec(R::kRestartCountFieldNumber)},
       {{{'Y', "SchedNodes", "SCHEDNODES", kNoCut, kNoCut},
-        // The controller does not send the nodes planned for a pending job yet.
-        [](const JobRecord&, const Ctx&) -> std::string { return "(null)"; }},
-       None()},
+        // The nodes the backfill pass plans for a pending job.
+        [](const JobRecord& j, const Ctx&) { return OrNull(j.sched_nodes()); }},
+       Rec(R::kSchedNodesFieldNumber)},
       {{{'S', "StartTime", "START_TIME"},
-        [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.start_time(), c); }},
-       Rec(R::kStartTimeFieldNumber)},
+        [](const JobRecord& j, const Ctx& c) { return TimeOrNA(StartOf(j), c); }},
+       Rec(R::kStartTimeFieldNumber, R::kStateFieldNumber, R::kSchedStartTimeFieldNumber)},
       {{{'T', "State", "STATE"},
         [](const JobRecord& j, const Ctx&) { return JobStateText(j.state()); }},
        Rec(R::kStateFieldNumber)},
@@ -401,9 +410,10 @@ int64_t LimitKey(const JobRecord& j) {
 // Expected start: unknown starts last, a pending job's past estimate counts
 // as now (Slurm's _get_start_time, with "unknown" after any known time).
 int64_t StartKey(const JobRecord& j, int64_t now) {
-  if (j.start_time() == 0) return std::numeric_limits<int64_t>::max();
-  if (j.state() == wire::JOB_STATE_PENDING && j.start_time() < now) return now;
-  return j.start_time();
+  int64_t start = StartOf(j);
+  if (start == 0) return std::numeric_limits<int64_t>::max();
+  if (j.state() == wire::JOB_STATE_PENDING && start < now) return now;
+  return start;
 }
 
 // How one -S key compares jobs: by up to two numbers, by text (bytewise, as

@@ -130,6 +130,13 @@ class ControllerCore {
   // Scheduling (scheduling.cc).
   void SchedulePass(int64_t now, Effects& effects);
   bool TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason);
+  // Starts pending `job_id` (an array's next task) on `allocation`, which must
+  // be free now.
+  void StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now, Effects& effects);
+  // sched/backfill (backfill_pass.cc): after the main pass, every bf_interval,
+  // starts what fits without delaying a job ahead and records the planned
+  // start and nodes of the others (sched_start_time, sched_nodes).
+  void BackfillPass(int64_t now, Effects& effects);
   std::string DependencyReason(const wire::JobRecord& job, int64_t now) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;
   // One walk over all jobs: time limits reached, finished jobs past MinJobAge,
@@ -195,6 +202,7 @@ class ControllerCore {
   // Packed (model/job_payload.h): one small allocation per submission.
   std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;
   uint32_t next_job_id_;
+  int64_t last_backfill_ = 0;         // When the last backfill pass ran; 0: never
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   uint64_t version_ = 0;              // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <set>
 
 #include "common/hostlist.h"
 #include "common/strings.h"
@@ -245,9 +244,18 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
     return false;
   }
 
+  StartOn(job_id, *selection.allocation, now, effects);
+  return true;
+}
+
+void ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
+                             Effects& effects) {
+  const wire::JobRecord& pending = *jobs_.at(job_id);
   uint32_t id = pending.array_meta() ? SplitArrayTask(job_id, std::nullopt, effects) : job_id;
   wire::JobRecord& job = Mutable(id);
-  RecordAllocation(nodes_.model(), *selection.allocation, job);
+  RecordAllocation(nodes_.model(), allocation, job);
+  job.clear_sched_start_time();
+  job.clear_sched_nodes();
   job.set_state(wire::JOB_STATE_RUNNING);
   job.set_reason(std::string(model::reason::kNone));
   job.set_start_time(now);
@@ -261,7 +269,6 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   nodes_.Allocate(job);
   Persist(job, effects);
   effects.launches.push_back({jobs_.at(id), FindPayload(job)});
-  return true;
 }
 
 void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
@@ -277,22 +284,30 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
                        return a->submit_time() < b->submit_time();
                      return a->job_id() < b->job_id();
                    });
-  std::vector<uint32_t> ids;
-  ids.reserve(queue.size());
-  for (const wire::JobRecord* j : queue) ids.push_back(j->job_id());
 
-  std::set<std::string> blocked_partitions;
-  auto set_reason = [&](uint32_t id, std::string_view reason) {
-    auto it = jobs_.find(id);
-    if (it == jobs_.end() || it->second->reason() == reason) return;
-    Mutable(id).set_reason(std::string(reason));
-  };
-  for (uint32_t id : ids) {
-    auto it = jobs_.find(id);
-    if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
-    const wire::JobRecord& job = *it->second;
-    if (job.priority() == 0) continue;  // Held: keeps its JobHeld* reason.
-    if (job.spec().deadline() > 0 && now > job.spec().deadline()) {
+  // Partitions by name, looked up once per run of equal names (the queue is
+  // mostly one partition), and whether a job of theirs could not start.
+  const std::vector<conf::PartitionConfig>& partitions = config_->partitions;
+  std::vector<bool> blocked(partitions.size(), false);
+  const conf::PartitionConfig* last_partition = nullptr;
+  for (const wire::JobRecord* queued : queue) {
+    const uint32_t id = queued->job_id();
+    // Records in `queue` stay alive for the pass (a published view or jobs_
+    // holds them). Only the job being decided changes, and what is read of
+    // it after a change (limits, node counts, array fields) is not what
+    // changed; so the pass reads it here without looking it up again.
+    const wire::JobRecord& job = *queued;
+    if (job.state() != wire::JOB_STATE_PENDING) continue;
+    auto set_reason = [&](std::string_view reason) {
+      if (job.reason() != reason) Mutable(id).set_reason(std::string(reason));
+    };
+    const wire::JobSpec& spec = job.spec();
+    const conf::PartitionConfig* partition = last_partition;
+    if (partition == nullptr || partition->name != spec.partition()) {
+      partition = config_->FindPartition(spec.partition());
+      if (partition != nullptr) last_partition = partition;
+    }
+    if (spec.deadline() > 0 && now > spec.deadline()) {
       wire::JobRecord& j = Mutable(id);
       j.set_reason(std::string(model::reason::kDeadline));
       j.set_state(wire::JOB_STATE_DEADLINE);
@@ -300,13 +315,13 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       Persist(j, effects);
       continue;
     }
-    if (job.spec().begin_time() > now) {
-      set_reason(id, model::reason::kBeginTime);
+    if (spec.begin_time() > now) {
+      set_reason(model::reason::kBeginTime);
       continue;
     }
     std::string dep = DependencyReason(job, now);
     if (!dep.empty()) {
-      set_reason(id, dep);
+      set_reason(dep);
       continue;
     }
     if (!job.dependency_state().empty()) {
@@ -314,35 +329,34 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       j.clear_dependency_state();
       Persist(j, effects);
     }
-    const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
     if (partition == nullptr) {
-      set_reason(id, model::reason::kPartitionConfig);
+      set_reason(model::reason::kPartitionConfig);
       continue;
     }
     if (partition->state == "DOWN" || partition->state == "DRAIN") {
-      set_reason(id, model::reason::kPartitionDown);
+      set_reason(model::reason::kPartitionDown);
       continue;
     }
     if (partition->state == "INACTIVE") {
-      set_reason(id, model::reason::kPartitionInactive);
+      set_reason(model::reason::kPartitionInactive);
       continue;
     }
     bool over_time = partition->max_time != kInfiniteDuration &&
                      (job.time_limit_s() < 0 || job.time_limit_s() > partition->max_time);
     if (over_time) {
-      set_reason(id, model::reason::kPartitionTimeLimit);
+      set_reason(model::reason::kPartitionTimeLimit);
       continue;
     }
     if (partition->max_nodes != conf::kUnlimitedCount && job.req_nodes() > partition->max_nodes) {
-      set_reason(id, model::reason::kPartitionNodeLimit);
+      set_reason(model::reason::kPartitionNodeLimit);
       continue;
     }
     if (job.req_nodes() > partition->nodes.size()) {
-      set_reason(id, model::reason::kPartitionConfig);
+      set_reason(model::reason::kPartitionConfig);
       continue;
     }
-    if (blocked_partitions.count(partition->name) > 0) {
-      set_reason(id, model::reason::kPriority);
+    if (blocked[static_cast<size_t>(partition - partitions.data())]) {
+      set_reason(model::reason::kPriority);
       continue;
     }
     // An array starts as many tasks as fit (and its %N limit allows).
@@ -350,23 +364,24 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
     uint32_t running = is_array ? RunningArrayTasks(id) : 0;
     uint32_t limit = job.array_max_running();
     while (true) {
-      auto current = jobs_.find(id);
-      if (current == jobs_.end() || current->second->state() != wire::JOB_STATE_PENDING) break;
-      if (is_array && !current->second->array_meta()) break;
+      auto it = jobs_.find(id);
+      if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) break;
+      if (is_array && !it->second->array_meta()) break;
       if (is_array && limit > 0 && running >= limit) {
-        set_reason(id, model::reason::kJobArrayTaskLimit);
+        set_reason(model::reason::kJobArrayTaskLimit);
         break;
       }
       std::string reason;
       if (!TryStart(id, now, effects, &reason)) {
-        set_reason(id, reason);
-        blocked_partitions.insert(partition->name);
+        set_reason(reason);
+        blocked[static_cast<size_t>(partition - partitions.data())] = true;
         break;
       }
       ++running;
       if (!is_array) break;
     }
   }
+  BackfillPass(now, effects);
 }
 
 }  // namespace rota::ctld

@@ -1,0 +1,143 @@
+// The backfill pass of ControllerCore (SchedulerType=sched/backfill): the
+// controller's side of sched::PlanBackfill. It gathers the running
+// allocations' ends and the pending jobs the main pass left waiting for
+// resources, lets the planner decide, starts what it may start and records
+// the other jobs' planned start and nodes for squeue --start and scontrol.
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "common/hostlist.h"
+#include "ctld/core/allocation_record.h"
+#include "ctld/core/controller_core.h"
+#include "ctld/core/job_shape.h"
+#include "model/pending_reason.h"
+#include "sched/availability_profile.h"
+#include "sched/backfill.h"
+
+namespace rota::ctld {
+namespace {
+
+bool HoldsResources(wire::JobState s) {
+  return s == wire::JOB_STATE_RUNNING || s == wire::JOB_STATE_SUSPENDED ||
+         s == wire::JOB_STATE_COMPLETING;
+}
+
+// Jobs the main pass left pending for want of resources (its own or those of
+// a job ahead): the only ones backfill may start or plan.
+bool WaitsForResources(const wire::JobRecord& j) {
+  return j.state() == wire::JOB_STATE_PENDING && j.priority() != 0 &&
+         (j.reason() == model::reason::kResources || j.reason() == model::reason::kPriority);
+}
+
+sched::BackfillParams ParamsOf(const conf::SchedulerParameters& p) {
+  sched::BackfillParams out;
+  out.window = p.bf_window;
+  out.max_job_test = p.bf_max_job_test;
+  out.max_job_part = p.bf_max_job_part;
+  out.max_job_user = p.bf_max_job_user;
+  out.reserve_per_part = p.bf_job_part_count_reserve;
+  return out;
+}
+
+}  // namespace
+
+void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
+  if (config_->settings.scheduler_type != "sched/backfill") return;
+  const conf::SchedulerParameters& params = config_->settings.scheduler;
+
+  std::vector<const wire::JobRecord*> queue;
+  std::vector<uint32_t> stale;  // Planned once, now waiting for something else
+  for (const auto& [id, job] : jobs_) {
+    if (WaitsForResources(*job)) {
+      queue.push_back(job.get());
+    } else if (job->sched_start_time() != 0 || !job->sched_nodes().empty()) {
+      stale.push_back(id);
+    }
+  }
+  for (uint32_t id : stale) {
+    wire::JobRecord& j = Mutable(id);
+    j.clear_sched_start_time();
+    j.clear_sched_nodes();
+  }
+  if (queue.empty()) return;
+  if (last_backfill_ > 0 && now < last_backfill_ + params.bf_interval) {
+    NoteWake(last_backfill_ + params.bf_interval);
+    return;
+  }
+  last_backfill_ = now;
+  if (params.bf_interval > 0) NoteWake(now + params.bf_interval);
+  std::stable_sort(queue.begin(), queue.end(),
+                   [](const wire::JobRecord* a, const wire::JobRecord* b) {
+                     if (a->priority() != b->priority()) return a->priority() > b->priority();
+                     if (a->submit_time() != b->submit_time())
+                       return a->submit_time() < b->submit_time();
+                     return a->job_id() < b->job_id();
+                   });
+
+  const sched::ClusterModel& model = nodes_.model();
+  sched::AvailabilityProfile profile(model, nodes_.usage(), now, params.bf_resolution);
+  for (const auto& [id, job] : jobs_) {
+    if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
+    sched::Allocation held;
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      int32_t node = model.IndexOf(job->nodes(i));
+      if (node >= 0)
+        held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
+    }
+    bool ends = job->time_limit_s() >= 0 && job->end_time() > 0;
+    profile.AddRelease(ends ? job->end_time() : sched::kForever, held);
+  }
+
+  // Each partition's usable nodes once; its index names it for the planner.
+  std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates;
+  std::vector<sched::BackfillJob> jobs;
+  jobs.reserve(queue.size());
+  for (const wire::JobRecord* j : queue) {
+    const conf::PartitionConfig* partition = config_->FindPartition(j->spec().partition());
+    if (partition == nullptr) continue;
+    Result<JobShape> shape = ShapeJob(j->spec(), *partition, *config_, model);
+    if (!shape.ok() || !shape->partition_reason.empty()) continue;
+    auto [it, fresh] = candidates.try_emplace(partition);
+    if (fresh) {
+      it->second = std::make_unique<std::vector<uint32_t>>(CandidatesFor(*partition).usable);
+    }
+    sched::BackfillJob& b = jobs.emplace_back();
+    b.id = j->job_id();
+    b.request = std::move(shape->request);
+    b.request.switches_wait_over =
+        shape->switches_wait_s >= 0 && now - j->eligible_time() >= shape->switches_wait_s;
+    b.candidates = it->second.get();
+    b.partition = static_cast<uint32_t>(partition - config_->partitions.data());
+    b.user = j->spec().uid();
+    b.time_limit_s = j->time_limit_s();
+    b.may_reserve = now - j->eligible_time() >= params.bf_min_age_reserve;
+  }
+
+  sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, ParamsOf(params));
+  for (sched::BackfillDecision& d : plan.decisions) {
+    auto it = jobs_.find(d.id);
+    if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
+    if (d.outcome == sched::BackfillOutcome::kStartNow) {
+      StartOn(d.id, d.allocation, now, effects);
+      continue;
+    }
+    int64_t start = 0;
+    std::string where;
+    if (d.outcome == sched::BackfillOutcome::kReserved) {
+      start = d.start;
+      std::vector<std::string> names;
+      for (const sched::NodeAllocation& a : d.allocation.nodes) {
+        names.push_back(model.nodes[a.node].name);
+      }
+      where = CompressHostlist(names);
+    }
+    const wire::JobRecord& job = *it->second;
+    if (job.sched_start_time() == start && job.sched_nodes() == where) continue;
+    wire::JobRecord& m = Mutable(d.id);
+    m.set_sched_start_time(start);
+    m.set_sched_nodes(where);
+  }
+}
+
+}  // namespace rota::ctld

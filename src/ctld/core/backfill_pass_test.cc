@@ -1,0 +1,143 @@
+// The controller's backfill pass end to end: submissions in, decisions and
+// the planned starts that squeue --start and scontrol show out.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/format/squeue_fields.h"
+#include "cli/scontrol_show.h"
+#include "ctld/core/controller_core.h"
+#include "model/job_state.h"
+#include "testing/config_files.h"
+
+namespace rota::ctld {
+namespace {
+
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+constexpr int64_t kT0 = 1'800'000'000;  // A multiple of bf_resolution (60 s)
+
+class BackfillPassTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& scheduler) {
+    auto loaded =
+        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n" + scheduler +
+                               "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+                               "DefaultTime=1:00:00\n"});
+    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+    core_ = std::make_unique<ControllerCore>(*loaded.config);
+    Effects e;
+    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, kT0, e).ok());
+    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, kT0, e).ok());
+  }
+
+  // sbatch -N nodes -n tasks [--time=minutes] (0: no --time).
+  uint32_t Submit(const std::string& name, uint32_t nodes, uint32_t tasks, int64_t minutes) {
+    wire::SubmitJobRequest req;
+    wire::JobSpec& s = *req.mutable_spec();
+    s.set_name(name);
+    s.set_min_nodes(nodes);
+    s.set_num_tasks(tasks);
+    s.set_time_limit_s(minutes * 60);
+    s.set_script("#!/bin/sh\ntrue\n");
+    Effects e;
+    auto r = core_->Submit(req, Caller{1000, 1000, "alice", "alice", false}, kT0, e);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->job_id() : 0;
+  }
+
+  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
+  std::string State(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
+
+  std::string SqueueStart() {
+    std::vector<wire::JobRecord> jobs;
+    for (const auto& j : *core_->PublishJobs()) jobs.push_back(*j);
+    cli::format::SqueueOptions o;
+    o.start = true;
+    o.format = "%.4i %.8j %.2t %.19S %.6D %20Y %R";
+    auto listing = cli::format::RenderSqueue(jobs, o, {kT0, 0});
+    EXPECT_TRUE(listing.ok());
+    return listing.ok() ? listing->text : "";
+  }
+
+  TempDir dir_;
+  std::unique_ptr<ControllerCore> core_;
+};
+
+TEST_F(BackfillPassTest, PlannedStartsAreShownAndShortJobsFillTheHole) {
+  Start("");                                 // SchedulerType defaults to sched/backfill
+  uint32_t a = Submit("running", 1, 4, 10);  // n1 until +10 min
+  uint32_t b = Submit("wide", 2, 8, 60);     // both nodes: waits for a
+  uint32_t c = Submit("short", 1, 4, 5);     // ends before a does: fills n2
+  uint32_t d = Submit("notime", 1, 4, 0);    // DefaultTime (1 h) would delay b
+  Effects e;
+  core_->Tick(kT0, e);
+
+  EXPECT_EQ(State(a), "RUNNING");
+  EXPECT_EQ(State(b), "PENDING");
+  EXPECT_EQ(Job(b).reason(), "Resources");
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);
+  EXPECT_EQ(Job(b).sched_nodes(), "n[1-2]");
+  EXPECT_EQ(State(c), "RUNNING");
+  EXPECT_EQ(Job(c).nodes(0), "n2");
+  EXPECT_EQ(State(d), "PENDING");
+  EXPECT_EQ(Job(d).reason(), "Priority");
+  EXPECT_EQ(Job(d).sched_start_time(), kT0 + 600 + 3600);
+
+  // As squeue --start shows them (times in UTC here).
+  EXPECT_EQ(SqueueStart(),
+            "JOBI     NAME ST          START_TIME  NODES SCHEDNODES           NODELIST(REASON)\n"
+            "   2     wide PD 2027-01-15T08:10:00      2 n[1-2]               (Resources)\n"
+            "   4   notime PD 2027-01-15T09:10:00      1 n1                   (Priority)\n");
+  std::string details = cli::FormatJobDetails(Job(b), kT0, false, false);
+  EXPECT_NE(details.find("StartTime=2027-01-15T08:10:00 EndTime=2027-01-15T09:10:00"),
+            std::string::npos)
+      << details;
+  EXPECT_NE(details.find("SchedNodeList=n[1-2]"), std::string::npos) << details;
+}
+
+TEST_F(BackfillPassTest, BuiltinSchedulerOnlyRunsTheMainPass) {
+  Start("SchedulerType=sched/builtin\n");
+  Submit("running", 1, 4, 10);
+  uint32_t b = Submit("wide", 2, 8, 60);
+  uint32_t c = Submit("short", 1, 4, 5);
+  Effects e;
+  core_->Tick(kT0, e);
+  EXPECT_EQ(State(b), "PENDING");
+  EXPECT_EQ(Job(b).sched_start_time(), 0);
+  EXPECT_EQ(State(c), "PENDING");  // FCFS: nothing passes the blocked head
+  EXPECT_EQ(Job(c).reason(), "Priority");
+}
+
+TEST_F(BackfillPassTest, BackfillRunsEveryIntervalAndTheMainPassStillStartsInOrder) {
+  Start("SchedulerParameters=bf_interval=60\n");
+  uint32_t a = Submit("running", 1, 4, 10);
+  uint32_t b = Submit("wide", 2, 8, 60);
+  Effects e;
+  core_->Tick(kT0, e);
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);
+  // Submitted after the pass: the next backfill pass is a minute later.
+  uint32_t c = Submit("short", 1, 4, 5);
+  core_->Tick(kT0 + 1, e);
+  EXPECT_EQ(State(c), "PENDING");
+  ASSERT_TRUE(core_->NextWakeTime().has_value());
+  EXPECT_LE(*core_->NextWakeTime(), kT0 + 60);
+  core_->Tick(kT0 + 60, e);
+  EXPECT_EQ(State(c), "RUNNING");
+  // The head job starts through the main pass once a is gone.
+  ASSERT_TRUE(core_->JobExited(a, 0, kT0 + 300, e).ok());
+  ASSERT_TRUE(core_->JobExited(c, 0, kT0 + 360, e).ok());
+  core_->Tick(kT0 + 360, e);
+  EXPECT_EQ(State(a), "COMPLETED");
+  EXPECT_EQ(State(c), "COMPLETED");
+  EXPECT_EQ(State(b), "RUNNING") << Job(b).reason();
+  EXPECT_EQ(Job(b).sched_start_time(), 0);
+  EXPECT_EQ(Job(b).sched_nodes(), "");
+}
+
+}  // namespace
+}  // namespace rota::ctld

@@ -1,0 +1,159 @@
+#include "sched/backfill.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "sched/failure_memo.h"
+#include "sched/select.h"
+
+namespace rota::sched {
+namespace {
+
+// The least a placement of `req` holds, summed over its nodes.
+AvailabilityProfile::Totals LeastNeeded(const Request& req) {
+  AvailabilityProfile::Totals t;
+  t.cpus = int64_t{req.tasks} * std::max(1u, req.cpus_per_task);
+  int64_t per_node_gpus = int64_t{req.gpus_per_node} * (req.nodes_fixed ? req.nodes : 1);
+  t.gpus =
+      std::max({int64_t{req.gpus_per_job}, int64_t{req.gpus_per_task} * req.tasks, per_node_gpus});
+  return t;
+}
+
+// The least one node of a placement of `req` holds: a node with less free
+// cannot take a share, so the selection need not see it.
+struct NodeShare {
+  uint32_t cpus = 1;
+  uint32_t gpus = 0;
+  uint32_t nodes = 1;  // Nodes the placement needs at least
+};
+
+NodeShare LeastShare(const Request& req) {
+  NodeShare s;
+  uint32_t tasks_here = std::max(1u, req.tasks_per_node);
+  s.cpus = std::max(1u, req.cpus_per_task) * tasks_here;
+  s.gpus = std::max(req.gpus_per_node, req.gpus_per_task * tasks_here);
+  if (s.gpus == 0 && req.wants_gpus()) s.gpus = 1;
+  s.nodes = req.nodes_fixed ? std::max(1u, req.nodes) : 1;
+  return s;
+}
+
+}  // namespace
+
+BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& profile,
+                            const std::vector<BackfillJob>& jobs, const BackfillParams& params) {
+  BackfillResult result;
+  result.decisions.reserve(jobs.size());
+  const int64_t now = profile.now();
+  const int64_t horizon = params.window >= kForever - now ? kForever : now + params.window;
+  std::vector<uint32_t> open_nodes;
+  // Each candidate list as a node bit set, made once (empty: not ascending).
+  std::map<const std::vector<uint32_t>*, std::vector<uint64_t>>
+      partition_bits;  // Candidates with a free core in the interval
+  std::map<uint32_t, uint32_t> tested_in_part;
+  std::map<uint32_t, uint32_t> tested_of_user;
+  std::map<uint32_t, uint32_t> reserved_in_part;
+  // Within a pass resources are only booked, never given back, so an equal
+  // request cannot start earlier than the last one did: its search resumes
+  // there. The value is the earliest start still possible.
+  // Each kind of request keeps a view of its own (see FreeDuring), so that
+  // its search moves forward from where it stopped.
+  struct KindState {
+    int64_t earliest_possible = 0;
+    size_t view = 0;
+  };
+  std::unordered_map<std::string, KindState> kinds;
+
+  for (const BackfillJob& job : jobs) {
+    BackfillDecision& d = result.decisions.emplace_back();
+    d.id = job.id;
+    if (params.max_job_test > 0 && result.tested >= params.max_job_test) continue;
+    if (params.max_job_part > 0 && tested_in_part[job.partition] >= params.max_job_part) continue;
+    if (params.max_job_user > 0 && tested_of_user[job.user] >= params.max_job_user) continue;
+    ++result.tested;
+    ++tested_in_part[job.partition];
+    ++tested_of_user[job.user];
+
+    const bool may_reserve =
+        job.may_reserve &&
+        (params.reserve_per_part == 0 || reserved_in_part[job.partition] < params.reserve_per_part);
+    const int64_t latest = may_reserve ? horizon : now;
+    const int64_t duration = job.time_limit_s < 0 ? kForever : job.time_limit_s;
+    std::string key = std::to_string(job.partition) + ' ' + std::to_string(duration) + ' ' +
+                      Fingerprint(job.request);
+    auto [memo, fresh] = kinds.try_emplace(std::move(key));
+    if (fresh) memo->second = {now, kinds.size() - 1};
+    const AvailabilityProfile::Totals need = LeastNeeded(job.request);
+    const NodeShare share = LeastShare(job.request);
+
+    int64_t t = memo->second.earliest_possible;
+    bool found = false;
+    while (t <= latest) {
+      int64_t end = duration == kForever || t > kForever - duration ? kForever : t + duration;
+      AvailabilityProfile::Totals free = profile.MinTotalsDuring(t, end);
+      if (free.cpus >= need.cpus && free.gpus >= need.gpus) {
+        const size_t view = memo->second.view;
+        const std::vector<NodeUsage>& usage =
+            profile.FreeDuring(t, end, view, {share.cpus, share.gpus});
+        // Too few nodes can take a share: no placement. (The view counts over
+        // the whole cluster, an upper bound for the partition.)
+        if (profile.OpenCount(view) < share.nodes) {
+          t = profile.NextFreeingAfter(t);
+          continue;
+        }
+        // Nodes that cannot take a share change no choice: the selection
+        // sees only the open ones and is spared most of a full cluster.
+        const std::vector<uint32_t>* candidates = job.candidates;
+        if (job.request.required_nodes.empty()) {
+          auto [bits, added] = partition_bits.try_emplace(job.candidates);
+          if (added && std::is_sorted(job.candidates->begin(), job.candidates->end())) {
+            bits->second = profile.NodeBits(*job.candidates);
+          }
+          if (!bits->second.empty()) {
+            profile.OpenNodes(view, bits->second, open_nodes);
+          } else {  // Candidates in an order of their own: keep it.
+            open_nodes.clear();
+            for (uint32_t n : *job.candidates) {
+              if (profile.IsOpen(view, n)) open_nodes.push_back(n);
+            }
+          }
+          candidates = &open_nodes;
+          if (candidates->size() < share.nodes) {
+            t = profile.NextFreeingAfter(t);
+            continue;
+          }
+        }
+        ++result.placements_tried;
+        Selection s = Select(model, usage, *candidates, job.request);
+        if (s.allocation) {
+          d.allocation = std::move(*s.allocation);
+          d.start = t;
+          found = true;
+          profile.Book(t, end, d.allocation);
+          break;
+        }
+      }
+      t = profile.NextFreeingAfter(t);
+    }
+    // An equal request later in the pass cannot start before t: found, t is
+    // taken now; not found, every candidate up to `latest` failed and t is
+    // the next one.
+    memo->second.earliest_possible = t;
+    if (!found) {
+      d.outcome = BackfillOutcome::kNoPlan;
+    } else if (d.start == now) {
+      d.outcome = BackfillOutcome::kStartNow;
+      ++result.started;
+    } else {
+      d.outcome = BackfillOutcome::kReserved;
+      ++result.reserved;
+      ++reserved_in_part[job.partition];
+    }
+  }
+  return result;
+}
+
+}  // namespace rota::sched

@@ -1,0 +1,73 @@
+#pragma once
+
+// The backfill pass (sched/backfill): pending jobs, in priority order, each
+// either start now or receive a reservation at their earliest start in the
+// availability profile, which books their resources from then on. A job
+// further down therefore starts now only where it delays no reservation made
+// for a job ahead of it: the profile no longer has the reserved resources
+// free at the reserved time.
+//
+// Pure: the profile carries `now`; no clock, no I/O. The caller starts the
+// jobs decided kStartNow and shows the reservations (squeue --start).
+
+#include <cstdint>
+#include <vector>
+
+#include "sched/allocation.h"
+#include "sched/availability_profile.h"
+#include "sched/cluster_model.h"
+#include "sched/request.h"
+
+namespace rota::sched {
+
+// SchedulerParameters' bf_* keys, in seconds. 0 for a count: no limit.
+struct BackfillParams {
+  int64_t window = 24 * 3600;     // bf_window: a start later than now + window gets no reservation
+  uint32_t max_job_test = 0;      // bf_max_job_test: jobs tried in one pass
+  uint32_t max_job_part = 0;      // bf_max_job_part: jobs tried per partition
+  uint32_t max_job_user = 0;      // bf_max_job_user: jobs tried per user
+  uint32_t reserve_per_part = 0;  // bf_job_part_count_reserve: reservations per partition
+};
+
+struct BackfillJob {
+  uint32_t id = 0;
+  Request request;
+  // The partition's usable nodes. REQUIRES: outlives the pass.
+  const std::vector<uint32_t>* candidates = nullptr;
+  uint32_t partition = 0;  // Any small id naming the partition (same id: same candidates)
+  uint32_t user = 0;
+  int64_t time_limit_s = -1;  // The job's time limit (or its partition's); -1: none
+  // False while the job is younger than bf_min_age_reserve: it may start now,
+  // but gets no reservation.
+  bool may_reserve = true;
+};
+
+enum class BackfillOutcome : uint8_t {
+  kStartNow,   // Fits now without delaying any reservation: start it
+  kReserved,   // Reserved at `start`, on `allocation`
+  kNoPlan,     // No start within the window (or it may not reserve): no reservation
+  kNotTested,  // Left out by bf_max_job_test / _part / _user
+};
+
+struct BackfillDecision {
+  uint32_t id = 0;
+  BackfillOutcome outcome = BackfillOutcome::kNotTested;
+  int64_t start = 0;      // kStartNow: now; kReserved: the planned start
+  Allocation allocation;  // kStartNow, kReserved: where
+};
+
+struct BackfillResult {
+  std::vector<BackfillDecision> decisions;  // One per job, in the jobs' order
+  uint32_t tested = 0;
+  uint32_t started = 0;
+  uint32_t reserved = 0;
+  uint32_t placements_tried = 0;  // Select calls: the pass's work
+};
+
+// REQUIRES: `jobs` in priority order (highest first, ties broken by the
+// caller); `profile` holds the running allocations' ends. Books every start
+// and reservation into `profile`.
+BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& profile,
+                            const std::vector<BackfillJob>& jobs, const BackfillParams& params);
+
+}  // namespace rota::sched
