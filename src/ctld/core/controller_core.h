@@ -158,7 +158,10 @@ class ControllerCore {
                                  bool out_of_memory);
   // Back to PENDING for another run (requeue, node loss, failed prolog): the
   // allocation is released and the run's traces cleared; the caller persists.
-  void ReturnToQueue(wire::JobRecord& job);
+  // `attempt_state`: how accounting records the attempt that ends here
+  // (REQUEUED, NODE_FAIL, ...).
+  void ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
+                     Effects& effects);
   // Jobs running on `node` are requeued (when allowed) or end as NODE_FAIL.
   void FailJobsOn(const std::string& node, int64_t now, Effects& effects);
   // --signal: when the job's warning signal is due; nullopt when it asked for

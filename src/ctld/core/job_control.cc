@@ -8,6 +8,7 @@
 #include "common/duration.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
+#include "ctld/core/accounting_records.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "model/dependency.h"
@@ -262,6 +263,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
       }
       wire::JobRecord& j = Mutable(id);
       j.set_array_pending(j.array_meta() ? "" : j.array_pending());
+      NoteCancelledBy(j, caller.uid);
       FinishJob(j, wire::JOB_STATE_CANCELLED, now, effects);
     } else if (cancel) {
       // As Slurm's node daemon does: SIGTERM, SIGKILL after KillWait. The job
@@ -270,6 +272,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
       effects.signals.push_back(
           {id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false, /*terminate=*/true});
       j.set_cancel_requested(true);
+      NoteCancelledBy(j, caller.uid);
       BeginCompleting(j, wire::JOB_STATE_CANCELLED, now, effects);
     } else {
       effects.signals.push_back(
@@ -280,7 +283,9 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
   return response;
 }
 
-void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
+void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
+                                   Effects& effects) {
+  AccountAttemptEnd(*config_, job, attempt_state, now, effects);
   if (Running(job) || Completing(job)) nodes_.Release(job);
   if (Completing(job)) nodes_.MarkCompleting(job, -1);
   job.clear_completing_nodes();
@@ -295,6 +300,7 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
   job.set_timed_out(false);
   job.set_warned(false);
   job.set_cancel_requested(false);
+  job.set_cancelled(false);
   job.set_reason(std::string(model::reason::kNone));
 }
 
@@ -314,7 +320,7 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
   if (Running(*it->second) && !it->second->nodes().empty() &&
       (report.node().empty() || it->second->nodes(0) == report.node())) {
     wire::JobRecord& job = Mutable(report.job_id());
-    ReturnToQueue(job);
+    ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
     Persist(job, effects);
   }
   if (NodeRuntime* node = nodes_.Find(report.node())) {
@@ -436,7 +442,7 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
   for (uint32_t id : victims) {
     wire::JobRecord& job = Mutable(id);
     if (job.requeue()) {
-      ReturnToQueue(job);
+      ReturnToQueue(job, wire::JOB_STATE_NODE_FAIL, now, effects);
       Persist(job, effects);
     } else {
       FinishJob(job, wire::JOB_STATE_NODE_FAIL, now, effects);
@@ -480,7 +486,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     if (Running(j)) {
       effects.signals.push_back({job_id, {j.nodes().begin(), j.nodes().end()}, SIGKILL, false});
     }
-    ReturnToQueue(j);
+    ReturnToQueue(j, wire::JOB_STATE_REQUEUED, now, effects);
     if (action == "requeuehold") {
       j.set_priority(0);
       j.set_held_by_admin(caller.privileged);

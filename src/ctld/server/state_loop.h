@@ -29,6 +29,16 @@ class EffectSink {
   virtual void Carry(const Effects& effects) = 0;
 };
 
+// Makes the accounting records of a batch (Effects::accounting) durable:
+// called on the loop thread before the batch's state records are appended, so
+// no state change that accounting should hear of is durable without its
+// record (accounting_outbox.h). An error stops the controller.
+class AccountingSink {
+ public:
+  virtual ~AccountingSink() = default;
+  virtual Status Record(const std::vector<wire::AccountingJob>& records) = 0;
+};
+
 class StateLoop {
  public:
   // Runs on the loop thread after the batch is durable; sends the answer.
@@ -51,6 +61,9 @@ class StateLoop {
   ~StateLoop();
   StateLoop(const StateLoop&) = delete;
   StateLoop& operator=(const StateLoop&) = delete;
+
+  // REQUIRES: before Start(); `sink` outlives the loop.
+  void SetAccountingSink(AccountingSink* sink) { accounting_ = sink; }
 
   void Start();
   // Finishes the queued work, then stops the thread.
@@ -90,6 +103,7 @@ class StateLoop {
   std::unique_ptr<ControllerCore> core_;  // Loop thread only.
   std::unique_ptr<StateStore> store_;     // Loop thread only.
   EffectSink* sink_;
+  AccountingSink* accounting_ = nullptr;
   WallClock clock_;
   Options options_;
 
