@@ -34,7 +34,8 @@ Status AccountingClient::Call(uint16_t method, const google::protobuf::Message& 
   if (!rpc_.connected()) {
     std::string host = config_->settings.accounting_storage_host;
     if (host.empty()) host = "localhost";
-    Status s = rpc_.Connect(host, config_->settings.accounting_storage_port, std::chrono::seconds(5));
+    Status s =
+        rpc_.Connect(host, config_->settings.accounting_storage_port, std::chrono::seconds(5));
     if (!s.ok()) {
       return Status(StatusCode::kUnavailable,
                     fmt::format("Problem talking to the database: {}", s.message()));

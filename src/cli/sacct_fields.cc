@@ -74,7 +74,9 @@ const std::array<SacctField, 19> kFields = {{
     {"ExitCode", 8, false,
      [](const wire::AccountingJob& j, const SacctContext&) { return SacctExitCode(j); }},
     {"Start", 19, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) { return Time(j.start_time(), ctx); }},
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return Time(j.start_time(), ctx);
+     }},
     {"End", 19, false,
      [](const wire::AccountingJob& j, const SacctContext& ctx) { return Time(j.end_time(), ctx); }},
     {"Submit", 19, false,
@@ -93,8 +95,7 @@ const std::array<SacctField, 19> kFields = {{
      [](const wire::AccountingJob& j, const SacctContext&) {
        return std::to_string(j.restarts());
      }},
-    {"User", 9, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
+    {"User", 9, false, [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
 }};
 
 // sacct's cell: padded to the width; a longer value keeps width-1 characters
@@ -175,9 +176,8 @@ Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format) {
   return columns;
 }
 
-std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout,
-                        bool no_header, const std::vector<wire::AccountingJob>& jobs,
-                        const SacctContext& ctx) {
+std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
+                        const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx) {
   std::string out;
   out.reserve((jobs.size() + 2) * columns.size() * 12);
   auto line = [&](auto&& cell) {

@@ -39,9 +39,8 @@ Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format);
 
 // The listing: header (unless `no_header`, plus the dashed rule in the aligned
 // layout) and one line per record, each ending in '\n'.
-std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout,
-                        bool no_header, const std::vector<wire::AccountingJob>& jobs,
-                        const SacctContext& ctx);
+std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
+                        const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx);
 
 // Values as sacct prints them, for tests and --json.
 std::string SacctState(const wire::AccountingJob& job);     // "CANCELLED by 0"

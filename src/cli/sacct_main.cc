@@ -3,11 +3,10 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -78,8 +77,7 @@ std::string JsonText(const std::vector<rota::wire::AccountingJob>& jobs) {
     item["restarts"] = j.restarts();
     item["state"] = {{"current", std::string(rota::model::JobStateName(j.state()))},
                      {"reason", j.reason()}};
-    item["exit_code"] = {{"status", (j.exit_code() >> 8) & 0xff},
-                         {"signal", j.exit_code() & 0x7f}};
+    item["exit_code"] = {{"status", (j.exit_code() >> 8) & 0xff}, {"signal", j.exit_code() & 0x7f}};
     item["time"] = {{"submission", j.submit_time()},
                     {"start", j.start_time()},
                     {"end", j.end_time()},

@@ -42,9 +42,8 @@ Status MakeDirs(const std::string& path) {
 }  // namespace
 
 std::string DatabasePath(const conf::ClusterConfig& config, const DbdOptions& options) {
-  std::string dir = options.state_dir.empty()
-                        ? config.settings.state_save_location + "/rotadbd"
-                        : options.state_dir;
+  std::string dir = options.state_dir.empty() ? config.settings.state_save_location + "/rotadbd"
+                                              : options.state_dir;
   return dir + "/accounting.sqlite";
 }
 
@@ -64,8 +63,7 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
   ROTA_RETURN_IF_ERROR(MakeDirs(db_path.substr(0, db_path.rfind('/'))));
   auto store = SqliteStore::Open(db_path);
   if (!store.ok()) return store.status();
-  spdlog::info("accounting database {} (schema version {})", db_path,
-               (*store)->SchemaVersion());
+  spdlog::info("accounting database {} (schema version {})", db_path, (*store)->SchemaVersion());
   d->service_ = std::make_unique<DbdService>(std::move(store).value(), *d->verifier_,
                                              UidOf(d->config_->settings.slurm_user));
 

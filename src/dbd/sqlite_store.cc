@@ -66,9 +66,8 @@ class Statement {
 
 Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string why = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -226,9 +225,8 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
     int size = sqlite3_column_bytes(st.get(), 1);
     wire::AccountingJob job;
     if (!job.ParseFromArray(data, size)) {
-      return Status(StatusCode::kCorruption,
-                    fmt::format("job {}: stored record does not parse",
-                                sqlite3_column_int64(st.get(), 0)));
+      return Status(StatusCode::kCorruption, fmt::format("job {}: stored record does not parse",
+                                                         sqlite3_column_int64(st.get(), 0)));
     }
     // Rows come by job then attempt: a later attempt replaces the one before.
     if (!query.all_attempts() && !out.empty() && out.back().job_id() == job.job_id()) {

@@ -124,7 +124,7 @@ TEST_F(SqliteStoreTest, FiltersByUserAccountStateIdAndWindow) {
   wire::QueryJobsRequest q;
   q.add_users("alice");
   EXPECT_EQ(store->QueryJobs(q)->size(), 5u);  // 2,4,6,8,10
-  q.add_accounts("chem");                       // alice never charged chem
+  q.add_accounts("chem");                      // alice never charged chem
   EXPECT_EQ(store->QueryJobs(q)->size(), 0u);
 
   wire::QueryJobsRequest states;

@@ -88,7 +88,9 @@ std::string AccountingConf(uint16_t port) {
 class AccountingTest : public ::testing::Test {
  protected:
   AccountingTest()
-      : dbd_port_(testing::FreeLoopbackPort()), ctld_(AccountingConf(dbd_port_)), dbd_(ctld_, dbd_port_) {}
+      : dbd_port_(testing::FreeLoopbackPort()),
+        ctld_(AccountingConf(dbd_port_)),
+        dbd_(ctld_, dbd_port_) {}
 
   void RegisterNodes() {
     auto client = cli::ControllerClient::Create(ctld_.conf());
@@ -226,9 +228,9 @@ TEST_F(AccountingTest, EachRequeuedAttemptIsARecordOfItsOwn) {
   ASSERT_EQ(ctld_.Run("scontrol requeue 1").exit_code, 0);
   bool running_again = false;
   for (int i = 0; i < 300 && !running_again; ++i) {
-    running_again = ctld_.Run("squeue -h -o %T,%r -j 1", false).out.rfind("RUNNING", 0) == 0 &&
-                    ctld_.Run("scontrol show job 1", false).out.find("Restarts=1") !=
-                        std::string::npos;
+    running_again =
+        ctld_.Run("squeue -h -o %T,%r -j 1", false).out.rfind("RUNNING", 0) == 0 &&
+        ctld_.Run("scontrol show job 1", false).out.find("Restarts=1") != std::string::npos;
     if (!running_again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   ASSERT_TRUE(running_again) << ctld_.Run("scontrol show job 1").out;

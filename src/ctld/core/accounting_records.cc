@@ -77,15 +77,15 @@ std::string RequestedTres(const conf::ClusterConfig& config, const wire::JobReco
   uint32_t cpus = job.alloc_cpus();
   if (cpus == 0) cpus = tasks * std::max<uint32_t>(s.cpus_per_task(), 1);
   uint64_t gpus = RequestedGpus(job, nodes, tasks);
-  std::string out = fmt::format("cpu={},mem={},node={},billing={}", cpus,
-                                FormatMemoryMb(RequestedMemMb(config, job, nodes, cpus, gpus)),
-                                nodes, cpus);
+  std::string out =
+      fmt::format("cpu={},mem={},node={},billing={}", cpus,
+                  FormatMemoryMb(RequestedMemMb(config, job, nodes, cpus, gpus)), nodes, cpus);
   if (gpus > 0) out += fmt::format(",gres/gpu={}", gpus);
   return TrackedTres(config, out);
 }
 
-wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config,
-                                      const wire::JobRecord& job, wire::JobState state) {
+wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const wire::JobRecord& job,
+                                      wire::JobState state) {
   wire::AccountingJob a;
   const wire::JobSpec& s = job.spec();
   a.set_cluster(config.settings.cluster_name);

@@ -17,10 +17,16 @@ namespace rota::ctld {
 
 bool AccountingEnabled(const conf::ClusterConfig& config);
 
+// Remembers on the job who cancelled it (sacct's "CANCELLED by UID").
+inline void NoteCancelledBy(wire::JobRecord& job, uint32_t uid) {
+  job.set_cancelled(true);
+  job.set_cancelled_by_uid(uid);
+}
+
 // The accounting view of `job` as it is now. `state` overrides the job's own
 // (the attempt that a requeue ends). Pure.
-wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config,
-                                      const wire::JobRecord& job, wire::JobState state);
+wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const wire::JobRecord& job,
+                                      wire::JobState state);
 
 // Called with each job record the core persists: a started (RUNNING) or
 // finished attempt yields a record; pending, completing and array meta

@@ -23,8 +23,7 @@ Status RpcAccountingTransport::Send(const wire::RecordJobsRequest& request) {
     ROTA_RETURN_IF_ERROR(client_.Connect(host_, port_, std::chrono::seconds(5)));
   }
   std::string body = request.SerializeAsString();
-  Result<std::string> credential =
-      issuer_->Issue(auth::RpcBindingBytes(api::kDbdRecordJobs, body));
+  Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(api::kDbdRecordJobs, body));
   if (!credential.ok()) return credential.status();
   Result<rpc::Response> answer =
       client_.Call(api::kDbdRecordJobs, *credential, body, std::chrono::seconds(30));

@@ -27,7 +27,7 @@
 #include "accounting.pb.h"
 #include "auth/credential.h"
 #include "conf/cluster_config.h"
-#include "ctld/server/state_loop.h"
+#include "ctld/server/accounting_sink.h"
 #include "ctld/state/file_ops.h"
 #include "ctld/state/write_ahead_log.h"
 #include "rpc/client.h"
@@ -98,8 +98,8 @@ class AccountingOutbox : public AccountingSink {
   std::unique_ptr<WriteAheadLog> log_;  // Guarded by mu_.
   // Undelivered records with their seqs, oldest first. Guarded by mu_.
   std::deque<std::pair<uint64_t, wire::AccountingJob>> queue_;
-  uint64_t delivered_seq_ = 0;  // Guarded by mu_.
-  bool stopping_ = false;       // Guarded by mu_.
+  uint64_t delivered_seq_ = 0;               // Guarded by mu_.
+  bool stopping_ = false;                    // Guarded by mu_.
   uint64_t delivered_since_compaction_ = 0;  // Delivery thread only.
   std::thread thread_;
 };

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "auth/credential.h"
-#include "ctld/server/accounting_outbox.h"
 #include "conf/cluster_config.h"
+#include "ctld/server/accounting_outbox.h"
 #include "ctld/server/controller_service.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"

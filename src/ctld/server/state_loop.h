@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "ctld/core/controller_core.h"
+#include "ctld/server/accounting_sink.h"
 #include "ctld/state/state_store.h"
 
 namespace rota::ctld {
@@ -27,16 +28,6 @@ class EffectSink {
  public:
   virtual ~EffectSink() = default;
   virtual void Carry(const Effects& effects) = 0;
-};
-
-// Makes the accounting records of a batch (Effects::accounting) durable:
-// called on the loop thread before the batch's state records are appended, so
-// no state change that accounting should hear of is durable without its
-// record (accounting_outbox.h). An error stops the controller.
-class AccountingSink {
- public:
-  virtual ~AccountingSink() = default;
-  virtual Status Record(const std::vector<wire::AccountingJob>& records) = 0;
 };
 
 class StateLoop {
