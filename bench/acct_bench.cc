@@ -132,12 +132,14 @@ int main(int argc, char** argv) {
   std::printf("sacct_query %.1f (%zu jobs)\n", Ms(t), jobs->size());
 
   t = Clock::now();
-  rota::wire::QueryJobsResponse response;
-  for (const AccountingJob& j : *jobs) *response.add_jobs() = j;
+  rota::wire::QueryJobsResponse response;  // As rotadbd builds it: moved in
+  for (AccountingJob& j : *jobs) *response.add_jobs() = std::move(j);
   std::string bytes = response.SerializeAsString();
   rota::wire::QueryJobsResponse parsed;
   parsed.ParseFromString(bytes);
-  std::vector<AccountingJob> received(parsed.jobs().begin(), parsed.jobs().end());
+  std::vector<AccountingJob> received;  // As sacct takes them: moved out of the answer
+  received.reserve(static_cast<size_t>(parsed.jobs_size()));
+  for (AccountingJob& j : *parsed.mutable_jobs()) received.push_back(std::move(j));
   std::printf("sacct_wire %.1f (%zu bytes)\n", Ms(t), bytes.size());
 
   t = Clock::now();

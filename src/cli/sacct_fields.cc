@@ -217,4 +217,43 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
   return out;
 }
 
+std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout layout,
+                          bool no_header, const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  auto line = [&](auto&& cell) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const std::string_view value = cell(i);
+      switch (layout) {
+        case SacctLayout::kAligned:
+          AppendCell(out, value, columns[i].width, columns[i].left);
+          out.push_back(' ');
+          break;
+        case SacctLayout::kParsable:
+          out.append(value);
+          out.push_back('|');
+          break;
+        case SacctLayout::kParsable2:
+          if (i > 0) out.push_back('|');
+          out.append(value);
+          break;
+      }
+    }
+    out.push_back('\n');
+  };
+  if (!no_header) {
+    line([&](size_t i) { return std::string_view(columns[i].header); });
+    if (layout == SacctLayout::kAligned) {
+      for (const PlainColumn& c : columns) {
+        out.append(static_cast<size_t>(c.width), '-');
+        out.push_back(' ');
+      }
+      out.push_back('\n');
+    }
+  }
+  for (const std::vector<std::string>& row : rows) {
+    line([&](size_t i) { return i < row.size() ? std::string_view(row[i]) : std::string_view(); });
+  }
+  return out;
+}
+
 }  // namespace rota::cli

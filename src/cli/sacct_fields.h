@@ -42,6 +42,16 @@ Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format);
 std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
                         const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx);
 
+// The same layouts for any table (sacctmgr's): `rows` hold one value per
+// column; `left` says which columns are left-justified.
+struct PlainColumn {
+  std::string header;
+  int width = 10;
+  bool left = false;
+};
+std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout layout,
+                          bool no_header, const std::vector<std::vector<std::string>>& rows);
+
 // Values as sacct prints them, for tests and --json.
 std::string SacctState(const wire::AccountingJob& job);     // "CANCELLED by 0"
 std::string SacctExitCode(const wire::AccountingJob& job);  // "1:0"

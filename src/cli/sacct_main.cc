@@ -251,7 +251,10 @@ int main(int argc, char** argv) {
     std::cerr << "sacct: error: " << s.message() << "\n";
     return 1;
   }
-  std::vector<rota::wire::AccountingJob> jobs(answer.jobs().begin(), answer.jobs().end());
+  // Moved, not copied: a protobuf message moves by swapping its innards.
+  std::vector<rota::wire::AccountingJob> jobs;
+  jobs.reserve(static_cast<size_t>(answer.jobs_size()));
+  for (rota::wire::AccountingJob& j : *answer.mutable_jobs()) jobs.push_back(std::move(j));
   if (json) {
     std::cout << JsonText(jobs);
     return 0;

@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "accounting.pb.h"
+#include "accounting_admin.pb.h"
 #include "common/status.h"
 
 namespace rota::dbd {
@@ -31,6 +33,16 @@ class AccountingStore {
   // last attempt of each job unless query.all_attempts().
   virtual Result<std::vector<wire::AccountingJob>> QueryJobs(
       const wire::QueryJobsRequest& query) = 0;
+
+  // sacctmgr's accounts, users and QoS, keyed by (kind, name). Adding one that
+  // exists is kAlreadyExists and adds nothing of the batch.
+  virtual Status AddEntities(const std::vector<wire::AcctEntity>& entities) = 0;
+  // By name; all of `kind` when `names` is empty.
+  virtual Result<std::vector<wire::AcctEntity>> ListEntities(
+      const std::string& kind, const std::vector<std::string>& names) = 0;
+  // Returns the names that existed (and are now gone).
+  virtual Result<std::vector<std::string>> DeleteEntities(
+      const std::string& kind, const std::vector<std::string>& names) = 0;
 
   // The schema version the store is at (after migration).
   virtual int SchemaVersion() = 0;

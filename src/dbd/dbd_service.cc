@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include "accounting.pb.h"
+#include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
 #include "common/log.h"
+#include "dbd/acct_entities.h"
 #include "rota.pb.h"
 
 namespace rota::dbd {
@@ -104,9 +106,53 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
       });
       return;
     }
+    case api::kDbdAddEntities:
+    case api::kDbdDeleteEntities:
+      if (!privileged) {
+        respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+        return;
+      }
+      HandleEntities(context.method, std::move(body), respond);
+      return;
+    case api::kDbdListEntities:
+      HandleEntities(context.method, std::move(body), respond);
+      return;
     default:
       respond.Fail(InvalidArgument(fmt::format("unknown method {}", context.method)));
   }
+}
+
+void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responder respond) {
+  Post([this, method, body = std::move(body), respond] {
+    if (method == api::kDbdAddEntities) {
+      wire::AddEntitiesRequest req;
+      if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
+      std::vector<wire::AcctEntity> entities(req.entities().begin(), req.entities().end());
+      Status s = PrepareAdd(entities, *store_);
+      if (s.ok()) s = store_->AddEntities(entities);
+      if (!s.ok()) return respond.Fail(s);
+      respond(0, wire::Empty().SerializeAsString());
+    } else if (method == api::kDbdListEntities) {
+      wire::ListEntitiesRequest req;
+      if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
+      auto found = store_->ListEntities(req.kind(), {req.names().begin(), req.names().end()});
+      if (!found.ok()) return respond.Fail(found.status());
+      wire::ListEntitiesResponse out;
+      for (wire::AcctEntity& e : *found) *out.add_entities() = std::move(e);
+      respond(0, out.SerializeAsString());
+    } else {
+      wire::DeleteEntitiesRequest req;
+      if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
+      std::vector<std::string> names(req.names().begin(), req.names().end());
+      Status s = CheckDelete(req.kind(), names, *store_);
+      if (!s.ok()) return respond.Fail(s);
+      auto deleted = store_->DeleteEntities(req.kind(), names);
+      if (!deleted.ok()) return respond.Fail(deleted.status());
+      wire::DeleteEntitiesResponse out;
+      for (const std::string& n : *deleted) out.add_deleted(n);
+      respond(0, out.SerializeAsString());
+    }
+  });
 }
 
 }  // namespace rota::dbd

@@ -30,6 +30,8 @@ class DbdService {
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
 
  private:
+  // sacctmgr's requests, on the storage thread.
+  void HandleEntities(uint16_t method, std::string body, rpc::Responder respond);
   void Post(std::function<void()> task);
   void Run();
 

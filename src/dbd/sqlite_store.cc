@@ -36,6 +36,16 @@ CREATE INDEX job_attempts_end ON job_attempts (end_time);
 CREATE INDEX job_attempts_user ON job_attempts (user_name);
 )sql";
 
+// Version 2: sacctmgr's accounts, users and QoS.
+constexpr const char* kSchemaV2 = R"sql(
+CREATE TABLE entities (
+  kind   TEXT NOT NULL,
+  name   TEXT NOT NULL,
+  record BLOB NOT NULL,
+  PRIMARY KEY (kind, name)
+);
+)sql";
+
 // An ended attempt is never overwritten by a running one.
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
@@ -113,10 +123,11 @@ Status SqliteStore::Migrate() {
   }
   // Each step runs in its own transaction with the version bump, so a crash
   // mid-migration leaves the previous version intact.
-  if (version < 1) {
+  const char* steps[] = {kSchemaV1, kSchemaV2};
+  for (int to = version + 1; to <= kSchemaVersion; ++to) {
     ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-    Status s = Exec(kSchemaV1);
-    if (s.ok()) s = Exec("PRAGMA user_version = 1");
+    Status s = Exec(steps[to - 1]);
+    if (s.ok()) s = Exec(fmt::format("PRAGMA user_version = {}", to).c_str());
     if (!s.ok()) {
       (void)Exec("ROLLBACK");  // The error that caused it is the one to report.
       return s;
@@ -237,6 +248,85 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, "reading jobs");
   return out;
+}
+
+Status SqliteStore::AddEntities(const std::vector<wire::AcctEntity>& entities) {
+  ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  Statement st(db_, "INSERT INTO entities (kind, name, record) VALUES (?1, ?2, ?3)");
+  if (!st.ok()) {
+    (void)Exec("ROLLBACK");
+    return SqliteError(db_, "preparing the insert");
+  }
+  std::string blob;
+  for (const wire::AcctEntity& e : entities) {
+    blob = e.SerializeAsString();
+    sqlite3_reset(st.get());
+    sqlite3_bind_text(st.get(), 1, e.kind().data(), static_cast<int>(e.kind().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_text(st.get(), 2, e.name().data(), static_cast<int>(e.name().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_blob(st.get(), 3, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+    int rc = sqlite3_step(st.get());
+    if (rc != SQLITE_DONE) {
+      Status s = (rc & 0xff) == SQLITE_CONSTRAINT
+                     ? Status(StatusCode::kAlreadyExists,
+                              fmt::format("{} {} already exists", e.kind(), e.name()))
+                     : SqliteError(db_, "adding " + e.name());
+      (void)Exec("ROLLBACK");
+      return s;
+    }
+  }
+  return Exec("COMMIT");
+}
+
+Result<std::vector<wire::AcctEntity>> SqliteStore::ListEntities(
+    const std::string& kind, const std::vector<std::string>& names) {
+  std::string sql = "SELECT record FROM entities WHERE kind = ?";
+  for (size_t i = 0; i < names.size(); ++i) sql += i == 0 ? " AND name IN (?" : ",?";
+  if (!names.empty()) sql += ")";
+  sql += " ORDER BY name";
+  Statement st(db_, sql);
+  if (!st.ok()) return SqliteError(db_, "preparing the listing");
+  sqlite3_bind_text(st.get(), 1, kind.data(), static_cast<int>(kind.size()), SQLITE_STATIC);
+  for (size_t i = 0; i < names.size(); ++i) {
+    sqlite3_bind_text(st.get(), static_cast<int>(i + 2), names[i].data(),
+                      static_cast<int>(names[i].size()), SQLITE_STATIC);
+  }
+  std::vector<wire::AcctEntity> out;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    wire::AcctEntity e;
+    if (!e.ParseFromArray(sqlite3_column_blob(st.get(), 0), sqlite3_column_bytes(st.get(), 0))) {
+      return Status(StatusCode::kCorruption, "a stored " + kind + " does not parse");
+    }
+    out.push_back(std::move(e));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, "listing " + kind);
+  return out;
+}
+
+Result<std::vector<std::string>> SqliteStore::DeleteEntities(
+    const std::string& kind, const std::vector<std::string>& names) {
+  ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  Statement st(db_, "DELETE FROM entities WHERE kind = ?1 AND name = ?2");
+  if (!st.ok()) {
+    (void)Exec("ROLLBACK");
+    return SqliteError(db_, "preparing the delete");
+  }
+  std::vector<std::string> deleted;
+  for (const std::string& name : names) {
+    sqlite3_reset(st.get());
+    sqlite3_bind_text(st.get(), 1, kind.data(), static_cast<int>(kind.size()), SQLITE_STATIC);
+    sqlite3_bind_text(st.get(), 2, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+    if (sqlite3_step(st.get()) != SQLITE_DONE) {
+      Status s = SqliteError(db_, "deleting " + name);
+      (void)Exec("ROLLBACK");
+      return s;
+    }
+    if (sqlite3_changes(db_) > 0) deleted.push_back(name);
+  }
+  ROTA_RETURN_IF_ERROR(Exec("COMMIT"));
+  return deleted;
 }
 
 }  // namespace rota::dbd

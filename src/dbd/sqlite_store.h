@@ -16,7 +16,7 @@ namespace rota::dbd {
 class SqliteStore : public AccountingStore {
  public:
   // The schema version this code writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens or creates the database file at `path`, then migrates it.
   // Errors: kUnavailable when the file cannot be opened; kFailedPrecondition
@@ -26,6 +26,11 @@ class SqliteStore : public AccountingStore {
 
   Status UpsertJobs(const std::vector<wire::AccountingJob>& jobs) override;
   Result<std::vector<wire::AccountingJob>> QueryJobs(const wire::QueryJobsRequest& query) override;
+  Status AddEntities(const std::vector<wire::AcctEntity>& entities) override;
+  Result<std::vector<wire::AcctEntity>> ListEntities(
+      const std::string& kind, const std::vector<std::string>& names) override;
+  Result<std::vector<std::string>> DeleteEntities(const std::string& kind,
+                                                  const std::vector<std::string>& names) override;
   int SchemaVersion() override;
 
  private:

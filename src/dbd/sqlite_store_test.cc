@@ -153,5 +153,60 @@ TEST_F(SqliteStoreTest, FiltersByUserAccountStateIdAndWindow) {
   EXPECT_EQ(store->QueryJobs(window)->size(), 2u);
 }
 
+TEST_F(SqliteStoreTest, MigratesAVersionOneDatabaseKeepingItsJobs) {
+  {
+    // A database as the first schema left it.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TABLE job_attempts (cluster TEXT NOT NULL, job_id INTEGER NOT "
+                           "NULL, restarts INTEGER NOT NULL, user_name TEXT NOT NULL, account "
+                           "TEXT NOT NULL, partition TEXT NOT NULL, state INTEGER NOT NULL, ended "
+                           "INTEGER NOT NULL, submit_time INTEGER NOT NULL, start_time INTEGER "
+                           "NOT NULL, end_time INTEGER NOT NULL, record BLOB NOT NULL, PRIMARY "
+                           "KEY (cluster, job_id, restarts)); PRAGMA user_version = 1;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    auto v1 = OpenStore();  // Migrates to the current version...
+    ASSERT_NE(v1, nullptr);
+    EXPECT_EQ(v1->SchemaVersion(), SqliteStore::kSchemaVersion);
+    ASSERT_TRUE(v1->UpsertJobs({Attempt(1, 0, wire::JOB_STATE_COMPLETED, 100, 200)}).ok());
+  }
+  auto store = OpenStore();  // ...once.
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(All(*store).size(), 1u);
+  wire::AcctEntity qos;
+  qos.set_kind("qos");
+  qos.set_name("high");
+  EXPECT_TRUE(store->AddEntities({qos}).ok());
+}
+
+TEST_F(SqliteStoreTest, EntitiesAddListDelete) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  auto make = [](const char* kind, const char* name) {
+    wire::AcctEntity e;
+    e.set_kind(kind);
+    e.set_name(name);
+    (*e.mutable_fields())["Description"] = std::string(name) + " dept";
+    return e;
+  };
+  ASSERT_TRUE(store->AddEntities({make("account", "phys"), make("account", "chem")}).ok());
+  Status dup = store->AddEntities({make("account", "bio"), make("account", "phys")});
+  EXPECT_EQ(dup.code(), StatusCode::kAlreadyExists);
+  auto all = store->ListEntities("account", {});
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);  // bio was not added: all or nothing
+  EXPECT_EQ((*all)[0].name(), "chem");
+  EXPECT_EQ((*all)[1].fields().at("Description"), "phys dept");
+  EXPECT_EQ(store->ListEntities("account", {"phys"})->size(), 1u);
+  EXPECT_EQ(store->ListEntities("qos", {})->size(), 0u);
+  auto deleted = store->DeleteEntities("account", {"phys", "nope"});
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(*deleted, std::vector<std::string>{"phys"});
+  EXPECT_EQ(store->ListEntities("account", {})->size(), 1u);
+}
+
 }  // namespace
 }  // namespace rota::dbd

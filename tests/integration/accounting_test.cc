@@ -240,5 +240,57 @@ TEST_F(AccountingTest, EachRequeuedAttemptIsARecordOfItsOwn) {
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State,Restarts").out, "1|COMPLETED|1\n");
 }
 
+TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  CommandResult r = ctld_.Run("sacctmgr -i add account physics Description=Physics");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, " Adding Account(s)\n  physics\n Settings\n  Description     = Physics\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -i add account theory Parent=physics").exit_code, 0);
+  r = ctld_.Run("sacctmgr -i add account lost Parent=nowhere");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("Parent account nowhere doesn't exist"), std::string::npos) << r.out;
+  EXPECT_EQ(ctld_.Run("sacctmgr -P -n show account").out,
+            "physics|Physics|physics\ntheory|theory|physics\n");
+
+  EXPECT_EQ(
+      ctld_.Run("sacctmgr -i add user alice DefaultAccount=theory AdminLevel=operator").exit_code,
+      0);
+  r = ctld_.Run("sacctmgr -i add user bob");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("Need a default account"), std::string::npos) << r.out;
+  EXPECT_EQ(ctld_.Run("sacctmgr show user").out,
+            "      User   Def Acct     Admin \n"
+            "---------- ---------- --------- \n"
+            "     alice     theory  Operator \n");
+
+  EXPECT_EQ(ctld_
+                .Run("sacctmgr -i add qos gpu MaxWall=1-00:00:00 MaxJobsPerUser=4 "
+                     "MaxTRESPerUser=gres/gpu=8")
+                .exit_code,
+            0);
+  EXPECT_EQ(ctld_.Run("sacctmgr -P show qos format=Name,MaxWall,MaxJobsPU,MaxTRESPU").out,
+            "Name|MaxWall|MaxJobsPU|MaxTRESPU\ngpu|1-00:00:00|4|gres/gpu=8\n");
+  r = ctld_.Run("sacctmgr -i add qos bad MaxJobsPerUser=lots");
+  EXPECT_EQ(r.exit_code, 1);
+
+  // An account still in use cannot go; once its user is gone, it can.
+  r = ctld_.Run("sacctmgr -i delete account theory");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("still the default account of user alice"), std::string::npos) << r.out;
+  EXPECT_EQ(ctld_.Run("sacctmgr -i delete user where name=alice").out,
+            " Deleting user(s)...\n  alice\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -i delete account theory").exit_code, 0);
+  EXPECT_EQ(ctld_.Run("sacctmgr -i delete account theory").out, " Nothing deleted\n");
+  // Without -i nothing is changed unless the answer is y.
+  EXPECT_EQ(ctld_.Run("sh -c 'echo n | sacctmgr add account chem'").out,
+            " Adding Account(s)\n  chem\nWould you like to commit changes? (You have 30 seconds "
+            "to decide)\n(N/y):  Changes Discarded\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account chem").out, "");
+  // The store survives a restart of rotadbd.
+  dbd_.Kill(SIGTERM);
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account").out, "physics|Physics|physics\n");
+}
+
 }  // namespace
 }  // namespace rota
