@@ -12,6 +12,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libasio-dev
   libssl-dev libmunge-dev munge zlib1g-dev
   libhwloc-dev
+  libsqlite3-dev
 )
 
 missing=()

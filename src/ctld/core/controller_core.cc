@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "ctld/core/accounting_records.h"
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/job_shape.h"
 #include "model/dependency.h"
@@ -189,6 +190,7 @@ wire::JobRecord& ControllerCore::Mutable(uint32_t job_id) {
 
 void ControllerCore::Persist(const wire::JobRecord& job, Effects& effects) {
   *effects.records.emplace_back().mutable_job_upsert() = job;
+  AccountJobChange(*config_, job, effects);
 }
 
 void ControllerCore::PersistNode(const NodeRuntime& node, Effects& effects) {

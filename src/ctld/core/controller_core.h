@@ -168,7 +168,10 @@ class ControllerCore {
                                  bool out_of_memory);
   // Back to PENDING for another run (requeue, node loss, failed prolog): the
   // allocation is released and the run's traces cleared; the caller persists.
-  void ReturnToQueue(wire::JobRecord& job);
+  // `attempt_state`: how accounting records the attempt that ends here
+  // (REQUEUED, NODE_FAIL, ...).
+  void ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
+                     Effects& effects);
   // A job back in the queue shows JobHeldUser/JobHeldAdmin when held (priority
   // 0), no reason otherwise.
   void SetHeldReason(wire::JobRecord& job);

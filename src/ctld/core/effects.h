@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting.pb.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -32,8 +33,13 @@ struct Effects {
   std::vector<wire::StateRecord> records;  // To append to the write-ahead log
   std::vector<LaunchJob> launches;
   std::vector<SignalJob> signals;
+  // Job attempts started or ended, for rotadbd (accounting_records.h). Made
+  // durable in the accounting outbox before the batch's log records.
+  std::vector<wire::AccountingJob> accounting;
 
-  bool empty() const { return records.empty() && launches.empty() && signals.empty(); }
+  bool empty() const {
+    return records.empty() && launches.empty() && signals.empty() && accounting.empty();
+  }
 };
 
 }  // namespace rota::ctld

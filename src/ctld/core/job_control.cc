@@ -8,6 +8,7 @@
 #include "common/duration.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
+#include "ctld/core/accounting_records.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "model/dependency.h"
@@ -132,7 +133,8 @@ void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node
     awaited->erase(std::remove(awaited->begin(), awaited->end(), node), awaited->end());
   }
   if (awaited->empty() && job.final_state() == wire::JOB_STATE_REQUEUED) {
-    ReturnToQueue(job);  // scontrol requeue of a running job: the old run is gone.
+    // scontrol requeue of a running job: the old run is gone.
+    ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
     SetHeldReason(job);
     Persist(job, effects);
     ++version_;
@@ -267,6 +269,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
       }
       wire::JobRecord& j = Mutable(id);
       j.set_array_pending(j.array_meta() ? "" : j.array_pending());
+      NoteCancelledBy(j, caller.uid);
       FinishJob(j, wire::JOB_STATE_CANCELLED, now, effects);
     } else if (cancel) {
       // As Slurm's node daemon does: SIGTERM, SIGKILL after KillWait. The job
@@ -275,6 +278,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
       effects.signals.push_back(
           {id, {j.nodes().begin(), j.nodes().end()}, SIGTERM, false, /*terminate=*/true});
       j.set_cancel_requested(true);
+      NoteCancelledBy(j, caller.uid);
       BeginCompleting(j, wire::JOB_STATE_CANCELLED, now, effects);
     } else {
       effects.signals.push_back(
@@ -294,7 +298,9 @@ void ControllerCore::SetHeldReason(wire::JobRecord& job) {
   }
 }
 
-void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
+void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
+                                   Effects& effects) {
+  AccountAttemptEnd(*config_, job, attempt_state, now, effects);
   if (Running(job) || Completing(job)) nodes_.Release(job);
   if (Completing(job)) nodes_.MarkCompleting(job, -1);
   job.clear_completing_nodes();
@@ -309,6 +315,7 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job) {
   job.set_timed_out(false);
   job.set_warned(false);
   job.set_cancel_requested(false);
+  job.set_cancelled(false);
   job.set_reason(std::string(model::reason::kNone));
 }
 
@@ -333,7 +340,7 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
   if (Running(*it->second) && !it->second->nodes().empty() &&
       (report.node().empty() || it->second->nodes(0) == report.node())) {
     wire::JobRecord& job = Mutable(report.job_id());
-    ReturnToQueue(job);
+    ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
     Persist(job, effects);
   }
   if (NodeRuntime* node = nodes_.Find(report.node())) {
@@ -455,7 +462,7 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
   for (uint32_t id : victims) {
     wire::JobRecord& job = Mutable(id);
     if (job.requeue()) {
-      ReturnToQueue(job);
+      ReturnToQueue(job, wire::JOB_STATE_NODE_FAIL, now, effects);
       Persist(job, effects);
     } else {
       FinishJob(job, wire::JOB_STATE_NODE_FAIL, now, effects);
@@ -511,7 +518,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       BeginCompleting(j, wire::JOB_STATE_REQUEUED, now, effects);
       return "";
     }
-    ReturnToQueue(j);
+    ReturnToQueue(j, wire::JOB_STATE_REQUEUED, now, effects);
     SetHeldReason(j);
     Persist(j, effects);
     return "";

@@ -76,7 +76,7 @@ void ControllerCore::ReconcileNodeJobs(const wire::NodeRegisterRequest& report, 
     }
     if (!kill.nodes.empty()) effects.signals.push_back(std::move(kill));
     if (job.requeue()) {
-      ReturnToQueue(job);
+      ReturnToQueue(job, wire::JOB_STATE_NODE_FAIL, now, effects);
       Persist(job, effects);
     } else {
       FinishJob(job, wire::JOB_STATE_NODE_FAIL, now, effects);

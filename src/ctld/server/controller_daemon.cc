@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "ctld/core/accounting_records.h"
 #include "ctld/server/node_messenger.h"
 #include "ctld/state/state_store.h"
 
@@ -79,6 +80,13 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   d->loop_ = std::make_unique<StateLoop>(
       std::move(core), std::move(store).value(), d->sink_.get(),
       [] { return static_cast<int64_t>(std::time(nullptr)); }, StateLoop::Options{});
+  if (AccountingEnabled(*d->config_)) {
+    auto outbox = OpenControllerOutbox(*d->config_, &d->outbox_files_);
+    if (!outbox.ok()) return outbox.status();
+    d->outbox_ = std::move(outbox).value();
+    d->loop_->SetAccountingSink(d->outbox_.get());
+    d->outbox_->Start();
+  }
   d->loop_->Start();
   d->service_ = std::make_unique<ControllerService>(
       *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path,
@@ -104,6 +112,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
 void ControllerDaemon::Stop() {
   if (server_) server_->Stop();
   if (loop_) loop_->Stop();
+  if (outbox_) outbox_->Stop();
 }
 
 ControllerDaemon::~ControllerDaemon() { Stop(); }

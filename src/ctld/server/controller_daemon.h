@@ -8,6 +8,7 @@
 
 #include "auth/credential.h"
 #include "conf/cluster_config.h"
+#include "ctld/server/accounting_outbox.h"
 #include "ctld/server/controller_service.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"
@@ -34,6 +35,8 @@ class ControllerDaemon {
   std::shared_ptr<const conf::ClusterConfig> config_;
   std::unique_ptr<auth::CredentialVerifier> verifier_;
   std::unique_ptr<EffectSink> sink_;
+  PosixFileOps outbox_files_;
+  std::unique_ptr<AccountingOutbox> outbox_;  // Accounting on only; outlives loop_.
   std::unique_ptr<StateLoop> loop_;
   std::unique_ptr<ControllerService> service_;
   std::unique_ptr<rpc::RpcServer> server_;

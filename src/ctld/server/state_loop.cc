@@ -134,6 +134,13 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
     passed = true;
   }
 
+  if (accounting_ != nullptr && !effects.accounting.empty()) {
+    Status s = accounting_->Record(effects.accounting);
+    if (!s.ok()) {
+      spdlog::critical("cannot make accounting records durable ({}); stopping", s.ToString());
+      std::abort();
+    }
+  }
   if (!effects.records.empty()) {
     std::vector<std::string> payloads;
     payloads.reserve(effects.records.size());

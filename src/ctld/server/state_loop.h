@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "ctld/core/controller_core.h"
+#include "ctld/server/accounting_sink.h"
 #include "ctld/state/state_store.h"
 
 namespace rota::ctld {
@@ -51,6 +52,9 @@ class StateLoop {
   ~StateLoop();
   StateLoop(const StateLoop&) = delete;
   StateLoop& operator=(const StateLoop&) = delete;
+
+  // REQUIRES: before Start(); `sink` outlives the loop.
+  void SetAccountingSink(AccountingSink* sink) { accounting_ = sink; }
 
   void Start();
   // Finishes the queued work, then stops the thread.
@@ -90,6 +94,7 @@ class StateLoop {
   std::unique_ptr<ControllerCore> core_;  // Loop thread only.
   std::unique_ptr<StateStore> store_;     // Loop thread only.
   EffectSink* sink_;
+  AccountingSink* accounting_ = nullptr;
   WallClock clock_;
   Options options_;
 

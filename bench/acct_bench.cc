@@ -1,0 +1,153 @@
+// Accounting at 100,000 jobs, without daemons or process starts:
+//   store_upsert    100,000 ended attempts into SQLite, in batches of 1,000
+//                   (what the controller's outbox sends per request)
+//   store_start_end the same jobs as a start record then an end record each
+//   outbox_record   100,000 records made durable in the controller's outbox,
+//                   100 per state-loop batch (one fdatasync each)
+//   sacct_query     the store's answer to `sacct -a` over all 100,000 jobs
+//   sacct_wire      encoding that answer and parsing it back (rotadbd -> sacct)
+//   sacct_render    sacct's default aligned listing of the 100,000 jobs
+// Prints one "name ms" line per stage. Usage: acct_bench [DIR] (default /tmp).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/sacct_fields.h"
+#include "ctld/server/accounting_outbox.h"
+#include "dbd/sqlite_store.h"
+
+namespace {
+
+constexpr uint32_t kJobs = 100'000;
+constexpr int64_t kStart = 1'795'950'000;
+
+using rota::wire::AccountingJob;
+using Clock = std::chrono::steady_clock;
+
+AccountingJob Job(uint32_t id, bool ended) {
+  AccountingJob j;
+  j.set_cluster("bench");
+  j.set_job_id(id);
+  j.set_name("train_" + std::to_string(id % 32));
+  j.set_user(id % 7 == 0 ? "alice" : "bob");
+  j.set_uid(1000 + id % 7);
+  j.set_account(id % 3 == 0 ? "physics" : "chemistry");
+  j.set_partition("gpu");
+  j.set_state(ended ? rota::wire::JOB_STATE_COMPLETED : rota::wire::JOB_STATE_RUNNING);
+  j.set_ended(ended);
+  j.set_submit_time(kStart + id / 10);
+  j.set_start_time(kStart + id / 10 + 5);
+  j.set_end_time(ended ? kStart + id / 10 + 600 : 0);
+  j.set_nodelist("gpu" + std::to_string(id % 64));
+  j.set_alloc_cpus(8);
+  j.set_alloc_nodes(1);
+  j.set_alloc_tres("cpu=8,mem=64G,node=1,billing=8,gres/gpu=2");
+  j.set_req_tres("cpu=8,mem=64G,node=1,billing=8,gres/gpu=2");
+  j.set_req_mem_mb(65536);
+  j.set_time_limit_s(3600);
+  j.set_reason("None");
+  return j;
+}
+
+double Ms(Clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - since).count();
+}
+
+class NullTransport : public rota::ctld::AccountingTransport {
+ public:
+  rota::Status Send(const rota::wire::RecordJobsRequest&) override {
+    return rota::Status(rota::StatusCode::kUnavailable, "benchmark: rotadbd is away");
+  }
+};
+
+int Fail(const rota::Status& s) {
+  std::fprintf(stderr, "acct_bench: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::filesystem::path base = argc > 1 ? argv[1] : "/tmp";
+  const std::filesystem::path dir = base / ("acct_bench." + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+
+  std::vector<AccountingJob> ended, started;
+  for (uint32_t id = 1; id <= kJobs; ++id) {
+    ended.push_back(Job(id, true));
+    started.push_back(Job(id, false));
+  }
+  auto batches = [](const std::vector<AccountingJob>& all, size_t size) {
+    std::vector<std::vector<AccountingJob>> out;
+    for (size_t i = 0; i < all.size(); i += size) {
+      out.emplace_back(all.begin() + i, all.begin() + std::min(all.size(), i + size));
+    }
+    return out;
+  };
+
+  {
+    auto store = rota::dbd::SqliteStore::Open((dir / "a.sqlite").string());
+    if (!store.ok()) return Fail(store.status());
+    auto t = Clock::now();
+    for (const auto& b : batches(ended, 1000)) {
+      if (rota::Status s = (*store)->UpsertJobs(b); !s.ok()) return Fail(s);
+    }
+    std::printf("store_upsert %.1f\n", Ms(t));
+  }
+  auto store = rota::dbd::SqliteStore::Open((dir / "b.sqlite").string());
+  if (!store.ok()) return Fail(store.status());
+  {
+    auto t = Clock::now();
+    auto s_batches = batches(started, 1000);
+    auto e_batches = batches(ended, 1000);
+    for (size_t i = 0; i < s_batches.size(); ++i) {
+      if (rota::Status s = (*store)->UpsertJobs(s_batches[i]); !s.ok()) return Fail(s);
+      if (rota::Status s = (*store)->UpsertJobs(e_batches[i]); !s.ok()) return Fail(s);
+    }
+    std::printf("store_start_end %.1f\n", Ms(t));
+  }
+  {
+    rota::ctld::PosixFileOps ops;
+    rota::ctld::AccountingOutbox::Options options;
+    options.dir = (dir / "outbox").string();
+    auto box = rota::ctld::AccountingOutbox::Open(&ops, options, std::make_unique<NullTransport>());
+    if (!box.ok()) return Fail(box.status());
+    auto t = Clock::now();
+    for (const auto& b : batches(ended, 100)) {
+      if (rota::Status s = (*box)->Record(b); !s.ok()) return Fail(s);
+    }
+    std::printf("outbox_record %.1f\n", Ms(t));
+  }
+
+  rota::wire::QueryJobsRequest query;
+  query.set_window_start(kStart);
+  auto t = Clock::now();
+  auto jobs = (*store)->QueryJobs(query);
+  if (!jobs.ok()) return Fail(jobs.status());
+  std::printf("sacct_query %.1f (%zu jobs)\n", Ms(t), jobs->size());
+
+  t = Clock::now();
+  rota::wire::QueryJobsResponse response;  // As rotadbd builds it: moved in
+  for (AccountingJob& j : *jobs) *response.add_jobs() = std::move(j);
+  std::string bytes = response.SerializeAsString();
+  rota::wire::QueryJobsResponse parsed;
+  parsed.ParseFromString(bytes);
+  std::vector<AccountingJob> received;  // As sacct takes them: moved out of the answer
+  received.reserve(static_cast<size_t>(parsed.jobs_size()));
+  for (AccountingJob& j : *parsed.mutable_jobs()) received.push_back(std::move(j));
+  std::printf("sacct_wire %.1f (%zu bytes)\n", Ms(t), bytes.size());
+
+  t = Clock::now();
+  auto columns = rota::cli::ParseSacctFormat(rota::cli::kSacctDefaultFormat);
+  std::string text = rota::cli::RenderSacct(*columns, rota::cli::SacctLayout::kAligned, false,
+                                            received, rota::cli::SacctContext{kStart + 100000, 0});
+  std::printf("sacct_render %.1f (%zu bytes)\n", Ms(t), text.size());
+
+  std::filesystem::remove_all(dir);
+  return 0;
+}

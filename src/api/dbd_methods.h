@@ -1,0 +1,20 @@
+#pragma once
+
+// RPC method ids of the accounting daemon's (rotadbd) service. Ids 50-69 are
+// accounting's; never renumber.
+
+#include <cstdint>
+
+namespace rota::api {
+
+enum DbdMethod : uint16_t {
+  kDbdPing = 50,        // Empty -> Empty
+  kDbdRecordJobs = 51,  // (controller) RecordJobsRequest -> RecordJobsResponse
+  kDbdQueryJobs = 52,   // QueryJobsRequest -> QueryJobsResponse
+  // sacctmgr (changes: root and SlurmUser only)
+  kDbdAddEntities = 53,     // AddEntitiesRequest -> Empty
+  kDbdListEntities = 54,    // ListEntitiesRequest -> ListEntitiesResponse
+  kDbdDeleteEntities = 55,  // DeleteEntitiesRequest -> DeleteEntitiesResponse
+};
+
+}  // namespace rota::api

@@ -1,0 +1,56 @@
+#include "cli/accounting_client.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "api/auth_settings.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+
+namespace rota::cli {
+
+Result<std::unique_ptr<AccountingClient>> AccountingClient::Create(
+    const std::string& slurm_conf_path) {
+  std::unique_ptr<AccountingClient> c(new AccountingClient());
+  conf::Diagnostics diags;
+  auto config = conf::LoadClusterConfig(slurm_conf_path, diags);
+  if (!config.ok()) return InvalidArgument(diags.ToString() + config.status().message());
+  c->config_ = *config;
+  if (c->config_->settings.accounting_storage_type != "accounting_storage/slurmdbd") {
+    return Status(StatusCode::kFailedPrecondition, "Slurm accounting storage is disabled");
+  }
+  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(*c->config_));
+  if (!issuer.ok()) return issuer.status();
+  c->issuer_ = std::move(issuer).value();
+  if (const char* t = std::getenv("SLURM_CLIENT_TIMEOUT"); t != nullptr) {
+    if (std::optional<uint64_t> secs = ParseUint(t)) c->timeout_ = std::chrono::seconds(*secs);
+  }
+  return c;
+}
+
+Status AccountingClient::Call(uint16_t method, const google::protobuf::Message& request,
+                              google::protobuf::Message* response) {
+  if (!rpc_.connected()) {
+    std::string host = config_->settings.accounting_storage_host;
+    if (host.empty()) host = "localhost";
+    Status s =
+        rpc_.Connect(host, config_->settings.accounting_storage_port, std::chrono::seconds(5));
+    if (!s.ok()) {
+      return Status(StatusCode::kUnavailable,
+                    fmt::format("Problem talking to the database: {}", s.message()));
+    }
+  }
+  std::string body = request.SerializeAsString();
+  Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
+  if (!credential.ok()) return credential.status();
+  Result<rpc::Response> answer = rpc_.Call(method, *credential, body, timeout_);
+  if (!answer.ok()) return answer.status();
+  if (!answer->ok()) return answer->ToStatus();
+  if (response != nullptr && !response->ParseFromString(answer->body)) {
+    return InvalidArgument("malformed answer from rotadbd");
+  }
+  return Status::Ok();
+}
+
+}  // namespace rota::cli

@@ -1,0 +1,259 @@
+#include "cli/sacct_fields.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "cli/format/time_text.h"
+#include "common/hostlist.h"
+#include "common/memory_size.h"
+#include "common/strings.h"
+#include "common/tres.h"
+#include "model/job_state.h"
+
+namespace rota::cli {
+namespace {
+
+using Extract = std::string (*)(const wire::AccountingJob& job, const SacctContext& ctx);
+
+struct SacctField {
+  std::string_view name;  // As printed in the header
+  int width;              // Default width
+  bool left;              // Left-justified (JobID, NodeList), else right
+  Extract value;
+};
+
+std::string Time(int64_t t, const SacctContext& ctx) {
+  return t > 0 ? format::FormatIsoTime(t, ctx.utc_offset_s) : "Unknown";
+}
+
+int64_t ElapsedSeconds(const wire::AccountingJob& j, const SacctContext& ctx) {
+  if (j.start_time() <= 0) return 0;
+  int64_t end = j.end_time() > 0 ? j.end_time() : ctx.now;
+  return std::max<int64_t>(0, end - j.start_time());
+}
+
+uint32_t Cpus(const wire::AccountingJob& j) {
+  if (j.alloc_cpus() > 0) return j.alloc_cpus();
+  Result<TresCounts> req = TresCounts::Parse(j.req_tres());
+  return req.ok() ? static_cast<uint32_t>(req->Get("cpu")) : 0;
+}
+
+std::string JobId(const wire::AccountingJob& j, const SacctContext&) {
+  if (j.array_job_id() != 0) return fmt::format("{}_{}", j.array_job_id(), j.array_task_id());
+  return std::to_string(j.job_id());
+}
+
+const std::array<SacctField, 19> kFields = {{
+    {"JobID", 12, true, JobId},
+    {"JobIDRaw", 12, true,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(j.job_id()); }},
+    {"JobName", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return j.name(); }},
+    {"Partition", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return j.partition(); }},
+    {"Account", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return j.account(); }},
+    {"AllocCPUS", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
+    {"AllocTRES", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.alloc_tres()); }},
+    {"ReqTRES", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.req_tres()); }},
+    {"ReqMem", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return FormatMemoryMb(j.req_mem_mb());
+     }},
+    {"Elapsed", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return SacctElapsed(ElapsedSeconds(j, ctx));
+     }},
+    {"State", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctState(j); }},
+    {"ExitCode", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctExitCode(j); }},
+    {"Start", 19, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return Time(j.start_time(), ctx);
+     }},
+    {"End", 19, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) { return Time(j.end_time(), ctx); }},
+    {"Submit", 19, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return Time(j.submit_time(), ctx);
+     }},
+    {"NodeList", 15, true,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return j.nodelist().empty() ? std::string("None assigned") : j.nodelist();
+     }},
+    {"Reason", 20, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return j.reason().empty() ? std::string("None") : j.reason();
+     }},
+    {"Restarts", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return std::to_string(j.restarts());
+     }},
+    {"User", 9, false, [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
+}};
+
+// sacct's cell: padded to the width; a longer value keeps width-1 characters
+// and ends in '+' so that a cut is visible.
+void AppendCell(std::string& out, std::string_view value, int width, bool left) {
+  const size_t w = static_cast<size_t>(width);
+  if (value.size() > w) {
+    out.append(value.substr(0, w == 0 ? 0 : w - 1));
+    if (w > 0) out.push_back('+');
+    return;
+  }
+  if (!left) out.append(w - value.size(), ' ');
+  out.append(value);
+  if (left) out.append(w - value.size(), ' ');
+}
+
+}  // namespace
+
+std::string SacctTres(const std::string& tres) {
+  if (tres.empty()) return "";
+  std::vector<std::string_view> items = Split(tres, ',');
+  std::sort(items.begin(), items.end(), [](std::string_view a, std::string_view b) {
+    return a.substr(0, a.find('=')) < b.substr(0, b.find('='));
+  });
+  std::string out;
+  for (std::string_view item : items) {
+    if (!out.empty()) out += ',';
+    out.append(item);
+  }
+  return out;
+}
+
+std::string SacctState(const wire::AccountingJob& job) {
+  std::string name(model::JobStateName(job.state()));
+  if (job.state() == wire::JOB_STATE_CANCELLED && job.cancelled()) {
+    name += fmt::format(" by {}", job.cancelled_by_uid());
+  }
+  return name;
+}
+
+std::string SacctExitCode(const wire::AccountingJob& job) {
+  // Slurm's job line shows 0:0 for a cancelled job; the signal that ended the
+  // script belongs to its batch step.
+  if (job.state() == wire::JOB_STATE_CANCELLED && job.cancelled()) return "0:0";
+  const uint32_t status = job.exit_code();
+  return fmt::format("{}:{}", (status >> 8) & 0xff, status & 0x7f);
+}
+
+std::string SacctElapsed(int64_t seconds) {
+  const int64_t days = seconds / 86400;
+  const int64_t rest = seconds % 86400;
+  std::string hms = fmt::format("{:02}:{:02}:{:02}", rest / 3600, rest / 60 % 60, rest % 60);
+  return days > 0 ? fmt::format("{}-{}", days, hms) : hms;
+}
+
+Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format) {
+  std::vector<SacctColumn> columns;
+  for (std::string_view raw : Split(format, ',')) {
+    std::string_view item = Trim(raw);
+    if (item.empty()) continue;
+    std::string_view name = item;
+    std::optional<int> width;
+    if (size_t pct = item.find('%'); pct != std::string_view::npos) {
+      name = item.substr(0, pct);
+      std::optional<uint64_t> n = ParseUint(item.substr(pct + 1));
+      if (!n) return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", item));
+      width = static_cast<int>(*n);
+    }
+    const std::string lower = ToLower(name);
+    auto it = std::find_if(kFields.begin(), kFields.end(),
+                           [&](const SacctField& f) { return ToLower(f.name) == lower; });
+    if (it == kFields.end()) {
+      return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", name));
+    }
+    columns.push_back({static_cast<int>(it - kFields.begin()), width.value_or(it->width)});
+  }
+  if (columns.empty()) return InvalidArgument("No fields requested");
+  return columns;
+}
+
+std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
+                        const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx) {
+  std::string out;
+  out.reserve((jobs.size() + 2) * columns.size() * 12);
+  auto line = [&](auto&& cell) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const SacctField& f = kFields[static_cast<size_t>(columns[i].field)];
+      const std::string value = cell(f);
+      switch (layout) {
+        case SacctLayout::kAligned:
+          AppendCell(out, value, columns[i].width, f.left);
+          out.push_back(' ');
+          break;
+        case SacctLayout::kParsable:
+          out.append(value);
+          out.push_back('|');
+          break;
+        case SacctLayout::kParsable2:
+          if (i > 0) out.push_back('|');
+          out.append(value);
+          break;
+      }
+    }
+    out.push_back('\n');
+  };
+  if (!no_header) {
+    line([](const SacctField& f) { return std::string(f.name); });
+    if (layout == SacctLayout::kAligned) {
+      for (const SacctColumn& c : columns) {
+        out.append(static_cast<size_t>(c.width), '-');
+        out.push_back(' ');
+      }
+      out.push_back('\n');
+    }
+  }
+  for (const wire::AccountingJob& job : jobs) {
+    line([&](const SacctField& f) { return f.value(job, ctx); });
+  }
+  return out;
+}
+
+std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout layout,
+                          bool no_header, const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  auto line = [&](auto&& cell) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const std::string_view value = cell(i);
+      switch (layout) {
+        case SacctLayout::kAligned:
+          AppendCell(out, value, columns[i].width, columns[i].left);
+          out.push_back(' ');
+          break;
+        case SacctLayout::kParsable:
+          out.append(value);
+          out.push_back('|');
+          break;
+        case SacctLayout::kParsable2:
+          if (i > 0) out.push_back('|');
+          out.append(value);
+          break;
+      }
+    }
+    out.push_back('\n');
+  };
+  if (!no_header) {
+    line([&](size_t i) { return std::string_view(columns[i].header); });
+    if (layout == SacctLayout::kAligned) {
+      for (const PlainColumn& c : columns) {
+        out.append(static_cast<size_t>(c.width), '-');
+        out.push_back(' ');
+      }
+      out.push_back('\n');
+    }
+  }
+  for (const std::vector<std::string>& row : rows) {
+    line([&](size_t i) { return i < row.size() ? std::string_view(row[i]) : std::string_view(); });
+  }
+  return out;
+}
+
+}  // namespace rota::cli

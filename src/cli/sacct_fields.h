@@ -1,0 +1,62 @@
+#pragma once
+// sacct's fields and output: a table of Slurm's field names with their default
+// widths, the --format/-o parser ("JobID,JobName%20,AllocTRES%60") and the
+// three layouts Slurm prints (aligned columns with a dashed rule, -p with a
+// '|' after every field, -P/--parsable2 with '|' between fields).
+//
+// Pure functions of (records, options, context): the time "now" and the
+// local time zone come in through SacctContext.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accounting.pb.h"
+#include "common/status.h"
+
+namespace rota::cli {
+
+// Slurm's default field list.
+inline constexpr std::string_view kSacctDefaultFormat =
+    "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode";
+
+struct SacctContext {
+  int64_t now = 0;           // Elapsed of running jobs
+  int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps
+};
+
+struct SacctColumn {
+  int field = 0;  // Index into the table
+  int width = 0;  // Columns in the aligned layout
+};
+
+enum class SacctLayout { kAligned, kParsable, kParsable2 };
+
+// Parses a --format list. Names are case-insensitive; "Name%N" sets the width.
+// InvalidArgument naming the field for an unknown one (Slurm: "Invalid field
+// requested").
+Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format);
+
+// The listing: header (unless `no_header`, plus the dashed rule in the aligned
+// layout) and one line per record, each ending in '\n'.
+std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
+                        const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx);
+
+// The same layouts for any table (sacctmgr's): `rows` hold one value per
+// column; `left` says which columns are left-justified.
+struct PlainColumn {
+  std::string header;
+  int width = 10;
+  bool left = false;
+};
+std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout layout,
+                          bool no_header, const std::vector<std::vector<std::string>>& rows);
+
+// Values as sacct prints them, for tests and --json.
+std::string SacctState(const wire::AccountingJob& job);     // "CANCELLED by 0"
+std::string SacctExitCode(const wire::AccountingJob& job);  // "1:0"
+std::string SacctElapsed(int64_t seconds);                  // "1-02:03:04", "00:00:12"
+// TRES in sacct's order (by name): "billing=1,cpu=1,gres/gpu=2,mem=1G,node=1".
+std::string SacctTres(const std::string& tres);
+
+}  // namespace rota::cli

@@ -1,0 +1,111 @@
+#include "cli/sacct_fields.h"
+
+#include <gtest/gtest.h>
+
+namespace rota::cli {
+namespace {
+
+// Job 28 of the reference capture: cancelled by root after 12 seconds on 2 GPUs.
+wire::AccountingJob Job28() {
+  wire::AccountingJob j;
+  j.set_job_id(28);
+  j.set_name("qos_run");
+  j.set_partition("batch");
+  j.set_account("observe");
+  j.set_alloc_cpus(1);
+  j.set_state(wire::JOB_STATE_CANCELLED);
+  j.set_ended(true);
+  j.set_cancelled(true);
+  j.set_cancelled_by_uid(0);
+  j.set_start_time(1000);
+  j.set_end_time(1012);
+  j.set_alloc_tres("cpu=1,mem=1G,node=1,billing=1,gres/gpu=2");
+  j.set_req_tres("cpu=1,mem=1G,node=1,billing=1,gres/gpu=2");
+  j.set_reason("None");
+  return j;
+}
+
+// Job 17: failed without ever being allocated.
+wire::AccountingJob Job17() {
+  wire::AccountingJob j;
+  j.set_job_id(17);
+  j.set_name("wrap");
+  j.set_partition("batch");
+  j.set_account("observe");
+  j.set_state(wire::JOB_STATE_FAILED);
+  j.set_ended(true);
+  j.set_exit_code(1 << 8);
+  j.set_req_tres("cpu=1,mem=1G,node=1,billing=1,gres/gpu=9");
+  j.set_reason("None");
+  return j;
+}
+
+std::string Render(std::string_view format, SacctLayout layout,
+                   const std::vector<wire::AccountingJob>& jobs, bool no_header = false) {
+  auto columns = ParseSacctFormat(format);
+  EXPECT_TRUE(columns.ok()) << columns.status().ToString();
+  return RenderSacct(*columns, layout, no_header, jobs, SacctContext{});
+}
+
+TEST(SacctFieldsTest, AlignedLayoutAsSlurmPrintsIt) {
+  // sacct -j 28 -o JobID,JobName,State,AllocTRES%60,Elapsed (the job line).
+  EXPECT_EQ(Render("JobID,JobName,State,AllocTRES%60,Elapsed", SacctLayout::kAligned, {Job28()}),
+            "JobID           JobName      State                                                    "
+            "AllocTRES    Elapsed \n"
+            "------------ ---------- ---------- "
+            "------------------------------------------------------------ ---------- \n"
+            "28              qos_run CANCELLED+                     "
+            "billing=1,cpu=1,gres/gpu=2,mem=1G,node=1   00:00:12 \n");
+}
+
+TEST(SacctFieldsTest, Parsable2DefaultFormat) {
+  // sacct --parsable2 -j 28 (the job line).
+  EXPECT_EQ(Render(kSacctDefaultFormat, SacctLayout::kParsable2, {Job28(), Job17()}),
+            "JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode\n"
+            "28|qos_run|batch|observe|1|CANCELLED by 0|0:0\n"
+            "17|wrap|batch|observe|1|FAILED|1:0\n");
+}
+
+TEST(SacctFieldsTest, ReasonAndTresColumns) {
+  // sacct --parsable2 -X -o JobID,State,Reason,AllocTRES,ReqTRES
+  EXPECT_EQ(Render("JobID,State,Reason,AllocTRES,ReqTRES", SacctLayout::kParsable2,
+                   {Job17(), Job28()}, /*no_header=*/true),
+            "17|FAILED|None||billing=1,cpu=1,gres/gpu=9,mem=1G,node=1\n"
+            "28|CANCELLED by 0|None|billing=1,cpu=1,gres/gpu=2,mem=1G,node=1|"
+            "billing=1,cpu=1,gres/gpu=2,mem=1G,node=1\n");
+}
+
+TEST(SacctFieldsTest, ParsableEndsEveryFieldWithABar) {
+  EXPECT_EQ(Render("jobid,state,exitcode", SacctLayout::kParsable, {Job17()}),
+            "JobID|State|ExitCode|\n17|FAILED|1:0|\n");
+}
+
+TEST(SacctFieldsTest, ValuesAndUnknownFields) {
+  EXPECT_EQ(SacctElapsed(12), "00:00:12");
+  EXPECT_EQ(SacctElapsed(86400 + 2 * 3600 + 3 * 60 + 4), "1-02:03:04");
+  wire::AccountingJob oom;
+  oom.set_exit_code(9);  // Killed by signal 9
+  EXPECT_EQ(SacctExitCode(oom), "0:9");
+  EXPECT_EQ(SacctTres("cpu=2,mem=2G,node=1,billing=2,gres/gpu=2"),
+            "billing=2,cpu=2,gres/gpu=2,mem=2G,node=1");
+  auto bad = ParseSacctFormat("JobID,Bogus");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("Bogus"), std::string::npos);
+
+  // Never started: Unknown start and end, no nodes; a running job's elapsed counts to now.
+  wire::AccountingJob running;
+  running.set_job_id(5);
+  running.set_state(wire::JOB_STATE_RUNNING);
+  running.set_start_time(100);
+  running.set_nodelist("n[1-2]");
+  running.set_restarts(1);
+  auto columns = ParseSacctFormat("JobID,State,Elapsed,End,NodeList,Restarts");
+  ASSERT_TRUE(columns.ok());
+  SacctContext ctx;
+  ctx.now = 100 + 3661;
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {running}, ctx),
+            "5|RUNNING|01:01:01|Unknown|n[1-2]|1\n");
+}
+
+}  // namespace
+}  // namespace rota::cli

@@ -1,0 +1,56 @@
+#include "cli/sacctmgr_command.h"
+
+#include <gtest/gtest.h>
+
+namespace rota::cli {
+namespace {
+
+TEST(SacctmgrCommandTest, ParsesAddShowAndDelete) {
+  auto add =
+      ParseSacctmgrCommand({"add", "user", "alice,bob", "Account=physics", "AdminLevel=Operator"});
+  ASSERT_TRUE(add.ok()) << add.status().ToString();
+  EXPECT_EQ(add->verb, SacctmgrVerb::kAdd);
+  EXPECT_EQ(add->kind, "user");
+  EXPECT_EQ(add->names, (std::vector<std::string>{"alice", "bob"}));
+  auto entities = EntitiesToAdd(*add);
+  ASSERT_EQ(entities.size(), 2u);
+  EXPECT_EQ(entities[1].name(), "bob");
+  EXPECT_EQ(entities[1].fields().at("DefaultAccount"), "physics");
+  EXPECT_EQ(entities[1].fields().at("AdminLevel"), "Operator");
+
+  auto show = ParseSacctmgrCommand({"list", "qos", "where", "name=high", "format=Name,MaxWall"});
+  ASSERT_TRUE(show.ok());
+  EXPECT_EQ(show->verb, SacctmgrVerb::kShow);
+  EXPECT_EQ(show->names, (std::vector<std::string>{"high"}));
+  EXPECT_EQ(show->format, "Name,MaxWall");
+
+  auto del = ParseSacctmgrCommand({"remove", "account", "where", "Name=chem"});
+  ASSERT_TRUE(del.ok());
+  EXPECT_EQ(del->verb, SacctmgrVerb::kDelete);
+  EXPECT_EQ(del->names, (std::vector<std::string>{"chem"}));
+
+  EXPECT_FALSE(ParseSacctmgrCommand({"delete", "account"}).ok());  // Names nothing
+  EXPECT_FALSE(ParseSacctmgrCommand({"frobnicate", "account", "x"}).ok());
+  EXPECT_FALSE(ParseSacctmgrCommand({"show", "cluster"}).ok());
+}
+
+TEST(SacctmgrCommandTest, RendersEntities) {
+  wire::AcctEntity phys;
+  phys.set_kind("account");
+  phys.set_name("physics");
+  (*phys.mutable_fields())["Description"] = "physics department";
+  (*phys.mutable_fields())["Organization"] = "science";
+  auto text = RenderEntities("account", "", SacctLayout::kAligned, false, {phys});
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text,
+            "   Account                Descr                  Org \n"
+            "---------- -------------------- -------------------- \n"
+            "   physics   physics department              science \n");
+  text = RenderEntities("account", "account,org%5", SacctLayout::kParsable2, true, {phys});
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "physics|science\n");
+  EXPECT_FALSE(RenderEntities("account", "Bogus", SacctLayout::kParsable2, true, {}).ok());
+}
+
+}  // namespace
+}  // namespace rota::cli

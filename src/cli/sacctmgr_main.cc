@@ -1,0 +1,151 @@
+// sacctmgr: accounts, users and QoS in rotadbd.
+#include <getopt.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "accounting_admin.pb.h"
+#include "api/dbd_methods.h"
+#include "cli/accounting_client.h"
+#include "cli/sacctmgr_command.h"
+#include "conf/config_loader.h"
+#include "rota.pb.h"
+
+namespace {
+
+using rota::cli::SacctLayout;
+
+void Usage(FILE* to) {
+  std::fprintf(to,
+               "Usage: sacctmgr [-i] [-n] [-P|-p] COMMAND ENTITY [NAMES] [Key=Value ...]\n"
+               "  COMMAND: add|create, show|list, delete|remove\n"
+               "  ENTITY:  account, user, qos\n"
+               "  -i, --immediate    commit without asking\n"
+               "  -n, --noheader     no header\n"
+               "  -P, --parsable2    '|' between fields;  -p, --parsable: '|' after each\n");
+}
+
+// Slurm asks before committing; an answer other than y (or none in 30 s) discards.
+bool Confirmed() {
+  std::cout << "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): "
+            << std::flush;
+  pollfd p{STDIN_FILENO, POLLIN, 0};
+  if (poll(&p, 1, 30'000) <= 0) return false;
+  std::string answer;
+  std::getline(std::cin, answer);
+  return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool immediate = false, no_header = false;
+  SacctLayout layout = SacctLayout::kAligned;
+  const option long_options[] = {
+      {"immediate", no_argument, nullptr, 'i'}, {"noheader", no_argument, nullptr, 'n'},
+      {"parsable", no_argument, nullptr, 'p'},  {"parsable2", no_argument, nullptr, 'P'},
+      {"help", no_argument, nullptr, 'h'},      {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  // '+': options only before the command, so "format=..." and the like stay words.
+  while ((c = getopt_long(argc, argv, "+inpPh", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'i':
+        immediate = true;
+        break;
+      case 'n':
+        no_header = true;
+        break;
+      case 'p':
+        layout = SacctLayout::kParsable;
+        break;
+      case 'P':
+        layout = SacctLayout::kParsable2;
+        break;
+      case 'h':
+        Usage(stdout);
+        return 0;
+      default:
+        Usage(stderr);
+        return 1;
+    }
+  }
+  std::vector<std::string> words(argv + optind, argv + argc);
+  auto command = rota::cli::ParseSacctmgrCommand(words);
+  if (!command.ok()) {
+    std::cerr << " " << command.status().message() << "\n";
+    return 1;
+  }
+  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "sacctmgr: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  switch (command->verb) {
+    case rota::cli::SacctmgrVerb::kShow: {
+      rota::wire::ListEntitiesRequest req;
+      req.set_kind(command->kind);
+      for (const std::string& n : command->names) req.add_names(n);
+      rota::wire::ListEntitiesResponse resp;
+      rota::Status s = (*client)->Call(rota::api::kDbdListEntities, req, &resp);
+      if (!s.ok()) {
+        std::cerr << "sacctmgr: error: " << s.message() << "\n";
+        return 1;
+      }
+      auto text = rota::cli::RenderEntities(command->kind, command->format, layout, no_header,
+                                            {resp.entities().begin(), resp.entities().end()});
+      if (!text.ok()) {
+        std::cerr << " " << text.status().message() << "\n";
+        return 1;
+      }
+      std::cout << *text;
+      return 0;
+    }
+    case rota::cli::SacctmgrVerb::kAdd: {
+      std::cout << rota::cli::DescribeAdd(*command);
+      if (!immediate && !Confirmed()) {
+        std::cout << " Changes Discarded\n";
+        return 0;
+      }
+      rota::wire::AddEntitiesRequest req;
+      for (auto& e : rota::cli::EntitiesToAdd(*command)) *req.add_entities() = std::move(e);
+      rota::wire::Empty resp;
+      rota::Status s = (*client)->Call(rota::api::kDbdAddEntities, req, &resp);
+      if (!s.ok()) {
+        std::cerr << " " << s.message() << "\n";
+        return 1;
+      }
+      return 0;
+    }
+    case rota::cli::SacctmgrVerb::kDelete: {
+      if (!immediate) {
+        std::cout << " Deleting " << command->kind << "(s)...\n";
+        for (const std::string& n : command->names) std::cout << "  " << n << "\n";
+        if (!Confirmed()) {
+          std::cout << " Changes Discarded\n";
+          return 0;
+        }
+      }
+      rota::wire::DeleteEntitiesRequest req;
+      req.set_kind(command->kind);
+      for (const std::string& n : command->names) req.add_names(n);
+      rota::wire::DeleteEntitiesResponse resp;
+      rota::Status s = (*client)->Call(rota::api::kDbdDeleteEntities, req, &resp);
+      if (!s.ok()) {
+        std::cerr << " " << s.message() << "\n";
+        return 1;
+      }
+      if (resp.deleted().empty()) {
+        std::cout << " Nothing deleted\n";
+        return 0;
+      }
+      if (immediate) std::cout << " Deleting " << command->kind << "(s)...\n";
+      for (const std::string& n : resp.deleted()) std::cout << "  " << n << "\n";
+      return 0;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,151 @@
+#include "ctld/core/accounting_records.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/hostlist.h"
+#include "common/strings.h"
+#include "common/tres.h"
+#include "model/job_state.h"
+
+namespace rota::ctld {
+namespace {
+
+bool Listed(const conf::ClusterConfig& config, const std::string& key) {
+  const auto& tracked = config.settings.accounting_storage_tres;
+  return std::any_of(tracked.begin(), tracked.end(),
+                     [&](const std::string& t) { return ToLower(t) == ToLower(key); });
+}
+
+// "gpu:a100:2" or "2" or "a100:2" -> 2; 0 when it does not parse.
+uint64_t TrailingCount(const std::string& text) {
+  if (text.empty()) return 0;
+  size_t colon = text.rfind(':');
+  std::string tail = colon == std::string::npos ? text : text.substr(colon + 1);
+  std::optional<uint64_t> n = ParseUint(tail);
+  if (n) return *n;
+  return colon == std::string::npos ? 0 : 1;  // "gpu:a100": one
+}
+
+uint64_t RequestedGpus(const wire::JobRecord& job, uint32_t nodes, uint32_t tasks) {
+  const wire::JobSpec& s = job.spec();
+  if (!s.gpus().empty()) return TrailingCount(s.gpus());
+  if (!s.gpus_per_node().empty()) return TrailingCount(s.gpus_per_node()) * nodes;
+  if (!s.gpus_per_task().empty()) return TrailingCount(s.gpus_per_task()) * tasks;
+  uint64_t total = 0;
+  for (std::string_view piece : Split(s.gres(), ',')) {
+    const std::string item(piece);
+    if (item.rfind("gpu", 0) == 0) total += (item == "gpu" ? 1 : TrailingCount(item)) * nodes;
+  }
+  return total;
+}
+
+uint64_t RequestedMemMb(const conf::ClusterConfig& config, const wire::JobRecord& job,
+                        uint32_t nodes, uint32_t cpus, uint64_t gpus) {
+  const wire::JobSpec& s = job.spec();
+  if (s.mem_per_node_mb() > 0) return s.mem_per_node_mb() * nodes;
+  if (s.mem_per_cpu_mb() > 0) return s.mem_per_cpu_mb() * cpus;
+  if (s.mem_per_gpu_mb() > 0) return s.mem_per_gpu_mb() * gpus;
+  std::optional<MemoryMb> per_cpu = config.settings.def_mem_per_cpu;
+  if (const conf::PartitionConfig* p = config.FindPartition(s.partition())) {
+    if (p->def_mem_per_cpu) per_cpu = p->def_mem_per_cpu;
+  }
+  return per_cpu ? *per_cpu * cpus : 0;
+}
+
+}  // namespace
+
+bool AccountingEnabled(const conf::ClusterConfig& config) {
+  return config.settings.accounting_storage_type == "accounting_storage/slurmdbd";
+}
+
+std::string TrackedTres(const conf::ClusterConfig& config, const std::string& tres) {
+  Result<TresCounts> counts = TresCounts::Parse(tres);
+  if (!counts.ok()) return tres;
+  TresCounts kept;
+  for (const auto& [key, value] : counts->counts()) {
+    if (key.find('/') == std::string::npos || Listed(config, key)) kept.Set(key, value);
+  }
+  return kept.ToString();
+}
+
+std::string RequestedTres(const conf::ClusterConfig& config, const wire::JobRecord& job) {
+  const wire::JobSpec& s = job.spec();
+  uint32_t nodes = std::max<uint32_t>({job.req_nodes(), s.min_nodes(), 1});
+  uint32_t tasks = std::max<uint32_t>(s.num_tasks(), 1);
+  uint32_t cpus = job.alloc_cpus();
+  if (cpus == 0) cpus = tasks * std::max<uint32_t>(s.cpus_per_task(), 1);
+  uint64_t gpus = RequestedGpus(job, nodes, tasks);
+  std::string out =
+      fmt::format("cpu={},mem={},node={},billing={}", cpus,
+                  FormatMemoryMb(RequestedMemMb(config, job, nodes, cpus, gpus)), nodes, cpus);
+  if (gpus > 0) out += fmt::format(",gres/gpu={}", gpus);
+  return TrackedTres(config, out);
+}
+
+wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const wire::JobRecord& job,
+                                      wire::JobState state) {
+  wire::AccountingJob a;
+  const wire::JobSpec& s = job.spec();
+  a.set_cluster(config.settings.cluster_name);
+  a.set_job_id(job.job_id());
+  a.set_restarts(job.restart_count());
+  a.set_array_job_id(job.array_job_id());
+  a.set_array_task_id(job.array_task_id());
+  a.set_name(s.name());
+  a.set_user(s.user());
+  a.set_uid(s.uid());
+  a.set_gid(s.gid());
+  a.set_account(s.account());
+  a.set_partition(s.partition());
+  a.set_qos(s.qos());
+  a.set_state(state);
+  a.set_ended(model::IsFinished(state));
+  a.set_exit_code(job.exit_code());
+  a.set_submit_time(job.submit_time());
+  a.set_eligible_time(job.eligible_time());
+  a.set_time_limit_s(job.time_limit_s());
+  a.set_reason(job.reason().empty() ? "None" : job.reason());
+  a.set_work_dir(s.work_dir());
+  a.set_cancelled(job.cancelled());
+  a.set_cancelled_by_uid(job.cancelled_by_uid());
+  const bool allocated = !job.nodes().empty();
+  if (allocated) {
+    a.set_start_time(job.start_time());
+    a.set_nodelist(CompressHostlist({job.nodes().begin(), job.nodes().end()}));
+    a.set_alloc_cpus(job.alloc_cpus());
+    a.set_alloc_nodes(static_cast<uint32_t>(job.nodes_size()));
+    a.set_alloc_tres(TrackedTres(config, job.alloc_tres()));
+  } else {
+    // Never ran: Slurm shows the end as its start, and no allocation.
+    a.set_start_time(a.ended() ? job.start_time() : 0);
+  }
+  a.set_end_time(a.ended() ? job.end_time() : 0);
+  a.set_req_tres(RequestedTres(config, job));
+  Result<TresCounts> req = TresCounts::Parse(a.req_tres());
+  if (req.ok()) a.set_req_mem_mb(req->Get("mem"));
+  return a;
+}
+
+void AccountJobChange(const conf::ClusterConfig& config, const wire::JobRecord& job,
+                      Effects& effects) {
+  if (!AccountingEnabled(config) || job.array_meta()) return;
+  const wire::JobState state = job.state();
+  if (state == wire::JOB_STATE_RUNNING || model::IsFinished(state)) {
+    effects.accounting.push_back(MakeAccountingJob(config, job, state));
+  }
+}
+
+void AccountAttemptEnd(const conf::ClusterConfig& config, const wire::JobRecord& job,
+                       wire::JobState state, int64_t now, Effects& effects) {
+  if (!AccountingEnabled(config) || job.array_meta() || job.nodes().empty()) return;
+  wire::AccountingJob a = MakeAccountingJob(config, job, state);
+  a.set_ended(true);
+  // A run that was COMPLETING (requeued while running) ended when it began to.
+  const bool completing = job.state() == wire::JOB_STATE_COMPLETING && job.end_time() > 0;
+  a.set_end_time(completing ? job.end_time() : now);
+  effects.accounting.push_back(std::move(a));
+}
+
+}  // namespace rota::ctld

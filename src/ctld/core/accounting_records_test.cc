@@ -1,0 +1,132 @@
+#include "ctld/core/accounting_records.h"
+
+#include <gtest/gtest.h>
+
+namespace rota::ctld {
+namespace {
+
+conf::ClusterConfig Config(bool on, std::vector<std::string> tres = {"gres/gpu"}) {
+  conf::ClusterConfig c;
+  c.settings.cluster_name = "c1";
+  c.settings.accounting_storage_type =
+      on ? "accounting_storage/slurmdbd" : "accounting_storage/none";
+  c.settings.accounting_storage_tres = std::move(tres);
+  c.settings.def_mem_per_cpu = 1024;
+  return c;
+}
+
+wire::JobRecord Running() {
+  wire::JobRecord j;
+  j.set_job_id(12);
+  j.set_restart_count(2);
+  j.set_state(wire::JOB_STATE_RUNNING);
+  j.set_submit_time(90);
+  j.set_start_time(100);
+  j.set_end_time(3700);  // While running: the time limit's end, not an end
+  j.add_nodes("n2");
+  j.add_nodes("n1");
+  j.set_alloc_cpus(4);
+  j.set_alloc_tres("cpu=4,mem=4G,node=2,billing=4,gres/gpu=2,gres/gpu:a100=2");
+  j.set_req_nodes(2);
+  j.set_reason("None");
+  wire::JobSpec& s = *j.mutable_spec();
+  s.set_name("train");
+  s.set_user("alice");
+  s.set_account("phys");
+  s.set_partition("gpu");
+  s.set_gpus_per_node("a100:1");
+  return j;
+}
+
+TEST(AccountingRecordsTest, NothingWhenAccountingIsOff) {
+  Effects effects;
+  AccountJobChange(Config(false), Running(), effects);
+  EXPECT_TRUE(effects.accounting.empty());
+  EXPECT_TRUE(effects.empty());
+}
+
+TEST(AccountingRecordsTest, AStartedAttempt) {
+  Effects effects;
+  AccountJobChange(Config(true), Running(), effects);
+  ASSERT_EQ(effects.accounting.size(), 1u);
+  const wire::AccountingJob& a = effects.accounting[0];
+  EXPECT_EQ(a.cluster(), "c1");
+  EXPECT_EQ(a.job_id(), 12u);
+  EXPECT_EQ(a.restarts(), 2u);
+  EXPECT_EQ(a.state(), wire::JOB_STATE_RUNNING);
+  EXPECT_FALSE(a.ended());
+  EXPECT_EQ(a.start_time(), 100);
+  EXPECT_EQ(a.end_time(), 0);
+  EXPECT_EQ(a.nodelist(), "n[1-2]");
+  EXPECT_EQ(a.alloc_nodes(), 2u);
+  // gres/gpu:a100 is not in AccountingStorageTRES: not recorded.
+  EXPECT_EQ(a.alloc_tres(), "cpu=4,mem=4G,node=2,billing=4,gres/gpu=2");
+  EXPECT_EQ(a.req_tres(), "cpu=4,mem=4G,node=2,billing=4,gres/gpu=2");
+  EXPECT_EQ(a.req_mem_mb(), 4096u);
+}
+
+TEST(AccountingRecordsTest, GpusAreNotRecordedUnlessTracked) {
+  Effects effects;
+  AccountJobChange(Config(true, {}), Running(), effects);
+  ASSERT_EQ(effects.accounting.size(), 1u);
+  EXPECT_EQ(effects.accounting[0].alloc_tres(), "cpu=4,mem=4G,node=2,billing=4");
+}
+
+TEST(AccountingRecordsTest, PendingCompletingAndArrayMetaRecordsYieldNothing) {
+  Effects effects;
+  wire::JobRecord j = Running();
+  j.set_state(wire::JOB_STATE_PENDING);
+  AccountJobChange(Config(true), j, effects);
+  j.set_state(wire::JOB_STATE_COMPLETING);
+  AccountJobChange(Config(true), j, effects);
+  j.set_state(wire::JOB_STATE_COMPLETED);
+  j.set_array_meta(true);
+  AccountJobChange(Config(true), j, effects);
+  EXPECT_TRUE(effects.accounting.empty());
+}
+
+TEST(AccountingRecordsTest, EndedAttemptsAndNeverStartedJobs) {
+  Effects effects;
+  wire::JobRecord j = Running();
+  j.set_state(wire::JOB_STATE_CANCELLED);
+  j.set_cancelled(true);
+  j.set_cancelled_by_uid(1001);
+  j.set_end_time(200);
+  AccountJobChange(Config(true), j, effects);
+  ASSERT_EQ(effects.accounting.size(), 1u);
+  EXPECT_TRUE(effects.accounting[0].ended());
+  EXPECT_EQ(effects.accounting[0].end_time(), 200);
+  EXPECT_TRUE(effects.accounting[0].cancelled());
+  EXPECT_EQ(effects.accounting[0].cancelled_by_uid(), 1001u);
+
+  // Cancelled while pending: no allocation, the request still known.
+  wire::JobRecord p = Running();
+  p.clear_nodes();
+  p.clear_alloc_tres();
+  p.set_alloc_cpus(2);
+  p.set_req_nodes(1);
+  p.mutable_spec()->clear_gpus_per_node();
+  p.set_state(wire::JOB_STATE_CANCELLED);
+  p.set_start_time(300);
+  p.set_end_time(300);
+  effects.accounting.clear();
+  AccountJobChange(Config(true), p, effects);
+  ASSERT_EQ(effects.accounting.size(), 1u);
+  EXPECT_EQ(effects.accounting[0].alloc_tres(), "");
+  EXPECT_EQ(effects.accounting[0].nodelist(), "");
+  EXPECT_EQ(effects.accounting[0].req_tres(), "cpu=2,mem=2G,node=1,billing=2");
+}
+
+TEST(AccountingRecordsTest, TheAttemptARequeueEnds) {
+  Effects effects;
+  AccountAttemptEnd(Config(true), Running(), wire::JOB_STATE_NODE_FAIL, 500, effects);
+  ASSERT_EQ(effects.accounting.size(), 1u);
+  const wire::AccountingJob& a = effects.accounting[0];
+  EXPECT_EQ(a.state(), wire::JOB_STATE_NODE_FAIL);
+  EXPECT_TRUE(a.ended());
+  EXPECT_EQ(a.end_time(), 500);
+  EXPECT_EQ(a.restarts(), 2u);  // The attempt that ends, not the next one
+}
+
+}  // namespace
+}  // namespace rota::ctld

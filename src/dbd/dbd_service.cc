@@ -1,0 +1,158 @@
+#include "dbd/dbd_service.h"
+
+#include <fmt/format.h>
+
+#include "accounting.pb.h"
+#include "accounting_admin.pb.h"
+#include "api/dbd_methods.h"
+#include "common/log.h"
+#include "dbd/acct_entities.h"
+#include "rota.pb.h"
+
+namespace rota::dbd {
+
+DbdService::DbdService(std::unique_ptr<AccountingStore> store, auth::CredentialVerifier& verifier,
+                       uint32_t slurm_user_uid)
+    : store_(std::move(store)), verifier_(verifier), slurm_user_uid_(slurm_user_uid) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+DbdService::~DbdService() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DbdService::Post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+void DbdService::Run() {
+  while (true) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
+void DbdService::Handle(const rpc::RequestContext& context, std::string body,
+                        rpc::Responder respond) {
+  Result<auth::Identity> id = verifier_.Verify(
+      context.credential, auth::RpcBindingBytes(context.method, body), auth::SystemUnixNow());
+  if (!id.ok()) {
+    spdlog::warn("refused request {} from {}: {}", context.method, context.peer,
+                 id.status().message());
+    respond.Fail(id.status());
+    return;
+  }
+  const bool privileged = id->uid == 0 || id->uid == slurm_user_uid_;
+  switch (context.method) {
+    case api::kDbdPing:
+      respond(0, wire::Empty().SerializeAsString());
+      return;
+    case api::kDbdRecordJobs: {
+      if (!privileged) {
+        respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+        return;
+      }
+      auto req = std::make_shared<wire::RecordJobsRequest>();
+      if (!req->ParseFromString(body)) {
+        respond.Fail(InvalidArgument("malformed request"));
+        return;
+      }
+      Post([this, req, respond] {
+        std::vector<wire::AccountingJob> jobs(req->jobs().begin(), req->jobs().end());
+        Status s = store_->UpsertJobs(jobs);
+        if (!s.ok()) {
+          spdlog::error("storing {} job records failed: {}", jobs.size(), s.ToString());
+          respond.Fail(s);
+          return;
+        }
+        wire::RecordJobsResponse out;
+        out.set_stored(static_cast<uint32_t>(jobs.size()));
+        respond(0, out.SerializeAsString());
+      });
+      return;
+    }
+    case api::kDbdQueryJobs: {
+      auto req = std::make_shared<wire::QueryJobsRequest>();
+      if (!req->ParseFromString(body)) {
+        respond.Fail(InvalidArgument("malformed request"));
+        return;
+      }
+      Post([this, req, respond] {
+        Result<std::vector<wire::AccountingJob>> jobs = store_->QueryJobs(*req);
+        if (!jobs.ok()) {
+          respond.Fail(jobs.status());
+          return;
+        }
+        wire::QueryJobsResponse out;
+        out.mutable_jobs()->Reserve(static_cast<int>(jobs->size()));
+        for (wire::AccountingJob& j : *jobs) *out.add_jobs() = std::move(j);
+        respond(0, out.SerializeAsString());
+      });
+      return;
+    }
+    case api::kDbdAddEntities:
+    case api::kDbdDeleteEntities:
+      if (!privileged) {
+        respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+        return;
+      }
+      HandleEntities(context.method, std::move(body), respond);
+      return;
+    case api::kDbdListEntities:
+      HandleEntities(context.method, std::move(body), respond);
+      return;
+    default:
+      respond.Fail(InvalidArgument(fmt::format("unknown method {}", context.method)));
+  }
+}
+
+void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responder respond) {
+  Post([this, method, body = std::move(body), respond] {
+    if (method == api::kDbdAddEntities) {
+      wire::AddEntitiesRequest req;
+      if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
+      std::vector<wire::AcctEntity> entities(req.entities().begin(), req.entities().end());
+      Status s = PrepareAdd(entities, *store_);
+      if (s.ok()) s = store_->AddEntities(entities);
+      if (!s.ok()) return respond.Fail(s);
+      respond(0, wire::Empty().SerializeAsString());
+    } else if (method == api::kDbdListEntities) {
+      wire::ListEntitiesRequest req;
+      if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
+      auto found = store_->ListEntities(req.kind(), {req.names().begin(), req.names().end()});
+      if (!found.ok()) return respond.Fail(found.status());
+      wire::ListEntitiesResponse out;
+      for (wire::AcctEntity& e : *found) *out.add_entities() = std::move(e);
+      respond(0, out.SerializeAsString());
+    } else {
+      wire::DeleteEntitiesRequest req;
+      if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
+      std::vector<std::string> names(req.names().begin(), req.names().end());
+      Status s = CheckDelete(req.kind(), names, *store_);
+      if (!s.ok()) return respond.Fail(s);
+      auto deleted = store_->DeleteEntities(req.kind(), names);
+      if (!deleted.ok()) return respond.Fail(deleted.status());
+      wire::DeleteEntitiesResponse out;
+      for (const std::string& n : *deleted) out.add_deleted(n);
+      respond(0, out.SerializeAsString());
+    }
+  });
+}
+
+}  // namespace rota::dbd

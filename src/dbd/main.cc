@@ -1,0 +1,82 @@
+// rotadbd: the Rota accounting daemon.
+#include <getopt.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+
+#include "common/log.h"
+#include "conf/config_loader.h"
+#include "dbd/dbd_daemon.h"
+
+namespace {
+
+void Usage(FILE* to) {
+  std::fprintf(to,
+               "Usage: rotadbd [-D] [-f slurm.conf] [-s DIR] [-v]\n"
+               "  -f, --config FILE     configuration file (default: $SLURM_CONF or "
+               "/etc/slurm/slurm.conf)\n"
+               "  -s, --state-dir DIR   where the database lives (default: "
+               "<StateSaveLocation>/rotadbd)\n"
+               "  -D                    run in the foreground (the only mode for now)\n"
+               "  -v                    more log output\n"
+               "  -h, --help            this text\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rota::dbd::DbdOptions options;
+  options.slurm_conf_path = rota::conf::DefaultSlurmConfPath();
+  std::string level = "info";
+  const option long_options[] = {
+      {"config", required_argument, nullptr, 'f'},
+      {"state-dir", required_argument, nullptr, 's'},
+      {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "f:s:hDv", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'f':
+        options.slurm_conf_path = optarg;
+        break;
+      case 's':
+        options.state_dir = optarg;
+        break;
+      case 'D':
+        break;
+      case 'v':
+        level = "debug";
+        break;
+      case 'h':
+        Usage(stdout);
+        return 0;
+      default:
+        Usage(stderr);
+        return 1;
+    }
+  }
+  if (optind < argc) {
+    std::fprintf(stderr, "rotadbd: unexpected argument '%s'\n", argv[optind]);
+    return 1;
+  }
+  rota::InitLogging("rotadbd", level);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto daemon = rota::dbd::DbdDaemon::Start(options);
+  if (!daemon.ok()) {
+    spdlog::critical("cannot start: {}", daemon.status().message());
+    return 1;
+  }
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  spdlog::info("signal {}: stopping", received);
+  (*daemon)->Stop();
+  return 0;
+}

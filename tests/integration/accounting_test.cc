@@ -1,0 +1,296 @@
+// rotactld and rotadbd started for real: jobs go through the controller's
+// outbox into rotadbd's SQLite store and come back out through sacct.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "api/methods.h"
+#include "cli/controller_client.h"
+#include "common/strings.h"
+#include "rota.pb.h"
+#include "tests/integration/controller_process.h"
+
+namespace rota {
+namespace {
+
+using testing::CommandResult;
+using testing::ControllerProcess;
+
+// A real rotadbd on the controller's slurm.conf (and so its key), its
+// database in the same temporary directory. Stopped when the test ends.
+class DbdProcess {
+ public:
+  DbdProcess(const ControllerProcess& ctld, uint16_t port) : ctld_(ctld), port_(port) {
+    log_ = (ctld.dir().path() / "rotadbd.log").string();
+    state_ = (ctld.dir().path() / "dbd").string();
+  }
+  ~DbdProcess() { Kill(SIGKILL); }
+
+  bool Start() {
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      std::string bin = testing::BinDir() + "/rotadbd";
+      execl(bin.c_str(), bin.c_str(), "-f", ctld_.conf().c_str(), "-s", state_.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(port_);
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+      close(fd);
+      if (ok) return true;
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  void Kill(int sig) {
+    if (pid_ <= 0) return;
+    kill(pid_, sig);
+    int status;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  std::string Log() const {
+    std::ifstream in(log_);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+ private:
+  const ControllerProcess& ctld_;
+  uint16_t port_;
+  std::string log_;
+  std::string state_;
+  pid_t pid_ = -1;
+};
+
+std::string AccountingConf(uint16_t port) {
+  return "AccountingStorageType=accounting_storage/slurmdbd\n"
+         "AccountingStorageHost=localhost\n"
+         "AccountingStoragePort=" +
+         std::to_string(port) +
+         "\n"
+         "AccountingStorageTRES=gres/gpu\n";
+}
+
+class AccountingTest : public ::testing::Test {
+ protected:
+  AccountingTest()
+      : dbd_port_(testing::FreeLoopbackPort()),
+        ctld_(AccountingConf(dbd_port_)),
+        dbd_(ctld_, dbd_port_) {}
+
+  void RegisterNodes() {
+    auto client = cli::ControllerClient::Create(ctld_.conf());
+    ASSERT_TRUE(client.ok()) << client.status().message();
+    for (const char* node : {"n1", "n2", "n3", "n4"}) {
+      wire::NodeRegisterRequest req;
+      req.set_node(node);
+      req.set_boot_time(1);
+      wire::Empty resp;
+      ASSERT_TRUE((*client)->Call(api::kNodeRegister, req, &resp).ok());
+    }
+  }
+  void ReportExit(uint32_t job_id, uint32_t wait_status) {
+    auto client = cli::ControllerClient::Create(ctld_.conf());
+    ASSERT_TRUE(client.ok());
+    wire::JobExitedRequest req;
+    req.set_job_id(job_id);
+    req.set_wait_status(wait_status);
+    wire::Empty resp;
+    ASSERT_TRUE((*client)->Call(api::kJobExited, req, &resp).ok());
+  }
+  bool WaitForState(const std::string& job, const std::string& state) {
+    for (int i = 0; i < 250; ++i) {
+      CommandResult r = ctld_.Run("squeue -h -t all -o %T -j " + job, false);
+      if (Trim(r.out) == state) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  // Runs `sacct_args` until it prints `expected` (records travel
+  // asynchronously), or gives up after 10 s; returns the last output.
+  std::string SacctUntil(const std::string& sacct_args, const std::string& expected) {
+    std::string out;
+    for (int i = 0; i < 200; ++i) {
+      out = ctld_.Run("sacct " + sacct_args).out;
+      if (out == expected) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return out;
+  }
+
+  uint16_t dbd_port_;
+  ControllerProcess ctld_;
+  DbdProcess dbd_;
+};
+
+TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  RegisterNodes();
+  ASSERT_EQ(ctld_.Run("sbatch --parsable -J gpujob --gres=gpu:2 -t 10 --wrap=true").out, "1\n");
+  ASSERT_TRUE(WaitForState("1", "RUNNING"));
+  EXPECT_EQ(SacctUntil("-P -X -o JobID,JobName,Partition,State,End,AllocTRES",
+                       "JobID|JobName|Partition|State|End|AllocTRES\n"
+                       "1|gpujob|batch|RUNNING|Unknown|billing=1,cpu=1,gres/gpu=2,mem=1G,node=1\n"),
+            "JobID|JobName|Partition|State|End|AllocTRES\n"
+            "1|gpujob|batch|RUNNING|Unknown|billing=1,cpu=1,gres/gpu=2,mem=1G,node=1\n")
+      << ctld_.Log() << dbd_.Log();
+
+  ReportExit(1, 0);
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --hold -J held -n 2 --wrap=true").out, "2\n");
+  EXPECT_EQ(ctld_.Run("scancel 2").exit_code, 0);
+  ASSERT_EQ(ctld_.Run("sbatch --parsable -J fails --wrap=true").out, "3\n");
+  ASSERT_TRUE(WaitForState("3", "RUNNING"));
+  ReportExit(3, 2 << 8);
+  const std::string expected =
+      "1|gpujob|batch|root|1|COMPLETED|0:0|billing=1,cpu=1,gres/gpu=2,mem=1G,node=1|n1\n"
+      "2|held|batch|root|2|CANCELLED by 0|0:0||None assigned\n"
+      "3|fails|batch|root|1|FAILED|2:0|billing=1,cpu=1,mem=1G,node=1|n1\n";
+  EXPECT_EQ(SacctUntil("-a -n -P -o JobID,JobName,Partition,User,AllocCPUS,State,ExitCode,"
+                       "AllocTRES,NodeList",
+                       expected),
+            expected)
+      << ctld_.Log() << dbd_.Log();
+
+  // Filters: by job (whatever its age), by state, by user; the aligned layout.
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State -s F").out, "3|FAILED\n");
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -j 2,3 -S now+1days").out, "2\n3\n");
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -u nobody").out, "");
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,ReqTRES -j 2").out,
+            "2|billing=2,cpu=2,mem=2G,node=1\n");
+  EXPECT_EQ(ctld_.Run("sacct -j 1").out,
+            "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
+            "------------ ---------- ---------- ---------- ---------- ---------- -------- \n"
+            "1                gpujob      batch                     1  COMPLETED      0:0 \n");
+  CommandResult bad = ctld_.Run("sacct -o JobID,Nonsense");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("Invalid field requested"), std::string::npos) << bad.out;
+}
+
+TEST_F(AccountingTest, RecordsWaitWhileRotadbdIsDownAndArriveOnceLater) {
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  RegisterNodes();
+  ASSERT_EQ(ctld_.Run("sbatch --parsable -J before --wrap=true").out, "1\n");
+  ASSERT_TRUE(WaitForState("1", "RUNNING"));
+  ReportExit(1, 0);
+  ASSERT_TRUE(WaitForState("1", "COMPLETED"));
+  EXPECT_EQ(SacctUntil("-n -P -o JobID,State", "1|COMPLETED\n"), "1|COMPLETED\n");
+
+  dbd_.Kill(SIGKILL);  // rotadbd goes away.
+  for (int i = 2; i <= 4; ++i) {
+    ASSERT_EQ(ctld_.Run("sbatch --parsable -J during --wrap=true").out, std::to_string(i) + "\n");
+  }
+  for (int i = 2; i <= 4; ++i) ASSERT_TRUE(WaitForState(std::to_string(i), "RUNNING"));
+  ReportExit(2, 0);
+  ReportExit(3, 1 << 8);
+  EXPECT_EQ(ctld_.Run("scancel 4").exit_code, 0);
+  ReportExit(4, 15);  // Its node reports the script gone (SIGTERM).
+  ASSERT_TRUE(WaitForState("3", "FAILED"));
+  ASSERT_TRUE(WaitForState("4", "CANCELLED"));
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID").exit_code, 1);  // Nobody to ask.
+
+  // The controller restarts too while records wait: they are on disk.
+  ctld_.Kill(SIGKILL);
+  ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  const std::string expected =
+      "1|before|COMPLETED|0:0\n"
+      "2|during|COMPLETED|0:0\n"
+      "3|during|FAILED|1:0\n"
+      "4|during|CANCELLED by 0|0:0\n";
+  EXPECT_EQ(SacctUntil("-n -P -D -o JobID,JobName,State,ExitCode", expected), expected)
+      << ctld_.Log() << dbd_.Log();
+  // Nothing was stored twice: one record per attempt, even with -D.
+  EXPECT_EQ(ctld_.Run("sacct -n -P -D -o JobID -S now-1days").out, "1\n2\n3\n4\n");
+}
+
+TEST_F(AccountingTest, EachRequeuedAttemptIsARecordOfItsOwn) {
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  RegisterNodes();
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --requeue -J again --wrap=true").out, "1\n");
+  ASSERT_TRUE(WaitForState("1", "RUNNING"));
+  ASSERT_EQ(ctld_.Run("scontrol requeue 1").exit_code, 0);
+  bool running_again = false;
+  for (int i = 0; i < 300 && !running_again; ++i) {
+    running_again =
+        ctld_.Run("squeue -h -o %T,%r -j 1", false).out.rfind("RUNNING", 0) == 0 &&
+        ctld_.Run("scontrol show job 1", false).out.find("Restarts=1") != std::string::npos;
+    if (!running_again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(running_again) << ctld_.Run("scontrol show job 1").out;
+  ReportExit(1, 0);
+  const std::string all = "1|REQUEUED|0\n1|COMPLETED|1\n";
+  EXPECT_EQ(SacctUntil("-n -P -D -o JobID,State,Restarts", all), all) << dbd_.Log();
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State,Restarts").out, "1|COMPLETED|1\n");
+}
+
+TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  CommandResult r = ctld_.Run("sacctmgr -i add account physics Description=Physics");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, " Adding Account(s)\n  physics\n Settings\n  Description     = Physics\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -i add account theory Parent=physics").exit_code, 0);
+  r = ctld_.Run("sacctmgr -i add account lost Parent=nowhere");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("Parent account nowhere doesn't exist"), std::string::npos) << r.out;
+  EXPECT_EQ(ctld_.Run("sacctmgr -P -n show account").out,
+            "physics|Physics|physics\ntheory|theory|physics\n");
+
+  EXPECT_EQ(
+      ctld_.Run("sacctmgr -i add user alice DefaultAccount=theory AdminLevel=operator").exit_code,
+      0);
+  r = ctld_.Run("sacctmgr -i add user bob");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("Need a default account"), std::string::npos) << r.out;
+  EXPECT_EQ(ctld_.Run("sacctmgr show user").out,
+            "      User   Def Acct     Admin \n"
+            "---------- ---------- --------- \n"
+            "     alice     theory  Operator \n");
+
+  EXPECT_EQ(ctld_
+                .Run("sacctmgr -i add qos gpu MaxWall=1-00:00:00 MaxJobsPerUser=4 "
+                     "MaxTRESPerUser=gres/gpu=8")
+                .exit_code,
+            0);
+  EXPECT_EQ(ctld_.Run("sacctmgr -P show qos format=Name,MaxWall,MaxJobsPU,MaxTRESPU").out,
+            "Name|MaxWall|MaxJobsPU|MaxTRESPU\ngpu|1-00:00:00|4|gres/gpu=8\n");
+  r = ctld_.Run("sacctmgr -i add qos bad MaxJobsPerUser=lots");
+  EXPECT_EQ(r.exit_code, 1);
+
+  // An account still in use cannot go; once its user is gone, it can.
+  r = ctld_.Run("sacctmgr -i delete account theory");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("still the default account of user alice"), std::string::npos) << r.out;
+  EXPECT_EQ(ctld_.Run("sacctmgr -i delete user where name=alice").out,
+            " Deleting user(s)...\n  alice\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -i delete account theory").exit_code, 0);
+  EXPECT_EQ(ctld_.Run("sacctmgr -i delete account theory").out, " Nothing deleted\n");
+  // Without -i nothing is changed unless the answer is y.
+  EXPECT_EQ(ctld_.Run("sh -c 'echo n | sacctmgr add account chem'").out,
+            " Adding Account(s)\n  chem\nWould you like to commit changes? (You have 30 seconds "
+            "to decide)\n(N/y):  Changes Discarded\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account chem").out, "");
+  // The store survives a restart of rotadbd.
+  dbd_.Kill(SIGTERM);
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account").out, "physics|Physics|physics\n");
+}
+
+}  // namespace
+}  // namespace rota
