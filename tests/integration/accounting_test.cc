@@ -2,6 +2,7 @@
 // outbox into rotadbd's SQLite store and come back out through sacct.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <thread>
 
 #include "api/methods.h"
@@ -226,6 +227,9 @@ TEST_F(AccountingTest, EachRequeuedAttemptIsARecordOfItsOwn) {
   ASSERT_EQ(ctld_.Run("sbatch --parsable --requeue -J again --wrap=true").out, "1\n");
   ASSERT_TRUE(WaitForState("1", "RUNNING"));
   ASSERT_EQ(ctld_.Run("scontrol requeue 1").exit_code, 0);
+  // The old run is COMPLETING until its node reports it gone.
+  ASSERT_TRUE(WaitForState("1", "COMPLETING"));
+  ReportExit(1, SIGTERM);
   bool running_again = false;
   for (int i = 0; i < 300 && !running_again; ++i) {
     running_again =
