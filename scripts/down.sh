@@ -84,6 +84,7 @@ stop_all() {
 
 stop_all "${NODES[@]}"
 stop_all rotactld
+stop_all rotadbd
 
 # Cgroups: rota/<node>/job_*/ and rota/<node>/ of the quickstart's nodes, in every v1
 # hierarchy. A rotad stopped with SIGTERM has removed its jobs' cgroups already; a killed one
@@ -106,7 +107,9 @@ for n in "${NODES[@]}"; do
           sleep 0.1
         done
       fi
-      rmdir "$job_dir" 2>/dev/null || { say "cannot remove $job_dir"; left_cgroups=1; }
+      # Deepest first: srun's tasks have cgroups of their own below the job's.
+      find "$job_dir" -depth -type d -exec rmdir {} + 2>/dev/null
+      [ ! -d "$job_dir" ] || { say "cannot remove $job_dir"; left_cgroups=1; }
     done
     rmdir "$node_dir" 2>/dev/null || { say "cannot remove $node_dir"; left_cgroups=1; }
   done

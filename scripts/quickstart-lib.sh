@@ -9,8 +9,8 @@ running_pid() {
   [ -n "$pid" ] || return 1
   [ -r "/proc/$pid/cmdline" ] || return 1
   cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
-  if [ "$name" = rotactld ]; then
-    [[ "$cmd" == */rotactld\ -f\ "$CONF"\ * ]] || return 1
+  if [ "$name" = rotactld ] || [ "$name" = rotadbd ]; then
+    [[ "$cmd" == */"$name"\ -f\ "$CONF"\ * ]] || return 1
   else
     [[ "$cmd" == */rotad\ -N\ "$name"\ -f\ "$CONF"\ * ]] || return 1
   fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts (or checks, and restarts what is down of) a local Rota cluster under run/quickstart/:
-# a controller and six node daemons on loopback, 4 GPU nodes gpu[01-04] with 8 fake A100 each
+# a controller, the accounting daemon (SQLite) and six node daemons on loopback, 4 GPU nodes gpu[01-04] with 8 fake A100 each
 # and 2 CPU nodes cpu[01-02]. Run by `make quickstart` after `make build`; `make down` stops it.
 #
 #   run/quickstart/slurm.conf gres.conf cgroup.conf slurm.key   generated once, kept by make down
@@ -12,8 +12,9 @@
 # A daemon counts as running only if its pid file exists and /proc/PID/cmdline is that daemon
 # with this cluster's slurm.conf; a stale pid file is never trusted.
 #
-# Environment: ROTA_BIN (default build/bin), QS_CTLD_PORT (16817), QS_NODE_PORT (16901: first of
-# six consecutive ports). Ports are fixed when the configuration is first generated.
+# Environment: ROTA_BIN (default build/bin), QS_CTLD_PORT (16817), QS_DBD_PORT (16819, rotadbd),
+# QS_NODE_PORT (16901: first of six consecutive ports). Ports are fixed when the configuration is
+# first generated.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,6 +24,7 @@ case "$BIN" in /*) ;; *) BIN="$REPO/$BIN" ;; esac
 CONF="$QS/slurm.conf"
 CTLD_PORT="${QS_CTLD_PORT:-16817}"
 NODE_PORT="${QS_NODE_PORT:-16901}"
+DBD_PORT="${QS_DBD_PORT:-16819}"
 
 GPU_NODES=(gpu01 gpu02 gpu03 gpu04)
 CPU_NODES=(cpu01 cpu02)
@@ -83,6 +85,8 @@ generate_config() {
   done
   port_in_use "$CTLD_PORT" &&
     die "port $CTLD_PORT (for rotactld) on 127.0.0.1 is in use by another program; pick another with QS_CTLD_PORT=NNNNN make quickstart"
+  port_in_use "$DBD_PORT" &&
+    die "port $DBD_PORT (for rotadbd) on 127.0.0.1 is in use by another program; pick another with QS_DBD_PORT=NNNNN make quickstart"
 
   mkdir -p "$QS/dev" "$QS/state" "$QS/spool" "$QS/work"
   chmod 0755 "$QS" "$QS/dev" "$QS/spool"
@@ -145,6 +149,11 @@ ReturnToService=2
 MinJobAge=3600
 PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE
+# Accounting: rotadbd keeps every job attempt in SQLite under StateSaveLocation (sacct reads it).
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$DBD_PORT
+AccountingStorageTRES=gres/gpu
 
 NodeName=DEFAULT NodeAddr=127.0.0.1 State=UNKNOWN
 $nodes
@@ -200,7 +209,7 @@ quickstart: ********************************************************************
 EOF
 fi
 
-for b in rotactld rotad rota-stepd sbatch squeue sinfo; do
+for b in rotactld rotadbd rotad rota-stepd sbatch squeue sinfo; do
   [ -x "$BIN/$b" ] || die "$BIN/$b is missing: run 'make build' first (or 'make quickstart')"
 done
 for tool in setsid flock; do
@@ -218,13 +227,20 @@ fi
 write_env
 mapfile -t NODES <"$QS/nodes"
 CTLD_PORT="$(sed -n 's/^SlurmctldPort=//p' "$CONF")"
+# Configurations written before accounting existed run without rotadbd.
+DAEMONS=(rotactld "${NODES[@]}")
+if grep -q '^AccountingStorageType=accounting_storage/slurmdbd' "$CONF"; then
+  DBD_PORT="$(sed -n 's/^AccountingStoragePort=//p' "$CONF")"
+  DAEMONS=(rotadbd "${DAEMONS[@]}")
+fi
 
 # What is running already?
 declare -A PORT_OF
 while read -r n p; do PORT_OF[$n]="$p"; done < <(sed -n 's/^NodeName=\([^ ]*\) Port=\([0-9]*\).*/\1 \2/p' "$CONF")
+PORT_OF[rotadbd]="$DBD_PORT"
 already=()
 missing=()
-for d in rotactld "${NODES[@]}"; do
+for d in "${DAEMONS[@]}"; do
   if pid="$(running_pid "$d")"; then already+=("$d($pid)"); else missing+=("$d"); fi
 done
 
@@ -242,6 +258,18 @@ else
   done
 fi
 
+# The accounting daemon first: the controller's outbox delivers to it from the start.
+for d in "${missing[@]}"; do
+  [ "$d" = rotadbd ] || continue
+  rm -f "$QS/pids/rotadbd.pid"
+  start_daemon rotadbd "$BIN/rotadbd" -f "$CONF"
+  if ! wait_for "running_pid rotadbd && port_in_use $DBD_PORT" 15; then
+    tail -n 20 "$QS/log/rotadbd.log" >&2 || true
+    die "rotadbd did not come up within 15 s; its log is $QS/log/rotadbd.log (last lines above)"
+  fi
+  say "rotadbd pid $(running_pid rotadbd) listening on 127.0.0.1:$DBD_PORT"
+done
+
 for d in "${missing[@]}"; do
   [ "$d" = rotactld ] || continue
   rm -f "$QS/pids/rotactld.pid"
@@ -256,7 +284,7 @@ done
 
 started_nodes=()
 for d in "${missing[@]}"; do
-  [ "$d" = rotactld ] && continue
+  [ "$d" = rotactld ] || [ "$d" = rotadbd ] && continue
   rm -f "$QS/pids/$d.pid"
   start_daemon "$d" "$BIN/rotad" -N "$d" -f "$CONF"
   started_nodes+=("$d")
@@ -317,6 +345,7 @@ EOF
 cat <<'EOF'
   sbatch --gres=gpu:1 --wrap='env | grep -E "CUDA|SLURM_JOB"'   # output: slurm-<id>.out here
   sbatch -p cpu -n 4 --wrap='hostname; sleep 30'
+  sacct -a                             # what ran, from rotadbd
   scontrol show node gpu01
   make down                            # stop it (make down CLEAN=1 also deletes run/quickstart)
 EOF
