@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/daemon_life.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
 #include "dbd/dbd_daemon.h"
@@ -62,21 +63,5 @@ int main(int argc, char** argv) {
     return 1;
   }
   rota::InitLogging("rotadbd", level);
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-
-  auto daemon = rota::dbd::DbdDaemon::Start(options);
-  if (!daemon.ok()) {
-    spdlog::critical("cannot start: {}", daemon.status().message());
-    return 1;
-  }
-  int received = 0;
-  sigwait(&stop_signals, &received);
-  spdlog::info("signal {}: stopping", received);
-  (*daemon)->Stop();
-  return 0;
+  return rota::RunUntilStopSignal([&] { return rota::dbd::DbdDaemon::Start(options); });
 }

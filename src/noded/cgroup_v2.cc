@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "noded/bpf_device_filter.h"
+#include "noded/cgroup_files.h"
 #include "noded/cpu_list.h"
 
 namespace rota::noded {
@@ -35,33 +36,10 @@ constexpr std::pair<const char*, const char*> kControllers[] = {
 constexpr const char* kJobPrefix = "job_";
 constexpr const char* kStepLeaf = "step_batch";
 
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-Status WriteFile(const std::string& path, const std::string& text) {
-  // O_CREAT for the plain files of unit tests; cgroupfs files exist already.
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError(Errno("open " + path));
-  ssize_t n = write(fd, text.data(), text.size());
-  int saved = errno;
-  close(fd);
-  if (n != static_cast<ssize_t>(text.size())) {
-    errno = saved;
-    return IoError(Errno("write '" + text + "' to " + path));
-  }
-  return Status::Ok();
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-Status MakeDir(const std::string& path) {
-  if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return IoError(Errno("mkdir " + path));
-  return Status::Ok();
-}
+using cgroup_files::Errno;
+using cgroup_files::MakeDir;
+using cgroup_files::ReadFile;
+using cgroup_files::WriteFile;
 
 // The value of `key` in a flat-keyed file ("populated 1\nfrozen 0\n").
 std::optional<uint64_t> KeyedValue(const std::string& path, std::string_view key) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/daemon_life.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
 #include "noded/node_daemon.h"
@@ -70,23 +71,6 @@ int main(int argc, char** argv) {
   if (const char* fake_gpus = std::getenv("ROTA_FAKE_GPUS")) options.fake_gpus_file = fake_gpus;
 
   rota::InitLogging("rotad", level);
-  // Signals are taken synchronously below; block them before any thread
-  // starts. Jobs get a clean mask and default handlers (job_process.cc).
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-
-  auto daemon = rota::noded::NodeDaemon::Start(options);
-  if (!daemon.ok()) {
-    spdlog::critical("cannot start: {}", daemon.status().message());
-    return 1;
-  }
-  int received = 0;
-  sigwait(&stop_signals, &received);
-  spdlog::info("signal {}: stopping", received);
-  (*daemon)->Stop();
-  return 0;
+  // Jobs get a clean mask and default handlers (job_process.cc).
+  return rota::RunUntilStopSignal([&] { return rota::noded::NodeDaemon::Start(options); });
 }

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 
+#include "common/daemon_life.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
 #include "ctld/server/check_config.h"
@@ -67,22 +68,5 @@ int main(int argc, char** argv) {
   if (check_only) return rota::ctld::CheckConfig(conf_path, std::cout, std::cerr);
 
   rota::InitLogging("rotactld", level);
-  // Signals are taken synchronously below; block them before any thread starts.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
-
-  auto daemon = rota::ctld::ControllerDaemon::Start({conf_path});
-  if (!daemon.ok()) {
-    spdlog::critical("cannot start: {}", daemon.status().message());
-    return 1;
-  }
-  int received = 0;
-  sigwait(&stop_signals, &received);
-  spdlog::info("signal {}: stopping", received);
-  (*daemon)->Stop();
-  return 0;
+  return rota::RunUntilStopSignal([&] { return rota::ctld::ControllerDaemon::Start({conf_path}); });
 }
