@@ -17,7 +17,9 @@ std::string When(int64_t t, const std::function<int64_t(int64_t)>& utc_offset) {
   return fmt::format("{} ({})", buf, t);
 }
 
-uint64_t Average(const wire::RpcCount& c) { return c.count() == 0 ? 0 : c.total_time_us() / c.count(); }
+uint64_t Average(const wire::RpcCount& c) {
+  return c.count() == 0 ? 0 : c.total_time_us() / c.count();
+}
 
 }  // namespace
 

@@ -29,7 +29,7 @@ struct MainPassStats {
 };
 
 struct BackfillPassStats {
-  uint64_t backfilled_jobs = 0;        // Since the controller started; kept by reset.
+  uint64_t backfilled_jobs = 0;  // Since the controller started; kept by reset.
   uint64_t backfilled_since_reset = 0;
   uint64_t cycles = 0;
   int64_t last_cycle_when = 0;  // Unix seconds; 0: none since reset

@@ -57,11 +57,10 @@ void ControllerService::Diag(const Caller& caller, const std::string& body,
       return;
     }
     rpc_stats_.Reset();
-    loop_.EnqueueRead(
-        [respond](ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
-          core.sched_stats().Reset(now);
-          return [respond] { respond(0, wire::DiagResponse().SerializeAsString()); };
-        });
+    loop_.EnqueueRead([respond](ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
+      core.sched_stats().Reset(now);
+      return [respond] { respond(0, wire::DiagResponse().SerializeAsString()); };
+    });
     return;
   }
   auto out = std::make_shared<wire::DiagResponse>();

@@ -69,10 +69,9 @@ void RpcStats::Reset() {
 namespace {
 
 void SortByCount(google::protobuf::RepeatedPtrField<wire::RpcCount>& counts) {
-  std::stable_sort(counts.begin(), counts.end(),
-                   [](const wire::RpcCount& a, const wire::RpcCount& b) {
-                     return a.count() > b.count();
-                   });
+  std::stable_sort(
+      counts.begin(), counts.end(),
+      [](const wire::RpcCount& a, const wire::RpcCount& b) { return a.count() > b.count(); });
 }
 
 }  // namespace
@@ -117,9 +116,9 @@ uint64_t WallClockLatency1000() {
   auto began = std::chrono::steady_clock::now();
   timeval tv{};
   for (int i = 0; i < 1000; ++i) gettimeofday(&tv, nullptr);
-  auto took =
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began)
-          .count();
+  auto took = std::chrono::duration_cast<std::chrono::microseconds>(
+                  std::chrono::steady_clock::now() - began)
+                  .count();
   return took > 0 ? static_cast<uint64_t>(took) : 0;
 }
 

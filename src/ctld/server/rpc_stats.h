@@ -64,7 +64,7 @@ class RpcStats {
   };
   std::atomic<uint32_t> active_{0};
   mutable std::mutex mu_;
-  std::map<uint16_t, Tally> by_method_;                            // Guarded by mu_
+  std::map<uint16_t, Tally> by_method_;                        // Guarded by mu_
   std::map<uint32_t, std::pair<std::string, Tally>> by_user_;  // uid -> name; guarded by mu_
 };
 
