@@ -1,5 +1,7 @@
 // sdiag against a real rotactld: job and RPC counts, and the reset.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <string>
@@ -64,6 +66,22 @@ TEST(SdiagTest, CountsJobsAndRpcsThenResets) {
   EXPECT_EQ(r.out.find("REQUEST_KILL_JOB"), std::string::npos) << r.out;
   // Only the reset itself was counted since.
   EXPECT_EQ(Figure(r.out, "\troot            (       0) count:"), 1) << r.out;
+
+  // Another user may look but not reset (run as nobody, given the key of this
+  // test's own cluster).
+  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "setpriv not installed";
+  chmod(ctld.dir().path().c_str(), 0755);
+  // The controller read the key at its start; the command reads it now, as
+  // its owner (a key anyone may read is refused).
+  ASSERT_EQ(chown((ctld.dir().path() / "slurm.key").c_str(), 65534, 65534), 0);
+  chmod(ctld.conf().c_str(), 0644);
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  r = ctld.Run(as_nobody + "sdiag --reset");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(r.out, "slurm_reset_statistics: Access/permission denied\n");
+  r = ctld.Run(as_nobody + "sdiag");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("(   65534) count:"), std::string::npos) << r.out;
 }
 
 }  // namespace
