@@ -52,6 +52,7 @@ struct BackfillPassStats {
   uint64_t MeanTableSize() const { return cycles == 0 ? 0 : total_table_size / cycles; }
 };
 
+// Owned by ControllerCore, so confined to the state loop thread.
 class SchedStats {
  public:
   // `start`: Unix seconds the counting began (the controller's start).
