@@ -23,6 +23,8 @@ enum Method : uint16_t {
   kStepEnded = 41,   // StepEndedRequest -> Empty
   kListSteps = 42,   // ListStepsRequest -> ListStepsResponse
   kSignalStep = 43,  // SignalStepRequest -> Empty
+  // sdiag (proto/diag.proto).
+  kDiag = 80,  // DiagRequest -> DiagResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

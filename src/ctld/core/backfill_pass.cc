@@ -66,6 +66,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     return;
   }
   last_backfill_ = now;
+  const int64_t pass_began = stats_.Now();
   if (params.bf_interval > 0) NoteWake(now + params.bf_interval);
   std::stable_sort(queue.begin(), queue.end(),
                    [](const wire::JobRecord* a, const wire::JobRecord* b) {
@@ -120,6 +121,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
     if (d.outcome == sched::BackfillOutcome::kStartNow) {
       StartOn(d.id, d.allocation, now, effects);
+      stats_.JobBackfilled();
       continue;
     }
     int64_t start = 0;
@@ -138,6 +140,8 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     m.set_sched_start_time(start);
     m.set_sched_nodes(where);
   }
+  stats_.RecordBackfillCycle(now, stats_.Since(pass_began), jobs.size(), plan.decisions.size(),
+                             queue.size(), profile.booking_count());
 }
 
 }  // namespace rota::ctld

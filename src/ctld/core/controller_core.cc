@@ -362,6 +362,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     job.set_reason(std::string(model::reason::kNone));
   }
   response.set_job_id(job.job_id());
+  stats_.JobSubmitted();
   NoteWake(job.spec().begin_time());
   // The script and environment are logged once, packed and apart from the
   // record, so that later state changes and listings never copy them. The RPC

@@ -17,6 +17,7 @@
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
 #include "rota.pb.h"
 
@@ -105,6 +106,8 @@ class ControllerCore {
   size_t job_count() const { return jobs_.size(); }
   // The job steps of running jobs (srun); see step_table.h.
   StepTable& steps() { return steps_; }
+  // What sdiag shows (sched_stats.h); the server sets its clock and resets it.
+  SchedStats& sched_stats() { return stats_; }
 
  private:
   using JobPtr = std::shared_ptr<wire::JobRecord>;
@@ -211,6 +214,7 @@ class ControllerCore {
   uint64_t published_version_ = UINT64_MAX;
   std::shared_ptr<const JobView> published_;
   StepTable steps_;
+  SchedStats stats_;
 };
 
 }  // namespace rota::ctld

@@ -101,6 +101,7 @@ void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64
     job.set_end_time(now);  // A COMPLETING job ended when it began completing.
   }
   job.set_state(state);
+  stats_.JobEnded(state);
   NoteWake(job.end_time() + config_->settings.min_job_age);
   if (job.start_time() == 0) job.set_start_time(now);  // Slurm shows the end as the start.
   Persist(job, effects);

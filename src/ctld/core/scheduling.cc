@@ -267,11 +267,13 @@ void ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocatio
   job.set_warned(false);
   if (std::optional<int64_t> warn = WarnTime(job)) NoteWake(*warn);
   nodes_.Allocate(job);
+  stats_.JobStarted();
   Persist(job, effects);
   effects.launches.push_back({jobs_.at(id), FindPayload(job)});
 }
 
 void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
+  const int64_t pass_began = stats_.Now();
   std::vector<const wire::JobRecord*> queue;
   for (const auto& [id, job] : jobs_) {
     // Held jobs (priority 0) keep their reason and need no place in the order.
@@ -381,6 +383,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       if (!is_array) break;
     }
   }
+  stats_.RecordMainCycle(stats_.Since(pass_began), queue.size(), queue.size());
   BackfillPass(now, effects);
 }
 

@@ -2,6 +2,7 @@
 
 #include <pwd.h>
 
+#include <chrono>
 #include <ctime>
 
 #include "api/auth_settings.h"
@@ -69,6 +70,13 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
     }
   }
   core->Restore(snapshot ? &*snapshot : nullptr, records);
+  // sdiag counts from now; pass durations on the monotonic clock.
+  core->sched_stats().SetClock([] {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  });
+  core->sched_stats().Reset(auth::SystemUnixNow());
   spdlog::info("recovered {} jobs (next job id {}) from {}", core->job_count(), core->next_job_id(),
                d->config_->settings.state_save_location);
 

@@ -132,6 +132,7 @@ Caller ControllerService::ResolveCaller(const auth::Identity& id) {
 
 void ControllerService::Handle(const rpc::RequestContext& context, std::string body,
                                rpc::Responder respond) {
+  RpcStats::Timer timed(rpc_stats_, context.method);
   Result<auth::Identity> id = verifier_.Verify(
       context.credential, auth::RpcBindingBytes(context.method, body), auth::SystemUnixNow());
   if (!id.ok()) {
@@ -141,6 +142,7 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     return;
   }
   Caller caller = ResolveCaller(*id);
+  timed.SetCaller(caller.uid, caller.user);
 
   switch (context.method) {
     case api::kPing:
@@ -233,6 +235,9 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     }
     case api::kReconfigure:
       Reconfigure(caller, respond);
+      return;
+    case api::kDiag:
+      Diag(caller, body, respond);
       return;
     case api::kCreateStep:
     case api::kStepEnded:

@@ -12,6 +12,7 @@
 
 #include "auth/credential.h"
 #include "ctld/server/reader_pool.h"
+#include "ctld/server/rpc_stats.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"
 
@@ -36,6 +37,8 @@ class ControllerService {
   // Job step requests (kCreateStep, kStepEnded, kListSteps).
   void HandleStep(uint16_t method, const Caller& caller, const std::string& body,
                   rpc::Responder respond);
+  // sdiag (diag_service.cc): the statistics, or their reset.
+  void Diag(const Caller& caller, const std::string& body, rpc::Responder respond);
 
   StateLoop& loop_;
   auth::CredentialVerifier& verifier_;
@@ -43,6 +46,7 @@ class ControllerService {
   std::string slurm_conf_path_;
   ConfigListener on_reconfigure_;
   ReaderPool readers_{2};
+  RpcStats rpc_stats_;
 
   std::mutex names_mu_;
   std::unordered_map<uint32_t, std::string> user_names_;   // Guarded by names_mu_.

@@ -1,0 +1,18 @@
+#pragma once
+
+// sdiag's report, laid out as Slurm 22.05 prints it.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "diag.pb.h"
+
+namespace rota::cli {
+
+// `utc_offset(t)`: the local time zone's offset from UTC at Unix time t, in
+// seconds (cli/local_time.h in the command, 0 in tests).
+std::string FormatSdiag(const wire::DiagResponse& diag,
+                        const std::function<int64_t(int64_t)>& utc_offset);
+
+}  // namespace rota::cli
