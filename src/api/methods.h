@@ -23,6 +23,8 @@ enum Method : uint16_t {
   kStepEnded = 41,   // StepEndedRequest -> Empty
   kListSteps = 42,   // ListStepsRequest -> ListStepsResponse
   kSignalStep = 43,  // SignalStepRequest -> Empty
+  // priority/multifactor breakdown for sprio (proto/priority.proto).
+  kListPriorities = 81,  // PriorityRequest -> PriorityResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "ctld/core/effects.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/step_table.h"
+#include "priority.pb.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -105,6 +107,9 @@ class ControllerCore {
   size_t job_count() const { return jobs_.size(); }
   // The job steps of running jobs (srun); see step_table.h.
   StepTable& steps() { return steps_; }
+  // priority/multifactor (priority_recalc.cc): the breakdown sprio shows.
+  wire::PriorityResponse DescribePriorities(const wire::PriorityRequest& request,
+                                            int64_t now) const;
 
  private:
   using JobPtr = std::shared_ptr<wire::JobRecord>;
@@ -116,6 +121,9 @@ class ControllerCore {
   uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;
   void Insert(wire::JobRecord job);
+  // priority/multifactor: every PriorityCalcPeriod, pending jobs' priorities
+  // are recomputed in memory only (no record: a restart recomputes them).
+  void RecomputePriorities(int64_t now);
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);
 
@@ -211,6 +219,10 @@ class ControllerCore {
   uint64_t published_version_ = UINT64_MAX;
   std::shared_ptr<const JobView> published_;
   StepTable steps_;
+  int64_t last_priority_calc_ = 0;    // When pending priorities were last recomputed; 0: never
+  // Jobs whose priority an administrator set (scontrol update Priority=):
+  // recomputation leaves them alone. In memory only for now.
+  std::set<uint32_t> admin_priorities_;
 };
 
 }  // namespace rota::ctld

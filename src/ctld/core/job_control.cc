@@ -562,6 +562,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       std::optional<uint64_t> p = ParseUint(value);
       if (!p || *p > UINT32_MAX) return "Invalid priority";
       updated.set_priority(static_cast<uint32_t>(*p));
+      if (*p != 0) admin_priorities_.insert(job_id);
       if (*p == 0) {
         updated.set_held_by_admin(true);
         updated.set_reason(std::string(model::reason::kJobHeldAdmin));
