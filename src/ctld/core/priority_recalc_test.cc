@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "ctld/core/controller_core.h"
 #include "testing/config_files.h"
 
