@@ -46,10 +46,14 @@ std::string Format(const SprioOptions& options) {
 
 TEST(SprioFormatTest, DefaultMatchesSlurm) {
   EXPECT_EQ(Format({}),
-      "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS                 TRES\n"
-      "             21 batch           1010          0          0          0       1000         10          0                     \n"
-      "             29 batch           2170          0          0          0        129         10       2000          gres/gpu=31\n"
-      "             36 batch              1          0          0          0        129         10          0          gres/gpu=31\n");
+            "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
+            "PARTITION        QOS                 TRES\n"
+            "             21 batch           1010          0          0          0       1000      "
+            "   10          0                     \n"
+            "             29 batch           2170          0          0          0        129      "
+            "   10       2000          gres/gpu=31\n"
+            "             36 batch              1          0          0          0        129      "
+            "   10          0          gres/gpu=31\n");
 }
 
 TEST(SprioFormatTest, LongMatchesSlurm) {
@@ -57,28 +61,34 @@ TEST(SprioFormatTest, LongMatchesSlurm) {
   o.format = kSprioLongFormat;
   std::string out = Format(o);
   EXPECT_EQ(out.substr(0, out.find('\n') + 1),
-      "          JOBID PARTITION     USER   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    JOBSIZE  PARTITION        QOS        NICE                 TRES\n");
-  EXPECT_NE(out.find(
-      "             29 batch         root       2170          0          0          0          0        129         10       2000           0          gres/gpu=31\n"),
-            std::string::npos);
-  EXPECT_NE(out.find(
-      "             36 batch         root          1          0          0          0          0        129         10          0        1000          gres/gpu=31\n"),
-            std::string::npos);
+            "          JOBID PARTITION     USER   PRIORITY       SITE        AGE      ASSOC  "
+            "FAIRSHARE    JOBSIZE  PARTITION        QOS        NICE                 TRES\n");
+  EXPECT_NE(
+      out.find("             29 batch         root       2170          0          0          0     "
+               "     0        129         10       2000           0          gres/gpu=31\n"),
+      std::string::npos);
+  EXPECT_NE(
+      out.find("             36 batch         root          1          0          0          0     "
+               "     0        129         10          0        1000          gres/gpu=31\n"),
+      std::string::npos);
 }
 
 TEST(SprioFormatTest, WeightsMatchSlurm) {
   SprioOptions o;
   o.weights = true;
   EXPECT_EQ(Format(o),
-      "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS                 TRES\n"
-      "        Weights                               1       1000      10000       1000       1000       2000        gres/gpu=1000\n");
+            "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
+            "PARTITION        QOS                 TRES\n"
+            "        Weights                               1       1000      10000       1000      "
+            " 1000       2000        gres/gpu=1000\n");
 }
 
 TEST(SprioFormatTest, CustomFormatNoHeaderAndNormalized) {
   SprioOptions o;
   o.format = "%i|%u|%Y|%J|%T";
   o.no_header = true;
-  EXPECT_EQ(Format(o), "21|root|1010|1000|\n29|root|2170|129|gres/gpu=31\n36|root|1|129|gres/gpu=31\n");
+  EXPECT_EQ(Format(o),
+            "21|root|1010|1000|\n29|root|2170|129|gres/gpu=31\n36|root|1|129|gres/gpu=31\n");
   o.format = "%.4i %.10J";
   o.normalized = true;
   EXPECT_EQ(Format(o).substr(0, 16), "  21  1.0000000\n");

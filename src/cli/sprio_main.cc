@@ -42,11 +42,11 @@ int main(int argc, char** argv) {
   bool long_format = false;
   std::optional<std::string> format;
   const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},    {"jobs", required_argument, nullptr, 'j'},
-      {"long", no_argument, nullptr, 'l'},        {"norm", no_argument, nullptr, 'n'},
+      {"noheader", no_argument, nullptr, 'h'},     {"jobs", required_argument, nullptr, 'j'},
+      {"long", no_argument, nullptr, 'l'},         {"norm", no_argument, nullptr, 'n'},
       {"format", required_argument, nullptr, 'o'}, {"partition", required_argument, nullptr, 'p'},
       {"user", required_argument, nullptr, 'u'},   {"weights", no_argument, nullptr, 'w'},
-      {"help", no_argument, nullptr, 1001},       {nullptr, 0, nullptr, 0},
+      {"help", no_argument, nullptr, 1001},        {nullptr, 0, nullptr, 0},
   };
   int c;
   while ((c = getopt_long(argc, argv, "hj:lno:p:u:w", long_options, nullptr)) != -1) {

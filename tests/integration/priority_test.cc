@@ -31,17 +31,23 @@ TEST(PriorityIntegrationTest, SprioShowsEachFactorAndTheWeights) {
   CommandResult r = ctld.Run("sprio", false);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out,
-      "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS                 TRES\n"
-      "              1 batch            150          0          0          0        141         10          0                     \n"
-      "              2 short           1265          0          0          0        141       1000          0         gres/gpu=125\n"
-      "              3 batch             50          0          0          0        141         10          0                     \n")
+            "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
+            "PARTITION        QOS                 TRES\n"
+            "              1 batch            150          0          0          0        141      "
+            "   10          0                     \n"
+            "              2 short           1265          0          0          0        141      "
+            " 1000          0         gres/gpu=125\n"
+            "              3 batch             50          0          0          0        141      "
+            "   10          0                     \n")
       << ctld.Log();
 
   r = ctld.Run("sprio -w", false);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out,
-      "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS                 TRES\n"
-      "        Weights                               1       1000      10000       1000       1000       2000        gres/gpu=1000\n");
+            "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
+            "PARTITION        QOS                 TRES\n"
+            "        Weights                               1       1000      10000       1000      "
+            " 1000       2000        gres/gpu=1000\n");
 
   EXPECT_EQ(ctld.Run("sprio -h -j 2 -o %i/%r/%Y/%T", false).out, "2/short/1265/gres/gpu=125\n");
   EXPECT_EQ(ctld.Run("sprio -h -p batch -o %i", false).out, "1\n3\n");

@@ -17,6 +17,7 @@
 #include "conf/cluster_config.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
+#include "ctld/core/multifactor.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/step_table.h"
 #include "priority.pb.h"
@@ -124,6 +125,8 @@ class ControllerCore {
   // priority/multifactor: every PriorityCalcPeriod, pending jobs' priorities
   // are recomputed in memory only (no record: a restart recomputes them).
   void RecomputePriorities(int64_t now);
+  // The cluster totals the factors divide by, cached per configuration.
+  const PriorityCluster& PriorityTotals() const;
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);
 
@@ -223,6 +226,8 @@ class ControllerCore {
   // Jobs whose priority an administrator set (scontrol update Priority=):
   // recomputation leaves them alone. In memory only for now.
   std::set<uint32_t> admin_priorities_;
+  mutable std::shared_ptr<const conf::ClusterConfig> priority_totals_of_;
+  mutable PriorityCluster priority_totals_;
 };
 
 }  // namespace rota::ctld

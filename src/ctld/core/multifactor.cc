@@ -136,7 +136,8 @@ PriorityJob MakePriorityJob(const wire::JobRecord& job, const conf::ClusterConfi
   p.age_start = job.accrue_time() > 0 ? job.accrue_time() : job.eligible_time();
   p.nodes = std::max<uint32_t>({job.req_nodes(), s.min_nodes(), 1});
   uint32_t tasks = std::max<uint32_t>(s.num_tasks(), 1);
-  p.cpus = job.alloc_cpus() > 0 ? job.alloc_cpus() : tasks * std::max<uint32_t>(s.cpus_per_task(), 1);
+  p.cpus =
+      job.alloc_cpus() > 0 ? job.alloc_cpus() : tasks * std::max<uint32_t>(s.cpus_per_task(), 1);
   p.gpus = RequestedGpuCount(s, p.nodes, tasks);
   if (const conf::PartitionConfig* part = config.FindPartition(s.partition())) {
     p.partition_job_factor = part->priority_job_factor;

@@ -114,7 +114,7 @@ TEST(MultifactorTest, QosHookUsesTheLargestQosPriority) {
   PriorityBreakdown b = ComputePriority(j, c, ObservedSettings(), kNow);
   EXPECT_DOUBLE_EQ(b.weighted_qos, 2000);
   EXPECT_EQ(b.priority, 2170u);  // As job 29.
-  c.max_qos_priority = 0;          // Only "normal" with Priority 0: no QoS factor.
+  c.max_qos_priority = 0;        // Only "normal" with Priority 0: no QoS factor.
   EXPECT_DOUBLE_EQ(ComputePriority(j, c, ObservedSettings(), kNow).qos, 0.0);
 }
 

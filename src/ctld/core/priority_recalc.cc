@@ -27,6 +27,14 @@ std::string FormatFactorTres(const std::vector<std::pair<std::string, double>>& 
 
 }  // namespace
 
+const PriorityCluster& ControllerCore::PriorityTotals() const {
+  if (priority_totals_of_ != config_) {
+    priority_totals_ = MakePriorityCluster(*config_);
+    priority_totals_of_ = config_;
+  }
+  return priority_totals_;
+}
+
 void ControllerCore::RecomputePriorities(int64_t now) {
   if (!IsMultifactor(*config_)) return;
   int64_t period = std::max<int64_t>(config_->settings.priority_calc_period, 1);
@@ -36,7 +44,7 @@ void ControllerCore::RecomputePriorities(int64_t now) {
   }
   last_priority_calc_ = now;
   NoteWake(now + period);
-  const PriorityCluster cluster = MakePriorityCluster(*config_);
+  const PriorityCluster& cluster = PriorityTotals();
   const PrioritySettings settings = MakePrioritySettings(*config_);
   for (auto it = admin_priorities_.begin(); it != admin_priorities_.end();) {
     auto job = jobs_.find(*it);
@@ -69,7 +77,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
   weights->set_qos(w.qos);
   weights->set_tres(FormatWeightedTres({w.tres.begin(), w.tres.end()}));
   if (!IsMultifactor(*config_)) return out;
-  const PriorityCluster cluster = MakePriorityCluster(*config_);
+  const PriorityCluster& cluster = PriorityTotals();
   for (const auto& [id, job] : jobs_) {
     if (job->state() != wire::JOB_STATE_PENDING) continue;
     if (!Listed(request.job_ids(), id) &&
