@@ -32,8 +32,7 @@ rota::conf::ClusterConfig MakeConfig() {
     rota::conf::NodeConfig& n = c.nodes.emplace_back();
     n.name = "n" + std::to_string(i);
     n.cpus = 64;
-    rota::GresSpec n.gres.push_back({"gpu", "a100", 8});
-    g = n.gres.emplace_back();
+    rota::GresSpec& g = n.gres.emplace_back();
     g.name = "gpu";
     g.type = "a100";
     g.count = 8;
