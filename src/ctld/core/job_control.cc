@@ -493,6 +493,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     if (current.held_by_admin() && !caller.privileged) return kPermissionDenied;
     wire::JobRecord& j = Mutable(job_id);
     j.set_held_by_admin(false);
+    admin_priorities_.erase(job_id);  // Released: computed again.
     j.set_priority(BasePriority(j));
     j.set_reason(std::string(model::reason::kNone));
     Persist(j, effects);

@@ -126,6 +126,18 @@ TEST_F(PriorityCoreTest, AdministratorsPriorityIsKeptByRecomputation) {
   now_ += 86400;
   Tick();
   EXPECT_EQ(PriorityOf(id), 5u);
+  // Held and released: the priority is computed again (412 + one day's age, 100).
+  wire::UpdateJobRequest hold;
+  hold.add_job_ids(std::to_string(id));
+  hold.set_action("hold");
+  ASSERT_EQ(core_->UpdateJobs(hold, root_, now_, e).errors_size(), 0);
+  EXPECT_EQ(PriorityOf(id), 0u);
+  hold.set_action("release");
+  ASSERT_EQ(core_->UpdateJobs(hold, root_, now_, e).errors_size(), 0);
+  EXPECT_EQ(PriorityOf(id), 512u);
+  now_ += 86400;
+  Tick();
+  EXPECT_EQ(PriorityOf(id), 612u);
 }
 
 TEST_F(PriorityCoreTest, BreakdownListsPendingJobsWithTheirFactors) {
