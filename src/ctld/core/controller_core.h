@@ -222,7 +222,7 @@ class ControllerCore {
   uint64_t published_version_ = UINT64_MAX;
   std::shared_ptr<const JobView> published_;
   StepTable steps_;
-  int64_t last_priority_calc_ = 0;    // When pending priorities were last recomputed; 0: never
+  int64_t last_priority_calc_ = 0;  // When pending priorities were last recomputed; 0: never
   // Jobs whose priority an administrator set (scontrol update Priority=):
   // recomputation leaves them alone. In memory only for now.
   std::set<uint32_t> admin_priorities_;
