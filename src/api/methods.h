@@ -25,6 +25,8 @@ enum Method : uint16_t {
   kSignalStep = 43,  // SignalStepRequest -> Empty
   // sdiag (proto/diag.proto).
   kDiag = 80,  // DiagRequest -> DiagResponse
+  // priority/multifactor breakdown for sprio (proto/priority.proto).
+  kListPriorities = 81,  // PriorityRequest -> PriorityResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

@@ -8,6 +8,7 @@
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/multifactor.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_payload.h"
@@ -204,6 +205,12 @@ uint32_t ControllerCore::AllocateJobId() {
 }
 
 uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
+  if (IsMultifactor(*config_)) {
+    int64_t now = std::max(last_priority_calc_, job.submit_time());
+    return ComputePriority(MakePriorityJob(job, *config_), PriorityTotals(),
+                           MakePrioritySettings(*config_), now)
+        .priority;
+  }
   uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
   int64_t p = kBasicPriorityTop - order - job.spec().nice();
   return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, UINT32_MAX));

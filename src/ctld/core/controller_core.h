@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,11 @@
 #include "conf/cluster_config.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
+#include "ctld/core/multifactor.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
+#include "priority.pb.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -108,6 +111,9 @@ class ControllerCore {
   StepTable& steps() { return steps_; }
   // What sdiag shows (sched_stats.h); the server sets its clock and resets it.
   SchedStats& sched_stats() { return stats_; }
+  // priority/multifactor (priority_recalc.cc): the breakdown sprio shows.
+  wire::PriorityResponse DescribePriorities(const wire::PriorityRequest& request,
+                                            int64_t now) const;
 
  private:
   using JobPtr = std::shared_ptr<wire::JobRecord>;
@@ -119,6 +125,11 @@ class ControllerCore {
   uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;
   void Insert(wire::JobRecord job);
+  // priority/multifactor: every PriorityCalcPeriod, pending jobs' priorities
+  // are recomputed in memory only (no record: a restart recomputes them).
+  void RecomputePriorities(int64_t now);
+  // The cluster totals the factors divide by, cached per configuration.
+  const PriorityCluster& PriorityTotals() const;
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);
 
@@ -215,6 +226,12 @@ class ControllerCore {
   std::shared_ptr<const JobView> published_;
   StepTable steps_;
   SchedStats stats_;
+  int64_t last_priority_calc_ = 0;  // When pending priorities were last recomputed; 0: never
+  // Jobs whose priority an administrator set (scontrol update Priority=):
+  // recomputation leaves them alone. In memory only for now.
+  std::set<uint32_t> admin_priorities_;
+  mutable std::shared_ptr<const conf::ClusterConfig> priority_totals_of_;
+  mutable PriorityCluster priority_totals_;
 };
 
 }  // namespace rota::ctld

@@ -57,6 +57,7 @@ TermState Evaluate(model::DependencyType type, const wire::JobRecord& j, int64_t
 
 void ControllerCore::Tick(int64_t now, Effects& effects) {
   SweepTimers(now, effects);
+  RecomputePriorities(now);
   CheckNodeLiveness(now, effects);
   SchedulePass(now, effects);
 }

@@ -239,6 +239,16 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kDiag:
       Diag(caller, body, respond);
       return;
+    case api::kListPriorities: {
+      wire::PriorityRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.EnqueueRead([req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                                        Effects&) -> StateLoop::Reply {
+        auto out = std::make_shared<wire::PriorityResponse>(core.DescribePriorities(req, now));
+        return [out, respond] { Answer(respond, *out); };
+      });
+      return;
+    }
     case api::kCreateStep:
     case api::kStepEnded:
     case api::kListSteps:

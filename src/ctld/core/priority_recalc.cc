@@ -1,0 +1,117 @@
+// priority/multifactor inside the controller core: periodic recomputation of
+// pending jobs' priorities and the breakdown that sprio shows.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ctld/core/controller_core.h"
+#include "ctld/core/multifactor.h"
+
+namespace rota::ctld {
+namespace {
+
+bool Listed(const auto& list, const auto& value) {
+  return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::string FormatFactorTres(const std::vector<std::pair<std::string, double>>& tres) {
+  std::string out;
+  for (const auto& [key, value] : tres) {
+    if (value == 0) continue;
+    if (!out.empty()) out += ',';
+    out += fmt::format("{}={:.2f}", key, value);
+  }
+  return out;
+}
+
+}  // namespace
+
+const PriorityCluster& ControllerCore::PriorityTotals() const {
+  if (priority_totals_of_ != config_) {
+    priority_totals_ = MakePriorityCluster(*config_);
+    priority_totals_of_ = config_;
+  }
+  return priority_totals_;
+}
+
+void ControllerCore::RecomputePriorities(int64_t now) {
+  if (!IsMultifactor(*config_)) return;
+  int64_t period = std::max<int64_t>(config_->settings.priority_calc_period, 1);
+  if (last_priority_calc_ != 0 && now < last_priority_calc_ + period) {
+    NoteWake(last_priority_calc_ + period);
+    return;
+  }
+  last_priority_calc_ = now;
+  NoteWake(now + period);
+  const PriorityCluster& cluster = PriorityTotals();
+  const PrioritySettings settings = MakePrioritySettings(*config_);
+  for (auto it = admin_priorities_.begin(); it != admin_priorities_.end();) {
+    auto job = jobs_.find(*it);
+    bool pending = job != jobs_.end() && job->second->state() == wire::JOB_STATE_PENDING;
+    it = pending ? std::next(it) : admin_priorities_.erase(it);
+  }
+  for (const auto& [id, job] : jobs_) {
+    // Held jobs keep priority 0; an administrator's value stays as set.
+    if (job->state() != wire::JOB_STATE_PENDING || job->priority() == 0) continue;
+    if (admin_priorities_.count(id) > 0) continue;
+    uint32_t p = ComputePriority(MakePriorityJob(*job, *config_), cluster, settings, now).priority;
+    // Only changed records are touched, so readers' views stay shared.
+    if (p != job->priority()) Mutable(id).set_priority(p);
+  }
+}
+
+wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRequest& request,
+                                                          int64_t now) const {
+  wire::PriorityResponse out;
+  out.set_priority_type(config_->settings.priority_type);
+  const PrioritySettings settings = MakePrioritySettings(*config_);
+  const conf::PriorityWeights& w = settings.weights;
+  wire::PriorityWeightsInfo* weights = out.mutable_weights();
+  weights->set_site(1);
+  weights->set_age(w.age);
+  weights->set_assoc(w.assoc);
+  weights->set_fairshare(w.fairshare);
+  weights->set_job_size(w.job_size);
+  weights->set_partition(w.partition);
+  weights->set_qos(w.qos);
+  weights->set_tres(FormatWeightedTres({w.tres.begin(), w.tres.end()}));
+  if (!IsMultifactor(*config_)) return out;
+  const PriorityCluster& cluster = PriorityTotals();
+  for (const auto& [id, job] : jobs_) {
+    if (job->state() != wire::JOB_STATE_PENDING) continue;
+    if (!Listed(request.job_ids(), id) &&
+        !(job->array_job_id() != 0 && Listed(request.job_ids(), job->array_job_id()))) {
+      continue;
+    }
+    if (!Listed(request.users(), job->spec().user())) continue;
+    if (!Listed(request.partitions(), job->spec().partition())) continue;
+    PriorityBreakdown b = ComputePriority(MakePriorityJob(*job, *config_), cluster, settings, now);
+    wire::PriorityRow* row = out.add_rows();
+    row->set_job_id(id);
+    row->set_partition(job->spec().partition());
+    row->set_user(job->spec().user());
+    row->set_priority(job->priority());
+    wire::PriorityFactors* wf = row->mutable_weighted();
+    wf->set_age(b.weighted_age);
+    wf->set_assoc(b.weighted_assoc);
+    wf->set_fairshare(b.weighted_fairshare);
+    wf->set_job_size(b.weighted_job_size);
+    wf->set_partition(b.weighted_partition);
+    wf->set_qos(b.weighted_qos);
+    wf->set_nice(b.nice);
+    wf->set_tres(FormatWeightedTres(b.weighted_tres));
+    wire::PriorityFactors* nf = row->mutable_normalized();
+    nf->set_age(b.age);
+    nf->set_assoc(b.assoc);
+    nf->set_fairshare(b.fairshare);
+    nf->set_job_size(b.job_size);
+    nf->set_partition(b.partition);
+    nf->set_qos(b.qos);
+    nf->set_nice(b.nice);
+    nf->set_tres(FormatFactorTres(b.tres));
+  }
+  return out;
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,73 @@
+// rotactld under priority/multifactor, driven by the built sprio over loopback.
+#include <gtest/gtest.h>
+
+#include "tests/integration/controller_process.h"
+
+namespace rota {
+namespace {
+
+using testing::CommandResult;
+using testing::ControllerProcess;
+
+// The weights of the Slurm capture (slurm-observed/sprio.txt) on the test
+// cluster: 4 nodes of 8 CPUs and 4 GPUs; a second partition with factor 100.
+constexpr char kMultifactor[] =
+    "PriorityType=priority/multifactor\n"
+    "PriorityWeightAge=1000\nPriorityWeightFairshare=10000\nPriorityWeightJobSize=1000\n"
+    "PriorityWeightPartition=1000\nPriorityWeightQOS=2000\nPriorityWeightTRES=gres/gpu=1000\n"
+    "PriorityMaxAge=7-0\n"
+    "PartitionName=short Nodes=ALL MaxTime=00:30:00 PriorityJobFactor=100\n";
+
+TEST(PriorityIntegrationTest, SprioShowsEachFactorAndTheWeights) {
+  ControllerProcess ctld(kMultifactor);
+  ASSERT_TRUE(ctld.Start()) << ctld.Log();
+  // No node daemon registers: the jobs stay pending.
+  ASSERT_EQ(ctld.Run("sbatch --wrap=true").exit_code, 0);
+  ASSERT_EQ(ctld.Run("sbatch -p short --gres=gpu:2 --wrap=true").exit_code, 0);
+  ASSERT_EQ(ctld.Run("sbatch --nice=100 --wrap=true").exit_code, 0);
+
+  // Job size (1/4 + 1/32) / 2 x 1000 = 140.6; partition 10 or 1000; 2 of 16
+  // GPUs x 1000 = 125; the priority is the truncated sum less nice.
+  CommandResult r = ctld.Run("sprio", false);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out,
+            "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
+            "PARTITION        QOS                 TRES\n"
+            "              1 batch            150          0          0          0        141      "
+            "   10          0                     \n"
+            "              2 short           1265          0          0          0        141      "
+            " 1000          0         gres/gpu=125\n"
+            "              3 batch             50          0          0          0        141      "
+            "   10          0                     \n")
+      << ctld.Log();
+
+  r = ctld.Run("sprio -w", false);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out,
+            "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
+            "PARTITION        QOS                 TRES\n"
+            "        Weights                               1       1000      10000       1000      "
+            " 1000       2000        gres/gpu=1000\n");
+
+  EXPECT_EQ(ctld.Run("sprio -h -j 2 -o %i/%r/%Y/%T", false).out, "2/short/1265/gres/gpu=125\n");
+  EXPECT_EQ(ctld.Run("sprio -h -p batch -o %i", false).out, "1\n3\n");
+  EXPECT_EQ(ctld.Run("sprio -h -u nobody-here -o %i", false).out, "");
+  r = ctld.Run("sprio -l -h -j 3", false);
+  EXPECT_NE(r.out.find("         100 "), std::string::npos) << r.out;  // NICE column.
+
+  // The main pass runs in priority order: the scheduler sees job 2 first. An
+  // administrator's value shows as set.
+  ASSERT_EQ(ctld.Run("scontrol update JobId=3 Priority=99999").exit_code, 0);
+  EXPECT_EQ(ctld.Run("sprio -h -j 3 -o %Y", false).out, "99999\n");
+}
+
+TEST(PriorityIntegrationTest, SprioRefusesUnderPriorityBasic) {
+  ControllerProcess ctld;
+  ASSERT_TRUE(ctld.Start()) << ctld.Log();
+  CommandResult r = ctld.Run("sprio");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("priority/basic"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace rota
