@@ -227,9 +227,6 @@ class ControllerCore {
   StepTable steps_;
   SchedStats stats_;
   int64_t last_priority_calc_ = 0;  // When pending priorities were last recomputed; 0: never
-  // Jobs whose priority an administrator set (scontrol update Priority=):
-  // recomputation leaves them alone. In memory only for now.
-  std::set<uint32_t> admin_priorities_;
   mutable std::shared_ptr<const conf::ClusterConfig> priority_totals_of_;
   mutable PriorityCluster priority_totals_;
 };

@@ -494,7 +494,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     if (current.held_by_admin() && !caller.privileged) return kPermissionDenied;
     wire::JobRecord& j = Mutable(job_id);
     j.set_held_by_admin(false);
-    admin_priorities_.erase(job_id);  // Released: computed again.
+    j.set_priority_fixed(false);  // Released: computed again.
     j.set_priority(BasePriority(j));
     j.set_reason(std::string(model::reason::kNone));
     Persist(j, effects);
@@ -564,7 +564,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       std::optional<uint64_t> p = ParseUint(value);
       if (!p || *p > UINT32_MAX) return "Invalid priority";
       updated.set_priority(static_cast<uint32_t>(*p));
-      if (*p != 0) admin_priorities_.insert(job_id);
+      updated.set_priority_fixed(*p != 0);
       if (*p == 0) {
         updated.set_held_by_admin(true);
         updated.set_reason(std::string(model::reason::kJobHeldAdmin));

@@ -46,15 +46,10 @@ void ControllerCore::RecomputePriorities(int64_t now) {
   NoteWake(now + period);
   const PriorityCluster& cluster = PriorityTotals();
   const PrioritySettings settings = MakePrioritySettings(*config_);
-  for (auto it = admin_priorities_.begin(); it != admin_priorities_.end();) {
-    auto job = jobs_.find(*it);
-    bool pending = job != jobs_.end() && job->second->state() == wire::JOB_STATE_PENDING;
-    it = pending ? std::next(it) : admin_priorities_.erase(it);
-  }
   for (const auto& [id, job] : jobs_) {
     // Held jobs keep priority 0; an administrator's value stays as set.
     if (job->state() != wire::JOB_STATE_PENDING || job->priority() == 0) continue;
-    if (admin_priorities_.count(id) > 0) continue;
+    if (job->priority_fixed()) continue;
     uint32_t p = ComputePriority(MakePriorityJob(*job, *config_), cluster, settings, now).priority;
     // Only changed records are touched, so readers' views stay shared.
     if (p != job->priority()) Mutable(id).set_priority(p);

@@ -32,7 +32,8 @@ class PriorityCoreTest : public ::testing::Test {
                "PriorityJobFactor=1\n"
                "PartitionName=high Nodes=n[1-2] PriorityJobFactor=4\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    core_ = std::make_unique<ControllerCore>(*loaded.config);
+    config_ = *loaded.config;
+    core_ = std::make_unique<ControllerCore>(config_);
   }
 
   uint32_t Submit(std::function<void(wire::JobSpec&)> edit) {
@@ -55,6 +56,7 @@ class PriorityCoreTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  std::shared_ptr<const conf::ClusterConfig> config_;
   std::unique_ptr<ControllerCore> core_;
   Caller alice_{1000, 1000, "alice", "alice", false};
   Caller root_{0, 0, "root", "root", true};
@@ -126,6 +128,13 @@ TEST_F(PriorityCoreTest, AdministratorsPriorityIsKeptByRecomputation) {
   now_ += 86400;
   Tick();
   EXPECT_EQ(PriorityOf(id), 5u);
+  // The mark survives a restart of the controller (it is part of the record).
+  ControllerCore restarted(config_);
+  wire::StateSnapshot snap = core_->Snapshot();
+  restarted.Restore(&snap, {});
+  Effects later;
+  restarted.Tick(now_ + 86400, later);
+  EXPECT_EQ(restarted.FindJob(id)->priority(), 5u);
   // Held and released: the priority is computed again (412 + one day's age, 100).
   wire::UpdateJobRequest hold;
   hold.add_job_ids(std::to_string(id));
