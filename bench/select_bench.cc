@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "gpu_cluster_fill.h"
 #include "sched/failure_memo.h"
 #include "sched/select.h"
 #include "sched/test_cluster.h"
@@ -45,52 +46,11 @@ Cluster MakeCluster(uint32_t nodes, bool topology) {
     c.all.push_back(i);
   }
   c.usage = c.model.EmptyUsage();
-  std::mt19937 rng(7);
-  const uint64_t target = uint64_t{nodes} * 8 * 9 / 10;
-  uint64_t taken = 0;
-  uint32_t misses = 0;
-  while (taken < target && misses < 1000) {
-    Request r;
-    r.gpus_per_node = 1u << (rng() % 3);
-    r.cpus_per_task = 8 * r.gpus_per_node;
-    r.memory = rota::sched::MemoryRule::kPerGpu;
-    r.mem_mb = 64000;
-    // Place at a random node, as a long-running cluster's history leaves it.
-    std::vector<uint32_t> one{static_cast<uint32_t>(rng() % nodes)};
-    Selection s = Select(c.model, c.usage, one, r);
-    if (!s.allocation) {
-      ++misses;
-      continue;
-    }
-    for (const auto& a : s.allocation->nodes) rota::sched::Take(c.model, c.usage[a.node], a);
-    taken += r.gpus_per_node;
-  }
+  rota::bench::FillToNinetyPercent(c.model, c.usage, nodes, [](const Allocation&, auto&) {});
   return c;
 }
 
-Request Typical(int kind) {
-  Request r;
-  r.memory = rota::sched::MemoryRule::kPerGpu;
-  r.mem_mb = 32000;
-  switch (kind) {
-    case 0:  // One GPU, 8 cores.
-      r.gpus_per_node = 1;
-      r.cpus_per_task = 8;
-      break;
-    case 1:  // A whole node's worth of GPUs.
-      r.gpus_per_node = 8;
-      r.cpus_per_task = 16;
-      break;
-    default:  // 4 nodes x 8 GPUs, 8 tasks each with a GPU.
-      r.nodes = 4;
-      r.tasks = 32;
-      r.tasks_per_node = 8;
-      r.gpus_per_task = 1;
-      r.cpus_per_task = 4;
-      break;
-  }
-  return r;
-}
+Request Typical(int kind) { return rota::bench::TypicalRequest(kind); }
 
 void BM_SelectOne(benchmark::State& state) {
   static std::map<std::pair<int64_t, bool>, Cluster> clusters;
