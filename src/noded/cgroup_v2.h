@@ -59,6 +59,11 @@ class CgroupV2 : public CgroupBackend {
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
   int SweepStale(const std::set<uint32_t>& keep) override;
+  // A leaf <job dir>/<task> with a device program of its own: the kernel
+  // runs the job's program and the task's, and a device must pass both.
+  Status ConfineTask(uint32_t job_id, const std::string& task, pid_t pid,
+                     const std::vector<DeviceRule>& devices) override;
+  Status RemoveTask(uint32_t job_id, const std::string& task) override;
 
   // <mount>/rota/<node>/job_<id>, and its leaf where the processes live.
   std::string JobDir(uint32_t job_id) const;

@@ -181,6 +181,52 @@ TEST_F(CgroupV2CageTest, DeviceProgramAllowsTheAllocatedGpuOnly) {
   EXPECT_FALSE(fs::exists(cgroups_->JobDir(1)));
 }
 
+// srun's per-task cages: a task below the job may open only its own GPU,
+// though the job holds both.
+TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
+  const std::string mine = MakeGpu(250);
+  const std::string sibling = MakeGpu(251);
+  ASSERT_TRUE(cgroups_->Create(4).ok());
+  if (!cgroups_->device_control().ok()) {
+    // The kernel refuses device programs: no task starts unconfined.
+    Status refused = cgroups_->ConfineTask(4, "task_0", getpid(), {});
+    EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition) << refused.message();
+    return;
+  }
+  std::vector<DeviceRule> job = noded::BaseDeviceRules();
+  std::vector<DeviceRule> task = noded::BaseDeviceRules();
+  for (const std::string& gpu : {mine, sibling}) {
+    auto rule = noded::DeviceRuleFor(gpu);
+    ASSERT_TRUE(rule.ok());
+    job.push_back(*rule);
+    if (gpu == mine) task.push_back(*rule);
+  }
+  CageLimits limits;
+  limits.allowed_devices = job;
+  ASSERT_TRUE(cgroups_->SetLimits(4, limits).ok());
+  CagedChild child([&] {
+    int failed = 0;
+    if (OpenErrno("/dev/null") != 0) failed |= 1;
+    if (OpenErrno(mine) != ENXIO) failed |= 2;
+    if (OpenErrno(sibling) != EPERM) failed |= 4;
+    return failed;
+  });
+  ASSERT_GT(child.pid(), 0);
+  ASSERT_TRUE(cgroups_->AddPid(4, child.pid()).ok());
+  Status confined = cgroups_->ConfineTask(4, "task_0", child.pid(), task);
+  ASSERT_TRUE(confined.ok()) << confined.message();
+  EXPECT_NE(ReadFileText("/proc/" + std::to_string(child.pid()) + "/cgroup")
+                .find("0::/rota/" + node_ + "/job_4/task_0\n"),
+            std::string::npos);
+  child.Go();
+  int status = child.Wait();
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "failed checks (bits: null, mine, sibling)";
+  EXPECT_TRUE(cgroups_->RemoveTask(4, "task_0").ok());
+  EXPECT_FALSE(fs::exists(cgroups_->JobDir(4) + "/task_0"));
+  EXPECT_TRUE(cgroups_->Remove(4).ok());
+}
+
 TEST_F(CgroupV2CageTest, KernelLoadsTheFilterProgram) {
   Status probe = noded::ProbeDeviceFilterSupport();
   EXPECT_EQ(probe.ok(), cgroups_->device_control().ok());
