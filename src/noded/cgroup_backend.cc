@@ -56,6 +56,20 @@ Result<DeviceRule> DeviceRuleFor(const std::string& path) {
   return DeviceRule{S_ISCHR(st.st_mode) ? 'c' : 'b', major(st.st_rdev), minor(st.st_rdev)};
 }
 
+int CgroupBackend::KillAndRemove(const std::vector<uint32_t>& stale) {
+  int removed = 0;
+  for (uint32_t id : stale) {
+    Status killed = KillAll(id);
+    Status gone = Remove(id);
+    if (killed.ok() && gone.ok()) {
+      ++removed;
+    } else {
+      spdlog::error("stale cgroup of job {}: {} {}", id, killed.message(), gone.message());
+    }
+  }
+  return removed;
+}
+
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
                                                  const std::string& node) {
   if (geteuid() != 0) return Unenforced("rotad is not running as root");

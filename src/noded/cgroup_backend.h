@@ -82,6 +82,11 @@ class CgroupBackend {
   // except those of `keep` (jobs whose rota-stepd still runs them).
   // Returns how many it removed.
   virtual int SweepStale(const std::set<uint32_t>& keep) = 0;
+
+ protected:
+  // SweepStale's second half: kills and removes the cages of `stale` (job
+  // ids), logging those that resist. Returns how many went.
+  int KillAndRemove(const std::vector<uint32_t>& stale);
 };
 
 // The backend cgroup.conf and the host call for, for node `node` (whose

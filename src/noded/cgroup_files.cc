@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 namespace rota::noded::cgroup_files {
 
@@ -36,6 +40,25 @@ std::string ReadFile(const std::string& path) {
 Status MakeDir(const std::string& path) {
   if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) return IoError(Errno("mkdir " + path));
   return Status::Ok();
+}
+
+Status RemoveTree(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> children;
+  for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.is_directory(ec)) children.push_back(e.path().string());
+  }
+  Status first_error;
+  for (const std::string& child : children) {
+    Status s = RemoveTree(child);
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return first_error;
+    if (errno != EBUSY) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return first_error.ok() ? IoError(Errno("rmdir " + dir)) : first_error;
 }
 
 }  // namespace rota::noded::cgroup_files

@@ -23,4 +23,9 @@ std::string ReadFile(const std::string& path);
 // mkdir 0755; an existing directory is fine.
 Status MakeDir(const std::string& path);
 
+// Removes the cgroup `dir` and those below it, deepest first; a missing one is
+// fine. The kernel may hold a cgroup a moment after its last task exited:
+// EBUSY is retried for a second.
+Status RemoveTree(const std::string& dir);
+
 }  // namespace rota::noded::cgroup_files

@@ -32,6 +32,7 @@ constexpr const char* kJobPrefix = "job_";
 using cgroup_files::Errno;
 using cgroup_files::MakeDir;
 using cgroup_files::ReadFile;
+using cgroup_files::RemoveTree;
 using cgroup_files::WriteFile;
 
 // A new cpuset starts with no CPUs and no memory nodes, and refuses tasks
@@ -230,32 +231,15 @@ Status CgroupV1::ConfineTask(uint32_t job_id, const std::string& task, pid_t pid
 }
 
 Status CgroupV1::RemoveTask(uint32_t job_id, const std::string& task) {
-  const std::string dir = JobDir("devices", job_id) + "/" + task;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return Status::Ok();
-    if (errno != EBUSY) break;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return IoError(Errno("rmdir " + dir));
+  return RemoveTree(JobDir("devices", job_id) + "/" + task);
 }
 
 Status CgroupV1::Remove(uint32_t job_id) {
   Status first_error;
   for (const std::string& c : controllers_) {
-    const std::string dir = JobDir(c, job_id);
     // Task sub-cages (ConfineTask) go first; their processes are gone with the job's.
-    std::error_code ec;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-      if (e.is_directory(ec)) rmdir(e.path().c_str());
-    }
-    // The kernel may hold the cgroup a moment after its last task exited.
-    bool removed = false;
-    for (int attempt = 0; attempt < 100 && !removed; ++attempt) {
-      removed = rmdir(dir.c_str()) == 0 || errno == ENOENT;
-      if (!removed && errno != EBUSY) break;
-      if (!removed) std::this_thread::sleep_for(milliseconds(10));
-    }
-    if (!removed && first_error.ok()) first_error = IoError(Errno("rmdir " + dir));
+    Status s = RemoveTree(JobDir(c, job_id));
+    if (!s.ok() && first_error.ok()) first_error = s;
   }
   return first_error;
 }
@@ -275,17 +259,7 @@ int CgroupV1::SweepStale(const std::set<uint32_t>& keep) {
   }
   std::sort(stale.begin(), stale.end());
   stale.erase(std::unique(stale.begin(), stale.end()), stale.end());
-  int removed = 0;
-  for (uint32_t id : stale) {
-    Status killed = KillAll(id);
-    Status gone = Remove(id);
-    if (killed.ok() && gone.ok()) {
-      ++removed;
-    } else {
-      spdlog::error("stale cgroup of job {}: {} {}", id, killed.message(), gone.message());
-    }
-  }
-  return removed;
+  return KillAndRemove(stale);
 }
 
 }  // namespace rota::noded

@@ -39,6 +39,7 @@ constexpr const char* kStepLeaf = "step_batch";
 using cgroup_files::Errno;
 using cgroup_files::MakeDir;
 using cgroup_files::ReadFile;
+using cgroup_files::RemoveTree;
 using cgroup_files::WriteFile;
 
 // The value of `key` in a flat-keyed file ("populated 1\nfrozen 0\n").
@@ -101,27 +102,6 @@ std::vector<uint32_t> HostCpus(const std::string& mount) {
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   for (long i = 0; i < online; ++i) cpus.push_back(static_cast<uint32_t>(i));
   return cpus;
-}
-
-// Removes `dir` and the cgroups below it, deepest first. The kernel may hold
-// a cgroup a moment after its last task exited: EBUSY is retried for a second.
-Status RemoveTree(const fs::path& dir) {
-  std::error_code ec;
-  std::vector<fs::path> children;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_directory(ec)) children.push_back(e.path());
-  }
-  Status first_error;
-  for (const fs::path& child : children) {
-    Status s = RemoveTree(child);
-    if (!s.ok() && first_error.ok()) first_error = s;
-  }
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return first_error;
-    if (errno != EBUSY) break;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return first_error.ok() ? IoError(Errno("rmdir " + dir.string())) : first_error;
 }
 
 }  // namespace
@@ -331,14 +311,7 @@ Status CgroupV2::ConfineTask(uint32_t job_id, const std::string& task, pid_t pid
 }
 
 Status CgroupV2::RemoveTask(uint32_t job_id, const std::string& task) {
-  const std::string dir = JobDir(job_id) + "/" + task;
-  // The kernel may hold the cgroup a moment after its last process exited.
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return Status::Ok();
-    if (errno != EBUSY) break;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return IoError(Errno("rmdir " + dir));
+  return RemoveTree(JobDir(job_id) + "/" + task);
 }
 
 Status CgroupV2::AddPid(uint32_t job_id, pid_t pid) {
@@ -404,17 +377,7 @@ int CgroupV2::SweepStale(const std::set<uint32_t>& keep) {
     }
   }
   std::sort(stale.begin(), stale.end());
-  int removed = 0;
-  for (uint32_t id : stale) {
-    Status killed = KillAll(id);
-    Status gone = Remove(id);
-    if (killed.ok() && gone.ok()) {
-      ++removed;
-    } else {
-      spdlog::error("stale cgroup of job {}: {} {}", id, killed.message(), gone.message());
-    }
-  }
-  return removed;
+  return KillAndRemove(stale);
 }
 
 }  // namespace rota::noded
