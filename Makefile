@@ -29,7 +29,7 @@ check-format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format --dry-run -Werror
 
 # Rota's own benchmarks: one `name value unit` line per figure, and
-# bench/results/latest.json. Side-by-side figures against Slurm are not built yet.
+# bench/results/latest.json. Side by side with real Slurm: make bench-vs-slurm.
 bench: build
 	@$(BUILD_DIR)/bin/parsers_bench --benchmark_min_time=0.2 2>/dev/null | \
 	  awk '/^BM_/ {print $$1, $$2, $$3}'
@@ -48,8 +48,10 @@ quickstart: build
 down:
 	@bash scripts/down.sh $(if $(filter 1 yes true,$(CLEAN)),--clean)
 
-bench-vs-slurm:
-	@scripts/not-yet.sh $@
+# Rota and real Slurm 22.05 (installed from Debian's packages if missing) side by side on this
+# machine: two 4-node clusters of the same layout, each figure interleaved; see docs/performance.md.
+bench-vs-slurm: build
+	@bash bench/vs-slurm/run.sh $(abspath $(BUILD_DIR))/bin
 
 clean:
 	rm -rf $(BUILD_DIR) $(TEST_BUILD_DIR)

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "cli/format/time_text.h"
+#include "common/duration.h"
 #include "common/hostlist.h"
 #include "common/memory_size.h"
 #include "common/strings.h"
@@ -34,10 +35,18 @@ int64_t ElapsedSeconds(const wire::AccountingJob& j, const SacctContext& ctx) {
   return std::max<int64_t>(0, end - j.start_time());
 }
 
-uint32_t Cpus(const wire::AccountingJob& j) {
-  if (j.alloc_cpus() > 0) return j.alloc_cpus();
+// A count from the requested TRES ("cpu", "node"); 0 when absent.
+uint32_t Requested(const wire::AccountingJob& j, std::string_view tres) {
   Result<TresCounts> req = TresCounts::Parse(j.req_tres());
-  return req.ok() ? static_cast<uint32_t>(req->Get("cpu")) : 0;
+  return req.ok() ? static_cast<uint32_t>(req->Get(tres)) : 0;
+}
+
+uint32_t Cpus(const wire::AccountingJob& j) {
+  return j.alloc_cpus() > 0 ? j.alloc_cpus() : Requested(j, "cpu");
+}
+
+uint32_t Nodes(const wire::AccountingJob& j) {
+  return j.alloc_nodes() > 0 ? j.alloc_nodes() : Requested(j, "node");
 }
 
 std::string JobId(const wire::AccountingJob& j, const SacctContext&) {
@@ -45,7 +54,7 @@ std::string JobId(const wire::AccountingJob& j, const SacctContext&) {
   return std::to_string(j.job_id());
 }
 
-const std::array<SacctField, 19> kFields = {{
+const std::array<SacctField, 25> kFields = {{
     {"JobID", 12, true, JobId},
     {"JobIDRaw", 12, true,
      [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(j.job_id()); }},
@@ -96,6 +105,26 @@ const std::array<SacctField, 19> kFields = {{
        return std::to_string(j.restarts());
      }},
     {"User", 9, false, [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
+    {"UID", 6, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(j.uid()); }},
+    {"Timelimit", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       // -1 (and the 0 of a record that never had one) is no limit at all.
+       return j.time_limit_s() > 0 ? FormatDurationScontrol(j.time_limit_s())
+                                   : FormatDurationScontrol(kInfiniteDuration);
+     }},
+    {"NNodes", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Nodes(j)); }},
+    {"AllocNodes", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return std::to_string(j.alloc_nodes());
+     }},
+    {"NCPUS", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
+    {"ReqCPUS", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return std::to_string(Requested(j, "cpu"));
+     }},
 }};
 
 // sacct's cell: padded to the width; a longer value keeps width-1 characters

@@ -107,5 +107,23 @@ TEST(SacctFieldsTest, ValuesAndUnknownFields) {
             "5|RUNNING|01:01:01|Unknown|n[1-2]|1\n");
 }
 
+TEST(SacctFieldsTest, SizeAndLimitColumns) {
+  wire::AccountingJob j = Job28();
+  j.set_uid(1001);
+  j.set_alloc_nodes(1);
+  j.set_time_limit_s(90 * 60);
+  wire::AccountingJob never = Job17();  // Never allocated: sizes from what it asked for
+  never.set_time_limit_s(-1);
+  EXPECT_EQ(Render("JobID,UID,Timelimit,NNodes,AllocNodes,NCPUS,ReqCPUS", SacctLayout::kParsable2,
+                   {j, never}),
+            "JobID|UID|Timelimit|NNodes|AllocNodes|NCPUS|ReqCPUS\n"
+            "28|1001|01:30:00|1|1|1|1\n"
+            "17|0|UNLIMITED|1|0|1|1\n");
+  EXPECT_EQ(Render("Timelimit,NNodes", SacctLayout::kAligned, {j}),
+            " Timelimit   NNodes \n"
+            "---------- -------- \n"
+            "  01:30:00        1 \n");
+}
+
 }  // namespace
 }  // namespace rota::cli

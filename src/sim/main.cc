@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -13,6 +14,8 @@
 
 #include "sim/alibaba_reader.h"
 #include "sim/policy.h"
+#include "sim/replay_plot.h"
+#include "sim/sacct_reader.h"
 #include "sim/sim_cluster.h"
 #include "sim/simulator.h"
 #include "sim/summary.h"
@@ -23,10 +26,10 @@ namespace rota::sim {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: rota-sim --trace FILE.swf[.gz]|PODS.csv [--alibaba-nodes NODES.csv]\n"
+    "usage: rota-sim --trace FILE.swf[.gz]|PODS.csv|SACCT.txt [--alibaba-nodes NODES.csv]\n"
     "                [--config slurm.conf | --nodes N --cpus-per-node C [--gpus-per-node G]]\n"
     "                [--policy fcfs|easy|conservative|slurm] [--estimates user|exact]\n"
-    "                [--jobs-csv F] [--max-jobs N] [--no-timing] [--quiet]\n"
+    "                [--jobs-csv F] [--plot F.svg] [--max-jobs N] [--no-timing] [--quiet]\n"
     "       rota-sim --generate N --out F.swf [--procs P] [--load L] [--seed S]\n";
 
 struct Options {
@@ -39,6 +42,7 @@ struct Options {
   std::string policy = "fcfs";
   std::string estimates = "user";
   std::string jobs_csv;
+  std::string plot;
   uint64_t max_jobs = 0;
   bool timing = true;
   bool quiet = false;
@@ -96,6 +100,8 @@ std::string ParseArgs(int argc, char** argv, Options& o) {
       o.estimates = value;
     } else if (arg == "--jobs-csv") {
       o.jobs_csv = value;
+    } else if (arg == "--plot") {
+      o.plot = value;
     } else if (arg == "--max-jobs") {
       if (!count(o.max_jobs)) return "bad --max-jobs " + value;
     } else if (arg == "--no-timing") {
@@ -167,7 +173,11 @@ int Replay(const Options& o) {
     if (!pods.ok()) return Fail(pods.status().message());
     trace = ParseAlibabaPods(*pods, o.max_jobs);
   } else {
-    trace = ReadSwfFile(o.trace, {o.max_jobs});
+    // SWF, or a site's own history exported with sacct -P (told apart by its header).
+    Result<std::string> text = ReadMaybeGzip(o.trace);
+    if (!text.ok()) return Fail(text.status().message());
+    trace = LooksLikeSacctParsable(*text) ? ParseSacctParsable(*text, o.max_jobs)
+                                          : Result<Trace>(ParseSwf(*text, {o.max_jobs}));
   }
   if (!trace.ok()) return Fail(trace.status().message());
   const ReadStats& st = trace->stats;
@@ -217,6 +227,15 @@ int Replay(const Options& o) {
     WriteJobsCsv(csv, result);
     csv.close();
     if (!csv) return Fail("cannot write " + o.jobs_csv);
+  }
+  if (!o.plot.empty()) {
+    std::ofstream svg(o.plot, std::ios::binary);
+    WriteReplayPlot(
+        svg, result, TotalCpus(**config), TotalGpus(**config),
+        fmt::format("rota-sim: {} ({} policy, {} estimates)",
+                    std::filesystem::path(o.trace).filename().string(), o.policy, o.estimates));
+    svg.close();
+    if (!svg) return Fail("cannot write " + o.plot);
   }
   for (const JobOutcome& j : result.jobs) {
     if (!j.refused.empty()) {

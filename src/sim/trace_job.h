@@ -16,7 +16,8 @@ struct TraceJob {
   int64_t requested_s = -1;  // The user's time limit; -1: the trace does not say
   uint32_t processors = 0;   // Tasks (one CPU each unless cpus_per_task says otherwise)
   uint32_t cpus_per_task = 1;
-  uint32_t gpus = 0;     // Whole GPUs for the job (one task, one node)
+  uint32_t nodes = 0;    // 0: as few as the processors need (the scheduler chooses)
+  uint32_t gpus = 0;     // Whole GPUs for the job, spread evenly over its nodes (one without)
   std::string gpu_type;  // "" any model
   uint64_t mem_mb = 0;   // 0: not tracked
   int64_t user = -1;     // Numeric ids from the trace; -1 unknown

@@ -23,9 +23,13 @@ wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates) {
   spec.set_num_tasks(job.processors);
   spec.set_cpus_per_task(std::max<uint32_t>(job.cpus_per_task, 1));
   spec.set_time_limit_s(TimeLimitFor(job, estimates));
+  if (job.nodes > 0) spec.set_min_nodes(job.nodes);
   if (job.gpus > 0) {
-    spec.set_gres(job.gpu_type.empty() ? fmt::format("gpu:{}", job.gpus)
-                                       : fmt::format("gpu:{}:{}", job.gpu_type, job.gpus));
+    // --gres counts per node: a job's GPUs spread evenly over its nodes.
+    const uint32_t per_node =
+        (job.gpus + std::max<uint32_t>(job.nodes, 1) - 1) / std::max<uint32_t>(job.nodes, 1);
+    spec.set_gres(job.gpu_type.empty() ? fmt::format("gpu:{}", per_node)
+                                       : fmt::format("gpu:{}:{}", job.gpu_type, per_node));
   }
   if (job.mem_mb > 0) {
     spec.set_mem_per_node_mb(job.mem_mb);
