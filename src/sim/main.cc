@@ -28,7 +28,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: rota-sim --trace FILE.swf[.gz]|PODS.csv|SACCT.txt [--alibaba-nodes NODES.csv]\n"
     "                [--config slurm.conf | --nodes N --cpus-per-node C [--gpus-per-node G]]\n"
-    "                [--policy fcfs|easy|conservative|slurm] [--estimates user|exact]\n"
+    "                [--policy fcfs|easy|conservative|slurm] [--estimates user|exact|predicted]\n"
     "                [--jobs-csv F] [--plot F.svg] [--max-jobs N] [--no-timing] [--quiet]\n"
     "       rota-sim --generate N --out F.swf [--procs P] [--load L] [--seed S]\n";
 
@@ -144,8 +144,8 @@ int Generate(Options& o) {
 int Replay(const Options& o) {
   Result<Policy> policy = ParsePolicy(o.policy);
   if (!policy.ok()) return Fail(policy.status().message());
-  if (o.estimates != "user" && o.estimates != "exact") {
-    return Fail("--estimates is user or exact, not " + o.estimates);
+  if (o.estimates != "user" && o.estimates != "exact" && o.estimates != "predicted") {
+    return Fail("--estimates is user, exact or predicted, not " + o.estimates);
   }
   if (o.trace.empty()) return Fail(std::string("--trace is required\n") + kUsage);
   const bool alibaba = o.trace.size() >= 4 && o.trace.compare(o.trace.size() - 4, 4, ".csv") == 0;
@@ -210,7 +210,9 @@ int Replay(const Options& o) {
   if (!config.ok()) return Fail(config.status().message());
 
   SimOptions sim_options;
-  sim_options.estimates = o.estimates == "exact" ? Estimates::kExact : Estimates::kUser;
+  sim_options.estimates = o.estimates == "exact"       ? Estimates::kExact
+                          : o.estimates == "predicted" ? Estimates::kPredicted
+                                                       : Estimates::kUser;
   sim_options.policy = *policy;
   if (!o.quiet) {
     sim_options.progress = [](const SimProgress& p) {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "ctld/core/controller_core.h"
+#include "sim/runtime_predictor.h"
 #include "sim/sim_cluster.h"
 #include "sim/trace_submission.h"
 
@@ -80,9 +81,11 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
   uint64_t running = 0;
   uint64_t finished = 0;
 
+  RuntimePredictor predictor;
   auto finish = [&](uint32_t job_id) {
     JobOutcome& o = result.jobs[index_of(job_id)];
     o.end = now - kSimEpoch;
+    predictor.Finished(jobs[index_of(job_id)].user, o.end - o.start);
     --running;
     ++finished;
   };
@@ -143,7 +146,8 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       o.trace_id = jobs[index].id;
       o.submit = now - kSimEpoch;
       Result<wire::SubmitJobResponse> r = core.Submit(
-          SubmissionFor(jobs[index], options_.estimates), CallerFor(jobs[index]), now, effects);
+          SubmissionFor(jobs[index], options_.estimates, predictor.Predict(jobs[index].user)),
+          CallerFor(jobs[index]), now, effects);
       if (!r.ok()) {
         o.refused = r.status().message();
         ++result.refused;

@@ -21,6 +21,10 @@ namespace rota::sim {
 enum class Estimates {
   kUser,   // The trace's requested time (its runtime when the trace has none)
   kExact,  // The job's actual runtime
+  // The user's time limit still ends the job, but the scheduler plans with a
+  // prediction: the mean runtime of the user's last two finished jobs, never
+  // more than the limit (Tsafrir, Etsion and Feitelson's predictor).
+  kPredicted,
 };
 
 // The simulated clock starts here (the trace's second 0): a plausible Unix

@@ -13,7 +13,10 @@ namespace rota::sim {
 // The time limit the job asks for, in seconds (at least one).
 int64_t TimeLimitFor(const TraceJob& job, Estimates estimates);
 
-wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates);
+// `predicted_s` (> 0, with Estimates::kPredicted) becomes the job's planning
+// estimate, capped at its time limit.
+wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates,
+                                     int64_t predicted_s = 0);
 
 // Trace user u becomes uid 10000+u named "u<u>" (group likewise); unknown
 // users are one user "unknown".

@@ -30,6 +30,28 @@ bool WaitsForResources(const wire::JobRecord& j) {
          (j.reason() == model::reason::kResources || j.reason() == model::reason::kPriority);
 }
 
+// How long a pending job is planned to run: its expected runtime when it
+// carries one shorter than its limit (rota-sim's predictions), else its limit
+// (-1: no limit).
+int64_t PlannedDuration(const wire::JobRecord& j) {
+  const int64_t limit = j.time_limit_s();
+  const int64_t expected = j.spec().expected_run_s();
+  return expected > 0 && (limit < 0 || expected < limit) ? expected : limit;
+}
+
+// When a holding job's resources are planned to come back. A job that has
+// outlived its expected runtime is planned to its limit, as the predictor's
+// authors correct an underestimate; a job without a limit, never.
+int64_t PlannedEnd(const wire::JobRecord& j, int64_t now) {
+  if (j.time_limit_s() < 0 || j.end_time() <= 0) return sched::kForever;
+  const int64_t expected = j.spec().expected_run_s();
+  if (expected > 0 && j.start_time() > 0) {
+    const int64_t predicted = j.start_time() + expected;
+    if (predicted > now && predicted < j.end_time()) return predicted;
+  }
+  return j.end_time();
+}
+
 sched::BackfillParams ParamsOf(const conf::SchedulerParameters& p) {
   sched::BackfillParams out;
   out.window = p.bf_window;
@@ -86,8 +108,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       if (node >= 0)
         held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
     }
-    bool ends = job->time_limit_s() >= 0 && job->end_time() > 0;
-    profile.AddRelease(ends ? job->end_time() : sched::kForever, held);
+    profile.AddRelease(PlannedEnd(*job, now), held);
   }
 
   // Each partition's usable nodes once; its index names it for the planner.
@@ -111,7 +132,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     b.candidates = it->second.get();
     b.partition = static_cast<uint32_t>(partition - config_->partitions.data());
     b.user = j->spec().uid();
-    b.time_limit_s = j->time_limit_s();
+    b.time_limit_s = PlannedDuration(*j);
     b.may_reserve = now - j->eligible_time() >= params.bf_min_age_reserve;
   }
 

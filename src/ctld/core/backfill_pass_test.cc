@@ -35,10 +35,13 @@ class BackfillPassTest : public ::testing::Test {
     ASSERT_TRUE(core_->NodeRegistered("n2", kT0, kT0, e).ok());
   }
 
-  // sbatch -N nodes -n tasks [--time=minutes] (0: no --time).
-  uint32_t Submit(const std::string& name, uint32_t nodes, uint32_t tasks, int64_t minutes) {
+  // sbatch -N nodes -n tasks [--time=minutes] (0: no --time), expected to
+  // run `expected_minutes` (0: as long as its limit).
+  uint32_t Submit(const std::string& name, uint32_t nodes, uint32_t tasks, int64_t minutes,
+                  int64_t expected_minutes = 0) {
     wire::SubmitJobRequest req;
     wire::JobSpec& s = *req.mutable_spec();
+    s.set_expected_run_s(expected_minutes * 60);
     s.set_name(name);
     s.set_min_nodes(nodes);
     s.set_num_tasks(tasks);
@@ -98,6 +101,26 @@ TEST_F(BackfillPassTest, PlannedStartsAreShownAndShortJobsFillTheHole) {
             std::string::npos)
       << details;
   EXPECT_NE(details.find("SchedNodeList=n[1-2]"), std::string::npos) << details;
+}
+
+TEST_F(BackfillPassTest, PlansWithExpectedRuntimesAndFallsBackToTheLimitWhenOutlived) {
+  Start("SchedulerParameters=bf_resolution=1\n");
+  uint32_t a = Submit("running", 1, 4, 60, 10);  // n1: limit +60 min, expected +10 min
+  uint32_t b = Submit("wide", 2, 8, 60);         // both nodes
+  uint32_t c = Submit("filler", 1, 4, 20);       // fits the hole only if a runs its full hour
+  Effects e;
+  core_->Tick(kT0, e);
+  EXPECT_EQ(State(a), "RUNNING");
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);  // a's expected end, not its limit
+  EXPECT_EQ(State(c), "PENDING");                   // 20 minutes on n2 would delay b's reservation
+  EXPECT_EQ(Job(a).end_time(), kT0 + 3600);         // The limit still ends it
+
+  // a outlives its expected 10 minutes: it is planned to its limit again, and
+  // the filler now fits before b.
+  core_->Tick(kT0 + 660, e);
+  EXPECT_EQ(State(a), "RUNNING");
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 3600);
+  EXPECT_EQ(State(c), "RUNNING");
 }
 
 TEST_F(BackfillPassTest, BuiltinSchedulerOnlyRunsTheMainPass) {
