@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <random>
 
 #include "api/auth_settings.h"
 #include "api/methods.h"
@@ -16,6 +17,7 @@
 #include "conf/config_loader.h"
 #include "noded/batch_job.h"
 #include "noded/gpu_inventory.h"
+#include "noded/health_check_gate.h"
 #include "noded/host_facts.h"
 #include "noded/node_parts.h"
 #include "noded/node_script.h"
@@ -30,6 +32,14 @@ uint32_t UidOf(const std::string& user) {
   if (std::optional<uint64_t> n = ParseUint(user)) return static_cast<uint32_t>(*n);
   passwd* pw = getpwnam(user.c_str());  // Start-up only: no other thread yet.
   return pw != nullptr ? pw->pw_uid : 0;
+}
+
+// The CPUs `job` holds on `node` (its allocation's part there).
+uint32_t CpusHere(const wire::JobRecord& job, const std::string& node) {
+  for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
+    if (job.nodes(i) == node) return job.allocs(i).cpus();
+  }
+  return 0;
 }
 
 template <typename Req>
@@ -193,15 +203,45 @@ void NodeDaemon::HeartbeatLoop() {
   }
 }
 
+uint32_t NodeDaemon::HeldCpus() {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint32_t held = 0;
+  for (const auto& [id, job] : jobs_) {
+    const bool ending =
+        std::find(finished_.begin(), finished_.end(), RunKey{id, job.run}) != finished_.end();
+    if (!ending) held += job.cpus;
+  }
+  return held;
+}
+
 void NodeDaemon::HealthCheckLoop() {
   const conf::SlurmConf& settings = context_.config->settings;
   auto interval = std::chrono::seconds(settings.health_check_interval);
   // A check may take a while, but never longer than its interval (or a minute).
   auto timeout = std::min<std::chrono::seconds>(interval, std::chrono::seconds(60));
-  while (!stop_.WaitFor(std::chrono::milliseconds(interval))) {
+  Result<HealthCheckGate> gate = HealthCheckGate::FromStates(settings.health_check_node_state);
+  if (!gate.ok()) {
+    spdlog::error("{}; health checks run in every state", gate.status().message());
+    gate = HealthCheckGate::FromStates({"ANY"});
+  }
+  const conf::NodeConfig* self = context_.config->FindNode(options_.node_name);
+  const uint32_t node_cpus = self != nullptr ? self->cpus : 1;
+  auto wait = std::chrono::milliseconds(interval);
+  if (gate->cycle()) {
+    // Spread the nodes' checks over the interval: this node's first comes at
+    // an offset of its own.
+    std::random_device seed;
+    wait = std::chrono::milliseconds(
+        std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, wait.count()))(seed));
+  }
+  bool drained_by_check = false;
+  while (!stop_.WaitFor(wait)) {
+    wait = std::chrono::milliseconds(interval);
+    if (!gate->Due(LoadOf(HeldCpus(), node_cpus), drained_by_check)) continue;
     ScriptOutcome outcome = RunNodeScript(settings.health_check_program, {std::string(kScriptPath)},
                                           timeout, "HealthCheckProgram");
     if (outcome.ok) continue;
+    drained_by_check = true;
     spdlog::warn("health check failed: {}; draining the node", outcome.reason);
     wire::UpdateNodeRequest req;
     req.set_nodes(options_.node_name);
@@ -295,6 +335,7 @@ void NodeDaemon::Launch(wire::LaunchJobRequest request, rpc::Responder respond) 
   }
   RunningJob& entry = jobs_[job_id];
   entry.run = run;
+  entry.cpus = CpusHere(request.job(), options_.node_name);
   // Forking and the wait must not hold an RPC io thread.
   entry.thread = std::thread([this, request = std::move(request), respond,
                               earlier = std::move(earlier), earlier_ended]() mutable {
@@ -405,6 +446,7 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
       live.insert(job_id);
       batch_started_.insert(job_id);
       jobs_[job_id].run = run;
+      if (record.ok()) jobs_[job_id].cpus = CpusHere(record->launch().job(), options_.node_name);
       jobs_[job_id].thread = std::thread([this, job_id, run] {
         FinishStep(AwaitStepOutcome(context_.settings.spool_dir, options_.node_name, job_id,
                                     kStepStartTimeout),

@@ -54,6 +54,7 @@ class NodeDaemon {
   struct RunningJob {
     std::thread thread;  // Starts or re-attaches its rota-stepd, then reports its end.
     uint32_t run = 0;    // The job's restart count: which run of it this is
+    uint32_t cpus = 0;   // CPUs the job holds on this node
   };
   // A job's run whose thread is ending.
   using RunKey = std::pair<uint32_t, uint32_t>;  // (job id, run)
@@ -77,6 +78,8 @@ class NodeDaemon {
   // HealthCheckProgram every HealthCheckInterval; a failure drains the node
   // with what the program printed.
   void HealthCheckLoop();
+  // CPUs the jobs running here hold (HealthCheckNodeState's load).
+  uint32_t HeldCpus();
   // Joins the threads of jobs that have ended. REQUIRES: mu_ held.
   void JoinFinishedLocked();
 

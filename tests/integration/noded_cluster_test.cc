@@ -403,6 +403,29 @@ TEST_F(NodedHealthCheckTest, FailingCheckDrainsTheNodeWithItsOutput) {
   EXPECT_TRUE(WaitForNodeState(1, "idle"));
 }
 
+// HealthCheckNodeState=ALLOC: the check runs only while jobs hold every CPU.
+class NodedHealthCheckAllocTest : public NodedHealthCheckTest {
+ protected:
+  std::string Settings() const override {
+    return NodedHealthCheckTest::Settings() + "HealthCheckNodeState=ALLOC\n";
+  }
+};
+
+TEST_F(NodedHealthCheckAllocTest, FailingCheckWaitsUntilTheNodeIsAllocated) {
+  std::ofstream(FlagPath()) << "x";
+  // Idle: three intervals pass without a check.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(NodeState(1), "idle") << cluster_->Run("sinfo -R").out;
+  // A job holding all its CPUs: the next check runs, fails and drains it.
+  std::string id = Submit("--exclusive -w " + cluster_->Node(1) + " --wrap='sleep 60'");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "RUNNING"));
+  EXPECT_TRUE(WaitUntil([&] { return NodeState(1).rfind("dr", 0) == 0; }, std::chrono::seconds(20)))
+      << cluster_->Run("sinfo -N").out;
+  EXPECT_NE(cluster_->Run("sinfo -R -h -o %E").out.find("scratch disk full"), std::string::npos);
+  EXPECT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+}
+
 // Prolog and Epilog: run as root around each job with its SLURM_* variables; a
 // failing Prolog requeues the job and drains the node, a failing Epilog drains it.
 class NodedPrologTest : public NodedClusterTest {
