@@ -156,6 +156,11 @@ down() {
   if grep -qs '^ClusterName=vsslurm' "$dir/slurm.conf"; then
     find /sys/fs/cgroup/*/slurm_n[1-4] -depth -type d -exec rmdir {} + 2>/dev/null || true
   fi
+  # rotad keeps its node's level (rota/nX) for the next start; this cluster is gone for good.
+  if grep -qs '^ClusterName=vsrota' "$dir/slurm.conf"; then
+    find /sys/fs/cgroup/*/rota/n[1-4] /sys/fs/cgroup/unified/rota/n[1-4] -depth -type d \
+      -exec rmdir {} + 2>/dev/null || true
+  fi
 }
 
 case "${1:-}" in
