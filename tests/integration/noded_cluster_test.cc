@@ -463,5 +463,47 @@ TEST_F(NodedPrologTest, FailingPrologRequeuesAndDrainsFailingEpilogDrains) {
       << cluster_->Run("sinfo -R").out;
 }
 
+// PreemptType=preempt/partition_prio: a job of a higher PriorityTier takes the
+// node of a running job of the default partition, which is requeued
+// (PreemptMode=REQUEUE): its process really dies, and it runs again later.
+class NodedPreemptionTest : public NodedClusterTest {
+ protected:
+  std::string Settings() const override {
+    return "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"
+           "PartitionName=high Nodes=ALL PriorityTier=2 MaxTime=1-00:00:00 "
+           "DefaultTime=01:00:00\n";
+  }
+};
+
+TEST_F(NodedPreemptionTest, HigherTierJobRequeuesALowerTierJob) {
+  const std::string work = cluster_->work_dir();
+  const std::string node = cluster_->Node(1);
+  std::string low = Submit("-w " + node + " -c 2 --wrap='echo $$ > " + work +
+                           "/low$SLURM_RESTART_COUNT.pid; exec sleep 1000'");
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/low0.pid")).empty(); }))
+      << cluster_->Run("squeue -t all").out << cluster_->NodeLogs();
+  const pid_t first =
+      static_cast<pid_t>(ParseUint(Trim(ReadFileText(work + "/low0.pid"))).value_or(0));
+  ASSERT_GT(first, 0);
+
+  std::string high = Submit("-p high -w " + node + " -c 2 --wrap='sleep 3'");
+  ASSERT_TRUE(WaitForState(high, "RUNNING")) << cluster_->Run("squeue -t all").out;
+  // The high job runs only once the old run is gone from the node.
+  EXPECT_FALSE(testing::ProcessAlive(first));
+  CommandResult show = cluster_->Run("scontrol show job " + low);
+  EXPECT_NE(show.out.find("JobState=PENDING"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("Restarts=1"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("PreemptTime="), std::string::npos) << show.out;
+
+  // The preemptor done, the requeued job runs again where it asked to.
+  ASSERT_TRUE(WaitForState(high, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/low1.pid")).empty(); },
+                        std::chrono::seconds(30)))
+      << cluster_->Run("squeue -t all").out << cluster_->NodeLogs();
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + low).out), "RUNNING");
+  ASSERT_EQ(cluster_->Run("scancel " + low).exit_code, 0);
+  ASSERT_TRUE(WaitForState(low, "CANCELLED")) << cluster_->Run("squeue -t all").out;
+}
+
 }  // namespace
 }  // namespace rota

@@ -9,11 +9,15 @@
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
-#include "ctld/core/preempt_mode.h"
+#include "conf/preempt_mode.h"
 #include "sched/preempt_select.h"
 
 namespace rota::ctld {
 namespace {
+
+using conf::kPreemptPartitionPrio;
+using conf::PreemptAction;
+using conf::PreemptActionOf;
 
 bool HoldsNodes(const wire::JobRecord& job) {
   return job.state() == wire::JOB_STATE_RUNNING || job.state() == wire::JOB_STATE_COMPLETING;

@@ -1,3 +1,4 @@
+#include "conf/preempt_mode.h"
 #include "ctld/server/controller_daemon.h"
 
 #include <pwd.h>
@@ -38,6 +39,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   for (const conf::Diagnostic& finding : diags.all()) spdlog::warn("{}", finding.ToString());
   if (!config.ok()) return config.status();
   d->config_ = *config;
+  if (conf::MaySuspendJobs(*d->config_)) spdlog::warn("{}", conf::kSuspendGpuWarning);
 
   auth::AuthSettings auth_settings = api::AuthSettingsFor(*d->config_);
   if (auth_settings.auth_type == "auth/none") {

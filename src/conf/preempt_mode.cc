@@ -1,8 +1,8 @@
-#include "ctld/core/preempt_mode.h"
+#include "conf/preempt_mode.h"
 
 #include "common/strings.h"
 
-namespace rota::ctld {
+namespace rota::conf {
 namespace {
 
 PreemptAction ParseModes(std::string_view modes) {
@@ -18,18 +18,18 @@ PreemptAction ParseModes(std::string_view modes) {
 
 }  // namespace
 
-PreemptAction PreemptActionOf(const conf::ClusterConfig& config,
-                              const conf::PartitionConfig& partition) {
+PreemptAction PreemptActionOf(const ClusterConfig& config,
+                              const PartitionConfig& partition) {
   if (!partition.preempt_mode.empty()) return ParseModes(partition.preempt_mode);
   return ParseModes(Join(config.settings.preempt_mode, ","));
 }
 
-bool MaySuspendJobs(const conf::ClusterConfig& config) {
+bool MaySuspendJobs(const ClusterConfig& config) {
   if (config.settings.preempt_type != kPreemptPartitionPrio) return false;
-  for (const conf::PartitionConfig& p : config.partitions) {
+  for (const PartitionConfig& p : config.partitions) {
     if (PreemptActionOf(config, p) == PreemptAction::kSuspend) return true;
   }
   return false;
 }
 
-}  // namespace rota::ctld
+}  // namespace rota::conf
