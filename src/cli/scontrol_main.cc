@@ -216,7 +216,8 @@ int main(int argc, char** argv) {
     if (EqualsIgnoreCase(entity, "config")) return ShowConfig();
     return Fail("invalid entity:" + entity + " for keyword:show");
   }
-  for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume"}) {
+  for (const char* action :
+       {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume"}) {
     if (EqualsIgnoreCase(verb, action)) return JobAction(action, rest);
   }
   if (EqualsIgnoreCase(verb, "update")) return Update(rest);

@@ -90,10 +90,9 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
       fmt::format("NodeList={}", CompressHostlist({job.nodes().begin(), job.nodes().end()})),
   };
   if (job.preempt_time() > 0) {  // Chosen by a preemptor: when
-    lines.insert(lines.begin() + 9,
-                 fmt::format("PreemptEligibleTime={} PreemptTime={}",
-                             FormatSlurmTime(job.start_time(), "None"),
-                             FormatSlurmTime(job.preempt_time())));
+    lines.insert(lines.begin() + 9, fmt::format("PreemptEligibleTime={} PreemptTime={}",
+                                                FormatSlurmTime(job.start_time(), "None"),
+                                                FormatSlurmTime(job.preempt_time())));
   }
   if (pending && !job.sched_nodes().empty()) {
     lines.push_back(fmt::format("SchedNodeList={}", job.sched_nodes()));

@@ -18,8 +18,7 @@ PreemptAction ParseModes(std::string_view modes) {
 
 }  // namespace
 
-PreemptAction PreemptActionOf(const ClusterConfig& config,
-                              const PartitionConfig& partition) {
+PreemptAction PreemptActionOf(const ClusterConfig& config, const PartitionConfig& partition) {
   if (!partition.preempt_mode.empty()) return ParseModes(partition.preempt_mode);
   return ParseModes(Join(config.settings.preempt_mode, ","));
 }

@@ -15,8 +15,7 @@ enum class PreemptAction { kOff, kCancel, kRequeue, kSuspend };
 
 // The partition's PreemptMode, else the cluster's: its first of OFF, CANCEL,
 // REQUEUE, SUSPEND (GANG and WITHIN alone mean OFF: time-slicing is not done).
-PreemptAction PreemptActionOf(const ClusterConfig& config,
-                              const PartitionConfig& partition);
+PreemptAction PreemptActionOf(const ClusterConfig& config, const PartitionConfig& partition);
 
 // Whether any partition (or the cluster) may suspend jobs under
 // preempt/partition_prio: the configuration then earns a warning, since a

@@ -15,6 +15,7 @@
 
 #include "common/status.h"
 #include "conf/cluster_config.h"
+#include "conf/preempt_mode.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/multifactor.h"
@@ -208,6 +209,9 @@ class ControllerCore {
   // (PreemptMode=SUSPEND), or warns it and stops it after its partition's
   // GraceTime (StopDisplaced).
   void DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Effects& effects);
+  // How displaced `victim` leaves (its preemptor is preempted_by); CANCEL
+  // when the policy no longer says (reconfigured since).
+  conf::PreemptAction ActionAgainst(const wire::JobRecord& victim) const;
   // Kills displaced `job`: it is requeued (REQUEUE, when requeueable) or ends
   // PREEMPTED once its node has cleaned up.
   void StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effects);

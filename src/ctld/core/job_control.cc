@@ -135,7 +135,8 @@ void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node
   }
   if (awaited->empty() && job.final_state() == wire::JOB_STATE_REQUEUED) {
     // scontrol requeue of a running job (or its preemption): the old run is gone.
-    ReturnToQueue(job, job.preempted_by() != 0 ? wire::JOB_STATE_PREEMPTED : wire::JOB_STATE_REQUEUED,
+    ReturnToQueue(job,
+                  job.preempted_by() != 0 ? wire::JOB_STATE_PREEMPTED : wire::JOB_STATE_REQUEUED,
                   now, effects);
     SetHeldReason(job);
     Persist(job, effects);

@@ -6,18 +6,17 @@
 #include <csignal>
 
 #include "common/strings.h"
+#include "conf/preempt_mode.h"
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
-#include "conf/preempt_mode.h"
+#include "ctld/core/preempt_policy.h"
 #include "sched/preempt_select.h"
 
 namespace rota::ctld {
 namespace {
 
-using conf::kPreemptPartitionPrio;
 using conf::PreemptAction;
-using conf::PreemptActionOf;
 
 bool HoldsNodes(const wire::JobRecord& job) {
   return job.state() == wire::JOB_STATE_RUNNING || job.state() == wire::JOB_STATE_COMPLETING;
@@ -69,37 +68,32 @@ void ControllerCore::DropPreemptHolds(uint32_t job_id, std::vector<uint32_t>& us
 }
 
 bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
-  if (config_->settings.preempt_type != kPreemptPartitionPrio) return false;
+  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_);
   const wire::JobRecord& pending = *jobs_.at(job_id);
   // An array's pending tasks share one record; they never displace others.
-  if (pending.array_meta()) return false;
+  if (policy == nullptr || pending.array_meta() || !policy->MayPreemptAny(pending)) return false;
   const conf::PartitionConfig* partition = config_->FindPartition(pending.spec().partition());
   if (partition == nullptr) return false;
 
   std::vector<sched::PreemptCandidate> preemptable;
-  bool leaving = false;
   for (const auto& [id, job] : jobs_) {
     if (job->preempted_by() == job_id && HoldsNodes(*job)) {
-      leaving = true;
-      break;
+      return true;  // Its resources are on their way.
     }
     if (job->state() != wire::JOB_STATE_RUNNING || job->preempted_by() != 0) continue;
-    const conf::PartitionConfig* theirs = config_->FindPartition(job->spec().partition());
-    if (theirs == nullptr || theirs->priority_tier >= partition->priority_tier) continue;
-    PreemptAction action = PreemptActionOf(*config_, *theirs);
+    PreemptAction action = policy->ActionFor(pending, *job);
     if (action == PreemptAction::kOff) continue;
     if (now < job->start_time() + config_->settings.preempt_exempt_time) continue;
     preemptable.push_back({id, job->priority(), job->start_time(),
                            AllocationOf(nodes_.model(), *job, action == PreemptAction::kSuspend)});
   }
-  if (leaving) return true;  // Its resources are on their way.
 
   std::optional<sched::PreemptPlan> plan;
   if (!preemptable.empty()) {
     Result<JobShape> shape = ShapeJob(pending.spec(), *partition, *config_, nodes_.model());
     if (shape.ok()) {
-      shape->request.switches_wait_over = shape->switches_wait_s >= 0 &&
-                                          now - pending.eligible_time() >= shape->switches_wait_s;
+      shape->request.switches_wait_over =
+          shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
       std::vector<uint32_t> usable = CandidatesFor(*partition).usable;
       DropPreemptHolds(job_id, usable);
       plan = sched::ChoosePreemptees(nodes_.model(), nodes_.usage(), usable, shape->request,
@@ -126,14 +120,21 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
   return true;
 }
 
-void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now,
-                                 Effects& effects) {
+conf::PreemptAction ControllerCore::ActionAgainst(const wire::JobRecord& victim) const {
+  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_);
+  auto it = jobs_.find(victim.preempted_by());
+  // Chosen under another configuration: ended rather than lost.
+  if (policy == nullptr || it == jobs_.end()) return PreemptAction::kCancel;
+  PreemptAction action = policy->ActionFor(*it->second, victim);
+  return action == PreemptAction::kOff ? PreemptAction::kCancel : action;
+}
+
+void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Effects& effects) {
   wire::JobRecord& job = Mutable(victim);
   job.set_preempt_time(now);
   job.set_preempted_by(for_job);
   const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
-  PreemptAction action =
-      partition ? PreemptActionOf(*config_, *partition) : PreemptAction::kCancel;
+  PreemptAction action = ActionAgainst(job);
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   if (action == PreemptAction::kSuspend) {
     // The processes stop where they are; CPUs and GPUs go to the preemptor,
@@ -170,9 +171,7 @@ void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now,
 
 void ControllerCore::StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effects) {
   job.clear_preempt_kill_time();
-  const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
-  bool requeue = job.requeue() && partition != nullptr &&
-                 PreemptActionOf(*config_, *partition) == PreemptAction::kRequeue;
+  bool requeue = job.requeue() && ActionAgainst(job) == PreemptAction::kRequeue;
   effects.signals.push_back(
       {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGTERM, false, true});
   // REQUEUED: back to the queue once its node is clean (NodeCleanedUp), the
@@ -191,10 +190,9 @@ void ControllerCore::ResumeDisplaced(int64_t now, Effects& effects) {
     any = true;
     if (job->suspended_by_admin() || job->preempted_by() == 0) continue;
     auto it = jobs_.find(job->preempted_by());
-    bool preemptor_holds =
-        it != jobs_.end() && (it->second->state() == wire::JOB_STATE_RUNNING ||
-                              it->second->state() == wire::JOB_STATE_SUSPENDED ||
-                              it->second->state() == wire::JOB_STATE_COMPLETING);
+    bool preemptor_holds = it != jobs_.end() && (it->second->state() == wire::JOB_STATE_RUNNING ||
+                                                 it->second->state() == wire::JOB_STATE_SUSPENDED ||
+                                                 it->second->state() == wire::JOB_STATE_COMPLETING);
     if (!preemptor_holds) ready.push_back(id);
   }
   maybe_suspended_ = any;
@@ -246,7 +244,8 @@ std::string ControllerCore::AdminSuspend(uint32_t job_id, bool suspend, int64_t 
     // An administrator's suspension keeps the whole allocation: the job
     // resumes exactly where it was.
     wire::JobRecord& j = Mutable(job_id);
-    effects.signals.push_back({job_id, {j.nodes().begin(), j.nodes().end()}, SIGSTOP, false, false});
+    effects.signals.push_back(
+        {job_id, {j.nodes().begin(), j.nodes().end()}, SIGSTOP, false, false});
     j.set_state(wire::JOB_STATE_SUSPENDED);
     j.set_suspend_time(now);
     j.set_suspended_by_admin(true);

@@ -1,4 +1,3 @@
-#include "conf/preempt_mode.h"
 #include "ctld/server/controller_daemon.h"
 
 #include <pwd.h>
@@ -10,6 +9,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "conf/preempt_mode.h"
 #include "ctld/core/accounting_records.h"
 #include "ctld/server/node_messenger.h"
 #include "ctld/state/state_store.h"
