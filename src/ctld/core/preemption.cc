@@ -11,6 +11,7 @@
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/preempt_policy.h"
+#include "model/job_state.h"
 #include "sched/preempt_select.h"
 
 namespace rota::ctld {
@@ -189,11 +190,17 @@ void ControllerCore::ResumeDisplaced(int64_t now, Effects& effects) {
     if (job->state() != wire::JOB_STATE_SUSPENDED) continue;
     any = true;
     if (job->suspended_by_admin() || job->preempted_by() == 0) continue;
+    // The preemptor still needs what it took while it waits to start (its
+    // hold), runs, is suspended or completes; not once it ended, left or was
+    // requeued.
     auto it = jobs_.find(job->preempted_by());
-    bool preemptor_holds = it != jobs_.end() && (it->second->state() == wire::JOB_STATE_RUNNING ||
-                                                 it->second->state() == wire::JOB_STATE_SUSPENDED ||
-                                                 it->second->state() == wire::JOB_STATE_COMPLETING);
-    if (!preemptor_holds) ready.push_back(id);
+    bool needed = false;
+    if (it != jobs_.end()) {
+      const wire::JobRecord& preemptor = *it->second;
+      needed = preemptor.state() == wire::JOB_STATE_PENDING ? preemptor.preempt_nodes_size() > 0
+                                                            : !model::IsFinished(preemptor.state());
+    }
+    if (!needed) ready.push_back(id);
   }
   maybe_suspended_ = any;
   for (uint32_t id : ready) {

@@ -276,12 +276,12 @@ TEST_F(PreemptionTest, AVictimEndingInItsGraceTimeIsStillPreempted) {
 }
 
 TEST_F(PreemptionTest, PreemptExemptTimeProtectsYoungJobs) {
-  Load(std::string(kPartitionPrio) + "PreemptExemptTime=00:10:00\n");
+  Load(std::string(kPartitionPrio) + "PreemptExemptTime=00:02:00\n");
   uint32_t a = Submit("low");
   uint32_t b = Submit("low");
   Tick();
   uint32_t high = Submit("high");
-  now_ += 599;
+  now_ += 119;
   EXPECT_TRUE(Tick().signals.empty());
   EXPECT_EQ(StateOf(high), "PENDING");
   now_ += 1;
