@@ -40,7 +40,8 @@ class PreemptionTest : public ::testing::Test {
   void Load(const std::string& extra) {
     auto loaded = LoadConfigFiles(dir_, {std::string(kConf) + extra});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    core_ = std::make_unique<ControllerCore>(*loaded.config);
+    config_ = *loaded.config;
+    core_ = std::make_unique<ControllerCore>(config_);
     Effects e;
     ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
     ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
@@ -111,6 +112,7 @@ class PreemptionTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  std::shared_ptr<const conf::ClusterConfig> config_;
   std::unique_ptr<ControllerCore> core_;
   int64_t now_ = kT0;
   std::vector<wire::AccountingJob> accounting_;
@@ -346,6 +348,29 @@ TEST_F(PreemptionTest, SuspendModeStopsTheVictimAndResumesItAfterThePreemptor) {
   uint32_t c = Submit("low");
   Tick();
   EXPECT_EQ(StateOf(c), "PENDING");
+}
+
+TEST_F(PreemptionTest, HoldsAndSuspensionsSurviveARestart) {
+  Submit("susp");
+  uint32_t b = Submit("susp");
+  Submit("low");  // Can't run: both nodes are taken
+  Tick();
+  uint32_t high = Submit("high");
+  Tick();
+  ASSERT_EQ(StateOf(b), "SUSPENDED");
+  ASSERT_EQ(Job(high).preempt_nodes_size(), 1);
+  // A controller restarted from its snapshot holds the same resources: the
+  // suspended job's memory, the preemptor's node.
+  wire::StateSnapshot snapshot = core_->Snapshot();
+  core_ = std::make_unique<ControllerCore>(config_);
+  core_->Restore(&snapshot, {});
+  Effects e;
+  ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
+  ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(NodeOf(high), NodeOf(b));
+  EXPECT_EQ(StateOf(b), "SUSPENDED");
 }
 
 TEST_F(PreemptionTest, AdminSuspendAndResume) {
