@@ -322,6 +322,30 @@ TEST_F(PreemptionTest, FreedResourcesAreKeptForThePreemptor) {
   EXPECT_EQ(StateOf(other), "PENDING");
 }
 
+TEST_F(PreemptionTest, APreemptorStartsEvenBehindABlockedJobOfItsPartition) {
+  uint32_t a = Submit("low");
+  uint32_t b = Submit("low");
+  Tick();
+  uint32_t high = Submit("high");
+  Tick();
+  ASSERT_EQ(StateOf(b), "COMPLETING");
+  // A bigger high job moved ahead of it cannot start, nor displace enough.
+  uint32_t big = Submit("high", 4, [](wire::JobSpec& s) {
+    s.set_min_nodes(2);
+    s.set_num_tasks(2);
+  });
+  wire::UpdateJobRequest req;
+  req.add_job_ids(std::to_string(big));
+  (*req.mutable_fields())["Priority"] = "4000000000";
+  Effects e;
+  ASSERT_EQ(core_->UpdateJobs(req, Caller{0, 0, "root", "root", true}, now_, e).errors_size(), 0);
+  Cleaned(b);
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(StateOf(big), "PENDING");
+  EXPECT_EQ(StateOf(a), "RUNNING");
+}
+
 TEST_F(PreemptionTest, SuspendModeStopsTheVictimAndResumesItAfterThePreemptor) {
   uint32_t a = Submit("susp");
   uint32_t b = Submit("susp");

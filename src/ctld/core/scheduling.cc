@@ -374,7 +374,10 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       set_reason(model::reason::kPartitionConfig);
       continue;
     }
-    if (blocked[static_cast<size_t>(partition - partitions.data())]) {
+    // A job that displaced others is tried even behind a blocked job: the
+    // nodes held for it would otherwise stay idle.
+    if (blocked[static_cast<size_t>(partition - partitions.data())] &&
+        job.preempt_nodes_size() == 0) {
       set_reason(model::reason::kPriority);
       continue;
     }
