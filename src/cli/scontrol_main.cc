@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
   if (args.empty()) {
     std::cerr
         << "Usage: scontrol [-o] show job|node|partition|config|hostnames|hostlist ...\n"
-           "       scontrol hold|uhold|release|requeue|requeuehold JOBID\n"
+           "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
            "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
            "       scontrol reconfigure\n";
     return 1;
@@ -216,7 +216,8 @@ int main(int argc, char** argv) {
     if (EqualsIgnoreCase(entity, "config")) return ShowConfig();
     return Fail("invalid entity:" + entity + " for keyword:show");
   }
-  for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold"}) {
+  for (const char* action :
+       {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume"}) {
     if (EqualsIgnoreCase(verb, action)) return JobAction(action, rest);
   }
   if (EqualsIgnoreCase(verb, "update")) return Update(rest);

@@ -82,12 +82,18 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
                   end_time > 0 ? FormatSlurmTime(end_time) : "Unknown",
                   FormatSlurmTime(s.deadline(), "N/A")),
       fmt::format(
-          "SuspendTime=None SecsPreSuspend=0 LastSchedEval={} Scheduler=Main",
+          "SuspendTime={} SecsPreSuspend=0 LastSchedEval={} Scheduler=Main",
+          FormatSlurmTime(job.suspend_time(), "None"),
           FormatSlurmTime(job.last_sched_eval() > 0 ? job.last_sched_eval() : job.submit_time())),
       fmt::format("Partition={} AllocNode:Sid={}:0", s.partition(), s.submit_host()),
       fmt::format("ReqNodeList={} ExcNodeList={}", OrNull(s.nodelist()), OrNull(s.exclude())),
       fmt::format("NodeList={}", CompressHostlist({job.nodes().begin(), job.nodes().end()})),
   };
+  if (job.preempt_time() > 0) {  // Chosen by a preemptor: when
+    lines.insert(lines.begin() + 9, fmt::format("PreemptEligibleTime={} PreemptTime={}",
+                                                FormatSlurmTime(job.start_time(), "None"),
+                                                FormatSlurmTime(job.preempt_time())));
+  }
   if (pending && !job.sched_nodes().empty()) {
     lines.push_back(fmt::format("SchedNodeList={}", job.sched_nodes()));
   }

@@ -6,6 +6,7 @@
 #include "cli/show_config_keys.h"
 #include "cli/slurm_time.h"
 #include "common/strings.h"
+#include "conf/preempt_mode.h"
 
 namespace rota::cli {
 namespace {
@@ -71,6 +72,9 @@ std::string FormatShowConfig(const conf::ClusterConfig& config, const ShowConfig
       }
     }
     out += Line(key.name, value);
+  }
+  if (conf::MaySuspendJobs(config)) {
+    out += fmt::format("\nWARNING: {}\n", conf::kSuspendGpuWarning);
   }
   const conf::CgroupConf& cg = config.cgroup;
   out += "\nCgroup Support Configuration:\n";

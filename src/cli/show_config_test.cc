@@ -38,5 +38,32 @@ TEST(ShowConfigTest, EveryKeyInSlurmsLayoutWithSetValuesAndDefaults) {
   EXPECT_NE(FormatShowConfig(**loaded.config, context).find("at head is DOWN"), std::string::npos);
 }
 
+TEST(ShowConfigTest, WarnsThatSuspendedJobsKeepTheirGpuMemory) {
+  TempDir dir;
+  const std::string base =
+      "ClusterName=alpha\nSlurmctldHost=head\nNodeName=n1 CPUs=4\n"
+      "PartitionName=low Nodes=n1 Default=YES PriorityTier=1\n";
+  ShowConfigContext context{1700000000, true, "head"};
+  auto requeue =
+      LoadConfigFiles(dir, {base + "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"
+                                   "PartitionName=high Nodes=n1 PriorityTier=2\n"});
+  ASSERT_TRUE(requeue.config.ok()) << requeue.Text();
+  EXPECT_EQ(FormatShowConfig(**requeue.config, context).find("WARNING"), std::string::npos);
+  // One partition that suspends is enough.
+  auto suspend = LoadConfigFiles(
+      dir, {base + "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"
+                   "PartitionName=high Nodes=n1 PriorityTier=2 PreemptMode=SUSPEND\n"});
+  ASSERT_TRUE(suspend.config.ok()) << suspend.Text();
+  std::string out = FormatShowConfig(**suspend.config, context);
+  EXPECT_NE(out.find("\nWARNING: PreemptMode=SUSPEND: a suspended job keeps its memory on the "
+                     "node and on its GPUs"),
+            std::string::npos)
+      << out;
+  // Without preemption the mode means nothing.
+  auto none = LoadConfigFiles(dir, {base + "PreemptMode=SUSPEND\n"});
+  ASSERT_TRUE(none.config.ok()) << none.Text();
+  EXPECT_EQ(FormatShowConfig(**none.config, context).find("WARNING"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rota::cli

@@ -486,5 +486,87 @@ TEST_F(NodedPrologTest, FailingPrologRequeuesAndDrainsFailingEpilogDrains) {
       << cluster_->Run("sinfo -R").out;
 }
 
+// PreemptType=preempt/partition_prio: a job of a higher PriorityTier takes the
+// node of a running job of the default partition, which is requeued
+// (PreemptMode=REQUEUE): its process really dies, and it runs again later.
+class NodedPreemptionTest : public NodedClusterTest {
+ protected:
+  std::string Settings() const override {
+    return "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n"
+           "PartitionName=high Nodes=ALL PriorityTier=2 MaxTime=1-00:00:00 "
+           "DefaultTime=01:00:00\n";
+  }
+};
+
+TEST_F(NodedPreemptionTest, HigherTierJobRequeuesALowerTierJob) {
+  const std::string work = cluster_->work_dir();
+  const std::string node = cluster_->Node(1);
+  std::string low = Submit("-w " + node + " -c 2 --wrap='echo $$ > " + work +
+                           "/low$SLURM_RESTART_COUNT.pid; exec sleep 1000'");
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/low0.pid")).empty(); }))
+      << cluster_->Run("squeue -t all").out << cluster_->NodeLogs();
+  const pid_t first =
+      static_cast<pid_t>(ParseUint(Trim(ReadFileText(work + "/low0.pid"))).value_or(0));
+  ASSERT_GT(first, 0);
+
+  std::string high = Submit("-p high -w " + node + " -c 2 --wrap='sleep 3'");
+  ASSERT_TRUE(WaitForState(high, "RUNNING")) << cluster_->Run("squeue -t all").out;
+  // The high job runs only once the old run is gone from the node.
+  EXPECT_FALSE(testing::ProcessAlive(first));
+  CommandResult show = cluster_->Run("scontrol show job " + low);
+  EXPECT_NE(show.out.find("JobState=PENDING"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("Restarts=1"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("PreemptTime="), std::string::npos) << show.out;
+
+  // The preemptor done, the requeued job runs again where it asked to.
+  ASSERT_TRUE(WaitForState(high, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/low1.pid")).empty(); },
+                        std::chrono::seconds(30)))
+      << cluster_->Run("squeue -t all").out << cluster_->NodeLogs();
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + low).out), "RUNNING");
+  ASSERT_EQ(cluster_->Run("scancel " + low).exit_code, 0);
+  ASSERT_TRUE(WaitForState(low, "CANCELLED")) << cluster_->Run("squeue -t all").out;
+}
+
+// PreemptMode=SUSPEND: the lower-tier job's processes are stopped while the
+// preemptor runs on its node, and continue once it is done.
+class NodedSuspendPreemptionTest : public NodedClusterTest {
+ protected:
+  std::string Settings() const override {
+    return "PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND\n"
+           "PartitionName=high Nodes=ALL PriorityTier=2 MaxTime=1-00:00:00 "
+           "DefaultTime=01:00:00\n";
+  }
+  // The process's state letter in /proc (R, S, T for stopped, ...).
+  static char ProcessState(pid_t pid) {
+    std::string stat = ReadFileText("/proc/" + std::to_string(pid) + "/stat");
+    size_t paren = stat.rfind(')');
+    return paren == std::string::npos || paren + 2 >= stat.size() ? '?' : stat[paren + 2];
+  }
+};
+
+TEST_F(NodedSuspendPreemptionTest, LowerTierJobIsStoppedThenContinued) {
+  const std::string work = cluster_->work_dir();
+  const std::string node = cluster_->Node(1);
+  std::string low =
+      Submit("-w " + node + " -c 2 --wrap='echo $$ > " + work + "/low.pid; exec sleep 1000'");
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/low.pid")).empty(); }))
+      << cluster_->Run("squeue -t all").out << cluster_->NodeLogs();
+  const pid_t pid =
+      static_cast<pid_t>(ParseUint(Trim(ReadFileText(work + "/low.pid"))).value_or(0));
+  ASSERT_GT(pid, 0);
+
+  std::string high = Submit("-p high -w " + node + " -c 2 --wrap='sleep 4'");
+  ASSERT_TRUE(WaitForState(low, "SUSPENDED")) << cluster_->Run("squeue -t all").out;
+  EXPECT_TRUE(WaitUntil([&] { return ProcessState(pid) == 'T'; })) << ProcessState(pid);
+  ASSERT_TRUE(WaitForState(high, "RUNNING")) << cluster_->Run("squeue -t all").out;
+  ASSERT_TRUE(WaitForState(high, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  ASSERT_TRUE(WaitForState(low, "RUNNING")) << cluster_->Run("squeue -t all").out;
+  EXPECT_TRUE(WaitUntil([&] { return ProcessState(pid) != 'T'; })) << ProcessState(pid);
+  EXPECT_NE(cluster_->Run("scontrol show job " + low).out.find("Restarts=0"), std::string::npos);
+  ASSERT_EQ(cluster_->Run("scancel " + low).exit_code, 0);
+  ASSERT_TRUE(WaitForState(low, "CANCELLED")) << cluster_->Run("squeue -t all").out;
+}
+
 }  // namespace
 }  // namespace rota

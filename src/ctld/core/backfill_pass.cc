@@ -123,6 +123,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     auto [it, fresh] = candidates.try_emplace(partition);
     if (fresh) {
       it->second = std::make_unique<std::vector<uint32_t>>(CandidatesFor(*partition).usable);
+      DropPreemptHolds(0, *it->second);  // Kept for a preemptor: never backfilled
     }
     sched::BackfillJob& b = jobs.emplace_back();
     b.id = j->job_id();

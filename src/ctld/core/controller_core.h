@@ -15,6 +15,7 @@
 
 #include "common/status.h"
 #include "conf/cluster_config.h"
+#include "conf/preempt_mode.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/multifactor.h"
@@ -197,6 +198,37 @@ class ControllerCore {
   // Sends the job's --signal warning and remembers it did.
   void SendWarning(uint32_t job_id, Effects& effects);
 
+  // Preemption (preemption.cc), under PreemptType=preempt/partition_prio.
+  // Pending `job_id` does not fit: displaces running jobs of lower-tier
+  // partitions so that it will, and holds the nodes it will take (no other job
+  // starts there) until it starts. True while jobs displaced for it are still
+  // leaving (it keeps waiting, reason Resources); false when nothing can be
+  // displaced for it.
+  bool TryPreempt(uint32_t job_id, int64_t now, Effects& effects);
+  // Displaces running `victim` for pending `for_job`: suspends it
+  // (PreemptMode=SUSPEND), or warns it and stops it after its partition's
+  // GraceTime (StopDisplaced).
+  void DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Effects& effects);
+  // How displaced `victim` leaves (its preemptor is preempted_by); CANCEL
+  // when the policy no longer says (reconfigured since).
+  conf::PreemptAction ActionAgainst(const wire::JobRecord& victim) const;
+  // Kills displaced `job`: it is requeued (REQUEUE, when requeueable) or ends
+  // PREEMPTED once its node has cleaned up.
+  void StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effects);
+  // Suspended jobs whose preemptor is gone run again where they were, when
+  // their resources are free. Called from Tick before the scheduling pass.
+  void ResumeDisplaced(int64_t now, Effects& effects);
+  // Resumes a SUSPENDED job (its allocation must be free); persists.
+  void ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects);
+  // scontrol suspend / resume (privileged): "" or the error for the user.
+  std::string AdminSuspend(uint32_t job_id, bool suspend, int64_t now, Effects& effects);
+  // The nodes held for pending preemptors (preempt_nodes), gathered at each pass.
+  void ClearPreemptHolds();
+  void NotePreemptHold(const wire::JobRecord& job);
+  // Removes from `usable` the nodes held for a preemptor other than `job_id`
+  // (0: every held node).
+  void DropPreemptHolds(uint32_t job_id, std::vector<uint32_t>& usable) const;
+
   // Node liveness (node_liveness.cc). Nodes silent for SlurmdTimeout go DOWN*
   // and lose their jobs; notes when the next one would. Called from Tick.
   void CheckNodeLiveness(int64_t now, Effects& effects);
@@ -229,6 +261,12 @@ class ControllerCore {
   int64_t last_priority_calc_ = 0;  // When pending priorities were last recomputed; 0: never
   mutable std::shared_ptr<const conf::ClusterConfig> priority_totals_of_;
   mutable PriorityCluster priority_totals_;
+  // Preemption: by node index, the pending job the node is held for (0: none);
+  // empty when no node is held. Rebuilt at each scheduling pass.
+  std::vector<uint32_t> preempt_holds_;
+  // Some job may be SUSPENDED by preemption (set on suspend and restore,
+  // cleared by a ResumeDisplaced walk that finds none).
+  bool maybe_suspended_ = true;
 };
 
 }  // namespace rota::ctld

@@ -134,8 +134,10 @@ void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node
     awaited->erase(std::remove(awaited->begin(), awaited->end(), node), awaited->end());
   }
   if (awaited->empty() && job.final_state() == wire::JOB_STATE_REQUEUED) {
-    // scontrol requeue of a running job: the old run is gone.
-    ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
+    // scontrol requeue of a running job (or its preemption): the old run is gone.
+    ReturnToQueue(job,
+                  job.preempted_by() != 0 ? wire::JOB_STATE_PREEMPTED : wire::JOB_STATE_REQUEUED,
+                  now, effects);
     SetHeldReason(job);
     Persist(job, effects);
     ++version_;
@@ -308,6 +310,10 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_
   job.clear_final_state();
   job.set_state(wire::JOB_STATE_PENDING);
   job.set_restart_count(job.restart_count() + 1);
+  job.clear_preempted_by();
+  job.clear_preempt_kill_time();
+  job.clear_suspend_time();
+  job.clear_suspended_allocs();
   job.clear_nodes();
   job.clear_mem_by_node_mb();
   job.set_start_time(0);
@@ -385,6 +391,10 @@ Status ControllerCore::ScriptEnded(const wire::JobExitedRequest& report, int64_t
   }
   wire::JobRecord& job = Mutable(report.job_id());
   job.set_exit_code(report.wait_status());
+  if (job.preempt_kill_time() > 0) {  // Ended in its GraceTime: still preempted
+    StopDisplaced(job, now, effects);
+    return Status::Ok();
+  }
   BeginCompleting(job, EndState(job, report.wait_status(), report.out_of_memory()), now, effects);
   return Status::Ok();
 }
@@ -411,6 +421,11 @@ Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t 
   }
   wire::JobRecord& job = Mutable(job_id);
   job.set_exit_code(wait_status);
+  if (job.preempt_kill_time() > 0) {  // Ended in its GraceTime: still preempted
+    StopDisplaced(job, now, effects);
+    NodeCleanedUp(job, "", now, effects);
+    return Status::Ok();
+  }
   FinishJob(job, EndState(job, wait_status, out_of_memory), now, effects);
   return Status::Ok();
 }
@@ -524,6 +539,10 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     SetHeldReason(j);
     Persist(j, effects);
     return "";
+  }
+  if (action == "suspend" || action == "resume") {
+    if (!caller.privileged) return kPermissionDenied;
+    return AdminSuspend(job_id, action == "suspend", now, effects);
   }
   if (!action.empty()) return fmt::format("Unknown action {}", action);
 

@@ -59,6 +59,7 @@ void ControllerCore::Tick(int64_t now, Effects& effects) {
   SweepTimers(now, effects);
   RecomputePriorities(now);
   CheckNodeLiveness(now, effects);
+  ResumeDisplaced(now, effects);  // Before anything else may take their resources
   SchedulePass(now, effects);
 }
 
@@ -66,10 +67,18 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> expired;
   std::vector<uint32_t> warn;
   std::vector<uint32_t> old;
+  std::vector<uint32_t> displaced;  // Preempted, their GraceTime over
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     switch (job->state()) {
       case wire::JOB_STATE_RUNNING:
+        if (job->preempt_kill_time() > 0) {
+          if (now >= job->preempt_kill_time()) {
+            displaced.push_back(id);
+            break;
+          }
+          NoteWake(job->preempt_kill_time());
+        }
         if (job->time_limit_s() < 0 || job->timed_out()) break;
         if (std::optional<int64_t> t = WarnTime(*job)) {
           if (now >= *t) {
@@ -97,6 +106,7 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     }
   }
   for (uint32_t id : warn) SendWarning(id, effects);
+  for (uint32_t id : displaced) StopDisplaced(Mutable(id), now, effects);
   for (uint32_t id : expired) {
     // The node daemon sends SIGTERM, then SIGKILL after KillWait; the job is
     // COMPLETING (TIMEOUT to come, as Slurm shows it) until the node reports
@@ -233,6 +243,7 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   req.switches_wait_over =
       shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
   Candidates c = CandidatesFor(*partition);
+  DropPreemptHolds(job_id, c.usable);
   sched::Selection selection = sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
   if (!selection.allocation) {
     bool required_down = std::any_of(req.required_nodes.begin(), req.required_nodes.end(),
@@ -257,6 +268,7 @@ void ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocatio
   RecordAllocation(nodes_.model(), allocation, job);
   job.clear_sched_start_time();
   job.clear_sched_nodes();
+  job.clear_preempt_nodes();
   job.set_state(wire::JOB_STATE_RUNNING);
   job.set_reason(std::string(model::reason::kNone));
   job.set_start_time(now);
@@ -276,9 +288,13 @@ void ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocatio
 void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   const int64_t pass_began = stats_.Now();
   std::vector<const wire::JobRecord*> queue;
+  ClearPreemptHolds();
   for (const auto& [id, job] : jobs_) {
     // Held jobs (priority 0) keep their reason and need no place in the order.
-    if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) queue.push_back(job.get());
+    if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) {
+      queue.push_back(job.get());
+      if (job->preempt_nodes_size() > 0) NotePreemptHold(*job);
+    }
   }
   std::stable_sort(queue.begin(), queue.end(),
                    [](const wire::JobRecord* a, const wire::JobRecord* b) {
@@ -358,7 +374,10 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       set_reason(model::reason::kPartitionConfig);
       continue;
     }
-    if (blocked[static_cast<size_t>(partition - partitions.data())]) {
+    // A job that displaced others is tried even behind a blocked job: the
+    // nodes held for it would otherwise stay idle.
+    if (blocked[static_cast<size_t>(partition - partitions.data())] &&
+        job.preempt_nodes_size() == 0) {
       set_reason(model::reason::kPriority);
       continue;
     }
@@ -376,6 +395,8 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       }
       std::string reason;
       if (!TryStart(id, now, effects, &reason)) {
+        // Under preemption it waits (Resources) while displaced jobs leave.
+        if (reason == model::reason::kResources) TryPreempt(id, now, effects);
         set_reason(reason);
         blocked[static_cast<size_t>(partition - partitions.data())] = true;
         break;

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "conf/preempt_mode.h"
 #include "ctld/core/accounting_records.h"
 #include "ctld/server/node_messenger.h"
 #include "ctld/state/state_store.h"
@@ -38,6 +39,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   for (const conf::Diagnostic& finding : diags.all()) spdlog::warn("{}", finding.ToString());
   if (!config.ok()) return config.status();
   d->config_ = *config;
+  if (conf::MaySuspendJobs(*d->config_)) spdlog::warn("{}", conf::kSuspendGpuWarning);
 
   auth::AuthSettings auth_settings = api::AuthSettingsFor(*d->config_);
   if (auth_settings.auth_type == "auth/none") {

@@ -1,0 +1,30 @@
+#pragma once
+
+// What PreemptType / PreemptMode (slurm.conf, cluster-wide or per partition)
+// make of a running job that a preemptor displaces. Pure.
+
+#include <string_view>
+
+#include "conf/cluster_config.h"
+
+namespace rota::conf {
+
+inline constexpr std::string_view kPreemptPartitionPrio = "preempt/partition_prio";
+
+enum class PreemptAction { kOff, kCancel, kRequeue, kSuspend };
+
+// The partition's PreemptMode, else the cluster's: its first of OFF, CANCEL,
+// REQUEUE, SUSPEND (GANG and WITHIN alone mean OFF: time-slicing is not done).
+PreemptAction PreemptActionOf(const ClusterConfig& config, const PartitionConfig& partition);
+
+// Whether any partition (or the cluster) may suspend jobs under
+// preempt/partition_prio: the configuration then earns a warning, since a
+// suspended job keeps its GPUs' memory.
+bool MaySuspendJobs(const ClusterConfig& config);
+
+// The warning, as the log and `scontrol show config` give it.
+inline constexpr std::string_view kSuspendGpuWarning =
+    "PreemptMode=SUSPEND: a suspended job keeps its memory on the node and on its GPUs; "
+    "the preemptor may not find the GPU memory it needs. Prefer REQUEUE for GPU partitions.";
+
+}  // namespace rota::conf

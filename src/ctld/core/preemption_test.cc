@@ -1,0 +1,424 @@
+// Preemption by partition PriorityTier in the controller core, with a fake
+// clock: who is displaced, how (REQUEUE, CANCEL, SUSPEND), GraceTime,
+// PreemptExemptTime, and that the preemptor gets what was freed for it.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "ctld/core/controller_core.h"
+#include "model/job_state.h"
+#include "testing/config_files.h"
+
+namespace rota::ctld {
+namespace {
+
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+constexpr int64_t kT0 = 1'800'000'000;
+
+// Two 4-CPU nodes shared by partitions of two tiers.
+constexpr char kConf[] =
+    "ClusterName=c\nSlurmctldHost=h\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+    "AccountingStorageType=accounting_storage/slurmdbd\n"
+    "PreemptMode=REQUEUE\n"
+    "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+    "PartitionName=low Nodes=n[1-2] Default=YES PriorityTier=1\n"
+    "PartitionName=peer Nodes=n[1-2] PriorityTier=1\n"
+    "PartitionName=cancel Nodes=n[1-2] PriorityTier=1 PreemptMode=CANCEL\n"
+    "PartitionName=grace Nodes=n[1-2] PriorityTier=1 GraceTime=60\n"
+    "PartitionName=susp Nodes=n[1-2] PriorityTier=1 PreemptMode=SUSPEND\n"
+    "PartitionName=off Nodes=n[1-2] PriorityTier=1 PreemptMode=OFF\n"
+    "PartitionName=high Nodes=n[1-2] PriorityTier=2\n";
+
+class PreemptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Load(kPartitionPrio); }
+
+  static constexpr char kPartitionPrio[] = "PreemptType=preempt/partition_prio\n";
+
+  void Load(const std::string& extra) {
+    auto loaded = LoadConfigFiles(dir_, {std::string(kConf) + extra});
+    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+    config_ = *loaded.config;
+    core_ = std::make_unique<ControllerCore>(config_);
+    Effects e;
+    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
+    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+  }
+
+  // A whole-node (4 CPU) job in `partition`, started or queued by the next Tick.
+  uint32_t Submit(const std::string& partition, int cpus = 4,
+                  std::function<void(wire::JobSpec&)> edit = {}) {
+    wire::SubmitJobRequest req;
+    req.mutable_spec()->set_name("job");
+    req.mutable_spec()->set_partition(partition);
+    req.mutable_spec()->set_cpus_per_task(static_cast<uint32_t>(cpus));
+    req.mutable_spec()->set_time_limit_s(3600);
+    if (edit) edit(*req.mutable_spec());
+    Effects e;
+    Caller alice{1000, 1000, "alice", "alice", false};
+    auto r = core_->Submit(req, alice, now_, e);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->job_id() : 0;
+  }
+  Effects Tick() {
+    Effects e;
+    core_->Tick(now_, e);
+    Keep(e);
+    return e;
+  }
+  void Keep(const Effects& e) {
+    accounting_.insert(accounting_.end(), e.accounting.begin(), e.accounting.end());
+  }
+  // The node's reports that the job's script ended and that it is clean.
+  void Cleaned(uint32_t id) {
+    const std::string node = Job(id).nodes(0);
+    for (bool early : {true, false}) {
+      wire::JobExitedRequest req;
+      req.set_job_id(id);
+      req.set_wait_status(SIGTERM);
+      req.set_node(node);
+      req.set_cleanup_follows(early);
+      Effects e;
+      ASSERT_TRUE(core_->ReportExit(req, now_, e).ok());
+      Keep(e);
+    }
+  }
+  const wire::JobRecord& Job(uint32_t id) {
+    const wire::JobRecord* j = core_->FindJob(id);
+    EXPECT_NE(j, nullptr) << id;
+    static const wire::JobRecord kEmpty;
+    return j ? *j : kEmpty;
+  }
+  std::string StateOf(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
+  std::string NodeOf(uint32_t id) { return Job(id).nodes_size() ? Job(id).nodes(0) : ""; }
+  std::vector<std::string> Update(uint32_t id, bool root, const std::string& action) {
+    wire::UpdateJobRequest req;
+    req.add_job_ids(std::to_string(id));
+    req.set_action(action);
+    Caller who =
+        root ? Caller{0, 0, "root", "root", true} : Caller{1000, 1000, "alice", "alice", false};
+    Effects e;
+    auto r = core_->UpdateJobs(req, who, now_, e);
+    last_ = e;
+    return {r.errors().begin(), r.errors().end()};
+  }
+  static bool Has(const Effects& e, uint32_t id, int signal, bool terminate) {
+    for (const SignalJob& s : e.signals) {
+      if (s.job_id == id && s.signal == signal && s.terminate == terminate) return true;
+    }
+    return false;
+  }
+
+  TempDir dir_;
+  std::shared_ptr<const conf::ClusterConfig> config_;
+  std::unique_ptr<ControllerCore> core_;
+  int64_t now_ = kT0;
+  std::vector<wire::AccountingJob> accounting_;
+  Effects last_;
+};
+
+TEST_F(PreemptionTest, HigherTierRequeuesTheYoungestLowerTierJob) {
+  uint32_t old_low = Submit("low");
+  Tick();
+  now_ += 10;
+  uint32_t young_low = Submit("low");
+  Tick();
+  ASSERT_EQ(StateOf(old_low), "RUNNING");
+  ASSERT_EQ(StateOf(young_low), "RUNNING");
+  now_ += 10;
+  uint32_t high = Submit("high");
+  Effects e = Tick();
+  EXPECT_EQ(StateOf(old_low), "RUNNING");
+  EXPECT_EQ(StateOf(young_low), "COMPLETING");
+  EXPECT_EQ(Job(young_low).final_state(), wire::JOB_STATE_REQUEUED);
+  EXPECT_EQ(Job(young_low).preempt_time(), now_);
+  EXPECT_EQ(Job(young_low).preempted_by(), high);
+  EXPECT_TRUE(Has(e, young_low, SIGTERM, /*terminate=*/true));
+  EXPECT_EQ(StateOf(high), "PENDING");
+  EXPECT_EQ(Job(high).reason(), "Resources");
+  ASSERT_EQ(Job(high).preempt_nodes_size(), 1);
+  EXPECT_EQ(Job(high).preempt_nodes(0), NodeOf(young_low));
+  const std::string freed = NodeOf(young_low);
+
+  // While the victim leaves, nothing more is displaced and nothing starts.
+  now_ += 5;
+  e = Tick();
+  EXPECT_TRUE(e.signals.empty());
+  EXPECT_TRUE(e.launches.empty());
+  EXPECT_EQ(StateOf(old_low), "RUNNING");
+
+  Cleaned(young_low);
+  EXPECT_EQ(StateOf(young_low), "PENDING");
+  EXPECT_EQ(Job(young_low).restart_count(), 1u);
+  EXPECT_EQ(Job(young_low).preempted_by(), 0u);
+  EXPECT_EQ(Job(young_low).preempt_time(), now_ - 5);  // Kept: scontrol shows it
+  // The attempt that ended is accounted PREEMPTED, as sacct shows it.
+  bool preempted_attempt = false;
+  for (const wire::AccountingJob& a : accounting_) {
+    preempted_attempt |= a.job_id() == young_low && a.state() == wire::JOB_STATE_PREEMPTED;
+  }
+  EXPECT_TRUE(preempted_attempt);
+
+  e = Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(NodeOf(high), freed);
+  EXPECT_EQ(Job(high).preempt_nodes_size(), 0);
+  EXPECT_EQ(StateOf(young_low), "PENDING");
+}
+
+TEST_F(PreemptionTest, EqualTiersNeverPreempt) {
+  uint32_t a = Submit("low");
+  uint32_t b = Submit("low");
+  Tick();
+  uint32_t peer = Submit("peer");
+  Effects e = Tick();
+  EXPECT_EQ(StateOf(a), "RUNNING");
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_EQ(StateOf(peer), "PENDING");
+  EXPECT_TRUE(e.signals.empty());
+  EXPECT_EQ(Job(peer).preempt_nodes_size(), 0);
+}
+
+TEST_F(PreemptionTest, NothingIsPreemptedWithoutPartitionPrio) {
+  Load("PreemptType=preempt/none\n");
+  uint32_t a = Submit("low");
+  uint32_t b = Submit("low");
+  Tick();
+  uint32_t high = Submit("high");
+  EXPECT_TRUE(Tick().signals.empty());
+  EXPECT_EQ(StateOf(a), "RUNNING");
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_EQ(StateOf(high), "PENDING");
+}
+
+TEST_F(PreemptionTest, PreemptModeOffProtectsAPartition) {
+  uint32_t a = Submit("off");
+  uint32_t b = Submit("off");
+  Tick();
+  uint32_t high = Submit("high");
+  EXPECT_TRUE(Tick().signals.empty());
+  EXPECT_EQ(StateOf(a), "RUNNING");
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_EQ(StateOf(high), "PENDING");
+}
+
+TEST_F(PreemptionTest, CancelModeEndsTheVictimPreempted) {
+  uint32_t a = Submit("cancel");
+  uint32_t b = Submit("cancel");
+  Tick();
+  uint32_t high = Submit("high");
+  Tick();
+  EXPECT_EQ(StateOf(b), "COMPLETING");
+  EXPECT_EQ(Job(b).final_state(), wire::JOB_STATE_PREEMPTED);
+  Cleaned(b);
+  EXPECT_EQ(StateOf(b), "PREEMPTED");
+  EXPECT_EQ(Job(b).restart_count(), 0u);
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(StateOf(a), "RUNNING");
+}
+
+TEST_F(PreemptionTest, AJobThatMayNotBeRequeuedIsCancelled) {
+  uint32_t a = Submit("low");
+  uint32_t b = Submit("low", 4, [](wire::JobSpec& s) { s.set_requeue(2); });  // --no-requeue
+  Tick();
+  ASSERT_EQ(StateOf(b), "RUNNING");
+  // The non-requeueable job is the youngest: it is chosen, and cancelled.
+  Submit("high");
+  Tick();
+  EXPECT_EQ(StateOf(a), "RUNNING");
+  EXPECT_EQ(Job(b).final_state(), wire::JOB_STATE_PREEMPTED);
+  Cleaned(b);
+  EXPECT_EQ(StateOf(b), "PREEMPTED");
+}
+
+TEST_F(PreemptionTest, GraceTimeWarnsThenKills) {
+  uint32_t a = Submit("grace");
+  uint32_t b = Submit("grace", 4, [](wire::JobSpec& s) { s.set_signal("B:USR1@30"); });
+  Tick();
+  uint32_t high = Submit("high");
+  Effects e = Tick();
+  // Warned with its own --signal, still running through GraceTime.
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_TRUE(Has(e, b, SIGCONT, false));
+  EXPECT_TRUE(Has(e, b, SIGUSR1, false));
+  EXPECT_FALSE(Has(e, b, SIGTERM, true));
+  EXPECT_EQ(Job(b).preempt_kill_time(), now_ + 60);
+  EXPECT_LE(core_->NextWakeTime().value_or(INT64_MAX), now_ + 60);
+  now_ += 59;
+  e = Tick();
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_TRUE(e.signals.empty());
+  EXPECT_EQ(StateOf(a), "RUNNING");  // Still nothing more displaced
+  now_ += 1;
+  e = Tick();
+  EXPECT_TRUE(Has(e, b, SIGTERM, true));
+  EXPECT_EQ(StateOf(b), "COMPLETING");
+  Cleaned(b);
+  EXPECT_EQ(StateOf(b), "PENDING");
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+}
+
+TEST_F(PreemptionTest, AVictimEndingInItsGraceTimeIsStillPreempted) {
+  Submit("grace");
+  uint32_t b = Submit("grace");
+  Tick();
+  uint32_t high = Submit("high");
+  Effects e = Tick();
+  EXPECT_TRUE(Has(e, b, SIGTERM, false));
+  now_ += 3;
+  Cleaned(b);  // It saved its work and left on SIGTERM
+  EXPECT_EQ(StateOf(b), "PENDING");
+  EXPECT_EQ(Job(b).restart_count(), 1u);
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+}
+
+TEST_F(PreemptionTest, PreemptExemptTimeProtectsYoungJobs) {
+  Load(std::string(kPartitionPrio) + "PreemptExemptTime=00:02:00\n");
+  uint32_t a = Submit("low");
+  uint32_t b = Submit("low");
+  Tick();
+  uint32_t high = Submit("high");
+  now_ += 119;
+  EXPECT_TRUE(Tick().signals.empty());
+  EXPECT_EQ(StateOf(high), "PENDING");
+  now_ += 1;
+  Tick();
+  EXPECT_EQ(StateOf(b), "COMPLETING");
+  EXPECT_EQ(StateOf(a), "RUNNING");
+}
+
+TEST_F(PreemptionTest, FreedResourcesAreKeptForThePreemptor) {
+  // Two whole-node low jobs; the high job needs both nodes.
+  uint32_t a = Submit("low");
+  uint32_t b = Submit("low");
+  Tick();
+  uint32_t high = Submit("high", 4, [](wire::JobSpec& s) {
+    s.set_min_nodes(2);
+    s.set_num_tasks(2);
+  });
+  Tick();
+  ASSERT_EQ(StateOf(a), "COMPLETING");
+  ASSERT_EQ(StateOf(b), "COMPLETING");
+  // A small low job waits too.
+  now_ += 1;
+  uint32_t other = Submit("low", 2);
+  // One node is clean: no job starts there, by either pass.
+  Cleaned(a);
+  now_ += 60;
+  Effects e = Tick();
+  EXPECT_TRUE(e.launches.empty());
+  EXPECT_EQ(StateOf(other), "PENDING");
+  EXPECT_EQ(StateOf(a), "PENDING");
+  EXPECT_EQ(StateOf(high), "PENDING");
+  Cleaned(b);
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(Job(high).nodes_size(), 2);
+  EXPECT_EQ(StateOf(other), "PENDING");
+}
+
+TEST_F(PreemptionTest, APreemptorStartsEvenBehindABlockedJobOfItsPartition) {
+  uint32_t a = Submit("low");
+  uint32_t b = Submit("low");
+  Tick();
+  uint32_t high = Submit("high");
+  Tick();
+  ASSERT_EQ(StateOf(b), "COMPLETING");
+  // A bigger high job moved ahead of it cannot start, nor displace enough.
+  uint32_t big = Submit("high", 4, [](wire::JobSpec& s) {
+    s.set_min_nodes(2);
+    s.set_num_tasks(2);
+  });
+  wire::UpdateJobRequest req;
+  req.add_job_ids(std::to_string(big));
+  (*req.mutable_fields())["Priority"] = "4000000000";
+  Effects e;
+  ASSERT_EQ(core_->UpdateJobs(req, Caller{0, 0, "root", "root", true}, now_, e).errors_size(), 0);
+  Cleaned(b);
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(StateOf(big), "PENDING");
+  EXPECT_EQ(StateOf(a), "RUNNING");
+}
+
+TEST_F(PreemptionTest, SuspendModeStopsTheVictimAndResumesItAfterThePreemptor) {
+  uint32_t a = Submit("susp");
+  uint32_t b = Submit("susp");
+  Tick();
+  const int64_t b_end = Job(b).end_time();
+  uint32_t high = Submit("high");
+  Effects e = Tick();
+  EXPECT_EQ(StateOf(b), "SUSPENDED");
+  EXPECT_TRUE(Has(e, b, SIGSTOP, false));
+  EXPECT_EQ(StateOf(a), "RUNNING");
+  e = Tick();  // Its CPUs are free at once; its memory stays its own
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(NodeOf(high), NodeOf(b));
+  now_ += 100;
+  Tick();
+  EXPECT_EQ(StateOf(b), "SUSPENDED");  // Not while the preemptor runs
+  Cleaned(high);
+  e = Tick();
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_TRUE(Has(e, b, SIGCONT, false));
+  EXPECT_EQ(Job(b).end_time(), b_end + 100);  // Suspended time is not run time
+  EXPECT_EQ(Job(b).preempted_by(), 0u);
+  // Its CPUs are its own again: a new low job does not fit anywhere.
+  uint32_t c = Submit("low");
+  Tick();
+  EXPECT_EQ(StateOf(c), "PENDING");
+}
+
+TEST_F(PreemptionTest, HoldsAndSuspensionsSurviveARestart) {
+  Submit("susp");
+  uint32_t b = Submit("susp");
+  Submit("low");  // Can't run: both nodes are taken
+  Tick();
+  uint32_t high = Submit("high");
+  Tick();
+  ASSERT_EQ(StateOf(b), "SUSPENDED");
+  ASSERT_EQ(Job(high).preempt_nodes_size(), 1);
+  // A controller restarted from its snapshot holds the same resources: the
+  // suspended job's memory, the preemptor's node.
+  wire::StateSnapshot snapshot = core_->Snapshot();
+  core_ = std::make_unique<ControllerCore>(config_);
+  core_->Restore(&snapshot, {});
+  Effects e;
+  ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
+  ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+  Tick();
+  EXPECT_EQ(StateOf(high), "RUNNING");
+  EXPECT_EQ(NodeOf(high), NodeOf(b));
+  EXPECT_EQ(StateOf(b), "SUSPENDED");
+}
+
+TEST_F(PreemptionTest, AdminSuspendAndResume) {
+  uint32_t a = Submit("low");
+  Tick();
+  EXPECT_EQ(Update(a, false, "suspend"),
+            std::vector<std::string>{std::to_string(a) + ": Access/permission denied"});
+  EXPECT_TRUE(Update(a, true, "suspend").empty());
+  EXPECT_EQ(StateOf(a), "SUSPENDED");
+  EXPECT_TRUE(Has(last_, a, SIGSTOP, false));
+  // An administrator's suspension keeps the resources: nothing else starts there.
+  uint32_t b = Submit("low");
+  uint32_t c = Submit("low");
+  Tick();
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_EQ(StateOf(c), "PENDING");
+  now_ += 30;
+  EXPECT_TRUE(Update(a, true, "resume").empty());
+  EXPECT_EQ(StateOf(a), "RUNNING");
+  EXPECT_TRUE(Has(last_, a, SIGCONT, false));
+  EXPECT_EQ(Job(a).end_time(), kT0 + 3600 + 30);
+  EXPECT_EQ(Update(a, true, "resume"),
+            std::vector<std::string>{std::to_string(a) + ": Job is not suspended"});
+}
+
+}  // namespace
+}  // namespace rota::ctld
