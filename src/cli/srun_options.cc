@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 #include <getopt.h>
+#include <sys/wait.h>
+
+#include <algorithm>
 
 #include "common/strings.h"
 
@@ -17,6 +20,7 @@ enum LongOnly : int {
   kMpi,
   kOverlap,
   kExclusive,
+  kOpenMode,
 };
 
 const option kOptions[] = {
@@ -36,6 +40,13 @@ const option kOptions[] = {
     {"mpi", required_argument, nullptr, kMpi},
     {"overlap", no_argument, nullptr, kOverlap},
     {"exclusive", optional_argument, nullptr, kExclusive},
+    {"output", required_argument, nullptr, 'o'},
+    {"error", required_argument, nullptr, 'e'},
+    {"input", required_argument, nullptr, 'i'},
+    {"open-mode", required_argument, nullptr, kOpenMode},
+    {"kill-on-bad-exit", optional_argument, nullptr, 'K'},
+    {"wait", required_argument, nullptr, 'W'},
+    {"unbuffered", no_argument, nullptr, 'u'},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -59,7 +70,38 @@ Result<uint32_t> GpuCount(std::string_view value) {
                false);
 }
 
+// -K's optional value: none or non-zero sets it, 0 clears it.
+bool KillOnBadExit(std::string_view value) {
+  return value.empty() || ParseUint(Trim(value)).value_or(1) != 0;
+}
+
 }  // namespace
+
+int StepExitCode(const std::map<uint32_t, uint32_t>& wait_statuses) {
+  int code = 0;
+  int signal_code = 0;
+  for (const auto& [task, status] : wait_statuses) {
+    if (WIFEXITED(status)) code = std::max(code, WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) signal_code = std::max(signal_code, 128 + WTERMSIG(status));
+  }
+  return code != 0 ? code : signal_code;
+}
+
+StepIoOption ParseStepIoOption(std::string_view value, bool input) {
+  StepIoOption o;
+  if (value == "all") {
+    o.kind = input ? StepIoOption::kAll : StepIoOption::kStream;
+  } else if (value == "none") {
+    o.kind = StepIoOption::kNone;
+  } else if (std::optional<uint64_t> task = ParseUint(value); task && *task <= UINT32_MAX) {
+    o.kind = input ? StepIoOption::kStream : StepIoOption::kOneTask;
+    o.task = static_cast<uint32_t>(*task);
+  } else {
+    o.kind = StepIoOption::kFile;
+    o.pattern = std::string(value);
+  }
+  return o;
+}
 
 Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const Environment& env) {
   SrunOptions o;
@@ -86,12 +128,17 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     if (Result<uint32_t> n = GpuCount(v); n.ok()) o.gpus_per_task = *n;
   }
   o.gpu_bind = from_env("SLURM_GPU_BIND");
+  if (std::string v = from_env("SLURM_KILL_BAD_EXIT"); !v.empty()) o.kill_on_bad_exit = KillOnBadExit(v);
+  if (std::string v = from_env("SLURM_WAIT"); !v.empty()) {
+    o.wait_seconds = static_cast<uint32_t>(ParseUint(v).value_or(0));
+  }
   if (std::string v = from_env("SLURM_JOB_ID"); !v.empty()) {
     o.job_id = static_cast<uint32_t>(ParseUint(v).value_or(0));
   }
   // An explicit -n without -N must not be held to the allocation's node count.
   bool nodes_given = false;
   bool tasks_given = false;
+  bool error_given = false;
 
   std::vector<std::string> storage = {"srun"};
   storage.insert(storage.end(), args.begin(), args.end());
@@ -102,7 +149,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   opterr = 0;
   const int argc = static_cast<int>(storage.size());
   int c;
-  while ((c = getopt_long(argc, argv.data(), "+n:N:c:J:lhVv", kOptions, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv.data(), "+n:N:c:J:lhVvo:e:i:K::W:u", kOptions, nullptr)) != -1) {
     std::string_view value = optarg != nullptr ? optarg : "";
     Result<uint32_t> n = 0u;
     switch (c) {
@@ -162,6 +209,35 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
               "srun: warning: --mpi={} is not supported yet; tasks start without it", value));
         }
         break;
+      case 'o':
+        o.output = ParseStepIoOption(value, false);
+        break;
+      case 'e':
+        o.error = ParseStepIoOption(value, false);
+        error_given = true;
+        break;
+      case 'i':
+        o.input = ParseStepIoOption(value, true);
+        break;
+      case kOpenMode:
+        if (value != "append" && value != "truncate") {
+          return Error(fmt::format("Invalid --open-mode argument: {}. Ignored", value));
+        }
+        o.append = value == "append";
+        break;
+      case 'K':
+        o.kill_on_bad_exit = KillOnBadExit(value);
+        break;
+      case 'W': {
+        std::optional<uint64_t> secs = ParseUint(Trim(value));
+        if (!secs || *secs > UINT32_MAX) {
+          return Error(fmt::format("Invalid numeric value \"{}\" for --wait.", value));
+        }
+        o.wait_seconds = static_cast<uint32_t>(*secs);
+        break;
+      }
+      case 'u':
+        break;  // Output is never buffered on its way to srun.
       case kOverlap:
       case kExclusive:
         break;  // Steps share the allocation's resources for now (docs/steps.md).
@@ -178,6 +254,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     // The inherited node count only caps the step: it takes as many as it needs.
     o.num_nodes = 0;
   }
+  // stderr follows stdout unless -e says otherwise.
+  if (!error_given) o.error = o.output;
   for (int i = optind; i < argc; ++i) o.command.push_back(storage[i]);
   return o;
 }
