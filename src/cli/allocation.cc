@@ -80,7 +80,7 @@ Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
     ReleaseAllocation(client, allocation.job_id, /*cancel=*/true, /*quiet=*/true,
                       program.c_str());
   }
-  return Status(StatusCode::kAborted,
+  return Status(StatusCode::kFailedPrecondition,
                 program + ": error: Job allocation " + id + " has been revoked.");
 }
 

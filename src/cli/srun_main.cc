@@ -383,6 +383,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   // -K and -W end the step early.
   bool terminating = false;
   std::optional<std::chrono::steady_clock::time_point> first_exit;
+  std::optional<std::chrono::steady_clock::time_point> last_interrupt;
   auto terminate = [&](const std::string& why) {
     if (terminating) return;
     terminating = true;
@@ -430,6 +431,21 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
     if (fds[1].revents != 0) {
       unsigned char sig;
       while (read(signal_pipe[0], &sig, 1) == 1) {
+        if (sig == SIGINT) {
+          // ^C once: the tasks' status; twice within a second: end the step.
+          auto now = std::chrono::steady_clock::now();
+          if (last_interrupt && now - *last_interrupt < std::chrono::seconds(1)) {
+            terminate("srun: interrupted twice: cancelling the step\n");
+          } else {
+            std::cerr << "srun: interrupt (one more within 1 sec to abort)\n";
+            for (const std::string& line :
+                 TaskStatusLines(job_id, step_id, step.num_tasks(), exits)) {
+              std::cerr << line << "\n";
+            }
+          }
+          last_interrupt = now;
+          continue;
+        }
         std::cerr << "srun: forwarding signal " << static_cast<int>(sig) << " to step " << job_id
                   << "." << step_id << "\n";
         signal_all(sig);

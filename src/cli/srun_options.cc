@@ -87,6 +87,38 @@ int StepExitCode(const std::map<uint32_t, uint32_t>& wait_statuses) {
   return code != 0 ? code : signal_code;
 }
 
+std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint32_t num_tasks,
+                                         const std::map<uint32_t, uint32_t>& wait_statuses) {
+  const std::string prefix = fmt::format("srun: StepId={}.{} ", job_id, step_id);
+  // Tasks in the same state, as ranges: "tasks 0-2,5".
+  std::map<std::string, std::vector<uint32_t>> by_state;
+  for (uint32_t t = 0; t < num_tasks; ++t) {
+    auto it = wait_statuses.find(t);
+    std::string state = "running";
+    if (it != wait_statuses.end()) {
+      const uint32_t status = it->second;
+      state = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
+              : WEXITSTATUS(status) != 0
+                  ? fmt::format("exited with exit code {}", WEXITSTATUS(status))
+                  : "exited";
+    }
+    by_state[state].push_back(t);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [state, tasks] : by_state) {
+    std::string ranges;
+    for (size_t i = 0; i < tasks.size();) {
+      size_t j = i;
+      while (j + 1 < tasks.size() && tasks[j + 1] == tasks[j] + 1) ++j;
+      if (!ranges.empty()) ranges += ',';
+      ranges += j == i ? std::to_string(tasks[i]) : fmt::format("{}-{}", tasks[i], tasks[j]);
+      i = j + 1;
+    }
+    lines.push_back(prefix + (tasks.size() == 1 ? "task " : "tasks ") + ranges + ": " + state);
+  }
+  return lines;
+}
+
 StepIoOption ParseStepIoOption(std::string_view value, bool input) {
   StepIoOption o;
   if (value == "all") {

@@ -63,6 +63,11 @@ struct SrunOptions {
 // of the tasks it took down).
 int StepExitCode(const std::map<uint32_t, uint32_t>& wait_statuses);
 
+// What srun prints at ^C: "srun: StepId=J.S tasks 0-2,5: running" and one
+// line per exit ("... task 3: exited with exit code 2", "... killed by signal 9").
+std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint32_t num_tasks,
+                                         const std::map<uint32_t, uint32_t>& wait_statuses);
+
 // `args`: argv without argv[0]. Errors: complete "srun: error: ..." lines.
 // NOT thread-safe (getopt_long).
 Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const Environment& env);

@@ -131,6 +131,17 @@ TEST(SrunOptionsTest, ExitCodeIsTheHighestExitCodeElseTheHighestSignal) {
   EXPECT_EQ(StepExitCode({{0, exited(3)}, {1, 9}, {2, 9}}), 3);
 }
 
+TEST(SrunOptionsTest, TaskStatusLinesGroupTasksByState) {
+  EXPECT_EQ(TaskStatusLines(7, 1, 6, {{3, 2u << 8}, {4, 0}, {5, 9}}),
+            (std::vector<std::string>{"srun: StepId=7.1 task 3: exited with exit code 2",
+                                      "srun: StepId=7.1 task 4: exited",
+                                      "srun: StepId=7.1 task 5: killed by signal 9",
+                                      "srun: StepId=7.1 tasks 0-2: running"}));
+  EXPECT_EQ(TaskStatusLines(7, 0, 4, {{1, 0}}),
+            (std::vector<std::string>{"srun: StepId=7.0 task 1: exited",
+                                      "srun: StepId=7.0 tasks 0,2-3: running"}));
+}
+
 TEST(StepCommandsTest, ParsesStepIds) {
   EXPECT_EQ(ParseStepId("123.4"), std::make_optional(std::make_pair(123u, 4u)));
   EXPECT_EQ(ParseStepId("123"), std::nullopt);

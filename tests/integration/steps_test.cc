@@ -351,7 +351,10 @@ TEST_F(StepsTest, KillOnBadExitAndWait) {
           "srun -W 1 sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 0; fi; exec sleep 100';"
           " echo rcW=$?\n"
           "srun sh -c 'if [ $SLURM_PROCID = 1 ]; then kill -9 $$; fi; exit 2'; echo rcX=$?\n"
-          "srun sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 3; fi; sleep 2'; echo rcNoK=$?\n");
+          "srun sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 3; fi; sleep 2'; echo rcNoK=$?\n"
+          // ^C once prints the tasks' status, twice within a second ends the step.
+          "srun sleep 30 & p=$!; sleep 3; kill -INT $p; sleep 1.5; kill -INT $p; sleep 0.3;"
+          " kill -INT $p; wait $p; echo rcC=$?\n");
   ASSERT_FALSE(id.empty());
   // Without -K/-W the sleeps would outlast this wait.
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
@@ -365,6 +368,12 @@ TEST_F(StepsTest, KillOnBadExitAndWait) {
   // Without -K the other task runs to its end.
   EXPECT_NE(out.find("rcNoK=3\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("Terminating StepId=" + id + ".3"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: interrupt (one more within 1 sec to abort)\nsrun: StepId=" + id +
+                     ".4 tasks 0-1: running\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("srun: Terminating StepId=" + id + ".4\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcC=137\n"), std::string::npos) << out;
   for (std::string_view p : Split(std::string(Trim(ReadFileText(pids))), '\n')) {
     EXPECT_FALSE(testing::ProcessAlive(static_cast<pid_t>(ParseUint(Trim(p)).value_or(0)))) << p;
   }
