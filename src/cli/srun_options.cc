@@ -81,8 +81,8 @@ int StepExitCode(const std::map<uint32_t, uint32_t>& wait_statuses) {
   int code = 0;
   int signal_code = 0;
   for (const auto& [task, status] : wait_statuses) {
-    if (WIFEXITED(status)) code = std::max(code, WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) signal_code = std::max(signal_code, 128 + WTERMSIG(status));
+    if (WIFEXITED(status)) code = std::max<int>(code, WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) signal_code = std::max<int>(signal_code, 128 + WTERMSIG(status));
   }
   return code != 0 ? code : signal_code;
 }
@@ -91,7 +91,8 @@ std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint
                                          const std::map<uint32_t, uint32_t>& wait_statuses) {
   const std::string prefix = fmt::format("srun: StepId={}.{} ", job_id, step_id);
   // Tasks in the same state, as ranges: "tasks 0-2,5".
-  std::map<std::string, std::vector<uint32_t>> by_state;
+  // In the order of each state's first task.
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> by_state;
   for (uint32_t t = 0; t < num_tasks; ++t) {
     auto it = wait_statuses.find(t);
     std::string state = "running";
@@ -102,7 +103,10 @@ std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint
                   ? fmt::format("exited with exit code {}", WEXITSTATUS(status))
                   : "exited";
     }
-    by_state[state].push_back(t);
+    auto same = std::find_if(by_state.begin(), by_state.end(),
+                             [&](const auto& entry) { return entry.first == state; });
+    if (same == by_state.end()) same = by_state.insert(by_state.end(), {state, {}});
+    same->second.push_back(t);
   }
   std::vector<std::string> lines;
   for (const auto& [state, tasks] : by_state) {

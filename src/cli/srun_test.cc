@@ -133,13 +133,13 @@ TEST(SrunOptionsTest, ExitCodeIsTheHighestExitCodeElseTheHighestSignal) {
 
 TEST(SrunOptionsTest, TaskStatusLinesGroupTasksByState) {
   EXPECT_EQ(TaskStatusLines(7, 1, 6, {{3, 2u << 8}, {4, 0}, {5, 9}}),
-            (std::vector<std::string>{"srun: StepId=7.1 task 3: exited with exit code 2",
+            (std::vector<std::string>{"srun: StepId=7.1 tasks 0-2: running",
+                                      "srun: StepId=7.1 task 3: exited with exit code 2",
                                       "srun: StepId=7.1 task 4: exited",
-                                      "srun: StepId=7.1 task 5: killed by signal 9",
-                                      "srun: StepId=7.1 tasks 0-2: running"}));
+                                      "srun: StepId=7.1 task 5: killed by signal 9"}));
   EXPECT_EQ(TaskStatusLines(7, 0, 4, {{1, 0}}),
-            (std::vector<std::string>{"srun: StepId=7.0 task 1: exited",
-                                      "srun: StepId=7.0 tasks 0,2-3: running"}));
+            (std::vector<std::string>{"srun: StepId=7.0 tasks 0,2-3: running",
+                                      "srun: StepId=7.0 task 1: exited"}));
 }
 
 TEST(StepCommandsTest, ParsesStepIds) {

@@ -408,7 +408,7 @@ TEST_F(StepsTest, SrunOutsideAnAllocationAllocatesRunsAndReleases) {
 // While the cluster is busy srun says it waits; cancelling its job (pending
 // or running) ends srun.
 TEST_F(StepsTest, SrunOutsideAnAllocationWaitsAndEndsWithItsJob) {
-  std::string busy = Submit("-N2", "sleep 300\n");
+  std::string busy = Submit("-N2 --ntasks-per-node=2", "sleep 300\n");
   ASSERT_FALSE(busy.empty());
   ASSERT_TRUE(WaitForState(busy, "RUNNING"));
   const std::string log = cluster_->work_dir() + "/srun-pending.log";
