@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <getopt.h>
+#include <span>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@ enum LongOnly : int {
   kOverlap,
   kExclusive,
   kOpenMode,
+  kAllocationOnly,  // + index in JobOptionTable()
 };
 
 const option kOptions[] = {
@@ -184,8 +186,32 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   optind = 0;  // Full reset: other parses may have run in this process.
   opterr = 0;
   const int argc = static_cast<int>(storage.size());
+  // The allocation's options (sbatch's table) are let through: srun outside
+  // an allocation parses them again for its request (srun_main.cc).
+  std::vector<option> longopts;
+  std::string optstring = "+n:N:c:J:lhVvo:e:i:K::W:u";
+  const size_t own_letters = optstring.size();
+  for (const option* o = kOptions; o->name != nullptr; ++o) longopts.push_back(*o);
+  const std::span<const JobOption> table = JobOptionTable();
+  for (size_t i = 0; i < table.size(); ++i) {
+    const JobOption& j = table[i];
+    if (!(j.commands & CommandBit(Command::kSrun))) continue;
+    bool known = false;
+    for (const option& o : longopts) known = known || j.name == o.name;
+    if (known) continue;
+    const int has_arg = j.arg == ArgKind::kNone       ? no_argument
+                        : j.arg == ArgKind::kRequired ? required_argument
+                                                      : optional_argument;
+    longopts.push_back(option{j.name.data(), has_arg, nullptr, kAllocationOnly + static_cast<int>(i)});
+    if (j.short_name != 0 && optstring.find(j.short_name) >= own_letters) {
+      optstring += j.short_name;
+      if (j.arg == ArgKind::kRequired) optstring += ':';
+      if (j.arg == ArgKind::kOptional) optstring += "::";
+    }
+  }
+  longopts.push_back(option{nullptr, 0, nullptr, 0});
   int c;
-  while ((c = getopt_long(argc, argv.data(), "+n:N:c:J:lhVvo:e:i:K::W:u", kOptions, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv.data(), optstring.c_str(), longopts.data(), nullptr)) != -1) {
     std::string_view value = optarg != nullptr ? optarg : "";
     Result<uint32_t> n = 0u;
     switch (c) {
@@ -277,8 +303,22 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
       case kOverlap:
       case kExclusive:
         break;  // Steps share the allocation's resources for now (docs/steps.md).
-      case '?':
+      case '?': {
+        std::string bad = optind - 1 < argc ? storage[optind - 1] : "";
+        if (optopt != 0) return Error(fmt::format("invalid option -- '{}'", char(optopt)));
+        return Error(fmt::format("unrecognized option '{}'", bad));
+      }
       default: {
+        if (c >= kAllocationOnly) break;  // For the allocation only
+        if (c < 128) {
+          // A letter of the allocation's table (-p, -t, ...).
+          bool allocation_letter = false;
+          for (const JobOption& j : table) {
+            allocation_letter = allocation_letter || (j.short_name == c &&
+                                                      (j.commands & CommandBit(Command::kSrun)));
+          }
+          if (allocation_letter) break;
+        }
         std::string bad = optind - 1 < argc ? storage[optind - 1] : "";
         if (optopt != 0) return Error(fmt::format("invalid option -- '{}'", char(optopt)));
         return Error(fmt::format("unrecognized option '{}'", bad));

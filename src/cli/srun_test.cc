@@ -104,6 +104,16 @@ TEST(SrunOptionsTest, IoModes) {
   EXPECT_FALSE(ParseSrunOptions({"--open-mode=sideways", "cmd"}, {}).ok());
 }
 
+// The allocation's options (for srun outside one) pass through srun's parse.
+TEST(SrunOptionsTest, AllocationOptionsPassThrough) {
+  Result<SrunOptions> o = ParseSrunOptions(
+      {"-p", "batch", "--gres=gpu:1", "-t", "5", "--mem=1G", "-n2", "--qos", "hi", "cmd", "-t"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->num_tasks, 2u);
+  EXPECT_EQ(o->command, (std::vector<std::string>{"cmd", "-t"}));
+  EXPECT_FALSE(ParseSrunOptions({"--array=1-3", "cmd"}, {}).ok());  // sbatch's only
+}
+
 TEST(SrunOptionsTest, KillOnBadExitAndWait) {
   Result<SrunOptions> o = ParseSrunOptions({"-K", "-W", "5", "cmd"}, {});
   ASSERT_TRUE(o.ok()) << o.status().message();

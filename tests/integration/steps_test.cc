@@ -81,6 +81,17 @@ class StepsTest : public ::testing::Test {
   std::string Output(const std::string& job) {
     return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
   }
+  // The id of the job called `name` that squeue lists ("" when none).
+  std::string JobNamed(const std::string& name) {
+    const std::string listed = cluster_->Run("squeue -h -o '%i %j'").out;
+    for (std::string_view line : Split(listed, '\n')) {
+      line = Trim(line);
+      if (line.size() > name.size() && line.substr(line.size() - name.size() - 1) == " " + name) {
+        return std::string(line.substr(0, line.size() - name.size() - 1));
+      }
+    }
+    return "";
+  }
   // The line of `out` starting with `prefix` ("" when none).
   static std::string LineOf(const std::string& out, const std::string& prefix) {
     for (std::string_view line : Split(out, '\n')) {
@@ -374,7 +385,9 @@ TEST_F(StepsTest, KillOnBadExitAndWait) {
       << out;
   EXPECT_NE(out.find("srun: Terminating StepId=" + id + ".4\n"), std::string::npos) << out;
   EXPECT_NE(out.find("rcC=137\n"), std::string::npos) << out;
-  for (std::string_view p : Split(std::string(Trim(ReadFileText(pids))), '\n')) {
+  const std::string pid_text(Trim(ReadFileText(pids)));
+  EXPECT_FALSE(pid_text.empty());
+  for (std::string_view p : Split(pid_text, '\n')) {
     EXPECT_FALSE(testing::ProcessAlive(static_cast<pid_t>(ParseUint(Trim(p)).value_or(0)))) << p;
   }
 }
@@ -382,8 +395,8 @@ TEST_F(StepsTest, KillOnBadExitAndWait) {
 // Outside an allocation srun gets one (as salloc would), runs the step in it
 // and gives it back; the job ends COMPLETED.
 TEST_F(StepsTest, SrunOutsideAnAllocationAllocatesRunsAndReleases) {
-  CommandResult r = cluster_->Run("cd " + cluster_->work_dir() +
-                                  " && env -u SLURM_JOB_ID srun -N2 -n3 -l sh -c "
+  CommandResult r = cluster_->Run("env -u SLURM_JOB_ID -C " + cluster_->work_dir() +
+                                  " srun -N2 -n3 -l sh -c "
                                   "'echo in $SLURM_JOB_ID.$SLURM_STEP_ID $SLURM_JOB_NUM_NODES; "
                                   "exit $SLURM_PROCID'");
   EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -399,9 +412,11 @@ TEST_F(StepsTest, SrunOutsideAnAllocationAllocatesRunsAndReleases) {
   }
   EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
   // Refused like sbatch's requests.
-  CommandResult bad = cluster_->Run("env -u SLURM_JOB_ID srun -N9 true");
+  CommandResult bad = cluster_->Run("env -u SLURM_JOB_ID srun --gres=gpu:9 true");
   EXPECT_EQ(bad.exit_code, 1) << bad.out;
-  EXPECT_NE(bad.out.find("srun: error: Unable to allocate resources: "), std::string::npos)
+  EXPECT_NE(bad.out.find("srun: error: Unable to allocate resources: Requested node "
+                         "configuration is not available"),
+            std::string::npos)
       << bad.out;
 }
 
@@ -412,11 +427,11 @@ TEST_F(StepsTest, SrunOutsideAnAllocationWaitsAndEndsWithItsJob) {
   ASSERT_FALSE(busy.empty());
   ASSERT_TRUE(WaitForState(busy, "RUNNING"));
   const std::string log = cluster_->work_dir() + "/srun-pending.log";
-  cluster_->Run("(env -u SLURM_JOB_ID srun -N1 -J waiter true; echo rc=$?) > " + log +
+  cluster_->Run("env -u SLURM_JOB_ID sh -c 'srun -N1 -J waiter true; echo rc=$?' > " + log +
                 " 2>&1 < /dev/null &");
   std::string waiter;
   ASSERT_TRUE(WaitUntil([&] {
-    waiter = std::string(Trim(cluster_->Run("squeue -h -n waiter -o %i").out));
+    waiter = JobNamed("waiter");
     return !waiter.empty() && ReadFileText(log).find("queued") != std::string::npos;
   })) << ReadFileText(log);
   EXPECT_NE(ReadFileText(log).find("srun: job " + waiter + " queued and waiting for resources\n"),
@@ -434,11 +449,11 @@ TEST_F(StepsTest, SrunOutsideAnAllocationWaitsAndEndsWithItsJob) {
 
   // Running: cancelling the job ends the step and srun.
   const std::string log2 = cluster_->work_dir() + "/srun-running.log";
-  cluster_->Run("(env -u SLURM_JOB_ID srun -N1 -J runner sleep 300; echo rc=$?) > " + log2 +
-                " 2>&1 < /dev/null &");
+  cluster_->Run("env -u SLURM_JOB_ID sh -c 'srun -N1 -J runner sleep 300; echo rc=$?' > " +
+                log2 + " 2>&1 < /dev/null &");
   std::string runner;
   ASSERT_TRUE(WaitUntil([&] {
-    runner = std::string(Trim(cluster_->Run("squeue -h -n runner -t running -o %i").out));
+    runner = JobNamed("runner");
     return !runner.empty() && !cluster_->Run("squeue -h -s -j " + runner).out.empty();
   })) << ReadFileText(log2);
   cluster_->Run("scancel " + runner);
