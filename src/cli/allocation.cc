@@ -38,10 +38,10 @@ Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
   *request.mutable_spec() = spec;
   wire::SubmitJobResponse response;
   if (Status s = client.Call(api::kSubmitJob, request, &response); !s.ok()) {
-    return Status(s.code(), program + ": error: " +
-                                (srun ? "Unable to allocate resources: "
-                                      : "Job submit/allocate failed: ") +
-                                s.message());
+    return Status(s.code(),
+                  program + ": error: " +
+                      (srun ? "Unable to allocate resources: " : "Job submit/allocate failed: ") +
+                      s.message());
   }
   Allocation allocation;
   allocation.job_id = response.job_id();
@@ -77,8 +77,7 @@ Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
     delay = std::min<std::chrono::milliseconds>(delay * 2, std::chrono::milliseconds(500));
   }
   if (*give_up != 0) {
-    ReleaseAllocation(client, allocation.job_id, /*cancel=*/true, /*quiet=*/true,
-                      program.c_str());
+    ReleaseAllocation(client, allocation.job_id, /*cancel=*/true, /*quiet=*/true, program.c_str());
   }
   return Status(StatusCode::kFailedPrecondition,
                 program + ": error: Job allocation " + id + " has been revoked.");

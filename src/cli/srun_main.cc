@@ -18,11 +18,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <memory>
-#include <optional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -235,7 +235,8 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
     std::string path = ExpandStepIoPattern(o.pattern, fields);
     *fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (options.append ? O_APPEND : O_TRUNC),
                0644);
-    if (*fd < 0) std::cerr << "srun: error: cannot open " << path << ": " << strerror(errno) << "\n";
+    if (*fd < 0)
+      std::cerr << "srun: error: cannot open " << path << ": " << strerror(errno) << "\n";
     return *fd >= 0;
   };
   bool sinks_ok = open_sink(options.output, &out_fd);
@@ -343,9 +344,9 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
 
   // stdin: srun's goes to one task (the node holding it) or to all of them.
   const bool stdin_all = options.input.kind == StepIoOption::kAll;
-  bool stdin_open = options.input.kind == StepIoOption::kAll ||
-                    (options.input.kind == StepIoOption::kStream &&
-                     options.input.task < step.num_tasks());
+  bool stdin_open =
+      options.input.kind == StepIoOption::kAll ||
+      (options.input.kind == StepIoOption::kStream && options.input.task < step.num_tasks());
   std::string stdin_node;  // The node of the task that reads it
   {
     uint32_t first = 0;

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 #include <getopt.h>
-#include <span>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <span>
 
 #include "common/strings.h"
 
@@ -166,7 +166,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     if (Result<uint32_t> n = GpuCount(v); n.ok()) o.gpus_per_task = *n;
   }
   o.gpu_bind = from_env("SLURM_GPU_BIND");
-  if (std::string v = from_env("SLURM_KILL_BAD_EXIT"); !v.empty()) o.kill_on_bad_exit = KillOnBadExit(v);
+  if (std::string v = from_env("SLURM_KILL_BAD_EXIT"); !v.empty())
+    o.kill_on_bad_exit = KillOnBadExit(v);
   if (std::string v = from_env("SLURM_WAIT"); !v.empty()) {
     o.wait_seconds = static_cast<uint32_t>(ParseUint(v).value_or(0));
   }
@@ -202,7 +203,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     const int has_arg = j.arg == ArgKind::kNone       ? no_argument
                         : j.arg == ArgKind::kRequired ? required_argument
                                                       : optional_argument;
-    longopts.push_back(option{j.name.data(), has_arg, nullptr, kAllocationOnly + static_cast<int>(i)});
+    longopts.push_back(
+        option{j.name.data(), has_arg, nullptr, kAllocationOnly + static_cast<int>(i)});
     if (j.short_name != 0 && optstring.find(j.short_name) >= own_letters) {
       optstring += j.short_name;
       if (j.arg == ArgKind::kRequired) optstring += ':';
@@ -314,8 +316,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
           // A letter of the allocation's table (-p, -t, ...).
           bool allocation_letter = false;
           for (const JobOption& j : table) {
-            allocation_letter = allocation_letter || (j.short_name == c &&
-                                                      (j.commands & CommandBit(Command::kSrun)));
+            allocation_letter = allocation_letter ||
+                                (j.short_name == c && (j.commands & CommandBit(Command::kSrun)));
           }
           if (allocation_letter) break;
         }

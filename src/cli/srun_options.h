@@ -41,13 +41,13 @@ struct SrunOptions {
   uint32_t gpus_per_task = 0;
   std::string gpu_bind;
   std::string job_name;
-  bool label = false;  // -l: prefix every output line with its task id
-  StepIoOption output;                                  // -o
-  StepIoOption error;                                   // -e (default: as -o)
-  StepIoOption input{StepIoOption::kStream, "", 0};     // -i (default: task 0)
-  bool append = false;                                  // --open-mode=append
-  bool kill_on_bad_exit = false;                        // -K
-  uint32_t wait_seconds = 0;                            // -W (0: for ever)
+  bool label = false;   // -l: prefix every output line with its task id
+  StepIoOption output;  // -o
+  StepIoOption error;   // -e (default: as -o)
+  StepIoOption input{StepIoOption::kStream, "", 0};  // -i (default: task 0)
+  bool append = false;                               // --open-mode=append
+  bool kill_on_bad_exit = false;                     // -K
+  uint32_t wait_seconds = 0;                         // -W (0: for ever)
   bool help = false;
   bool usage = false;
   bool version = false;

@@ -107,7 +107,8 @@ TEST(SrunOptionsTest, IoModes) {
 // The allocation's options (for srun outside one) pass through srun's parse.
 TEST(SrunOptionsTest, AllocationOptionsPassThrough) {
   Result<SrunOptions> o = ParseSrunOptions(
-      {"-p", "batch", "--gres=gpu:1", "-t", "5", "--mem=1G", "-n2", "--qos", "hi", "cmd", "-t"}, {});
+      {"-p", "batch", "--gres=gpu:1", "-t", "5", "--mem=1G", "-n2", "--qos", "hi", "cmd", "-t"},
+      {});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->num_tasks, 2u);
   EXPECT_EQ(o->command, (std::vector<std::string>{"cmd", "-t"}));
@@ -142,11 +143,11 @@ TEST(SrunOptionsTest, ExitCodeIsTheHighestExitCodeElseTheHighestSignal) {
 }
 
 TEST(SrunOptionsTest, TaskStatusLinesGroupTasksByState) {
-  EXPECT_EQ(TaskStatusLines(7, 1, 6, {{3, 2u << 8}, {4, 0}, {5, 9}}),
-            (std::vector<std::string>{"srun: StepId=7.1 tasks 0-2: running",
-                                      "srun: StepId=7.1 task 3: exited with exit code 2",
-                                      "srun: StepId=7.1 task 4: exited",
-                                      "srun: StepId=7.1 task 5: killed by signal 9"}));
+  EXPECT_EQ(
+      TaskStatusLines(7, 1, 6, {{3, 2u << 8}, {4, 0}, {5, 9}}),
+      (std::vector<std::string>{
+          "srun: StepId=7.1 tasks 0-2: running", "srun: StepId=7.1 task 3: exited with exit code 2",
+          "srun: StepId=7.1 task 4: exited", "srun: StepId=7.1 task 5: killed by signal 9"}));
   EXPECT_EQ(TaskStatusLines(7, 0, 4, {{1, 0}}),
             (std::vector<std::string>{"srun: StepId=7.0 tasks 0,2-3: running",
                                       "srun: StepId=7.0 task 1: exited"}));

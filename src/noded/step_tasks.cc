@@ -20,12 +20,12 @@
 #include "api/methods.h"
 #include "common/hostlist.h"
 #include "common/log.h"
+#include "common/step_io_pattern.h"
 #include "noded/cpu_list.h"
 #include "noded/job_environment.h"
 #include "noded/step_channel.h"
 #include "noded/task_gpu_binding.h"
 #include "noded/task_process.h"
-#include "common/step_io_pattern.h"
 
 namespace rota::noded {
 
@@ -161,7 +161,7 @@ struct LocalTask {
   bool exited = false;
   uint32_t wait_status = 0;
   bool reported = false;
-  std::string cage;  // Its devices sub-cage ("" without one)
+  std::string cage;           // Its devices sub-cage ("" without one)
   int stdin_fd = -1;          // From srun (-i): write end, non-blocking
   std::string stdin_pending;  // Received from srun, not yet taken by the task
   bool stdin_eof = false;     // srun's stdin ended: close once pending is written

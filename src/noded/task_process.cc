@@ -38,8 +38,8 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
   int release[2] = {-1, -1}, error[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1},
       in[2] = {-1, -1};
   auto close_pipes = [&] {
-    CloseAll({release[0], release[1], error[0], error[1], out[0], out[1], err[0], err[1], in[0],
-              in[1]});
+    CloseAll(
+        {release[0], release[1], error[0], error[1], out[0], out[1], err[0], err[1], in[0], in[1]});
   };
   for (int* p : {release, error, spec.stdout_path.empty() ? out : nullptr,
                  spec.stderr_path.empty() ? err : nullptr, spec.stdin_pipe ? in : nullptr}) {
@@ -93,7 +93,8 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     if (chdir(spec.work_dir.c_str()) != 0) (void)!chdir("/tmp");
     // Files are opened here, as the task's user, relative to its directory.
     int stdin_fd = in[0];
-    if (stdin_fd < 0) stdin_fd = open(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path.c_str(), O_RDONLY);
+    if (stdin_fd < 0)
+      stdin_fd = open(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path.c_str(), O_RDONLY);
     if (stdin_fd < 0) fail(6);
     int stdout_fd = out[1];
     if (stdout_fd < 0) stdout_fd = open(spec.stdout_path.c_str(), out_flags, 0644);
@@ -136,9 +137,15 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
   }
   if (!ready.ok()) return ready;
   if (n != static_cast<ssize_t>(sizeof failure)) return Internal("the task's process vanished");
-  static constexpr const char* kStages[] = {"",       "waiting to be released", "setsid",
-                                            "setuid", "setting up its stdio",   "cannot execute",
-                                            "cannot open", "cannot open", "cannot open"};
+  static constexpr const char* kStages[] = {"",
+                                            "waiting to be released",
+                                            "setsid",
+                                            "setuid",
+                                            "setting up its stdio",
+                                            "cannot execute",
+                                            "cannot open",
+                                            "cannot open",
+                                            "cannot open"};
   std::string what = failure.stage >= 1 && failure.stage <= 8 ? kStages[failure.stage] : "start";
   if (failure.stage == 5) what += " " + spec.argv[0];
   if (failure.stage == 6) what += " " + spec.stdin_path;

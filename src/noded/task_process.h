@@ -28,7 +28,7 @@ struct TaskProcessSpec {
   // /dev/null unless `stdin_pipe`.
   std::string stdin_path;
   std::string stdout_path;
-  std::string stderr_path;  // Equal to stdout_path: one file for both
+  std::string stderr_path;   // Equal to stdout_path: one file for both
   bool truncate_out = true;  // Truncate the output files (else only append)
   bool truncate_err = true;
   bool stdin_pipe = false;  // stdin from a pipe (TaskProcess::stdin_fd)
@@ -38,7 +38,7 @@ struct TaskProcess {
   pid_t pid = -1;      // Leads its own session and process group.
   int stdout_fd = -1;  // Read ends, close-on-exec; the caller closes them.
   int stderr_fd = -1;
-  int stdin_fd = -1;   // Write end when spec.stdin_pipe, non-blocking, close-on-exec.
+  int stdin_fd = -1;  // Write end when spec.stdin_pipe, non-blocking, close-on-exec.
 };
 
 // Errors: why the task could not start ("cannot execute foo: No such file or

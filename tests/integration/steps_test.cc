@@ -277,17 +277,16 @@ TEST_F(StepsTest, SallocRunsACommandInItsAllocationAndReleasesIt) {
 // all tasks written by srun, one task's output, none.
 TEST_F(StepsTest, OutputErrorAndInputOptions) {
   const std::string both = "sh -c 'echo o$SLURM_PROCID; echo e$SLURM_PROCID >&2'";
-  std::string id = Submit(
-      "-N2 --ntasks-per-node=2",
-      "cd " + cluster_->work_dir() + "\n" +
-          "srun -o out-%t.txt " + both + "; echo rc1=$?\n" +
-          "srun -o node-%N.txt -e err-%n-%j-%s.txt " + both + "; echo rc2=$?\n" +
-          "srun -o all-%J.txt sh -c 'echo a$SLURM_PROCID'; echo rc3=$?\n" +
-          "srun -o 2 sh -c 'echo only$SLURM_PROCID'; echo rc4=$?\n" +
-          "srun -o none sh -c 'echo hidden; echo hidden >&2'; echo rc5=$?\n" +
-          "echo IN0 > in-0.txt; echo IN1 > in-1.txt\n"
-          "srun -n2 -l -i in-%t.txt cat; echo rc6=$?\n"
-          "srun -n1 -i missing-%t.txt cat; echo rc7=$?\n");
+  std::string id = Submit("-N2 --ntasks-per-node=2",
+                          "cd " + cluster_->work_dir() + "\n" + "srun -o out-%t.txt " + both +
+                              "; echo rc1=$?\n" + "srun -o node-%N.txt -e err-%n-%j-%s.txt " +
+                              both + "; echo rc2=$?\n" +
+                              "srun -o all-%J.txt sh -c 'echo a$SLURM_PROCID'; echo rc3=$?\n" +
+                              "srun -o 2 sh -c 'echo only$SLURM_PROCID'; echo rc4=$?\n" +
+                              "srun -o none sh -c 'echo hidden; echo hidden >&2'; echo rc5=$?\n" +
+                              "echo IN0 > in-0.txt; echo IN1 > in-1.txt\n"
+                              "srun -n2 -l -i in-%t.txt cat; echo rc6=$?\n"
+                              "srun -n1 -i missing-%t.txt cat; echo rc7=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -343,8 +342,8 @@ TEST_F(StepsTest, StdinGoesToTaskZeroAllOneOrNone) {
   }
   EXPECT_NE(out.find("0: hello\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("1: hello"), std::string::npos) << out;
-  for (const char* line : {"0: x\n", "0: y\n", "1: x\n", "1: y\n", "0: done\n", "1: done\n",
-                           "1: to1\n"}) {
+  for (const char* line :
+       {"0: x\n", "0: y\n", "1: x\n", "1: y\n", "0: done\n", "1: done\n", "1: to1\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << line << out;
   }
   EXPECT_EQ(out.find("dropped"), std::string::npos) << out;
@@ -407,8 +406,7 @@ TEST_F(StepsTest, SrunOutsideAnAllocationAllocatesRunsAndReleases) {
   ASSERT_NE(start, std::string::npos) << r.out;
   std::string id = r.out.substr(start + 10, at - start - 10);
   for (int t = 0; t < 3; ++t) {
-    EXPECT_NE(r.out.find(std::to_string(t) + ": in " + id + ".0 2\n"), std::string::npos)
-        << r.out;
+    EXPECT_NE(r.out.find(std::to_string(t) + ": in " + id + ".0 2\n"), std::string::npos) << r.out;
   }
   EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
   // Refused like sbatch's requests.
@@ -449,8 +447,8 @@ TEST_F(StepsTest, SrunOutsideAnAllocationWaitsAndEndsWithItsJob) {
 
   // Running: cancelling the job ends the step and srun.
   const std::string log2 = cluster_->work_dir() + "/srun-running.log";
-  cluster_->Run("env -u SLURM_JOB_ID sh -c 'srun -N1 -J runner sleep 300; echo rc=$?' > " +
-                log2 + " 2>&1 < /dev/null &");
+  cluster_->Run("env -u SLURM_JOB_ID sh -c 'srun -N1 -J runner sleep 300; echo rc=$?' > " + log2 +
+                " 2>&1 < /dev/null &");
   std::string runner;
   ASSERT_TRUE(WaitUntil([&] {
     runner = JobNamed("runner");
