@@ -403,6 +403,10 @@ Status SetWrap(OptionSink& sink, const JobOption&, std::string_view value, bool)
   return Status::Ok();
 }
 
+// srun's options for its step, not its allocation: srun acts on them itself
+// (srun_options.h); here they are only let through.
+Status StepOnly(OptionSink&, const JobOption&, std::string_view, bool) { return Status::Ok(); }
+
 Status CountVerbose(OptionSink& sink, const JobOption&, std::string_view, bool) {
   ++sink.out().verbose;
   return Status::Ok();
@@ -473,6 +477,14 @@ const JobOption kJobOptions[] = {
     {"test-only", 0, A::kNone, kSb | kSr, &SetCommandFlag<&P::test_only>},
     // srun's -W is --wait=<seconds>, a different option.
     {"wait", 'W', A::kNone, kSb, &SetCommandFlag<&P::wait>},
+    {"wait", 'W', A::kRequired, kSr, &StepOnly},
+    {"label", 'l', A::kNone, kSr, &StepOnly},
+    {"kill-on-bad-exit", 'K', A::kOptional, kSr, &StepOnly},
+    {"unbuffered", 'u', A::kNone, kSr, &StepOnly},
+    {"mpi", 0, A::kRequired, kSr, &StepOnly},
+    {"overlap", 0, A::kNone, kSr, &StepOnly},
+    {"jobid", 0, A::kRequired, kSr, &StepOnly},
+    {"no-shell", 0, A::kNone, kSa, &SetCommandFlag<&P::no_shell>},
     {"help", 'h', A::kNone, kAll, &SetCommandFlag<&P::help>},
     {"usage", 0, A::kNone, kAll, &SetCommandFlag<&P::usage>},
     {"version", 'V', A::kNone, kAll, &SetCommandFlag<&P::version>},

@@ -65,6 +65,7 @@ struct ParsedJobOptions {
   bool parsable = false;   // --parsable: print "jobid[;cluster]" only.
   bool test_only = false;  // --test-only
   bool wait = false;       // -W/--wait: return when the job ends.
+  bool no_shell = false;   // salloc --no-shell: exit once the allocation is granted.
   bool wrap_given = false;
   std::string wrap;      // --wrap's command line.
   bool help = false;     // -h/--help

@@ -615,6 +615,24 @@ TEST(JobOptionsTest, DirectiveErrorsSayWhichLine) {
             "sbatch: error: (in the #SBATCH directive on line 7)");
 }
 
+// srun outside an allocation parses its command line for the allocation too:
+// the step's own options pass through without changing the request.
+TEST(JobOptionsTest, SrunStepOptionsPassThroughForTheAllocation) {
+  ParsedJobOptions srun = MustParse({.args = {"-l", "-K", "-W", "5", "--mpi=none", "--overlap",
+                                              "-u", "-n2", "-o", "out-%t", "hostname"},
+                                     .command = Command::kSrun});
+  EXPECT_EQ(srun.spec.num_tasks(), 2u);
+  EXPECT_FALSE(srun.wait);
+  EXPECT_EQ(srun.positional, (std::vector<std::string>{"hostname"}));
+  EXPECT_NE(ErrorOf({.args = {"-l", "x"}, .command = Command::kSbatch}), "");
+}
+
+TEST(JobOptionsTest, SallocNoShell) {
+  EXPECT_TRUE(MustParse({.args = {"--no-shell", "-N1"}, .command = Command::kSalloc}).no_shell);
+  EXPECT_FALSE(MustParse({.args = {"-N1"}, .command = Command::kSalloc}).no_shell);
+  EXPECT_NE(ErrorOf({.args = {"--no-shell"}, .command = Command::kSbatch}), "");
+}
+
 TEST(JobOptionsTest, TableHasUniqueNamesAndLettersPerCommand) {
   for (Command command : {Command::kSbatch, Command::kSrun, Command::kSalloc}) {
     std::set<std::string_view> names;

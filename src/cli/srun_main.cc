@@ -1,7 +1,9 @@
-// srun: runs a parallel job step inside an allocation (SLURM_JOB_ID). Asks the
+// srun: runs a parallel job step inside an allocation (SLURM_JOB_ID; outside
+// one it first gets an allocation as salloc does, cli/allocation.h). Asks the
 // controller for step JOBID.N, asks each of the step's node daemons to start
-// its tasks, and prints what they write as it streams back (docs/steps.md).
-// Exits with the highest task exit code (128+signal for a task killed by one).
+// its tasks, prints what they write as it streams back (or srun's -o file),
+// and forwards its stdin to the tasks -i names (docs/steps.md). Exits with
+// the highest task exit code (128+signal when tasks only died of signals).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -15,9 +17,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -25,11 +30,15 @@
 
 #include "api/auth_settings.h"
 #include "api/methods.h"
+#include "cli/allocation.h"
 #include "cli/controller_client.h"
+#include "cli/job_options.h"
 #include "cli/node_caller.h"
 #include "cli/srun_options.h"
 #include "cli/task_output.h"
+#include "common/step_io_pattern.h"
 #include "common/strings.h"
+#include "conf/config_loader.h"
 #include "step_rpc.pb.h"
 
 extern char** environ;
@@ -40,6 +49,9 @@ namespace {
 constexpr uint32_t kMaxFrameBytes = 64u << 20;
 
 int signal_pipe[2] = {-1, -1};
+
+volatile sig_atomic_t give_up = 0;
+void OnGiveUp(int) { give_up = 1; }
 
 void OnSignal(int sig) {
   unsigned char s = static_cast<unsigned char>(sig);
@@ -55,6 +67,12 @@ void Usage() {
                "      --gpus-per-task=N      GPUs for each task (each its own)\n"
                "      --gpu-bind=[verbose,]closest|single:N|map_gpu:L|mask_gpu:L|none\n"
                "  -l, --label                prefix output lines with the task id\n"
+               "  -o, --output=mode          all, none, a task id or a file name pattern\n"
+               "  -e, --error=mode           as --output, for standard error\n"
+               "  -i, --input=mode           all, none, a task id (default 0) or a file\n"
+               "      --open-mode=append|truncate\n"
+               "  -K, --kill-on-bad-exit     end the step when a task exits non-zero\n"
+               "  -W, --wait=secs            end the step secs after its first task ends\n"
                "  -J, --job-name=name        name of the step\n"
                "      --jobid=id             run inside this job's allocation\n";
 }
@@ -129,15 +147,53 @@ Result<int> Listen(const std::string& host, uint16_t* port) {
   return fd;
 }
 
-int Run(const SrunOptions& options) {
-  const char* conf_path = std::getenv("SLURM_CONF");
-  auto client =
-      ControllerClient::Create(conf_path != nullptr ? conf_path : "/etc/slurm/slurm.conf");
-  if (!client.ok()) {
-    std::cerr << "srun: error: " << client.status().message() << "\n";
-    return 1;
+// What the node daemons do with one stream; a file shared by all tasks is
+// srun's to write, so they stream it.
+wire::TaskIoMode WireMode(const StepIoOption& option, bool input) {
+  wire::TaskIoMode mode;
+  if (input && option.kind == StepIoOption::kFile) {
+    mode.set_kind(wire::TaskIoMode::FILE);
+    mode.set_pattern(option.pattern);
+    return mode;
   }
-  const conf::ClusterConfig& config = (*client)->config();
+  switch (option.kind) {
+    case StepIoOption::kNone:
+      mode.set_kind(wire::TaskIoMode::NONE);
+      break;
+    case StepIoOption::kFile:
+      if (StepIoPatternPerTask(option.pattern)) {
+        mode.set_kind(wire::TaskIoMode::FILE);
+        mode.set_pattern(option.pattern);
+      }
+      break;
+    case StepIoOption::kOneTask:
+      mode.set_kind(wire::TaskIoMode::ONE_TASK);
+      mode.set_task(option.task);
+      break;
+    case StepIoOption::kAll:
+      mode.set_kind(wire::TaskIoMode::ALL);
+      break;
+    case StepIoOption::kStream:
+      mode.set_task(option.task);
+      break;
+  }
+  return mode;
+}
+
+int Run(const SrunOptions& options, ControllerClient* given_client,
+        const std::vector<std::pair<std::string, std::string>>& extra_env) {
+  std::unique_ptr<ControllerClient> own_client;
+  if (given_client == nullptr) {
+    auto made = ControllerClient::Create(conf::DefaultSlurmConfPath());
+    if (!made.ok()) {
+      std::cerr << "srun: error: " << made.status().message() << "\n";
+      return 1;
+    }
+    own_client = std::move(made).value();
+    given_client = own_client.get();
+  }
+  ControllerClient* client = given_client;
+  const conf::ClusterConfig& config = client->config();
 
   wire::CreateStepRequest create;
   create.set_job_id(options.job_id);
@@ -151,7 +207,7 @@ int Run(const SrunOptions& options) {
   create.set_name(options.job_name.empty() ? base : options.job_name);
   for (const std::string& a : options.command) create.add_argv(a);
   wire::CreateStepResponse created;
-  Status s = (*client)->Call(api::kCreateStep, create, &created);
+  Status s = client->Call(api::kCreateStep, create, &created);
   if (!s.ok()) {
     std::cerr << "srun: error: Unable to create step for job " << options.job_id << ": "
               << s.message() << "\n";
@@ -163,6 +219,41 @@ int Run(const SrunOptions& options) {
   if (options.verbose > 0) {
     std::cerr << "srun: jobid " << job_id << ": step " << step_id << ", " << step.num_tasks()
               << " task(s) on " << step.nodes_size() << " node(s)\n";
+  }
+
+  // -o/-e with one file for all tasks: srun writes it.
+  StepIoFields fields;
+  fields.job_id = job_id;
+  fields.step_id = step_id;
+  fields.user = created.job().spec().user();
+  fields.job_name = created.job().spec().name();
+  fields.node = step.nodes_size() > 0 ? step.nodes(0) : "";
+  int out_fd = 1;
+  int err_fd = 2;
+  auto open_sink = [&](const StepIoOption& o, int* fd) {
+    if (o.kind != StepIoOption::kFile || StepIoPatternPerTask(o.pattern)) return true;
+    std::string path = ExpandStepIoPattern(o.pattern, fields);
+    *fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (options.append ? O_APPEND : O_TRUNC),
+               0644);
+    if (*fd < 0)
+      std::cerr << "srun: error: cannot open " << path << ": " << strerror(errno) << "\n";
+    return *fd >= 0;
+  };
+  bool sinks_ok = open_sink(options.output, &out_fd);
+  if (sinks_ok && options.error.kind == StepIoOption::kFile &&
+      options.error.pattern == options.output.pattern) {
+    err_fd = out_fd;
+  } else if (sinks_ok) {
+    sinks_ok = open_sink(options.error, &err_fd);
+  }
+  if (!sinks_ok) {
+    wire::StepEndedRequest failed_end;
+    failed_end.set_job_id(job_id);
+    failed_end.set_step_id(step_id);
+    failed_end.set_wait_status(1u << 8);
+    wire::Empty none;
+    client->Call(api::kStepEnded, failed_end, &none).ok();
+    return 1;
   }
 
   auto issuer = auth::MakeIssuer(api::AuthSettingsFor(config));
@@ -177,7 +268,7 @@ int Run(const SrunOptions& options) {
   auto end_step = [&](uint32_t wait_status) {
     ended.set_wait_status(wait_status);
     wire::Empty none;
-    (*client)->Call(api::kStepEnded, ended, &none).ok();
+    client->Call(api::kStepEnded, ended, &none).ok();
   };
 
   const std::string io_host = IoHost(config);
@@ -200,7 +291,14 @@ int Run(const SrunOptions& options) {
   launch.set_job_id(job_id);
   launch.set_step_id(step_id);
   for (const std::string& a : options.command) launch.add_argv(a);
-  for (char** e = environ; *e != nullptr; ++e) launch.add_environment(*e);
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  for (const auto& [name, value] : extra_env) SetVariable(env, name, value);
+  for (const std::string& e : env) launch.add_environment(e);
+  *launch.mutable_std_out() = WireMode(options.output, false);
+  *launch.mutable_std_err() = WireMode(options.error, false);
+  *launch.mutable_std_in() = WireMode(options.input, true);
+  launch.set_append(options.append);
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd) != nullptr) launch.set_work_dir(cwd);
   launch.set_io_host(io_host);
@@ -243,6 +341,58 @@ int Run(const SrunOptions& options) {
   bool failed = false;
   size_t reported = 0;    // Launch errors printed
   int greeted_total = 0;  // Nodes that connected (each before answering its launch)
+
+  // stdin: srun's goes to one task (the node holding it) or to all of them.
+  const bool stdin_all = options.input.kind == StepIoOption::kAll;
+  bool stdin_open =
+      options.input.kind == StepIoOption::kAll ||
+      (options.input.kind == StepIoOption::kStream && options.input.task < step.num_tasks());
+  std::string stdin_node;  // The node of the task that reads it
+  {
+    uint32_t first = 0;
+    for (int i = 0; i < step.nodes_size() && i < step.tasks_per_node_size(); ++i) {
+      if (options.input.task >= first && options.input.task < first + step.tasks_per_node(i)) {
+        stdin_node = step.nodes(i);
+      }
+      first += step.tasks_per_node(i);
+    }
+  }
+  // The connections stdin goes to, once they are all there.
+  auto stdin_targets = [&]() -> std::optional<std::vector<int>> {
+    std::vector<int> out;
+    for (int c : connections) {
+      if (greeted.count(c) != 0 && (stdin_all || node_of[c] == stdin_node)) out.push_back(c);
+    }
+    const size_t wanted = stdin_all ? static_cast<size_t>(step.nodes_size()) : 1;
+    if (out.size() < wanted) return std::nullopt;
+    return out;
+  };
+  auto send_stdin = [&](const std::vector<int>& targets, const char* data, size_t n) {
+    wire::TaskIoFrame frame;
+    frame.set_kind(n > 0 ? wire::TaskIoFrame::STDIN : wire::TaskIoFrame::STDIN_EOF);
+    frame.set_task(options.input.task);
+    frame.set_all_tasks(stdin_all);
+    frame.set_data(data, n);
+    std::string body = frame.SerializeAsString();
+    std::string message(4, '\0');
+    const uint32_t len = static_cast<uint32_t>(body.size());
+    for (int i = 0; i < 4; ++i) message[i] = static_cast<char>((len >> (24 - 8 * i)) & 0xff);
+    message += body;
+    for (int c : targets) WriteAll(c, message);
+  };
+
+  // -K and -W end the step early.
+  bool terminating = false;
+  std::optional<std::chrono::steady_clock::time_point> first_exit;
+  std::optional<std::chrono::steady_clock::time_point> last_interrupt;
+  auto terminate = [&](const std::string& why) {
+    if (terminating) return;
+    terminating = true;
+    if (!why.empty()) std::cerr << why;
+    std::cerr << "srun: Terminating StepId=" << job_id << "." << step_id << "\n";
+    signal_all(SIGKILL);
+  };
+
   while (exits.size() < step.num_tasks()) {
     bool all_answered;
     {
@@ -264,14 +414,39 @@ int Run(const SrunOptions& options) {
       failed = true;
       break;
     }
+    if (first_exit && options.wait_seconds > 0 && !terminating &&
+        std::chrono::steady_clock::now() - *first_exit >
+            std::chrono::seconds(options.wait_seconds)) {
+      terminate("srun: error: First task exited " + std::to_string(options.wait_seconds) +
+                "s ago; " + std::to_string(step.num_tasks() - exits.size()) +
+                " task(s) still running\n");
+    }
+    std::optional<std::vector<int>> targets;
+    if (stdin_open) targets = stdin_targets();
     std::vector<pollfd> fds;
     fds.push_back({*listening, POLLIN, 0});
     fds.push_back({signal_pipe[0], POLLIN, 0});
+    fds.push_back({targets ? 0 : -1, POLLIN, 0});
     for (int c : connections) fds.push_back({c, POLLIN, 0});
     poll(fds.data(), fds.size(), 100);
     if (fds[1].revents != 0) {
       unsigned char sig;
       while (read(signal_pipe[0], &sig, 1) == 1) {
+        if (sig == SIGINT) {
+          // ^C once: the tasks' status; twice within a second: end the step.
+          auto now = std::chrono::steady_clock::now();
+          if (last_interrupt && now - *last_interrupt < std::chrono::seconds(1)) {
+            terminate("srun: interrupted twice: cancelling the step\n");
+          } else {
+            std::cerr << "srun: interrupt (one more within 1 sec to abort)\n";
+            for (const std::string& line :
+                 TaskStatusLines(job_id, step_id, step.num_tasks(), exits)) {
+              std::cerr << line << "\n";
+            }
+          }
+          last_interrupt = now;
+          continue;
+        }
         std::cerr << "srun: forwarding signal " << static_cast<int>(sig) << " to step " << job_id
                   << "." << step_id << "\n";
         signal_all(sig);
@@ -281,8 +456,20 @@ int Run(const SrunOptions& options) {
       int c = accept4(*listening, nullptr, nullptr, SOCK_CLOEXEC);
       if (c >= 0) connections.push_back(c);
     }
+    if (targets && fds[2].revents != 0) {
+      char in[64 * 1024];
+      ssize_t n = (fds[2].revents & POLLNVAL) != 0 ? 0 : read(0, in, sizeof in);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+        // Try again.
+      } else if (n <= 0) {
+        send_stdin(*targets, nullptr, 0);
+        stdin_open = false;
+      } else {
+        send_stdin(*targets, in, static_cast<size_t>(n));
+      }
+    }
     std::vector<int> closed;
-    for (size_t i = 2; i < fds.size(); ++i) {
+    for (size_t i = 3; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
       int c = fds[i].fd;
       wire::TaskIoFrame frame;
@@ -303,17 +490,24 @@ int Run(const SrunOptions& options) {
       }
       switch (frame.kind()) {
         case wire::TaskIoFrame::STDOUT:
-          WriteAll(1, output.Add(frame.task(), 1, frame.data()));
+          WriteAll(out_fd, output.Add(frame.task(), 1, frame.data()));
           break;
         case wire::TaskIoFrame::STDERR:
-          WriteAll(2, output.Add(frame.task(), 2, frame.data()));
+          WriteAll(err_fd, output.Add(frame.task(), 2, frame.data()));
           break;
-        case wire::TaskIoFrame::EXIT:
-          WriteAll(1, output.Flush(frame.task(), 1));
-          WriteAll(2, output.Flush(frame.task(), 2));
-          exits[frame.task()] = frame.wait_status();
+        case wire::TaskIoFrame::EXIT: {
+          WriteAll(out_fd, output.Flush(frame.task(), 1));
+          WriteAll(err_fd, output.Flush(frame.task(), 2));
+          const uint32_t status = frame.wait_status();
+          exits[frame.task()] = status;
           task_node[frame.task()] = node_of[c];
+          if (!first_exit) first_exit = std::chrono::steady_clock::now();
+          const bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+          if (options.kill_on_bad_exit && bad && exits.size() < step.num_tasks()) {
+            terminate("");
+          }
           break;
+        }
         case wire::TaskIoFrame::FAILED:
           // Its launch answer says why (printed above, once it comes).
           if (!failed) {
@@ -335,30 +529,70 @@ int Run(const SrunOptions& options) {
   for (int c : connections) close(c);
   close(*listening);
 
-  int code = 0;
   uint32_t worst_status = 0;
   for (const auto& [task, status] : exits) {
-    int task_code = 0;
     const std::string& node = task_node[task];
     if (WIFSIGNALED(status)) {
-      task_code = 128 + WTERMSIG(status);
       std::cerr << "srun: error: " << node << ": task " << task << ": "
                 << strsignal(WTERMSIG(status)) << "\n";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-      task_code = WEXITSTATUS(status);
       std::cerr << "srun: error: " << node << ": task " << task << ": Exited with exit code "
-                << task_code << "\n";
+                << WEXITSTATUS(status) << "\n";
     }
-    if (task_code > code) {
-      code = task_code;
-      worst_status = status;
-    }
+  }
+  int code = StepExitCode(exits);
+  for (const auto& [task, status] : exits) {
+    const int task_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                          : WIFEXITED(status) ? WEXITSTATUS(status)
+                                              : 1;
+    if (task_code == code && code != 0) worst_status = status;
   }
   if (failed && code == 0) {
     code = 1;
     worst_status = 1u << 8;
   }
+  if (out_fd > 2) close(out_fd);
+  if (err_fd > 2 && err_fd != out_fd) close(err_fd);
   end_step(worst_status);
+  return code;
+}
+
+// srun outside an allocation: gets one with the same options (as salloc
+// would), runs the step in it and gives it back.
+int RunInNewAllocation(SrunOptions options, const std::vector<std::string>& args) {
+  JobOptionsContext context;
+  context.env = EnvironmentFromEnvp(environ);
+  char cwd[4096];
+  context.cwd = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/";
+  context.now = static_cast<int64_t>(std::time(nullptr));
+  JobOptionSources sources;
+  sources.command_line = args;
+  auto parsed = ParseJobOptions(Command::kSrun, sources, context);
+  if (!parsed.ok()) {
+    std::cerr << parsed.status().message() << "\n";
+    return 1;
+  }
+  wire::JobSpec spec = parsed->spec;
+  MakeAllocationSpec(spec, options.command[0].substr(options.command[0].rfind('/') + 1));
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  spec.set_submit_host(host);
+  auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "srun: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  // ^C or a termination signal while waiting gives the request up.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, OnGiveUp);
+  auto allocation = Allocate(**client, spec, AllocationVoice::kSrun, &give_up);
+  if (!allocation.ok()) {
+    std::cerr << allocation.status().message() << "\n";
+    return 1;
+  }
+  options.job_id = allocation->job_id;
+  int code = Run(options, client->get(), AllocationVariables(*allocation, context.cwd, host));
+  // Already over when it was cancelled; then there is nothing to give back.
+  ReleaseAllocation(**client, allocation->job_id, /*cancel=*/false, /*quiet=*/true, "srun");
   return code;
 }
 
@@ -386,10 +620,6 @@ int main(int argc, char** argv) {
     std::cerr << "srun: fatal: No command given to execute.\n";
     return 1;
   }
-  if (options->job_id == 0) {
-    std::cerr << "srun: error: srun runs only inside an allocation for now (SLURM_JOB_ID is not "
-                 "set); use sbatch\n";
-    return 1;
-  }
-  return Run(*options);
+  if (options->job_id == 0) return RunInNewAllocation(*options, args);
+  return Run(*options, nullptr, {});
 }

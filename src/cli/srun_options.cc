@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 #include <getopt.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <span>
 
 #include "common/strings.h"
 
@@ -17,6 +21,8 @@ enum LongOnly : int {
   kMpi,
   kOverlap,
   kExclusive,
+  kOpenMode,
+  kAllocationOnly,  // + index in JobOptionTable()
 };
 
 const option kOptions[] = {
@@ -36,6 +42,13 @@ const option kOptions[] = {
     {"mpi", required_argument, nullptr, kMpi},
     {"overlap", no_argument, nullptr, kOverlap},
     {"exclusive", optional_argument, nullptr, kExclusive},
+    {"output", required_argument, nullptr, 'o'},
+    {"error", required_argument, nullptr, 'e'},
+    {"input", required_argument, nullptr, 'i'},
+    {"open-mode", required_argument, nullptr, kOpenMode},
+    {"kill-on-bad-exit", optional_argument, nullptr, 'K'},
+    {"wait", required_argument, nullptr, 'W'},
+    {"unbuffered", no_argument, nullptr, 'u'},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -59,7 +72,74 @@ Result<uint32_t> GpuCount(std::string_view value) {
                false);
 }
 
+// -K's optional value: none or non-zero sets it, 0 clears it.
+bool KillOnBadExit(std::string_view value) {
+  return value.empty() || ParseUint(Trim(value)).value_or(1) != 0;
+}
+
 }  // namespace
+
+int StepExitCode(const std::map<uint32_t, uint32_t>& wait_statuses) {
+  int code = 0;
+  int signal_code = 0;
+  for (const auto& [task, status] : wait_statuses) {
+    if (WIFEXITED(status)) code = std::max<int>(code, WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) signal_code = std::max<int>(signal_code, 128 + WTERMSIG(status));
+  }
+  return code != 0 ? code : signal_code;
+}
+
+std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint32_t num_tasks,
+                                         const std::map<uint32_t, uint32_t>& wait_statuses) {
+  const std::string prefix = fmt::format("srun: StepId={}.{} ", job_id, step_id);
+  // Tasks in the same state, as ranges: "tasks 0-2,5".
+  // In the order of each state's first task.
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> by_state;
+  for (uint32_t t = 0; t < num_tasks; ++t) {
+    auto it = wait_statuses.find(t);
+    std::string state = "running";
+    if (it != wait_statuses.end()) {
+      const uint32_t status = it->second;
+      state = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
+              : WEXITSTATUS(status) != 0
+                  ? fmt::format("exited with exit code {}", WEXITSTATUS(status))
+                  : "exited";
+    }
+    auto same = std::find_if(by_state.begin(), by_state.end(),
+                             [&](const auto& entry) { return entry.first == state; });
+    if (same == by_state.end()) same = by_state.insert(by_state.end(), {state, {}});
+    same->second.push_back(t);
+  }
+  std::vector<std::string> lines;
+  for (const auto& [state, tasks] : by_state) {
+    std::string ranges;
+    for (size_t i = 0; i < tasks.size();) {
+      size_t j = i;
+      while (j + 1 < tasks.size() && tasks[j + 1] == tasks[j] + 1) ++j;
+      if (!ranges.empty()) ranges += ',';
+      ranges += j == i ? std::to_string(tasks[i]) : fmt::format("{}-{}", tasks[i], tasks[j]);
+      i = j + 1;
+    }
+    lines.push_back(prefix + (tasks.size() == 1 ? "task " : "tasks ") + ranges + ": " + state);
+  }
+  return lines;
+}
+
+StepIoOption ParseStepIoOption(std::string_view value, bool input) {
+  StepIoOption o;
+  if (value == "all") {
+    o.kind = input ? StepIoOption::kAll : StepIoOption::kStream;
+  } else if (value == "none") {
+    o.kind = StepIoOption::kNone;
+  } else if (std::optional<uint64_t> task = ParseUint(value); task && *task <= UINT32_MAX) {
+    o.kind = input ? StepIoOption::kStream : StepIoOption::kOneTask;
+    o.task = static_cast<uint32_t>(*task);
+  } else {
+    o.kind = StepIoOption::kFile;
+    o.pattern = std::string(value);
+  }
+  return o;
+}
 
 Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const Environment& env) {
   SrunOptions o;
@@ -86,12 +166,18 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     if (Result<uint32_t> n = GpuCount(v); n.ok()) o.gpus_per_task = *n;
   }
   o.gpu_bind = from_env("SLURM_GPU_BIND");
+  if (std::string v = from_env("SLURM_KILL_BAD_EXIT"); !v.empty())
+    o.kill_on_bad_exit = KillOnBadExit(v);
+  if (std::string v = from_env("SLURM_WAIT"); !v.empty()) {
+    o.wait_seconds = static_cast<uint32_t>(ParseUint(v).value_or(0));
+  }
   if (std::string v = from_env("SLURM_JOB_ID"); !v.empty()) {
     o.job_id = static_cast<uint32_t>(ParseUint(v).value_or(0));
   }
   // An explicit -n without -N must not be held to the allocation's node count.
   bool nodes_given = false;
   bool tasks_given = false;
+  bool error_given = false;
 
   std::vector<std::string> storage = {"srun"};
   storage.insert(storage.end(), args.begin(), args.end());
@@ -101,8 +187,33 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   optind = 0;  // Full reset: other parses may have run in this process.
   opterr = 0;
   const int argc = static_cast<int>(storage.size());
+  // The allocation's options (sbatch's table) are let through: srun outside
+  // an allocation parses them again for its request (srun_main.cc).
+  std::vector<option> longopts;
+  std::string optstring = "+n:N:c:J:lhVvo:e:i:K::W:u";
+  const size_t own_letters = optstring.size();
+  for (const option* o = kOptions; o->name != nullptr; ++o) longopts.push_back(*o);
+  const std::span<const JobOption> table = JobOptionTable();
+  for (size_t i = 0; i < table.size(); ++i) {
+    const JobOption& j = table[i];
+    if (!(j.commands & CommandBit(Command::kSrun))) continue;
+    bool known = false;
+    for (const option& o : longopts) known = known || j.name == o.name;
+    if (known) continue;
+    const int has_arg = j.arg == ArgKind::kNone       ? no_argument
+                        : j.arg == ArgKind::kRequired ? required_argument
+                                                      : optional_argument;
+    longopts.push_back(
+        option{j.name.data(), has_arg, nullptr, kAllocationOnly + static_cast<int>(i)});
+    if (j.short_name != 0 && optstring.find(j.short_name) >= own_letters) {
+      optstring += j.short_name;
+      if (j.arg == ArgKind::kRequired) optstring += ':';
+      if (j.arg == ArgKind::kOptional) optstring += "::";
+    }
+  }
+  longopts.push_back(option{nullptr, 0, nullptr, 0});
   int c;
-  while ((c = getopt_long(argc, argv.data(), "+n:N:c:J:lhVv", kOptions, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv.data(), optstring.c_str(), longopts.data(), nullptr)) != -1) {
     std::string_view value = optarg != nullptr ? optarg : "";
     Result<uint32_t> n = 0u;
     switch (c) {
@@ -162,11 +273,54 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
               "srun: warning: --mpi={} is not supported yet; tasks start without it", value));
         }
         break;
+      case 'o':
+        o.output = ParseStepIoOption(value, false);
+        break;
+      case 'e':
+        o.error = ParseStepIoOption(value, false);
+        error_given = true;
+        break;
+      case 'i':
+        o.input = ParseStepIoOption(value, true);
+        break;
+      case kOpenMode:
+        if (value != "append" && value != "truncate") {
+          return Error(fmt::format("Invalid --open-mode argument: {}. Ignored", value));
+        }
+        o.append = value == "append";
+        break;
+      case 'K':
+        o.kill_on_bad_exit = KillOnBadExit(value);
+        break;
+      case 'W': {
+        std::optional<uint64_t> secs = ParseUint(Trim(value));
+        if (!secs || *secs > UINT32_MAX) {
+          return Error(fmt::format("Invalid numeric value \"{}\" for --wait.", value));
+        }
+        o.wait_seconds = static_cast<uint32_t>(*secs);
+        break;
+      }
+      case 'u':
+        break;  // Output is never buffered on its way to srun.
       case kOverlap:
       case kExclusive:
         break;  // Steps share the allocation's resources for now (docs/steps.md).
-      case '?':
+      case '?': {
+        std::string bad = optind - 1 < argc ? storage[optind - 1] : "";
+        if (optopt != 0) return Error(fmt::format("invalid option -- '{}'", char(optopt)));
+        return Error(fmt::format("unrecognized option '{}'", bad));
+      }
       default: {
+        if (c >= kAllocationOnly) break;  // For the allocation only
+        if (c < 128) {
+          // A letter of the allocation's table (-p, -t, ...).
+          bool allocation_letter = false;
+          for (const JobOption& j : table) {
+            allocation_letter = allocation_letter ||
+                                (j.short_name == c && (j.commands & CommandBit(Command::kSrun)));
+          }
+          if (allocation_letter) break;
+        }
         std::string bad = optind - 1 < argc ? storage[optind - 1] : "";
         if (optopt != 0) return Error(fmt::format("invalid option -- '{}'", char(optopt)));
         return Error(fmt::format("unrecognized option '{}'", bad));
@@ -178,6 +332,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     // The inherited node count only caps the step: it takes as many as it needs.
     o.num_nodes = 0;
   }
+  // stderr follows stdout unless -e says otherwise.
+  if (!error_given) o.error = o.output;
   for (int i = optind; i < argc; ++i) o.command.push_back(storage[i]);
   return o;
 }

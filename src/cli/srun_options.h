@@ -6,13 +6,32 @@
 // first argument that is not an option starts the command.
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/job_options.h"
 #include "common/status.h"
 
 namespace rota::cli {
+
+// One of -o/-e/-i: Slurm's special values or a file name pattern.
+struct StepIoOption {
+  enum Kind {
+    kStream,   // Through srun (output of every task; stdin of task `task`)
+    kNone,     // /dev/null
+    kFile,     // `pattern` (common/step_io_pattern.h)
+    kOneTask,  // Output: only task `task` reaches srun
+    kAll,      // Input: srun's stdin to every task
+  };
+  Kind kind = kStream;
+  std::string pattern;
+  uint32_t task = 0;
+};
+
+// "all", "none", a task id or a file name pattern; `input` for -i.
+StepIoOption ParseStepIoOption(std::string_view value, bool input);
 
 struct SrunOptions {
   uint32_t num_tasks = 0;  // 0: not given
@@ -22,7 +41,13 @@ struct SrunOptions {
   uint32_t gpus_per_task = 0;
   std::string gpu_bind;
   std::string job_name;
-  bool label = false;  // -l: prefix every output line with its task id
+  bool label = false;   // -l: prefix every output line with its task id
+  StepIoOption output;  // -o
+  StepIoOption error;   // -e (default: as -o)
+  StepIoOption input{StepIoOption::kStream, "", 0};  // -i (default: task 0)
+  bool append = false;                               // --open-mode=append
+  bool kill_on_bad_exit = false;                     // -K
+  uint32_t wait_seconds = 0;                         // -W (0: for ever)
   bool help = false;
   bool usage = false;
   bool version = false;
@@ -31,6 +56,17 @@ struct SrunOptions {
   std::vector<std::string> command;
   std::vector<std::string> warnings;  // Complete lines for srun to print
 };
+
+// srun's exit code from its tasks' wait statuses (task id -> status): the
+// highest exit code; when no task exited non-zero, 128 + the highest signal
+// that killed one (so with -K the failing task's code wins over the SIGKILL
+// of the tasks it took down).
+int StepExitCode(const std::map<uint32_t, uint32_t>& wait_statuses);
+
+// What srun prints at ^C: "srun: StepId=J.S tasks 0-2,5: running" and one
+// line per exit ("... task 3: exited with exit code 2", "... killed by signal 9").
+std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint32_t num_tasks,
+                                         const std::map<uint32_t, uint32_t>& wait_statuses);
 
 // `args`: argv without argv[0]. Errors: complete "srun: error: ..." lines.
 // NOT thread-safe (getopt_long).

@@ -69,6 +69,90 @@ TEST(SrunOptionsTest, RefusesBadValues) {
 namespace rota::cli {
 namespace {
 
+TEST(SrunOptionsTest, IoModes) {
+  Result<SrunOptions> o = ParseSrunOptions({"-o", "out-%t.txt", "-i", "none", "cmd"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->output.kind, StepIoOption::kFile);
+  EXPECT_EQ(o->output.pattern, "out-%t.txt");
+  // Without -e, stderr goes where stdout goes.
+  EXPECT_EQ(o->error.kind, StepIoOption::kFile);
+  EXPECT_EQ(o->error.pattern, "out-%t.txt");
+  EXPECT_EQ(o->input.kind, StepIoOption::kNone);
+
+  o = ParseSrunOptions({"--output=2", "--error=none", "--input=all", "cmd"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->output.kind, StepIoOption::kOneTask);
+  EXPECT_EQ(o->output.task, 2u);
+  EXPECT_EQ(o->error.kind, StepIoOption::kNone);
+  EXPECT_EQ(o->input.kind, StepIoOption::kAll);
+
+  // Defaults: output to srun, stdin to task 0.
+  o = ParseSrunOptions({"cmd"}, {});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->output.kind, StepIoOption::kStream);
+  EXPECT_EQ(o->error.kind, StepIoOption::kStream);
+  EXPECT_EQ(o->input.kind, StepIoOption::kStream);
+  EXPECT_EQ(o->input.task, 0u);
+  EXPECT_FALSE(o->append);
+
+  o = ParseSrunOptions({"-i3", "-o", "all", "--open-mode=append", "cmd"}, {});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->input.kind, StepIoOption::kStream);
+  EXPECT_EQ(o->input.task, 3u);
+  EXPECT_EQ(o->output.kind, StepIoOption::kStream);
+  EXPECT_TRUE(o->append);
+  EXPECT_FALSE(ParseSrunOptions({"--open-mode=sideways", "cmd"}, {}).ok());
+}
+
+// The allocation's options (for srun outside one) pass through srun's parse.
+TEST(SrunOptionsTest, AllocationOptionsPassThrough) {
+  Result<SrunOptions> o = ParseSrunOptions(
+      {"-p", "batch", "--gres=gpu:1", "-t", "5", "--mem=1G", "-n2", "--qos", "hi", "cmd", "-t"},
+      {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->num_tasks, 2u);
+  EXPECT_EQ(o->command, (std::vector<std::string>{"cmd", "-t"}));
+  EXPECT_FALSE(ParseSrunOptions({"--array=1-3", "cmd"}, {}).ok());  // sbatch's only
+}
+
+TEST(SrunOptionsTest, KillOnBadExitAndWait) {
+  Result<SrunOptions> o = ParseSrunOptions({"-K", "-W", "5", "cmd"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_TRUE(o->kill_on_bad_exit);
+  EXPECT_EQ(o->wait_seconds, 5u);
+  o = ParseSrunOptions({"--kill-on-bad-exit=0", "--wait=0", "cmd"}, {{"SLURM_KILL_BAD_EXIT", "1"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->kill_on_bad_exit);
+  EXPECT_EQ(o->wait_seconds, 0u);
+  o = ParseSrunOptions({"cmd"}, {{"SLURM_KILL_BAD_EXIT", "1"}, {"SLURM_WAIT", "7"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->kill_on_bad_exit);
+  EXPECT_EQ(o->wait_seconds, 7u);
+  EXPECT_FALSE(ParseSrunOptions({"-W", "soon", "cmd"}, {}).ok());
+}
+
+TEST(SrunOptionsTest, ExitCodeIsTheHighestExitCodeElseTheHighestSignal) {
+  auto exited = [](int code) { return static_cast<uint32_t>(code << 8); };
+  EXPECT_EQ(StepExitCode({}), 0);
+  EXPECT_EQ(StepExitCode({{0, exited(0)}, {1, exited(0)}}), 0);
+  EXPECT_EQ(StepExitCode({{0, exited(3)}, {1, exited(4)}}), 4);
+  EXPECT_EQ(StepExitCode({{0, exited(0)}, {1, 9}}), 137);
+  EXPECT_EQ(StepExitCode({{0, 15}, {1, 9}}), 143);
+  // -K: the failing task's code, not its killed siblings' 137.
+  EXPECT_EQ(StepExitCode({{0, exited(3)}, {1, 9}, {2, 9}}), 3);
+}
+
+TEST(SrunOptionsTest, TaskStatusLinesGroupTasksByState) {
+  EXPECT_EQ(
+      TaskStatusLines(7, 1, 6, {{3, 2u << 8}, {4, 0}, {5, 9}}),
+      (std::vector<std::string>{
+          "srun: StepId=7.1 tasks 0-2: running", "srun: StepId=7.1 task 3: exited with exit code 2",
+          "srun: StepId=7.1 task 4: exited", "srun: StepId=7.1 task 5: killed by signal 9"}));
+  EXPECT_EQ(TaskStatusLines(7, 0, 4, {{1, 0}}),
+            (std::vector<std::string>{"srun: StepId=7.0 tasks 0,2-3: running",
+                                      "srun: StepId=7.0 task 1: exited"}));
+}
+
 TEST(StepCommandsTest, ParsesStepIds) {
   EXPECT_EQ(ParseStepId("123.4"), std::make_optional(std::make_pair(123u, 4u)));
   EXPECT_EQ(ParseStepId("123"), std::nullopt);

@@ -15,10 +15,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "api/methods.h"
 #include "common/hostlist.h"
 #include "common/log.h"
+#include "common/step_io_pattern.h"
 #include "noded/cpu_list.h"
 #include "noded/job_environment.h"
 #include "noded/step_channel.h"
@@ -159,8 +161,65 @@ struct LocalTask {
   bool exited = false;
   uint32_t wait_status = 0;
   bool reported = false;
-  std::string cage;  // Its devices sub-cage ("" without one)
+  std::string cage;           // Its devices sub-cage ("" without one)
+  int stdin_fd = -1;          // From srun (-i): write end, non-blocking
+  std::string stdin_pending;  // Received from srun, not yet taken by the task
+  bool stdin_eof = false;     // srun's stdin ended: close once pending is written
 };
+
+// Where one output stream of task `task` goes: "" for srun (a pipe), else a file.
+std::string OutputPath(const wire::TaskIoMode& mode, uint32_t task, const StepIoFields& fields) {
+  switch (mode.kind()) {
+    case wire::TaskIoMode::NONE:
+      return "/dev/null";
+    case wire::TaskIoMode::FILE:
+      return ExpandStepIoPattern(mode.pattern(), fields);
+    case wire::TaskIoMode::ONE_TASK:
+      return task == mode.task() ? "" : "/dev/null";
+    default:
+      return "";
+  }
+}
+
+// Writes what it can of the task's pending stdin; closes it once srun's stdin
+// ended and all is written, or when the task stopped reading.
+void WritePendingStdin(LocalTask& task) {
+  while (task.stdin_fd >= 0 && !task.stdin_pending.empty()) {
+    ssize_t n = write(task.stdin_fd, task.stdin_pending.data(), task.stdin_pending.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) return;
+    if (n <= 0) {  // EPIPE: nobody reads any more
+      task.stdin_pending.clear();
+      close(task.stdin_fd);
+      task.stdin_fd = -1;
+      return;
+    }
+    task.stdin_pending.erase(0, static_cast<size_t>(n));
+  }
+  if (task.stdin_fd >= 0 && task.stdin_eof && task.stdin_pending.empty()) {
+    close(task.stdin_fd);
+    task.stdin_fd = -1;
+  }
+}
+
+// Takes one frame from srun (stdin for some of the tasks). False: srun is gone.
+bool RelayStdin(int io, std::vector<LocalTask>& tasks) {
+  wire::TaskIoFrame frame;
+  if (!ReadStepMessage(io, frame, std::chrono::seconds(10)).ok()) return false;
+  if (frame.kind() != wire::TaskIoFrame::STDIN && frame.kind() != wire::TaskIoFrame::STDIN_EOF) {
+    return true;
+  }
+  for (LocalTask& task : tasks) {
+    if (task.stdin_fd < 0 || (!frame.all_tasks() && frame.task() != task.global_id)) continue;
+    if (frame.kind() == wire::TaskIoFrame::STDIN_EOF) {
+      task.stdin_eof = true;
+    } else {
+      task.stdin_pending += frame.data();
+    }
+    WritePendingStdin(task);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -276,7 +335,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
 
   auto finish = [&] {
     for (LocalTask& t : tasks) {
-      for (int* fd : {&t.fds[0], &t.fds[1], &t.pidfd}) {
+      for (int* fd : {&t.fds[0], &t.fds[1], &t.pidfd, &t.stdin_fd}) {
         if (*fd >= 0) close(*fd);
         *fd = -1;
       }
@@ -450,6 +509,14 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   }
   const std::string work_dir = request.work_dir().empty() ? "/tmp" : request.work_dir();
   std::vector<std::string> argv(request.argv().begin(), request.argv().end());
+  StepIoFields io_fields;
+  io_fields.job_id = job_id;
+  io_fields.step_id = step_id;
+  io_fields.node_index = static_cast<uint32_t>(node_index);
+  io_fields.node = me;
+  io_fields.user = user;
+  io_fields.job_name = spec.name();
+  std::set<std::string> opened;  // Output files of earlier tasks here: appended to
 
   tasks.resize(local_tasks);
   for (uint32_t t = 0; t < local_tasks; ++t) {
@@ -490,6 +557,25 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     process.gid = spec.gid();
     process.groups = groups;
     process.work_dir = work_dir;
+    io_fields.task_id = task.global_id;
+    process.stdout_path = OutputPath(request.std_out(), task.global_id, io_fields);
+    process.stderr_path = OutputPath(request.std_err(), task.global_id, io_fields);
+    process.truncate_out = !request.append() && opened.insert(process.stdout_path).second;
+    process.truncate_err = !request.append() && process.stderr_path != process.stdout_path &&
+                           opened.insert(process.stderr_path).second;
+    switch (request.std_in().kind()) {
+      case wire::TaskIoMode::FILE:
+        process.stdin_path = ExpandStepIoPattern(request.std_in().pattern(), io_fields);
+        break;
+      case wire::TaskIoMode::ALL:
+        process.stdin_pipe = true;
+        break;
+      case wire::TaskIoMode::STREAM:
+        process.stdin_pipe = request.std_in().task() == task.global_id;
+        break;
+      default:
+        break;
+    }
     std::optional<std::vector<DeviceRule>> confine;
     if (constrained && binding->per_task) {
       Result<std::vector<DeviceRule>> rules = TaskDeviceRules(node_, gpus);
@@ -509,6 +595,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     task.pid = started->pid;
     task.fds[0] = started->stdout_fd;
     task.fds[1] = started->stderr_fd;
+    task.stdin_fd = started->stdin_fd;
     task.pidfd = static_cast<int>(syscall(SYS_pidfd_open, task.pid, 0));
     std::lock_guard<std::mutex> step_lock(running->mu);
     running->live.push_back(task.pid);
@@ -542,9 +629,21 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     for (const LocalTask& task : tasks) {
       if (!task.exited && task.pidfd >= 0) polled.push_back({task.pidfd, POLLIN, 0});
     }
-    polled.push_back({io, POLLIN, 0});  // srun sends nothing: readable means gone.
+    std::vector<size_t> writers;  // Tasks whose stdin has data waiting
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].stdin_fd >= 0 && !tasks[i].stdin_pending.empty()) {
+        polled.push_back({tasks[i].stdin_fd, POLLOUT, 0});
+        writers.push_back(i);
+      }
+    }
+    polled.push_back({io, POLLIN, 0});  // srun's stdin frames; EOF: srun is gone
     poll(polled.data(), polled.size(), 100);
-    if (polled.back().revents != 0) srun_gone = true;
+    if (polled.back().revents != 0 && !RelayStdin(io, tasks)) srun_gone = true;
+    for (size_t w = 0; w < writers.size(); ++w) {
+      if (polled[polled.size() - 1 - writers.size() + w].revents != 0) {
+        WritePendingStdin(tasks[writers[w]]);
+      }
+    }
     for (size_t p = 0; p < streams && !srun_gone; ++p) {
       LocalTask& task = tasks[owner[p].first];
       int& fd = task.fds[owner[p].second];
@@ -585,6 +684,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
           }
           task.exited = true;
           task.wait_status = static_cast<uint32_t>(status);
+          if (task.stdin_fd >= 0) close(task.stdin_fd);
+          task.stdin_fd = -1;
         }
       }
       if (task.exited && !task.reported && task.fds[0] < 0 && task.fds[1] < 0) {

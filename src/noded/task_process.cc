@@ -13,7 +13,7 @@ namespace rota::noded {
 namespace {
 
 struct ChildFailure {
-  int stage;  // 1 release, 2 session, 3 identity, 4 stdio, 5 exec
+  int stage;  // 1 release, 2 session, 3 identity, 4 stdio, 5 exec, 6-8 stdin/out/err file
   int error;
 };
 
@@ -34,27 +34,32 @@ void CloseAll(std::initializer_list<int> fds) {
 
 Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeExec& before_exec) {
   if (spec.argv.empty()) return InvalidArgument("no command to run");
-  int release[2], error[2], out[2], err[2];
-  if (pipe2(release, O_CLOEXEC) != 0) return Internal(std::string("pipe: ") + strerror(errno));
-  if (pipe2(error, O_CLOEXEC) != 0) {
-    CloseAll({release[0], release[1]});
-    return Internal(std::string("pipe: ") + strerror(errno));
-  }
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    CloseAll({release[0], release[1], error[0], error[1]});
-    return Internal(std::string("pipe: ") + strerror(errno));
-  }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    CloseAll({release[0], release[1], error[0], error[1], out[0], out[1]});
-    return Internal(std::string("pipe: ") + strerror(errno));
+  // Pipes: release, error, then stdout, stderr and stdin when wanted.
+  int release[2] = {-1, -1}, error[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1},
+      in[2] = {-1, -1};
+  auto close_pipes = [&] {
+    CloseAll(
+        {release[0], release[1], error[0], error[1], out[0], out[1], err[0], err[1], in[0], in[1]});
+  };
+  for (int* p : {release, error, spec.stdout_path.empty() ? out : nullptr,
+                 spec.stderr_path.empty() ? err : nullptr, spec.stdin_pipe ? in : nullptr}) {
+    if (p != nullptr && pipe2(p, O_CLOEXEC) != 0) {
+      int saved = errno;
+      close_pipes();
+      return Internal(std::string("pipe: ") + strerror(saved));
+    }
   }
   std::vector<char*> argv = CStrings(spec.argv);
   std::vector<char*> envp = CStrings(spec.env);
+  const int out_flags = O_WRONLY | O_CREAT | O_APPEND | (spec.truncate_out ? O_TRUNC : 0);
+  const int err_flags = O_WRONLY | O_CREAT | O_APPEND | (spec.truncate_err ? O_TRUNC : 0);
+  const bool shared_out = !spec.stdout_path.empty() && spec.stderr_path == spec.stdout_path;
 
   pid_t pid = fork();
   if (pid < 0) {
-    CloseAll({release[0], release[1], error[0], error[1], out[0], out[1], err[0], err[1]});
-    return Internal(std::string("fork: ") + strerror(errno));
+    int saved = errno;
+    close_pipes();
+    return Internal(std::string("fork: ") + strerror(saved));
   }
   if (pid == 0) {
     // Async-signal-safe calls only from here on.
@@ -67,8 +72,9 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     // parent that gives up (closes its end unwritten) would leave this waiting.
     close(release[1]);
     close(error[0]);
-    close(out[0]);
-    close(err[0]);
+    if (out[0] >= 0) close(out[0]);
+    if (err[0] >= 0) close(err[0]);
+    if (in[1] >= 0) close(in[1]);
     char go;
     if (read(release[0], &go, 1) != 1) fail(1);
     sigset_t all;
@@ -85,8 +91,19 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
       fail(3);
     }
     if (chdir(spec.work_dir.c_str()) != 0) (void)!chdir("/tmp");
-    int in = open("/dev/null", O_RDONLY);
-    if (in < 0 || dup2(in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) fail(4);
+    // Files are opened here, as the task's user, relative to its directory.
+    int stdin_fd = in[0];
+    if (stdin_fd < 0)
+      stdin_fd = open(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path.c_str(), O_RDONLY);
+    if (stdin_fd < 0) fail(6);
+    int stdout_fd = out[1];
+    if (stdout_fd < 0) stdout_fd = open(spec.stdout_path.c_str(), out_flags, 0644);
+    if (stdout_fd < 0) fail(7);
+    int stderr_fd = err[1];
+    if (shared_out) stderr_fd = stdout_fd;
+    if (stderr_fd < 0) stderr_fd = open(spec.stderr_path.c_str(), err_flags, 0644);
+    if (stderr_fd < 0) fail(8);
+    if (dup2(stdin_fd, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0) fail(4);
     // The error pipe closes itself at exec; everything else of the daemon's goes now.
     const int keep = error[1];
     if (keep > 3) close_range(3, keep - 1, 0);
@@ -96,7 +113,7 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     execvp(argv[0], argv.data());
     fail(5);
   }
-  CloseAll({release[0], error[1], out[1], err[1]});
+  CloseAll({release[0], error[1], out[1], err[1], in[0]});
   Status ready = before_exec ? before_exec(pid) : Status::Ok();
   if (ready.ok()) {
     char go = 1;
@@ -109,18 +126,31 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     n = read(error[0], &failure, sizeof failure);
   } while (n < 0 && errno == EINTR);
   close(error[0]);
-  if (ready.ok() && n == 0) return TaskProcess{pid, out[0], err[0]};
-  CloseAll({out[0], err[0]});
+  if (ready.ok() && n == 0) {
+    if (in[1] >= 0) fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+    return TaskProcess{pid, out[0], err[0], in[1]};
+  }
+  CloseAll({out[0], err[0], in[1]});
   if (!ready.ok()) kill(pid, SIGKILL);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!ready.ok()) return ready;
   if (n != static_cast<ssize_t>(sizeof failure)) return Internal("the task's process vanished");
-  static constexpr const char* kStages[] = {"",       "waiting to be released", "setsid",
-                                            "setuid", "setting up its stdio",   "cannot execute"};
-  std::string what = failure.stage >= 1 && failure.stage <= 5 ? kStages[failure.stage] : "start";
+  static constexpr const char* kStages[] = {"",
+                                            "waiting to be released",
+                                            "setsid",
+                                            "setuid",
+                                            "setting up its stdio",
+                                            "cannot execute",
+                                            "cannot open",
+                                            "cannot open",
+                                            "cannot open"};
+  std::string what = failure.stage >= 1 && failure.stage <= 8 ? kStages[failure.stage] : "start";
   if (failure.stage == 5) what += " " + spec.argv[0];
+  if (failure.stage == 6) what += " " + spec.stdin_path;
+  if (failure.stage == 7) what += " " + spec.stdout_path;
+  if (failure.stage == 8) what += " " + spec.stderr_path;
   return FailedPrecondition(what + ": " + strerror(failure.error));
 }
 

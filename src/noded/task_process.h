@@ -23,16 +23,26 @@ struct TaskProcessSpec {
   gid_t gid = 0;
   std::vector<gid_t> groups;
   std::string work_dir;  // /tmp when it cannot be entered
+  // Files for the standard streams, opened by the task itself (as its user,
+  // relative to its work dir). Empty: stdout/stderr go to pipes, stdin is
+  // /dev/null unless `stdin_pipe`.
+  std::string stdin_path;
+  std::string stdout_path;
+  std::string stderr_path;   // Equal to stdout_path: one file for both
+  bool truncate_out = true;  // Truncate the output files (else only append)
+  bool truncate_err = true;
+  bool stdin_pipe = false;  // stdin from a pipe (TaskProcess::stdin_fd)
 };
 
 struct TaskProcess {
   pid_t pid = -1;      // Leads its own session and process group.
   int stdout_fd = -1;  // Read ends, close-on-exec; the caller closes them.
   int stderr_fd = -1;
+  int stdin_fd = -1;  // Write end when spec.stdin_pipe, non-blocking, close-on-exec.
 };
 
 // Errors: why the task could not start ("cannot execute foo: No such file or
-// directory"), the child already reaped.
+// directory", "cannot open out.7: Permission denied"), the child already reaped.
 Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeExec& before_exec);
 
 }  // namespace rota::noded

@@ -81,6 +81,17 @@ class StepsTest : public ::testing::Test {
   std::string Output(const std::string& job) {
     return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
   }
+  // The id of the job called `name` that squeue lists ("" when none).
+  std::string JobNamed(const std::string& name) {
+    const std::string listed = cluster_->Run("squeue -h -o '%i %j'").out;
+    for (std::string_view line : Split(listed, '\n')) {
+      line = Trim(line);
+      if (line.size() > name.size() && line.substr(line.size() - name.size() - 1) == " " + name) {
+        return std::string(line.substr(0, line.size() - name.size() - 1));
+      }
+    }
+    return "";
+  }
   // The line of `out` starting with `prefix` ("" when none).
   static std::string LineOf(const std::string& out, const std::string& prefix) {
     for (std::string_view line : Split(out, '\n')) {
@@ -262,11 +273,211 @@ TEST_F(StepsTest, SallocRunsACommandInItsAllocationAndReleasesIt) {
   EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
 }
 
-TEST_F(StepsTest, SrunOutsideAnAllocationSaysSo) {
-  CommandResult r = cluster_->Run("env -u SLURM_JOB_ID srun true");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("srun: error: srun runs only inside an allocation"), std::string::npos)
-      << r.out;
+// -o/-e/-i: per-task and per-node files written on the nodes, one file for
+// all tasks written by srun, one task's output, none.
+TEST_F(StepsTest, OutputErrorAndInputOptions) {
+  const std::string both = "sh -c 'echo o$SLURM_PROCID; echo e$SLURM_PROCID >&2'";
+  std::string id = Submit("-N2 --ntasks-per-node=2",
+                          "cd " + cluster_->work_dir() + "\n" + "srun -o out-%t.txt " + both +
+                              "; echo rc1=$?\n" + "srun -o node-%N.txt -e err-%n-%j-%s.txt " +
+                              both + "; echo rc2=$?\n" +
+                              "srun -o all-%J.txt sh -c 'echo a$SLURM_PROCID'; echo rc3=$?\n" +
+                              "srun -o 2 sh -c 'echo only$SLURM_PROCID'; echo rc4=$?\n" +
+                              "srun -o none sh -c 'echo hidden; echo hidden >&2'; echo rc5=$?\n" +
+                              "echo IN0 > in-0.txt; echo IN1 > in-1.txt\n"
+                              "srun -n2 -l -i in-%t.txt cat; echo rc6=$?\n"
+                              "srun -n1 -i missing-%t.txt cat; echo rc7=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  for (int rc = 1; rc <= 6; ++rc) {
+    EXPECT_NE(out.find("rc" + std::to_string(rc) + "=0\n"), std::string::npos) << rc << out;
+  }
+  const std::string dir = cluster_->work_dir() + "/";
+  for (int t = 0; t < 4; ++t) {
+    std::string mine = "o" + std::to_string(t) + "\ne" + std::to_string(t) + "\n";
+    EXPECT_EQ(ReadFileText(dir + "out-" + std::to_string(t) + ".txt"), mine) << t;
+  }
+  // Per node: both tasks of the node in one file, stderr in its own.
+  std::string node1 = ReadFileText(dir + "node-" + cluster_->Node(1) + ".txt");
+  std::string node2 = ReadFileText(dir + "node-" + cluster_->Node(2) + ".txt");
+  EXPECT_NE(node1.find("o0\n"), std::string::npos) << node1;
+  EXPECT_NE(node1.find("o1\n"), std::string::npos) << node1;
+  EXPECT_EQ(node1.find("e0"), std::string::npos) << node1;
+  EXPECT_NE(node2.find("o3\n"), std::string::npos) << node2;
+  std::string err1 = ReadFileText(dir + "err-1-" + id + "-1.txt");
+  EXPECT_NE(err1.find("e2\n"), std::string::npos) << err1;
+  EXPECT_NE(err1.find("e3\n"), std::string::npos) << err1;
+  // One file for every task: srun's.
+  std::string all = ReadFileText(dir + "all-" + id + ".2.txt");
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_NE(all.find("a" + std::to_string(t) + "\n"), std::string::npos) << all;
+  }
+  EXPECT_EQ(out.find("\na0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("only2\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("only0"), std::string::npos) << out;
+  EXPECT_EQ(out.find("only3"), std::string::npos) << out;
+  EXPECT_EQ(out.find("hidden"), std::string::npos) << out;
+  EXPECT_NE(out.find("0: IN0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("1: IN1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("cannot open missing-0.txt: No such file or directory"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rc7=1\n"), std::string::npos) << out;
+}
+
+// srun's stdin: task 0 by default, every task with -i all, one with -i N,
+// none with -i none; its end reaches the tasks (cat ends).
+TEST_F(StepsTest, StdinGoesToTaskZeroAllOneOrNone) {
+  std::string id = Submit("-N2 --ntasks-per-node=1",
+                          "echo hello | srun -n2 -l cat; echo rc1=$?\n"
+                          "printf 'x\\ny\\n' | srun -n2 -l -i all cat; echo rc2=$?\n"
+                          "echo dropped | srun -n2 -l -i none sh -c 'cat; echo done'; echo rc3=$?\n"
+                          "echo to1 | srun -n2 -l --input=1 cat; echo rc4=$?\n"
+                          "srun -n1 cat < /dev/null; echo rc5=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  for (int rc = 1; rc <= 5; ++rc) {
+    EXPECT_NE(out.find("rc" + std::to_string(rc) + "=0\n"), std::string::npos) << rc << out;
+  }
+  EXPECT_NE(out.find("0: hello\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("1: hello"), std::string::npos) << out;
+  for (const char* line :
+       {"0: x\n", "0: y\n", "1: x\n", "1: y\n", "0: done\n", "1: done\n", "1: to1\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << out;
+  }
+  EXPECT_EQ(out.find("dropped"), std::string::npos) << out;
+  EXPECT_EQ(out.find("0: to1"), std::string::npos) << out;
+}
+
+// -K ends the step when a task fails (srun exits with its code); -W ends it
+// SECS after the first task ended; exit codes win over signals.
+TEST_F(StepsTest, KillOnBadExitAndWait) {
+  const std::string pids = cluster_->work_dir() + "/kpids";
+  std::string id = Submit(
+      "-N2 --ntasks-per-node=1",
+      "srun -K sh -c 'if [ $SLURM_PROCID = 1 ]; then sleep 1; exit 3; fi; echo $$ >> " + pids +
+          "; exec sleep 100'; echo rcK=$?\n"
+          "srun -W 1 sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 0; fi; exec sleep 100';"
+          " echo rcW=$?\n"
+          "srun sh -c 'if [ $SLURM_PROCID = 1 ]; then kill -9 $$; fi; exit 2'; echo rcX=$?\n"
+          "srun sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 3; fi; sleep 2'; echo rcNoK=$?\n"
+          // ^C once prints the tasks' status, twice within a second ends the step.
+          "srun sleep 30 & p=$!; sleep 3; kill -INT $p; sleep 1.5; kill -INT $p; sleep 0.3;"
+          " kill -INT $p; wait $p; echo rcC=$?\n");
+  ASSERT_FALSE(id.empty());
+  // Without -K/-W the sleeps would outlast this wait.
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  EXPECT_NE(out.find("rcK=3\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: Terminating StepId=" + id + ".0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("task 0: Killed"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcW=137\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: error: First task exited 1s ago"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcX=2\n"), std::string::npos) << out;
+  // Without -K the other task runs to its end.
+  EXPECT_NE(out.find("rcNoK=3\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Terminating StepId=" + id + ".3"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: interrupt (one more within 1 sec to abort)\nsrun: StepId=" + id +
+                     ".4 tasks 0-1: running\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("srun: Terminating StepId=" + id + ".4\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcC=137\n"), std::string::npos) << out;
+  const std::string pid_text(Trim(ReadFileText(pids)));
+  EXPECT_FALSE(pid_text.empty());
+  for (std::string_view p : Split(pid_text, '\n')) {
+    EXPECT_FALSE(testing::ProcessAlive(static_cast<pid_t>(ParseUint(Trim(p)).value_or(0)))) << p;
+  }
+}
+
+// Outside an allocation srun gets one (as salloc would), runs the step in it
+// and gives it back; the job ends COMPLETED.
+TEST_F(StepsTest, SrunOutsideAnAllocationAllocatesRunsAndReleases) {
+  CommandResult r = cluster_->Run("env -u SLURM_JOB_ID -C " + cluster_->work_dir() +
+                                  " srun -N2 -n3 -l sh -c "
+                                  "'echo in $SLURM_JOB_ID.$SLURM_STEP_ID $SLURM_JOB_NUM_NODES; "
+                                  "exit $SLURM_PROCID'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  const std::string allocated = " has been allocated resources\n";
+  size_t at = r.out.find(allocated);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  size_t start = r.out.rfind("srun: job ", at);
+  ASSERT_NE(start, std::string::npos) << r.out;
+  std::string id = r.out.substr(start + 10, at - start - 10);
+  for (int t = 0; t < 3; ++t) {
+    EXPECT_NE(r.out.find(std::to_string(t) + ": in " + id + ".0 2\n"), std::string::npos) << r.out;
+  }
+  EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  // Refused like sbatch's requests.
+  CommandResult bad = cluster_->Run("env -u SLURM_JOB_ID srun --gres=gpu:9 true");
+  EXPECT_EQ(bad.exit_code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("srun: error: Unable to allocate resources: Requested node "
+                         "configuration is not available"),
+            std::string::npos)
+      << bad.out;
+}
+
+// While the cluster is busy srun says it waits; cancelling its job (pending
+// or running) ends srun.
+TEST_F(StepsTest, SrunOutsideAnAllocationWaitsAndEndsWithItsJob) {
+  std::string busy = Submit("-N2 --ntasks-per-node=2", "sleep 300\n");
+  ASSERT_FALSE(busy.empty());
+  ASSERT_TRUE(WaitForState(busy, "RUNNING"));
+  const std::string log = cluster_->work_dir() + "/srun-pending.log";
+  cluster_->Run("env -u SLURM_JOB_ID sh -c 'srun -N1 -J waiter true; echo rc=$?' > " + log +
+                " 2>&1 < /dev/null &");
+  std::string waiter;
+  ASSERT_TRUE(WaitUntil([&] {
+    waiter = JobNamed("waiter");
+    return !waiter.empty() && ReadFileText(log).find("queued") != std::string::npos;
+  })) << ReadFileText(log);
+  EXPECT_NE(ReadFileText(log).find("srun: job " + waiter + " queued and waiting for resources\n"),
+            std::string::npos)
+      << ReadFileText(log);
+  cluster_->Run("scancel " + waiter);
+  ASSERT_TRUE(WaitUntil([&] { return ReadFileText(log).find("rc=") != std::string::npos; }))
+      << ReadFileText(log);
+  EXPECT_NE(ReadFileText(log).find("srun: error: Job allocation " + waiter +
+                                   " has been revoked.\nrc=1\n"),
+            std::string::npos)
+      << ReadFileText(log);
+  cluster_->Run("scancel " + busy);
+  ASSERT_TRUE(WaitForState(busy, "CANCELLED"));
+
+  // Running: cancelling the job ends the step and srun.
+  const std::string log2 = cluster_->work_dir() + "/srun-running.log";
+  cluster_->Run("env -u SLURM_JOB_ID sh -c 'srun -N1 -J runner sleep 300; echo rc=$?' > " + log2 +
+                " 2>&1 < /dev/null &");
+  std::string runner;
+  ASSERT_TRUE(WaitUntil([&] {
+    runner = JobNamed("runner");
+    return !runner.empty() && !cluster_->Run("squeue -h -s -j " + runner).out.empty();
+  })) << ReadFileText(log2);
+  cluster_->Run("scancel " + runner);
+  ASSERT_TRUE(WaitUntil([&] { return ReadFileText(log2).find("rc=") != std::string::npos; }))
+      << ReadFileText(log2);
+  EXPECT_EQ(ReadFileText(log2).find("rc=0\n"), std::string::npos) << ReadFileText(log2);
+  EXPECT_TRUE(WaitForState(runner, "CANCELLED"));
+}
+
+// salloc --no-shell: the allocation is granted and stays after salloc exits,
+// for sruns given its id, until scancel.
+TEST_F(StepsTest, SallocNoShellLeavesTheAllocationRunning) {
+  CommandResult r = cluster_->Run("salloc --no-shell -N1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string granted = "salloc: Granted job allocation ";
+  size_t at = r.out.find(granted);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::string id = r.out.substr(at + granted.size(), r.out.find('\n', at) - at - granted.size());
+  EXPECT_EQ(r.out.find("Relinquishing"), std::string::npos) << r.out;
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + id).out), "RUNNING");
+  CommandResult step = cluster_->Run("srun --jobid=" + id + " sh -c 'echo in $SLURM_JOB_ID'");
+  EXPECT_EQ(step.exit_code, 0) << step.out;
+  EXPECT_NE(step.out.find("in " + id + "\n"), std::string::npos) << step.out;
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + id).out), "RUNNING");
+  cluster_->Run("scancel " + id);
+  EXPECT_TRUE(WaitForState(id, "CANCELLED"));
 }
 
 }  // namespace
