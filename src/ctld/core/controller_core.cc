@@ -216,7 +216,7 @@ uint32_t ControllerCore::AllocateJobId() {
 uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   if (IsMultifactor(*config_)) {
     int64_t now = std::max(last_priority_calc_, job.submit_time());
-    return ComputePriority(MakePriorityJob(job, *config_), PriorityTotals(),
+    return ComputePriority(PriorityInputs(job), PriorityTotals(),
                            MakePrioritySettings(*config_), now)
         .priority;
   }

@@ -140,7 +140,12 @@ class ControllerCore {
   // priority/multifactor: every PriorityCalcPeriod, pending jobs' priorities
   // are recomputed in memory only (no record: a restart recomputes them).
   void RecomputePriorities(int64_t now);
-  // The cluster totals the factors divide by, cached per configuration.
+  // `caller`, privileged too when accounting gives its user AdminLevel
+  // Operator or Administrator (scancel, scontrol update/hold/release).
+  Caller WithAdminLevel(const Caller& caller) const;
+  // What the factors read of `job`, its QoS's Priority included (policy_hooks.cc).
+  PriorityJob PriorityInputs(const wire::JobRecord& job) const;
+  // The cluster totals the factors divide by, cached per configuration and policy.
   const PriorityCluster& PriorityTotals() const;
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);

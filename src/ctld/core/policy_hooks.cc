@@ -68,7 +68,27 @@ bool ControllerCore::SetPolicy(wire::PolicyState state, Effects& effects) {
   if (policy_ && Canonical(policy_->state()) == Canonical(state)) return false;
   *effects.records.emplace_back().mutable_policy() = state;
   policy_ = PolicyTable::FromState(std::move(state));
+  priority_totals_of_.reset();  // The highest QoS priority may have changed
   return true;
+}
+
+Caller ControllerCore::WithAdminLevel(const Caller& caller) const {
+  if (caller.privileged || policy_ == nullptr) return caller;
+  const UserPolicy* user = policy_->FindUser(caller.user);
+  if (user == nullptr || user->admin_level == AdminLevel::kNone) return caller;
+  Caller elevated = caller;
+  elevated.privileged = true;
+  return elevated;
+}
+
+PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
+  PriorityJob p = MakePriorityJob(job, *config_);
+  if (policy_) {
+    const QosPolicy* qos =
+        policy_->FindQos(job.spec().qos().empty() ? kDefaultQos : job.spec().qos());
+    if (qos != nullptr) p.qos_priority = qos->priority;
+  }
+  return p;
 }
 
 Status ControllerCore::CheckPolicyAtSubmit(wire::JobSpec& spec,

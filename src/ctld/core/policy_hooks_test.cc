@@ -262,5 +262,50 @@ TEST_F(PolicyHooksTest, PolicyIsRecordedOnlyWhenItChangesAndSurvivesARestart) {
   EXPECT_FALSE(from_snapshot.Submit(req, alice_, now_, e).ok());
 }
 
+TEST_F(PolicyHooksTest, OperatorsMayControlOthersJobs) {
+  AddDefaults();
+  Add("user", "carol", {{"DefaultAccount", "physics"}, {"AdminLevel", "Operator"}});
+  Apply();
+  uint32_t id = Submit(Spec(), alice_).value();
+  auto cancel = [&](const Caller& who) {
+    wire::SignalJobsRequest req;
+    req.add_job_ids(std::to_string(id));
+    Effects e;
+    return core_->SignalJobs(req, who, now_, e);
+  };
+  wire::SignalJobsResponse by_bob = cancel(bob_);
+  ASSERT_EQ(by_bob.errors_size(), 1);
+  EXPECT_EQ(StateOf(id), "PENDING");
+  wire::SignalJobsResponse by_carol = cancel(carol_);
+  EXPECT_EQ(by_carol.errors_size(), 0);
+  EXPECT_EQ(StateOf(id), "CANCELLED");
+  wire::UpdateNodeRequest drain;
+  drain.set_nodes("n1");
+  drain.set_state("DRAIN");
+  drain.set_reason("maintenance");
+  Effects e;
+  EXPECT_FALSE(core_->UpdateNodes(drain, bob_, now_, e).ok());
+  EXPECT_TRUE(core_->UpdateNodes(drain, carol_, now_, e).ok());
+}
+
+TEST_F(PolicyHooksTest, QosPriorityFeedsTheMultifactorQosFactor) {
+  Load("AccountingStorageEnforce=associations\nPriorityType=priority/multifactor\n"
+       "PriorityWeightQOS=1000\n");
+  AddDefaults();
+  Add("qos", "high", {{"Priority", "10"}});
+  Add("qos", "low", {{"Priority", "5"}});
+  Apply();
+  wire::JobSpec held = Spec("", "high");
+  held.set_begin_time(kT0 + 3600);  // Stays pending
+  uint32_t high = Submit(held, alice_).value();
+  held.set_qos("low");
+  uint32_t low = Submit(held, alice_).value();
+  held.set_qos("");
+  uint32_t normal = Submit(held, alice_).value();
+  EXPECT_EQ(Job(high).priority(), 1000u);  // 1000 * 10/10
+  EXPECT_EQ(Job(low).priority(), 500u);    // 1000 * 5/10
+  EXPECT_EQ(Job(normal).priority(), 1u);   // normal has Priority 0; never below 1
+}
+
 }  // namespace
 }  // namespace rota::ctld

@@ -1,5 +1,6 @@
 #include "ctld/core/policy_table.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -130,6 +131,12 @@ std::vector<const AccountPolicy*> PolicyTable::Lineage(const std::string& accoun
     out.push_back(a);
   }
   return out;
+}
+
+uint32_t PolicyTable::MaxQosPriority() const {
+  uint32_t max = 0;
+  for (const auto& [name, qos] : qos_) max = std::max(max, qos.priority);
+  return max;
 }
 
 bool PolicyTable::HasAssociation(const std::string& user, const std::string& account) const {

@@ -79,6 +79,8 @@ class PolicyTable {
   // Whether `user` may run jobs under `account`: the user's association is
   // with its default account.
   bool HasAssociation(const std::string& user, const std::string& account) const;
+  // The highest QoS Priority (the multifactor QoS factor divides by it).
+  uint32_t MaxQosPriority() const;
 
   // What the table was built from: what the controller keeps durable.
   const wire::PolicyState& state() const { return state_; }
