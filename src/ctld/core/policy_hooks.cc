@@ -149,7 +149,7 @@ Status ControllerCore::CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uin
 }
 
 std::unique_ptr<LimitUsage> ControllerCore::RunningUsage() const {
-  if (policy_ == nullptr || !enforcement_.limits) return nullptr;
+  if (policy_ == nullptr || !enforcement_.limits || !policy_->has_start_limits()) return nullptr;
   auto usage = std::make_unique<LimitUsage>(policy_);
   for (const auto& [id, job] : jobs_) {
     if (Holds(job->state())) usage->Add(DemandOf(*config_, *job));

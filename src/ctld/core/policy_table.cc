@@ -53,6 +53,11 @@ PolicyLimits Limits(const Fields& f, bool qos) {
   return l;
 }
 
+bool LimitsStart(const PolicyLimits& l) {
+  return l.max_jobs || l.grp_jobs || l.max_wall_s || !l.grp_tres.empty() ||
+         !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty();
+}
+
 }  // namespace
 
 Enforcement Enforcement::FromSettings(const std::vector<std::string>& accounting_storage_enforce) {
@@ -102,6 +107,9 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       q.limits = Limits(f, true);
     }
   }
+  for (const auto& [name, a] : table->accounts_) table->has_start_limits_ |= LimitsStart(a.limits);
+  for (const auto& [name, u] : table->users_) table->has_start_limits_ |= LimitsStart(u.limits);
+  for (const auto& [name, q] : table->qos_) table->has_start_limits_ |= LimitsStart(q.limits);
   // rotadbd always has the root account (the default parent), stored or not.
   if (table->accounts_.count("root") == 0) table->accounts_["root"].name = "root";
   table->state_ = std::move(state);

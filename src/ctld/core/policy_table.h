@@ -79,6 +79,9 @@ class PolicyTable {
   // Whether `user` may run jobs under `account`: the user's association is
   // with its default account.
   bool HasAssociation(const std::string& user, const std::string& account) const;
+  // Whether any QoS, account or user sets a limit a running job counts
+  // against (jobs, TRES, wall time): if none, scheduling need not count.
+  bool has_start_limits() const { return has_start_limits_; }
   // The highest QoS Priority (the multifactor QoS factor divides by it).
   uint32_t MaxQosPriority() const;
 
@@ -90,6 +93,7 @@ class PolicyTable {
   std::map<std::string, AccountPolicy> accounts_;
   std::map<std::string, UserPolicy> users_;
   std::map<std::string, QosPolicy> qos_;
+  bool has_start_limits_ = false;
 };
 
 }  // namespace rota::ctld

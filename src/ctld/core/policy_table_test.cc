@@ -78,6 +78,12 @@ TEST(PolicyTableTest, ReadsAccountsUsersAndQos) {
   EXPECT_DOUBLE_EQ(gpu->usage_factor, 2.5);
   EXPECT_EQ(table->FindQos("normal"), nullptr);
   EXPECT_EQ(table->state().entities_size(), 4);
+  EXPECT_TRUE(table->has_start_limits());
+  EXPECT_EQ(table->MaxQosPriority(), 10u);
+
+  wire::PolicyState submit_only;
+  Add(submit_only, "qos", "q", {{"MaxSubmitJobsPerUser", "3"}, {"Priority", "2"}});
+  EXPECT_FALSE(PolicyTable::FromState(submit_only)->has_start_limits());
 }
 
 TEST(PolicyTableTest, IgnoresValuesThatDoNotParseAndSurvivesCycles) {
