@@ -110,9 +110,9 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
     if (c.verb == SacctmgrVerb::kModify && after_set) {
       c.settings.emplace_back(key, value);
     } else if (key_lower == "name" || key_lower == "names" ||
-        (c.kind != "account" && key_lower == c.kind) ||
-        (c.kind == "account" && (key_lower == "account" || key_lower == "accounts") &&
-         c.verb != SacctmgrVerb::kAdd)) {
+               (c.kind != "account" && key_lower == c.kind) ||
+               (c.kind == "account" && (key_lower == "account" || key_lower == "accounts") &&
+                c.verb != SacctmgrVerb::kAdd)) {
       AddNames(c.names, value);
     } else if (key_lower == "format") {
       c.format = value;

@@ -25,7 +25,7 @@ struct SacctmgrCommand {
   std::vector<std::string> names;
   // add, modify (after `set`): Key=Value as typed.
   std::vector<std::pair<std::string, std::string>> settings;
-  std::string format;                                         // show: format=
+  std::string format;  // show: format=
 };
 
 // `words`: the arguments after the options. InvalidArgument with a message

@@ -9,11 +9,11 @@
 
 #include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
+#include "api/methods.h"
 #include "cli/accounting_client.h"
 #include "cli/controller_client.h"
 #include "cli/sacctmgr_command.h"
 #include "conf/config_loader.h"
-#include "api/methods.h"
 #include "policy.pb.h"
 #include "rota.pb.h"
 

@@ -15,9 +15,9 @@
 namespace rota {
 namespace {
 
+using testing::AccountingConf;
 using testing::CommandResult;
 using testing::ControllerProcess;
-using testing::AccountingConf;
 using testing::DbdProcess;
 
 class AccountingTest : public ::testing::Test {

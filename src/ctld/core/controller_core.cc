@@ -158,7 +158,8 @@ std::string ControllerCore::SnapshotView::Serialize() const {
     payload.set_packed(*packed);
     model::AppendMessageField(out, wire::StateSnapshot::kPayloadsFieldNumber, payload);
   }
-  if (policy) model::AppendMessageField(out, wire::StateSnapshot::kPolicyFieldNumber, policy->state());
+  if (policy)
+    model::AppendMessageField(out, wire::StateSnapshot::kPolicyFieldNumber, policy->state());
   return out;
 }
 
@@ -216,8 +217,8 @@ uint32_t ControllerCore::AllocateJobId() {
 uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   if (IsMultifactor(*config_)) {
     int64_t now = std::max(last_priority_calc_, job.submit_time());
-    return ComputePriority(PriorityInputs(job), PriorityTotals(),
-                           MakePrioritySettings(*config_), now)
+    return ComputePriority(PriorityInputs(job), PriorityTotals(), MakePrioritySettings(*config_),
+                           now)
         .priority;
   }
   uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();

@@ -40,8 +40,7 @@ class LimitCheckTest : public ::testing::Test {
 TEST_F(LimitCheckTest, NoLimitsNoReason) {
   Add("account", "physics", {});
   Add("qos", "normal", {});
-  EXPECT_EQ(ReasonAfter(Job("alice", "normal", "cpu=4"), 100, Job("alice", "normal", "cpu=4")),
-            "");
+  EXPECT_EQ(ReasonAfter(Job("alice", "normal", "cpu=4"), 100, Job("alice", "normal", "cpu=4")), "");
   // A QoS the table does not know carries no limits.
   EXPECT_EQ(ReasonAfter(Job("alice", "x", "cpu=4"), 100, Job("alice", "x", "cpu=4")), "");
 }
@@ -78,8 +77,8 @@ TEST_F(LimitCheckTest, QosPerJobTres) {
 TEST_F(LimitCheckTest, QosPerUserTresCountsRunningJobs) {
   Add("qos", "q", {{"MaxTRESPerUser", "cpu=8,gres/gpu=4"}});
   const JobDemand two_gpus = Job("alice", "q", "cpu=2,gres/gpu=2");
-  EXPECT_EQ(ReasonAfter(two_gpus, 1, two_gpus), "");                     // 2 + 2 = 4
-  EXPECT_EQ(ReasonAfter(two_gpus, 2, two_gpus), "QOSMaxGRESPerUser");    // 4 + 2 > 4
+  EXPECT_EQ(ReasonAfter(two_gpus, 1, two_gpus), "");                       // 2 + 2 = 4
+  EXPECT_EQ(ReasonAfter(two_gpus, 2, two_gpus), "QOSMaxGRESPerUser");      // 4 + 2 > 4
   EXPECT_EQ(ReasonAfter(two_gpus, 2, Job("bob", "q", "gres/gpu=2")), "");  // Not bob's
   const JobDemand cpus = Job("alice", "q", "cpu=6");
   EXPECT_EQ(ReasonAfter(cpus, 1, Job("alice", "q", "cpu=3")), "QOSMaxCpuPerUserLimit");
@@ -89,8 +88,7 @@ TEST_F(LimitCheckTest, QosGroupTres) {
   Add("qos", "q", {{"GrpTRES", "cpu=10,gres/gpu=4,mem=8G,node=3"}});
   EXPECT_EQ(ReasonAfter(Job("a", "q", "cpu=5"), 2, Job("b", "q", "cpu=1")), "QOSGrpCpuLimit");
   EXPECT_EQ(ReasonAfter(Job("a", "q", "gres/gpu=3"), 1, Job("b", "q", "gres/gpu=1")), "");
-  EXPECT_EQ(ReasonAfter(Job("a", "q", "gres/gpu=3"), 1, Job("b", "q", "gres/gpu=2")),
-            "QOSGrpGRES");
+  EXPECT_EQ(ReasonAfter(Job("a", "q", "gres/gpu=3"), 1, Job("b", "q", "gres/gpu=2")), "QOSGrpGRES");
   EXPECT_EQ(ReasonAfter(Job("a", "q", "mem=6G"), 1, Job("b", "q", "mem=3G")), "QOSGrpMemLimit");
   EXPECT_EQ(ReasonAfter(Job("a", "q", "node=2"), 1, Job("b", "q", "node=2")), "QOSGrpNodeLimit");
 }
@@ -104,8 +102,7 @@ TEST_F(LimitCheckTest, AssociationLimitsOnUsersAndAccounts) {
   Add("user", "carol", {{"DefaultAccount", "chemistry"}});
   const JobDemand alice = Job("alice", "", "cpu=1", 600);
   // MaxWall inherited from the account: 30 minutes.
-  EXPECT_EQ(ReasonAfter({}, 0, Job("alice", "", "cpu=1", 1801)),
-            "AssocMaxWallDurationPerJobLimit");
+  EXPECT_EQ(ReasonAfter({}, 0, Job("alice", "", "cpu=1", 1801)), "AssocMaxWallDurationPerJobLimit");
   // MaxJobs inherited from physics (2) for alice; bob's own (5) wins for him.
   EXPECT_EQ(ReasonAfter(alice, 2, alice), "AssocMaxJobsLimit");
   EXPECT_EQ(ReasonAfter(Job("bob", "", "cpu=1", 600), 2, Job("bob", "", "cpu=1", 600)), "");
@@ -157,8 +154,8 @@ TEST_F(LimitCheckTest, SubmitLimits) {
 }
 
 TEST_F(LimitCheckTest, DenyOnLimitRefusesWhatCouldNeverStart) {
-  Add("qos", "strict", {{"MaxWall", "1:00:00"}, {"MaxTRESPerJob", "gres/gpu=2"},
-                        {"Flags", "DenyOnLimit"}});
+  Add("qos", "strict",
+      {{"MaxWall", "1:00:00"}, {"MaxTRESPerJob", "gres/gpu=2"}, {"Flags", "DenyOnLimit"}});
   Add("qos", "lenient", {{"MaxWall", "1:00:00"}, {"MaxTRESPerJob", "gres/gpu=2"}});
   LimitUsage active(Table());
   EXPECT_TRUE(CheckSubmitLimits(active, Job("a", "strict", "gres/gpu=2", 3600), 1).ok());

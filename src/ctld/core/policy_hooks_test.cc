@@ -20,16 +20,16 @@ class PolicyHooksTest : public ::testing::Test {
   void SetUp() override { Load("AccountingStorageEnforce=associations,limits,qos\n"); }
 
   void Load(const std::string& extra, const std::string& partition_extra = "") {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
-               "AccountingStorageTRES=gres/gpu\n" +
-               extra +
-               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-               "DefaultTime=1:00:00\n"
-               "PartitionName=guarded Nodes=n[1-2] " +
-               partition_extra + "\n"});
+    auto loaded =
+        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
+                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+                               "AccountingStorageTRES=gres/gpu\n" +
+                               extra +
+                               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+                               "DefaultTime=1:00:00\n"
+                               "PartitionName=guarded Nodes=n[1-2] " +
+                               partition_extra + "\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     config_ = *loaded.config;
     core_ = std::make_unique<ControllerCore>(config_);
@@ -289,8 +289,9 @@ TEST_F(PolicyHooksTest, OperatorsMayControlOthersJobs) {
 }
 
 TEST_F(PolicyHooksTest, QosPriorityFeedsTheMultifactorQosFactor) {
-  Load("AccountingStorageEnforce=associations\nPriorityType=priority/multifactor\n"
-       "PriorityWeightQOS=1000\n");
+  Load(
+      "AccountingStorageEnforce=associations\nPriorityType=priority/multifactor\n"
+      "PriorityWeightQOS=1000\n");
   AddDefaults();
   Add("qos", "high", {{"Priority", "10"}});
   Add("qos", "low", {{"Priority", "5"}});
