@@ -165,8 +165,12 @@ Status CheckSubmitLimits(const LimitUsage& active, const JobDemand& demand, uint
   if (const QosPolicy* qos = demand.qos.empty() ? nullptr : table.FindQos(demand.qos)) {
     const PolicyLimits& l = qos->limits;
     if (qos->deny_on_limit) {
+      // What the job could never get alone: its own size against the per-job,
+      // per-user and group limits, as Slurm treats them with the flag.
       if (OverWall(l.max_wall_s, demand.time_limit_s)) return refused;
-      if (!OverTres(l.max_tres_per_job, {}, demand.tres).empty()) return refused;
+      for (const TresCounts* limit : {&l.max_tres_per_job, &l.max_tres_per_user, &l.grp_tres}) {
+        if (!OverTres(*limit, {}, demand.tres).empty()) return refused;
+      }
     }
     if (l.max_submit && active.QosUser(qos->name, demand.user).jobs + jobs > *l.max_submit) {
       return refused;

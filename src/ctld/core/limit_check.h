@@ -67,7 +67,8 @@ std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand)
 // Whether a submission of `jobs` jobs shaped like `demand` is refused, given
 // the jobs already submitted and not finished (`active`): MaxSubmitJobsPerUser,
 // GrpSubmitJobs, association MaxSubmitJobs/GrpSubmitJobs, and with the QoS's
-// Flags=DenyOnLimit its MaxWall and MaxTRESPerJob. PermissionDenied with
+// Flags=DenyOnLimit its MaxWall, and the job's own TRES against
+// MaxTRESPerJob, MaxTRESPerUser and GrpTRES. PermissionDenied with
 // kPolicyViolation when refused.
 Status CheckSubmitLimits(const LimitUsage& active, const JobDemand& demand, uint32_t jobs);
 

@@ -161,6 +161,13 @@ TEST_F(LimitCheckTest, DenyOnLimitRefusesWhatCouldNeverStart) {
   EXPECT_TRUE(CheckSubmitLimits(active, Job("a", "strict", "gres/gpu=2", 3600), 1).ok());
   EXPECT_FALSE(CheckSubmitLimits(active, Job("a", "strict", "gres/gpu=2", 3601), 1).ok());
   EXPECT_FALSE(CheckSubmitLimits(active, Job("a", "strict", "gres/gpu=3", 60), 1).ok());
+  // A job bigger than the per-user or group limit could never start either.
+  Add("qos", "capped",
+      {{"MaxTRESPerUser", "cpu=4"}, {"GrpTRES", "gres/gpu=4"}, {"Flags", "DenyOnLimit"}});
+  LimitUsage with_capped(Table());
+  EXPECT_TRUE(CheckSubmitLimits(with_capped, Job("a", "capped", "cpu=4,gres/gpu=4"), 1).ok());
+  EXPECT_FALSE(CheckSubmitLimits(with_capped, Job("a", "capped", "cpu=5"), 1).ok());
+  EXPECT_FALSE(CheckSubmitLimits(with_capped, Job("a", "capped", "gres/gpu=5"), 1).ok());
   // Without the flag the job is queued and waits with a reason.
   EXPECT_TRUE(CheckSubmitLimits(active, Job("a", "lenient", "gres/gpu=3", 7200), 1).ok());
 }
