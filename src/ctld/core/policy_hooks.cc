@@ -49,9 +49,8 @@ JobDemand DemandOf(const conf::ClusterConfig& config, const wire::JobRecord& job
   d.user = job.spec().user();
   d.account = job.spec().account();
   d.qos = job.spec().qos().empty() ? kDefaultQos : job.spec().qos();
-  Result<TresCounts> tres = TresCounts::Parse(
-      job.nodes().empty() ? RequestedTres(config, job) : TrackedTres(config, job.alloc_tres()));
-  if (tres.ok()) d.tres = std::move(tres).value();
+  d.tres = job.nodes().empty() ? RequestedTresCounts(config, job)
+                               : TrackedTresCounts(config, job.alloc_tres());
   d.time_limit_s = job.time_limit_s();
   return d;
 }

@@ -2,6 +2,7 @@
 // reasons from limits, and the policy kept in durable state.
 #include <gtest/gtest.h>
 
+#include "ctld/core/accounting_records.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/limit_check.h"
 #include "model/job_state.h"
@@ -286,6 +287,23 @@ TEST_F(PolicyHooksTest, OperatorsMayControlOthersJobs) {
   Effects e;
   EXPECT_FALSE(core_->UpdateNodes(drain, bob_, now_, e).ok());
   EXPECT_TRUE(core_->UpdateNodes(drain, carol_, now_, e).ok());
+}
+
+TEST_F(PolicyHooksTest, RequestedTresCountsMatchTheRecordedText) {
+  wire::JobRecord job;
+  job.set_req_nodes(2);
+  job.set_alloc_cpus(6);
+  job.mutable_spec()->set_partition("batch");
+  job.mutable_spec()->set_gpus_per_node("a100:2");
+  EXPECT_EQ(RequestedTresCounts(*config_, job).ToString(), RequestedTres(*config_, job));
+  EXPECT_EQ(RequestedTresCounts(*config_, job).Get("gres/gpu"), 4u);
+  job.mutable_spec()->set_mem_per_node_mb(1500);
+  EXPECT_EQ(RequestedTresCounts(*config_, job).ToString(), RequestedTres(*config_, job));
+  EXPECT_EQ(RequestedTresCounts(*config_, job).Get("mem"), 3000u);
+  // gres not in AccountingStorageTRES is neither recorded nor counted.
+  Load("AccountingStorageEnforce=limits\n");
+  EXPECT_EQ(TrackedTresCounts(*config_, "cpu=2,gres/gpu=2,gres/nic=1").ToString(),
+            "cpu=2,gres/gpu=2");
 }
 
 TEST_F(PolicyHooksTest, QosPriorityFeedsTheMultifactorQosFactor) {
