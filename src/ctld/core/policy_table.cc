@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <set>
 
 #include "common/duration.h"
 #include "common/strings.h"
@@ -132,9 +131,11 @@ const QosPolicy* PolicyTable::FindQos(const std::string& name) const {
 }
 
 std::vector<const AccountPolicy*> PolicyTable::Lineage(const std::string& account) const {
+  // Called for every pending job in every pass: a short vector, no set (a
+  // cycle shows as an account met again).
   std::vector<const AccountPolicy*> out;
-  std::set<std::string> seen;
-  for (const AccountPolicy* a = FindAccount(account); a != nullptr && seen.insert(a->name).second;
+  for (const AccountPolicy* a = FindAccount(account);
+       a != nullptr && std::find(out.begin(), out.end(), a) == out.end();
        a = a->parent.empty() ? nullptr : FindAccount(a->parent)) {
     out.push_back(a);
   }
