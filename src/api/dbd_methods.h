@@ -15,6 +15,7 @@ enum DbdMethod : uint16_t {
   kDbdAddEntities = 53,     // AddEntitiesRequest -> Empty
   kDbdListEntities = 54,    // ListEntitiesRequest -> ListEntitiesResponse
   kDbdDeleteEntities = 55,  // DeleteEntitiesRequest -> DeleteEntitiesResponse
+  kDbdModifyEntities = 56,  // ModifyEntitiesRequest -> ModifyEntitiesResponse
 };
 
 }  // namespace rota::api

@@ -27,6 +27,8 @@ enum Method : uint16_t {
   kDiag = 80,  // DiagRequest -> DiagResponse
   // priority/multifactor breakdown for sprio (proto/priority.proto).
   kListPriorities = 81,  // PriorityRequest -> PriorityResponse
+  // Accounting policy (proto/policy.proto): sacctmgr after a change.
+  kPolicyChanged = 82,  // PolicyChangedRequest -> Empty
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

@@ -86,14 +86,18 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
     c.verb = SacctmgrVerb::kShow;
   } else if (verb == "delete" || verb == "remove") {
     c.verb = SacctmgrVerb::kDelete;
+  } else if (verb == "modify" || verb == "update") {
+    c.verb = SacctmgrVerb::kModify;
   } else {
     return InvalidArgument(fmt::format("Invalid command: {}", words[0]));
   }
   c.kind = Kind(words[1]);
   if (c.kind.empty()) return InvalidArgument(fmt::format("Unknown entity: {}", words[1]));
+  bool after_set = false;  // modify: what follows `set` are the changes
   for (size_t i = 2; i < words.size(); ++i) {
     const std::string& w = words[i];
     const std::string lower = ToLower(w);
+    if (lower == "set") after_set = true;
     if (lower == "where" || lower == "set") continue;
     size_t eq = w.find('=');
     if (eq == std::string::npos) {
@@ -103,10 +107,12 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
     std::string key = w.substr(0, eq);
     std::string value = w.substr(eq + 1);
     const std::string key_lower = ToLower(key);
-    if (key_lower == "name" || key_lower == "names" ||
-        (c.kind != "account" && key_lower == c.kind) ||
-        (c.kind == "account" && (key_lower == "account" || key_lower == "accounts") &&
-         c.verb != SacctmgrVerb::kAdd)) {
+    if (c.verb == SacctmgrVerb::kModify && after_set) {
+      c.settings.emplace_back(key, value);
+    } else if (key_lower == "name" || key_lower == "names" ||
+               (c.kind != "account" && key_lower == c.kind) ||
+               (c.kind == "account" && (key_lower == "account" || key_lower == "accounts") &&
+                c.verb != SacctmgrVerb::kAdd)) {
       AddNames(c.names, value);
     } else if (key_lower == "format") {
       c.format = value;
@@ -115,6 +121,9 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
     } else {
       return InvalidArgument(fmt::format("Unknown condition: {}", w));
     }
+  }
+  if (c.verb == SacctmgrVerb::kModify && c.settings.empty()) {
+    return InvalidArgument("You didn't give me anything to set");
   }
   if (c.verb != SacctmgrVerb::kShow && c.names.empty()) {
     return InvalidArgument(fmt::format("You need to name the {} to {}", c.kind, words[0]));
@@ -186,6 +195,14 @@ Result<std::string> RenderEntities(const std::string& kind, const std::string& f
     rows.push_back(std::move(row));
   }
   return RenderColumns(columns, layout, no_header, rows);
+}
+
+wire::ModifyEntitiesRequest ModifyRequest(const SacctmgrCommand& command) {
+  wire::ModifyEntitiesRequest req;
+  req.set_kind(command.kind);
+  for (const std::string& n : command.names) req.add_names(n);
+  for (const auto& [key, value] : command.settings) (*req.mutable_set())[key] = value;
+  return req;
 }
 
 std::string DescribeAdd(const SacctmgrCommand& command) {

@@ -6,6 +6,7 @@
 //   sacctmgr [-n] [-P|-p]      show|list   account|user|qos [NAME[,NAME...]] [where Name=...]
 //                                          [format=Field,Field%N,...]
 //   sacctmgr [-i]              delete|remove account|user|qos [where] Name=NAME[,NAME...] | NAME
+//   sacctmgr [-i]              modify|update account|user|qos [where] NAME... set Key=Value ...
 #include <string>
 #include <vector>
 
@@ -16,14 +17,15 @@
 
 namespace rota::cli {
 
-enum class SacctmgrVerb { kAdd, kShow, kDelete };
+enum class SacctmgrVerb { kAdd, kShow, kDelete, kModify };
 
 struct SacctmgrCommand {
   SacctmgrVerb verb = SacctmgrVerb::kShow;
   std::string kind;  // "account", "user", "qos"
   std::vector<std::string> names;
-  std::vector<std::pair<std::string, std::string>> settings;  // add: Key=Value as typed
-  std::string format;                                         // show: format=
+  // add, modify (after `set`): Key=Value as typed.
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::string format;  // show: format=
 };
 
 // `words`: the arguments after the options. InvalidArgument with a message
@@ -37,6 +39,9 @@ std::vector<wire::AcctEntity> EntitiesToAdd(const SacctmgrCommand& command);
 Result<std::string> RenderEntities(const std::string& kind, const std::string& format,
                                    SacctLayout layout, bool no_header,
                                    const std::vector<wire::AcctEntity>& entities);
+
+// The modify request: names and settings (an empty value clears one).
+wire::ModifyEntitiesRequest ModifyRequest(const SacctmgrCommand& command);
 
 // " Adding Account(s)\n  physics\n" and the like.
 std::string DescribeAdd(const SacctmgrCommand& command);

@@ -34,6 +34,26 @@ TEST(SacctmgrCommandTest, ParsesAddShowAndDelete) {
   EXPECT_FALSE(ParseSacctmgrCommand({"show", "cluster"}).ok());
 }
 
+TEST(SacctmgrCommandTest, ParsesModify) {
+  auto modify = ParseSacctmgrCommand(
+      {"modify", "account", "where", "name=physics,chem", "set", "GrpJobs=4", "MaxWall="});
+  ASSERT_TRUE(modify.ok()) << modify.status().ToString();
+  EXPECT_EQ(modify->verb, SacctmgrVerb::kModify);
+  EXPECT_EQ(modify->names, (std::vector<std::string>{"physics", "chem"}));
+  wire::ModifyEntitiesRequest req = ModifyRequest(*modify);
+  EXPECT_EQ(req.kind(), "account");
+  EXPECT_EQ(req.names_size(), 2);
+  EXPECT_EQ(req.set().at("GrpJobs"), "4");
+  EXPECT_EQ(req.set().at("MaxWall"), "");  // Cleared
+
+  auto bare = ParseSacctmgrCommand({"update", "qos", "gpu", "set", "MaxJobsPerUser=2"});
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->names, (std::vector<std::string>{"gpu"}));
+  EXPECT_EQ(bare->settings.size(), 1u);
+  EXPECT_FALSE(ParseSacctmgrCommand({"modify", "qos", "gpu"}).ok());  // Nothing to set
+  EXPECT_FALSE(ParseSacctmgrCommand({"modify", "qos", "set", "Priority=1"}).ok());  // No name
+}
+
 TEST(SacctmgrCommandTest, RendersEntities) {
   wire::AcctEntity phys;
   phys.set_kind("account");

@@ -9,9 +9,12 @@
 
 #include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
+#include "api/methods.h"
 #include "cli/accounting_client.h"
+#include "cli/controller_client.h"
 #include "cli/sacctmgr_command.h"
 #include "conf/config_loader.h"
+#include "policy.pb.h"
 #include "rota.pb.h"
 
 namespace {
@@ -21,7 +24,7 @@ using rota::cli::SacctLayout;
 void Usage(FILE* to) {
   std::fprintf(to,
                "Usage: sacctmgr [-i] [-n] [-P|-p] COMMAND ENTITY [NAMES] [Key=Value ...]\n"
-               "  COMMAND: add|create, show|list, delete|remove\n"
+               "  COMMAND: add|create, show|list, delete|remove, modify|update\n"
                "  ENTITY:  account, user, qos\n"
                "  -i, --immediate    commit without asking\n"
                "  -n, --noheader     no header\n"
@@ -37,6 +40,16 @@ bool Confirmed() {
   std::string answer;
   std::getline(std::cin, answer);
   return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+// Tells the controller that the policy changed, so that it reads it from
+// rotadbd now rather than at its next refresh. A controller that is down
+// reads it when it starts; nothing to report.
+void TellController() {
+  auto controller = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!controller.ok()) return;
+  rota::wire::Empty resp;
+  (void)(*controller)->Call(rota::api::kPolicyChanged, rota::wire::PolicyChangedRequest(), &resp);
 }
 
 }  // namespace
@@ -118,6 +131,24 @@ int main(int argc, char** argv) {
         std::cerr << " " << s.message() << "\n";
         return 1;
       }
+      TellController();
+      return 0;
+    }
+    case rota::cli::SacctmgrVerb::kModify: {
+      std::cout << " Modified " << command->kind << "...\n";
+      for (const std::string& n : command->names) std::cout << "  " << n << "\n";
+      if (!immediate && !Confirmed()) {
+        std::cout << " Changes Discarded\n";
+        return 0;
+      }
+      rota::wire::ModifyEntitiesResponse resp;
+      rota::Status s =
+          (*client)->Call(rota::api::kDbdModifyEntities, rota::cli::ModifyRequest(*command), &resp);
+      if (!s.ok()) {
+        std::cerr << " " << s.message() << "\n";
+        return 1;
+      }
+      TellController();
       return 0;
     }
     case rota::cli::SacctmgrVerb::kDelete: {
@@ -144,6 +175,7 @@ int main(int argc, char** argv) {
       }
       if (immediate) std::cout << " Deleting " << command->kind << "(s)...\n";
       for (const std::string& n : resp.deleted()) std::cout << "  " << n << "\n";
+      TellController();
       return 0;
     }
   }

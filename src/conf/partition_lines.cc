@@ -77,6 +77,7 @@ const KeyTable<PartitionConfig>& PartitionKeys() {
       {"DenyAccounts", AccessList(&P::deny_accounts)},
       {"AllowGroups", AccessList(&P::allow_groups)},
       {"AllowQos", AccessList(&P::allow_qos)},
+      {"DenyQos", AccessList(&P::deny_qos)},
       {"State", ChoiceField(&P::state, {"UP", "DOWN", "DRAIN", "INACTIVE"})},
       {"MaxNodes", [](P& p, std::string_view v) { return ParseCountOrUnlimited(v, p.max_nodes); }},
       {"MinNodes", Uint32Field(&P::min_nodes)},

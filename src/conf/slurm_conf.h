@@ -93,6 +93,7 @@ struct PartitionConfig {
   std::vector<std::string> deny_accounts;
   std::vector<std::string> allow_groups;  // Empty: all.
   std::vector<std::string> allow_qos;     // Empty: all.
+  std::vector<std::string> deny_qos;      // Empty: none.
   std::string state = "UP";               // UP, DOWN, DRAIN, INACTIVE.
   uint32_t max_nodes = kUnlimitedCount;
   uint32_t min_nodes = 0;

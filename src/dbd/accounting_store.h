@@ -40,6 +40,9 @@ class AccountingStore {
   // By name; all of `kind` when `names` is empty.
   virtual Result<std::vector<wire::AcctEntity>> ListEntities(
       const std::string& kind, const std::vector<std::string>& names) = 0;
+  // Overwrites existing entities (sacctmgr modify), all or none; kNotFound
+  // when one does not exist.
+  virtual Status ReplaceEntities(const std::vector<wire::AcctEntity>& entities) = 0;
   // Returns the names that existed (and are now gone).
   virtual Result<std::vector<std::string>> DeleteEntities(
       const std::string& kind, const std::vector<std::string>& names) = 0;

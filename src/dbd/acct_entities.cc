@@ -21,11 +21,18 @@ struct Setting {
   Value value;
 };
 
-constexpr std::array kAccountSettings = {Setting{"Description", Value::kText},
-                                         Setting{"Organization", Value::kText},
-                                         Setting{"Parent", Value::kText}};
-constexpr std::array kUserSettings = {Setting{"DefaultAccount", Value::kText},
-                                      Setting{"AdminLevel", Value::kAdminLevel}};
+// Association limits, on accounts (inherited by their users) and users.
+constexpr std::array kAccountSettings = {
+    Setting{"Description", Value::kText},    Setting{"Organization", Value::kText},
+    Setting{"Parent", Value::kText},         Setting{"MaxJobs", Value::kCount},
+    Setting{"MaxSubmitJobs", Value::kCount}, Setting{"GrpJobs", Value::kCount},
+    Setting{"GrpSubmitJobs", Value::kCount}, Setting{"GrpTRES", Value::kTres},
+    Setting{"MaxWall", Value::kDuration}};
+constexpr std::array kUserSettings = {
+    Setting{"DefaultAccount", Value::kText}, Setting{"AdminLevel", Value::kAdminLevel},
+    Setting{"MaxJobs", Value::kCount},       Setting{"MaxSubmitJobs", Value::kCount},
+    Setting{"GrpJobs", Value::kCount},       Setting{"GrpSubmitJobs", Value::kCount},
+    Setting{"GrpTRES", Value::kTres},        Setting{"MaxWall", Value::kDuration}};
 constexpr std::array kQosSettings = {
     Setting{"Description", Value::kText},           Setting{"Priority", Value::kCount},
     Setting{"MaxWall", Value::kDuration},           Setting{"MaxJobsPerUser", Value::kCount},
@@ -139,6 +146,65 @@ Status PrepareAdd(std::vector<wire::AcctEntity>& entities, AccountingStore& stor
     for (auto& [key, value] : canonical) (*e.mutable_fields())[key] = value;
   }
   return Status::Ok();
+}
+
+Result<std::vector<wire::AcctEntity>> PrepareModify(const std::string& kind,
+                                                    const std::vector<std::string>& names,
+                                                    const std::map<std::string, std::string>& set,
+                                                    AccountingStore& store) {
+  if (kind != "account" && kind != "user" && kind != "qos") {
+    return InvalidArgument(fmt::format("Unknown entity: {}", kind));
+  }
+  if (set.empty()) return InvalidArgument("Nothing to set");
+  auto found = store.ListEntities(kind, names);
+  if (!found.ok()) return found.status();
+  for (const std::string& name : names) {
+    if (std::none_of(found->begin(), found->end(),
+                     [&](const wire::AcctEntity& e) { return e.name() == name; })) {
+      return Status(StatusCode::kNotFound, fmt::format("The {} {} doesn't exist", kind, name));
+    }
+  }
+  for (wire::AcctEntity& e : *found) {
+    auto* fields = e.mutable_fields();
+    bool parent_changed = false;
+    for (const auto& [key, raw] : set) {
+      const Setting* s = FindSetting(kind, key);
+      if (s == nullptr) return InvalidArgument(fmt::format("Unknown option: {}={}", key, raw));
+      const std::string name(s->name);
+      parent_changed |= name == "Parent";
+      if (raw.empty() || raw == "-1") {
+        if (name == "DefaultAccount" || name == "Parent") {
+          return InvalidArgument(fmt::format("{} cannot be cleared", name));
+        }
+        fields->erase(name);
+        continue;
+      }
+      std::string value = raw;
+      ROTA_RETURN_IF_ERROR(CheckValue(*s, value));
+      (*fields)[name] = value;
+    }
+    if (kind == "user" && !Exists(store, "account", (*fields)["DefaultAccount"])) {
+      return Status(StatusCode::kNotFound,
+                    fmt::format("The account {} doesn't exist", (*fields)["DefaultAccount"]));
+    }
+    if (kind == "account" && parent_changed) {
+      // The new parent must exist and must not lie below the account.
+      std::string at = (*fields)["Parent"];
+      for (int depth = 0; at != "root"; ++depth) {
+        if (at == e.name() || depth > 1000) {
+          return InvalidArgument(fmt::format("Account {} cannot be its own ancestor", e.name()));
+        }
+        auto parent = store.ListEntities("account", {at});
+        if (!parent.ok()) return parent.status();
+        if (parent->empty()) {
+          return Status(StatusCode::kNotFound, fmt::format("Parent account {} doesn't exist", at));
+        }
+        auto it = parent->front().fields().find("Parent");
+        at = it == parent->front().fields().end() ? "root" : it->second;
+      }
+    }
+  }
+  return std::move(found).value();
 }
 
 Status CheckDelete(const std::string& kind, const std::vector<std::string>& names,

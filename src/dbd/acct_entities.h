@@ -5,6 +5,7 @@
 // values that parse, an account's parent and a user's default account that
 // exist, no deleting an account that users or other accounts still name.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,14 @@ namespace rota::dbd {
 // ("defaultaccount" -> "DefaultAccount") and fills Slurm's defaults.
 // InvalidArgument / NotFound with a message for the user.
 Status PrepareAdd(std::vector<wire::AcctEntity>& entities, AccountingStore& store);
+
+// sacctmgr modify: the entities `names` of `kind` with `set` applied (an
+// empty value or -1 clears a setting), checked as PrepareAdd checks. NotFound
+// when one does not exist; InvalidArgument for a setting or value.
+Result<std::vector<wire::AcctEntity>> PrepareModify(const std::string& kind,
+                                                    const std::vector<std::string>& names,
+                                                    const std::map<std::string, std::string>& set,
+                                                    AccountingStore& store);
 
 // FailedPrecondition when something still refers to one of `names`.
 Status CheckDelete(const std::string& kind, const std::vector<std::string>& names,

@@ -107,6 +107,7 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
       return;
     }
     case api::kDbdAddEntities:
+    case api::kDbdModifyEntities:
     case api::kDbdDeleteEntities:
       if (!privileged) {
         respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
@@ -132,6 +133,18 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       if (s.ok()) s = store_->AddEntities(entities);
       if (!s.ok()) return respond.Fail(s);
       respond(0, wire::Empty().SerializeAsString());
+    } else if (method == api::kDbdModifyEntities) {
+      wire::ModifyEntitiesRequest req;
+      if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
+      std::map<std::string, std::string> set(req.set().begin(), req.set().end());
+      auto entities =
+          PrepareModify(req.kind(), {req.names().begin(), req.names().end()}, set, *store_);
+      if (!entities.ok()) return respond.Fail(entities.status());
+      Status s = store_->ReplaceEntities(*entities);
+      if (!s.ok()) return respond.Fail(s);
+      wire::ModifyEntitiesResponse out;
+      for (const wire::AcctEntity& e : *entities) out.add_modified(e.name());
+      respond(0, out.SerializeAsString());
     } else if (method == api::kDbdListEntities) {
       wire::ListEntitiesRequest req;
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));

@@ -279,6 +279,34 @@ Status SqliteStore::AddEntities(const std::vector<wire::AcctEntity>& entities) {
   return Exec("COMMIT");
 }
 
+Status SqliteStore::ReplaceEntities(const std::vector<wire::AcctEntity>& entities) {
+  ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  Statement st(db_, "UPDATE entities SET record = ?3 WHERE kind = ?1 AND name = ?2");
+  if (!st.ok()) {
+    (void)Exec("ROLLBACK");
+    return SqliteError(db_, "preparing the update");
+  }
+  std::string blob;
+  for (const wire::AcctEntity& e : entities) {
+    blob = e.SerializeAsString();
+    sqlite3_reset(st.get());
+    sqlite3_bind_text(st.get(), 1, e.kind().data(), static_cast<int>(e.kind().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_text(st.get(), 2, e.name().data(), static_cast<int>(e.name().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_blob(st.get(), 3, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+    if (sqlite3_step(st.get()) != SQLITE_DONE || sqlite3_changes(db_) == 0) {
+      Status s = sqlite3_changes(db_) == 0
+                     ? Status(StatusCode::kNotFound,
+                              fmt::format("{} {} doesn't exist", e.kind(), e.name()))
+                     : SqliteError(db_, "updating " + e.name());
+      (void)Exec("ROLLBACK");
+      return s;
+    }
+  }
+  return Exec("COMMIT");
+}
+
 Result<std::vector<wire::AcctEntity>> SqliteStore::ListEntities(
     const std::string& kind, const std::vector<std::string>& names) {
   std::string sql = "SELECT record FROM entities WHERE kind = ?";

@@ -27,6 +27,7 @@ class SqliteStore : public AccountingStore {
   Status UpsertJobs(const std::vector<wire::AccountingJob>& jobs) override;
   Result<std::vector<wire::AccountingJob>> QueryJobs(const wire::QueryJobsRequest& query) override;
   Status AddEntities(const std::vector<wire::AcctEntity>& entities) override;
+  Status ReplaceEntities(const std::vector<wire::AcctEntity>& entities) override;
   Result<std::vector<wire::AcctEntity>> ListEntities(
       const std::string& kind, const std::vector<std::string>& names) override;
   Result<std::vector<std::string>> DeleteEntities(const std::string& kind,

@@ -84,6 +84,32 @@ std::string RequestedTres(const conf::ClusterConfig& config, const wire::JobReco
   return TrackedTres(config, out);
 }
 
+TresCounts RequestedTresCounts(const conf::ClusterConfig& config, const wire::JobRecord& job) {
+  const wire::JobSpec& s = job.spec();
+  uint32_t nodes = std::max<uint32_t>({job.req_nodes(), s.min_nodes(), 1});
+  uint32_t tasks = std::max<uint32_t>(s.num_tasks(), 1);
+  uint32_t cpus = job.alloc_cpus();
+  if (cpus == 0) cpus = tasks * std::max<uint32_t>(s.cpus_per_task(), 1);
+  uint64_t gpus = RequestedGpus(job, nodes, tasks);
+  TresCounts out;
+  out.Set("cpu", cpus);
+  out.Set("mem", RequestedMemMb(config, job, nodes, cpus, gpus));
+  out.Set("node", nodes);
+  out.Set("billing", cpus);
+  if (gpus > 0 && Listed(config, "gres/gpu")) out.Set("gres/gpu", gpus);
+  return out;
+}
+
+TresCounts TrackedTresCounts(const conf::ClusterConfig& config, const std::string& tres) {
+  Result<TresCounts> counts = TresCounts::Parse(tres);
+  if (!counts.ok()) return {};
+  TresCounts kept;
+  for (const auto& [key, value] : counts->counts()) {
+    if (key.find('/') == std::string::npos || Listed(config, key)) kept.Set(key, value);
+  }
+  return kept;
+}
+
 wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const wire::JobRecord& job,
                                       wire::JobState state) {
   wire::AccountingJob a;

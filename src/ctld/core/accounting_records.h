@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "accounting.pb.h"
+#include "common/tres.h"
 #include "conf/cluster_config.h"
 #include "ctld/core/effects.h"
 #include "rota.pb.h"
@@ -46,5 +47,10 @@ std::string TrackedTres(const conf::ClusterConfig& config, const std::string& tr
 
 // What the job asked for, as a TRES string (ReqTRES).
 std::string RequestedTres(const conf::ClusterConfig& config, const wire::JobRecord& job);
+// The same TRES as counts, without the text (the limits count them for every
+// pending job in every scheduling pass); ToString() gives RequestedTres.
+TresCounts RequestedTresCounts(const conf::ClusterConfig& config, const wire::JobRecord& job);
+// TrackedTres as counts: a running job's AllocTRES, untracked gres dropped.
+TresCounts TrackedTresCounts(const conf::ClusterConfig& config, const std::string& tres);
 
 }  // namespace rota::ctld

@@ -11,6 +11,7 @@
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/limit_check.h"
 #include "model/pending_reason.h"
 #include "sched/availability_profile.h"
 #include "sched/backfill.h"
@@ -138,10 +139,17 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   }
 
   sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, ParamsOf(params));
+  std::unique_ptr<LimitUsage> usage = RunningUsage();  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {
     auto it = jobs_.find(d.id);
     if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
     if (d.outcome == sched::BackfillOutcome::kStartNow) {
+      // Jobs started in this pass count against the limits of the next.
+      if (std::string limit = LimitReason(usage.get(), *it->second); !limit.empty()) {
+        Mutable(d.id).set_reason(limit);
+        continue;
+      }
+      CountStarted(usage.get(), *it->second);
       StartOn(d.id, d.allocation, now, effects);
       stats_.JobBackfilled();
       continue;

@@ -29,7 +29,8 @@ constexpr int64_t kBasicPriorityTop = 100000000;
 ControllerCore::ControllerCore(std::shared_ptr<const conf::ClusterConfig> config)
     : config_(std::move(config)),
       nodes_(*config_),
-      next_job_id_(std::max(1u, config_->settings.first_job_id)) {}
+      next_job_id_(std::max(1u, config_->settings.first_job_id)),
+      enforcement_(Enforcement::FromSettings(config_->settings.accounting_storage_enforce)) {}
 
 // ---------------------------------------------------------------- recovery
 
@@ -60,6 +61,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     for (const wire::JobPayload& p : snapshot->payloads()) StorePayload(p);
     for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
+    if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -78,6 +80,9 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         break;
       case wire::StateRecord::kNodeUpsert:
         nodes_.ApplyRecord(r.node_upsert());
+        break;
+      case wire::StateRecord::kPolicy:
+        policy_ = PolicyTable::FromState(r.policy());
         break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
@@ -119,6 +124,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   for (const NodeRuntime& n : nodes_.nodes()) {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
+  if (policy_) *s.mutable_policy() = policy_->state();
   return s;
 }
 
@@ -133,6 +139,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
     if (n.drain || n.admin_down || !n.reason.empty()) v.nodes.push_back(nodes_.ToRecord(n));
   }
   v.payloads.assign(payloads_.begin(), payloads_.end());
+  v.policy = policy_;
   return v;
 }
 
@@ -151,6 +158,8 @@ std::string ControllerCore::SnapshotView::Serialize() const {
     payload.set_packed(*packed);
     model::AppendMessageField(out, wire::StateSnapshot::kPayloadsFieldNumber, payload);
   }
+  if (policy)
+    model::AppendMessageField(out, wire::StateSnapshot::kPolicyFieldNumber, policy->state());
   return out;
 }
 
@@ -169,6 +178,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
     }
   }
   config_ = std::move(config);
+  enforcement_ = Enforcement::FromSettings(config_->settings.accounting_storage_enforce);
   nodes_ = std::move(fresh);
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED ||
@@ -207,8 +217,8 @@ uint32_t ControllerCore::AllocateJobId() {
 uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   if (IsMultifactor(*config_)) {
     int64_t now = std::max(last_priority_calc_, job.submit_time());
-    return ComputePriority(MakePriorityJob(job, *config_), PriorityTotals(),
-                           MakePrioritySettings(*config_), now)
+    return ComputePriority(PriorityInputs(job), PriorityTotals(), MakePrioritySettings(*config_),
+                           now)
         .priority;
   }
   uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
@@ -273,8 +283,9 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     spec.set_partition(first);
   }
 
-  if (!spec.qos().empty()) {
-    // Until accounting defines QoS, "normal" and those partitions name are known.
+  ROTA_RETURN_IF_ERROR(CheckPolicyAtSubmit(spec, *partition, caller));
+  if (!spec.qos().empty() && (policy_ == nullptr || !enforcement_.any())) {
+    // Unless accounting's policy defines QoS, "normal" and those partitions name are known.
     bool known = spec.qos() == "normal";
     for (const conf::PartitionConfig& p : config_->partitions) known |= p.qos == spec.qos();
     if (!known) return InvalidArgument("Invalid qos specification");
@@ -345,22 +356,24 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   }
 
   wire::JobRecord job;
-  job.set_job_id(AllocateJobId());
   *job.mutable_spec() = std::move(spec);
+  job.set_time_limit_s(shape->time_limit_s);
+  job.set_alloc_cpus(shape->total_cpus);
+  job.set_req_nodes(shape->nodes);
+  ROTA_RETURN_IF_ERROR(
+      CheckPolicyLimitsAtSubmit(job, array ? static_cast<uint32_t>(array->tasks.size()) : 1));
+  job.set_job_id(AllocateJobId());
   job.set_state(wire::JOB_STATE_PENDING);
   job.set_submit_time(now);
   job.set_eligible_time(std::max(now, job.spec().begin_time()));
-  job.set_time_limit_s(shape->time_limit_s);
   job.set_requeue(job.spec().requeue() != 2);
   job.set_dependency_state(job.spec().dependency());
-  job.set_alloc_cpus(shape->total_cpus);
   if (array) {
     job.set_array_job_id(job.job_id());
     job.set_array_meta(true);
     job.set_array_pending(array->tasks.ToString());
     job.set_array_max_running(array->max_running);
   }
-  job.set_req_nodes(shape->nodes);
   if (job.spec().hold()) {  // --hold is a user hold, whoever submits.
     job.set_priority(0);
     job.set_reason(std::string(model::reason::kJobHeldUser));

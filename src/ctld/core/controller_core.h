@@ -20,12 +20,15 @@
 #include "ctld/core/effects.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/policy_table.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
 #include "priority.pb.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
+
+class LimitUsage;  // limit_check.h
 
 // An immutable view of every job, for listing commands on other threads.
 using JobView = std::vector<std::shared_ptr<const wire::JobRecord>>;
@@ -48,6 +51,7 @@ class ControllerCore {
     std::vector<std::shared_ptr<const wire::JobRecord>> jobs;
     std::vector<wire::NodeRecord> nodes;
     std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> payloads;
+    std::shared_ptr<const PolicyTable> policy;  // May be null
     std::string Serialize() const;
   };
   SnapshotView TakeSnapshotView() const;
@@ -96,6 +100,14 @@ class ControllerCore {
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);
 
+  // ---- Accounting policy (policy_hooks.cc) ----
+  // Adopts the policy rotadbd holds now (AccountingStorageEnforce); a record
+  // keeps it durable when it differs from the table held, so that a restarted
+  // controller enforces it even while rotadbd is down. Returns whether it changed.
+  bool SetPolicy(wire::PolicyState state, Effects& effects);
+  // The table in force; null until one is known.
+  const PolicyTable* policy() const { return policy_.get(); }
+
   // ---- Reads ----
   // When Tick next has work to do (nullopt: only when something happens).
   std::optional<int64_t> NextWakeTime() const;
@@ -129,7 +141,12 @@ class ControllerCore {
   // priority/multifactor: every PriorityCalcPeriod, pending jobs' priorities
   // are recomputed in memory only (no record: a restart recomputes them).
   void RecomputePriorities(int64_t now);
-  // The cluster totals the factors divide by, cached per configuration.
+  // `caller`, privileged too when accounting gives its user AdminLevel
+  // Operator or Administrator (scancel, scontrol update/hold/release).
+  Caller WithAdminLevel(const Caller& caller) const;
+  // What the factors read of `job`, its QoS's Priority included (policy_hooks.cc).
+  PriorityJob PriorityInputs(const wire::JobRecord& job) const;
+  // The cluster totals the factors divide by, cached per configuration and policy.
   const PriorityCluster& PriorityTotals() const;
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);
@@ -141,6 +158,21 @@ class ControllerCore {
     std::vector<std::string> unavailable;
   };
   Candidates CandidatesFor(const conf::PartitionConfig& partition) const;
+
+  // Accounting policy (policy_hooks.cc). At submission: the association
+  // (filling the account from the user's default), the QoS and the
+  // partition's Allow*/Deny* lists; then, for the job about to be queued
+  // (`jobs`: an array's task count), submit limits and DenyOnLimit. Errors
+  // carry Slurm's messages.
+  Status CheckPolicyAtSubmit(wire::JobSpec& spec, const conf::PartitionConfig& partition,
+                             const Caller& caller) const;
+  Status CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uint32_t jobs) const;
+  // Scheduling: the running jobs' usage at the start of a pass (null when no
+  // limits are enforced), the limit that holds `job` pending ("" when none),
+  // and a job started in the pass counted.
+  std::unique_ptr<LimitUsage> RunningUsage() const;
+  std::string LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const;
+  void CountStarted(LimitUsage* usage, const wire::JobRecord& job) const;
 
   // Scheduling (scheduling.cc).
   void SchedulePass(int64_t now, Effects& effects);
@@ -267,6 +299,8 @@ class ControllerCore {
   // Some job may be SUSPENDED by preemption (set on suspend and restore,
   // cleared by a ResumeDisplaced walk that finds none).
   bool maybe_suspended_ = true;
+  std::shared_ptr<const PolicyTable> policy_;  // Null until rotadbd's is known
+  Enforcement enforcement_;                    // From AccountingStorageEnforce
 };
 
 }  // namespace rota::ctld

@@ -183,8 +183,9 @@ std::vector<uint32_t> ControllerCore::ResolveJobIds(const std::string& text, std
 }
 
 wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsRequest& request,
-                                                    const Caller& caller, int64_t now,
+                                                    const Caller& requester, int64_t now,
                                                     Effects& effects) {
+  const Caller caller = WithAdminLevel(requester);
   wire::SignalJobsResponse response;
   auto matches_filters = [&](const wire::JobRecord& j) {
     if (!request.user().empty() && j.spec().user() != request.user()) return false;
@@ -618,8 +619,9 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
 }
 
 wire::UpdateJobResponse ControllerCore::UpdateJobs(const wire::UpdateJobRequest& request,
-                                                   const Caller& caller, int64_t now,
+                                                   const Caller& requester, int64_t now,
                                                    Effects& effects) {
+  const Caller caller = WithAdminLevel(requester);
   wire::UpdateJobResponse response;
   for (const std::string& text : request.job_ids()) {
     std::string error;
@@ -636,8 +638,9 @@ wire::UpdateJobResponse ControllerCore::UpdateJobs(const wire::UpdateJobRequest&
   return response;
 }
 
-Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& caller,
+Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& requester,
                                    int64_t now, Effects& effects) {
+  const Caller caller = WithAdminLevel(requester);
   if (!caller.privileged) return Status(StatusCode::kPermissionDenied, kPermissionDenied);
   Result<std::vector<std::string>> names = ExpandHostlist(request.nodes());
   if (!names.ok()) return InvalidArgument(kInvalidNodeName);

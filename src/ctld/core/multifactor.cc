@@ -118,7 +118,7 @@ PriorityCluster MakePriorityCluster(const conf::ClusterConfig& config) {
   for (const conf::PartitionConfig& p : config.partitions) {
     c.max_partition_job_factor = std::max(c.max_partition_job_factor, p.priority_job_factor);
   }
-  c.max_qos_priority = 0;  // Only QoS "normal" (Priority=0) exists until sacctmgr's QoS land.
+  c.max_qos_priority = 0;  // Raised from accounting's QoS by the core (policy_hooks.cc).
   return c;
 }
 

@@ -30,6 +30,7 @@ std::string FormatFactorTres(const std::vector<std::pair<std::string, double>>& 
 const PriorityCluster& ControllerCore::PriorityTotals() const {
   if (priority_totals_of_ != config_) {
     priority_totals_ = MakePriorityCluster(*config_);
+    if (policy_) priority_totals_.max_qos_priority = policy_->MaxQosPriority();
     priority_totals_of_ = config_;
   }
   return priority_totals_;
@@ -50,7 +51,7 @@ void ControllerCore::RecomputePriorities(int64_t now) {
     // Held jobs keep priority 0; an administrator's value stays as set.
     if (job->state() != wire::JOB_STATE_PENDING || job->priority() == 0) continue;
     if (job->priority_fixed()) continue;
-    uint32_t p = ComputePriority(MakePriorityJob(*job, *config_), cluster, settings, now).priority;
+    uint32_t p = ComputePriority(PriorityInputs(*job), cluster, settings, now).priority;
     // Only changed records are touched, so readers' views stay shared.
     if (p != job->priority()) Mutable(id).set_priority(p);
   }
@@ -81,7 +82,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
     }
     if (!Listed(request.users(), job->spec().user())) continue;
     if (!Listed(request.partitions(), job->spec().partition())) continue;
-    PriorityBreakdown b = ComputePriority(MakePriorityJob(*job, *config_), cluster, settings, now);
+    PriorityBreakdown b = ComputePriority(PriorityInputs(*job), cluster, settings, now);
     wire::PriorityRow* row = out.add_rows();
     row->set_job_id(id);
     row->set_partition(job->spec().partition());

@@ -9,6 +9,7 @@
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/limit_check.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_state.h"
@@ -309,6 +310,9 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   const std::vector<conf::PartitionConfig>& partitions = config_->partitions;
   std::vector<bool> blocked(partitions.size(), false);
   const conf::PartitionConfig* last_partition = nullptr;
+  // QoS and association limits (null unless enforced): running jobs, and
+  // those started in this pass.
+  std::unique_ptr<LimitUsage> usage = RunningUsage();
   for (const wire::JobRecord* queued : queue) {
     const uint32_t id = queued->job_id();
     // Records in `queue` stay alive for the pass (a published view or jobs_
@@ -374,6 +378,11 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       set_reason(model::reason::kPartitionConfig);
       continue;
     }
+    // A job held by a limit is skipped: it does not block its partition.
+    if (std::string held = LimitReason(usage.get(), job); !held.empty()) {
+      set_reason(held);
+      continue;
+    }
     // A job that displaced others is tried even behind a blocked job: the
     // nodes held for it would otherwise stay idle.
     if (blocked[static_cast<size_t>(partition - partitions.data())] &&
@@ -385,12 +394,19 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
     bool is_array = job.array_meta();
     uint32_t running = is_array ? RunningArrayTasks(id) : 0;
     uint32_t limit = job.array_max_running();
+    uint32_t started = 0;
     while (true) {
       auto it = jobs_.find(id);
       if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) break;
       if (is_array && !it->second->array_meta()) break;
       if (is_array && limit > 0 && running >= limit) {
         set_reason(model::reason::kJobArrayTaskLimit);
+        break;
+      }
+      // The array's next task, after the ones started in this pass.
+      if (std::string held = started > 0 ? LimitReason(usage.get(), *it->second) : "";
+          !held.empty()) {
+        set_reason(held);
         break;
       }
       std::string reason;
@@ -402,6 +418,8 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
         break;
       }
       ++running;
+      ++started;
+      CountStarted(usage.get(), *it->second);
       if (!is_array) break;
     }
   }

@@ -30,6 +30,10 @@ std::string ListenAddress(const conf::ClusterConfig& config) {
   return "0.0.0.0";
 }
 
+// How often the accounting policy is read again from rotadbd (sacctmgr also
+// asks for a read after each change).
+constexpr std::chrono::seconds kPolicyRefresh{5};
+
 }  // namespace
 
 Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOptions& options) {
@@ -98,11 +102,37 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
     d->outbox_->Start();
   }
   d->loop_->Start();
+  if (AccountingEnabled(*d->config_) &&
+      Enforcement::FromSettings(d->config_->settings.accounting_storage_enforce).any()) {
+    auto policy_issuer = auth::MakeIssuer(auth_settings);
+    if (!policy_issuer.ok()) return policy_issuer.status();
+    std::string host = d->config_->settings.accounting_storage_host;
+    if (host.empty() || host == "localhost") host = "127.0.0.1";
+    StateLoop* loop = d->loop_.get();
+    d->policy_fetcher_ = std::make_unique<PolicyFetcher>(
+        std::make_unique<RpcPolicySource>(host, d->config_->settings.accounting_storage_port,
+                                          std::move(policy_issuer).value()),
+        [loop](wire::PolicyState state) {
+          loop->Enqueue([state = std::move(state)](ControllerCore& core, int64_t now,
+                                                   Effects& effects) mutable -> StateLoop::Reply {
+            state.set_fetched_at(now);
+            if (core.SetPolicy(std::move(state), effects)) {
+              spdlog::info("accounting policy: new table from rotadbd in force");
+            }
+            return [] {};
+          });
+        },
+        kPolicyRefresh);
+    d->policy_fetcher_->Start();
+  }
   d->service_ = std::make_unique<ControllerService>(
       *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path,
       [messenger_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
         messenger_ptr->SetConfig(std::move(config));
       });
+  if (PolicyFetcher* fetcher = d->policy_fetcher_.get()) {
+    d->service_->SetPolicyChangedListener([fetcher] { fetcher->Wake(); });
+  }
 
   rpc::ServerOptions server_options;
   server_options.address = ListenAddress(*d->config_);
@@ -121,6 +151,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
 
 void ControllerDaemon::Stop() {
   if (server_) server_->Stop();
+  if (policy_fetcher_) policy_fetcher_->Stop();
   if (loop_) loop_->Stop();
   if (outbox_) outbox_->Stop();
 }

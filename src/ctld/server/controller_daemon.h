@@ -10,6 +10,7 @@
 #include "conf/cluster_config.h"
 #include "ctld/server/accounting_outbox.h"
 #include "ctld/server/controller_service.h"
+#include "ctld/server/policy_fetcher.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"
 
@@ -38,6 +39,7 @@ class ControllerDaemon {
   PosixFileOps outbox_files_;
   std::unique_ptr<AccountingOutbox> outbox_;  // Accounting on only; outlives loop_.
   std::unique_ptr<StateLoop> loop_;
+  std::unique_ptr<PolicyFetcher> policy_fetcher_;  // AccountingStorageEnforce only
   std::unique_ptr<ControllerService> service_;
   std::unique_ptr<rpc::RpcServer> server_;
 };

@@ -236,6 +236,11 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kReconfigure:
       Reconfigure(caller, respond);
       return;
+    case api::kPolicyChanged:
+      // Only a read from rotadbd follows, so anyone may ask.
+      if (on_policy_changed_) on_policy_changed_();
+      Answer(respond, wire::Empty());
+      return;
     case api::kDiag:
       Diag(caller, body, respond);
       return;

@@ -28,6 +28,12 @@ class ControllerService {
   ControllerService(StateLoop& loop, auth::CredentialVerifier& verifier, uint32_t slurm_user_uid,
                     std::string slurm_conf_path, ConfigListener on_reconfigure = nullptr);
 
+  // Told when sacctmgr reports a change to the accounting policy (kPolicyChanged).
+  // REQUIRES: before requests arrive.
+  void SetPolicyChangedListener(std::function<void()> listener) {
+    on_policy_changed_ = std::move(listener);
+  }
+
   // The rpc::RequestHandler. Never blocks.
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
 
@@ -45,6 +51,7 @@ class ControllerService {
   uint32_t slurm_user_uid_;
   std::string slurm_conf_path_;
   ConfigListener on_reconfigure_;
+  std::function<void()> on_policy_changed_;  // May be empty
   ReaderPool readers_{2};
   RpcStats rpc_stats_;
 

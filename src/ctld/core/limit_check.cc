@@ -1,0 +1,211 @@
+#include "ctld/core/limit_check.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace rota::ctld {
+namespace {
+
+const LimitUsage::Tally kEmpty;
+
+template <typename Map, typename Key>
+const LimitUsage::Tally& Lookup(const Map& map, const Key& key) {
+  auto it = map.find(key);
+  return it == map.end() ? kEmpty : it->second;
+}
+
+void AddTres(TresCounts& into, const TresCounts& add, uint32_t times) {
+  for (const auto& [key, value] : add.counts()) into.Set(key, into.Get(key) + value * times);
+}
+
+// Slurm's reason words per TRES kind, for each family of limits:
+// {per job, per user, group} with the QOS or Assoc prefix added by the caller.
+enum class Family { kPerJob, kPerUser, kGroup };
+
+std::string TresReason(std::string_view prefix, Family family, const std::string& key) {
+  std::string_view kind;
+  if (key == "cpu") {
+    kind = "Cpu";
+  } else if (key == "mem") {
+    kind = "Mem";
+  } else if (key == "node") {
+    kind = "Node";
+  } else if (key.rfind("gres/", 0) == 0) {
+    kind = "GRES";
+  } else if (key == "billing") {
+    kind = "Billing";
+  } else {
+    return "AccountingPolicy";
+  }
+  switch (family) {
+    case Family::kGroup:
+      // QOSGrpCpuLimit, QOSGrpMemLimit, QOSGrpNodeLimit, QOSGrpGRES, QOSGrpBilling.
+      if (kind == "GRES" || kind == "Billing") return fmt::format("{}Grp{}", prefix, kind);
+      return fmt::format("{}Grp{}Limit", prefix, kind);
+    case Family::kPerJob:
+    case Family::kPerUser: {
+      std::string_view per = family == Family::kPerJob ? "PerJob" : "PerUser";
+      // QOSMaxCpuPerJobLimit, QOSMaxNodePerUserLimit, QOSMaxGRESPerJob,
+      // QOSMaxMemoryPerUser, QOSMaxBillingPerJob.
+      if (kind == "Cpu" || kind == "Node") return fmt::format("{}Max{}{}Limit", prefix, kind, per);
+      if (kind == "Mem") return fmt::format("{}MaxMemory{}", prefix, per);
+      return fmt::format("{}Max{}{}", prefix, kind, per);
+    }
+  }
+  return "AccountingPolicy";
+}
+
+// The first TRES of `limit` that `held` plus `demand` goes over; "" when none.
+std::string OverTres(const TresCounts& limit, const TresCounts& held, const TresCounts& demand) {
+  for (const auto& [key, max] : limit.counts()) {
+    if (held.Get(key) + demand.Get(key) > max) return key;
+  }
+  return "";
+}
+
+bool OverWall(std::optional<int64_t> max_wall_s, int64_t time_limit_s) {
+  return max_wall_s && (time_limit_s < 0 || time_limit_s > *max_wall_s);
+}
+
+// The association's own limit, else the nearest account's that sets it (as
+// sacctmgr's limits are inherited down the tree).
+template <typename T>
+std::optional<T> Inherited(const UserPolicy* user, const std::vector<const AccountPolicy*>& lineage,
+                           std::optional<T> PolicyLimits::*field) {
+  if (user != nullptr && user->limits.*field) return user->limits.*field;
+  for (const AccountPolicy* a : lineage) {
+    if (a->limits.*field) return a->limits.*field;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void LimitUsage::Add(const JobDemand& demand, uint32_t jobs) {
+  auto count = [&](Tally& t) {
+    t.jobs += jobs;
+    AddTres(t.tres, demand.tres, jobs);
+  };
+  if (!demand.qos.empty()) {
+    count(qos_[demand.qos]);
+    count(qos_user_[{demand.qos, demand.user}]);
+  }
+  for (const AccountPolicy* a : table_->Lineage(demand.account)) count(accounts_[a->name]);
+  count(associations_[{demand.user, demand.account}]);
+}
+
+const LimitUsage::Tally& LimitUsage::Qos(const std::string& qos) const { return Lookup(qos_, qos); }
+
+const LimitUsage::Tally& LimitUsage::QosUser(const std::string& qos,
+                                             const std::string& user) const {
+  return Lookup(qos_user_, std::make_pair(qos, user));
+}
+
+const LimitUsage::Tally& LimitUsage::Account(const std::string& account) const {
+  return Lookup(accounts_, account);
+}
+
+const LimitUsage::Tally& LimitUsage::Association(const std::string& user,
+                                                 const std::string& account) const {
+  return Lookup(associations_, std::make_pair(user, account));
+}
+
+std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand) {
+  const PolicyTable& table = running.table();
+  if (const QosPolicy* qos = demand.qos.empty() ? nullptr : table.FindQos(demand.qos)) {
+    const PolicyLimits& l = qos->limits;
+    if (OverWall(l.max_wall_s, demand.time_limit_s)) return "QOSMaxWallDurationPerJobLimit";
+    if (std::string key = OverTres(l.max_tres_per_job, {}, demand.tres); !key.empty()) {
+      return TresReason("QOS", Family::kPerJob, key);
+    }
+    const LimitUsage::Tally& all = running.Qos(qos->name);
+    const LimitUsage::Tally& mine = running.QosUser(qos->name, demand.user);
+    if (l.grp_jobs && all.jobs + 1 > *l.grp_jobs) return "QOSGrpJobsLimit";
+    if (l.max_jobs && mine.jobs + 1 > *l.max_jobs) return "QOSMaxJobsPerUserLimit";
+    if (std::string key = OverTres(l.grp_tres, all.tres, demand.tres); !key.empty()) {
+      return TresReason("QOS", Family::kGroup, key);
+    }
+    if (std::string key = OverTres(l.max_tres_per_user, mine.tres, demand.tres); !key.empty()) {
+      return TresReason("QOS", Family::kPerUser, key);
+    }
+  }
+
+  const UserPolicy* user = table.FindUser(demand.user);
+  std::vector<const AccountPolicy*> lineage = table.Lineage(demand.account);
+  if (OverWall(Inherited(user, lineage, &PolicyLimits::max_wall_s), demand.time_limit_s)) {
+    return "AssocMaxWallDurationPerJobLimit";
+  }
+  const LimitUsage::Tally& assoc = running.Association(demand.user, demand.account);
+  if (std::optional<uint32_t> max = Inherited(user, lineage, &PolicyLimits::max_jobs);
+      max && assoc.jobs + 1 > *max) {
+    return "AssocMaxJobsLimit";
+  }
+  if (user != nullptr) {
+    if (user->limits.grp_jobs && assoc.jobs + 1 > *user->limits.grp_jobs) {
+      return "AssocGrpJobsLimit";
+    }
+    if (std::string key = OverTres(user->limits.grp_tres, assoc.tres, demand.tres); !key.empty()) {
+      return TresReason("Assoc", Family::kGroup, key);
+    }
+  }
+  for (const AccountPolicy* a : lineage) {
+    const LimitUsage::Tally& held = running.Account(a->name);
+    if (a->limits.grp_jobs && held.jobs + 1 > *a->limits.grp_jobs) return "AssocGrpJobsLimit";
+    if (std::string key = OverTres(a->limits.grp_tres, held.tres, demand.tres); !key.empty()) {
+      return TresReason("Assoc", Family::kGroup, key);
+    }
+  }
+  return "";
+}
+
+Status CheckSubmitLimits(const LimitUsage& active, const JobDemand& demand, uint32_t jobs) {
+  const PolicyTable& table = active.table();
+  const Status refused(StatusCode::kPermissionDenied, kPolicyViolation);
+  if (const QosPolicy* qos = demand.qos.empty() ? nullptr : table.FindQos(demand.qos)) {
+    const PolicyLimits& l = qos->limits;
+    if (qos->deny_on_limit) {
+      // What the job could never get alone: its own size against the per-job,
+      // per-user and group limits, as Slurm treats them with the flag.
+      if (OverWall(l.max_wall_s, demand.time_limit_s)) return refused;
+      for (const TresCounts* limit : {&l.max_tres_per_job, &l.max_tres_per_user, &l.grp_tres}) {
+        if (!OverTres(*limit, {}, demand.tres).empty()) return refused;
+      }
+    }
+    if (l.max_submit && active.QosUser(qos->name, demand.user).jobs + jobs > *l.max_submit) {
+      return refused;
+    }
+    if (l.grp_submit && active.Qos(qos->name).jobs + jobs > *l.grp_submit) return refused;
+  }
+  const UserPolicy* user = table.FindUser(demand.user);
+  std::vector<const AccountPolicy*> lineage = table.Lineage(demand.account);
+  const uint32_t mine = active.Association(demand.user, demand.account).jobs;
+  if (std::optional<uint32_t> max = Inherited(user, lineage, &PolicyLimits::max_submit);
+      max && mine + jobs > *max) {
+    return refused;
+  }
+  if (user != nullptr && user->limits.grp_submit && mine + jobs > *user->limits.grp_submit) {
+    return refused;
+  }
+  for (const AccountPolicy* a : lineage) {
+    if (a->limits.grp_submit && active.Account(a->name).jobs + jobs > *a->limits.grp_submit) {
+      return refused;
+    }
+  }
+  return Status::Ok();
+}
+
+bool HasSubmitLimits(const PolicyTable& table, const JobDemand& demand) {
+  if (const QosPolicy* qos = demand.qos.empty() ? nullptr : table.FindQos(demand.qos)) {
+    if (qos->limits.max_submit || qos->limits.grp_submit) return true;
+  }
+  if (const UserPolicy* user = table.FindUser(demand.user)) {
+    if (user->limits.max_submit || user->limits.grp_submit) return true;
+  }
+  for (const AccountPolicy* a : table.Lineage(demand.account)) {
+    if (a->limits.max_submit || a->limits.grp_submit) return true;
+  }
+  return false;
+}
+
+}  // namespace rota::ctld

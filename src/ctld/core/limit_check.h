@@ -1,0 +1,79 @@
+#pragma once
+
+// QoS and association limits (AccountingStorageEnforce=limits), pure: what a
+// job asks for, what jobs already hold or have submitted, and which limit a
+// job would break, named with Slurm's pending reason or refusal. No clock, no
+// state of its own beyond the tally it is given.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "common/status.h"
+#include "common/tres.h"
+#include "ctld/core/policy_table.h"
+
+namespace rota::ctld {
+
+// Slurm's refusal for a submission over a submit limit (or, with
+// Flags=DenyOnLimit, over a per-job limit).
+inline constexpr char kPolicyViolation[] =
+    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+
+// What one job asks for, as the limits count it.
+struct JobDemand {
+  std::string user;
+  std::string account;
+  std::string qos;       // Empty: the job has none (no QoS limits apply)
+  TresCounts tres;       // cpu, mem (MB), node, gres/...
+  int64_t time_limit_s;  // Negative: none (counts as over any MaxWall)
+};
+
+// Jobs and TRES counted per QoS, per QoS and user, per account (each job is
+// counted in its account and every ancestor), and per association (user and
+// account).
+class LimitUsage {
+ public:
+  struct Tally {
+    uint32_t jobs = 0;
+    TresCounts tres;
+  };
+
+  explicit LimitUsage(std::shared_ptr<const PolicyTable> table) : table_(std::move(table)) {}
+  // Counts `jobs` jobs of `demand`'s shape (an array's tasks: several).
+  void Add(const JobDemand& demand, uint32_t jobs = 1);
+
+  const Tally& Qos(const std::string& qos) const;
+  const Tally& QosUser(const std::string& qos, const std::string& user) const;
+  const Tally& Account(const std::string& account) const;
+  const Tally& Association(const std::string& user, const std::string& account) const;
+  const PolicyTable& table() const { return *table_; }
+
+ private:
+  std::shared_ptr<const PolicyTable> table_;
+  std::map<std::string, Tally> qos_;
+  std::map<std::pair<std::string, std::string>, Tally> qos_user_;
+  std::map<std::string, Tally> accounts_;
+  std::map<std::pair<std::string, std::string>, Tally> associations_;
+};
+
+// The limit `demand` would break if it started now, given what running jobs
+// hold (`running`): Slurm's pending reason (QOSMaxJobsPerUserLimit,
+// AssocGrpCpuLimit, ...), or "" when it may start. QoS limits come first,
+// then the user's association, then its accounts from the nearest up.
+std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand);
+
+// Whether a submission of `jobs` jobs shaped like `demand` is refused, given
+// the jobs already submitted and not finished (`active`): MaxSubmitJobsPerUser,
+// GrpSubmitJobs, association MaxSubmitJobs/GrpSubmitJobs, and with the QoS's
+// Flags=DenyOnLimit its MaxWall, and the job's own TRES against
+// MaxTRESPerJob, MaxTRESPerUser and GrpTRES. PermissionDenied with
+// kPolicyViolation when refused.
+Status CheckSubmitLimits(const LimitUsage& active, const JobDemand& demand, uint32_t jobs);
+
+// Whether any limit that CheckSubmitLimits checks is set for `demand`: if
+// none, the caller need not count the active jobs.
+bool HasSubmitLimits(const PolicyTable& table, const JobDemand& demand);
+
+}  // namespace rota::ctld

@@ -1,0 +1,176 @@
+#include "ctld/core/limit_check.h"
+
+#include <gtest/gtest.h>
+
+namespace rota::ctld {
+namespace {
+
+class LimitCheckTest : public ::testing::Test {
+ protected:
+  void Add(const std::string& kind, const std::string& name,
+           std::map<std::string, std::string> fields) {
+    wire::PolicyEntity* e = state_.add_entities();
+    e->set_kind(kind);
+    e->set_name(name);
+    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+  }
+  std::shared_ptr<const PolicyTable> Table() { return PolicyTable::FromState(state_); }
+
+  static JobDemand Job(const std::string& user, const std::string& qos, const std::string& tres,
+                       int64_t time_limit_s = 3600, const std::string& account = "physics") {
+    JobDemand d;
+    d.user = user;
+    d.account = account;
+    d.qos = qos;
+    d.tres = TresCounts::Parse(tres).value();
+    d.time_limit_s = time_limit_s;
+    return d;
+  }
+
+  // `n` running jobs of `held`'s shape, then the reason for `next`.
+  std::string ReasonAfter(const JobDemand& held, uint32_t n, const JobDemand& next) {
+    LimitUsage usage(Table());
+    usage.Add(held, n);
+    return StartLimitReason(usage, next);
+  }
+
+  wire::PolicyState state_;
+};
+
+TEST_F(LimitCheckTest, NoLimitsNoReason) {
+  Add("account", "physics", {});
+  Add("qos", "normal", {});
+  EXPECT_EQ(ReasonAfter(Job("alice", "normal", "cpu=4"), 100, Job("alice", "normal", "cpu=4")), "");
+  // A QoS the table does not know carries no limits.
+  EXPECT_EQ(ReasonAfter(Job("alice", "x", "cpu=4"), 100, Job("alice", "x", "cpu=4")), "");
+}
+
+TEST_F(LimitCheckTest, QosJobCounts) {
+  Add("qos", "q", {{"MaxJobsPerUser", "2"}, {"GrpJobs", "3"}});
+  const JobDemand alice = Job("alice", "q", "cpu=1");
+  const JobDemand bob = Job("bob", "q", "cpu=1");
+  EXPECT_EQ(ReasonAfter(alice, 1, alice), "");
+  EXPECT_EQ(ReasonAfter(alice, 2, alice), "QOSMaxJobsPerUserLimit");
+  EXPECT_EQ(ReasonAfter(alice, 2, bob), "");  // Per user
+  LimitUsage usage(Table());
+  usage.Add(alice, 2);
+  usage.Add(bob, 1);
+  EXPECT_EQ(StartLimitReason(usage, Job("carol", "q", "cpu=1")), "QOSGrpJobsLimit");
+}
+
+TEST_F(LimitCheckTest, QosMaxWall) {
+  Add("qos", "q", {{"MaxWall", "1:00:00"}});
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "cpu=1", 3600)), "");
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "cpu=1", 3601)), "QOSMaxWallDurationPerJobLimit");
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "cpu=1", -1)), "QOSMaxWallDurationPerJobLimit");
+}
+
+TEST_F(LimitCheckTest, QosPerJobTres) {
+  Add("qos", "q", {{"MaxTRESPerJob", "cpu=8,gres/gpu=2,mem=4G,node=1"}});
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "cpu=8,gres/gpu=2,mem=4G,node=1")), "");
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "cpu=9")), "QOSMaxCpuPerJobLimit");
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "gres/gpu=3")), "QOSMaxGRESPerJob");
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "mem=4097M")), "QOSMaxMemoryPerJob");
+  EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "node=2")), "QOSMaxNodePerJobLimit");
+}
+
+TEST_F(LimitCheckTest, QosPerUserTresCountsRunningJobs) {
+  Add("qos", "q", {{"MaxTRESPerUser", "cpu=8,gres/gpu=4"}});
+  const JobDemand two_gpus = Job("alice", "q", "cpu=2,gres/gpu=2");
+  EXPECT_EQ(ReasonAfter(two_gpus, 1, two_gpus), "");                       // 2 + 2 = 4
+  EXPECT_EQ(ReasonAfter(two_gpus, 2, two_gpus), "QOSMaxGRESPerUser");      // 4 + 2 > 4
+  EXPECT_EQ(ReasonAfter(two_gpus, 2, Job("bob", "q", "gres/gpu=2")), "");  // Not bob's
+  const JobDemand cpus = Job("alice", "q", "cpu=6");
+  EXPECT_EQ(ReasonAfter(cpus, 1, Job("alice", "q", "cpu=3")), "QOSMaxCpuPerUserLimit");
+}
+
+TEST_F(LimitCheckTest, QosGroupTres) {
+  Add("qos", "q", {{"GrpTRES", "cpu=10,gres/gpu=4,mem=8G,node=3"}});
+  EXPECT_EQ(ReasonAfter(Job("a", "q", "cpu=5"), 2, Job("b", "q", "cpu=1")), "QOSGrpCpuLimit");
+  EXPECT_EQ(ReasonAfter(Job("a", "q", "gres/gpu=3"), 1, Job("b", "q", "gres/gpu=1")), "");
+  EXPECT_EQ(ReasonAfter(Job("a", "q", "gres/gpu=3"), 1, Job("b", "q", "gres/gpu=2")), "QOSGrpGRES");
+  EXPECT_EQ(ReasonAfter(Job("a", "q", "mem=6G"), 1, Job("b", "q", "mem=3G")), "QOSGrpMemLimit");
+  EXPECT_EQ(ReasonAfter(Job("a", "q", "node=2"), 1, Job("b", "q", "node=2")), "QOSGrpNodeLimit");
+}
+
+TEST_F(LimitCheckTest, AssociationLimitsOnUsersAndAccounts) {
+  Add("account", "science", {{"GrpJobs", "3"}, {"GrpTRES", "gres/gpu=4"}});
+  Add("account", "physics", {{"Parent", "science"}, {"MaxJobs", "2"}, {"MaxWall", "30"}});
+  Add("account", "chemistry", {{"Parent", "science"}});
+  Add("user", "alice", {{"DefaultAccount", "physics"}});
+  Add("user", "bob", {{"DefaultAccount", "physics"}, {"MaxJobs", "5"}, {"GrpTRES", "cpu=4"}});
+  Add("user", "carol", {{"DefaultAccount", "chemistry"}});
+  const JobDemand alice = Job("alice", "", "cpu=1", 600);
+  // MaxWall inherited from the account: 30 minutes.
+  EXPECT_EQ(ReasonAfter({}, 0, Job("alice", "", "cpu=1", 1801)), "AssocMaxWallDurationPerJobLimit");
+  // MaxJobs inherited from physics (2) for alice; bob's own (5) wins for him.
+  EXPECT_EQ(ReasonAfter(alice, 2, alice), "AssocMaxJobsLimit");
+  EXPECT_EQ(ReasonAfter(Job("bob", "", "cpu=1", 600), 2, Job("bob", "", "cpu=1", 600)), "");
+  // bob's own GrpTRES.
+  EXPECT_EQ(ReasonAfter(Job("bob", "", "cpu=3", 600), 1, Job("bob", "", "cpu=2", 600)),
+            "AssocGrpCpuLimit");
+  // science's GrpJobs counts physics' and chemistry's jobs together.
+  LimitUsage usage(Table());
+  usage.Add(alice, 2);
+  usage.Add(Job("carol", "", "cpu=1", 600, "chemistry"), 1);
+  EXPECT_EQ(StartLimitReason(usage, Job("carol", "", "cpu=1", 600, "chemistry")),
+            "AssocGrpJobsLimit");
+  // science's GrpTRES on GPUs.
+  EXPECT_EQ(ReasonAfter(Job("alice", "", "gres/gpu=3", 600), 1,
+                        Job("carol", "", "gres/gpu=2", 600, "chemistry")),
+            "AssocGrpGRES");
+}
+
+TEST_F(LimitCheckTest, QosLimitsComeBeforeAssociationLimits) {
+  Add("account", "physics", {{"MaxJobs", "1"}});
+  Add("user", "alice", {{"DefaultAccount", "physics"}});
+  Add("qos", "q", {{"MaxJobsPerUser", "1"}});
+  const JobDemand alice = Job("alice", "q", "cpu=1");
+  EXPECT_EQ(ReasonAfter(alice, 1, alice), "QOSMaxJobsPerUserLimit");
+}
+
+TEST_F(LimitCheckTest, SubmitLimits) {
+  Add("account", "physics", {{"MaxSubmitJobs", "4"}});
+  Add("user", "alice", {{"DefaultAccount", "physics"}});
+  Add("qos", "q", {{"MaxSubmitJobsPerUser", "2"}, {"GrpSubmitJobs", "3"}});
+  Add("qos", "r", {});
+  auto table = Table();
+  const JobDemand alice = Job("alice", "q", "cpu=1");
+  EXPECT_TRUE(HasSubmitLimits(*table, alice));
+  LimitUsage active(table);
+  EXPECT_TRUE(CheckSubmitLimits(active, alice, 2).ok());
+  Status over = CheckSubmitLimits(active, alice, 3);  // An array of three
+  EXPECT_EQ(over.code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(over.message(), kPolicyViolation);
+  active.Add(alice, 2);
+  EXPECT_FALSE(CheckSubmitLimits(active, alice, 1).ok());
+  EXPECT_TRUE(CheckSubmitLimits(active, Job("bob", "q", "cpu=1"), 1).ok());
+  EXPECT_FALSE(CheckSubmitLimits(active, Job("bob", "q", "cpu=1"), 2).ok());  // GrpSubmitJobs
+  // The account's MaxSubmitJobs (4) across QoS.
+  const JobDemand other_qos = Job("alice", "r", "cpu=1");
+  EXPECT_TRUE(CheckSubmitLimits(active, other_qos, 2).ok());
+  EXPECT_FALSE(CheckSubmitLimits(active, other_qos, 3).ok());
+  EXPECT_FALSE(HasSubmitLimits(*table, Job("bob", "r", "cpu=1", 60, "chemistry")));
+}
+
+TEST_F(LimitCheckTest, DenyOnLimitRefusesWhatCouldNeverStart) {
+  Add("qos", "strict",
+      {{"MaxWall", "1:00:00"}, {"MaxTRESPerJob", "gres/gpu=2"}, {"Flags", "DenyOnLimit"}});
+  Add("qos", "lenient", {{"MaxWall", "1:00:00"}, {"MaxTRESPerJob", "gres/gpu=2"}});
+  LimitUsage active(Table());
+  EXPECT_TRUE(CheckSubmitLimits(active, Job("a", "strict", "gres/gpu=2", 3600), 1).ok());
+  EXPECT_FALSE(CheckSubmitLimits(active, Job("a", "strict", "gres/gpu=2", 3601), 1).ok());
+  EXPECT_FALSE(CheckSubmitLimits(active, Job("a", "strict", "gres/gpu=3", 60), 1).ok());
+  // A job bigger than the per-user or group limit could never start either.
+  Add("qos", "capped",
+      {{"MaxTRESPerUser", "cpu=4"}, {"GrpTRES", "gres/gpu=4"}, {"Flags", "DenyOnLimit"}});
+  LimitUsage with_capped(Table());
+  EXPECT_TRUE(CheckSubmitLimits(with_capped, Job("a", "capped", "cpu=4,gres/gpu=4"), 1).ok());
+  EXPECT_FALSE(CheckSubmitLimits(with_capped, Job("a", "capped", "cpu=5"), 1).ok());
+  EXPECT_FALSE(CheckSubmitLimits(with_capped, Job("a", "capped", "gres/gpu=5"), 1).ok());
+  // Without the flag the job is queued and waits with a reason.
+  EXPECT_TRUE(CheckSubmitLimits(active, Job("a", "lenient", "gres/gpu=3", 7200), 1).ok());
+}
+
+}  // namespace
+}  // namespace rota::ctld

@@ -1,0 +1,168 @@
+// ControllerCore's accounting policy hooks: the table rotadbd gives, the
+// checks at submission, and the limits the scheduling pass honours (the
+// rules themselves are in policy_table.cc and limit_check.cc).
+#include <algorithm>
+#include <map>
+
+#include "common/strings.h"
+#include "ctld/core/accounting_records.h"
+#include "ctld/core/controller_core.h"
+#include "ctld/core/limit_check.h"
+#include "model/index_set.h"
+
+namespace rota::ctld {
+namespace {
+
+constexpr char kInvalidAccount[] = "Invalid account or account/partition combination specified";
+constexpr char kInvalidQos[] = "Invalid qos specification";
+constexpr char kGroupNotPermitted[] = "User's group not permitted to use this partition";
+// Slurm's QoS for jobs that name none.
+constexpr char kDefaultQos[] = "normal";
+
+// The policy's content in a fixed order (map fields are unordered on the
+// wire), to tell whether a fetch changed anything.
+std::string Canonical(const wire::PolicyState& state) {
+  std::string out;
+  for (const wire::PolicyEntity& e : state.entities()) {
+    out += e.kind() + '\0' + e.name() + '\0';
+    std::map<std::string, std::string> fields(e.fields().begin(), e.fields().end());
+    for (const auto& [k, v] : fields) out += k + '=' + v + '\0';
+    out += '\n';
+  }
+  return out;
+}
+
+bool Listed(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+bool Holds(wire::JobState s) {
+  return s == wire::JOB_STATE_RUNNING || s == wire::JOB_STATE_SUSPENDED;
+}
+
+bool Active(wire::JobState s) {
+  return Holds(s) || s == wire::JOB_STATE_PENDING || s == wire::JOB_STATE_COMPLETING;
+}
+
+JobDemand DemandOf(const conf::ClusterConfig& config, const wire::JobRecord& job) {
+  JobDemand d;
+  d.user = job.spec().user();
+  d.account = job.spec().account();
+  d.qos = job.spec().qos().empty() ? kDefaultQos : job.spec().qos();
+  d.tres = job.nodes().empty() ? RequestedTresCounts(config, job)
+                               : TrackedTresCounts(config, job.alloc_tres());
+  d.time_limit_s = job.time_limit_s();
+  return d;
+}
+
+// How many jobs a record stands for: an array's pending tasks, or one.
+uint32_t JobCount(const wire::JobRecord& job) {
+  if (!job.array_meta()) return 1;
+  return static_cast<uint32_t>(model::IndexSet::Parse(job.array_pending()).value_or({}).size());
+}
+
+}  // namespace
+
+bool ControllerCore::SetPolicy(wire::PolicyState state, Effects& effects) {
+  if (policy_ && Canonical(policy_->state()) == Canonical(state)) return false;
+  *effects.records.emplace_back().mutable_policy() = state;
+  policy_ = PolicyTable::FromState(std::move(state));
+  priority_totals_of_.reset();  // The highest QoS priority may have changed
+  return true;
+}
+
+Caller ControllerCore::WithAdminLevel(const Caller& caller) const {
+  if (caller.privileged || policy_ == nullptr) return caller;
+  const UserPolicy* user = policy_->FindUser(caller.user);
+  if (user == nullptr || user->admin_level == AdminLevel::kNone) return caller;
+  Caller elevated = caller;
+  elevated.privileged = true;
+  return elevated;
+}
+
+PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
+  PriorityJob p = MakePriorityJob(job, *config_);
+  if (policy_) {
+    const QosPolicy* qos =
+        policy_->FindQos(job.spec().qos().empty() ? kDefaultQos : job.spec().qos());
+    if (qos != nullptr) p.qos_priority = qos->priority;
+  }
+  return p;
+}
+
+Status ControllerCore::CheckPolicyAtSubmit(wire::JobSpec& spec,
+                                           const conf::PartitionConfig& partition,
+                                           const Caller& caller) const {
+  const bool enforce = policy_ != nullptr && enforcement_.associations;
+  if (enforce) {
+    if (spec.account().empty()) {
+      const UserPolicy* user = policy_->FindUser(spec.user());
+      if (user != nullptr) spec.set_account(user->default_account);
+    }
+    if (!policy_->HasAssociation(spec.user(), spec.account())) {
+      return InvalidArgument(kInvalidAccount);
+    }
+    if (!spec.qos().empty() && policy_->FindQos(spec.qos()) == nullptr) {
+      return InvalidArgument(kInvalidQos);
+    }
+  }
+  // The partition's access lists are slurm.conf's: they hold whatever
+  // accounting enforces. Only the primary group is known here.
+  if (!partition.allow_groups.empty() && !caller.privileged &&
+      !Listed(partition.allow_groups, caller.group)) {
+    return Status(StatusCode::kPermissionDenied, kGroupNotPermitted);
+  }
+  if ((!partition.allow_accounts.empty() && !Listed(partition.allow_accounts, spec.account())) ||
+      Listed(partition.deny_accounts, spec.account())) {
+    return InvalidArgument(kInvalidAccount);
+  }
+  const std::string qos = spec.qos().empty() ? kDefaultQos : spec.qos();
+  if ((!partition.allow_qos.empty() && !Listed(partition.allow_qos, qos)) ||
+      Listed(partition.deny_qos, qos)) {
+    return InvalidArgument(kInvalidQos);
+  }
+  return Status::Ok();
+}
+
+Status ControllerCore::CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uint32_t jobs) const {
+  if (policy_ == nullptr || !enforcement_.limits) return Status::Ok();
+  JobDemand demand = DemandOf(*config_, job);
+  const QosPolicy* qos = policy_->FindQos(demand.qos);
+  if (!HasSubmitLimits(*policy_, demand) && (qos == nullptr || !qos->deny_on_limit)) {
+    return Status::Ok();
+  }
+  LimitUsage active(policy_);
+  for (const auto& [id, other] : jobs_) {
+    if (Active(other->state()) && other->spec().user() == demand.user) {
+      active.Add(DemandOf(*config_, *other), JobCount(*other));
+    } else if (Active(other->state())) {
+      // Group limits count everyone's jobs; only their counts matter here.
+      JobDemand d;
+      d.user = other->spec().user();
+      d.account = other->spec().account();
+      d.qos = other->spec().qos().empty() ? kDefaultQos : other->spec().qos();
+      active.Add(d, JobCount(*other));
+    }
+  }
+  return CheckSubmitLimits(active, demand, jobs);
+}
+
+std::unique_ptr<LimitUsage> ControllerCore::RunningUsage() const {
+  if (policy_ == nullptr || !enforcement_.limits || !policy_->has_start_limits()) return nullptr;
+  auto usage = std::make_unique<LimitUsage>(policy_);
+  for (const auto& [id, job] : jobs_) {
+    if (Holds(job->state())) usage->Add(DemandOf(*config_, *job));
+  }
+  return usage;
+}
+
+std::string ControllerCore::LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const {
+  if (usage == nullptr) return "";
+  return StartLimitReason(*usage, DemandOf(*config_, job));
+}
+
+void ControllerCore::CountStarted(LimitUsage* usage, const wire::JobRecord& job) const {
+  if (usage != nullptr) usage->Add(DemandOf(*config_, job));
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,157 @@
+#include "ctld/core/policy_table.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "common/duration.h"
+#include "common/strings.h"
+
+namespace rota::ctld {
+namespace {
+
+using Fields = google::protobuf::Map<std::string, std::string>;
+
+// The value of setting `name` (any case), or nullptr when absent or empty.
+const std::string* Field(const Fields& fields, std::string_view name) {
+  for (const auto& [key, value] : fields) {
+    if (EqualsIgnoreCase(key, name)) return value.empty() ? nullptr : &value;
+  }
+  return nullptr;
+}
+
+std::optional<uint32_t> Count(const Fields& fields, std::string_view name) {
+  const std::string* v = Field(fields, name);
+  if (v == nullptr) return std::nullopt;
+  std::optional<uint64_t> n = ParseUint(*v);
+  if (!n || *n > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(*n);
+}
+
+TresCounts Tres(const Fields& fields, std::string_view name) {
+  const std::string* v = Field(fields, name);
+  if (v == nullptr) return {};
+  Result<TresCounts> t = TresCounts::Parse(*v);
+  return t.ok() ? *t : TresCounts{};
+}
+
+PolicyLimits Limits(const Fields& f, bool qos) {
+  PolicyLimits l;
+  l.max_jobs = Count(f, qos ? "MaxJobsPerUser" : "MaxJobs");
+  l.max_submit = Count(f, qos ? "MaxSubmitJobsPerUser" : "MaxSubmitJobs");
+  l.grp_jobs = Count(f, "GrpJobs");
+  l.grp_submit = Count(f, "GrpSubmitJobs");
+  if (const std::string* v = Field(f, "MaxWall")) {
+    Result<DurationSecs> d = ParseDuration(*v);
+    if (d.ok() && *d != kInfiniteDuration) l.max_wall_s = *d;
+  }
+  l.grp_tres = Tres(f, "GrpTRES");
+  if (qos) {
+    l.max_tres_per_user = Tres(f, "MaxTRESPerUser");
+    l.max_tres_per_job = Tres(f, "MaxTRESPerJob");
+  }
+  return l;
+}
+
+bool LimitsStart(const PolicyLimits& l) {
+  return l.max_jobs || l.grp_jobs || l.max_wall_s || !l.grp_tres.empty() ||
+         !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty();
+}
+
+}  // namespace
+
+Enforcement Enforcement::FromSettings(const std::vector<std::string>& accounting_storage_enforce) {
+  Enforcement e;
+  for (const std::string& item : accounting_storage_enforce) {
+    const std::string v = ToLower(item);
+    const bool all = v == "all";
+    if (all || v == "associations") e.associations = true;
+    if (all || v == "limits") e.limits = e.associations = true;
+    if (all || v == "qos") e.qos = e.associations = true;
+    if (all || v == "safe") e.safe = e.limits = e.associations = true;
+  }
+  return e;
+}
+
+std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState state) {
+  auto table = std::make_shared<PolicyTable>();
+  for (const wire::PolicyEntity& e : state.entities()) {
+    const Fields& f = e.fields();
+    if (e.kind() == "account") {
+      AccountPolicy& a = table->accounts_[e.name()];
+      a.name = e.name();
+      if (const std::string* parent = Field(f, "Parent")) a.parent = *parent;
+      if (a.parent.empty() && a.name != "root") a.parent = "root";
+      a.limits = Limits(f, false);
+    } else if (e.kind() == "user") {
+      UserPolicy& u = table->users_[e.name()];
+      u.name = e.name();
+      if (const std::string* account = Field(f, "DefaultAccount")) u.default_account = *account;
+      if (const std::string* level = Field(f, "AdminLevel")) {
+        if (EqualsIgnoreCase(*level, "Operator")) u.admin_level = AdminLevel::kOperator;
+        if (EqualsIgnoreCase(*level, "Administrator")) u.admin_level = AdminLevel::kAdministrator;
+      }
+      u.limits = Limits(f, false);
+    } else if (e.kind() == "qos") {
+      QosPolicy& q = table->qos_[e.name()];
+      q.name = e.name();
+      q.priority = Count(f, "Priority").value_or(0);
+      if (const std::string* factor = Field(f, "UsageFactor")) {
+        q.usage_factor = std::strtod(factor->c_str(), nullptr);
+      }
+      if (const std::string* flags = Field(f, "Flags")) {
+        for (std::string_view flag : Split(*flags, ',')) {
+          q.deny_on_limit |= EqualsIgnoreCase(flag, "DenyOnLimit");
+        }
+      }
+      q.limits = Limits(f, true);
+    }
+  }
+  for (const auto& [name, a] : table->accounts_) table->has_start_limits_ |= LimitsStart(a.limits);
+  for (const auto& [name, u] : table->users_) table->has_start_limits_ |= LimitsStart(u.limits);
+  for (const auto& [name, q] : table->qos_) table->has_start_limits_ |= LimitsStart(q.limits);
+  // rotadbd always has the root account (the default parent), stored or not.
+  if (table->accounts_.count("root") == 0) table->accounts_["root"].name = "root";
+  table->state_ = std::move(state);
+  return table;
+}
+
+const AccountPolicy* PolicyTable::FindAccount(const std::string& name) const {
+  auto it = accounts_.find(name);
+  return it == accounts_.end() ? nullptr : &it->second;
+}
+
+const UserPolicy* PolicyTable::FindUser(const std::string& name) const {
+  auto it = users_.find(name);
+  return it == users_.end() ? nullptr : &it->second;
+}
+
+const QosPolicy* PolicyTable::FindQos(const std::string& name) const {
+  auto it = qos_.find(name);
+  return it == qos_.end() ? nullptr : &it->second;
+}
+
+std::vector<const AccountPolicy*> PolicyTable::Lineage(const std::string& account) const {
+  // Called for every pending job in every pass: a short vector, no set (a
+  // cycle shows as an account met again).
+  std::vector<const AccountPolicy*> out;
+  for (const AccountPolicy* a = FindAccount(account);
+       a != nullptr && std::find(out.begin(), out.end(), a) == out.end();
+       a = a->parent.empty() ? nullptr : FindAccount(a->parent)) {
+    out.push_back(a);
+  }
+  return out;
+}
+
+uint32_t PolicyTable::MaxQosPriority() const {
+  uint32_t max = 0;
+  for (const auto& [name, qos] : qos_) max = std::max(max, qos.priority);
+  return max;
+}
+
+bool PolicyTable::HasAssociation(const std::string& user, const std::string& account) const {
+  const UserPolicy* u = FindUser(user);
+  return u != nullptr && !account.empty() && u->default_account == account &&
+         FindAccount(account) != nullptr;
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,99 @@
+#pragma once
+
+// The accounting policy the controller enforces (AccountingStorageEnforce):
+// accounts with their parents, users with their default account, QoS, and
+// the limits set on each, read from what rotadbd keeps (sacctmgr). Immutable
+// once built; the state loop swaps in a new table when rotadbd's changes.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/tres.h"
+#include "policy.pb.h"
+
+namespace rota::ctld {
+
+// Which checks AccountingStorageEnforce asks for. `limits`, `qos` and `safe`
+// imply `associations`, as in Slurm; `all` is everything but nojobs/nosteps.
+struct Enforcement {
+  bool associations = false;
+  bool limits = false;
+  bool qos = false;
+  bool safe = false;
+
+  static Enforcement FromSettings(const std::vector<std::string>& accounting_storage_enforce);
+  bool any() const { return associations; }
+};
+
+// Limits shared by QoS and associations; unset: no limit.
+struct PolicyLimits {
+  std::optional<uint32_t> max_jobs;    // QoS MaxJobsPerUser; association MaxJobs
+  std::optional<uint32_t> max_submit;  // QoS MaxSubmitJobsPerUser; association MaxSubmitJobs
+  std::optional<uint32_t> grp_jobs;
+  std::optional<uint32_t> grp_submit;  // GrpSubmitJobs
+  std::optional<int64_t> max_wall_s;   // MaxWall
+  TresCounts grp_tres;                 // All running jobs together (memory in MB)
+  TresCounts max_tres_per_user;        // QoS only
+  TresCounts max_tres_per_job;         // QoS only
+};
+
+struct QosPolicy {
+  std::string name;
+  uint32_t priority = 0;
+  double usage_factor = 1.0;
+  bool deny_on_limit = false;  // Flags=DenyOnLimit
+  PolicyLimits limits;
+};
+
+struct AccountPolicy {
+  std::string name;
+  std::string parent;  // Empty for root
+  PolicyLimits limits;
+};
+
+enum class AdminLevel { kNone, kOperator, kAdministrator };
+
+struct UserPolicy {
+  std::string name;
+  std::string default_account;
+  AdminLevel admin_level = AdminLevel::kNone;
+  PolicyLimits limits;  // The limits of the user's association
+};
+
+class PolicyTable {
+ public:
+  // Builds the table from rotadbd's entities. Values rotadbd checked parse;
+  // one that does not (an older or newer rotadbd) is ignored, not fatal.
+  static std::shared_ptr<const PolicyTable> FromState(wire::PolicyState state);
+
+  const AccountPolicy* FindAccount(const std::string& name) const;
+  const UserPolicy* FindUser(const std::string& name) const;
+  const QosPolicy* FindQos(const std::string& name) const;
+  // `account` and its ancestors, nearest first; empty when unknown. A cycle
+  // (which rotadbd refuses) ends the walk.
+  std::vector<const AccountPolicy*> Lineage(const std::string& account) const;
+  // Whether `user` may run jobs under `account`: the user's association is
+  // with its default account.
+  bool HasAssociation(const std::string& user, const std::string& account) const;
+  // Whether any QoS, account or user sets a limit a running job counts
+  // against (jobs, TRES, wall time): if none, scheduling need not count.
+  bool has_start_limits() const { return has_start_limits_; }
+  // The highest QoS Priority (the multifactor QoS factor divides by it).
+  uint32_t MaxQosPriority() const;
+
+  // What the table was built from: what the controller keeps durable.
+  const wire::PolicyState& state() const { return state_; }
+
+ private:
+  wire::PolicyState state_;
+  std::map<std::string, AccountPolicy> accounts_;
+  std::map<std::string, UserPolicy> users_;
+  std::map<std::string, QosPolicy> qos_;
+  bool has_start_limits_ = false;
+};
+
+}  // namespace rota::ctld
