@@ -250,12 +250,13 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
   return out;
 }
 
-Status SqliteStore::AddEntities(const std::vector<wire::AcctEntity>& entities) {
+Status SqliteStore::WriteEntities(const char* sql, const std::vector<wire::AcctEntity>& entities,
+                                  const EntityStepCheck& check) {
   ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  Statement st(db_, "INSERT INTO entities (kind, name, record) VALUES (?1, ?2, ?3)");
+  Statement st(db_, sql);
   if (!st.ok()) {
     (void)Exec("ROLLBACK");
-    return SqliteError(db_, "preparing the insert");
+    return SqliteError(db_, "preparing an entity write");
   }
   std::string blob;
   for (const wire::AcctEntity& e : entities) {
@@ -266,12 +267,7 @@ Status SqliteStore::AddEntities(const std::vector<wire::AcctEntity>& entities) {
     sqlite3_bind_text(st.get(), 2, e.name().data(), static_cast<int>(e.name().size()),
                       SQLITE_STATIC);
     sqlite3_bind_blob(st.get(), 3, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
-    int rc = sqlite3_step(st.get());
-    if (rc != SQLITE_DONE) {
-      Status s = (rc & 0xff) == SQLITE_CONSTRAINT
-                     ? Status(StatusCode::kAlreadyExists,
-                              fmt::format("{} {} already exists", e.kind(), e.name()))
-                     : SqliteError(db_, "adding " + e.name());
+    if (Status s = check(e, sqlite3_step(st.get())); !s.ok()) {
       (void)Exec("ROLLBACK");
       return s;
     }
@@ -279,32 +275,27 @@ Status SqliteStore::AddEntities(const std::vector<wire::AcctEntity>& entities) {
   return Exec("COMMIT");
 }
 
+Status SqliteStore::AddEntities(const std::vector<wire::AcctEntity>& entities) {
+  return WriteEntities("INSERT INTO entities (kind, name, record) VALUES (?1, ?2, ?3)", entities,
+                       [&](const wire::AcctEntity& e, int rc) {
+                         if (rc == SQLITE_DONE) return Status::Ok();
+                         return (rc & 0xff) == SQLITE_CONSTRAINT
+                                    ? Status(
+                                          StatusCode::kAlreadyExists,
+                                          fmt::format("{} {} already exists", e.kind(), e.name()))
+                                    : SqliteError(db_, "adding " + e.name());
+                       });
+}
+
 Status SqliteStore::ReplaceEntities(const std::vector<wire::AcctEntity>& entities) {
-  ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  Statement st(db_, "UPDATE entities SET record = ?3 WHERE kind = ?1 AND name = ?2");
-  if (!st.ok()) {
-    (void)Exec("ROLLBACK");
-    return SqliteError(db_, "preparing the update");
-  }
-  std::string blob;
-  for (const wire::AcctEntity& e : entities) {
-    blob = e.SerializeAsString();
-    sqlite3_reset(st.get());
-    sqlite3_bind_text(st.get(), 1, e.kind().data(), static_cast<int>(e.kind().size()),
-                      SQLITE_STATIC);
-    sqlite3_bind_text(st.get(), 2, e.name().data(), static_cast<int>(e.name().size()),
-                      SQLITE_STATIC);
-    sqlite3_bind_blob(st.get(), 3, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
-    if (sqlite3_step(st.get()) != SQLITE_DONE || sqlite3_changes(db_) == 0) {
-      Status s = sqlite3_changes(db_) == 0
-                     ? Status(StatusCode::kNotFound,
-                              fmt::format("{} {} doesn't exist", e.kind(), e.name()))
-                     : SqliteError(db_, "updating " + e.name());
-      (void)Exec("ROLLBACK");
-      return s;
-    }
-  }
-  return Exec("COMMIT");
+  return WriteEntities("UPDATE entities SET record = ?3 WHERE kind = ?1 AND name = ?2", entities,
+                       [&](const wire::AcctEntity& e, int rc) {
+                         if (rc == SQLITE_DONE && sqlite3_changes(db_) > 0) return Status::Ok();
+                         return rc == SQLITE_DONE
+                                    ? Status(StatusCode::kNotFound,
+                                             fmt::format("{} {} doesn't exist", e.kind(), e.name()))
+                                    : SqliteError(db_, "updating " + e.name());
+                       });
 }
 
 Result<std::vector<wire::AcctEntity>> SqliteStore::ListEntities(

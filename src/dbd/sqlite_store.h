@@ -4,6 +4,7 @@
 // transaction survives a rotadbd crash; the controller's outbox covers the
 // rest). The schema is created, and migrated from older versions, on Open.
 
+#include <functional>
 #include <string>
 
 #include "dbd/accounting_store.h"
@@ -37,6 +38,12 @@ class SqliteStore : public AccountingStore {
  private:
   explicit SqliteStore(sqlite3* db) : db_(db) {}
   Status Exec(const char* sql);
+  // Runs `sql` (?1 kind, ?2 name, ?3 the serialized entity) for each entity in
+  // one transaction; `check` turns each step's result code into OK or the
+  // error that rolls it all back.
+  using EntityStepCheck = std::function<Status(const wire::AcctEntity& entity, int step_rc)>;
+  Status WriteEntities(const char* sql, const std::vector<wire::AcctEntity>& entities,
+                       const EntityStepCheck& check);
   Status Migrate();
   Status Prepare();
 
