@@ -12,6 +12,7 @@
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/limit_check.h"
+#include "ctld/core/queue_order.h"
 #include "model/pending_reason.h"
 #include "sched/availability_profile.h"
 #include "sched/backfill.h"
@@ -91,13 +92,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   last_backfill_ = now;
   const int64_t pass_began = stats_.Now();
   if (params.bf_interval > 0) NoteWake(now + params.bf_interval);
-  std::stable_sort(queue.begin(), queue.end(),
-                   [](const wire::JobRecord* a, const wire::JobRecord* b) {
-                     if (a->priority() != b->priority()) return a->priority() > b->priority();
-                     if (a->submit_time() != b->submit_time())
-                       return a->submit_time() < b->submit_time();
-                     return a->job_id() < b->job_id();
-                   });
+  SortQueue(queue, *config_);
 
   const sched::ClusterModel& model = nodes_.model();
   sched::AvailabilityProfile profile(model, nodes_.usage(), now, params.bf_resolution);

@@ -10,6 +10,7 @@
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/limit_check.h"
+#include "ctld/core/queue_order.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_state.h"
@@ -297,13 +298,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       if (job->preempt_nodes_size() > 0) NotePreemptHold(*job);
     }
   }
-  std::stable_sort(queue.begin(), queue.end(),
-                   [](const wire::JobRecord* a, const wire::JobRecord* b) {
-                     if (a->priority() != b->priority()) return a->priority() > b->priority();
-                     if (a->submit_time() != b->submit_time())
-                       return a->submit_time() < b->submit_time();
-                     return a->job_id() < b->job_id();
-                   });
+  SortQueue(queue, *config_);
 
   // Partitions by name, looked up once per run of equal names (the queue is
   // mostly one partition), and whether a job of theirs could not start.
