@@ -478,8 +478,9 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
 void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder respond) {
   // The job's step tasks here, whether or not its batch script runs here.
   if (!request.batch_only()) {
-    step_tasks_->Signal(request.job_id(), std::nullopt,
-                        request.signal() == 0 ? SIGKILL : request.signal(), 0, true);
+    const int signal = request.signal() == 0 ? SIGKILL : request.signal();
+    step_tasks_->Signal(request.job_id(), std::nullopt, signal, 0, true,
+                        /*ends_job=*/request.terminate() || signal == SIGKILL);
   }
   bool known;
   {

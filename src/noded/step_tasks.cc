@@ -36,6 +36,9 @@ struct StepTasks::Running {
   std::thread thread;
   std::mutex mu;
   std::vector<pid_t> live;  // Tasks not yet seen to exit. Guarded by mu.
+  // The whole job was killed while this step was still starting its tasks:
+  // each task started afterwards is killed at once. Guarded by mu.
+  bool killed = false;
 };
 
 namespace {
@@ -253,13 +256,18 @@ void StepTasks::Launch(wire::LaunchTasksRequest request, uint32_t caller_uid, bo
 }
 
 int StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, int signal,
-                      uint32_t caller_uid, bool privileged) {
+                      uint32_t caller_uid, bool privileged, bool ends_job) {
   int reached = 0;
   std::lock_guard<std::mutex> lock(mu_);
+  // The job itself killed (not one step): tasks of its steps still being
+  // started are killed as they come. (A launch registered after this asks the
+  // controller first, which no longer runs the job's steps.)
+  const bool job_killed = ends_job && !step_id && privileged;
   for (auto& [key, running] : steps_) {
     if (key.first != job_id || (step_id && key.second != *step_id)) continue;
     std::lock_guard<std::mutex> step_lock(running->mu);
     if (!privileged && running->uid != caller_uid) continue;
+    if (job_killed) running->killed = true;
     for (pid_t pid : running->live) {
       kill(-pid, signal);
       kill(pid, signal);
@@ -599,6 +607,10 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     task.pidfd = static_cast<int>(syscall(SYS_pidfd_open, task.pid, 0));
     std::lock_guard<std::mutex> step_lock(running->mu);
     running->live.push_back(task.pid);
+    if (running->killed) {
+      kill(-task.pid, SIGKILL);
+      kill(task.pid, SIGKILL);
+    }
     if (bind->verbose) {
       wire::TaskIoFrame frame;
       frame.set_kind(wire::TaskIoFrame::STDERR);
