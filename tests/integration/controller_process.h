@@ -49,6 +49,48 @@ struct CommandResult {
   std::string out;  // stdout (and stderr when asked)
 };
 
+// Whether something accepts connections on 127.0.0.1:`port`.
+inline bool LoopbackAccepting(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+// Waits up to 10 s for the daemon `pid` (a child) to accept on `port`. A
+// daemon that exits meanwhile is reaped and `pid` becomes -1.
+inline bool AwaitAccepting(pid_t& pid, uint16_t port) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (LoopbackAccepting(port)) return true;
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      pid = -1;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// Sends `sig` to the child `pid` (if any) and reaps it.
+inline void KillAndReap(pid_t& pid, int sig) {
+  if (pid <= 0) return;
+  kill(pid, sig);
+  int status;
+  waitpid(pid, &status, 0);
+  pid = -1;
+}
+
+inline std::string ReadLogFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 class ControllerProcess {
  public:
   // `extra` is appended to the generated slurm.conf.
@@ -102,32 +144,13 @@ class ControllerProcess {
       execl(bin.c_str(), bin.c_str(), "-f", conf_.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (Accepting()) return true;
-      int status;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return AwaitAccepting(pid_, port_);
   }
 
   // Sends `sig` and reaps the process.
-  void Kill(int sig) {
-    if (pid_ <= 0) return;
-    kill(pid_, sig);
-    int status;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
+  void Kill(int sig) { KillAndReap(pid_, sig); }
 
-  std::string Log() const {
-    std::ifstream in(log_);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string Log() const { return ReadLogFile(log_); }
 
   // Runs a built command against this controller.
   CommandResult Run(const std::string& command_line, bool with_stderr = true) const {
@@ -145,17 +168,6 @@ class ControllerProcess {
   }
 
  private:
-  bool Accepting() const {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(port_);
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    close(fd);
-    return ok;
-  }
-
   TempDir dir_;
   std::string conf_;
   std::string log_;

@@ -2,16 +2,12 @@
 // A real rotadbd for integration tests, beside a ControllerProcess.
 
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <string>
-#include <thread>
 
 #include "tests/integration/controller_process.h"
 
@@ -38,36 +34,10 @@ class DbdProcess {
             static_cast<char*>(nullptr));
       _exit(127);
     }
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
-      int fd = socket(AF_INET, SOCK_STREAM, 0);
-      sockaddr_in addr{};
-      addr.sin_family = AF_INET;
-      addr.sin_port = htons(port_);
-      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-      close(fd);
-      if (ok) return true;
-      int status;
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return AwaitAccepting(pid_, port_);
   }
-  void Kill(int sig) {
-    if (pid_ <= 0) return;
-    kill(pid_, sig);
-    int status;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-  std::string Log() const {
-    std::ifstream in(log_);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  void Kill(int sig) { KillAndReap(pid_, sig); }
+  std::string Log() const { return ReadLogFile(log_); }
 
  private:
   const ControllerProcess& ctld_;
