@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "cli/event_time.h"
 #include "cli/local_time.h"
 #include "cli/sacct_fields.h"
+#include "cli/sacct_json.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 #include "model/job_state.h"
@@ -62,35 +62,6 @@ std::string UserName(uid_t uid) {
   std::vector<char> buf(16384);
   getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
   return found != nullptr ? std::string(pw.pw_name) : std::to_string(uid);
-}
-
-std::string JsonText(const std::vector<rota::wire::AccountingJob>& jobs) {
-  nlohmann::ordered_json list = nlohmann::json::array();
-  for (const rota::wire::AccountingJob& j : jobs) {
-    nlohmann::ordered_json item;
-    item["job_id"] = j.job_id();
-    item["name"] = j.name();
-    item["user"] = j.user();
-    item["account"] = j.account();
-    item["partition"] = j.partition();
-    item["cluster"] = j.cluster();
-    item["restarts"] = j.restarts();
-    item["state"] = {{"current", std::string(rota::model::JobStateName(j.state()))},
-                     {"reason", j.reason()}};
-    item["exit_code"] = {{"status", (j.exit_code() >> 8) & 0xff}, {"signal", j.exit_code() & 0x7f}};
-    item["time"] = {{"submission", j.submit_time()},
-                    {"start", j.start_time()},
-                    {"end", j.end_time()},
-                    {"limit", j.time_limit_s() < 0 ? 0 : j.time_limit_s() / 60}};
-    item["nodes"] = j.nodelist();
-    item["tres"] = {{"allocated", rota::cli::SacctTres(j.alloc_tres())},
-                    {"requested", rota::cli::SacctTres(j.req_tres())}};
-    list.push_back(std::move(item));
-  }
-  nlohmann::ordered_json out;
-  out["jobs"] = std::move(list);
-  out["errors"] = nlohmann::json::array();
-  return out.dump(2) + "\n";
 }
 
 }  // namespace
@@ -256,7 +227,7 @@ int main(int argc, char** argv) {
   jobs.reserve(static_cast<size_t>(answer.jobs_size()));
   for (rota::wire::AccountingJob& j : *answer.mutable_jobs()) jobs.push_back(std::move(j));
   if (json) {
-    std::cout << JsonText(jobs);
+    std::cout << rota::cli::SacctJson(jobs, now);
     return 0;
   }
   rota::cli::SacctContext ctx;

@@ -15,6 +15,7 @@
 #include "sim/alibaba_reader.h"
 #include "sim/policy.h"
 #include "sim/replay_plot.h"
+#include "sim/sacct_json_reader.h"
 #include "sim/sacct_reader.h"
 #include "sim/sim_cluster.h"
 #include "sim/simulator.h"
@@ -173,11 +174,16 @@ int Replay(const Options& o) {
     if (!pods.ok()) return Fail(pods.status().message());
     trace = ParseAlibabaPods(*pods, o.max_jobs);
   } else {
-    // SWF, or a site's own history exported with sacct -P (told apart by its header).
+    // SWF, or a site's own history exported with sacct --json or -P (told apart by its start).
     Result<std::string> text = ReadMaybeGzip(o.trace);
     if (!text.ok()) return Fail(text.status().message());
-    trace = LooksLikeSacctParsable(*text) ? ParseSacctParsable(*text, o.max_jobs)
-                                          : Result<Trace>(ParseSwf(*text, {o.max_jobs}));
+    if (LooksLikeJson(*text)) {
+      trace = ParseSacctJson(*text, o.max_jobs);
+    } else if (LooksLikeSacctParsable(*text)) {
+      trace = ParseSacctParsable(*text, o.max_jobs);
+    } else {
+      trace = Result<Trace>(ParseSwf(*text, {o.max_jobs}));
+    }
   }
   if (!trace.ok()) return Fail(trace.status().message());
   const ReadStats& st = trace->stats;
