@@ -57,6 +57,8 @@ constexpr std::array kQosColumns = {
     EntityColumn{"MaxTRESPerJob", "MaxTRES", 13, "MaxTRESPerJob"},
     EntityColumn{"UsageFactor", "UsageFactor", 11, "UsageFactor"},
     EntityColumn{"Flags", "Flags", 10, "Flags"},
+    EntityColumn{"Preempt", "Preempt", 10, "Preempt"},
+    EntityColumn{"PreemptMode", "PreemptMode", 11, "PreemptMode"},
     EntityColumn{"Description", "Descr", 11, "Description"},
 };
 

@@ -3,9 +3,7 @@
 #include "common/strings.h"
 
 namespace rota::conf {
-namespace {
-
-PreemptAction ParseModes(std::string_view modes) {
+PreemptAction ParsePreemptAction(std::string_view modes) {
   for (std::string_view mode : Split(modes, ',')) {
     mode = Trim(mode);
     if (EqualsIgnoreCase(mode, "OFF")) return PreemptAction::kOff;
@@ -16,14 +14,21 @@ PreemptAction ParseModes(std::string_view modes) {
   return PreemptAction::kOff;
 }
 
-}  // namespace
-
 PreemptAction PreemptActionOf(const ClusterConfig& config, const PartitionConfig& partition) {
-  if (!partition.preempt_mode.empty()) return ParseModes(partition.preempt_mode);
-  return ParseModes(Join(config.settings.preempt_mode, ","));
+  if (!partition.preempt_mode.empty()) return ParsePreemptAction(partition.preempt_mode);
+  return ClusterPreemptAction(config);
+}
+
+PreemptAction ClusterPreemptAction(const ClusterConfig& config) {
+  return ParsePreemptAction(Join(config.settings.preempt_mode, ","));
 }
 
 bool MaySuspendJobs(const ClusterConfig& config) {
+  // Under preempt/qos only the cluster's mode is known here (the QoS ones
+  // live in accounting).
+  if (config.settings.preempt_type == kPreemptQos) {
+    return ClusterPreemptAction(config) == PreemptAction::kSuspend;
+  }
   if (config.settings.preempt_type != kPreemptPartitionPrio) return false;
   for (const PartitionConfig& p : config.partitions) {
     if (PreemptActionOf(config, p) == PreemptAction::kSuspend) return true;

@@ -10,16 +10,22 @@
 namespace rota::conf {
 
 inline constexpr std::string_view kPreemptPartitionPrio = "preempt/partition_prio";
+inline constexpr std::string_view kPreemptQos = "preempt/qos";
 
 enum class PreemptAction { kOff, kCancel, kRequeue, kSuspend };
 
-// The partition's PreemptMode, else the cluster's: its first of OFF, CANCEL,
+// A PreemptMode value ("REQUEUE", "SUSPEND,GANG"): its first of OFF, CANCEL,
 // REQUEUE, SUSPEND (GANG and WITHIN alone mean OFF: time-slicing is not done).
+PreemptAction ParsePreemptAction(std::string_view modes);
+
+// The partition's PreemptMode, else the cluster's.
 PreemptAction PreemptActionOf(const ClusterConfig& config, const PartitionConfig& partition);
+// The cluster's PreemptMode.
+PreemptAction ClusterPreemptAction(const ClusterConfig& config);
 
 // Whether any partition (or the cluster) may suspend jobs under
-// preempt/partition_prio: the configuration then earns a warning, since a
-// suspended job keeps its GPUs' memory.
+// preempt/partition_prio, or the cluster under preempt/qos: the configuration
+// then earns a warning, since a suspended job keeps its GPUs' memory.
 bool MaySuspendJobs(const ClusterConfig& config);
 
 // The warning, as the log and `scontrol show config` give it.

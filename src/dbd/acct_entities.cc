@@ -14,7 +14,7 @@
 namespace rota::dbd {
 namespace {
 
-enum class Value { kText, kCount, kDuration, kTres, kAdminLevel, kFactor };
+enum class Value { kText, kCount, kDuration, kTres, kAdminLevel, kFactor, kNameList, kPreemptMode };
 
 struct Setting {
   std::string_view name;
@@ -39,7 +39,8 @@ constexpr std::array kQosSettings = {
     Setting{"MaxSubmitJobsPerUser", Value::kCount}, Setting{"GrpJobs", Value::kCount},
     Setting{"GrpSubmitJobs", Value::kCount},        Setting{"GrpTRES", Value::kTres},
     Setting{"MaxTRESPerUser", Value::kTres},        Setting{"MaxTRESPerJob", Value::kTres},
-    Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText}};
+    Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText},
+    Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode}};
 
 template <size_t N>
 const Setting* Find(const std::array<Setting, N>& table, const std::string& key) {
@@ -81,6 +82,31 @@ Status CheckValue(const Setting& s, std::string& value) {
         }
       }
       return InvalidArgument(fmt::format("Bad AdminLevel value: {}", value));
+    case Value::kNameList: {
+      // "a, b,,c" -> "a,b,c"; the names are checked against the store later.
+      std::string canonical;
+      for (std::string_view name : Split(value, ',')) {
+        if (Trim(name).empty()) continue;
+        if (!canonical.empty()) canonical += ',';
+        canonical.append(Trim(name));
+      }
+      value = canonical;
+      return Status::Ok();
+    }
+    case Value::kPreemptMode: {
+      std::string canonical;
+      for (std::string_view mode : Split(value, ',')) {
+        std::string upper = ToUpper(Trim(mode));
+        if (upper != "OFF" && upper != "CANCEL" && upper != "REQUEUE" && upper != "SUSPEND" &&
+            upper != "GANG" && upper != "WITHIN") {
+          return InvalidArgument(fmt::format("Bad PreemptMode value: {}", value));
+        }
+        if (!canonical.empty()) canonical += ',';
+        canonical += upper;
+      }
+      value = canonical;
+      return Status::Ok();
+    }
     case Value::kFactor: {
       char* end = nullptr;
       std::strtod(value.c_str(), &end);
@@ -97,6 +123,24 @@ bool Exists(AccountingStore& store, const std::string& kind, const std::string& 
   if (kind == "account" && name == "root") return true;  // The tree's implicit top
   auto found = store.ListEntities(kind, {name});
   return found.ok() && !found->empty();
+}
+
+// A QoS's Preempt list names other QoS that exist (stored, or added in the
+// same batch).
+Status CheckPreemptList(const std::string& qos,
+                        const google::protobuf::Map<std::string, std::string>& fields,
+                        const std::vector<wire::AcctEntity>& batch, AccountingStore& store) {
+  auto it = fields.find("Preempt");
+  if (it == fields.end()) return Status::Ok();
+  for (std::string_view name : Split(it->second, ',')) {
+    if (name == qos) return InvalidArgument(fmt::format("QOS {} cannot preempt itself", qos));
+    bool in_batch = std::any_of(batch.begin(), batch.end(),
+                                [&](const wire::AcctEntity& o) { return o.name() == name; });
+    if (!in_batch && !Exists(store, "qos", std::string(name))) {
+      return Status(StatusCode::kNotFound, fmt::format("Preempt: the QOS {} doesn't exist", name));
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -144,6 +188,8 @@ Status PrepareAdd(std::vector<wire::AcctEntity>& entities, AccountingStore& stor
     }
     e.clear_fields();
     for (auto& [key, value] : canonical) (*e.mutable_fields())[key] = value;
+    if (kind == "qos")
+      ROTA_RETURN_IF_ERROR(CheckPreemptList(e.name(), e.fields(), entities, store));
   }
   return Status::Ok();
 }
@@ -183,6 +229,7 @@ Result<std::vector<wire::AcctEntity>> PrepareModify(const std::string& kind,
       ROTA_RETURN_IF_ERROR(CheckValue(*s, value));
       (*fields)[name] = value;
     }
+    if (kind == "qos") ROTA_RETURN_IF_ERROR(CheckPreemptList(e.name(), *fields, {}, store));
     if (kind == "user" && !Exists(store, "account", (*fields)["DefaultAccount"])) {
       return Status(StatusCode::kNotFound,
                     fmt::format("The account {} doesn't exist", (*fields)["DefaultAccount"]));

@@ -104,6 +104,12 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
         }
       }
       q.limits = Limits(f, true);
+      if (const std::string* preempt = Field(f, "Preempt")) {
+        for (std::string_view name : Split(*preempt, ',')) {
+          if (!Trim(name).empty()) q.preempt.emplace_back(Trim(name));
+        }
+      }
+      if (const std::string* mode = Field(f, "PreemptMode")) q.preempt_mode = *mode;
     }
   }
   for (const auto& [name, a] : table->accounts_) table->has_start_limits_ |= LimitsStart(a.limits);

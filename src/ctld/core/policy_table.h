@@ -47,6 +47,10 @@ struct QosPolicy {
   double usage_factor = 1.0;
   bool deny_on_limit = false;  // Flags=DenyOnLimit
   PolicyLimits limits;
+  // preempt/qos: the QoS whose jobs this QoS's jobs may displace (Preempt=),
+  // and how its own jobs are displaced (PreemptMode=; empty: the cluster's).
+  std::vector<std::string> preempt;
+  std::string preempt_mode;
 };
 
 struct AccountPolicy {

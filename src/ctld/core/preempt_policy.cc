@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace rota::ctld {
 namespace {
@@ -37,11 +38,54 @@ class PartitionPrioPolicy final : public PreemptPolicy {
   uint32_t lowest_tier_ = UINT32_MAX;
 };
 
+// preempt/qos: a job displaces jobs whose QoS its own QoS lists in Preempt=,
+// whatever their partitions, in the way the victim's QoS PreemptMode says
+// (else the cluster's). Partitions' PreemptMode does not apply, as in Slurm.
+class QosPreemptPolicy final : public PreemptPolicy {
+ public:
+  QosPreemptPolicy(const conf::ClusterConfig& config, const PolicyTable& table)
+      : config_(config), table_(table) {}
+  std::string_view Name() const override { return conf::kPreemptQos; }
+
+  bool MayPreemptAny(const wire::JobRecord& preemptor) const override {
+    const QosPolicy* mine = table_.FindQos(QosOf(preemptor));
+    return mine != nullptr && !mine->preempt.empty();
+  }
+
+  conf::PreemptAction ActionFor(const wire::JobRecord& preemptor,
+                                const wire::JobRecord& victim) const override {
+    const QosPolicy* mine = table_.FindQos(QosOf(preemptor));
+    const std::string& theirs = QosOf(victim);
+    if (mine == nullptr ||
+        std::find(mine->preempt.begin(), mine->preempt.end(), theirs) == mine->preempt.end()) {
+      return conf::PreemptAction::kOff;
+    }
+    const QosPolicy* victim_qos = table_.FindQos(theirs);
+    if (victim_qos != nullptr && !victim_qos->preempt_mode.empty()) {
+      return conf::ParsePreemptAction(victim_qos->preempt_mode);
+    }
+    return conf::ClusterPreemptAction(config_);
+  }
+
+ private:
+  static const std::string& QosOf(const wire::JobRecord& job) {
+    static const std::string kNormal = "normal";  // Slurm's QoS for jobs that name none
+    return job.spec().qos().empty() ? kNormal : job.spec().qos();
+  }
+
+  const conf::ClusterConfig& config_;
+  const PolicyTable& table_;
+};
+
 }  // namespace
 
-std::unique_ptr<PreemptPolicy> MakePreemptPolicy(const conf::ClusterConfig& config) {
+std::unique_ptr<PreemptPolicy> MakePreemptPolicy(const conf::ClusterConfig& config,
+                                                 const PolicyTable* qos) {
   if (config.settings.preempt_type == conf::kPreemptPartitionPrio) {
     return std::make_unique<PartitionPrioPolicy>(config);
+  }
+  if (config.settings.preempt_type == conf::kPreemptQos && qos != nullptr) {
+    return std::make_unique<QosPreemptPolicy>(config, *qos);
   }
   return nullptr;
 }

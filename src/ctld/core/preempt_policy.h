@@ -3,15 +3,16 @@
 // Who may displace whom, and how: one policy per PreemptType. The controller
 // core asks the policy about each running job when a pending job does not fit
 // (preemption.cc); the choice among those allowed is sched::ChoosePreemptees'.
-// preempt/partition_prio is here; preempt/qos plugs in the same way once QoS
-// records (with their Preempt lists and PreemptMode) reach the core: a
-// QosPreemptPolicy answering from them, returned by MakePreemptPolicy.
+// preempt/partition_prio answers from the partitions' PriorityTier,
+// preempt/qos from the QoS records accounting gives (Preempt lists and
+// PreemptMode).
 
 #include <memory>
 #include <string_view>
 
 #include "conf/cluster_config.h"
 #include "conf/preempt_mode.h"
+#include "ctld/core/policy_table.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -30,8 +31,10 @@ class PreemptPolicy {
 };
 
 // The policy for the configuration's PreemptType; nullptr when nothing is
-// ever preempted (preempt/none, and preempt/qos until QoS records exist).
-// The policy refers to `config`, which must outlive it.
-std::unique_ptr<PreemptPolicy> MakePreemptPolicy(const conf::ClusterConfig& config);
+// ever preempted (preempt/none, and preempt/qos while the controller has no
+// QoS records: accounting not enforced, or rotadbd not heard from yet). The
+// policy refers to `config` and `qos`, which must outlive it.
+std::unique_ptr<PreemptPolicy> MakePreemptPolicy(const conf::ClusterConfig& config,
+                                                 const PolicyTable* qos);
 
 }  // namespace rota::ctld

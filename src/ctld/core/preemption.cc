@@ -69,7 +69,7 @@ void ControllerCore::DropPreemptHolds(uint32_t job_id, std::vector<uint32_t>& us
 }
 
 bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
-  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_);
+  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_, policy_.get());
   const wire::JobRecord& pending = *jobs_.at(job_id);
   // An array's pending tasks share one record; they never displace others.
   if (policy == nullptr || pending.array_meta() || !policy->MayPreemptAny(pending)) return false;
@@ -122,7 +122,7 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
 }
 
 conf::PreemptAction ControllerCore::ActionAgainst(const wire::JobRecord& victim) const {
-  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_);
+  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_, policy_.get());
   auto it = jobs_.find(victim.preempted_by());
   // Chosen under another configuration: ended rather than lost.
   if (policy == nullptr || it == jobs_.end()) return PreemptAction::kCancel;

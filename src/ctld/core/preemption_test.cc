@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <map>
 
 #include "ctld/core/controller_core.h"
 #include "model/job_state.h"
@@ -418,6 +419,109 @@ TEST_F(PreemptionTest, AdminSuspendAndResume) {
   EXPECT_EQ(Job(a).end_time(), kT0 + 3600 + 30);
   EXPECT_EQ(Update(a, true, "resume"),
             std::vector<std::string>{std::to_string(a) + ": Job is not suspended"});
+}
+
+// preempt/qos: QoS Preempt lists from accounting decide, whatever the
+// partitions' tiers; the victim's QoS PreemptMode, else the cluster's.
+class QosPreemptionTest : public PreemptionTest {
+ protected:
+  void SetUp() override {
+    Load("PreemptType=preempt/qos\nAccountingStorageEnforce=associations,qos\n");
+    AddEntity("account", "physics", {});
+    AddEntity("user", "alice", {{"DefaultAccount", "physics"}});
+    AddQos("normal", {});
+    AddQos("scavenger", {{"PreemptMode", "CANCEL"}});
+    AddQos("urgent", {{"Preempt", "normal,scavenger"}});
+  }
+  void AddQos(const std::string& name, std::map<std::string, std::string> fields) {
+    AddEntity("qos", name, std::move(fields));
+  }
+  void AddEntity(const std::string& kind, const std::string& name,
+                 std::map<std::string, std::string> fields) {
+    wire::PolicyEntity* e = policy_.add_entities();
+    e->set_kind(kind);
+    e->set_name(name);
+    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+  }
+  void ApplyPolicy() {
+    Effects e;
+    core_->SetPolicy(policy_, e);
+  }
+  uint32_t SubmitQos(const std::string& qos, const std::string& partition = "low") {
+    return Submit(partition, 4, [&](wire::JobSpec& s) { s.set_qos(qos); });
+  }
+
+  wire::PolicyState policy_;
+};
+
+TEST_F(QosPreemptionTest, APreemptListDisplacesThoseQosWhateverThePartitions) {
+  ApplyPolicy();
+  uint32_t normal = SubmitQos("normal", "high");  // A higher tier does not protect it
+  Tick();
+  now_ += 10;
+  uint32_t scavenger = SubmitQos("scavenger");
+  Tick();
+  ASSERT_EQ(StateOf(normal), "RUNNING");
+  ASSERT_EQ(StateOf(scavenger), "RUNNING");
+  now_ += 10;
+  uint32_t urgent = SubmitQos("urgent");
+  Effects e = Tick();
+  // The youngest goes, as its QoS says: cancelled, not requeued.
+  EXPECT_EQ(StateOf(normal), "RUNNING");
+  EXPECT_EQ(StateOf(scavenger), "COMPLETING");
+  EXPECT_EQ(Job(scavenger).final_state(), wire::JOB_STATE_PREEMPTED);
+  EXPECT_EQ(Job(scavenger).preempted_by(), urgent);
+  EXPECT_TRUE(Has(e, scavenger, SIGTERM, /*terminate=*/true));
+  Cleaned(scavenger);
+  EXPECT_EQ(StateOf(scavenger), "PREEMPTED");
+  Tick();
+  EXPECT_EQ(StateOf(urgent), "RUNNING");
+}
+
+TEST_F(QosPreemptionTest, TheClustersModeAppliesWhenTheVictimsQosHasNone) {
+  ApplyPolicy();
+  uint32_t a = SubmitQos("normal");
+  uint32_t b = SubmitQos("normal");
+  Tick();
+  now_ += 10;
+  uint32_t urgent = SubmitQos("urgent");
+  Tick();
+  EXPECT_EQ(Job(b).preempted_by(), urgent);
+  EXPECT_EQ(Job(b).final_state(), wire::JOB_STATE_REQUEUED);  // PreemptMode=REQUEUE
+  EXPECT_EQ(StateOf(a), "RUNNING");
+}
+
+TEST_F(QosPreemptionTest, QosNotListedAndHigherTiersDoNotPreempt) {
+  ApplyPolicy();
+  uint32_t a = SubmitQos("urgent");
+  uint32_t b = SubmitQos("scavenger");
+  Tick();
+  // scavenger's list is empty; normal's too, even from a higher tier; urgent
+  // may not displace urgent.
+  uint32_t c = SubmitQos("scavenger", "high");
+  uint32_t d = SubmitQos("normal", "high");
+  EXPECT_TRUE(Tick().signals.empty());
+  EXPECT_EQ(StateOf(a), "RUNNING");
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_EQ(StateOf(c), "PENDING");
+  EXPECT_EQ(StateOf(d), "PENDING");
+}
+
+TEST_F(QosPreemptionTest, APreemptListAddedLaterTakesEffectAtTheNextPass) {
+  policy_.mutable_entities()->RemoveLast();
+  AddQos("urgent", {});
+  ApplyPolicy();
+  uint32_t a = SubmitQos("normal");
+  uint32_t b = SubmitQos("normal");
+  Tick();
+  uint32_t urgent = SubmitQos("urgent");
+  EXPECT_TRUE(Tick().signals.empty());
+  EXPECT_EQ(StateOf(urgent), "PENDING");
+  policy_.mutable_entities()->RemoveLast();
+  AddQos("urgent", {{"Preempt", "normal"}});
+  ApplyPolicy();
+  Tick();
+  EXPECT_EQ(Job(b).preempted_by() + Job(a).preempted_by(), urgent);
 }
 
 }  // namespace

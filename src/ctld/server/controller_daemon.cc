@@ -102,8 +102,11 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
     d->outbox_->Start();
   }
   d->loop_->Start();
+  // The policy table is fetched for what reads it: enforcement, and
+  // preempt/qos's Preempt lists.
   if (AccountingEnabled(*d->config_) &&
-      Enforcement::FromSettings(d->config_->settings.accounting_storage_enforce).any()) {
+      (Enforcement::FromSettings(d->config_->settings.accounting_storage_enforce).any() ||
+       d->config_->settings.preempt_type == conf::kPreemptQos)) {
     auto policy_issuer = auth::MakeIssuer(auth_settings);
     if (!policy_issuer.ok()) return policy_issuer.status();
     std::string host = d->config_->settings.accounting_storage_host;
