@@ -114,6 +114,28 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
   CommandResult bad = ctld_.Run("sacct -o JobID,Nonsense");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.out.find("Invalid field requested"), std::string::npos) << bad.out;
+
+  // sreport over the last hour, in seconds: 4 nodes of 8 CPUs and 4 GPUs
+  // reported for 3600 s, split between what the jobs held and idle time.
+  CommandResult report =
+      ctld_.Run("sreport -n -P -t seconds -T cpu,gres/gpu cluster utilization start=now-1hour");
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  std::vector<std::string_view> lines = Split(Trim(report.out), '\n');
+  ASSERT_EQ(lines.size(), 2u) << report.out;
+  for (size_t i = 0; i < 2; ++i) {
+    std::vector<std::string_view> f = Split(lines[i], '|');
+    ASSERT_EQ(f.size(), 8u) << lines[i];
+    EXPECT_EQ(f[0], "itest");
+    EXPECT_EQ(f[1], i == 0 ? "cpu" : "gres/gpu");
+    const uint64_t reported = i == 0 ? 32 * 3600 : 16 * 3600;
+    EXPECT_EQ(f[7], std::to_string(reported));
+    EXPECT_EQ(*ParseUint(f[2]) + *ParseUint(f[5]), reported) << lines[i];
+  }
+  CommandResult unknown = ctld_.Run("sreport job sizesbyaccount");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.out.find("sreport: error: Not valid report job sizesbyaccount"),
+            std::string::npos)
+      << unknown.out;
 }
 
 TEST_F(AccountingTest, RecordsWaitWhileRotadbdIsDownAndArriveOnceLater) {

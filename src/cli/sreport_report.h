@@ -1,0 +1,76 @@
+#pragma once
+// sreport's two reports Rota offers, computed from accounting's job records:
+//
+//   cluster Utilization   Allocated / Down / PLND Down / Idle / Planned /
+//                         Reported TRES time of the cluster in a window
+//   user TopUsage         the users (per account) with the most TRES time
+//
+// Allocated is what jobs held inside the window (each job's allocated TRES
+// times the part of its run inside the window); Reported is the configured
+// capacity times the window. Rota does not record node down time or
+// reservations yet, so Down, PLND Down and Planned are 0 and Idle is the rest.
+// Pure functions: records, capacity and window in, text out.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "accounting.pb.h"
+#include "cli/sacct_fields.h"
+#include "common/status.h"
+#include "conf/cluster_config.h"
+
+namespace rota::cli {
+
+// sreport -t: Minutes (default), Seconds, Hours, and the /Percentage forms.
+enum class ReportUnit { kSeconds, kMinutes, kHours };
+struct ReportTime {
+  ReportUnit unit = ReportUnit::kMinutes;
+  bool percent = false;
+};
+// Case-insensitive, abbreviations allowed ("min", "hourp"); the error names
+// the input.
+Result<ReportTime> ParseReportTime(std::string_view text);
+
+struct ReportWindow {
+  int64_t start = 0;  // Inclusive
+  int64_t end = 0;    // Exclusive
+};
+
+struct ReportOptions {
+  ReportTime time;
+  SacctLayout layout = SacctLayout::kAligned;
+  bool no_header = false;
+  bool tres_named = false;   // -T given: a "TRES Name" column and "TRES" units
+  int64_t utc_offset_s = 0;  // For the banner's times
+  int64_t now = 0;           // The end of jobs still running
+};
+
+// Canonical TRES names for -T ("cpu", "mem", "node", "gres/gpu",
+// "gres/gpu:a100"); "billing" and others are refused, naming them.
+Result<std::vector<std::string>> ParseReportTres(std::string_view list);
+
+// What the configuration offers of each TRES (memory in MB).
+uint64_t TresCapacity(const conf::ClusterConfig& config, const std::string& tres);
+
+// TRES-seconds each job record held inside the window, by TRES name.
+double AllocatedTresSeconds(const wire::AccountingJob& job, const std::string& tres,
+                            const ReportWindow& window, int64_t now);
+
+std::string ClusterUtilizationReport(const std::string& cluster,
+                                     const std::vector<std::string>& tres,
+                                     const std::map<std::string, uint64_t>& capacity,
+                                     const std::vector<wire::AccountingJob>& jobs,
+                                     const ReportWindow& window, const ReportOptions& options);
+
+// `proper_names`: login -> the passwd comment (gecos) field. Percentages are
+// of the cluster's capacity over the window.
+std::string UserTopUsageReport(const std::string& cluster, const std::vector<std::string>& tres,
+                               const std::map<std::string, uint64_t>& capacity,
+                               const std::vector<wire::AccountingJob>& jobs,
+                               const ReportWindow& window, uint32_t top_count, bool group_accounts,
+                               const std::map<std::string, std::string>& proper_names,
+                               const ReportOptions& options);
+
+}  // namespace rota::cli
