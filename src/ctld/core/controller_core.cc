@@ -62,6 +62,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
     if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
+    for (const wire::JobStepsState& steps : snapshot->job_steps()) steps_.Apply(steps);
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -84,10 +85,14 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
       case wire::StateRecord::kPolicy:
         policy_ = PolicyTable::FromState(r.policy());
         break;
+      case wire::StateRecord::kJobSteps:
+        steps_.Apply(r.job_steps());
+        break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
     }
   }
+  PruneSteps();
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_COMPLETING) {
@@ -125,6 +130,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
   if (policy_) *s.mutable_policy() = policy_->state();
+  for (wire::JobStepsState& steps : steps_.States()) *s.add_job_steps() = std::move(steps);
   return s;
 }
 
@@ -140,6 +146,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   }
   v.payloads.assign(payloads_.begin(), payloads_.end());
   v.policy = policy_;
+  v.steps = steps_.States();
   return v;
 }
 
@@ -160,6 +167,9 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   }
   if (policy)
     model::AppendMessageField(out, wire::StateSnapshot::kPolicyFieldNumber, policy->state());
+  for (const wire::JobStepsState& s : steps) {
+    model::AppendMessageField(out, wire::StateSnapshot::kJobStepsFieldNumber, s);
+  }
   return out;
 }
 

@@ -52,6 +52,7 @@ class ControllerCore {
     std::vector<wire::NodeRecord> nodes;
     std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> payloads;
     std::shared_ptr<const PolicyTable> policy;  // May be null
+    std::vector<wire::JobStepsState> steps;     // Copied: a few per running job
     std::string Serialize() const;
   };
   SnapshotView TakeSnapshotView() const;
@@ -120,8 +121,16 @@ class ControllerCore {
   const conf::ClusterConfig& config() const { return *config_; }
   uint32_t next_job_id() const { return next_job_id_; }
   size_t job_count() const { return jobs_.size(); }
-  // The job steps of running jobs (srun); see step_table.h.
-  StepTable& steps() { return steps_; }
+  // The job steps of running jobs (srun); see step_table.h. Steps start and
+  // end through CreateStep/EndStep (job_steps.cc), which log the change;
+  // steps() is for reading.
+  const StepTable& steps() const { return steps_; }
+  Result<wire::CreateStepResponse> CreateStep(const wire::CreateStepRequest& request,
+                                              const Caller& caller, int64_t now, Effects& effects);
+  Status EndStep(const wire::StepEndedRequest& request, const Caller& caller, Effects& effects);
+  // Forgets the steps of jobs no longer running (nothing to log: a restart
+  // forgets them too).
+  void PruneSteps();
   // What sdiag shows (sched_stats.h); the server sets its clock and resets it.
   SchedStats& sched_stats() { return stats_; }
   // priority/multifactor (priority_recalc.cc): the breakdown sprio shows.

@@ -118,4 +118,28 @@ void StepTable::Prune(const std::function<bool(uint32_t job_id)>& running) {
   }
 }
 
+wire::JobStepsState StepTable::State(uint32_t job_id) const {
+  wire::JobStepsState out;
+  out.set_job_id(job_id);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return out;
+  out.set_next_step_id(it->second.next_step_id);
+  for (const auto& [id, step] : it->second.running) *out.add_running() = step;
+  return out;
+}
+
+std::vector<wire::JobStepsState> StepTable::States() const {
+  std::vector<wire::JobStepsState> out;
+  out.reserve(jobs_.size());
+  for (const auto& [job_id, steps] : jobs_) out.push_back(State(job_id));
+  return out;
+}
+
+void StepTable::Apply(const wire::JobStepsState& state) {
+  JobSteps& steps = jobs_[state.job_id()];
+  steps.next_step_id = state.next_step_id();
+  steps.running.clear();
+  for (const wire::JobStepRecord& step : state.running()) steps.running[step.step_id()] = step;
+}
+
 }  // namespace rota::ctld

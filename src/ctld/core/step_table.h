@@ -2,9 +2,11 @@
 
 // The job steps of running jobs (srun inside an allocation): JOBID.0,
 // JOBID.1, ... numbered from 0 per job, laid out within the job's allocation.
-// Kept in memory only: a controller restart forgets the steps of running jobs
-// (their tasks keep running; new steps are numbered from 0 again). Owned by
-// the state loop thread, like the rest of ControllerCore.
+// Durable through the controller's state: each change of a job's steps is
+// logged as that job's whole JobStepsState (ControllerCore::CreateStep and
+// EndStep), so a restarted controller still lists running steps and never
+// gives a step id twice. Owned by the state loop thread, like the rest of
+// ControllerCore.
 
 #include <cstdint>
 #include <functional>
@@ -33,6 +35,12 @@ class StepTable {
   const wire::JobStepRecord* Find(uint32_t job_id, uint32_t step_id) const;
   // Forgets the steps of jobs for which `running` is false.
   void Prune(const std::function<bool(uint32_t job_id)>& running);
+
+  // What is logged and restored: one job's steps, or every job's.
+  wire::JobStepsState State(uint32_t job_id) const;
+  std::vector<wire::JobStepsState> States() const;
+  // Replaces the job's steps with `state` (replay of the log or a snapshot).
+  void Apply(const wire::JobStepsState& state);
 
  private:
   struct JobSteps {

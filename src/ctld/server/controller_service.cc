@@ -314,36 +314,29 @@ void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond
 // their work goes through the loop's read queue: no pass, no log sync.
 void ControllerService::HandleStep(uint16_t method, const Caller& caller, const std::string& body,
                                    rpc::Responder respond) {
-  auto running = [](ControllerCore& core) {
-    return [&core](uint32_t job_id) {
-      const wire::JobRecord* job = core.FindJob(job_id);
-      return job != nullptr && job->state() == wire::JOB_STATE_RUNNING;
-    };
-  };
   if (method == api::kCreateStep) {
     wire::CreateStepRequest req;
     if (!ParseOrFail(body, req, respond)) return;
-    loop_.EnqueueRead([req = std::move(req), caller, respond, running](
-                          ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
-      core.steps().Prune(running(core));
+    loop_.EnqueueRead([req = std::move(req), caller, respond](
+                          ControllerCore& core, int64_t now, Effects& effects) -> StateLoop::Reply {
       auto out = std::make_shared<Result<wire::CreateStepResponse>>(
-          core.steps().Create(req, caller, core.FindJob(req.job_id()), now));
+          core.CreateStep(req, caller, now, effects));
       return [out, respond] { out->ok() ? Answer(respond, **out) : respond.Fail(out->status()); };
     });
   } else if (method == api::kStepEnded) {
     wire::StepEndedRequest req;
     if (!ParseOrFail(body, req, respond)) return;
-    loop_.EnqueueRead([req = std::move(req), caller, respond](ControllerCore& core, int64_t,
-                                                              Effects&) -> StateLoop::Reply {
-      Status s = core.steps().End(req, caller);
+    loop_.EnqueueRead([req = std::move(req), caller, respond](
+                          ControllerCore& core, int64_t, Effects& effects) -> StateLoop::Reply {
+      Status s = core.EndStep(req, caller, effects);
       return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
     });
   } else {
     wire::ListStepsRequest req;
     if (!ParseOrFail(body, req, respond)) return;
-    loop_.EnqueueRead([req = std::move(req), respond, running](ControllerCore& core, int64_t now,
-                                                               Effects&) -> StateLoop::Reply {
-      core.steps().Prune(running(core));
+    loop_.EnqueueRead([req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                                      Effects&) -> StateLoop::Reply {
+      core.PruneSteps();
       auto out = std::make_shared<wire::ListStepsResponse>();
       out->set_now(now);
       for (wire::JobStepRecord& step : core.steps().List(req)) *out->add_steps() = std::move(step);

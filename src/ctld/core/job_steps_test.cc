@@ -1,0 +1,130 @@
+// Job steps survive a controller restart: each start and end is logged, and
+// the log or a snapshot brings back the running steps and the next step id.
+#include <gtest/gtest.h>
+
+#include "ctld/core/controller_core.h"
+#include "testing/config_files.h"
+
+namespace rota::ctld {
+namespace {
+
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+constexpr int64_t kT0 = 1'800'000'000;
+
+class JobStepsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto loaded = LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\n"
+                                         "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+                                         "PartitionName=batch Nodes=n[1-2] Default=YES\n"});
+    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+    config_ = *loaded.config;
+    core_ = Fresh();
+    wire::SubmitJobRequest req;
+    req.mutable_spec()->set_name("job");
+    req.mutable_spec()->set_min_nodes(2);
+    req.mutable_spec()->set_num_tasks(2);
+    req.mutable_spec()->set_time_limit_s(3600);
+    Effects e;
+    auto r = core_->Submit(req, alice_, kT0, e);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    job_ = r->job_id();
+    Keep(e);
+    core_->Tick(kT0, e);
+    Keep(e);
+    ASSERT_EQ(core_->FindJob(job_)->state(), wire::JOB_STATE_RUNNING);
+  }
+  std::unique_ptr<ControllerCore> Fresh() {
+    auto core = std::make_unique<ControllerCore>(config_);
+    Effects e;
+    EXPECT_TRUE(core->NodeRegistered("n1", kT0, kT0, e).ok());
+    EXPECT_TRUE(core->NodeRegistered("n2", kT0, kT0, e).ok());
+    return core;
+  }
+  void Keep(Effects& e) {
+    log_.insert(log_.end(), e.records.begin(), e.records.end());
+    e.records.clear();
+  }
+  uint32_t Step(ControllerCore& core) {
+    wire::CreateStepRequest req;
+    req.set_job_id(job_);
+    req.set_num_tasks(1);
+    Effects e;
+    auto r = core.CreateStep(req, alice_, kT0 + 10, e);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    Keep(e);
+    return r.ok() ? r->step().step_id() : 999;
+  }
+  void End(ControllerCore& core, uint32_t step) {
+    wire::StepEndedRequest req;
+    req.set_job_id(job_);
+    req.set_step_id(step);
+    Effects e;
+    EXPECT_TRUE(core.EndStep(req, alice_, e).ok());
+    Keep(e);
+  }
+  std::vector<uint32_t> Listed(const ControllerCore& core) {
+    wire::ListStepsRequest req;
+    std::vector<uint32_t> ids;
+    for (const wire::JobStepRecord& s : core.steps().List(req)) ids.push_back(s.step_id());
+    return ids;
+  }
+
+  TempDir dir_;
+  std::shared_ptr<const conf::ClusterConfig> config_;
+  std::unique_ptr<ControllerCore> core_;
+  Caller alice_{1000, 1000, "alice", "alice", false};
+  uint32_t job_ = 0;
+  std::vector<wire::StateRecord> log_;
+};
+
+TEST_F(JobStepsTest, TheLogBringsBackRunningStepsAndTheNextId) {
+  EXPECT_EQ(Step(*core_), 0u);
+  EXPECT_EQ(Step(*core_), 1u);
+  End(*core_, 0);
+  EXPECT_EQ(Listed(*core_), std::vector<uint32_t>{1});
+
+  auto restarted = Fresh();
+  restarted->Restore(nullptr, log_);
+  EXPECT_EQ(Listed(*restarted), std::vector<uint32_t>{1});
+  EXPECT_EQ(restarted->steps().Find(job_, 1)->nodes_size(), 1);
+  EXPECT_EQ(Step(*restarted), 2u);  // Not 0 again: ids 0 and 1 were given
+}
+
+TEST_F(JobStepsTest, ASnapshotCarriesThemToo) {
+  Step(*core_);
+  Step(*core_);
+  End(*core_, 1);
+  wire::StateSnapshot snapshot;
+  ASSERT_TRUE(snapshot.ParseFromString(core_->SerializeSnapshot()));
+  EXPECT_EQ(snapshot.job_steps_size(), 1);
+  auto restarted = Fresh();
+  restarted->Restore(&snapshot, {});
+  EXPECT_EQ(Listed(*restarted), std::vector<uint32_t>{0});
+  EXPECT_EQ(Step(*restarted), 2u);
+  // The plain Snapshot() agrees with the serialized view.
+  EXPECT_EQ(core_->Snapshot().job_steps_size(), 1);
+}
+
+TEST_F(JobStepsTest, StepsOfAJobThatEndedAreNotRestored) {
+  Step(*core_);
+  wire::SignalJobsRequest req;
+  req.add_job_ids(std::to_string(job_));
+  Effects e;
+  core_->SignalJobs(req, alice_, kT0 + 20, e);
+  Keep(e);
+  ASSERT_NE(core_->FindJob(job_)->state(), wire::JOB_STATE_RUNNING);
+  auto restarted = Fresh();
+  restarted->Restore(nullptr, log_);
+  EXPECT_TRUE(Listed(*restarted).empty());
+}
+
+TEST_F(JobStepsTest, EndingAnUnknownStepLogsNothing) {
+  End(*core_, 7);
+  for (const wire::StateRecord& r : log_) EXPECT_FALSE(r.has_job_steps());
+}
+
+}  // namespace
+}  // namespace rota::ctld
