@@ -144,8 +144,10 @@ int main(int argc, char** argv) {
 
   t = Clock::now();
   auto columns = rota::cli::ParseSacctFormat(rota::cli::kSacctDefaultFormat);
-  std::string text = rota::cli::RenderSacct(*columns, rota::cli::SacctLayout::kAligned, false,
-                                            received, rota::cli::SacctContext{kStart + 100000, 0});
+  rota::cli::SacctContext ctx;
+  ctx.now = kStart + 100000;
+  std::string text =
+      rota::cli::RenderSacct(*columns, rota::cli::SacctLayout::kAligned, false, received, ctx);
   std::printf("sacct_render %.1f (%zu bytes)\n", Ms(t), text.size());
 
   std::filesystem::remove_all(dir);

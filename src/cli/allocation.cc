@@ -22,6 +22,7 @@ constexpr const char* kHolderScript =
 
 void MakeAllocationSpec(wire::JobSpec& spec, const std::string& name) {
   spec.set_script(kHolderScript);
+  spec.set_interactive(true);
   spec.clear_argv();
   if (spec.name().empty()) spec.set_name(name);
   // srun's -o/-e/-i are its step's, not the placeholder's.

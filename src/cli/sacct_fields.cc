@@ -49,15 +49,53 @@ uint32_t Nodes(const wire::AccountingJob& j) {
   return j.alloc_nodes() > 0 ? j.alloc_nodes() : Requested(j, "node");
 }
 
-std::string JobId(const wire::AccountingJob& j, const SacctContext&) {
-  if (j.array_job_id() != 0) return fmt::format("{}_{}", j.array_job_id(), j.array_task_id());
-  return std::to_string(j.job_id());
+std::string JobId(const wire::AccountingJob& j, const SacctContext& ctx) {
+  std::string id = j.array_job_id() != 0 ? fmt::format("{}_{}", j.array_job_id(), j.array_task_id())
+                                         : std::to_string(j.job_id());
+  if (!ctx.step.empty()) id += "." + ctx.step;
+  return id;
+}
+
+// What a batch step shows for its job's final state: the script was killed
+// (CANCELLED) when the job ran out of time, was preempted or requeued.
+wire::JobState BatchState(wire::JobState job) {
+  switch (job) {
+    case wire::JOB_STATE_TIMEOUT:
+    case wire::JOB_STATE_PREEMPTED:
+    case wire::JOB_STATE_DEADLINE:
+    case wire::JOB_STATE_REQUEUED:
+    case wire::JOB_STATE_NODE_FAIL:
+      return wire::JOB_STATE_CANCELLED;
+    case wire::JOB_STATE_COMPLETING:
+      return wire::JOB_STATE_RUNNING;
+    default:
+      return job;
+  }
+}
+
+// The fields a step row shares with its job.
+wire::AccountingJob StepBase(const wire::AccountingJob& job) {
+  wire::AccountingJob r;
+  r.set_cluster(job.cluster());
+  r.set_job_id(job.job_id());
+  r.set_restarts(job.restarts());
+  r.set_array_job_id(job.array_job_id());
+  r.set_array_task_id(job.array_task_id());
+  r.set_account(job.account());
+  r.set_uid(job.uid());
+  r.set_qos(job.qos());
+  r.set_time_limit_s(job.time_limit_s());
+  r.set_reason(job.reason());
+  return r;
 }
 
 const std::array<SacctField, 25> kFields = {{
     {"JobID", 12, true, JobId},
     {"JobIDRaw", 12, true,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(j.job_id()); }},
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return ctx.step.empty() ? std::to_string(j.job_id())
+                               : fmt::format("{}.{}", j.job_id(), ctx.step);
+     }},
     {"JobName", 10, false,
      [](const wire::AccountingJob& j, const SacctContext&) { return j.name(); }},
     {"Partition", 10, false,
@@ -242,8 +280,51 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
   }
   for (const wire::AccountingJob& job : jobs) {
     line([&](const SacctField& f) { return f.value(job, ctx); });
+    if (!ctx.steps) continue;
+    for (const SacctStepRow& row : SacctStepRows(job)) {
+      SacctContext step_ctx = ctx;
+      step_ctx.step = row.step;
+      line([&](const SacctField& f) { return f.value(row.record, step_ctx); });
+    }
   }
   return out;
+}
+
+std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
+  std::vector<SacctStepRow> rows;
+  if (job.start_time() <= 0 || job.nodelist().empty()) return rows;
+  if (job.batch()) {
+    wire::AccountingJob r = StepBase(job);
+    r.set_name("batch");
+    r.set_state(BatchState(job.state()));
+    r.set_ended(job.ended());
+    r.set_exit_code(job.exit_code());
+    r.set_submit_time(job.start_time());
+    r.set_start_time(job.start_time());
+    r.set_end_time(job.end_time());
+    Result<std::vector<std::string>> nodes = ExpandHostlist(job.nodelist());
+    r.set_nodelist(nodes.ok() && !nodes->empty() ? nodes->front() : job.nodelist());
+    r.set_alloc_cpus(job.batch_cpus());
+    r.set_alloc_nodes(1);
+    r.set_alloc_tres(job.batch_tres());
+    rows.push_back({"batch", std::move(r)});
+  }
+  for (const wire::AccountingStep& step : job.steps()) {
+    wire::AccountingJob r = StepBase(job);
+    r.set_name(step.name());
+    r.set_state(step.state());
+    r.set_ended(step.end_time() > 0);
+    r.set_exit_code(step.exit_code());
+    r.set_submit_time(step.start_time());
+    r.set_start_time(step.start_time());
+    r.set_end_time(step.end_time());
+    r.set_nodelist(step.nodelist());
+    r.set_alloc_cpus(step.alloc_cpus());
+    r.set_alloc_nodes(step.alloc_nodes());
+    r.set_alloc_tres(step.alloc_tres());
+    rows.push_back({std::to_string(step.step_id()), std::move(r)});
+  }
+  return rows;
 }
 
 std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout layout,

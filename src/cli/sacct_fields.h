@@ -23,7 +23,20 @@ inline constexpr std::string_view kSacctDefaultFormat =
 struct SacctContext {
   int64_t now = 0;           // Elapsed of running jobs
   int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps
+  bool steps = false;        // List each job's steps under it (sacct without -X)
+  std::string step;          // The row's step ("batch", "0"), "" for a job's own row
 };
+
+// One step row of a job: "batch" for the batch script, "N" for srun's steps,
+// with the step's own values in a record shaped like a job's (name, state,
+// exit code, times, nodes, allocation); the rest (ids, account) is the job's.
+struct SacctStepRow {
+  std::string step;
+  wire::AccountingJob record;
+};
+// The job's step rows in sacct's order: batch first, then by step id. None
+// for a job that never started.
+std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job);
 
 struct SacctColumn {
   int field = 0;  // Index into the table
@@ -38,7 +51,8 @@ enum class SacctLayout { kAligned, kParsable, kParsable2 };
 Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format);
 
 // The listing: header (unless `no_header`, plus the dashed rule in the aligned
-// layout) and one line per record, each ending in '\n'.
+// layout) and one line per record (followed by its step rows when
+// ctx.steps), each ending in '\n'.
 std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
                         const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx);
 

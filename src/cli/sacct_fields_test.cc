@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 namespace rota::cli {
 namespace {
 
@@ -123,6 +125,65 @@ TEST(SacctFieldsTest, SizeAndLimitColumns) {
             " Timelimit   NNodes \n"
             "---------- -------- \n"
             "  01:30:00        1 \n");
+}
+
+// Job 28 as the controller records it now: a batch job (its script killed by
+// SIGTERM) on n1, with one srun step that failed.
+wire::AccountingJob Job28WithSteps() {
+  wire::AccountingJob j = Job28();
+  j.set_exit_code(SIGTERM);
+  j.set_nodelist("n1");
+  j.set_batch(true);
+  j.set_batch_cpus(1);
+  j.set_batch_tres("cpu=1,mem=1G,node=1,gres/gpu=2");
+  wire::AccountingStep* s = j.add_steps();
+  s->set_step_id(0);
+  s->set_name("gpuprobe.sh");
+  s->set_state(wire::JOB_STATE_FAILED);
+  s->set_exit_code(1 << 8);
+  s->set_start_time(1002);
+  s->set_end_time(1005);
+  s->set_nodelist("n1");
+  s->set_alloc_cpus(1);
+  s->set_alloc_nodes(1);
+  s->set_alloc_tres("cpu=1,node=1");
+  return j;
+}
+
+TEST(SacctFieldsTest, StepsFollowTheirJobUnlessAllocationsOnly) {
+  // sacct --parsable2 -j 28, and the aligned capture's batch line.
+  SacctContext ctx;
+  ctx.now = 5000;
+  ctx.steps = true;
+  auto columns = ParseSacctFormat(kSacctDefaultFormat);
+  ASSERT_TRUE(columns.ok());
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, false, {Job28WithSteps(), Job17()}, ctx),
+            "JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode\n"
+            "28|qos_run|batch|observe|1|CANCELLED by 0|0:0\n"
+            "28.batch|batch||observe|1|CANCELLED|0:15\n"
+            "28.0|gpuprobe.sh||observe|1|FAILED|1:0\n"
+            "17|wrap|batch|observe|1|FAILED|1:0\n");
+  auto wide = ParseSacctFormat("JobID,JobName,State,AllocTRES%60,Elapsed,JobIDRaw,User,NodeList");
+  ASSERT_TRUE(wide.ok());
+  std::string text = RenderSacct(*wide, SacctLayout::kParsable2, true, {Job28WithSteps()}, ctx);
+  EXPECT_NE(
+      text.find("28.batch|batch|CANCELLED|cpu=1,gres/gpu=2,mem=1G,node=1|00:00:12|28.batch||n1\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("28.0|gpuprobe.sh|FAILED|cpu=1,node=1|00:00:03|28.0||n1\n"),
+            std::string::npos)
+      << text;
+  // -X: allocations only.
+  ctx.steps = false;
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {Job28WithSteps()}, ctx),
+            "28|qos_run|batch|observe|1|CANCELLED by 0|0:0\n");
+  // A job that never started has no steps.
+  ctx.steps = true;
+  EXPECT_TRUE(SacctStepRows(Job17()).empty());
+  wire::AccountingJob interactive = Job28WithSteps();
+  interactive.set_batch(false);
+  ASSERT_EQ(SacctStepRows(interactive).size(), 1u);
+  EXPECT_EQ(SacctStepRows(interactive)[0].step, "0");
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #include "cli/sacct_json.h"
 
+#include <fmt/format.h>
+
 #include <csignal>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "cli/sacct_fields.h"
 #include "common/tres.h"
 #include "model/job_state.h"
 
@@ -91,7 +94,24 @@ std::string SacctJson(const std::vector<wire::AccountingJob>& jobs, int64_t now)
                     {"limit", j.time_limit_s() < 0 ? 0 : j.time_limit_s() / 60}};
     item["tres"] = {{"allocated", TresList(j.alloc_tres())}, {"requested", TresList(j.req_tres())}};
     item["user"] = j.user();
-    item["steps"] = Json::array();
+    Json steps = Json::array();
+    for (const SacctStepRow& row : SacctStepRows(j)) {
+      const wire::AccountingJob& r = row.record;
+      int64_t step_elapsed = 0;
+      if (r.start_time() > 0)
+        step_elapsed = (r.end_time() > 0 ? r.end_time() : now) - r.start_time();
+      Json step;
+      step["step"] = {{"id", fmt::format("{}.{}", j.job_id(), row.step)}, {"name", r.name()}};
+      step["state"] = std::string(model::JobStateName(r.state()));
+      step["exit_code"] = ExitCode(r.exit_code());
+      step["nodes"] = {{"count", r.alloc_nodes()}, {"range", r.nodelist()}};
+      step["time"] = {{"elapsed", step_elapsed < 0 ? 0 : step_elapsed},
+                      {"end", r.end_time()},
+                      {"start", r.start_time()}};
+      step["tres"] = {{"allocated", TresList(r.alloc_tres())}};
+      steps.push_back(std::move(step));
+    }
+    item["steps"] = std::move(steps);
     list.push_back(std::move(item));
   }
   Json out;

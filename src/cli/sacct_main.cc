@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   std::string format;
   if (const char* env = std::getenv("SACCT_FORMAT"); env != nullptr) format = env;
   SacctLayout layout = SacctLayout::kAligned;
-  bool no_header = false, all_users = false, json = false;
+  bool no_header = false, all_users = false, json = false, allocations_only = false;
   std::string start_text, end_text;
   enum { kJson = 1000 };
   const option long_options[] = {
@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
         add_list(query.mutable_users(), optarg);
         break;
       case 'X':
-        break;  // Only allocations are recorded so far.
+        allocations_only = true;
+        break;
       case kJson:
         json = true;
         break;
@@ -233,6 +234,7 @@ int main(int argc, char** argv) {
   rota::cli::SacctContext ctx;
   ctx.now = now;
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
+  ctx.steps = !allocations_only;
   std::cout << rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
   return 0;
 }

@@ -93,8 +93,10 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
   ReportExit(3, 2 << 8);
   const std::string expected =
       "1|gpujob|batch|root|1|COMPLETED|0:0|billing=1,cpu=1,gres/gpu=2,mem=1G,node=1|n1\n"
+      "1.batch|batch|||1|COMPLETED|0:0|cpu=1,gres/gpu=2,mem=1G,node=1|n1\n"
       "2|held|batch|root|2|CANCELLED by 0|0:0||None assigned\n"
-      "3|fails|batch|root|1|FAILED|2:0|billing=1,cpu=1,mem=1G,node=1|n1\n";
+      "3|fails|batch|root|1|FAILED|2:0|billing=1,cpu=1,mem=1G,node=1|n1\n"
+      "3.batch|batch|||1|FAILED|2:0|cpu=1,mem=1G,node=1|n1\n";
   EXPECT_EQ(SacctUntil("-a -n -P -o JobID,JobName,Partition,User,AllocCPUS,State,ExitCode,"
                        "AllocTRES,NodeList",
                        expected),
@@ -102,15 +104,17 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
       << ctld_.Log() << dbd_.Log();
 
   // Filters: by job (whatever its age), by state, by user; the aligned layout.
-  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State -s F").out, "3|FAILED\n");
-  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -j 2,3 -S now+1days").out, "2\n3\n");
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State -s F").out, "3|FAILED\n3.batch|FAILED\n");
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -j 2,3 -S now+1days").out, "2\n3\n3.batch\n");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -j 2,3").out, "2\n3\n");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -u nobody").out, "");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,ReqTRES -j 2").out,
             "2|billing=2,cpu=2,mem=2G,node=1\n");
   EXPECT_EQ(ctld_.Run("sacct -j 1").out,
             "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
             "------------ ---------- ---------- ---------- ---------- ---------- -------- \n"
-            "1                gpujob      batch                     1  COMPLETED      0:0 \n");
+            "1                gpujob      batch                     1  COMPLETED      0:0 \n"
+            "1.batch           batch                                1  COMPLETED      0:0 \n");
   CommandResult bad = ctld_.Run("sacct -o JobID,Nonsense");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.out.find("Invalid field requested"), std::string::npos) << bad.out;
@@ -146,7 +150,7 @@ TEST_F(AccountingTest, RecordsWaitWhileRotadbdIsDownAndArriveOnceLater) {
   ASSERT_TRUE(WaitForState("1", "RUNNING"));
   ReportExit(1, 0);
   ASSERT_TRUE(WaitForState("1", "COMPLETED"));
-  EXPECT_EQ(SacctUntil("-n -P -o JobID,State", "1|COMPLETED\n"), "1|COMPLETED\n");
+  EXPECT_EQ(SacctUntil("-X -n -P -o JobID,State", "1|COMPLETED\n"), "1|COMPLETED\n");
 
   dbd_.Kill(SIGKILL);  // rotadbd goes away.
   for (int i = 2; i <= 4; ++i) {
@@ -167,13 +171,17 @@ TEST_F(AccountingTest, RecordsWaitWhileRotadbdIsDownAndArriveOnceLater) {
   ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
   const std::string expected =
       "1|before|COMPLETED|0:0\n"
+      "1.batch|batch|COMPLETED|0:0\n"
       "2|during|COMPLETED|0:0\n"
+      "2.batch|batch|COMPLETED|0:0\n"
       "3|during|FAILED|1:0\n"
-      "4|during|CANCELLED by 0|0:0\n";
+      "3.batch|batch|FAILED|1:0\n"
+      "4|during|CANCELLED by 0|0:0\n"
+      "4.batch|batch|CANCELLED|0:15\n";  // As Slurm: the script died of SIGTERM
   EXPECT_EQ(SacctUntil("-n -P -D -o JobID,JobName,State,ExitCode", expected), expected)
       << ctld_.Log() << dbd_.Log();
   // Nothing was stored twice: one record per attempt, even with -D.
-  EXPECT_EQ(ctld_.Run("sacct -n -P -D -o JobID -S now-1days").out, "1\n2\n3\n4\n");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -D -o JobID -S now-1days").out, "1\n2\n3\n4\n");
 }
 
 TEST_F(AccountingTest, EachRequeuedAttemptIsARecordOfItsOwn) {
@@ -196,8 +204,8 @@ TEST_F(AccountingTest, EachRequeuedAttemptIsARecordOfItsOwn) {
   ASSERT_TRUE(running_again) << ctld_.Run("scontrol show job 1").out;
   ReportExit(1, 0);
   const std::string all = "1|REQUEUED|0\n1|COMPLETED|1\n";
-  EXPECT_EQ(SacctUntil("-n -P -D -o JobID,State,Restarts", all), all) << dbd_.Log();
-  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State,Restarts").out, "1|COMPLETED|1\n");
+  EXPECT_EQ(SacctUntil("-X -n -P -D -o JobID,State,Restarts", all), all) << dbd_.Log();
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID,State,Restarts").out, "1|COMPLETED|1\n");
 }
 
 TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {

@@ -7,6 +7,7 @@
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "common/tres.h"
+#include "model/index_set.h"
 #include "model/job_state.h"
 
 namespace rota::ctld {
@@ -143,6 +144,20 @@ wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const w
     a.set_alloc_cpus(job.alloc_cpus());
     a.set_alloc_nodes(static_cast<uint32_t>(job.nodes_size()));
     a.set_alloc_tres(TrackedTres(config, job.alloc_tres()));
+    a.set_batch(!s.interactive());
+    if (a.batch() && job.allocs_size() > 0) {
+      // The batch script runs on the first node, with that node's share.
+      const wire::NodeAlloc& first = job.allocs(0);
+      TresCounts share;
+      share.Set("cpu", first.cpus());
+      if (first.mem_mb() > 0) share.Set("mem", first.mem_mb());
+      share.Set("node", 1);
+      const uint64_t gpus =
+          model::IndexSet::Parse(first.gpu_ids()).value_or(model::IndexSet{}).size();
+      if (gpus > 0 && Listed(config, "gres/gpu")) share.Set("gres/gpu", gpus);
+      a.set_batch_cpus(first.cpus());
+      a.set_batch_tres(share.ToString());
+    }
   } else {
     // Never ran: Slurm shows the end as its start, and no allocation.
     a.set_start_time(a.ended() ? job.start_time() : 0);
@@ -151,6 +166,28 @@ wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const w
   a.set_req_tres(RequestedTres(config, job));
   Result<TresCounts> req = TresCounts::Parse(a.req_tres());
   if (req.ok()) a.set_req_mem_mb(req->Get("mem"));
+  return a;
+}
+
+wire::AccountingStep MakeAccountingStep(const conf::ClusterConfig& config,
+                                        const wire::JobStepRecord& step) {
+  wire::AccountingStep a;
+  a.set_step_id(step.step_id());
+  a.set_name(step.name());
+  a.set_state(step.state());
+  a.set_exit_code(step.exit_code());
+  a.set_start_time(step.start_time());
+  a.set_end_time(step.end_time());
+  a.set_nodelist(CompressHostlist({step.nodes().begin(), step.nodes().end()}));
+  a.set_ntasks(step.num_tasks());
+  a.set_alloc_cpus(step.num_tasks() * std::max<uint32_t>(1, step.cpus_per_task()));
+  a.set_alloc_nodes(static_cast<uint32_t>(step.nodes_size()));
+  TresCounts tres;
+  tres.Set("cpu", a.alloc_cpus());
+  tres.Set("node", a.alloc_nodes());
+  const uint64_t gpus = uint64_t{step.gpus_per_task()} * step.num_tasks();
+  if (gpus > 0 && Listed(config, "gres/gpu")) tres.Set("gres/gpu", gpus);
+  a.set_alloc_tres(tres.ToString());
   return a;
 }
 

@@ -29,6 +29,10 @@ inline void NoteCancelledBy(wire::JobRecord& job, uint32_t uid) {
 wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const wire::JobRecord& job,
                                       wire::JobState state);
 
+// A finished or running srun step as accounting keeps it (JOBID.STEPID).
+wire::AccountingStep MakeAccountingStep(const conf::ClusterConfig& config,
+                                        const wire::JobStepRecord& step);
+
 // Called with each job record the core persists: a started (RUNNING) or
 // finished attempt yields a record; pending, completing and array meta
 // records yield none. Repeats are harmless (rotadbd stores idempotently).

@@ -128,5 +128,49 @@ TEST(AccountingRecordsTest, TheAttemptARequeueEnds) {
   EXPECT_EQ(a.restarts(), 2u);  // The attempt that ends, not the next one
 }
 
+TEST(AccountingRecordsTest, TheBatchStepIsTheFirstNodesShare) {
+  wire::JobRecord j = Running();
+  for (int i = 0; i < 2; ++i) {
+    wire::NodeAlloc* a = j.add_allocs();
+    a->set_cpus(2);
+    a->set_mem_mb(2048);
+    a->set_gpu_ids(i == 0 ? "0" : "3");
+  }
+  wire::AccountingJob a = MakeAccountingJob(Config(true), j, j.state());
+  EXPECT_TRUE(a.batch());
+  EXPECT_EQ(a.batch_cpus(), 2u);
+  EXPECT_EQ(a.batch_tres(), "cpu=2,mem=2G,node=1,gres/gpu=1");
+  EXPECT_EQ(MakeAccountingJob(Config(true, {}), j, j.state()).batch_tres(), "cpu=2,mem=2G,node=1");
+  // salloc's and srun's allocations run no batch script of the user's.
+  j.mutable_spec()->set_interactive(true);
+  EXPECT_FALSE(MakeAccountingJob(Config(true), j, j.state()).batch());
+}
+
+TEST(AccountingRecordsTest, AStepsRecord) {
+  wire::JobStepRecord step;
+  step.set_job_id(12);
+  step.set_step_id(3);
+  step.set_name("python");
+  step.set_state(wire::JOB_STATE_FAILED);
+  step.set_exit_code(2 << 8);
+  step.set_start_time(200);
+  step.set_end_time(260);
+  step.set_num_tasks(4);
+  step.set_cpus_per_task(2);
+  step.set_gpus_per_task(1);
+  step.add_nodes("n2");
+  step.add_nodes("n1");
+  wire::AccountingStep a = MakeAccountingStep(Config(true), step);
+  EXPECT_EQ(a.step_id(), 3u);
+  EXPECT_EQ(a.name(), "python");
+  EXPECT_EQ(a.state(), wire::JOB_STATE_FAILED);
+  EXPECT_EQ(a.exit_code(), 2u << 8);
+  EXPECT_EQ(a.nodelist(), "n[1-2]");
+  EXPECT_EQ(a.alloc_cpus(), 8u);
+  EXPECT_EQ(a.alloc_nodes(), 2u);
+  EXPECT_EQ(a.alloc_tres(), "cpu=8,node=2,gres/gpu=4");
+  EXPECT_EQ(MakeAccountingStep(Config(true, {}), step).alloc_tres(), "cpu=8,node=2");
+}
+
 }  // namespace
 }  // namespace rota::ctld

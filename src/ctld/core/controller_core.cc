@@ -211,7 +211,12 @@ wire::JobRecord& ControllerCore::Mutable(uint32_t job_id) {
 
 void ControllerCore::Persist(const wire::JobRecord& job, Effects& effects) {
   *effects.records.emplace_back().mutable_job_upsert() = job;
+  const size_t accounted = effects.accounting.size();
   AccountJobChange(*config_, job, effects);
+  if (effects.accounting.size() > accounted) AttachSteps(job, effects.accounting.back());
+  if (job.state() == wire::JOB_STATE_PENDING || model::IsFinished(job.state())) {
+    EndAttemptSteps(job, effects);
+  }
 }
 
 void ControllerCore::PersistNode(const NodeRuntime& node, Effects& effects) {

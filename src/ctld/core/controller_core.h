@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting.pb.h"
 #include "common/status.h"
 #include "conf/cluster_config.h"
 #include "conf/preempt_mode.h"
@@ -127,7 +128,8 @@ class ControllerCore {
   const StepTable& steps() const { return steps_; }
   Result<wire::CreateStepResponse> CreateStep(const wire::CreateStepRequest& request,
                                               const Caller& caller, int64_t now, Effects& effects);
-  Status EndStep(const wire::StepEndedRequest& request, const Caller& caller, Effects& effects);
+  Status EndStep(const wire::StepEndedRequest& request, const Caller& caller, int64_t now,
+                 Effects& effects);
   // Forgets the steps of jobs no longer running (nothing to log: a restart
   // forgets them too).
   void PruneSteps();
@@ -143,6 +145,10 @@ class ControllerCore {
   // Copy-on-write: a record shared with a published view is cloned first.
   wire::JobRecord& Mutable(uint32_t job_id);
   void Persist(const wire::JobRecord& job, Effects& effects);
+  // job_steps.cc: the attempt's steps on its accounting record, and dropping
+  // them once the attempt is over.
+  void AttachSteps(const wire::JobRecord& job, wire::AccountingJob& record) const;
+  void EndAttemptSteps(const wire::JobRecord& job, Effects& effects);
   void PersistNode(const NodeRuntime& node, Effects& effects);
   uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;

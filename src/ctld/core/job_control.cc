@@ -304,7 +304,9 @@ void ControllerCore::SetHeldReason(wire::JobRecord& job) {
 
 void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
                                    Effects& effects) {
+  const size_t accounted = effects.accounting.size();
   AccountAttemptEnd(*config_, job, attempt_state, now, effects);
+  if (effects.accounting.size() > accounted) AttachSteps(job, effects.accounting.back());
   if (Running(job) || Completing(job)) nodes_.Release(job);
   if (Completing(job)) nodes_.MarkCompleting(job, -1);
   job.clear_completing_nodes();

@@ -17,6 +17,7 @@ class JobStepsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto loaded = LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\n"
+                                         "AccountingStorageType=accounting_storage/slurmdbd\n"
                                          "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
                                          "PartitionName=batch Nodes=n[1-2] Default=YES\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
@@ -45,7 +46,9 @@ class JobStepsTest : public ::testing::Test {
   }
   void Keep(Effects& e) {
     log_.insert(log_.end(), e.records.begin(), e.records.end());
+    accounting_.insert(accounting_.end(), e.accounting.begin(), e.accounting.end());
     e.records.clear();
+    e.accounting.clear();
   }
   uint32_t Step(ControllerCore& core) {
     wire::CreateStepRequest req;
@@ -57,12 +60,13 @@ class JobStepsTest : public ::testing::Test {
     Keep(e);
     return r.ok() ? r->step().step_id() : 999;
   }
-  void End(ControllerCore& core, uint32_t step) {
+  void End(ControllerCore& core, uint32_t step, uint32_t wait_status = 0) {
     wire::StepEndedRequest req;
     req.set_job_id(job_);
     req.set_step_id(step);
+    req.set_wait_status(wait_status);
     Effects e;
-    EXPECT_TRUE(core.EndStep(req, alice_, e).ok());
+    EXPECT_TRUE(core.EndStep(req, alice_, kT0 + 15, e).ok());
     Keep(e);
   }
   std::vector<uint32_t> Listed(const ControllerCore& core) {
@@ -78,6 +82,7 @@ class JobStepsTest : public ::testing::Test {
   Caller alice_{1000, 1000, "alice", "alice", false};
   uint32_t job_ = 0;
   std::vector<wire::StateRecord> log_;
+  std::vector<wire::AccountingJob> accounting_;
 };
 
 TEST_F(JobStepsTest, TheLogBringsBackRunningStepsAndTheNextId) {
@@ -124,6 +129,52 @@ TEST_F(JobStepsTest, StepsOfAJobThatEndedAreNotRestored) {
 TEST_F(JobStepsTest, EndingAnUnknownStepLogsNothing) {
   End(*core_, 7);
   for (const wire::StateRecord& r : log_) EXPECT_FALSE(r.has_job_steps());
+}
+
+TEST_F(JobStepsTest, AccountingHearsOfEachStepAndTheLastRecordHasThemAll) {
+  Step(*core_);
+  Step(*core_);
+  End(*core_, 0, 3 << 8);
+  ASSERT_FALSE(accounting_.empty());
+  const wire::AccountingJob& running = accounting_.back();
+  EXPECT_EQ(running.state(), wire::JOB_STATE_RUNNING);
+  EXPECT_TRUE(running.batch());
+  ASSERT_EQ(running.steps_size(), 2);
+  EXPECT_EQ(running.steps(0).state(), wire::JOB_STATE_FAILED);
+  EXPECT_EQ(running.steps(0).exit_code(), 3u << 8);
+  EXPECT_EQ(running.steps(0).end_time(), kT0 + 15);
+  EXPECT_EQ(running.steps(1).state(), wire::JOB_STATE_RUNNING);
+
+  // The job is cancelled with step 1 still running: its final record has
+  // both, the running one ended with it.
+  wire::SignalJobsRequest cancel;
+  cancel.add_job_ids(std::to_string(job_));
+  Effects e;
+  core_->SignalJobs(cancel, alice_, kT0 + 20, e);
+  Keep(e);
+  // The nodes report the script gone, then their cleanup done.
+  for (const char* node : {"n1", "n2"}) {
+    for (bool early : {true, false}) {
+      wire::JobExitedRequest exited;
+      exited.set_job_id(job_);
+      exited.set_node(node);
+      exited.set_wait_status(15);
+      exited.set_cleanup_follows(early);
+      EXPECT_TRUE(core_->ReportExit(exited, kT0 + 21, e).ok());
+      Keep(e);
+    }
+  }
+  const wire::AccountingJob& last = accounting_.back();
+  ASSERT_TRUE(last.ended()) << last.ShortDebugString();
+  ASSERT_EQ(last.steps_size(), 2);
+  EXPECT_EQ(last.steps(1).state(), wire::JOB_STATE_CANCELLED);
+  EXPECT_EQ(last.steps(1).end_time(), last.end_time());
+  // Forgotten, and logged so: nothing of this attempt comes back.
+  EXPECT_TRUE(Listed(*core_).empty());
+  EXPECT_TRUE(log_.back().has_job_steps() || log_.back().has_job_upsert());
+  auto restarted = Fresh();
+  restarted->Restore(nullptr, log_);
+  EXPECT_TRUE(restarted->steps().States().empty());
 }
 
 }  // namespace

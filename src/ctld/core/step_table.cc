@@ -74,7 +74,7 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
   return out;
 }
 
-Status StepTable::End(const wire::StepEndedRequest& request, const Caller& caller) {
+Status StepTable::End(const wire::StepEndedRequest& request, const Caller& caller, int64_t now) {
   auto job = jobs_.find(request.job_id());
   if (job == jobs_.end()) return Status::Ok();
   auto step = job->second.running.find(request.step_id());
@@ -82,7 +82,13 @@ Status StepTable::End(const wire::StepEndedRequest& request, const Caller& calle
   if (!caller.privileged && caller.uid != step->second.uid()) {
     return Status(StatusCode::kPermissionDenied, "Access/permission denied");
   }
+  wire::JobStepRecord& done = job->second.ended.emplace_back(std::move(step->second));
   job->second.running.erase(step);
+  done.set_end_time(now);
+  done.set_exit_code(request.wait_status());
+  done.set_state(request.cancelled()          ? wire::JOB_STATE_CANCELLED
+                 : request.wait_status() == 0 ? wire::JOB_STATE_COMPLETED
+                                              : wire::JOB_STATE_FAILED);
   return Status::Ok();
 }
 
@@ -125,6 +131,7 @@ wire::JobStepsState StepTable::State(uint32_t job_id) const {
   if (it == jobs_.end()) return out;
   out.set_next_step_id(it->second.next_step_id);
   for (const auto& [id, step] : it->second.running) *out.add_running() = step;
+  for (const wire::JobStepRecord& step : it->second.ended) *out.add_ended() = step;
   return out;
 }
 
@@ -140,6 +147,13 @@ void StepTable::Apply(const wire::JobStepsState& state) {
   steps.next_step_id = state.next_step_id();
   steps.running.clear();
   for (const wire::JobStepRecord& step : state.running()) steps.running[step.step_id()] = step;
+  steps.ended.assign(state.ended().begin(), state.ended().end());
+  // An empty state (the attempt ended) leaves nothing behind.
+  if (steps.next_step_id == 0 && steps.running.empty() && steps.ended.empty()) {
+    jobs_.erase(state.job_id());
+  }
 }
+
+bool StepTable::Forget(uint32_t job_id) { return jobs_.erase(job_id) > 0; }
 
 }  // namespace rota::ctld

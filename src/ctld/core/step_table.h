@@ -27,14 +27,17 @@ class StepTable {
   Result<wire::CreateStepResponse> Create(const wire::CreateStepRequest& request,
                                           const Caller& caller, const wire::JobRecord* job,
                                           int64_t now);
-  // The step ended; it leaves the table. Unknown steps are not an error
+  // The step ended at `now`; it moves to the job's ended steps (kept for
+  // accounting until the attempt ends). Unknown steps are not an error
   // (their job ended first).
-  Status End(const wire::StepEndedRequest& request, const Caller& caller);
+  Status End(const wire::StepEndedRequest& request, const Caller& caller, int64_t now);
   // Running steps of the jobs `request` names (all when none), by job then step.
   std::vector<wire::JobStepRecord> List(const wire::ListStepsRequest& request) const;
   const wire::JobStepRecord* Find(uint32_t job_id, uint32_t step_id) const;
   // Forgets the steps of jobs for which `running` is false.
   void Prune(const std::function<bool(uint32_t job_id)>& running);
+  // Forgets one job's steps (its attempt ended); false when it had none.
+  bool Forget(uint32_t job_id);
 
   // What is logged and restored: one job's steps, or every job's.
   wire::JobStepsState State(uint32_t job_id) const;
@@ -46,6 +49,7 @@ class StepTable {
   struct JobSteps {
     uint32_t next_step_id = 0;
     std::map<uint32_t, wire::JobStepRecord> running;
+    std::vector<wire::JobStepRecord> ended;
   };
   std::map<uint32_t, JobSteps> jobs_;
 };

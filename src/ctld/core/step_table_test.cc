@@ -56,8 +56,8 @@ TEST(StepTableTest, NumbersStepsPerJobAndLaysThemOut) {
   wire::StepEndedRequest end;
   end.set_job_id(7);
   end.set_step_id(0);
-  EXPECT_FALSE(steps.End(end, User(1001)).ok());  // Not theirs.
-  EXPECT_TRUE(steps.End(end, User(1000)).ok());
+  EXPECT_FALSE(steps.End(end, User(1001), 100).ok());  // Not theirs.
+  EXPECT_TRUE(steps.End(end, User(1000), 100).ok());
   EXPECT_EQ(steps.Find(7, 0), nullptr);
   ASSERT_NE(steps.Find(7, 1), nullptr);
   // Numbers are not reused while the job runs.

@@ -327,8 +327,8 @@ void ControllerService::HandleStep(uint16_t method, const Caller& caller, const 
     wire::StepEndedRequest req;
     if (!ParseOrFail(body, req, respond)) return;
     loop_.EnqueueRead([req = std::move(req), caller, respond](
-                          ControllerCore& core, int64_t, Effects& effects) -> StateLoop::Reply {
-      Status s = core.EndStep(req, caller, effects);
+                          ControllerCore& core, int64_t now, Effects& effects) -> StateLoop::Reply {
+      Status s = core.EndStep(req, caller, now, effects);
       return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
     });
   } else {
