@@ -85,8 +85,8 @@ using StoreOpener =
 
 // The store stages on one backend; `open` makes a fresh store by name. Leaves
 // the store of the start/end stage (100,000 ended jobs) in `queried`.
-rota::Status StoreStages(const std::string& prefix, const StoreOpener& open,
-                         const Batches& ended, const Batches& started,
+rota::Status StoreStages(const std::string& prefix, const StoreOpener& open, const Batches& ended,
+                         const Batches& started,
                          std::unique_ptr<rota::dbd::AccountingStore>& queried) {
   {
     auto store = open("a");
@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
     if (!opened.ok()) return opened.status();
     return std::unique_ptr<rota::dbd::AccountingStore>(std::move(opened).value());
   };
-  if (rota::Status s = StoreStages("", open_sqlite, batches(ended, 1000), batches(started, 1000),
-                                   store);
+  if (rota::Status s =
+          StoreStages("", open_sqlite, batches(ended, 1000), batches(started, 1000), store);
       !s.ok()) {
     return Fail(s);
   }
@@ -212,8 +212,8 @@ int main(int argc, char** argv) {
     return std::unique_ptr<rota::dbd::AccountingStore>(std::move(opened).value());
   };
   store.reset();
-  if (rota::Status s = StoreStages("pgsql_", open_pgsql, batches(ended, 1000),
-                                   batches(started, 1000), store);
+  if (rota::Status s =
+          StoreStages("pgsql_", open_pgsql, batches(ended, 1000), batches(started, 1000), store);
       !s.ok()) {
     return Fail(s);
   }

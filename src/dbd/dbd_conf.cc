@@ -13,14 +13,14 @@ namespace {
 
 // slurmdbd.conf keys of Slurm's that rotadbd does not use.
 constexpr std::array<std::string_view, 33> kIgnoredKeys = {
-    "ArchiveDir",        "ArchiveEvents",       "ArchiveJobs",       "ArchiveResvs",
-    "ArchiveScript",     "ArchiveSteps",        "ArchiveSuspend",    "ArchiveTXN",
-    "ArchiveUsage",      "AuthAltTypes",        "AuthAltParameters", "AuthInfo",
-    "AuthType",          "CommitDelay",         "DbdBackupHost",     "DebugFlags",
-    "DebugLevel",        "DebugLevelSyslog",    "LogFile",           "LogTimeFormat",
-    "MaxQueryTimeRange", "MessageTimeout",      "PidFile",           "PrivateData",
-    "PurgeEventAfter",   "PurgeJobAfter",       "PurgeResvAfter",    "PurgeStepAfter",
-    "PurgeSuspendAfter", "PurgeTXNAfter",       "PurgeUsageAfter",   "SlurmUser",
+    "ArchiveDir",        "ArchiveEvents",    "ArchiveJobs",       "ArchiveResvs",
+    "ArchiveScript",     "ArchiveSteps",     "ArchiveSuspend",    "ArchiveTXN",
+    "ArchiveUsage",      "AuthAltTypes",     "AuthAltParameters", "AuthInfo",
+    "AuthType",          "CommitDelay",      "DbdBackupHost",     "DebugFlags",
+    "DebugLevel",        "DebugLevelSyslog", "LogFile",           "LogTimeFormat",
+    "MaxQueryTimeRange", "MessageTimeout",   "PidFile",           "PrivateData",
+    "PurgeEventAfter",   "PurgeJobAfter",    "PurgeResvAfter",    "PurgeStepAfter",
+    "PurgeSuspendAfter", "PurgeTXNAfter",    "PurgeUsageAfter",   "SlurmUser",
     "StorageParameters",
 };
 
@@ -68,9 +68,8 @@ DbdConf ParseDbdConf(const std::vector<conf::ConfigLine>& lines, conf::Diagnosti
       } else {
         bool known = false;
         for (std::string_view k : kIgnoredKeys) known = known || is(k);
-        diags.Warning(line.where, fmt::format(known ? "{} is not used by rotadbd (ignored)"
-                                                    : "unknown key {} (ignored)",
-                                              kv.key));
+        diags.Warning(line.where, known ? fmt::format("{} is not used by rotadbd (ignored)", kv.key)
+                                        : fmt::format("unknown key {} (ignored)", kv.key));
       }
     }
   }

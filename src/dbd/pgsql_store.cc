@@ -367,8 +367,8 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
       if (r == nullptr) return first.ok() ? Error(nullptr, "storing jobs") : first;
       ExecStatusType st = PQresultStatus(r.get());
       if (st != PGRES_COMMAND_OK && first.ok()) {
-        first = Error(r.get(), st == PGRES_PIPELINE_ABORTED ? "storing jobs (aborted)"
-                                                            : "storing jobs");
+        first = Error(r.get(),
+                      st == PGRES_PIPELINE_ABORTED ? "storing jobs (aborted)" : "storing jobs");
       }
       PgResult end(PQgetResult(conn_));  // The NULL that closes each command's results.
     }
@@ -460,8 +460,8 @@ Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
   return WithReconnect([&]() -> Result<std::vector<wire::AccountingJob>> {
     const char* const* values = p.values();
     // Binary results: the record column comes as the bytes stored.
-    PgResult r(PQexecParams(conn_, sql.c_str(), p.size(), nullptr, values, p.lengths(),
-                            p.formats(), 1));
+    PgResult r(
+        PQexecParams(conn_, sql.c_str(), p.size(), nullptr, values, p.lengths(), p.formats(), 1));
     if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) return Error(r.get(), "reading jobs");
     const int rows = PQntuples(r.get());
     std::vector<wire::AccountingJob> out;
@@ -493,8 +493,9 @@ Status PgsqlStore::AddEntities(const std::vector<wire::AcctEntity>& entities) {
       p.Text(e.name());
       p.Binary(e.SerializeAsString());
       const char* const* values = p.values();
-      PgResult r(PQexecParams(conn_, "INSERT INTO entities (kind, name, record) VALUES ($1, $2, $3)",
-                              3, nullptr, values, p.lengths(), p.formats(), 0));
+      PgResult r(PQexecParams(conn_,
+                              "INSERT INTO entities (kind, name, record) VALUES ($1, $2, $3)", 3,
+                              nullptr, values, p.lengths(), p.formats(), 0));
       if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
         Status s = IsUniqueViolation(r.get())
                        ? Status(StatusCode::kAlreadyExists,
@@ -518,8 +519,9 @@ Status PgsqlStore::ReplaceEntities(const std::vector<wire::AcctEntity>& entities
       p.Text(e.name());
       p.Binary(e.SerializeAsString());
       const char* const* values = p.values();
-      PgResult r(PQexecParams(conn_, "UPDATE entities SET record = $3 WHERE kind = $1 AND name = $2",
-                              3, nullptr, values, p.lengths(), p.formats(), 0));
+      PgResult r(PQexecParams(conn_,
+                              "UPDATE entities SET record = $3 WHERE kind = $1 AND name = $2", 3,
+                              nullptr, values, p.lengths(), p.formats(), 0));
       Status s = Status::Ok();
       if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
         s = Error(r.get(), "updating " + e.name());
@@ -548,8 +550,8 @@ Result<std::vector<wire::AcctEntity>> PgsqlStore::ListEntities(
   sql += " ORDER BY name COLLATE \"C\"";  // Byte order, as SQLite sorts.
   return WithReconnect([&]() -> Result<std::vector<wire::AcctEntity>> {
     const char* const* values = p.values();
-    PgResult r(PQexecParams(conn_, sql.c_str(), p.size(), nullptr, values, p.lengths(),
-                            p.formats(), 1));
+    PgResult r(
+        PQexecParams(conn_, sql.c_str(), p.size(), nullptr, values, p.lengths(), p.formats(), 1));
     if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) return Error(r.get(), "listing " + kind);
     std::vector<wire::AcctEntity> out;
     for (int row = 0; row < PQntuples(r.get()); ++row) {

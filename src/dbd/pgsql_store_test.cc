@@ -121,8 +121,7 @@ TEST_F(PgsqlStoreTest, WhileTheServerIsDownCallsFailAsUnavailableThenWorkAgain) 
   server_->Halt();
   Status down = store->UpsertJobs({Attempt(2, 0, wire::JOB_STATE_COMPLETED, 100, 200)});
   EXPECT_EQ(down.code(), StatusCode::kUnavailable) << down.ToString();
-  EXPECT_NE(down.message().find("127.0.0.1:" + std::to_string(server_->port())),
-            std::string::npos)
+  EXPECT_NE(down.message().find("127.0.0.1:" + std::to_string(server_->port())), std::string::npos)
       << down.message();
   EXPECT_EQ(store->QueryJobs({}).status().code(), StatusCode::kUnavailable);
   ASSERT_EQ(server_->Restart(), "");

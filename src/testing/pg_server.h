@@ -146,9 +146,9 @@ class PostgresServer {
  private:
   std::string Launch() {
     std::vector<std::string> args = {
-        "-D", dir_ + "/data", "-k", dir_, "-p", std::to_string(port_),
-        "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=40", "-c",
-        "shared_buffers=32MB"};
+        "-D", dir_ + "/data",        "-k", dir_,
+        "-p", std::to_string(port_), "-c", "listen_addresses=127.0.0.1",
+        "-c", "max_connections=40",  "-c", "shared_buffers=32MB"};
     if (!durable_) {
       for (const char* setting : {"fsync=off", "synchronous_commit=off", "full_page_writes=off"}) {
         args.push_back("-c");

@@ -101,7 +101,8 @@ TEST_F(AccountingPgsqlTest, AJobsRecordsReachSacctThroughPostgresql) {
   ASSERT_EQ(ctld_.Run("sbatch --parsable -J pgjob --gres=gpu:1 -t 10 --wrap=true").out, "1\n");
   ASSERT_TRUE(WaitForState("1", "RUNNING"));
   ReportExit(1, 3 << 8);
-  const std::string expected = "1|pgjob|batch|FAILED|3:0|billing=1,cpu=1,gres/gpu=1,mem=1G,node=1\n";
+  const std::string expected =
+      "1|pgjob|batch|FAILED|3:0|billing=1,cpu=1,gres/gpu=1,mem=1G,node=1\n";
   EXPECT_EQ(SacctUntil("-n -P -X -o JobID,JobName,Partition,State,ExitCode,AllocTRES", expected),
             expected)
       << ctld_.Log() << dbd_.Log();
