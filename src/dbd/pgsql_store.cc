@@ -68,57 +68,20 @@ constexpr int64_t kMigrationLockKey = 0x726f7461646264;  // "rotadbd"
 // that the server's replies never fill the socket while we are still sending.
 constexpr size_t kPipelineChunk = 256;
 
-// `s` as PostgreSQL text accepts it: each byte that does not belong to a
-// well-formed UTF-8 sequence, and each NUL, becomes U+FFFD. Rows and queries
-// go through the same mapping, so a name that is not UTF-8 (an account typed
-// by a user, say) is still stored and found, instead of a whole batch being
-// refused, and the controller's outbox held up behind it, forever. The record
-// (bytea) keeps the exact bytes.
+// `s` as PostgreSQL text accepts it: each NUL becomes U+FFFD (protobuf
+// strings are UTF-8 already, but may hold NULs, which text cannot). Rows and
+// queries go through the same mapping, so such a name is still stored and
+// found instead of its batch being refused, and the controller's outbox held
+// up behind it, forever. The record (bytea) keeps the exact bytes.
 std::string ServerText(std::string s) {
-  auto continuation = [&](size_t i) {
-    return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xc0) == 0x80;
-  };
-  size_t i = 0;
-  while (i < s.size()) {  // Fast path: nothing to change.
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == 0 || c >= 0x80) break;
-    ++i;
-  }
-  if (i == s.size()) return s;
-  std::string out = s.substr(0, i);
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = 0;
-    uint32_t cp = 0;
-    if (c > 0 && c < 0x80) {
-      len = 1;
-      cp = c;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-      len = 2;
-      cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      len = 3;
-      cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      len = 4;
-      cp = c & 0x07;
-    }
-    bool ok = len > 0;
-    for (size_t k = 1; ok && k < len; ++k) {
-      ok = continuation(i + k);
-      if (ok) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
-    }
-    // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
-    if (ok && ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-               (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))) {
-      ok = false;
-    }
-    if (ok) {
-      out.append(s, i, len);
-      i += len;
-    } else {
+  if (s.find('\0') == std::string::npos) return s;
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (char c : s) {
+    if (c == '\0') {
       out += "\xef\xbf\xbd";
-      ++i;
+    } else {
+      out += c;
     }
   }
   return out;
