@@ -128,9 +128,17 @@ Status StatusOf(const Result<T>& r) {
   return r.status();
 }
 
+// libpq's message on one line (it spreads some over several, with tabs).
 std::string Trimmed(const char* message) {
-  std::string s = message != nullptr ? message : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  std::string s;
+  for (const char* p = message != nullptr ? message : ""; *p != '\0'; ++p) {
+    if (*p == '\n' || *p == '\t') {
+      if (!s.empty() && s.back() != ' ') s += ' ';
+    } else {
+      s += *p;
+    }
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
 }
 

@@ -119,6 +119,34 @@ TEST_F(AccountingPgsqlTest, AJobsRecordsReachSacctThroughPostgresql) {
   EXPECT_EQ(pg_->Query(database_, "SELECT count(*) FROM entities"), "1");
 }
 
+TEST_F(AccountingPgsqlTest, RecordsWaitWhilePostgresqlIsDownAndArriveWhenItIsBack) {
+  WriteDbdConf(pg_->port());
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  RegisterNode();
+  ASSERT_EQ(ctld_.Run("sbatch --parsable -J before -t 10 --wrap=true").out, "1\n");
+  ASSERT_TRUE(WaitForState("1", "RUNNING"));
+  ASSERT_EQ(SacctUntil("-n -P -o JobID,State", "1|RUNNING\n"), "1|RUNNING\n") << dbd_.Log();
+
+  pg_->Halt();  // The database goes away under a running rotadbd.
+  ReportExit(1, 0);
+  ASSERT_EQ(ctld_.Run("sbatch --parsable -J during -t 10 --wrap=true").out, "2\n");
+  ASSERT_TRUE(WaitForState("2", "RUNNING"));
+  // rotadbd refuses the batches it cannot store; the outbox keeps them.
+  for (int i = 0; i < 100 && dbd_.Log().find("job records failed") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(
+      dbd_.Log().find("cannot connect to PostgreSQL at 127.0.0.1:" + std::to_string(pg_->port())),
+      std::string::npos)
+      << dbd_.Log();
+  ASSERT_EQ(pg_->Restart(), "");
+  const std::string expected = "1|before|COMPLETED\n2|during|RUNNING\n";
+  EXPECT_EQ(SacctUntil("-n -P -o JobID,JobName,State", expected), expected)
+      << ctld_.Log() << dbd_.Log();
+  EXPECT_EQ(pg_->Query(database_, "SELECT count(*) FROM job_attempts"), "2");
+}
+
 TEST_F(AccountingPgsqlTest, AnUnreachableServerStopsRotadbdWithItsAddress) {
   const uint16_t closed = testing::FreeLoopbackPort();
   WriteDbdConf(closed);
