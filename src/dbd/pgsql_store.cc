@@ -184,25 +184,22 @@ Status PgsqlStore::Connect() {
     conn_ = nullptr;
     ++reconnects_;
   }
-  {
-    const std::string port = std::to_string(options_.port);
-    const std::string timeout = std::to_string(options_.connect_timeout_s);
-    std::vector<const char*> keys = {"host", "port", "dbname", "connect_timeout",
-                                     "application_name"};
-    std::vector<const char*> values = {options_.host.c_str(), port.c_str(),
-                                       options_.database.c_str(), timeout.c_str(), "rotadbd"};
-    if (!options_.user.empty()) {
-      keys.push_back("user");
-      values.push_back(options_.user.c_str());
-    }
-    if (!options_.password.empty()) {
-      keys.push_back("password");
-      values.push_back(options_.password.c_str());
-    }
-    keys.push_back(nullptr);
-    values.push_back(nullptr);
-    conn_ = PQconnectdbParams(keys.data(), values.data(), 0);
+  const std::string port = std::to_string(options_.port);
+  const std::string timeout = std::to_string(options_.connect_timeout_s);
+  std::vector<const char*> keys = {"host", "port", "dbname", "connect_timeout", "application_name"};
+  std::vector<const char*> values = {options_.host.c_str(), port.c_str(), options_.database.c_str(),
+                                     timeout.c_str(), "rotadbd"};
+  if (!options_.user.empty()) {
+    keys.push_back("user");
+    values.push_back(options_.user.c_str());
   }
+  if (!options_.password.empty()) {
+    keys.push_back("password");
+    values.push_back(options_.password.c_str());
+  }
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  conn_ = PQconnectdbParams(keys.data(), values.data(), 0);
   if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
     return Status(StatusCode::kUnavailable,
                   fmt::format("cannot connect to PostgreSQL at {}: {}", options_.Endpoint(),
