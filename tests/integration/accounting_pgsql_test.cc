@@ -156,5 +156,16 @@ TEST_F(AccountingPgsqlTest, AnUnreachableServerStopsRotadbdWithItsAddress) {
       << dbd_.Log();
 }
 
+TEST_F(AccountingPgsqlTest, ABadSlurmdbdConfStopsRotadbdNamingTheLine) {
+  ctld_.dir().Write("slurmdbd.conf",
+                    "# storage\n"
+                    "StorageType=accounting_storage/mysql\n");
+  EXPECT_FALSE(dbd_.Start());
+  EXPECT_NE(dbd_.Log().find("slurmdbd.conf line 2: StorageType=accounting_storage/mysql is not "
+                            "supported"),
+            std::string::npos)
+      << dbd_.Log();
+}
+
 }  // namespace
 }  // namespace rota
