@@ -43,6 +43,19 @@ TEST_P(AccountingStoreTest, UpsertIsIdempotentAndAStartNeverUndoesAnEnd) {
   auto failed = Attempt(7, 0, wire::JOB_STATE_FAILED, 100, 170);
   ASSERT_TRUE(store->UpsertJobs({failed}).ok());
   EXPECT_EQ(All(*store)[0].state(), wire::JOB_STATE_FAILED);
+
+  // Within one batch the same rules hold, in the batch's order.
+  auto end8 = Attempt(8, 0, wire::JOB_STATE_COMPLETED, 100, 160);
+  auto start8 = Attempt(8, 0, wire::JOB_STATE_RUNNING, 100, 0);
+  auto timeout8 = Attempt(8, 0, wire::JOB_STATE_TIMEOUT, 100, 170);
+  auto start9 = Attempt(9, 0, wire::JOB_STATE_RUNNING, 100, 0);
+  ASSERT_TRUE(store->UpsertJobs({start8, end8, start8, start9}).ok());
+  jobs = All(*store);
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_EQ(jobs[1].state(), wire::JOB_STATE_COMPLETED);
+  EXPECT_EQ(jobs[2].state(), wire::JOB_STATE_RUNNING);
+  ASSERT_TRUE(store->UpsertJobs({start8, timeout8, start8}).ok());
+  EXPECT_EQ(All(*store)[1].state(), wire::JOB_STATE_TIMEOUT);
 }
 
 TEST_P(AccountingStoreTest, EachAttemptIsItsOwnRecordAndTheLastIsTheDefault) {

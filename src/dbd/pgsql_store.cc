@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #include "common/log.h"
@@ -48,12 +51,15 @@ CREATE TABLE entities (
 );
 )sql";
 
+// A whole batch in one statement: one array per column, unnested into rows.
 // An ended attempt is never overwritten by a running one.
-constexpr const char* kUpsertName = "rota_upsert_job";
+constexpr const char* kUpsertName = "rota_upsert_jobs";
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
                           ended, submit_time, start_time, end_time, record)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
+                     $6::text[], $7::integer[], $8::boolean[], $9::bigint[], $10::bigint[],
+                     $11::bigint[], $12::bytea[])
 ON CONFLICT (cluster, job_id, restarts) DO UPDATE SET
   user_name = EXCLUDED.user_name, account = EXCLUDED.account, partition = EXCLUDED.partition,
   state = EXCLUDED.state, ended = EXCLUDED.ended, submit_time = EXCLUDED.submit_time,
@@ -64,9 +70,58 @@ WHERE NOT job_attempts.ended OR EXCLUDED.ended
 // Serialises migrations of one database by concurrent rotadbds.
 constexpr int64_t kMigrationLockKey = 0x726f7461646264;  // "rotadbd"
 
-// Rows of one job batch sent before waiting for their results. Small enough
-// that the server's replies never fill the socket while we are still sending.
-constexpr size_t kPipelineChunk = 256;
+// Element type OIDs (pg_type.h) for arrays in binary format.
+constexpr uint32_t kTextOid = 25;
+constexpr uint32_t kInt8Oid = 20;
+constexpr uint32_t kInt4Oid = 23;
+constexpr uint32_t kBoolOid = 16;
+constexpr uint32_t kByteaOid = 17;
+
+void PutU32(std::string& out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((v >> shift) & 0xff);
+}
+
+// A one-dimensional array without NULLs in PostgreSQL's binary format: no
+// quoting or escaping of values at all.
+class BinaryArray {
+ public:
+  explicit BinaryArray(uint32_t element_oid) : oid_(element_oid) {}
+  void Add(std::string_view bytes) {
+    PutU32(elements_, static_cast<uint32_t>(bytes.size()));
+    elements_.append(bytes);
+    ++count_;
+  }
+  void AddInt64(int64_t v) {
+    PutU32(elements_, 8);
+    PutU32(elements_, static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32));
+    PutU32(elements_, static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    ++count_;
+  }
+  void AddInt32(int32_t v) {
+    PutU32(elements_, 4);
+    PutU32(elements_, static_cast<uint32_t>(v));
+    ++count_;
+  }
+  void AddBool(bool v) {
+    PutU32(elements_, 1);
+    elements_ += v ? '\1' : '\0';
+    ++count_;
+  }
+  std::string Encode() const {
+    std::string out;
+    PutU32(out, 1);  // dimensions
+    PutU32(out, 0);  // no NULLs
+    PutU32(out, oid_);
+    PutU32(out, count_);
+    PutU32(out, 1);  // lower bound
+    return out + elements_;
+  }
+
+ private:
+  uint32_t oid_;
+  uint32_t count_ = 0;
+  std::string elements_;
+};
 
 // `s` as PostgreSQL text accepts it: each NUL becomes U+FFFD (protobuf
 // strings are UTF-8 already, but may hold NULs, which text cannot). Rows and
@@ -142,22 +197,6 @@ std::string Trimmed(const char* message) {
   return s;
 }
 
-void JobParams(const wire::AccountingJob& j, Params& p) {
-  p.Clear();
-  p.Text(j.cluster());
-  p.Number(j.job_id());
-  p.Number(j.restarts());
-  p.Text(j.user());
-  p.Text(j.account());
-  p.Text(j.partition());
-  p.Number(static_cast<int>(j.state()));
-  p.Text(j.ended() ? "t" : "f");
-  p.Number(j.submit_time());
-  p.Number(j.start_time());
-  p.Number(j.end_time());
-  p.Binary(j.SerializeAsString());
-}
-
 bool IsUniqueViolation(const PGresult* r) {
   const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
   return state != nullptr && std::string(state) == "23505";
@@ -179,7 +218,7 @@ PgsqlStore::~PgsqlStore() { PQfinish(conn_); }
 Status PgsqlStore::Connect() {
   if (conn_ != nullptr) {
     // A new connection rather than PQreset: nothing of the old one's state
-    // (pipeline mode, an open transaction) can carry over.
+    // (an open transaction, say) can carry over.
     PQfinish(conn_);
     conn_ = nullptr;
     ++reconnects_;
@@ -325,66 +364,53 @@ Status PgsqlStore::UpsertJobs(const std::vector<wire::AccountingJob>& jobs) {
 }
 
 Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
-  if (PQenterPipelineMode(conn_) != 1) return Error(nullptr, "entering pipeline mode");
-  // Reads the results of `commands` commands and the sync after them; the
-  // first error is the one reported (later commands only say "aborted").
-  auto read_chunk = [&](int commands) {
-    Status first = Status::Ok();
-    for (int i = 0; i < commands; ++i) {
-      PgResult r(PQgetResult(conn_));
-      if (r == nullptr) return first.ok() ? Error(nullptr, "storing jobs") : first;
-      ExecStatusType st = PQresultStatus(r.get());
-      if (st != PGRES_COMMAND_OK && first.ok()) {
-        first = Error(r.get(),
-                      st == PGRES_PIPELINE_ABORTED ? "storing jobs (aborted)" : "storing jobs");
-      }
-      PgResult end(PQgetResult(conn_));  // The NULL that closes each command's results.
+  // One row per attempt: a statement may not update a row twice. Folding the
+  // batch's records of one attempt with the store's own rule (a record
+  // replaces the one before unless that one ended and it did not) and
+  // storing the result under the same rule gives what storing them one by
+  // one in order would.
+  std::vector<const wire::AccountingJob*> rows;
+  // (Keyed by the cluster as stored, should a NUL have been mapped.)
+  std::map<std::tuple<std::string, uint32_t, uint32_t>, size_t> row_of;
+  for (const wire::AccountingJob& j : jobs) {
+    auto [it, added] =
+        row_of.try_emplace({ServerText(j.cluster()), j.job_id(), j.restarts()}, rows.size());
+    if (added) {
+      rows.push_back(&j);
+    } else if (!rows[it->second]->ended() || j.ended()) {
+      rows[it->second] = &j;
     }
-    PgResult sync(PQgetResult(conn_));
-    if ((sync == nullptr || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) && first.ok()) {
-      first = Error(sync.get(), "storing jobs (sync)");
-    }
-    return first;
-  };
-  auto send = [&](const char* sql) {
-    return PQsendQueryParams(conn_, sql, 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
-  };
-
-  Status status = Status::Ok();
-  Params p;
-  size_t next = 0;
-  bool first_chunk = true;
-  while (status.ok()) {
-    int commands = 0;
-    bool sent = true;
-    if (first_chunk) {
-      sent = send("BEGIN");
-      ++commands;
-      first_chunk = false;
-    }
-    for (size_t n = 0; sent && n < kPipelineChunk && next < jobs.size(); ++n, ++next) {
-      JobParams(jobs[next], p);
-      const char* const* values = p.values();
-      sent = PQsendQueryPrepared(conn_, kUpsertName, p.size(), values, p.lengths(), p.formats(),
-                                 0) == 1;
-      ++commands;
-    }
-    const bool last = next >= jobs.size();
-    if (sent && last) {
-      sent = send("COMMIT");
-      ++commands;
-    }
-    if (!sent || PQpipelineSync(conn_) != 1) {
-      status = Error(nullptr, "sending jobs");
-      break;
-    }
-    status = read_chunk(commands);
-    if (last) break;
   }
-  if (ConnectionBroken()) return status;  // Connect() starts afresh.
-  PQexitPipelineMode(conn_);
-  if (!status.ok()) (void)Exec("ROLLBACK");  // The error that caused it is the one to report.
-  return status;
+  if (rows.empty()) return Status::Ok();
+  BinaryArray cluster(kTextOid), job_id(kInt8Oid), restarts(kInt8Oid), user(kTextOid),
+      account(kTextOid), partition(kTextOid), state(kInt4Oid), ended(kBoolOid), submit(kInt8Oid),
+      start(kInt8Oid), end(kInt8Oid), record(kByteaOid);
+  std::string blob;
+  for (const wire::AccountingJob* j : rows) {
+    cluster.Add(ServerText(j->cluster()));
+    job_id.AddInt64(j->job_id());
+    restarts.AddInt64(j->restarts());
+    user.Add(ServerText(j->user()));
+    account.Add(ServerText(j->account()));
+    partition.Add(ServerText(j->partition()));
+    state.AddInt32(static_cast<int32_t>(j->state()));
+    ended.AddBool(j->ended());
+    submit.AddInt64(j->submit_time());
+    start.AddInt64(j->start_time());
+    end.AddInt64(j->end_time());
+    blob.clear();
+    j->SerializeToString(&blob);
+    record.Add(blob);
+  }
+  Params p;
+  for (const BinaryArray* column : {&cluster, &job_id, &restarts, &user, &account, &partition,
+                                    &state, &ended, &submit, &start, &end, &record}) {
+    p.Binary(column->Encode());
+  }
+  const char* const* values = p.values();
+  PgResult r(PQexecPrepared(conn_, kUpsertName, p.size(), values, p.lengths(), p.formats(), 0));
+  if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) return Error(r.get(), "storing jobs");
+  return Status::Ok();
 }
 
 Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(

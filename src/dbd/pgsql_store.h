@@ -8,7 +8,8 @@
 //
 // Values always travel as statement parameters (prepared statements or
 // PQexecParams), never inside the SQL text. A batch of job records is one
-// transaction, sent in pipeline mode (one round trip per few hundred rows).
+// statement (a column array each, in binary format), so one transaction and
+// one round trip.
 //
 // A connection lost between calls (server restart, idle timeout, a killed
 // backend) is re-established on the next call, and a call that fails because

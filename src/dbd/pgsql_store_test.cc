@@ -1,5 +1,5 @@
 // What only the PostgreSQL backend does: its schema_version table, login and
-// connection errors, reconnecting, and pipelined batches that fail whole. The
+// connection errors, reconnecting, and batches that fail whole. The
 // contract both backends keep is in accounting_store_test.cc.
 #include "dbd/pgsql_store.h"
 
@@ -133,7 +133,7 @@ TEST_F(PgsqlStoreTest, WhileTheServerIsDownCallsFailAsUnavailableThenWorkAgain) 
 TEST_F(PgsqlStoreTest, ABatchThatFailsStoresNothingAndTheNextOneWorks) {
   auto store = OpenPg();
   ASSERT_NE(store, nullptr);
-  // More rows than one pipeline chunk; one of them late in the batch is
+  // Many rows; one of them late in the batch is
   // refused by the server (a constraint added for the test).
   ASSERT_EQ(Query("ALTER TABLE job_attempts ADD CONSTRAINT test_refuses CHECK (user_name <> "
                   "'refused')"),
