@@ -1,4 +1,4 @@
-// Accounting at 100,000 jobs, without daemons or process starts:
+// Accounting at 100,000 jobs, without rotadbd or the controller:
 //   store_upsert    100,000 ended attempts into SQLite, in batches of 1,000
 //                   (what the controller's outbox sends per request)
 //   store_start_end the same jobs as a start record then an end record each
@@ -7,19 +7,28 @@
 //   sacct_query     the store's answer to `sacct -a` over all 100,000 jobs
 //   sacct_wire      encoding that answer and parsing it back (rotadbd -> sacct)
 //   sacct_render    sacct's default aligned listing of the 100,000 jobs
-// Prints one "name ms" line per stage. Usage: acct_bench [DIR] (default /tmp).
+//   pgsql_store_upsert, pgsql_store_start_end, pgsql_sacct_query
+//                   the store stages again on PostgreSQL: a throwaway server
+//                   (testing/pg_server.h) started here, with fsync on, over
+//                   loopback TCP with password login, as rotadbd would use one
+// Prints "name value unit" lines. Usage: acct_bench [DIR] (default /tmp);
+// --no-pgsql skips the PostgreSQL stages.
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/sacct_fields.h"
 #include "ctld/server/accounting_outbox.h"
+#include "dbd/pgsql_store.h"
 #include "dbd/sqlite_store.h"
+#include "testing/pg_server.h"
 
 namespace {
 
@@ -70,10 +79,58 @@ int Fail(const rota::Status& s) {
   return 1;
 }
 
+using Batches = std::vector<std::vector<AccountingJob>>;
+using StoreOpener =
+    std::function<rota::Result<std::unique_ptr<rota::dbd::AccountingStore>>(const std::string&)>;
+
+// The store stages on one backend; `open` makes a fresh store by name. Leaves
+// the store of the start/end stage (100,000 ended jobs) in `queried`.
+rota::Status StoreStages(const std::string& prefix, const StoreOpener& open, const Batches& ended,
+                         const Batches& started,
+                         std::unique_ptr<rota::dbd::AccountingStore>& queried) {
+  {
+    auto store = open("a");
+    if (!store.ok()) return store.status();
+    auto t = Clock::now();
+    for (const auto& b : ended) ROTA_RETURN_IF_ERROR((*store)->UpsertJobs(b));
+    std::printf("%sstore_upsert %.1f ms\n", prefix.c_str(), Ms(t));
+  }
+  auto store = open("b");
+  if (!store.ok()) return store.status();
+  auto t = Clock::now();
+  for (size_t i = 0; i < started.size(); ++i) {
+    ROTA_RETURN_IF_ERROR((*store)->UpsertJobs(started[i]));
+    ROTA_RETURN_IF_ERROR((*store)->UpsertJobs(ended[i]));
+  }
+  std::printf("%sstore_start_end %.1f ms\n", prefix.c_str(), Ms(t));
+  queried = std::move(store).value();
+  return rota::Status::Ok();
+}
+
+rota::Result<std::vector<AccountingJob>> QueryStage(const std::string& prefix,
+                                                    rota::dbd::AccountingStore& store) {
+  rota::wire::QueryJobsRequest query;
+  query.set_window_start(kStart);
+  auto t = Clock::now();
+  auto jobs = store.QueryJobs(query);
+  if (!jobs.ok()) return jobs.status();
+  std::printf("%ssacct_query %.1f ms\n%ssacct_query_jobs %zu jobs\n", prefix.c_str(), Ms(t),
+              prefix.c_str(), jobs->size());
+  return jobs;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::filesystem::path base = argc > 1 ? argv[1] : "/tmp";
+  bool with_pgsql = true;
+  std::filesystem::path base = "/tmp";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--no-pgsql") {
+      with_pgsql = false;
+    } else {
+      base = argv[i];
+    }
+  }
   const std::filesystem::path dir = base / ("acct_bench." + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
 
@@ -90,26 +147,17 @@ int main(int argc, char** argv) {
     return out;
   };
 
-  {
-    auto store = rota::dbd::SqliteStore::Open((dir / "a.sqlite").string());
-    if (!store.ok()) return Fail(store.status());
-    auto t = Clock::now();
-    for (const auto& b : batches(ended, 1000)) {
-      if (rota::Status s = (*store)->UpsertJobs(b); !s.ok()) return Fail(s);
-    }
-    std::printf("store_upsert %.1f\n", Ms(t));
-  }
-  auto store = rota::dbd::SqliteStore::Open((dir / "b.sqlite").string());
-  if (!store.ok()) return Fail(store.status());
-  {
-    auto t = Clock::now();
-    auto s_batches = batches(started, 1000);
-    auto e_batches = batches(ended, 1000);
-    for (size_t i = 0; i < s_batches.size(); ++i) {
-      if (rota::Status s = (*store)->UpsertJobs(s_batches[i]); !s.ok()) return Fail(s);
-      if (rota::Status s = (*store)->UpsertJobs(e_batches[i]); !s.ok()) return Fail(s);
-    }
-    std::printf("store_start_end %.1f\n", Ms(t));
+  std::unique_ptr<rota::dbd::AccountingStore> store;
+  auto open_sqlite =
+      [&](const std::string& name) -> rota::Result<std::unique_ptr<rota::dbd::AccountingStore>> {
+    auto opened = rota::dbd::SqliteStore::Open((dir / (name + ".sqlite")).string());
+    if (!opened.ok()) return opened.status();
+    return std::unique_ptr<rota::dbd::AccountingStore>(std::move(opened).value());
+  };
+  if (rota::Status s =
+          StoreStages("", open_sqlite, batches(ended, 1000), batches(started, 1000), store);
+      !s.ok()) {
+    return Fail(s);
   }
   {
     rota::ctld::PosixFileOps ops;
@@ -121,17 +169,13 @@ int main(int argc, char** argv) {
     for (const auto& b : batches(ended, 100)) {
       if (rota::Status s = (*box)->Record(b); !s.ok()) return Fail(s);
     }
-    std::printf("outbox_record %.1f\n", Ms(t));
+    std::printf("outbox_record %.1f ms\n", Ms(t));
   }
 
-  rota::wire::QueryJobsRequest query;
-  query.set_window_start(kStart);
-  auto t = Clock::now();
-  auto jobs = (*store)->QueryJobs(query);
+  auto jobs = QueryStage("", *store);
   if (!jobs.ok()) return Fail(jobs.status());
-  std::printf("sacct_query %.1f (%zu jobs)\n", Ms(t), jobs->size());
 
-  t = Clock::now();
+  auto t = Clock::now();
   rota::wire::QueryJobsResponse response;  // As rotadbd builds it: moved in
   for (AccountingJob& j : *jobs) *response.add_jobs() = std::move(j);
   std::string bytes = response.SerializeAsString();
@@ -140,7 +184,7 @@ int main(int argc, char** argv) {
   std::vector<AccountingJob> received;  // As sacct takes them: moved out of the answer
   received.reserve(static_cast<size_t>(parsed.jobs_size()));
   for (AccountingJob& j : *parsed.mutable_jobs()) received.push_back(std::move(j));
-  std::printf("sacct_wire %.1f (%zu bytes)\n", Ms(t), bytes.size());
+  std::printf("sacct_wire %.1f ms\nsacct_wire_bytes %zu bytes\n", Ms(t), bytes.size());
 
   t = Clock::now();
   auto columns = rota::cli::ParseSacctFormat(rota::cli::kSacctDefaultFormat);
@@ -148,8 +192,35 @@ int main(int argc, char** argv) {
   ctx.now = kStart + 100000;
   std::string text =
       rota::cli::RenderSacct(*columns, rota::cli::SacctLayout::kAligned, false, received, ctx);
-  std::printf("sacct_render %.1f (%zu bytes)\n", Ms(t), text.size());
-
+  std::printf("sacct_render %.1f ms\nsacct_render_bytes %zu bytes\n", Ms(t), text.size());
   std::filesystem::remove_all(dir);
+  if (!with_pgsql) return 0;
+
+  rota::testing::PostgresServer server;
+  if (std::string why = server.Start(/*durable=*/true); !why.empty()) {
+    std::fprintf(stderr, "acct_bench: PostgreSQL: %s\n", why.c_str());
+    return 1;
+  }
+  auto open_pgsql =
+      [&](const std::string&) -> rota::Result<std::unique_ptr<rota::dbd::AccountingStore>> {
+    rota::dbd::PgsqlOptions o;
+    o.host = "127.0.0.1";
+    o.port = server.port();
+    o.user = server.user();
+    o.password = server.password();
+    o.database = server.CreateDatabase();
+    auto opened = rota::dbd::PgsqlStore::Open(o);
+    if (!opened.ok()) return opened.status();
+    return std::unique_ptr<rota::dbd::AccountingStore>(std::move(opened).value());
+  };
+  store.reset();
+  if (rota::Status s =
+          StoreStages("pgsql_", open_pgsql, batches(ended, 1000), batches(started, 1000), store);
+      !s.ok()) {
+    return Fail(s);
+  }
+  auto pg_jobs = QueryStage("pgsql_", *store);
+  if (!pg_jobs.ok()) return Fail(pg_jobs.status());
+  store.reset();
   return 0;
 }

@@ -13,6 +13,7 @@ packages=(
   libssl-dev libmunge-dev munge zlib1g-dev
   libhwloc-dev
   libsqlite3-dev
+  libpq-dev postgresql
 )
 
 missing=()

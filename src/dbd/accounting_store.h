@@ -1,8 +1,9 @@
 #pragma once
 
 // Where rotadbd keeps accounting: job attempts now; associations and QoS to
-// come. One interface, so that the SQLite backend (sqlite_store.h) and a
-// future PostgreSQL one are interchangeable, and tests can use either.
+// come. One interface, so that the SQLite backend (sqlite_store.h) and the
+// PostgreSQL one (pgsql_store.h) are interchangeable; accounting_store_test.cc
+// runs the same cases against both.
 //
 // Thread confinement: an AccountingStore is used by one thread at a time
 // (rotadbd's storage thread).

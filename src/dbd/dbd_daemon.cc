@@ -10,6 +10,8 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "dbd/dbd_conf.h"
+#include "dbd/pgsql_store.h"
 #include "dbd/sqlite_store.h"
 
 namespace rota::dbd {
@@ -39,6 +41,32 @@ Status MakeDirs(const std::string& path) {
   return Status::Ok();
 }
 
+// The store slurmdbd.conf asks for.
+Result<std::unique_ptr<AccountingStore>> OpenStore(const DbdConf& dbd,
+                                                   const conf::ClusterConfig& config,
+                                                   const DbdOptions& options) {
+  if (dbd.storage == StorageKind::kPgsql) {
+    PgsqlOptions pg;
+    if (!dbd.storage_host.empty()) pg.host = dbd.storage_host;
+    if (dbd.storage_port) pg.port = *dbd.storage_port;
+    pg.user = dbd.storage_user;
+    pg.password = dbd.storage_pass;
+    if (!dbd.storage_loc.empty()) pg.database = dbd.storage_loc;
+    auto store = PgsqlStore::Open(pg);
+    if (!store.ok()) return store.status();
+    spdlog::info("accounting database {} on PostgreSQL at {} (schema version {})", pg.database,
+                 pg.Endpoint(), (*store)->SchemaVersion());
+    return std::unique_ptr<AccountingStore>(std::move(store).value());
+  }
+  const std::string db_path =
+      dbd.storage_loc.empty() ? DatabasePath(config, options) : dbd.storage_loc;
+  ROTA_RETURN_IF_ERROR(MakeDirs(db_path.substr(0, db_path.rfind('/'))));
+  auto store = SqliteStore::Open(db_path);
+  if (!store.ok()) return store.status();
+  spdlog::info("accounting database {} (schema version {})", db_path, (*store)->SchemaVersion());
+  return std::unique_ptr<AccountingStore>(std::move(store).value());
+}
+
 }  // namespace
 
 std::string DatabasePath(const conf::ClusterConfig& config, const DbdOptions& options) {
@@ -59,17 +87,34 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
   if (!verifier.ok()) return verifier.status();
   d->verifier_ = std::move(verifier).value();
 
-  const std::string db_path = DatabasePath(*d->config_, options);
-  ROTA_RETURN_IF_ERROR(MakeDirs(db_path.substr(0, db_path.rfind('/'))));
-  auto store = SqliteStore::Open(db_path);
+  const bool named = !options.dbd_conf_path.empty();
+  const std::string dbd_path =
+      named ? options.dbd_conf_path : DbdConfPathBeside(options.slurm_conf_path);
+  conf::Diagnostics dbd_diags;
+  DbdConf dbd = LoadDbdConf(dbd_path, named, dbd_diags);
+  for (const conf::Diagnostic& finding : dbd_diags.all()) {
+    if (finding.severity == conf::Severity::kWarning) spdlog::warn("{}", finding.ToString());
+  }
+  if (dbd_diags.has_errors()) {
+    std::string errors;
+    for (const conf::Diagnostic& finding : dbd_diags.all()) {
+      if (finding.severity == conf::Severity::kError) errors += "\n" + finding.ToString();
+    }
+    return Status(StatusCode::kInvalidArgument, "bad slurmdbd.conf:" + errors);
+  }
+  auto store = OpenStore(dbd, *d->config_, options);
   if (!store.ok()) return store.status();
-  spdlog::info("accounting database {} (schema version {})", db_path, (*store)->SchemaVersion());
   d->service_ = std::make_unique<DbdService>(std::move(store).value(), *d->verifier_,
                                              UidOf(d->config_->settings.slurm_user));
 
   rpc::ServerOptions server_options;
   server_options.address = ListenAddress(*d->config_);
   server_options.port = d->config_->settings.accounting_storage_port;
+  if (dbd.dbd_port && *dbd.dbd_port != server_options.port) {
+    spdlog::warn("DbdPort={} in {} differs from AccountingStoragePort={}: listening on {}",
+                 *dbd.dbd_port, dbd_path, server_options.port, *dbd.dbd_port);
+    server_options.port = *dbd.dbd_port;
+  }
   server_options.io_threads = options.io_threads;
   DbdService* service = d->service_.get();
   auto server = rpc::RpcServer::Start(

@@ -1,7 +1,8 @@
 #pragma once
 
-// rotadbd put together: configuration, credentials, the SQLite store in its
-// state directory and the RPC service on AccountingStoragePort.
+// rotadbd put together: configuration (slurm.conf, and slurmdbd.conf for the
+// storage), credentials, the store (SQLite in its state directory, or
+// PostgreSQL) and the RPC service on AccountingStoragePort.
 
 #include <memory>
 #include <string>
@@ -17,6 +18,8 @@ struct DbdOptions {
   std::string slurm_conf_path;
   // Where the database lives; empty: <StateSaveLocation>/rotadbd.
   std::string state_dir;
+  // slurmdbd.conf; empty: the one beside slurm_conf_path, if there is one.
+  std::string dbd_conf_path;
   int io_threads = 2;
 };
 
@@ -37,7 +40,8 @@ class DbdDaemon {
   std::unique_ptr<rpc::RpcServer> server_;
 };
 
-// The database file rotadbd uses for these options.
+// The SQLite database file rotadbd uses for these options (StorageLoc, when
+// slurmdbd.conf sets it, comes first).
 std::string DatabasePath(const conf::ClusterConfig& config, const DbdOptions& options);
 
 }  // namespace rota::dbd

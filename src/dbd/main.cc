@@ -14,9 +14,12 @@ namespace {
 
 void Usage(FILE* to) {
   std::fprintf(to,
-               "Usage: rotadbd [-D] [-f slurm.conf] [-s DIR] [-v]\n"
+               "Usage: rotadbd [-D] [-f slurm.conf] [-d slurmdbd.conf] [-s DIR] [-v]\n"
                "  -f, --config FILE     configuration file (default: $SLURM_CONF or "
                "/etc/slurm/slurm.conf)\n"
+               "  -d, --dbd-config FILE storage settings (default: slurmdbd.conf beside "
+               "slurm.conf;\n"
+               "                        without one, SQLite in the state directory)\n"
                "  -s, --state-dir DIR   where the database lives (default: "
                "<StateSaveLocation>/rotadbd)\n"
                "  -D                    run in the foreground (the only mode for now)\n"
@@ -32,15 +35,19 @@ int main(int argc, char** argv) {
   std::string level = "info";
   const option long_options[] = {
       {"config", required_argument, nullptr, 'f'},
+      {"dbd-config", required_argument, nullptr, 'd'},
       {"state-dir", required_argument, nullptr, 's'},
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "f:s:hDv", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "f:d:s:hDv", long_options, nullptr)) != -1) {
     switch (c) {
       case 'f':
         options.slurm_conf_path = optarg;
+        break;
+      case 'd':
+        options.dbd_conf_path = optarg;
         break;
       case 's':
         options.state_dir = optarg;
