@@ -62,6 +62,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
     if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
+    reservations_.Restore(snapshot->reservations());
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -84,11 +85,19 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
       case wire::StateRecord::kPolicy:
         policy_ = PolicyTable::FromState(r.policy());
         break;
+      case wire::StateRecord::kReservation:
+        reservations_.Apply(r.reservation());
+        break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
     }
   }
   next_wake_.reset();
+  RefreshReservedWindows();
+  for (const auto& [name, r] : reservations_.all()) {  // Tick sorts out the past ones
+    NoteWake(r.start_time());
+    NoteWake(r.end_time());
+  }
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_COMPLETING) {
       // Still waiting for its node's cleanup report: the allocation stays taken.
@@ -125,6 +134,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
   if (policy_) *s.mutable_policy() = policy_->state();
+  if (!reservations_.empty()) *s.mutable_reservations() = reservations_.State();
   return s;
 }
 
@@ -140,6 +150,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   }
   v.payloads.assign(payloads_.begin(), payloads_.end());
   v.policy = policy_;
+  if (!reservations_.empty()) v.reservations = reservations_.State();
   return v;
 }
 
@@ -160,6 +171,9 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   }
   if (policy)
     model::AppendMessageField(out, wire::StateSnapshot::kPolicyFieldNumber, policy->state());
+  if (reservations) {
+    model::AppendMessageField(out, wire::StateSnapshot::kReservationsFieldNumber, *reservations);
+  }
   return out;
 }
 
@@ -180,6 +194,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
   config_ = std::move(config);
   enforcement_ = Enforcement::FromSettings(config_->settings.accounting_storage_enforce);
   nodes_ = std::move(fresh);
+  RefreshReservedWindows();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED ||
         job->state() == wire::JOB_STATE_COMPLETING) {
@@ -284,6 +299,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   }
 
   ROTA_RETURN_IF_ERROR(CheckPolicyAtSubmit(spec, *partition, caller));
+  ROTA_RETURN_IF_ERROR(CheckReservationAtSubmit(spec, caller));
   if (!spec.qos().empty() && (policy_ == nullptr || !enforcement_.any())) {
     // Unless accounting's policy defines QoS, "normal" and those partitions name are known.
     bool known = spec.qos() == "normal";
