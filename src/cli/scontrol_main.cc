@@ -227,7 +227,9 @@ int main(int argc, char** argv) {
     if (EqualsIgnoreCase(verb, action)) return JobAction(action, rest);
   }
   if (EqualsIgnoreCase(verb, "update")) {
-    for (const std::string& a : rest) {  // ReservationName= names a reservation update
+    // ReservationName= names a reservation update ("update reservation ..." too).
+    if (!rest.empty() && EqualsIgnoreCase(rest[0], "reservation")) rest.erase(rest.begin());
+    for (const std::string& a : rest) {
       std::string key = a.substr(0, a.find('='));
       if (EqualsIgnoreCase(key, "ReservationName") || EqualsIgnoreCase(key, "Reservation")) {
         return rota::cli::UpdateReservationCommand(rest, std::cout, std::cerr);

@@ -29,9 +29,9 @@ constexpr FlagName kFlagNames[] = {
 };
 
 // Keys scontrol knows for reservations that Rota does not implement.
-constexpr const char* kUnsupported[] = {"CoreCnt", "Licenses", "Features", "BurstBuffer",
-                                        "TRES",    "Watts",    "Groups",   "MaxStartDelay",
-                                        "TresPerNode"};
+constexpr const char* kUnsupported[] = {"CoreCnt",     "Licenses",      "Features",
+                                        "BurstBuffer", "TRES",          "Watts",
+                                        "Groups",      "MaxStartDelay", "TresPerNode"};
 
 std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
 
@@ -150,7 +150,8 @@ Result<wire::ReservationRequest> ParseReservationArgs(const std::vector<std::str
     return req;
   }
   if (!given("starttime")) return fail("A start time must be given.");
-  if (!given("endtime") && !given("duration")) return fail("An end time or duration must be given.");
+  if (!given("endtime") && !given("duration"))
+    return fail("An end time or duration must be given.");
   if (given("endtime") && given("duration") && req.duration_s() >= 0 &&
       req.start_time() + req.duration_s() != req.end_time()) {
     return fail("StartTime + Duration does not equal EndTime.");
@@ -158,7 +159,8 @@ Result<wire::ReservationRequest> ParseReservationArgs(const std::vector<std::str
   if (given("endtime") && req.start_time() > req.end_time()) {
     return fail("Start time cannot be after end time.");
   }
-  if (!given("nodes") && !given("nodecnt")) return fail("Either Nodes or NodeCnt must be specified.");
+  if (!given("nodes") && !given("nodecnt"))
+    return fail("Either Nodes or NodeCnt must be specified.");
   if (req.users().empty() && req.accounts().empty()) {
     return fail("Either Users or Accounts must be specified.");
   }
@@ -247,8 +249,8 @@ int DeleteReservationCommand(const std::vector<std::string>& args, std::ostream&
   return 0;
 }
 
-int ShowReservationCommand(const std::vector<std::string>& names, bool one_liner,
-                           std::ostream& out, std::ostream& err) {
+int ShowReservationCommand(const std::vector<std::string>& names, bool one_liner, std::ostream& out,
+                           std::ostream& err) {
   auto client = Connect(err);
   if (!client) return 1;
   wire::ReservationNameRequest req;

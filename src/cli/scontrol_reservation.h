@@ -33,7 +33,7 @@ int CreateReservationCommand(const std::vector<std::string>& args, std::ostream&
 int UpdateReservationCommand(const std::vector<std::string>& args, std::ostream& out,
                              std::ostream& err);
 int DeleteReservationCommand(const std::vector<std::string>& args, std::ostream& err);
-int ShowReservationCommand(const std::vector<std::string>& names, bool one_liner,
-                           std::ostream& out, std::ostream& err);
+int ShowReservationCommand(const std::vector<std::string>& names, bool one_liner, std::ostream& out,
+                           std::ostream& err);
 
 }  // namespace rota::cli

@@ -48,7 +48,8 @@ class ReservedWindowsTest : public ::testing::Test {
 
   std::string Names(const Allocation& a) const {
     std::string out;
-    for (const NodeAllocation& n : a.nodes) out += (out.empty() ? "" : ",") + model_.nodes[n.node].name;
+    for (const NodeAllocation& n : a.nodes)
+      out += (out.empty() ? "" : ",") + model_.nodes[n.node].name;
     return out;
   }
 

@@ -55,12 +55,14 @@ TEST_F(ReservationIntegrationTest, CreateShowUseUpdateDeleteAndRestart) {
       "Nodes=n[1-2] Users=root Flags=MAINT");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "Reservation created: maint\n");
-  r = ctld_.Run("scontrol create reservation StartTime=now+1hour Duration=30 NodeCnt=1 "
-                "Accounts=physics");
+  r = ctld_.Run(
+      "scontrol create reservation StartTime=now+1hour Duration=30 NodeCnt=1 "
+      "Accounts=physics");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "Reservation created: root_2\n");
-  r = ctld_.Run("scontrol create reservation ReservationName=maint StartTime=now Duration=5 "
-                "Nodes=n4 Users=root");
+  r = ctld_.Run(
+      "scontrol create reservation ReservationName=maint StartTime=now Duration=5 "
+      "Nodes=n4 Users=root");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "Error creating the reservation: Duplicate reservation name\n");
   // root_2 took n1 (a maintenance reservation may be overlapped): a third

@@ -52,7 +52,7 @@ class ControllerCore {
     std::vector<std::shared_ptr<const wire::JobRecord>> jobs;
     std::vector<wire::NodeRecord> nodes;
     std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> payloads;
-    std::shared_ptr<const PolicyTable> policy;  // May be null
+    std::shared_ptr<const PolicyTable> policy;           // May be null
     std::optional<wire::ReservationState> reservations;  // Unset: none
     std::string Serialize() const;
   };

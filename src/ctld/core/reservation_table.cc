@@ -129,8 +129,8 @@ Result<wire::ReservationRecord> ReservationTable::Create(const wire::Reservation
   if (Given(request, "endtime")) {
     r.set_end_time(request.end_time());
   } else if (Given(request, "duration")) {
-    r.set_end_time(r.start_time() + (request.duration_s() < 0 ? kUnlimitedReservationSecs
-                                                              : request.duration_s()));
+    r.set_end_time(r.start_time() +
+                   (request.duration_s() < 0 ? kUnlimitedReservationSecs : request.duration_s()));
   } else {
     return InvalidArgument("Duration or EndTime must be specified");
   }
@@ -164,8 +164,8 @@ Result<wire::ReservationRecord> ReservationTable::Update(const wire::Reservation
   }
   if (Given(request, "endtime")) r.set_end_time(request.end_time());
   if (Given(request, "duration")) {
-    r.set_end_time(r.start_time() + (request.duration_s() < 0 ? kUnlimitedReservationSecs
-                                                              : request.duration_s()));
+    r.set_end_time(r.start_time() +
+                   (request.duration_s() < 0 ? kUnlimitedReservationSecs : request.duration_s()));
     moved = true;
   }
   if (r.end_time() <= r.start_time()) return InvalidArgument("Invalid time specified");
@@ -254,7 +254,7 @@ const wire::ReservationRecord* ReservationTable::Find(const std::string& name) c
 }
 
 std::string_view ReservationTable::StateFlagOf(const std::string& node, int64_t now,
-                                              bool idle) const {
+                                               bool idle) const {
   std::string_view flag;
   for (const auto& [name, r] : by_name_) {
     if (!Active(r, now)) continue;

@@ -106,8 +106,8 @@ TEST_F(ReservationTableTest, OverlappingReservationsAreRefusedUnlessAFlagAllowsI
 }
 
 TEST_F(ReservationTableTest, BusyNodesRefusedUnlessIgnoreJobs) {
-  busy_["n1"] = kT0 + 600;            // A job runs there until +10 min
-  busy_["n2"] = sched::kForever;      // ... and one without a time limit
+  busy_["n1"] = kT0 + 600;        // A job runs there until +10 min
+  busy_["n2"] = sched::kForever;  // ... and one without a time limit
   wire::ReservationRequest a = Request("a", 300, 600);
   EXPECT_EQ(table_.Create(Nodes(a, "n1"), "root", *config_, busy_, kT0).status().message(),
             "Requested nodes are busy");
@@ -140,7 +140,7 @@ TEST_F(ReservationTableTest, ChecksInput) {
   d.set_partition("half");
   auto got = table_.Create(Nodes(d, "ALL"), "root", *config_, busy_, kT0);
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->nodes_size(), 2);  // ALL within the partition
+  EXPECT_EQ(got->nodes_size(), 2);                   // ALL within the partition
   wire::ReservationRequest e = Request("e", 0, -1);  // Duration=UNLIMITED
   auto unlimited = table_.Create(Nodes(e, "n1"), "root", *config_, busy_, kT0);
   ASSERT_TRUE(unlimited.ok());

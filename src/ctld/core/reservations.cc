@@ -41,8 +41,7 @@ void ControllerCore::RefreshReservedWindows() {
 }
 
 Result<wire::ReservationResponse> ControllerCore::CreateReservation(
-    const wire::ReservationRequest& request, const Caller& caller, int64_t now,
-    Effects& effects) {
+    const wire::ReservationRequest& request, const Caller& caller, int64_t now, Effects& effects) {
   if (!WithAdminLevel(caller).privileged) return PermissionDenied();
   Result<wire::ReservationRecord> r =
       reservations_.Create(request, caller.user, *config_, NodesBusyUntil(""), now);
@@ -56,8 +55,7 @@ Result<wire::ReservationResponse> ControllerCore::CreateReservation(
 }
 
 Result<wire::ReservationResponse> ControllerCore::UpdateReservation(
-    const wire::ReservationRequest& request, const Caller& caller, int64_t now,
-    Effects& effects) {
+    const wire::ReservationRequest& request, const Caller& caller, int64_t now, Effects& effects) {
   if (!WithAdminLevel(caller).privileged) return PermissionDenied();
   Result<wire::ReservationRecord> r =
       reservations_.Update(request, *config_, NodesBusyUntil(request.name()), now);

@@ -109,8 +109,7 @@ TEST_F(ReservationsTest, SubmissionChecksTheReservation) {
   ASSERT_TRUE(Create("r", "n1", 0, 600).ok());
   EXPECT_EQ(TrySubmit(kBob, 1, 5, "r").status().message(),
             "Access denied to requested reservation");
-  EXPECT_EQ(TrySubmit(kAlice, 1, 5, "nope").status().message(),
-            "Requested reservation is invalid");
+  EXPECT_EQ(TrySubmit(kAlice, 1, 5, "nope").status().message(), "Requested reservation is invalid");
   EXPECT_TRUE(TrySubmit(kAlice, 1, 5, "r").ok());
   EXPECT_TRUE(TrySubmit(kRoot, 1, 5, "r").ok());  // Root may use every reservation
 }
@@ -166,8 +165,8 @@ TEST_F(ReservationsTest, RunningJobsMakeNodesBusyUnlessIgnoreJobs) {
   const std::string node = Nodes(running);
   EXPECT_EQ(Create("r", node, 600, 600).status().message(), "Requested nodes are busy");
   EXPECT_TRUE(Create("r", node, 3600, 600).ok());  // Starts when the job's limit ends
-  EXPECT_TRUE(Create("s", node, 600, 600, wire::RESV_FLAG_IGNORE_JOBS | wire::RESV_FLAG_OVERLAP)
-                  .ok());
+  EXPECT_TRUE(
+      Create("s", node, 600, 600, wire::RESV_FLAG_IGNORE_JOBS | wire::RESV_FLAG_OVERLAP).ok());
 }
 
 TEST_F(ReservationsTest, ExpiresAndSurvivesARestart) {
@@ -199,8 +198,8 @@ TEST_F(ReservationsTest, ExpiresAndSurvivesARestart) {
     removal_logged |= r.has_reservation() && r.reservation().remove() == "root_1";
   }
   EXPECT_TRUE(removal_logged);
-  // The default-name counter went on: the next one is root_2.
-  EXPECT_EQ(Create("", "n3", 0, 60)->name(), "root_2");
+  // The counter counts every reservation made, named or not (as Slurm's ids).
+  EXPECT_EQ(Create("", "n3", 0, 60)->name(), "root_3");
 }
 
 }  // namespace

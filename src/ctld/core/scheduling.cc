@@ -422,7 +422,8 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
         if (reason == model::reason::kResources) TryPreempt(id, now, effects);
         set_reason(reason);
         // A reservation's job waits on its own nodes: it holds back no one else.
-        if (spec.reservation().empty()) blocked[static_cast<size_t>(partition - partitions.data())] = true;
+        if (spec.reservation().empty())
+          blocked[static_cast<size_t>(partition - partitions.data())] = true;
         break;
       }
       ++running;

@@ -34,8 +34,8 @@ void ControllerService::HandleReservation(uint16_t method, const Caller& caller,
   wire::ReservationNameRequest req;
   if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
   if (method == api::kDeleteReservation) {
-    loop_.Enqueue([req = std::move(req), caller, respond](
-                      ControllerCore& core, int64_t, Effects& effects) -> StateLoop::Reply {
+    loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t,
+                                                          Effects& effects) -> StateLoop::Reply {
       Status s = core.DeleteReservation(req.name(), caller, effects);
       return [s, respond] {
         s.ok() ? respond(0, wire::Empty().SerializeAsString()) : respond.Fail(s);
