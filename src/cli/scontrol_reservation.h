@@ -10,6 +10,7 @@
 
 #include "common/status.h"
 #include "reservation.pb.h"
+#include "rota.pb.h"
 
 namespace rota::cli {
 
