@@ -12,6 +12,7 @@
 #include "api/methods.h"
 #include "cli/controller_client.h"
 #include "common/strings.h"
+#include "rota.pb.h"
 #include "tests/integration/controller_process.h"
 
 namespace rota {
@@ -88,14 +89,14 @@ TEST_F(ReservationIntegrationTest, CreateShowUseUpdateDeleteAndRestart) {
   // A job of the reservation runs on its nodes; one outside it stays off them.
   r = ctld_.Run("sbatch --parsable --reservation=maint -N 2 -t 10 --wrap=true");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  const std::string member = Trim(r.out);
+  const std::string member(Trim(r.out));
   ASSERT_TRUE(WaitFor(member, "%T", "RUNNING")) << ctld_.Run("squeue -t all").out;
   EXPECT_EQ(ctld_.Run("squeue -h -o '%v|%N' -j " + member, false).out, "maint|n[1-2]\n");
   EXPECT_NE(ctld_.Run("scontrol show job " + member).out.find("\n   Reservation=maint\n"),
             std::string::npos);
   r = ctld_.Run("sbatch --parsable -N 3 -t 10 --wrap=true");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  const std::string outside = Trim(r.out);
+  const std::string outside(Trim(r.out));
   EXPECT_TRUE(WaitFor(outside, "%r", "ReqNodeNotAvail, Reserved for maintenance"))
       << ctld_.Run("squeue -t all").out;
   r = ctld_.Run("sbatch --reservation=nope --wrap=true");
