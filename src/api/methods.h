@@ -29,6 +29,11 @@ enum Method : uint16_t {
   kListPriorities = 81,  // PriorityRequest -> PriorityResponse
   // Accounting policy (proto/policy.proto): sacctmgr after a change.
   kPolicyChanged = 82,  // PolicyChangedRequest -> Empty
+  // Advance reservations (proto/reservation.proto): scontrol.
+  kCreateReservation = 83,  // ReservationRequest -> ReservationResponse
+  kUpdateReservation = 84,  // ReservationRequest -> ReservationResponse
+  kDeleteReservation = 85,  // ReservationNameRequest -> Empty
+  kListReservations = 86,   // ReservationNameRequest -> ListReservationsResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

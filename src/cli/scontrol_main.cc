@@ -6,6 +6,7 @@
 #include "api/methods.h"
 #include "cli/controller_client.h"
 #include "cli/scontrol_hostlist.h"
+#include "cli/scontrol_reservation.h"
 #include "cli/scontrol_show.h"
 #include "cli/show_config.h"
 #include "common/hostlist.h"
@@ -193,6 +194,7 @@ int main(int argc, char** argv) {
         << "Usage: scontrol [-o] show job|node|partition|config|hostnames|hostlist ...\n"
            "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
            "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
+           "       scontrol create|update|delete|show reservation ...\n"
            "       scontrol reconfigure\n";
     return 1;
   }
@@ -214,13 +216,35 @@ int main(int argc, char** argv) {
       return ShowPartitions(targets, one_liner);
     }
     if (EqualsIgnoreCase(entity, "config")) return ShowConfig();
+    if (EqualsIgnoreCase(entity, "reservation") || EqualsIgnoreCase(entity, "reservations") ||
+        EqualsIgnoreCase(entity, "res")) {
+      return rota::cli::ShowReservationCommand(targets, one_liner, std::cout, std::cerr);
+    }
     return Fail("invalid entity:" + entity + " for keyword:show");
   }
   for (const char* action :
        {"hold", "uhold", "release", "requeue", "requeuehold", "suspend", "resume"}) {
     if (EqualsIgnoreCase(verb, action)) return JobAction(action, rest);
   }
-  if (EqualsIgnoreCase(verb, "update")) return Update(rest);
+  if (EqualsIgnoreCase(verb, "update")) {
+    // ReservationName= names a reservation update ("update reservation ..." too).
+    if (!rest.empty() && EqualsIgnoreCase(rest[0], "reservation")) rest.erase(rest.begin());
+    for (const std::string& a : rest) {
+      std::string key = a.substr(0, a.find('='));
+      if (EqualsIgnoreCase(key, "ReservationName") || EqualsIgnoreCase(key, "Reservation")) {
+        return rota::cli::UpdateReservationCommand(rest, std::cout, std::cerr);
+      }
+    }
+    return Update(rest);
+  }
+  // scontrol create|delete reservation ...
+  if ((EqualsIgnoreCase(verb, "create") || EqualsIgnoreCase(verb, "delete")) && !rest.empty() &&
+      (EqualsIgnoreCase(rest[0], "reservation") || EqualsIgnoreCase(rest[0], "res"))) {
+    std::vector<std::string> fields(rest.begin() + 1, rest.end());
+    return EqualsIgnoreCase(verb, "create")
+               ? rota::cli::CreateReservationCommand(fields, std::cout, std::cerr)
+               : rota::cli::DeleteReservationCommand(fields, std::cerr);
+  }
   if (EqualsIgnoreCase(verb, "reconfigure")) {
     auto client = Connect();
     if (!client) return 1;

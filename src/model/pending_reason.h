@@ -23,5 +23,11 @@ inline constexpr std::string_view kPartitionInactive = "PartitionInactive";
 inline constexpr std::string_view kReqNodeNotAvail = "ReqNodeNotAvail";
 inline constexpr std::string_view kJobArrayTaskLimit = "JobArrayTaskLimit";
 inline constexpr std::string_view kDeadline = "DeadLine";
+// Advance reservations: waiting for its reservation's window, the reservation
+// gone, and nodes held by a maintenance reservation.
+inline constexpr std::string_view kReservation = "Reservation";
+inline constexpr std::string_view kReservationDeleted = "ReservationDeleted";
+inline constexpr std::string_view kReservedForMaintenance =
+    "ReqNodeNotAvail, Reserved for maintenance";
 
 }  // namespace rota::model::reason

@@ -113,6 +113,28 @@ void AvailabilityProfile::Book(int64_t start, int64_t end, const Allocation& all
   }
 }
 
+void AvailabilityProfile::Block(int64_t start, int64_t end, uint32_t node) {
+  end = RoundUp(end);
+  if (end != kForever && end <= std::max(start, now_)) return;
+  const NodeShape& shape = model_.nodes[node];
+  NodeAllocation whole;
+  whole.node = node;
+  whole.slots.resize(shape.slots());
+  for (uint32_t s = 0; s < shape.slots(); ++s) whole.slots[s] = s;
+  whole.gpus = shape.gpus.size() >= 64 ? ~GpuMask{0} : (GpuMask{1} << shape.gpus.size()) - 1;
+  whole.mem_mb = shape.memory_mb;
+  whole.exclusive = true;
+  node_bookings_[node].push_back(static_cast<uint32_t>(bookings_.size()));
+  bookings_.push_back({start, end, std::move(whole)});
+  booking_starts_.emplace(start, node);
+  booking_ends_.emplace(end, node);
+  MarkDirtyEverywhere(node);
+  if (end != kForever) {
+    auto it = std::lower_bound(freeing_times_.begin(), freeing_times_.end(), end);
+    if (it == freeing_times_.end() || *it != end) freeing_times_.insert(it, end);
+  }
+}
+
 void AvailabilityProfile::MarkDirty(View& v, uint32_t node) {
   if (!v.is_dirty[node]) {
     v.is_dirty[node] = true;

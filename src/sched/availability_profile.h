@@ -42,6 +42,10 @@ class AvailabilityProfile {
   // Books `allocation` over [start, end) (end kForever: for ever). Booking
   // never fails: the caller placed it in FreeDuring's answer.
   void Book(int64_t start, int64_t end, const Allocation& allocation);
+  // Nothing of `node` is free throughout [start, end) (an advance
+  // reservation's window, seen by jobs outside it). The totals are left as
+  // they are: they stay an upper bound.
+  void Block(int64_t start, int64_t end, uint32_t node);
 
   // What is free on every node throughout [start, end). The answer is kept
   // in view `view` (0 to kViews - 1) and brought up to date for its next

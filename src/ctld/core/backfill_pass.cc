@@ -16,6 +16,7 @@
 #include "model/pending_reason.h"
 #include "sched/availability_profile.h"
 #include "sched/backfill.h"
+#include "sched/reserved_windows.h"
 
 namespace rota::ctld {
 namespace {
@@ -73,7 +74,8 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   std::vector<const wire::JobRecord*> queue;
   std::vector<uint32_t> stale;  // Planned once, now waiting for something else
   for (const auto& [id, job] : jobs_) {
-    if (WaitsForResources(*job)) {
+    // A reservation's jobs start only in the main pass, on their nodes.
+    if (WaitsForResources(*job) && job->spec().reservation().empty()) {
       queue.push_back(job.get());
     } else if (job->sched_start_time() != 0 || !job->sched_nodes().empty()) {
       stale.push_back(id);
@@ -106,6 +108,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     }
     profile.AddRelease(PlannedEnd(*job, now), held);
   }
+  sched::BlockReserved(reserved_windows_, profile);  // Jobs below belong to no reservation
 
   // Each partition's usable nodes once; its index names it for the planner.
   std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates;

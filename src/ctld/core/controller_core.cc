@@ -63,6 +63,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
     if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
     for (const wire::JobStepsState& steps : snapshot->job_steps()) steps_.Apply(steps);
+    reservations_.Restore(snapshot->reservations());
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -88,12 +89,20 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
       case wire::StateRecord::kJobSteps:
         steps_.Apply(r.job_steps());
         break;
+      case wire::StateRecord::kReservation:
+        reservations_.Apply(r.reservation());
+        break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
     }
   }
   PruneSteps();
   next_wake_.reset();
+  RefreshReservedWindows();
+  for (const auto& [name, r] : reservations_.all()) {  // Tick sorts out the past ones
+    NoteWake(r.start_time());
+    NoteWake(r.end_time());
+  }
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_COMPLETING) {
       // Still waiting for its node's cleanup report: the allocation stays taken.
@@ -131,6 +140,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   }
   if (policy_) *s.mutable_policy() = policy_->state();
   for (wire::JobStepsState& steps : steps_.States()) *s.add_job_steps() = std::move(steps);
+  if (!reservations_.empty()) *s.mutable_reservations() = reservations_.State();
   return s;
 }
 
@@ -147,6 +157,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   v.payloads.assign(payloads_.begin(), payloads_.end());
   v.policy = policy_;
   v.steps = steps_.States();
+  if (!reservations_.empty()) v.reservations = reservations_.State();
   return v;
 }
 
@@ -170,6 +181,9 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   for (const wire::JobStepsState& s : steps) {
     model::AppendMessageField(out, wire::StateSnapshot::kJobStepsFieldNumber, s);
   }
+  if (reservations) {
+    model::AppendMessageField(out, wire::StateSnapshot::kReservationsFieldNumber, *reservations);
+  }
   return out;
 }
 
@@ -190,6 +204,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
   config_ = std::move(config);
   enforcement_ = Enforcement::FromSettings(config_->settings.accounting_storage_enforce);
   nodes_ = std::move(fresh);
+  RefreshReservedWindows();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED ||
         job->state() == wire::JOB_STATE_COMPLETING) {
@@ -299,6 +314,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   }
 
   ROTA_RETURN_IF_ERROR(CheckPolicyAtSubmit(spec, *partition, caller));
+  ROTA_RETURN_IF_ERROR(CheckReservationAtSubmit(spec, caller));
   if (!spec.qos().empty() && (policy_ == nullptr || !enforcement_.any())) {
     // Unless accounting's policy defines QoS, "normal" and those partitions name are known.
     bool known = spec.qos() == "normal";

@@ -22,6 +22,7 @@
 #include "ctld/core/multifactor.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
+#include "ctld/core/reservation_table.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
 #include "priority.pb.h"
@@ -54,6 +55,8 @@ class ControllerCore {
     std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> payloads;
     std::shared_ptr<const PolicyTable> policy;  // May be null
     std::vector<wire::JobStepsState> steps;     // Copied: a few per running job
+    std::shared_ptr<const PolicyTable> policy;           // May be null
+    std::optional<wire::ReservationState> reservations;  // Unset: none
     std::string Serialize() const;
   };
   SnapshotView TakeSnapshotView() const;
@@ -109,6 +112,21 @@ class ControllerCore {
   bool SetPolicy(wire::PolicyState state, Effects& effects);
   // The table in force; null until one is known.
   const PolicyTable* policy() const { return policy_.get(); }
+
+  // ---- Advance reservations (reservations.cc) ----
+  // scontrol create|update|delete reservation: root, SlurmUser and
+  // AdminLevel Operator/Administrator only. Errors carry Slurm's messages.
+  Result<wire::ReservationResponse> CreateReservation(const wire::ReservationRequest& request,
+                                                      const Caller& caller, int64_t now,
+                                                      Effects& effects);
+  Result<wire::ReservationResponse> UpdateReservation(const wire::ReservationRequest& request,
+                                                      const Caller& caller, int64_t now,
+                                                      Effects& effects);
+  Status DeleteReservation(const std::string& name, const Caller& caller, Effects& effects);
+  // scontrol show reservation [NAME]; NotFound for an unknown name.
+  Result<wire::ListReservationsResponse> ListReservations(const std::string& name,
+                                                          int64_t now) const;
+  const ReservationTable& reservations() const { return reservations_; }
 
   // ---- Reads ----
   // When Tick next has work to do (nullopt: only when something happens).
@@ -210,6 +228,24 @@ class ControllerCore {
   }
   // Splits the next pending task off an array's meta record.
   uint32_t SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task, Effects& effects);
+
+  // Advance reservations in the passes (reservations.cc).
+  // Until when each node's jobs are expected to run, jobs of reservation
+  // `except` left out.
+  ReservationTable::BusyUntil NodesBusyUntil(const std::string& except) const;
+  // Reservations whose window closed are removed (jobs in them keep running);
+  // wakes for the next window to open or close. Called from Tick.
+  void ExpireReservations(int64_t now, Effects& effects);
+  // Submission: the job's --reservation exists and admits it.
+  Status CheckReservationAtSubmit(const wire::JobSpec& spec, const Caller& caller) const;
+  // Why a job of a reservation cannot be tried now ("" when it can).
+  std::string ReservationWaitReason(const wire::JobRecord& job, int64_t now) const;
+  // Narrows `usable` for `job`: a reservation's job to its reservation's
+  // nodes; any other job away from the windows its run would overlap. True
+  // when a maintenance reservation took nodes away.
+  bool FilterReserved(const wire::JobRecord& job, int64_t now, std::vector<uint32_t>& usable) const;
+  // Rebuilds reserved_windows_ after the reservations or the nodes changed.
+  void RefreshReservedWindows();
 
   // Job control (job_control.cc).
   // The job ends in `state` now; a COMPLETING job keeps the end time it had.
@@ -316,6 +352,10 @@ class ControllerCore {
   bool maybe_suspended_ = true;
   std::shared_ptr<const PolicyTable> policy_;  // Null until rotadbd's is known
   Enforcement enforcement_;                    // From AccountingStorageEnforce
+  ReservationTable reservations_;
+  // The reservations' windows over the node model, for one scheduling pass
+  // (rebuilt at the start of each).
+  std::vector<sched::ReservedWindow> reserved_windows_;
 };
 
 }  // namespace rota::ctld

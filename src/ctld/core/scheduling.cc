@@ -62,6 +62,7 @@ void ControllerCore::Tick(int64_t now, Effects& effects) {
   RecomputePriorities(now);
   CheckNodeLiveness(now, effects);
   ResumeDisplaced(now, effects);  // Before anything else may take their resources
+  ExpireReservations(now, effects);
   SchedulePass(now, effects);
 }
 
@@ -246,8 +247,13 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
       shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
   Candidates c = CandidatesFor(*partition);
   DropPreemptHolds(job_id, c.usable);
+  const bool maint = FilterReserved(pending, now, c.usable);
   sched::Selection selection = sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
   if (!selection.allocation) {
+    if (maint) {
+      *reason = std::string(model::reason::kReservedForMaintenance);
+      return false;
+    }
     bool required_down = std::any_of(req.required_nodes.begin(), req.required_nodes.end(),
                                      [&](uint32_t n) { return !nodes_.nodes()[n].Usable(); });
     bool blocked_by_down = !c.unavailable.empty() && (c.usable.empty() || required_down);
@@ -337,6 +343,12 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       set_reason(model::reason::kBeginTime);
       continue;
     }
+    if (!spec.reservation().empty()) {
+      if (std::string wait = ReservationWaitReason(job, now); !wait.empty()) {
+        set_reason(wait);
+        continue;
+      }
+    }
     std::string dep = DependencyReason(job, now);
     if (!dep.empty()) {
       set_reason(dep);
@@ -409,7 +421,9 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
         // Under preemption it waits (Resources) while displaced jobs leave.
         if (reason == model::reason::kResources) TryPreempt(id, now, effects);
         set_reason(reason);
-        blocked[static_cast<size_t>(partition - partitions.data())] = true;
+        // A reservation's job waits on its own nodes: it holds back no one else.
+        if (spec.reservation().empty())
+          blocked[static_cast<size_t>(partition - partitions.data())] = true;
         break;
       }
       ++running;

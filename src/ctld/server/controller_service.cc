@@ -91,6 +91,15 @@ wire::NodeInfo DescribeNode(const NodeTable& table, const NodeRuntime& n,
   return info;
 }
 
+// "IDLE*" + "MAINT" -> "IDLE+MAINT*": the flag before the not-responding mark.
+void AddStateFlag(wire::NodeRecord& record, std::string_view flag) {
+  std::string state = record.state();
+  size_t mark = state.find_first_of("*~#");
+  std::string tail = mark == std::string::npos ? "" : state.substr(mark);
+  state = state.substr(0, mark) + "+" + std::string(flag) + tail;
+  record.set_state(state);
+}
+
 }  // namespace
 
 ControllerService::ControllerService(StateLoop& loop, auth::CredentialVerifier& verifier,
@@ -227,7 +236,12 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         auto out = std::make_shared<wire::ListNodesResponse>();
         out->set_now(now);
         for (const NodeRuntime& n : core.nodes().nodes()) {
-          *out->add_nodes() = DescribeNode(core.nodes(), n, core.config());
+          wire::NodeInfo& info = *out->add_nodes();
+          info = DescribeNode(core.nodes(), n, core.config());
+          // In an active reservation: IDLE+RESERVED (sinfo "resv") or +MAINT.
+          std::string_view flag =
+              core.reservations().StateFlagOf(n.config->name, now, n.alloc_cpus == 0);
+          if (!flag.empty()) AddStateFlag(*info.mutable_record(), flag);
         }
         return [out, respond] { Answer(respond, *out); };
       });
@@ -254,6 +268,12 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       });
       return;
     }
+    case api::kCreateReservation:
+    case api::kUpdateReservation:
+    case api::kDeleteReservation:
+    case api::kListReservations:
+      HandleReservation(context.method, caller, body, respond);
+      return;
     case api::kCreateStep:
     case api::kStepEnded:
     case api::kListSteps:

@@ -45,6 +45,9 @@ class ControllerService {
                   rpc::Responder respond);
   // sdiag (diag_service.cc): the statistics, or their reset.
   void Diag(const Caller& caller, const std::string& body, rpc::Responder respond);
+  // scontrol's reservation requests (reservation_service.cc).
+  void HandleReservation(uint16_t method, const Caller& caller, const std::string& body,
+                         rpc::Responder respond);
 
   StateLoop& loop_;
   auth::CredentialVerifier& verifier_;
