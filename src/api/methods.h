@@ -29,6 +29,8 @@ enum Method : uint16_t {
   kListPriorities = 81,  // PriorityRequest -> PriorityResponse
   // Accounting policy (proto/policy.proto): sacctmgr after a change.
   kPolicyChanged = 82,  // PolicyChangedRequest -> Empty
+  // Fair-share tree with usage for sshare (proto/fairshare.proto).
+  kListFairshare = 87,  // FairshareRequest -> FairshareResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

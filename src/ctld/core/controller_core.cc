@@ -62,6 +62,9 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
     if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
+    if (snapshot->has_fairshare_usage()) {
+      usage_ = UsageLedger::FromState(snapshot->fairshare_usage());
+    }
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -83,6 +86,9 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         break;
       case wire::StateRecord::kPolicy:
         policy_ = PolicyTable::FromState(r.policy());
+        break;
+      case wire::StateRecord::kFairshareUsage:
+        usage_ = UsageLedger::FromState(r.fairshare_usage());
         break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
@@ -125,6 +131,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
   if (policy_) *s.mutable_policy() = policy_->state();
+  if (usage_.updated() != 0) *s.mutable_fairshare_usage() = usage_.ToState();
   return s;
 }
 
@@ -140,6 +147,9 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   }
   v.payloads.assign(payloads_.begin(), payloads_.end());
   v.policy = policy_;
+  if (usage_.updated() != 0) {
+    v.usage = std::make_shared<const wire::UsageLedgerState>(usage_.ToState());
+  }
   return v;
 }
 
@@ -160,6 +170,7 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   }
   if (policy)
     model::AppendMessageField(out, wire::StateSnapshot::kPolicyFieldNumber, policy->state());
+  if (usage) model::AppendMessageField(out, wire::StateSnapshot::kFairshareUsageFieldNumber, *usage);
   return out;
 }
 

@@ -53,6 +53,8 @@ struct AccountPolicy {
   std::string name;
   std::string parent;  // Empty for root
   PolicyLimits limits;
+  uint32_t shares = 1;         // Fairshare=N
+  bool shares_parent = false;  // Fairshare=parent
 };
 
 enum class AdminLevel { kNone, kOperator, kAdministrator };
@@ -62,6 +64,8 @@ struct UserPolicy {
   std::string default_account;
   AdminLevel admin_level = AdminLevel::kNone;
   PolicyLimits limits;  // The limits of the user's association
+  uint32_t shares = 1;         // Fairshare=N of the user's association
+  bool shares_parent = false;  // Fairshare=parent
 };
 
 class PolicyTable {
@@ -87,6 +91,8 @@ class PolicyTable {
 
   // What the table was built from: what the controller keeps durable.
   const wire::PolicyState& state() const { return state_; }
+  const std::map<std::string, AccountPolicy>& accounts() const { return accounts_; }
+  const std::map<std::string, UserPolicy>& users() const { return users_; }
 
  private:
   wire::PolicyState state_;
