@@ -10,8 +10,17 @@
 namespace rota::cli {
 namespace {
 
-enum class Field { kAccount, kUser, kRawShares, kNormShares, kRawUsage, kNormUsage, kEffectv,
-                   kFairShare, kLevelFs };
+enum class Field {
+  kAccount,
+  kUser,
+  kRawShares,
+  kNormShares,
+  kRawUsage,
+  kNormUsage,
+  kEffectv,
+  kFairShare,
+  kLevelFs
+};
 
 struct FieldSpec {
   std::string_view name;
@@ -116,9 +125,8 @@ std::string FormatSshare(const wire::FairshareResponse& response, const SshareOp
     return out;
   };
   auto right = [](const std::string& text, int width) {
-    return text.size() >= static_cast<size_t>(width)
-               ? text
-               : std::string(width - text.size(), ' ') + text;
+    return text.size() >= static_cast<size_t>(width) ? text
+                                                     : std::string(width - text.size(), ' ') + text;
   };
   std::string out;
   if (!options.no_header) {

@@ -39,11 +39,11 @@ int main(int argc, char** argv) {
   rota::cli::SshareOptions options;
   rota::wire::FairshareRequest request;
   const option long_options[] = {
-      {"all", no_argument, nullptr, 'a'},         {"accounts", required_argument, nullptr, 'A'},
-      {"long", no_argument, nullptr, 'l'},        {"noheader", no_argument, nullptr, 'n'},
+      {"all", no_argument, nullptr, 'a'},          {"accounts", required_argument, nullptr, 'A'},
+      {"long", no_argument, nullptr, 'l'},         {"noheader", no_argument, nullptr, 'n'},
       {"format", required_argument, nullptr, 'o'}, {"parsable", no_argument, nullptr, 'p'},
-      {"parsable2", no_argument, nullptr, 'P'},   {"users", required_argument, nullptr, 'u'},
-      {"help", no_argument, nullptr, 1001},       {nullptr, 0, nullptr, 0},
+      {"parsable2", no_argument, nullptr, 'P'},    {"users", required_argument, nullptr, 'u'},
+      {"help", no_argument, nullptr, 1001},        {nullptr, 0, nullptr, 0},
   };
   int c;
   while ((c = getopt_long(argc, argv, "aA:lno:pPu:", long_options, nullptr)) != -1) {

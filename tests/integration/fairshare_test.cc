@@ -79,8 +79,7 @@ TEST_F(FairshareTest, HeavierUserRanksLowerAndUsageSurvivesARestart) {
   // root: 1 CPU and 2 GPUs (21 a second); nobody: 1 CPU (1 a second).
   ASSERT_EQ(ctld_.Run("sbatch --parsable -p gpu --gres=gpu:2 --wrap=true", false).out, "1\n");
   ASSERT_EQ(ctld_.Run(as_nobody + "sbatch --parsable -p gpu --wrap=true", false).out, "2\n");
-  ASSERT_TRUE(WaitFor([&] { return Squeue("1,2", "%T") == "RUNNING\nRUNNING"; }))
-      << ctld_.Log();
+  ASSERT_TRUE(WaitFor([&] { return Squeue("1,2", "%T") == "RUNNING\nRUNNING"; })) << ctld_.Log();
   // Whole-cluster jobs wait while those run.
   ASSERT_EQ(ctld_.Run("sbatch --parsable -N4 -n32 --wrap=true", false).out, "3\n");
   ASSERT_EQ(ctld_.Run(as_nobody + "sbatch --parsable -N4 -n32 --wrap=true", false).out, "4\n");

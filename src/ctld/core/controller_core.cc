@@ -170,7 +170,8 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   }
   if (policy)
     model::AppendMessageField(out, wire::StateSnapshot::kPolicyFieldNumber, policy->state());
-  if (usage) model::AppendMessageField(out, wire::StateSnapshot::kFairshareUsageFieldNumber, *usage);
+  if (usage)
+    model::AppendMessageField(out, wire::StateSnapshot::kFairshareUsageFieldNumber, *usage);
   return out;
 }
 

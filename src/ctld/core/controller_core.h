@@ -54,7 +54,7 @@ class ControllerCore {
     std::vector<std::shared_ptr<const wire::JobRecord>> jobs;
     std::vector<wire::NodeRecord> nodes;
     std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> payloads;
-    std::shared_ptr<const PolicyTable> policy;  // May be null
+    std::shared_ptr<const PolicyTable> policy;            // May be null
     std::shared_ptr<const wire::UsageLedgerState> usage;  // Fair-share usage; may be null
     std::string Serialize() const;
   };

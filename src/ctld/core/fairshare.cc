@@ -161,7 +161,8 @@ class Builder {
           c.level_fs = u > 0 ? s / u : kInfiniteLevelFs;
         }
       } else {
-        c.effective_usage = c.shares_parent ? parent_effective : (total_ > 0 ? c.usage / total_ : 0);
+        c.effective_usage =
+            c.shares_parent ? parent_effective : (total_ > 0 ? c.usage / total_ : 0);
       }
     }
     return kids;

@@ -25,9 +25,9 @@ namespace rota::ctld {
 struct ShareNode {
   std::string account;
   std::string user;
-  std::string parent;            // Accounts only: the parent account; empty for root
-  uint32_t shares = 1;           // Fairshare=N
-  bool shares_parent = false;    // Fairshare=parent: the account's factor
+  std::string parent;          // Accounts only: the parent account; empty for root
+  uint32_t shares = 1;         // Fairshare=N
+  bool shares_parent = false;  // Fairshare=parent: the account's factor
   double raw_usage = 0;
 };
 
@@ -36,8 +36,8 @@ struct ShareRow {
   uint32_t depth = 0;
   std::string raw_shares;  // "" for root, "parent", or the number
   double norm_shares = 0, raw_usage = 0, norm_usage = 0, effective_usage = 0;
-  double fairshare = -1;   // -1: none (Fair Tree accounts)
-  double level_fs = -1;    // Fair Tree only; +inf without usage
+  double fairshare = -1;  // -1: none (Fair Tree accounts)
+  double level_fs = -1;   // Fair Tree only; +inf without usage
 };
 
 class ShareTree {

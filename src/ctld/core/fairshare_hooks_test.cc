@@ -21,15 +21,15 @@ constexpr int64_t kT0 = 1'800'000'000;
 class FairshareCoreTest : public ::testing::Test {
  protected:
   void Load(const std::string& extra) {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
-               "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
-               "PriorityCalcPeriod=1\nPriorityDecayHalfLife=0\n" +
-               extra +
-               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-               "TRESBillingWeights=CPU=1,GRES/gpu=10\n"});
+    auto loaded =
+        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
+                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+                               "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
+                               "PriorityCalcPeriod=1\nPriorityDecayHalfLife=0\n" +
+                               extra +
+                               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+                               "TRESBillingWeights=CPU=1,GRES/gpu=10\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     config_ = *loaded.config;
     core_ = std::make_unique<ControllerCore>(config_);

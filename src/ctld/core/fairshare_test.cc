@@ -78,7 +78,7 @@ TEST(FairshareTest, FairTreeRanksByLevelFairshare) {
 
 TEST(FairshareTest, FairTreeTiesShareARankAndNoUsageIsInfinite) {
   std::vector<ShareNode> nodes = {Account("root", "", 1, 50), Account("A", "root", 1, 50),
-                                  User("A", "x", 1, 0),       User("A", "y", 1, 0),
+                                  User("A", "x", 1, 0), User("A", "y", 1, 0),
                                   User("A", "z", 1, 50)};
   ShareTree t = ShareTree::Compute(nodes, true);
   EXPECT_EQ(Row(t, "A", "x")->level_fs, kInfiniteLevelFs);

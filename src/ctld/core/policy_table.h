@@ -63,7 +63,7 @@ struct UserPolicy {
   std::string name;
   std::string default_account;
   AdminLevel admin_level = AdminLevel::kNone;
-  PolicyLimits limits;  // The limits of the user's association
+  PolicyLimits limits;         // The limits of the user's association
   uint32_t shares = 1;         // Fairshare=N of the user's association
   bool shares_parent = false;  // Fairshare=parent
 };
