@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -82,7 +83,7 @@ class Builder {
     Emit(kRoot, 0, 1.0, 1.0, -1, -1);
     if (fair_tree_) {
       rank_ = users_.size();
-      Rank(kRoot);
+      Rank({kRoot});
       for (ShareRow& r : out_.rows) {
         if (r.user.empty()) continue;
         auto it = user_rank_.find(Key(r.account, r.user));
@@ -214,25 +215,31 @@ class Builder {
   }
 
   // Fair Tree: depth first, siblings by LevelFS, best first; tied users share
-  // a rank.
-  void Rank(const std::string& account) {
-    std::vector<Child> kids = Children(account, 1.0, 0.0);
+  // a rank and the children of tied accounts are ranked together.
+  void Rank(const std::vector<std::string>& accounts) {
+    std::vector<Child> kids;
+    for (const std::string& account : accounts) {
+      std::vector<Child> more = Children(account, 1.0, 0.0);
+      std::move(more.begin(), more.end(), std::back_inserter(kids));
+    }
     std::stable_sort(kids.begin(), kids.end(),
                      [](const Child& x, const Child& y) { return x.level_fs > y.level_fs; });
     for (size_t i = 0; i < kids.size();) {
       size_t j = i;
       while (j < kids.size() && kids[j].level_fs == kids[i].level_fs) ++j;
       size_t tied_users = 0;
+      std::vector<std::string> tied_accounts;
       for (size_t k = i; k < j; ++k) {
-        if (!kids[k].is_user) continue;
+        if (!kids[k].is_user) {
+          tied_accounts.push_back(kids[k].account);
+          continue;
+        }
         const ShareNode& u = users_[kids[k].user];
         user_rank_[Key(u.account, u.user)] = rank_;
         ++tied_users;
       }
       rank_ -= tied_users;
-      for (size_t k = i; k < j; ++k) {
-        if (!kids[k].is_user) Rank(kids[k].account);
-      }
+      if (!tied_accounts.empty()) Rank(tied_accounts);
       i = j;
     }
   }

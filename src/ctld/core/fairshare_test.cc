@@ -109,5 +109,18 @@ TEST(FairshareTest, RowsGoDepthFirstAndUnknownAccountsHangUnderRoot) {
   EXPECT_DOUBLE_EQ(classic.Factor("x", "a"), 1.0);
 }
 
+TEST(FairshareTest, FairTreeRanksTheUsersOfTiedAccountsTogether) {
+  // x and y tie (LevelFS 0.5 / 0.5 = 1). Their users: b 0.5 / 0.2 = 2.5,
+  // a 1 / 1 = 1, c 0.5 / 0.8 = 0.625; ranked together: b, a, c.
+  ShareTree t = ShareTree::Compute(
+      {Account("root", "", 1, 100), Account("x", "root", 1, 50), Account("y", "root", 1, 50),
+       User("x", "a", 1, 50), User("y", "b", 1, 10), User("y", "c", 1, 40)},
+      true);
+  EXPECT_DOUBLE_EQ(Row(t, "y", "b")->level_fs, 2.5);
+  EXPECT_DOUBLE_EQ(t.Factor("y", "b"), 1.0);
+  EXPECT_NEAR(t.Factor("x", "a"), 2.0 / 3.0, 1e-12);
+  EXPECT_NEAR(t.Factor("y", "c"), 1.0 / 3.0, 1e-12);
+}
+
 }  // namespace
 }  // namespace rota::ctld

@@ -38,13 +38,13 @@ void UsageLedger::Advance(int64_t now, int64_t half_life_s, const std::vector<Us
                           int64_t reset_period_s) {
   if (updated_ != 0 && now < updated_) return;
   if (reset_period_s > 0) {
+    // Cleared when a period boundary (a multiple of it since the epoch) lies
+    // between the last update and now: only what ran since counts.
     int64_t boundary = now - now % reset_period_s;
-    if (last_reset_ == 0) {
-      last_reset_ = boundary;
-    } else if (boundary > last_reset_) {
+    if (updated_ != 0 && updated_ < boundary) {
       usage_.clear();
+      updated_ = boundary;
       last_reset_ = boundary;
-      if (updated_ < boundary) updated_ = boundary;  // Only what ran since the reset counts
     }
   }
   if (updated_ != 0) {
