@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "rota.pb.h"
 #include "tests/integration/controller_process.h"
+#include "tests/integration/dbd_process.h"
 
 namespace rota {
 namespace {
@@ -23,7 +24,7 @@ using testing::ControllerProcess;
 // 10 a GPU.
 constexpr char kFairshare[] =
     "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
-    "PriorityCalcPeriod=1\nPriorityDecayHalfLife=0\n"
+    "PriorityCalcPeriod=0:01\nPriorityDecayHalfLife=0\n"
     "PartitionName=gpu Nodes=ALL MaxTime=1-00:00:00 TRESBillingWeights=CPU=1,GRES/gpu=10\n";
 
 class FairshareTest : public ::testing::Test {
@@ -42,7 +43,7 @@ class FairshareTest : public ::testing::Test {
     }
   }
   std::string Squeue(const std::string& job, const std::string& format) {
-    return Trim(ctld_.Run("squeue -h -t all -o " + format + " -j " + job, false).out);
+    return std::string(Trim(ctld_.Run("squeue -h -t all -o " + format + " -j " + job, false).out));
   }
   bool WaitFor(const std::function<bool()>& condition) {
     for (int i = 0; i < 200; ++i) {
@@ -120,6 +121,41 @@ TEST_F(FairshareTest, HeavierUserRanksLowerAndUsageSurvivesARestart) {
   long long after = RawUsage("root");
   EXPECT_GE(after, before) << ctld_.Log();
   EXPECT_GT(after, 40);
+}
+
+// Shares from sacctmgr: rotadbd checks and keeps Fairshare=N|parent, the
+// controller reads them with the rest of the policy and sshare shows them.
+TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
+  uint16_t dbd_port = testing::FreeLoopbackPort();
+  ControllerProcess ctld(testing::AccountingConf(dbd_port) +
+                         "AccountingStorageEnforce=associations\n" + kFairshare);
+  testing::DbdProcess dbd(ctld, dbd_port);
+  ASSERT_TRUE(dbd.Start()) << dbd.Log();
+  for (const char* args : {"add account physics Fairshare=3", "add account chem",
+                           "add user root DefaultAccount=physics",
+                           "add user nobody DefaultAccount=chem Fairshare=parent"}) {
+    CommandResult r = ctld.Run(std::string("sacctmgr -i ") + args);
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
+  }
+  CommandResult bad = ctld.Run("sacctmgr -i modify account chem set Fairshare=lots");
+  EXPECT_NE(bad.exit_code, 0) << bad.out;
+  ASSERT_EQ(ctld.Run("sacctmgr -i modify account chem set Fairshare=2").exit_code, 0);
+  EXPECT_EQ(ctld.Run("sacctmgr -n -P show account format=Account,Fairshare", false).out,
+            "chem|2\nphysics|3\n");
+  ASSERT_TRUE(ctld.Start()) << ctld.Log();
+  std::string out;
+  for (int i = 0; i < 200; ++i) {
+    out = ctld.Run("sshare -a -n -P -o Account,User,RawShares,NormShares", false).out;
+    if (out.find("physics") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(out,
+            "root|||1.000000\n"
+            " chem||2|0.400000\n"
+            "  chem|nobody|parent|0.400000\n"
+            " physics||3|0.600000\n"
+            "  physics|root|1|0.600000\n")
+      << ctld.Log();
 }
 
 }  // namespace

@@ -123,9 +123,10 @@ wire::FairshareResponse ControllerCore::DescribeFairshare(const wire::FairshareR
   wire::FairshareResponse out;
   out.set_priority_type(config_->settings.priority_type);
   out.set_fair_tree(!HasFlag(*config_, "NO_FAIR_TREE"));
-  std::shared_ptr<const ShareTree> tree = shares_;
-  if (!tree) tree = std::make_shared<const ShareTree>(BuildShareTree());
-  for (const ShareRow& r : tree->rows()) {
+  // Built afresh: the associations and shares as they are now, the usage as of
+  // the last recomputation.
+  const ShareTree tree = BuildShareTree();
+  for (const ShareRow& r : tree.rows()) {
     if (!request.accounts().empty() && !Listed(request.accounts(), r.account)) continue;
     if (!r.user.empty()) {
       bool shown = request.all_users() || Listed(request.users(), r.user) ||
