@@ -7,7 +7,9 @@
 
 #include <random>
 
+#include "ctld/core/fairshare.h"
 #include "ctld/core/multifactor.h"
+#include "ctld/core/usage_ledger.h"
 
 namespace {
 
@@ -83,6 +85,60 @@ void BM_RecomputePending(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_RecomputePending)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+// The same recomputation with fair-share, as the controller's tick does it
+// now: accrue the running jobs' usage (10,000 of them), build the share tree
+// of 1,000 user associations in 50 accounts, then look each pending job's
+// factor up by its association.
+void BM_RecomputePendingWithFairshare(benchmark::State& state) {
+  const rota::conf::ClusterConfig config = MakeConfig();
+  std::vector<rota::wire::JobRecord> jobs = MakeJobs(static_cast<size_t>(state.range(0)));
+  constexpr int kUsers = 1000, kAccounts = 50, kRunning = 10'000;
+  std::mt19937 rng(11);
+  for (rota::wire::JobRecord& j : jobs) {
+    int user = static_cast<int>(rng() % kUsers);
+    j.mutable_spec()->set_user("user" + std::to_string(user));
+    j.mutable_spec()->set_account("acct" + std::to_string(user % kAccounts));
+  }
+  std::vector<rota::ctld::UsageCharge> running(kRunning);
+  for (rota::ctld::UsageCharge& c : running) {
+    int user = static_cast<int>(rng() % kUsers);
+    c.user = "user" + std::to_string(user);
+    c.lineage = {"acct" + std::to_string(user % kAccounts), "root"};
+    c.rate = 1 + rng() % 600;
+    c.start = kNow - 86400;
+  }
+  rota::ctld::UsageLedger ledger;
+  int64_t now = kNow;
+  for (auto _ : state) {
+    now += 300;
+    ledger.Advance(now, 7 * 86400, running);
+    std::vector<rota::ctld::ShareNode> nodes;
+    nodes.reserve(kUsers + kAccounts + 1);
+    for (const auto& [key, usage] : ledger.entries()) {
+      rota::ctld::ShareNode& n = nodes.emplace_back();
+      n.account = key.first;
+      n.user = key.second;
+      n.raw_usage = usage;
+    }
+    rota::ctld::ShareTree tree = rota::ctld::ShareTree::Compute(std::move(nodes), true);
+    const auto cluster = MakePriorityCluster(config);
+    const auto settings = MakePrioritySettings(config);
+    size_t changed = 0;
+    for (rota::wire::JobRecord& j : jobs) {
+      rota::ctld::PriorityJob in = MakePriorityJob(j, config);
+      in.fairshare = tree.Factor(j.spec().account(), j.spec().user());
+      uint32_t p = ComputePriority(in, cluster, settings, now).priority;
+      if (p != j.priority()) {
+        j.set_priority(p);
+        ++changed;
+      }
+    }
+    benchmark::DoNotOptimize(changed);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_RecomputePendingWithFairshare)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

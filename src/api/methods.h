@@ -34,6 +34,8 @@ enum Method : uint16_t {
   kUpdateReservation = 84,  // ReservationRequest -> ReservationResponse
   kDeleteReservation = 85,  // ReservationNameRequest -> Empty
   kListReservations = 86,   // ReservationNameRequest -> ListReservationsResponse
+  // Fair-share tree with usage for sshare (proto/fairshare.proto).
+  kListFairshare = 87,  // FairshareRequest -> FairshareResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

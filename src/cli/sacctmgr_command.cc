@@ -38,11 +38,13 @@ constexpr std::array kAccountColumns = {
     EntityColumn{"Descr", "Descr", 20, "Description"},
     EntityColumn{"Org", "Org", 20, "Organization"},
     EntityColumn{"ParentName", "Par Name", 10, "Parent"},
+    EntityColumn{"Fairshare", "Share", 9, "Fairshare"},
 };
 constexpr std::array kUserColumns = {
     EntityColumn{"User", "User", 10, ""},
     EntityColumn{"DefaultAccount", "Def Acct", 10, "DefaultAccount"},
     EntityColumn{"AdminLevel", "Admin", 9, "AdminLevel"},
+    EntityColumn{"Fairshare", "Share", 9, "Fairshare"},
 };
 constexpr std::array kQosColumns = {
     EntityColumn{"Name", "Name", 10, ""},

@@ -14,7 +14,17 @@
 namespace rota::dbd {
 namespace {
 
-enum class Value { kText, kCount, kDuration, kTres, kAdminLevel, kFactor, kNameList, kPreemptMode };
+enum class Value {
+  kText,
+  kCount,
+  kDuration,
+  kTres,
+  kAdminLevel,
+  kFactor,
+  kNameList,
+  kPreemptMode,
+  kShares
+};
 
 struct Setting {
   std::string_view name;
@@ -27,12 +37,13 @@ constexpr std::array kAccountSettings = {
     Setting{"Parent", Value::kText},         Setting{"MaxJobs", Value::kCount},
     Setting{"MaxSubmitJobs", Value::kCount}, Setting{"GrpJobs", Value::kCount},
     Setting{"GrpSubmitJobs", Value::kCount}, Setting{"GrpTRES", Value::kTres},
-    Setting{"MaxWall", Value::kDuration}};
+    Setting{"MaxWall", Value::kDuration},    Setting{"Fairshare", Value::kShares}};
 constexpr std::array kUserSettings = {
     Setting{"DefaultAccount", Value::kText}, Setting{"AdminLevel", Value::kAdminLevel},
     Setting{"MaxJobs", Value::kCount},       Setting{"MaxSubmitJobs", Value::kCount},
     Setting{"GrpJobs", Value::kCount},       Setting{"GrpSubmitJobs", Value::kCount},
-    Setting{"GrpTRES", Value::kTres},        Setting{"MaxWall", Value::kDuration}};
+    Setting{"GrpTRES", Value::kTres},        Setting{"MaxWall", Value::kDuration},
+    Setting{"Fairshare", Value::kShares}};
 constexpr std::array kQosSettings = {
     Setting{"Description", Value::kText},           Setting{"Priority", Value::kCount},
     Setting{"MaxWall", Value::kDuration},           Setting{"MaxJobsPerUser", Value::kCount},
@@ -107,6 +118,16 @@ Status CheckValue(const Setting& s, std::string& value) {
       value = canonical;
       return Status::Ok();
     }
+    case Value::kShares:
+      // Fairshare=N (N >= 0) or Fairshare=parent.
+      if (EqualsIgnoreCase(value, "parent")) {
+        value = "parent";
+        return Status::Ok();
+      }
+      if (std::optional<uint64_t> n = ParseUint(value); !n || *n > UINT32_MAX) {
+        return InvalidArgument(fmt::format("Bad {} value: {}", s.name, value));
+      }
+      return Status::Ok();
     case Value::kFactor: {
       char* end = nullptr;
       std::strtod(value.c_str(), &end);

@@ -27,17 +27,18 @@ TEST(PriorityIntegrationTest, SprioShowsEachFactorAndTheWeights) {
   ASSERT_EQ(ctld.Run("sbatch --nice=100 --wrap=true").exit_code, 0);
 
   // Job size (1/4 + 1/32) / 2 x 1000 = 140.6; partition 10 or 1000; 2 of 16
-  // GPUs x 1000 = 125; the priority is the truncated sum less nice.
+  // GPUs x 1000 = 125; fair-share 10000 (the only user, no usage yet: factor
+  // 1); the priority is the truncated sum less nice.
   CommandResult r = ctld.Run("sprio", false);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out,
             "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "
             "PARTITION        QOS                 TRES\n"
-            "              1 batch            150          0          0          0        141      "
+            "              1 batch          10150          0          0      10000        141      "
             "   10          0                     \n"
-            "              2 short           1265          0          0          0        141      "
+            "              2 short          11265          0          0      10000        141      "
             " 1000          0         gres/gpu=125\n"
-            "              3 batch             50          0          0          0        141      "
+            "              3 batch          10050          0          0      10000        141      "
             "   10          0                     \n")
       << ctld.Log();
 
@@ -49,7 +50,7 @@ TEST(PriorityIntegrationTest, SprioShowsEachFactorAndTheWeights) {
             "        Weights                               1       1000      10000       1000      "
             " 1000       2000        gres/gpu=1000\n");
 
-  EXPECT_EQ(ctld.Run("sprio -h -j 2 -o %i/%r/%Y/%T", false).out, "2/short/1265/gres/gpu=125\n");
+  EXPECT_EQ(ctld.Run("sprio -h -j 2 -o %i/%r/%Y/%T", false).out, "2/short/11265/gres/gpu=125\n");
   EXPECT_EQ(ctld.Run("sprio -h -p batch -o %i", false).out, "1\n3\n");
   EXPECT_EQ(ctld.Run("sprio -h -u nobody-here -o %i", false).out, "");
   r = ctld.Run("sprio -l -h -j 3", false);

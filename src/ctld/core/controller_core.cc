@@ -64,6 +64,9 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
     for (const wire::JobStepsState& steps : snapshot->job_steps()) steps_.Apply(steps);
     reservations_.Restore(snapshot->reservations());
+    if (snapshot->has_fairshare_usage()) {
+      usage_ = UsageLedger::FromState(snapshot->fairshare_usage());
+    }
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -91,6 +94,9 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         break;
       case wire::StateRecord::kReservation:
         reservations_.Apply(r.reservation());
+        break;
+      case wire::StateRecord::kFairshareUsage:
+        usage_ = UsageLedger::FromState(r.fairshare_usage());
         break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
@@ -141,6 +147,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   if (policy_) *s.mutable_policy() = policy_->state();
   for (wire::JobStepsState& steps : steps_.States()) *s.add_job_steps() = std::move(steps);
   if (!reservations_.empty()) *s.mutable_reservations() = reservations_.State();
+  if (usage_.updated() != 0) *s.mutable_fairshare_usage() = usage_.ToState();
   return s;
 }
 
@@ -158,6 +165,9 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   v.policy = policy_;
   v.steps = steps_.States();
   if (!reservations_.empty()) v.reservations = reservations_.State();
+  if (usage_.updated() != 0) {
+    v.usage = std::make_shared<const wire::UsageLedgerState>(usage_.ToState());
+  }
   return v;
 }
 
@@ -184,6 +194,8 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   if (reservations) {
     model::AppendMessageField(out, wire::StateSnapshot::kReservationsFieldNumber, *reservations);
   }
+  if (usage)
+    model::AppendMessageField(out, wire::StateSnapshot::kFairshareUsageFieldNumber, *usage);
   return out;
 }
 

@@ -19,12 +19,15 @@
 #include "conf/preempt_mode.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
+#include "ctld/core/fairshare.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
 #include "ctld/core/reservation_table.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
+#include "ctld/core/usage_ledger.h"
+#include "fairshare.pb.h"
 #include "priority.pb.h"
 #include "rota.pb.h"
 
@@ -53,10 +56,10 @@ class ControllerCore {
     std::vector<std::shared_ptr<const wire::JobRecord>> jobs;
     std::vector<wire::NodeRecord> nodes;
     std::vector<std::pair<uint32_t, std::shared_ptr<const std::string>>> payloads;
-    std::shared_ptr<const PolicyTable> policy;  // May be null
-    std::vector<wire::JobStepsState> steps;     // Copied: a few per running job
-    std::shared_ptr<const PolicyTable> policy;           // May be null
-    std::optional<wire::ReservationState> reservations;  // Unset: none
+    std::shared_ptr<const PolicyTable> policy;            // May be null
+    std::vector<wire::JobStepsState> steps;               // Copied: a few per running job
+    std::optional<wire::ReservationState> reservations;   // Unset: none
+    std::shared_ptr<const wire::UsageLedgerState> usage;  // Fair-share usage; may be null
     std::string Serialize() const;
   };
   SnapshotView TakeSnapshotView() const;
@@ -156,6 +159,11 @@ class ControllerCore {
   // priority/multifactor (priority_recalc.cc): the breakdown sprio shows.
   wire::PriorityResponse DescribePriorities(const wire::PriorityRequest& request,
                                             int64_t now) const;
+  // Fair-share (fairshare_hooks.cc): the association tree with usage that
+  // sshare shows; `caller_user` is shown alone unless all users are asked for.
+  wire::FairshareResponse DescribeFairshare(const wire::FairshareRequest& request,
+                                            const std::string& caller_user) const;
+  const UsageLedger& usage_ledger() const { return usage_; }
 
  private:
   using JobPtr = std::shared_ptr<wire::JobRecord>;
@@ -171,9 +179,19 @@ class ControllerCore {
   uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;
   void Insert(wire::JobRecord job);
-  // priority/multifactor: every PriorityCalcPeriod, pending jobs' priorities
-  // are recomputed in memory only (no record: a restart recomputes them).
-  void RecomputePriorities(int64_t now);
+  // priority/multifactor: every PriorityCalcPeriod, running jobs' usage is
+  // accrued (one fair-share usage record), then pending jobs' priorities are
+  // recomputed in memory only (no record: a restart recomputes them).
+  void RecomputePriorities(int64_t now, Effects& effects);
+  // Fair-share (fairshare_hooks.cc): accrues usage up to `now` and rebuilds
+  // the share tree the fair-share factor reads; appends the ledger's record.
+  void UpdateFairshare(int64_t now, Effects& effects);
+  // The share tree from the policy's accounts and users (or, without one, the
+  // jobs' own user/account pairs) and the ledger's usage.
+  ShareTree BuildShareTree() const;
+  // The account a job's usage and factor go to: its own, else its user's
+  // default account, else root.
+  std::string FairshareAccount(const wire::JobSpec& spec) const;
   // `caller`, privileged too when accounting gives its user AdminLevel
   // Operator or Administrator (scancel, scontrol update/hold/release).
   Caller WithAdminLevel(const Caller& caller) const;
@@ -351,6 +369,8 @@ class ControllerCore {
   // cleared by a ResumeDisplaced walk that finds none).
   bool maybe_suspended_ = true;
   std::shared_ptr<const PolicyTable> policy_;  // Null until rotadbd's is known
+  UsageLedger usage_;                          // Fair-share usage (usage_ledger.h)
+  std::shared_ptr<const ShareTree> shares_;    // Null until the first recomputation
   Enforcement enforcement_;                    // From AccountingStorageEnforce
   ReservationTable reservations_;
   // The reservations' windows over the node model, for one scheduling pass

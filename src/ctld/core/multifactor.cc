@@ -59,7 +59,8 @@ PriorityBreakdown ComputePriority(const PriorityJob& job, const PriorityCluster&
   b.job_size = settings.favor_small ? 1.0 - size : size;
   b.partition = Ratio(job.partition_job_factor, cluster.max_partition_job_factor);
   b.qos = Ratio(job.qos_priority, cluster.max_qos_priority);
-  // Fair-share and association stay 0 until usage is recorded.
+  b.fairshare = std::clamp(job.fairshare, 0.0, 1.0);
+  // Association stays 0 (no association Priority yet).
 
   b.weighted_age = w.age * b.age;
   b.weighted_assoc = w.assoc * b.assoc;

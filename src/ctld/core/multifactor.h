@@ -5,8 +5,8 @@
 // factor in [0, 1], less the job's nice value. Pure: the time is a parameter,
 // and the cluster's totals come in a PriorityCluster built once per pass.
 //
-// Fair-share and association are 0 until usage is recorded (no rotadbd usage
-// feed yet); their weights still show in `sprio -w`.
+// Fair-share comes from the share tree (fairshare.h) through PriorityJob;
+// association is 0 for now; its weight still shows in `sprio -w`.
 
 #include <cstdint>
 #include <string>
@@ -27,6 +27,7 @@ struct PriorityJob {
   uint32_t partition_job_factor = 1;
   uint32_t qos_priority = 0;
   int32_t nice = 0;
+  double fairshare = 0;  // The association's fair-share factor (fairshare.h)
 };
 
 // Cluster-wide denominators.

@@ -87,6 +87,7 @@ PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
         policy_->FindQos(job.spec().qos().empty() ? kDefaultQos : job.spec().qos());
     if (qos != nullptr) p.qos_priority = qos->priority;
   }
+  if (shares_) p.fairshare = shares_->Factor(FairshareAccount(job.spec()), job.spec().user());
   return p;
 }
 

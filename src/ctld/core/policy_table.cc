@@ -52,6 +52,17 @@ PolicyLimits Limits(const Fields& f, bool qos) {
   return l;
 }
 
+// Fairshare=N or Fairshare=parent; absent or unreadable: 1 share.
+void Shares(const Fields& f, uint32_t& shares, bool& parent) {
+  const std::string* v = Field(f, "Fairshare");
+  if (v == nullptr) return;
+  if (EqualsIgnoreCase(*v, "parent")) {
+    parent = true;
+  } else if (std::optional<uint32_t> n = Count(f, "Fairshare")) {
+    shares = *n;
+  }
+}
+
 bool LimitsStart(const PolicyLimits& l) {
   return l.max_jobs || l.grp_jobs || l.max_wall_s || !l.grp_tres.empty() ||
          !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty();
@@ -82,6 +93,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       if (const std::string* parent = Field(f, "Parent")) a.parent = *parent;
       if (a.parent.empty() && a.name != "root") a.parent = "root";
       a.limits = Limits(f, false);
+      Shares(f, a.shares, a.shares_parent);
     } else if (e.kind() == "user") {
       UserPolicy& u = table->users_[e.name()];
       u.name = e.name();
@@ -91,6 +103,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
         if (EqualsIgnoreCase(*level, "Administrator")) u.admin_level = AdminLevel::kAdministrator;
       }
       u.limits = Limits(f, false);
+      Shares(f, u.shares, u.shares_parent);
     } else if (e.kind() == "qos") {
       QosPolicy& q = table->qos_[e.name()];
       q.name = e.name();

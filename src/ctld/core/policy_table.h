@@ -57,6 +57,8 @@ struct AccountPolicy {
   std::string name;
   std::string parent;  // Empty for root
   PolicyLimits limits;
+  uint32_t shares = 1;         // Fairshare=N
+  bool shares_parent = false;  // Fairshare=parent
 };
 
 enum class AdminLevel { kNone, kOperator, kAdministrator };
@@ -65,7 +67,9 @@ struct UserPolicy {
   std::string name;
   std::string default_account;
   AdminLevel admin_level = AdminLevel::kNone;
-  PolicyLimits limits;  // The limits of the user's association
+  PolicyLimits limits;         // The limits of the user's association
+  uint32_t shares = 1;         // Fairshare=N of the user's association
+  bool shares_parent = false;  // Fairshare=parent
 };
 
 class PolicyTable {
@@ -91,6 +95,8 @@ class PolicyTable {
 
   // What the table was built from: what the controller keeps durable.
   const wire::PolicyState& state() const { return state_; }
+  const std::map<std::string, AccountPolicy>& accounts() const { return accounts_; }
+  const std::map<std::string, UserPolicy>& users() const { return users_; }
 
  private:
   wire::PolicyState state_;

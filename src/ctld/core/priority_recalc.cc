@@ -36,7 +36,7 @@ const PriorityCluster& ControllerCore::PriorityTotals() const {
   return priority_totals_;
 }
 
-void ControllerCore::RecomputePriorities(int64_t now) {
+void ControllerCore::RecomputePriorities(int64_t now, Effects& effects) {
   if (!IsMultifactor(*config_)) return;
   int64_t period = std::max<int64_t>(config_->settings.priority_calc_period, 1);
   if (last_priority_calc_ != 0 && now < last_priority_calc_ + period) {
@@ -45,6 +45,7 @@ void ControllerCore::RecomputePriorities(int64_t now) {
   }
   last_priority_calc_ = now;
   NoteWake(now + period);
+  UpdateFairshare(now, effects);
   const PriorityCluster& cluster = PriorityTotals();
   const PrioritySettings settings = MakePrioritySettings(*config_);
   for (const auto& [id, job] : jobs_) {

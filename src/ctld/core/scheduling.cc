@@ -59,7 +59,7 @@ TermState Evaluate(model::DependencyType type, const wire::JobRecord& j, int64_t
 
 void ControllerCore::Tick(int64_t now, Effects& effects) {
   SweepTimers(now, effects);
-  RecomputePriorities(now);
+  RecomputePriorities(now, effects);
   CheckNodeLiveness(now, effects);
   ResumeDisplaced(now, effects);  // Before anything else may take their resources
   ExpireReservations(now, effects);

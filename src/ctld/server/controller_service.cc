@@ -274,6 +274,16 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kListReservations:
       HandleReservation(context.method, caller, body, respond);
       return;
+    case api::kListFairshare: {
+      wire::FairshareRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.EnqueueRead([req = std::move(req), user = caller.user, respond](
+                            ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+        auto out = std::make_shared<wire::FairshareResponse>(core.DescribeFairshare(req, user));
+        return [out, respond] { Answer(respond, *out); };
+      });
+      return;
+    }
     case api::kCreateStep:
     case api::kStepEnded:
     case api::kListSteps:

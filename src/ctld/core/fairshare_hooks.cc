@@ -1,0 +1,151 @@
+// Fair-share inside the controller core: usage accrued from the jobs at each
+// PriorityCalcPeriod recomputation (usage_ledger.h), the share tree the
+// fair-share factor reads (fairshare.h) and what sshare shows.
+#include <algorithm>
+#include <unordered_set>
+
+#include "common/strings.h"
+#include "ctld/core/controller_core.h"
+#include "model/job_state.h"
+
+namespace rota::ctld {
+namespace {
+
+constexpr char kRootAccount[] = "root";
+constexpr char kDefaultQos[] = "normal";
+
+bool HasFlag(const conf::ClusterConfig& config, std::string_view flag) {
+  for (const std::string& f : config.settings.priority_flags) {
+    if (EqualsIgnoreCase(f, flag)) return true;
+  }
+  return false;
+}
+
+bool Listed(const auto& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+}  // namespace
+
+std::string ControllerCore::FairshareAccount(const wire::JobSpec& spec) const {
+  if (!spec.account().empty()) return spec.account();
+  if (policy_) {
+    const UserPolicy* user = policy_->FindUser(spec.user());
+    if (user != nullptr && !user->default_account.empty()) return user->default_account;
+  }
+  return kRootAccount;
+}
+
+void ControllerCore::UpdateFairshare(int64_t now, Effects& effects) {
+  const bool max_tres = HasFlag(*config_, "MAX_TRES");
+  std::vector<UsageCharge> charges;
+  const int64_t since = usage_.updated();
+  for (const auto& [id, job] : jobs_) {
+    wire::JobState state = job->state();
+    if (job->start_time() <= 0) continue;
+    const bool running = state == wire::JOB_STATE_RUNNING;
+    // A job that ended since the last update is charged up to its end.
+    const bool ended = !running && state != wire::JOB_STATE_PENDING &&
+                       state != wire::JOB_STATE_SUSPENDED && job->end_time() > since;
+    if (!running && !ended) continue;
+    UsageCharge c;
+    c.user = job->spec().user();
+    c.start = job->start_time();
+    c.end = running ? 0 : job->end_time();
+    const std::string account = FairshareAccount(job->spec());
+    if (policy_) {
+      for (const AccountPolicy* a : policy_->Lineage(account)) c.lineage.push_back(a->name);
+    }
+    if (c.lineage.empty()) c.lineage.push_back(account);
+    if (c.lineage.back() != kRootAccount) c.lineage.push_back(kRootAccount);
+    Result<TresCounts> tres = TresCounts::Parse(job->alloc_tres());
+    TresCounts counts = tres.ok() ? *tres : TresCounts{};
+    if (!counts.Has("cpu")) counts.Set("cpu", std::max<uint32_t>(job->alloc_cpus(), 1));
+    static const TresWeights kNoWeights;
+    const conf::PartitionConfig* part = config_->FindPartition(job->spec().partition());
+    c.rate = JobBilling(counts, part != nullptr ? part->billing_weights : kNoWeights, max_tres);
+    if (policy_) {
+      const QosPolicy* qos =
+          policy_->FindQos(job->spec().qos().empty() ? kDefaultQos : job->spec().qos());
+      if (qos != nullptr) c.rate *= qos->usage_factor;
+    }
+    charges.push_back(std::move(c));
+  }
+  const bool had_usage = !usage_.entries().empty();
+  usage_.Advance(now, config_->settings.priority_decay_half_life, charges);
+  shares_ = std::make_shared<const ShareTree>(BuildShareTree());
+  // One record per recomputation (PriorityCalcPeriod), none while no usage.
+  if (had_usage || !usage_.entries().empty()) {
+    *effects.records.emplace_back().mutable_fairshare_usage() = usage_.ToState();
+  }
+}
+
+ShareTree ControllerCore::BuildShareTree() const {
+  std::vector<ShareNode> nodes;
+  std::unordered_set<std::string> known;
+  auto key = [](const std::string& account, const std::string& user) {
+    return account + '\0' + user;
+  };
+  auto add = [&](const std::string& account, const std::string& user, const std::string& parent,
+                 uint32_t shares, bool shares_parent) {
+    if (!known.insert(key(account, user)).second) return;
+    ShareNode n;
+    n.account = account;
+    n.user = user;
+    n.parent = parent;
+    n.shares = shares;
+    n.shares_parent = shares_parent;
+    n.raw_usage = usage_.Usage(account, user);
+    nodes.push_back(std::move(n));
+  };
+  if (policy_) {
+    for (const auto& [name, a] : policy_->accounts()) {
+      add(name, "", a.parent, a.shares, a.shares_parent);
+    }
+    for (const auto& [name, u] : policy_->users()) {
+      if (!u.default_account.empty()) add(u.default_account, name, "", u.shares, u.shares_parent);
+    }
+  }
+  // Without accounting (or beyond it): each user under the account its jobs
+  // name, with one share.
+  for (const auto& [k, usage] : usage_.entries()) add(k.first, k.second, "", 1, false);
+  for (const auto& [id, job] : jobs_) {
+    if (model::IsFinished(job->state())) continue;
+    const std::string account = FairshareAccount(job->spec());
+    add(account, "", "", 1, false);
+    add(account, job->spec().user(), "", 1, false);
+  }
+  return ShareTree::Compute(std::move(nodes), !HasFlag(*config_, "NO_FAIR_TREE"));
+}
+
+wire::FairshareResponse ControllerCore::DescribeFairshare(const wire::FairshareRequest& request,
+                                                          const std::string& caller_user) const {
+  wire::FairshareResponse out;
+  out.set_priority_type(config_->settings.priority_type);
+  out.set_fair_tree(!HasFlag(*config_, "NO_FAIR_TREE"));
+  // Built afresh: the associations and shares as they are now, the usage as of
+  // the last recomputation.
+  const ShareTree tree = BuildShareTree();
+  for (const ShareRow& r : tree.rows()) {
+    if (!request.accounts().empty() && !Listed(request.accounts(), r.account)) continue;
+    if (!r.user.empty()) {
+      bool shown = request.all_users() || Listed(request.users(), r.user) ||
+                   (request.users().empty() && r.user == caller_user);
+      if (!shown) continue;
+    }
+    wire::FairshareRow* row = out.add_rows();
+    row->set_account(r.account);
+    row->set_user(r.user);
+    row->set_depth(r.depth);
+    row->set_raw_shares(r.raw_shares);
+    row->set_norm_shares(r.norm_shares);
+    row->set_raw_usage(r.raw_usage);
+    row->set_norm_usage(r.norm_usage);
+    row->set_effective_usage(r.effective_usage);
+    row->set_fairshare(r.fairshare);
+    row->set_level_fs(r.level_fs);
+  }
+  return out;
+}
+
+}  // namespace rota::ctld

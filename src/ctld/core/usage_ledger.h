@@ -1,0 +1,65 @@
+#pragma once
+
+// Fair-share usage: what each association (an account, or a user under an
+// account) has consumed, in billing x seconds scaled by the QoS UsageFactor,
+// decaying with PriorityDecayHalfLife. Pure: the time is a parameter. The
+// controller advances the ledger at each PriorityCalcPeriod recomputation and
+// keeps it durable as one state record per recomputation (field 22).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/tres.h"
+#include "fairshare.pb.h"
+
+namespace rota::ctld {
+
+// 2^(-elapsed / half_life); 1 when half_life is 0 (no decay) or elapsed <= 0.
+double DecayFactor(int64_t elapsed_s, int64_t half_life_s);
+
+// A job's billing rate per second: each TRES count times the partition's
+// TRESBillingWeights weight, summed, or with PriorityFlags=MAX_TRES the largest
+// of the per-node TRES (cpu, mem, node, gres/...) plus the sum of the others
+// (licenses). No weights: the job's CPUs.
+double JobBilling(const TresCounts& tres, const TresWeights& weights, bool max_tres);
+
+// One job's share of an interval: `rate` (billing x UsageFactor) charged for
+// the seconds it ran within [from, to).
+struct UsageCharge {
+  std::string user;
+  // The job's account first, then its ancestors, root last.
+  std::vector<std::string> lineage;
+  double rate = 0;
+  int64_t start = 0;  // When the job started running
+  int64_t end = 0;    // When it ended; 0: still running
+};
+
+class UsageLedger {
+ public:
+  using Key = std::pair<std::string, std::string>;  // (account, user); user empty: account
+
+  // Decays every association's usage from the last update to `now`, then adds
+  // each charge (rate x seconds run since the last update) to its user's
+  // association and to every account of its lineage. A `now` before the last
+  // update changes nothing. `reset_period_s` > 0 clears all usage when a
+  // period boundary (multiples of it since the epoch) was crossed.
+  void Advance(int64_t now, int64_t half_life_s, const std::vector<UsageCharge>& charges,
+               int64_t reset_period_s = 0);
+
+  double Usage(const std::string& account, const std::string& user = "") const;
+  const std::map<Key, double>& entries() const { return usage_; }
+  int64_t updated() const { return updated_; }
+
+  wire::UsageLedgerState ToState() const;
+  static UsageLedger FromState(const wire::UsageLedgerState& state);
+
+ private:
+  std::map<Key, double> usage_;
+  int64_t updated_ = 0;
+  int64_t last_reset_ = 0;
+};
+
+}  // namespace rota::ctld
