@@ -67,6 +67,15 @@ std::optional<RawTerminal> RawTerminal::Enter(int fd) {
 
 RawTerminal::RawTerminal(RawTerminal&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
 
+RawTerminal& RawTerminal::operator=(RawTerminal&& other) noexcept {
+  if (this != &other) {
+    Restore();
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
 RawTerminal::~RawTerminal() { Restore(); }
 
 void RawTerminal::Restore() {

@@ -25,7 +25,7 @@ class RawTerminal {
   static std::optional<RawTerminal> Enter(int fd);
 
   RawTerminal(RawTerminal&& other) noexcept;
-  RawTerminal& operator=(RawTerminal&&) = delete;
+  RawTerminal& operator=(RawTerminal&& other) noexcept;  // Restores this one first
   RawTerminal(const RawTerminal&) = delete;
   ~RawTerminal();  // Restore()
 

@@ -433,6 +433,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   // --pty: srun's terminal passes keys through raw once task 0's node is
   // there to take them; its size changes follow (SIGWINCH).
   std::optional<RawTerminal> raw;
+  bool raw_tried = false;
   bool resized = false;
   auto send_window = [&](const std::vector<int>& targets) {
     std::optional<WindowSize> now = TerminalWindowSize(0);
@@ -489,7 +490,8 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
     }
     std::optional<std::vector<int>> targets;
     if (stdin_open || options.pty) targets = stdin_targets();
-    if (options.pty && targets && !raw && !failed) {
+    if (options.pty && targets && !raw_tried && !failed) {
+      raw_tried = true;
       raw = RawTerminal::Enter(0);
       // The size may have changed since the launch.
       resized = true;

@@ -25,8 +25,9 @@ struct StepIoFields {
 
 // Expands %t, %n, %N, %j (job id), %J (job.step), %s (step id), %u, %x, %A
 // (the array's job id; the job id outside an array), %a (the array task id;
-// 4294967294 outside an array, as Slurm prints it), %%. A width between '%' and a numeric symbol zero-pads it
-// (%3t -> 007). Unknown symbols stay as written.
+// 4294967294 outside an array, as Slurm prints it), %%. A width between '%'
+// and a numeric symbol zero-pads it (%3t -> 007). Unknown symbols stay as
+// written.
 std::string ExpandStepIoPattern(std::string_view pattern, const StepIoFields& fields);
 
 // Whether the name differs between the tasks of one step: it holds %t, %n or %N.

@@ -698,8 +698,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     // stops reading its own): only srun's going away is watched for.
     bool stdin_full = false;
     for (const LocalTask& task : tasks) {
-      stdin_full = stdin_full ||
-                   (task.stdin_fd >= 0 && task.stdin_pending.size() >= kTaskStdinBufferBytes);
+      stdin_full =
+          stdin_full || (task.stdin_fd >= 0 && task.stdin_pending.size() >= kTaskStdinBufferBytes);
     }
     polled.push_back({io, static_cast<short>(stdin_full ? POLLRDHUP : POLLIN), 0});
     poll(polled.data(), polled.size(), 100);

@@ -117,8 +117,7 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     if (shared_out) stderr_fd = stdout_fd;
     if (stderr_fd < 0) stderr_fd = open(spec.stderr_path.c_str(), err_flags, 0644);
     if (stderr_fd < 0) fail(8);
-    if (!terminal &&
-        (dup2(stdin_fd, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0)) {
+    if (!terminal && (dup2(stdin_fd, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0)) {
       fail(4);
     }
     // The error pipe closes itself at exec; everything else of the daemon's goes now.

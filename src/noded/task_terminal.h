@@ -15,7 +15,7 @@
 namespace rota::noded {
 
 struct TaskTerminal {
-  int master = -1;   // rotad's side: non-blocking, close-on-exec. The caller closes it.
+  int master = -1;    // rotad's side: non-blocking, close-on-exec. The caller closes it.
   int terminal = -1;  // The task's side (/dev/pts/N), close-on-exec; closed once the task has it.
   std::string name;   // "/dev/pts/N"
 };

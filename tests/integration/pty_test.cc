@@ -177,8 +177,8 @@ TEST_F(PtyTest, SallocThenSrunPtyBashIsAnInteractiveShell) {
   bool resized = false;
   for (int i = 0; i < 20 && !resized; ++i) {
     session.Type("echo R$((3+" + std::to_string(i) + "))R $(stty size)\r");
-    resized = !session.WaitFor("R" + std::to_string(3 + i) + "R 41 97", std::chrono::seconds(1))
-                   .empty();
+    resized =
+        !session.WaitFor("R" + std::to_string(3 + i) + "R 41 97", std::chrono::seconds(1)).empty();
   }
   EXPECT_TRUE(resized) << session.screen();
 
@@ -216,9 +216,9 @@ TEST_F(PtyTest, PtyFromAPipeAndOtherTasksOutput) {
   ASSERT_TRUE(std::regex_search(alloc.out, m, std::regex("Granted job allocation ([0-9]+)")))
       << alloc.out;
   const std::string id = m[1];
-  CommandResult r = cluster_->Run(
-      "sh -c \"printf 'tty; echo P\\$((4+4))P; exit 5\\n' | srun --jobid=" + id +
-      " --pty bash --norc --noprofile\"");
+  CommandResult r =
+      cluster_->Run("sh -c \"printf 'tty; echo P\\$((4+4))P; exit 5\\n' | srun --jobid=" + id +
+                    " --pty bash --norc --noprofile\"");
   EXPECT_EQ(r.exit_code, 5) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("/dev/pts/[0-9]+"))) << r.out;
   EXPECT_NE(r.out.find("P8P"), std::string::npos) << r.out;

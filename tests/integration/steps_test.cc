@@ -1,8 +1,8 @@
 // Job steps end to end: a real rotactld and two rotad on one host (cgroups
 // v1, fake GPUs that open with ENXIO when allowed and EPERM when the devices
 // cgroup forbids them), sbatch jobs whose scripts run the built srun.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -487,17 +487,18 @@ TEST_F(StepsTest, SallocNoShellLeavesTheAllocationRunning) {
 // %A and %a in -o/-e name an array task's files; a step asking for more
 // nodes than its allocation has is refused at once, with Slurm's words.
 TEST_F(StepsTest, ArrayTaskPatternsAndTooManyNodes) {
-  std::string array = Submit("--array=1-2 -N1",
-                             "cd " + cluster_->work_dir() + "\n" +
-                                 "srun -o step-%A_%a.out sh -c 'echo A$SLURM_ARRAY_TASK_ID'\n"
-                                 "srun -o task-%a-%t.out sh -c 'echo B$SLURM_ARRAY_TASK_ID'\n"
-                                 "srun -N2 true; echo rc=$?\n");
+  std::string array =
+      Submit("--array=1-2 -N1", "cd " + cluster_->work_dir() + "\n" +
+                                    "srun -o step-%A_%a.out sh -c 'echo A$SLURM_ARRAY_TASK_ID'\n"
+                                    "srun -o task-%a-%t.out sh -c 'echo B$SLURM_ARRAY_TASK_ID'\n"
+                                    "srun -N2 true; echo rc=$?\n");
   ASSERT_FALSE(array.empty());
   const std::string dir = cluster_->work_dir() + "/";
   for (int t = 1; t <= 2; ++t) {
     const std::string a = std::to_string(t);
-    EXPECT_TRUE(WaitUntil([&] { return ReadFileText(dir + "task-" + a + "-0.out") == "B" + a + "\n"; },
-                          std::chrono::seconds(40)))
+    EXPECT_TRUE(
+        WaitUntil([&] { return ReadFileText(dir + "task-" + a + "-0.out") == "B" + a + "\n"; },
+                  std::chrono::seconds(40)))
         << a;
     EXPECT_EQ(ReadFileText(dir + "step-" + array + "_" + a + ".out"), "A" + a + "\n") << a;
   }
@@ -530,8 +531,8 @@ TEST_F(StepsTest, StdinToATaskThatDoesNotReadIsBoundedAndComplete) {
   ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
   ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
   const std::string command = "SLURM_CONF=" + cluster_->conf() + " PATH=" + testing::BinDir() +
-                              ":$PATH srun --jobid=" + id +
-                              " sh -c 'while [ ! -e " + go + " ]; do sleep 0.1; done; wc -c'";
+                              ":$PATH srun --jobid=" + id + " sh -c 'while [ ! -e " + go +
+                              " ]; do sleep 0.1; done; wc -c'";
   pid_t pid = fork();
   if (pid == 0) {
     dup2(in[0], 0);
