@@ -12,7 +12,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <regex>
+#include <optional>
+#include <string>
 
 #include "common/strings.h"
 #include "tests/integration/noded_harness.h"
@@ -68,18 +69,18 @@ class TerminalSession {
     tcgetattr(terminal_, &mode);
     return mode;
   }
-  // Reads what the terminal shows until `pattern` matches it (or `timeout`).
-  // Returns the first match ("" when none).
-  std::string WaitFor(const std::string& pattern,
-                      std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
-    std::regex re(pattern);
+  // Reads what the terminal shows until a whole line starting with `start`
+  // appears after what earlier calls found (or `timeout`). Returns that line
+  // without its end ("" when none).
+  std::string WaitForLine(const std::string& start,
+                          std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
-      std::smatch m;
-      std::string unseen = screen_.substr(seen_);
-      if (std::regex_search(unseen, m, re)) {
-        seen_ += m.position(0) + m.length(0);
-        return m.str(0);
+      size_t at = screen_.find(start, seen_);
+      size_t end = at == std::string::npos ? at : screen_.find_first_of("\r\n", at);
+      if (end != std::string::npos) {
+        seen_ = end;
+        return screen_.substr(at, end - at);
       }
       if (std::chrono::steady_clock::now() > deadline) return "";
       Pump(std::chrono::milliseconds(50));
@@ -155,15 +156,16 @@ TEST_F(PtyTest, SallocThenSrunPtyBashIsAnInteractiveShell) {
   const termios cooked = session.Mode();
   ASSERT_NE(cooked.c_lflag & ICANON, 0u);
   ASSERT_NE(cooked.c_lflag & ECHO, 0u);
-  ASSERT_FALSE(session.WaitFor("Granted job allocation [0-9]+").empty()) << session.screen();
+  ASSERT_FALSE(session.WaitForLine("salloc: Granted job allocation ").empty()) << session.screen();
 
   // What is typed reaches the shell; its terminal is a pseudo-terminal of its
   // own, not the one the test holds.
   session.Type("echo T$((1+1))T $(tty) $SLURM_PROCID $SLURM_STEP_ID\r");
-  std::string tty_line = session.WaitFor("T2T [^ ]+ [0-9]+ [0-9]+");
-  ASSERT_FALSE(tty_line.empty()) << session.screen();
-  EXPECT_TRUE(std::regex_match(tty_line, std::regex("T2T /dev/pts/[0-9]+ 0 0"))) << tty_line;
-  EXPECT_EQ(tty_line.find(session.name() + " "), std::string::npos) << tty_line;
+  std::string tty_line = session.WaitForLine("T2T ");
+  ASSERT_GT(tty_line.size(), 4u) << session.screen();
+  EXPECT_EQ(tty_line.rfind("T2T /dev/pts/", 0), 0u) << tty_line;
+  EXPECT_EQ(tty_line.substr(tty_line.size() - 4), " 0 0") << tty_line;
+  EXPECT_NE(tty_line, "T2T " + session.name() + " 0 0");
 
   // While srun runs, the outer terminal is raw: keys pass through untouched.
   termios during = session.Mode();
@@ -171,25 +173,25 @@ TEST_F(PtyTest, SallocThenSrunPtyBashIsAnInteractiveShell) {
 
   // The task's terminal has the outer one's size, and follows it.
   session.Type("echo S$((2+2))S $(stty size)\r");
-  EXPECT_FALSE(session.WaitFor("S4S 37 111").empty()) << session.screen();
+  EXPECT_EQ(session.WaitForLine("S4S "), "S4S 37 111") << session.screen();
   session.Resize(41, 97);
   // SIGWINCH reaches srun asynchronously; ask until the new size shows.
   bool resized = false;
   for (int i = 0; i < 20 && !resized; ++i) {
     session.Type("echo R$((3+" + std::to_string(i) + "))R $(stty size)\r");
-    resized =
-        !session.WaitFor("R" + std::to_string(3 + i) + "R 41 97", std::chrono::seconds(1)).empty();
+    const std::string mark = "R" + std::to_string(3 + i) + "R ";
+    resized = session.WaitForLine(mark, std::chrono::seconds(1)) == mark + "41 97";
   }
   EXPECT_TRUE(resized) << session.screen();
 
   // ^C is the task terminal's: it interrupts the foreground command, the
   // shell and srun go on.
   session.Type("echo B$((4+5))B; sleep 60\r");
-  ASSERT_FALSE(session.WaitFor("B9B").empty()) << session.screen();
+  ASSERT_FALSE(session.WaitForLine("B9B").empty()) << session.screen();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   session.Type("\x03");
   session.Type("echo C$((5+1))C\r");
-  EXPECT_FALSE(session.WaitFor("C6C", std::chrono::seconds(15)).empty()) << session.screen();
+  EXPECT_FALSE(session.WaitForLine("C6C", std::chrono::seconds(15)).empty()) << session.screen();
 
   // The shell's exit code is srun's, then salloc's.
   session.Type("exit 3\r");
@@ -212,15 +214,16 @@ TEST_F(PtyTest, SallocThenSrunPtyBashIsAnInteractiveShell) {
 TEST_F(PtyTest, PtyFromAPipeAndOtherTasksOutput) {
   CommandResult alloc = cluster_->Run("salloc --no-shell -N2");
   ASSERT_EQ(alloc.exit_code, 0) << alloc.out;
-  std::smatch m;
-  ASSERT_TRUE(std::regex_search(alloc.out, m, std::regex("Granted job allocation ([0-9]+)")))
-      << alloc.out;
-  const std::string id = m[1];
+  const std::string granted = "salloc: Granted job allocation ";
+  size_t at = alloc.out.find(granted);
+  ASSERT_NE(at, std::string::npos) << alloc.out;
+  const std::string id =
+      alloc.out.substr(at + granted.size(), alloc.out.find('\n', at) - at - granted.size());
   CommandResult r =
       cluster_->Run("sh -c \"printf 'tty; echo P\\$((4+4))P; exit 5\\n' | srun --jobid=" + id +
                     " --pty bash --norc --noprofile\"");
   EXPECT_EQ(r.exit_code, 5) << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("/dev/pts/[0-9]+"))) << r.out;
+  EXPECT_NE(r.out.find("/dev/pts/"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("P8P"), std::string::npos) << r.out;
 
   r = cluster_->Run("srun --jobid=" + id + " -n2 --pty sh -c 'echo X$SLURM_PROCID' </dev/null");
