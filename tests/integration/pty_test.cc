@@ -210,7 +210,8 @@ TEST_F(PtyTest, SallocThenSrunPtyBashIsAnInteractiveShell) {
 }
 
 // Without a terminal (a pipe) --pty still gives task 0 one; the end of
-// srun's input is the terminal's end-of-file. Other tasks' output is dropped.
+// srun's input is the terminal's end-of-file. Other tasks' output is dropped,
+// -o/-e/-i are refused, and outside an allocation srun gets one first.
 TEST_F(PtyTest, PtyFromAPipeAndOtherTasksOutput) {
   CommandResult alloc = cluster_->Run("salloc --no-shell -N2");
   ASSERT_EQ(alloc.exit_code, 0) << alloc.out;
@@ -237,6 +238,13 @@ TEST_F(PtyTest, PtyFromAPipeAndOtherTasksOutput) {
             std::string::npos)
       << r.out;
   cluster_->Run("scancel " + id);
+
+  // Outside an allocation srun gets one first, as without --pty.
+  r = cluster_->Run(
+      "env -u SLURM_JOB_ID sh -c \"printf 'echo Q\\$((1+2))Q; exit 4\\n' | srun -N1 --pty bash "
+      "--norc --noprofile\"");
+  EXPECT_EQ(r.exit_code, 4) << r.out;
+  EXPECT_NE(r.out.find("Q3Q"), std::string::npos) << r.out;
 }
 
 }  // namespace
