@@ -2,8 +2,10 @@
 // one it first gets an allocation as salloc does, cli/allocation.h). Asks the
 // controller for step JOBID.N, asks each of the step's node daemons to start
 // its tasks, prints what they write as it streams back (or srun's -o file),
-// and forwards its stdin to the tasks -i names (docs/steps.md). Exits with
-// the highest task exit code (128+signal when tasks only died of signals).
+// and forwards its stdin to the tasks -i names (docs/steps.md). With --pty,
+// task 0 runs on a pseudo-terminal of its own and srun's terminal is raw
+// meanwhile (cli/raw_terminal.h). Exits with the highest task exit code
+// (128+signal when tasks only died of signals).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -322,10 +324,9 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   launch.set_io_port(io_port);
   launch.set_io_key(key);
   // --pty: the task's terminal starts with the size of srun's.
-  std::optional<WindowSize> window;
   if (options.pty) {
     launch.set_pty(true);
-    window = TerminalWindowSize(0);
+    std::optional<WindowSize> window = TerminalWindowSize(0);
     if (!window) window = TerminalWindowSize(1);
     if (window) {
       launch.mutable_window()->set_rows(window->rows);
