@@ -431,8 +431,8 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
     for (int c : targets) queue(c, Framed(frame));
   };
 
-  // --pty: srun's terminal passes keys through raw once task 0's node is
-  // there to take them; its size changes follow (SIGWINCH).
+  // --pty: srun's terminal passes keys through raw while the step runs; its
+  // size changes follow (SIGWINCH) once task 0's node is there to take them.
   std::optional<RawTerminal> raw;
   bool raw_tried = false;
   bool resized = false;
@@ -491,10 +491,12 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
     }
     std::optional<std::vector<int>> targets;
     if (stdin_open || options.pty) targets = stdin_targets();
-    if (options.pty && targets && !raw_tried && !failed) {
+    if (options.pty && !raw_tried && !failed) {
+      // Raw from the start: keys typed before the task runs wait in the
+      // terminal unechoed, and reach the task's terminal, which echoes them.
       raw_tried = true;
       raw = RawTerminal::Enter(0);
-      // The size may have changed since the launch.
+      // The size may change before task 0's node takes it.
       resized = true;
     }
     if (resized && targets) {
