@@ -183,6 +183,9 @@ TEST_F(PtyTest, SallocThenSrunPtyBashIsAnInteractiveShell) {
     resized = session.WaitForLine(mark, std::chrono::seconds(1)) == mark + "41 97";
   }
   EXPECT_TRUE(resized) << session.screen();
+  // /dev/tty is the task's terminal (its controlling terminal).
+  session.Type("echo D$((7+1))D $(stty size </dev/tty)\r");
+  EXPECT_EQ(session.WaitForLine("D8D "), "D8D 41 97") << session.screen();
 
   // ^C is the task terminal's: it interrupts the foreground command, the
   // shell and srun go on.
