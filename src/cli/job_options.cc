@@ -483,6 +483,7 @@ const JobOption kJobOptions[] = {
     {"unbuffered", 'u', A::kNone, kSr, &StepOnly},
     {"mpi", 0, A::kRequired, kSr, &StepOnly},
     {"overlap", 0, A::kNone, kSr, &StepOnly},
+    {"pty", 0, A::kNone, kSr, &StepOnly},
     {"jobid", 0, A::kRequired, kSr, &StepOnly},
     {"no-shell", 0, A::kNone, kSa, &SetCommandFlag<&P::no_shell>},
     {"help", 'h', A::kNone, kAll, &SetCommandFlag<&P::help>},

@@ -2,8 +2,10 @@
 // one it first gets an allocation as salloc does, cli/allocation.h). Asks the
 // controller for step JOBID.N, asks each of the step's node daemons to start
 // its tasks, prints what they write as it streams back (or srun's -o file),
-// and forwards its stdin to the tasks -i names (docs/steps.md). Exits with
-// the highest task exit code (128+signal when tasks only died of signals).
+// and forwards its stdin to the tasks -i names (docs/steps.md). With --pty,
+// task 0 runs on a pseudo-terminal of its own and srun's terminal is raw
+// meanwhile (cli/raw_terminal.h). Exits with the highest task exit code
+// (128+signal when tasks only died of signals).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -34,6 +36,7 @@
 #include "cli/controller_client.h"
 #include "cli/job_options.h"
 #include "cli/node_caller.h"
+#include "cli/raw_terminal.h"
 #include "cli/srun_options.h"
 #include "cli/task_output.h"
 #include "common/step_io_pattern.h"
@@ -47,6 +50,9 @@ namespace rota::cli {
 namespace {
 
 constexpr uint32_t kMaxFrameBytes = 64u << 20;
+// How much of its stdin srun holds for nodes that have not taken it yet; it
+// reads no more until they do.
+constexpr size_t kStdinBacklogBytes = 256u << 10;
 
 int signal_pipe[2] = {-1, -1};
 
@@ -73,6 +79,7 @@ void Usage() {
                "      --open-mode=append|truncate\n"
                "  -K, --kill-on-bad-exit     end the step when a task exits non-zero\n"
                "  -W, --wait=secs            end the step secs after its first task ends\n"
+               "      --pty                  run task 0 in a pseudo-terminal\n"
                "  -J, --job-name=name        name of the step\n"
                "      --jobid=id             run inside this job's allocation\n";
 }
@@ -97,6 +104,15 @@ bool ReadFrame(int fd, wire::TaskIoFrame& frame) {
   std::string body(len, '\0');
   if (!read_all(body.data(), len)) return false;
   return frame.ParseFromString(body);
+}
+
+// One frame as it travels: a 4-byte big-endian length, then the frame.
+std::string Framed(const wire::TaskIoFrame& frame) {
+  std::string body = frame.SerializeAsString();
+  std::string message(4, '\0');
+  const uint32_t len = static_cast<uint32_t>(body.size());
+  for (int i = 0; i < 4; ++i) message[i] = static_cast<char>((len >> (24 - 8 * i)) & 0xff);
+  return message + body;
 }
 
 void WriteAll(int fd, const std::string& data) {
@@ -228,6 +244,8 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   fields.user = created.job().spec().user();
   fields.job_name = created.job().spec().name();
   fields.node = step.nodes_size() > 0 ? step.nodes(0) : "";
+  fields.array_job_id = created.job().array_job_id();
+  fields.array_task_id = created.job().array_task_id();
   int out_fd = 1;
   int err_fd = 2;
   auto open_sink = [&](const StepIoOption& o, int* fd) {
@@ -284,6 +302,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   // Signals reach the loop through a pipe; they are forwarded to the tasks.
   if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, OnSignal);
+    if (options.pty) signal(SIGWINCH, OnSignal);
   }
   signal(SIGPIPE, SIG_IGN);
 
@@ -304,6 +323,16 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   launch.set_io_host(io_host);
   launch.set_io_port(io_port);
   launch.set_io_key(key);
+  // --pty: the task's terminal starts with the size of srun's.
+  if (options.pty) {
+    launch.set_pty(true);
+    std::optional<WindowSize> window = TerminalWindowSize(0);
+    if (!window) window = TerminalWindowSize(1);
+    if (window) {
+      launch.mutable_window()->set_rows(window->rows);
+      launch.mutable_window()->set_cols(window->cols);
+    }
+  }
 
   // Launch on every node at once; errors are collected for the user.
   std::mutex errors_mu;
@@ -367,18 +396,55 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
     if (out.size() < wanted) return std::nullopt;
     return out;
   };
+  // What srun sends its nodes (stdin, window sizes) waits here until their
+  // connection takes it, so that a task that does not read its stdin slows
+  // srun's reading of it instead of growing a buffer (or blocking srun's
+  // relay of output, which could be what the task waits for).
+  std::map<int, std::string> outgoing;
+  size_t outgoing_bytes = 0;
+  auto flush = [&](int c) {
+    std::string& pending = outgoing[c];
+    while (!pending.empty()) {
+      ssize_t n = send(c, pending.data(), pending.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (n <= 0) {  // The node is gone; its reading side reports it.
+        outgoing_bytes -= pending.size();
+        pending.clear();
+        return;
+      }
+      pending.erase(0, static_cast<size_t>(n));
+      outgoing_bytes -= static_cast<size_t>(n);
+    }
+  };
+  auto queue = [&](int c, const std::string& message) {
+    outgoing[c] += message;
+    outgoing_bytes += message.size();
+    flush(c);
+  };
   auto send_stdin = [&](const std::vector<int>& targets, const char* data, size_t n) {
     wire::TaskIoFrame frame;
     frame.set_kind(n > 0 ? wire::TaskIoFrame::STDIN : wire::TaskIoFrame::STDIN_EOF);
     frame.set_task(options.input.task);
     frame.set_all_tasks(stdin_all);
     frame.set_data(data, n);
-    std::string body = frame.SerializeAsString();
-    std::string message(4, '\0');
-    const uint32_t len = static_cast<uint32_t>(body.size());
-    for (int i = 0; i < 4; ++i) message[i] = static_cast<char>((len >> (24 - 8 * i)) & 0xff);
-    message += body;
-    for (int c : targets) WriteAll(c, message);
+    for (int c : targets) queue(c, Framed(frame));
+  };
+
+  // --pty: srun's terminal passes keys through raw while the step runs; its
+  // size changes follow (SIGWINCH) once task 0's node is there to take them.
+  std::optional<RawTerminal> raw;
+  bool raw_tried = false;
+  bool resized = false;
+  auto send_window = [&](const std::vector<int>& targets) {
+    std::optional<WindowSize> now = TerminalWindowSize(0);
+    if (!now) now = TerminalWindowSize(1);
+    if (!now) return;
+    wire::TaskIoFrame frame;
+    frame.set_kind(wire::TaskIoFrame::WINDOW_SIZE);
+    frame.mutable_window()->set_rows(now->rows);
+    frame.mutable_window()->set_cols(now->cols);
+    for (int c : targets) queue(c, Framed(frame));
   };
 
   // -K and -W end the step early.
@@ -400,6 +466,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
       // A node connects before it answers: until its connection is taken,
       // its stream is still to come.
       all_answered = launched_nodes == step.nodes_size() && greeted_total >= started_nodes;
+      if (raw && reported < launch_errors.size()) raw->Restore();
       for (; reported < launch_errors.size(); ++reported) {
         std::cerr << "srun: error: task launch failed on " << launch_errors[reported] << "\n";
       }
@@ -408,6 +475,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
       failed = true;
       signal_all(SIGKILL);
     }
+    if (failed && raw) raw->Restore();
     // Every node answered and none streams any more: nothing else will come.
     if (all_answered && connections.empty()) {
       if (!failed) std::cerr << "srun: error: lost contact with the step's nodes\n";
@@ -422,16 +490,35 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
                 " task(s) still running\n");
     }
     std::optional<std::vector<int>> targets;
-    if (stdin_open) targets = stdin_targets();
+    if (stdin_open || options.pty) targets = stdin_targets();
+    if (options.pty && !raw_tried && !failed) {
+      // Raw from the start: keys typed before the task runs wait in the
+      // terminal unechoed, and reach the task's terminal, which echoes them.
+      raw_tried = true;
+      raw = RawTerminal::Enter(0);
+      // The size may change before task 0's node takes it.
+      resized = true;
+    }
+    if (resized && targets) {
+      send_window(*targets);
+      resized = false;
+    }
     std::vector<pollfd> fds;
     fds.push_back({*listening, POLLIN, 0});
     fds.push_back({signal_pipe[0], POLLIN, 0});
-    fds.push_back({targets ? 0 : -1, POLLIN, 0});
-    for (int c : connections) fds.push_back({c, POLLIN, 0});
+    fds.push_back(
+        {targets && stdin_open && outgoing_bytes < kStdinBacklogBytes ? 0 : -1, POLLIN, 0});
+    for (int c : connections) {
+      fds.push_back({c, static_cast<short>(POLLIN | (outgoing[c].empty() ? 0 : POLLOUT)), 0});
+    }
     poll(fds.data(), fds.size(), 100);
     if (fds[1].revents != 0) {
       unsigned char sig;
       while (read(signal_pipe[0], &sig, 1) == 1) {
+        if (sig == SIGWINCH) {
+          resized = true;
+          continue;
+        }
         if (sig == SIGINT) {
           // ^C once: the tasks' status; twice within a second: end the step.
           auto now = std::chrono::steady_clock::now();
@@ -456,7 +543,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
       int c = accept4(*listening, nullptr, nullptr, SOCK_CLOEXEC);
       if (c >= 0) connections.push_back(c);
     }
-    if (targets && fds[2].revents != 0) {
+    if (targets && stdin_open && fds[2].revents != 0) {
       char in[64 * 1024];
       ssize_t n = (fds[2].revents & POLLNVAL) != 0 ? 0 : read(0, in, sizeof in);
       if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
@@ -470,7 +557,8 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
     }
     std::vector<int> closed;
     for (size_t i = 3; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
+      if ((fds[i].revents & POLLOUT) != 0) flush(fds[i].fd);
+      if ((fds[i].revents & ~POLLOUT) == 0) continue;
       int c = fds[i].fd;
       wire::TaskIoFrame frame;
       if (!ReadFrame(c, frame)) {
@@ -520,11 +608,14 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
       }
     }
     for (int c : closed) {
+      outgoing_bytes -= outgoing[c].size();
+      outgoing.erase(c);
       greeted.erase(c);
       close(c);
       connections.erase(std::find(connections.begin(), connections.end(), c));
     }
   }
+  if (raw) raw->Restore();
   for (std::thread& t : launchers) t.join();
   for (int c : connections) close(c);
   close(*listening);
@@ -621,5 +712,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (options->job_id == 0) return RunInNewAllocation(*options, args);
+  if (std::optional<std::string> refused =
+          StepNodeCountError(*options, EnvironmentFromEnvp(environ))) {
+    std::cerr << *refused << "\n";
+    return 1;
+  }
   return Run(*options, nullptr, {});
 }

@@ -22,6 +22,7 @@ enum LongOnly : int {
   kOverlap,
   kExclusive,
   kOpenMode,
+  kPty,
   kAllocationOnly,  // + index in JobOptionTable()
 };
 
@@ -49,6 +50,7 @@ const option kOptions[] = {
     {"kill-on-bad-exit", optional_argument, nullptr, 'K'},
     {"wait", required_argument, nullptr, 'W'},
     {"unbuffered", no_argument, nullptr, 'u'},
+    {"pty", no_argument, nullptr, kPty},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -125,6 +127,19 @@ std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint
   return lines;
 }
 
+std::optional<std::string> StepNodeCountError(const SrunOptions& options, const Environment& env) {
+  auto value = [&](const char* name) -> std::optional<uint64_t> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return ParseUint(Trim(it->second));
+  };
+  std::optional<uint64_t> job = value("SLURM_JOB_ID");
+  std::optional<uint64_t> nodes = value("SLURM_JOB_NUM_NODES");
+  if (!job || *job != options.job_id || !nodes || options.num_nodes <= *nodes) return std::nullopt;
+  return fmt::format("srun: error: Only allocated {} nodes asked for {}", *nodes,
+                     options.num_nodes);
+}
+
 StepIoOption ParseStepIoOption(std::string_view value, bool input) {
   StepIoOption o;
   if (value == "all") {
@@ -178,6 +193,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   bool nodes_given = false;
   bool tasks_given = false;
   bool error_given = false;
+  bool io_given = false;  // -o, -e or -i
 
   std::vector<std::string> storage = {"srun"};
   storage.insert(storage.end(), args.begin(), args.end());
@@ -275,13 +291,16 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         break;
       case 'o':
         o.output = ParseStepIoOption(value, false);
+        io_given = true;
         break;
       case 'e':
         o.error = ParseStepIoOption(value, false);
         error_given = true;
+        io_given = true;
         break;
       case 'i':
         o.input = ParseStepIoOption(value, true);
+        io_given = true;
         break;
       case kOpenMode:
         if (value != "append" && value != "truncate") {
@@ -302,6 +321,9 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
       }
       case 'u':
         break;  // Output is never buffered on its way to srun.
+      case kPty:
+        o.pty = true;
+        break;
       case kOverlap:
       case kExclusive:
         break;  // Steps share the allocation's resources for now (docs/steps.md).
@@ -332,8 +354,15 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     // The inherited node count only caps the step: it takes as many as it needs.
     o.num_nodes = 0;
   }
-  // stderr follows stdout unless -e says otherwise.
-  if (!error_given) o.error = o.output;
+  if (o.pty) {
+    if (io_given) return Error("--error/--input/--output are incompatible with --pty");
+    // Only task 0 talks to srun: it has the terminal; the others' output is dropped.
+    o.output = StepIoOption{StepIoOption::kOneTask, "", 0};
+    o.error = o.output;
+    o.input = StepIoOption{StepIoOption::kStream, "", 0};
+  } else if (!error_given) {
+    o.error = o.output;  // stderr follows stdout unless -e says otherwise.
+  }
   for (int i = optind; i < argc; ++i) o.command.push_back(storage[i]);
   return o;
 }

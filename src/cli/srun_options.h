@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,9 @@ struct SrunOptions {
   bool append = false;                               // --open-mode=append
   bool kill_on_bad_exit = false;                     // -K
   uint32_t wait_seconds = 0;                         // -W (0: for ever)
+  // --pty: task 0 on a pseudo-terminal, the other tasks' output to /dev/null
+  // (incompatible with -o/-e/-i, as in Slurm).
+  bool pty = false;
   bool help = false;
   bool usage = false;
   bool version = false;
@@ -67,6 +71,13 @@ int StepExitCode(const std::map<uint32_t, uint32_t>& wait_statuses);
 // line per exit ("... task 3: exited with exit code 2", "... killed by signal 9").
 std::vector<std::string> TaskStatusLines(uint32_t job_id, uint32_t step_id, uint32_t num_tasks,
                                          const std::map<uint32_t, uint32_t>& wait_statuses);
+
+// Slurm's refusal of a step asking for more nodes (-N) than its allocation
+// has ("srun: error: Only allocated 2 nodes asked for 3"), judged from the
+// allocation's environment (SLURM_JOB_NUM_NODES of job `options.job_id`).
+// nullopt when the step fits or the allocation's size is not known here (the
+// controller then judges).
+std::optional<std::string> StepNodeCountError(const SrunOptions& options, const Environment& env);
 
 // `args`: argv without argv[0]. Errors: complete "srun: error: ..." lines.
 // NOT thread-safe (getopt_long).

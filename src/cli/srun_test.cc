@@ -177,3 +177,53 @@ TEST(StepCommandsTest, TableHasSlurmsColumns) {
 
 }  // namespace
 }  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+TEST(SrunOptionsTest, PtyTalksToTaskZeroOnly) {
+  Result<SrunOptions> o = ParseSrunOptions({"-n3", "--pty", "bash", "-i"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_TRUE(o->pty);
+  EXPECT_EQ(o->command, (std::vector<std::string>{"bash", "-i"}));
+  // The other tasks' output goes to /dev/null; stdin to task 0.
+  EXPECT_EQ(o->output.kind, StepIoOption::kOneTask);
+  EXPECT_EQ(o->output.task, 0u);
+  EXPECT_EQ(o->error.kind, StepIoOption::kOneTask);
+  EXPECT_EQ(o->error.task, 0u);
+  EXPECT_EQ(o->input.kind, StepIoOption::kStream);
+  EXPECT_EQ(o->input.task, 0u);
+  EXPECT_FALSE(ParseSrunOptions({"bash"}, {})->pty);
+}
+
+TEST(SrunOptionsTest, PtyRefusesStreamOptions) {
+  for (const char* given : {"-o", "-e", "-i"}) {
+    Result<SrunOptions> o = ParseSrunOptions({"--pty", given, "x.txt", "bash"}, {});
+    ASSERT_FALSE(o.ok()) << given;
+    EXPECT_EQ(o.status().message(),
+              "srun: error: --error/--input/--output are incompatible with --pty");
+  }
+}
+
+}  // namespace
+}  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+TEST(SrunOptionsTest, MoreNodesThanTheAllocationIsRefusedAtOnce) {
+  Environment env{{"SLURM_JOB_ID", "42"}, {"SLURM_JOB_NUM_NODES", "2"}, {"SLURM_NNODES", "2"}};
+  Result<SrunOptions> o = ParseSrunOptions({"-N3", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(StepNodeCountError(*o, env), "srun: error: Only allocated 2 nodes asked for 3");
+  o = ParseSrunOptions({"-N2", "true"}, env);
+  EXPECT_EQ(StepNodeCountError(*o, env), std::nullopt);
+  o = ParseSrunOptions({"true"}, env);  // The inherited count fits.
+  EXPECT_EQ(StepNodeCountError(*o, env), std::nullopt);
+  // Another job's allocation (--jobid): its size is not known here.
+  o = ParseSrunOptions({"--jobid=7", "-N3", "true"}, env);
+  EXPECT_EQ(StepNodeCountError(*o, env), std::nullopt);
+}
+
+}  // namespace
+}  // namespace rota::cli

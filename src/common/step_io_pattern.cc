@@ -8,6 +8,9 @@
 namespace rota {
 namespace {
 
+// What Slurm prints for %a of a job that is not an array task (NO_VAL - 1).
+constexpr uint64_t kNotAnArrayTask = 4294967294ULL;
+
 // Calls `symbol(letter, width)` for each "%[width]letter" of `pattern` and
 // `literal(text)` for the rest.
 template <typename Literal, typename Symbol>
@@ -51,8 +54,13 @@ std::string ExpandStepIoPattern(std::string_view pattern, const StepIoFields& f)
             number(f.node_index, width);
             break;
           case 'j':
-          case 'A':
             number(f.job_id, width);
+            break;
+          case 'A':
+            number(f.array_job_id != 0 ? f.array_job_id : f.job_id, width);
+            break;
+          case 'a':
+            number(f.array_job_id != 0 ? f.array_task_id : kNotAnArrayTask, width);
             break;
           case 's':
             number(f.step_id, width);

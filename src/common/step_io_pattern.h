@@ -18,11 +18,16 @@ struct StepIoFields {
   std::string node;         // %N
   std::string user;         // %u
   std::string job_name;     // %x
+  // The job's place in an array (%A, %a); array_job_id 0: not an array task.
+  uint32_t array_job_id = 0;
+  uint32_t array_task_id = 0;
 };
 
 // Expands %t, %n, %N, %j (job id), %J (job.step), %s (step id), %u, %x, %A
-// (the job id), %%. A width between '%' and a numeric symbol zero-pads it
-// (%3t -> 007). Unknown symbols stay as written.
+// (the array's job id; the job id outside an array), %a (the array task id;
+// 4294967294 outside an array, as Slurm prints it), %%. A width between '%'
+// and a numeric symbol zero-pads it (%3t -> 007). Unknown symbols stay as
+// written.
 std::string ExpandStepIoPattern(std::string_view pattern, const StepIoFields& fields);
 
 // Whether the name differs between the tasks of one step: it holds %t, %n or %N.

@@ -22,6 +22,15 @@ TEST(StepIoPatternTest, ExpandsEverySymbol) {
             "out-7-1-gpu2-42-42.3-3-alice-train-42-%.txt");
 }
 
+TEST(StepIoPatternTest, ArrayTaskSymbols) {
+  StepIoFields f = Fields();
+  EXPECT_EQ(ExpandStepIoPattern("o-%A_%a-%j", f), "o-42_4294967294-42");
+  f.array_job_id = 40;
+  f.array_task_id = 2;
+  EXPECT_EQ(ExpandStepIoPattern("o-%A_%a-%j-%3a", f), "o-40_2-42-002");
+  EXPECT_FALSE(StepIoPatternPerTask("o-%A_%a"));
+}
+
 TEST(StepIoPatternTest, WidthZeroPadsNumbers) {
   EXPECT_EQ(ExpandStepIoPattern("%3t_%4j_%2n", Fields()), "007_0042_01");
 }

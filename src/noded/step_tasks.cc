@@ -1,6 +1,7 @@
 #include "noded/step_tasks.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -26,6 +27,7 @@
 #include "noded/step_channel.h"
 #include "noded/task_gpu_binding.h"
 #include "noded/task_process.h"
+#include "noded/task_terminal.h"
 
 namespace rota::noded {
 
@@ -151,6 +153,10 @@ Result<std::vector<DeviceRule>> TaskDeviceRules(const NodeContext& node,
   return allowed;
 }
 
+// How much of srun's stdin a node holds for a task that has not read it yet;
+// beyond it, srun is made to wait (back-pressure through TCP).
+constexpr size_t kTaskStdinBufferBytes = 1 << 20;
+
 // How long tasks on the job's first node wait for its batch step to start
 // (its cage); launches and prologs take a while.
 constexpr std::chrono::seconds kBatchStartWait(60);
@@ -168,6 +174,9 @@ struct LocalTask {
   int stdin_fd = -1;          // From srun (-i): write end, non-blocking
   std::string stdin_pending;  // Received from srun, not yet taken by the task
   bool stdin_eof = false;     // srun's stdin ended: close once pending is written
+  // --pty: the pseudo-terminal's master side (task 0 only), for its size.
+  // fds[0] and stdin_fd are copies of it: output and input go through it.
+  int terminal = -1;
 };
 
 // Where one output stream of task `task` goes: "" for srun (a pipe), else a file.
@@ -209,12 +218,24 @@ void WritePendingStdin(LocalTask& task) {
 bool RelayStdin(int io, std::vector<LocalTask>& tasks) {
   wire::TaskIoFrame frame;
   if (!ReadStepMessage(io, frame, std::chrono::seconds(10)).ok()) return false;
+  if (frame.kind() == wire::TaskIoFrame::WINDOW_SIZE) {
+    for (LocalTask& task : tasks) {
+      if (task.terminal >= 0) {
+        ResizeTaskTerminal(task.terminal, frame.window().rows(), frame.window().cols());
+      }
+    }
+    return true;
+  }
   if (frame.kind() != wire::TaskIoFrame::STDIN && frame.kind() != wire::TaskIoFrame::STDIN_EOF) {
     return true;
   }
   for (LocalTask& task : tasks) {
     if (task.stdin_fd < 0 || (!frame.all_tasks() && frame.task() != task.global_id)) continue;
-    if (frame.kind() == wire::TaskIoFrame::STDIN_EOF) {
+    if (frame.kind() == wire::TaskIoFrame::STDIN_EOF && task.terminal >= 0) {
+      // A terminal stays open; its reader sees the end of input as a
+      // terminal user would make it.
+      task.stdin_pending += TerminalEndOfFile(task.terminal);
+    } else if (frame.kind() == wire::TaskIoFrame::STDIN_EOF) {
       task.stdin_eof = true;
     } else {
       task.stdin_pending += frame.data();
@@ -343,7 +364,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
 
   auto finish = [&] {
     for (LocalTask& t : tasks) {
-      for (int* fd : {&t.fds[0], &t.fds[1], &t.pidfd, &t.stdin_fd}) {
+      for (int* fd : {&t.fds[0], &t.fds[1], &t.pidfd, &t.stdin_fd, &t.terminal}) {
         if (*fd >= 0) close(*fd);
         *fd = -1;
       }
@@ -524,6 +545,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   io_fields.node = me;
   io_fields.user = user;
   io_fields.job_name = spec.name();
+  io_fields.array_job_id = job.array_job_id();
+  io_fields.array_task_id = job.array_task_id();
   std::set<std::string> opened;  // Output files of earlier tasks here: appended to
 
   tasks.resize(local_tasks);
@@ -566,6 +589,18 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     process.groups = groups;
     process.work_dir = work_dir;
     io_fields.task_id = task.global_id;
+    // --pty: task 0 on a terminal of its own; srun sends the others' output
+    // to /dev/null (ONE_TASK 0), as Slurm's srun does.
+    std::optional<TaskTerminal> terminal;
+    if (request.pty() && task.global_id == 0) {
+      Result<TaskTerminal> opened_terminal =
+          OpenTaskTerminal(request.window().rows(), request.window().cols(), spec.uid());
+      if (!opened_terminal.ok()) return fail(opened_terminal.status());
+      terminal = *opened_terminal;
+      process.terminal_fd = terminal->terminal;
+      SetEnv(process.env, "SLURM_PTY_WIN_ROW", std::to_string(request.window().rows()));
+      SetEnv(process.env, "SLURM_PTY_WIN_COL", std::to_string(request.window().cols()));
+    }
     process.stdout_path = OutputPath(request.std_out(), task.global_id, io_fields);
     process.stderr_path = OutputPath(request.std_err(), task.global_id, io_fields);
     process.truncate_out = !request.append() && opened.insert(process.stdout_path).second;
@@ -596,6 +631,16 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       if (confine) return node_.cgroups->ConfineTask(job_id, task.cage, pid, *confine);
       return Status::Ok();
     });
+    if (terminal) {
+      // Only the task holds its side now: its output ends (EIO) once the
+      // task and what it left behind let go of the terminal.
+      close(terminal->terminal);
+      task.terminal = terminal->master;
+      if (started.ok()) {
+        started->stdout_fd = fcntl(task.terminal, F_DUPFD_CLOEXEC, 0);
+        started->stdin_fd = fcntl(task.terminal, F_DUPFD_CLOEXEC, 0);
+      }
+    }
     if (!started.ok()) {
       return fail(Status(started.status().code(),
                          fmt::format("task {}: {}", task.global_id, started.status().message())));
@@ -648,9 +693,21 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
         writers.push_back(i);
       }
     }
-    polled.push_back({io, POLLIN, 0});  // srun's stdin frames; EOF: srun is gone
+    // srun's stdin frames; EOF: srun is gone. While a task has a full
+    // buffer of stdin it has not read, no more is taken from srun (so srun
+    // stops reading its own): only srun's going away is watched for.
+    bool stdin_full = false;
+    for (const LocalTask& task : tasks) {
+      stdin_full =
+          stdin_full || (task.stdin_fd >= 0 && task.stdin_pending.size() >= kTaskStdinBufferBytes);
+    }
+    polled.push_back({io, static_cast<short>(stdin_full ? POLLRDHUP : POLLIN), 0});
     poll(polled.data(), polled.size(), 100);
-    if (polled.back().revents != 0 && !RelayStdin(io, tasks)) srun_gone = true;
+    if (stdin_full && polled.back().revents != 0) {
+      srun_gone = true;  // srun never half-closes: its end is closed.
+    } else if (polled.back().revents != 0 && !RelayStdin(io, tasks)) {
+      srun_gone = true;
+    }
     for (size_t w = 0; w < writers.size(); ++w) {
       if (polled[polled.size() - 1 - writers.size() + w].revents != 0) {
         WritePendingStdin(tasks[writers[w]]);
@@ -670,7 +727,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       }
       ssize_t n = read(fd, buf.data(), buf.size());
       if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         close(fd);
         fd = -1;
         continue;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +14,9 @@ namespace rota::noded {
 namespace {
 
 struct ChildFailure {
-  int stage;  // 1 release, 2 session, 3 identity, 4 stdio, 5 exec, 6-8 stdin/out/err file
+  // 1 release, 2 session, 3 identity, 4 stdio, 5 exec, 6-8 stdin/out/err file,
+  // 9 controlling terminal
+  int stage;
   int error;
 };
 
@@ -41,8 +44,10 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     CloseAll(
         {release[0], release[1], error[0], error[1], out[0], out[1], err[0], err[1], in[0], in[1]});
   };
-  for (int* p : {release, error, spec.stdout_path.empty() ? out : nullptr,
-                 spec.stderr_path.empty() ? err : nullptr, spec.stdin_pipe ? in : nullptr}) {
+  const bool terminal = spec.terminal_fd >= 0;
+  for (int* p : {release, error, spec.stdout_path.empty() && !terminal ? out : nullptr,
+                 spec.stderr_path.empty() && !terminal ? err : nullptr,
+                 spec.stdin_pipe && !terminal ? in : nullptr}) {
     if (p != nullptr && pipe2(p, O_CLOEXEC) != 0) {
       int saved = errno;
       close_pipes();
@@ -82,6 +87,9 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     sigprocmask(SIG_SETMASK, &all, nullptr);
     for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
     if (setsid() < 0) fail(2);
+    // The new session's controlling terminal: ^C there signals the task's
+    // foreground processes, and the task's /dev/tty is it.
+    if (terminal && ioctl(spec.terminal_fd, TIOCSCTTY, 0) != 0) fail(9);
     if (getuid() == 0) {
       if (setgroups(spec.groups.size(), spec.groups.data()) != 0) fail(3);
       if (setgid(spec.gid) != 0) fail(3);
@@ -92,18 +100,26 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     }
     if (chdir(spec.work_dir.c_str()) != 0) (void)!chdir("/tmp");
     // Files are opened here, as the task's user, relative to its directory.
-    int stdin_fd = in[0];
+    if (terminal) {
+      if (dup2(spec.terminal_fd, 0) < 0 || dup2(spec.terminal_fd, 1) < 0 ||
+          dup2(spec.terminal_fd, 2) < 0) {
+        fail(4);
+      }
+    }
+    int stdin_fd = terminal ? 0 : in[0];
     if (stdin_fd < 0)
       stdin_fd = open(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path.c_str(), O_RDONLY);
     if (stdin_fd < 0) fail(6);
-    int stdout_fd = out[1];
+    int stdout_fd = terminal ? 1 : out[1];
     if (stdout_fd < 0) stdout_fd = open(spec.stdout_path.c_str(), out_flags, 0644);
     if (stdout_fd < 0) fail(7);
-    int stderr_fd = err[1];
+    int stderr_fd = terminal ? 2 : err[1];
     if (shared_out) stderr_fd = stdout_fd;
     if (stderr_fd < 0) stderr_fd = open(spec.stderr_path.c_str(), err_flags, 0644);
     if (stderr_fd < 0) fail(8);
-    if (dup2(stdin_fd, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0) fail(4);
+    if (!terminal && (dup2(stdin_fd, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0)) {
+      fail(4);
+    }
     // The error pipe closes itself at exec; everything else of the daemon's goes now.
     const int keep = error[1];
     if (keep > 3) close_range(3, keep - 1, 0);
@@ -145,8 +161,9 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
                                             "cannot execute",
                                             "cannot open",
                                             "cannot open",
-                                            "cannot open"};
-  std::string what = failure.stage >= 1 && failure.stage <= 8 ? kStages[failure.stage] : "start";
+                                            "cannot open",
+                                            "cannot take its terminal"};
+  std::string what = failure.stage >= 1 && failure.stage <= 9 ? kStages[failure.stage] : "start";
   if (failure.stage == 5) what += " " + spec.argv[0];
   if (failure.stage == 6) what += " " + spec.stdin_path;
   if (failure.stage == 7) what += " " + spec.stdout_path;

@@ -32,6 +32,10 @@ struct TaskProcessSpec {
   bool truncate_out = true;  // Truncate the output files (else only append)
   bool truncate_err = true;
   bool stdin_pipe = false;  // stdin from a pipe (TaskProcess::stdin_fd)
+  // The terminal side of a pseudo-terminal (srun --pty, task_terminal.h):
+  // when set, it is the task's stdin, stdout and stderr and its controlling
+  // terminal, and the stdio paths above are not used. The caller closes it.
+  int terminal_fd = -1;
 };
 
 struct TaskProcess {

@@ -1,8 +1,12 @@
 // Job steps end to end: a real rotactld and two rotad on one host (cgroups
 // v1, fake GPUs that open with ENXIO when allowed and EPERM when the devices
 // cgroup forbids them), sbatch jobs whose scripts run the built srun.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -478,6 +482,105 @@ TEST_F(StepsTest, SallocNoShellLeavesTheAllocationRunning) {
   EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + id).out), "RUNNING");
   cluster_->Run("scancel " + id);
   EXPECT_TRUE(WaitForState(id, "CANCELLED"));
+}
+
+// %A and %a in -o/-e name an array task's files; a step asking for more
+// nodes than its allocation has is refused at once, with Slurm's words.
+TEST_F(StepsTest, ArrayTaskPatternsAndTooManyNodes) {
+  std::string array =
+      Submit("--array=1-2 -N1", "cd " + cluster_->work_dir() + "\n" +
+                                    "srun -o step-%A_%a.out sh -c 'echo A$SLURM_ARRAY_TASK_ID'\n"
+                                    "srun -o task-%a-%t.out sh -c 'echo B$SLURM_ARRAY_TASK_ID'\n"
+                                    "srun -N2 true; echo rc=$?\n");
+  ASSERT_FALSE(array.empty());
+  const std::string dir = cluster_->work_dir() + "/";
+  for (int t = 1; t <= 2; ++t) {
+    const std::string a = std::to_string(t);
+    EXPECT_TRUE(
+        WaitUntil([&] { return ReadFileText(dir + "task-" + a + "-0.out") == "B" + a + "\n"; },
+                  std::chrono::seconds(40)))
+        << a;
+    EXPECT_EQ(ReadFileText(dir + "step-" + array + "_" + a + ".out"), "A" + a + "\n") << a;
+  }
+  std::string out;
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        out = ReadFileText(dir + "slurm-" + array + "_1.out");
+        return out.find("rc=") != std::string::npos;
+      },
+      std::chrono::seconds(40)));
+  EXPECT_NE(out.find("srun: error: Only allocated 1 nodes asked for 2\nrc=1\n"), std::string::npos)
+      << out;
+}
+
+// A task that does not read its stdin holds srun back, instead of srun
+// reading all it is given and its node buffering it: what a writer to srun
+// gets rid of stays bounded until the task reads. Nothing is lost.
+TEST_F(StepsTest, StdinToATaskThatDoesNotReadIsBoundedAndComplete) {
+  CommandResult alloc = cluster_->Run("salloc --no-shell -N1");
+  ASSERT_EQ(alloc.exit_code, 0) << alloc.out;
+  const std::string granted = "salloc: Granted job allocation ";
+  size_t at = alloc.out.find(granted);
+  ASSERT_NE(at, std::string::npos) << alloc.out;
+  std::string id =
+      alloc.out.substr(at + granted.size(), alloc.out.find('\n', at) - at - granted.size());
+  signal(SIGPIPE, SIG_IGN);  // A failing srun must fail the test, not kill it.
+  const std::string go = cluster_->work_dir() + "/go";
+  int in[2];
+  int out[2];
+  ASSERT_EQ(pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  const std::string command = "SLURM_CONF=" + cluster_->conf() + " PATH=" + testing::BinDir() +
+                              ":$PATH srun --jobid=" + id + " sh -c 'while [ ! -e " + go +
+                              " ]; do sleep 0.1; done; wc -c'";
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(out[1], 2);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  close(in[0]);
+  close(out[1]);
+  fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
+  // Write until srun takes no more for a second (or far more than any bound).
+  constexpr size_t kTotal = 128u << 20;
+  const std::string chunk(64 << 10, 'x');
+  size_t written = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  while (written < kTotal &&
+         std::chrono::steady_clock::now() - last_progress < std::chrono::seconds(1)) {
+    pollfd p{in[1], POLLOUT, 0};
+    poll(&p, 1, 100);
+    ssize_t n = write(in[1], chunk.data(), std::min(chunk.size(), kTotal - written));
+    if (n > 0) {
+      written += static_cast<size_t>(n);
+      last_progress = std::chrono::steady_clock::now();
+    }
+  }
+  // Pipes, srun's backlog, TCP buffers and the node's buffer: some MiB.
+  EXPECT_LT(written, 48u << 20) << "srun took " << written << " bytes the task never read";
+  // The task reads now; the rest goes through.
+  std::ofstream(go) << "";
+  fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) & ~O_NONBLOCK);
+  while (written < kTotal) {
+    ssize_t n = write(in[1], chunk.data(), std::min(chunk.size(), kTotal - written));
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  close(in[1]);
+  std::string shown;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(out[0], buf, sizeof buf)) > 0) shown.append(buf, static_cast<size_t>(n));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << shown;
+  EXPECT_EQ(Trim(shown), std::to_string(kTotal)) << shown;
+  cluster_->Run("scancel " + id);
 }
 
 }  // namespace
