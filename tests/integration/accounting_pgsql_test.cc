@@ -126,7 +126,7 @@ TEST_F(AccountingPgsqlTest, RecordsWaitWhilePostgresqlIsDownAndArriveWhenItIsBac
   RegisterNode();
   ASSERT_EQ(ctld_.Run("sbatch --parsable -J before -t 10 --wrap=true").out, "1\n");
   ASSERT_TRUE(WaitForState("1", "RUNNING"));
-  ASSERT_EQ(SacctUntil("-n -P -o JobID,State", "1|RUNNING\n"), "1|RUNNING\n") << dbd_.Log();
+  ASSERT_EQ(SacctUntil("-X -n -P -o JobID,State", "1|RUNNING\n"), "1|RUNNING\n") << dbd_.Log();
 
   pg_->Halt();  // The database goes away under a running rotadbd.
   ReportExit(1, 0);
@@ -142,7 +142,7 @@ TEST_F(AccountingPgsqlTest, RecordsWaitWhilePostgresqlIsDownAndArriveWhenItIsBac
       << dbd_.Log();
   ASSERT_EQ(pg_->Restart(), "");
   const std::string expected = "1|before|COMPLETED\n2|during|RUNNING\n";
-  EXPECT_EQ(SacctUntil("-n -P -o JobID,JobName,State", expected), expected)
+  EXPECT_EQ(SacctUntil("-X -n -P -o JobID,JobName,State", expected), expected)
       << ctld_.Log() << dbd_.Log();
   EXPECT_EQ(pg_->Query(database_, "SELECT count(*) FROM job_attempts"), "2");
 }
