@@ -34,7 +34,8 @@ void Usage(FILE* to) {
       "  -t FORMAT             Minutes (default), Seconds, Hours, MinPer, SecPer, HourPer\n"
       "  -T, --tres=LIST       cpu (default), mem, node, gres/gpu[:type]\n"
       "  -h, --help            this text\n"
-      "The default window is yesterday, from 00:00:00 to 23:59:59; a Start alone runs until now.\n");
+      "The default window is yesterday, from 00:00:00 to 23:59:59; a Start alone runs until "
+      "now.\n");
 }
 
 int Fail(const std::string& message) {
