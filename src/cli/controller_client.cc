@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <iostream>
 
 #include "api/auth_settings.h"
 #include "common/strings.h"
@@ -68,6 +69,16 @@ Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& 
     return InvalidArgument("malformed answer from the controller");
   }
   return Status::Ok();
+}
+
+bool CallControllerOnce(std::string_view program, uint16_t method,
+                        const google::protobuf::Message& request,
+                        google::protobuf::Message* response) {
+  auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
+  Status s = client.ok() ? (*client)->Call(method, request, response) : client.status();
+  if (s.ok()) return true;
+  std::cerr << program << ": error: " << s.message() << "\n";
+  return false;
 }
 
 }  // namespace rota::cli

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "auth/credential.h"
 #include "common/status.h"
@@ -41,5 +42,12 @@ class ControllerClient {
   rpc::RpcClient rpc_;
   std::chrono::milliseconds timeout_{60'000};
 };
+
+// For a command that makes one call: reads slurm.conf, calls, and answers
+// true with `response` filled; otherwise prints "PROGRAM: error: MESSAGE" on
+// stderr (the configuration's error or the controller's) and answers false.
+bool CallControllerOnce(std::string_view program, uint16_t method,
+                        const google::protobuf::Message& request,
+                        google::protobuf::Message* response);
 
 }  // namespace rota::cli

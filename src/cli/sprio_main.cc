@@ -96,17 +96,9 @@ int main(int argc, char** argv) {
     options.format = rota::cli::kSprioLongFormat;
   }
 
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
-  if (!client.ok()) {
-    std::cerr << "sprio: error: " << client.status().message() << "\n";
-    return 1;
-  }
   rota::wire::PriorityResponse response;
-  rota::Status s = (*client)->Call(rota::api::kListPriorities, request, &response);
-  if (!s.ok()) {
-    std::cerr << "sprio: error: " << s.message() << "\n";
+  if (!rota::cli::CallControllerOnce("sprio", rota::api::kListPriorities, request, &response))
     return 1;
-  }
   if (response.priority_type() != "priority/multifactor") {
     std::cerr << "sprio: error: PriorityType is " << response.priority_type()
               << "; sprio shows factors only under priority/multifactor\n";

@@ -87,17 +87,9 @@ int main(int argc, char** argv) {
     }
   }
 
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
-  if (!client.ok()) {
-    std::cerr << "sshare: error: " << client.status().message() << "\n";
-    return 1;
-  }
   rota::wire::FairshareResponse response;
-  rota::Status s = (*client)->Call(rota::api::kListFairshare, request, &response);
-  if (!s.ok()) {
-    std::cerr << "sshare: error: " << s.message() << "\n";
+  if (!rota::cli::CallControllerOnce("sshare", rota::api::kListFairshare, request, &response))
     return 1;
-  }
   if (response.priority_type() != "priority/multifactor") {
     std::cerr << "sshare: error: PriorityType is " << response.priority_type()
               << "; sshare shows shares only under priority/multifactor\n";

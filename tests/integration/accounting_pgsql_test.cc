@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "rota.pb.h"
 #include "testing/pg_test_env.h"
+#include "tests/integration/controller_calls.h"
 #include "tests/integration/controller_process.h"
 #include "tests/integration/dbd_process.h"
 
@@ -47,40 +48,15 @@ class AccountingPgsqlTest : public ::testing::Test {
                           pg_->user() + "\nStoragePass=" + pg_->password() +
                           "\nStorageLoc=" + database_ + "\nSlurmUser=root\n");
   }
-  void RegisterNode() {
-    auto client = cli::ControllerClient::Create(ctld_.conf());
-    ASSERT_TRUE(client.ok()) << client.status().message();
-    wire::NodeRegisterRequest req;
-    req.set_node("n1");
-    req.set_boot_time(1);
-    wire::Empty resp;
-    ASSERT_TRUE((*client)->Call(api::kNodeRegister, req, &resp).ok());
-  }
+  void RegisterNode() { testing::RegisterFakeNodes(ctld_, {"n1"}); }
   void ReportExit(uint32_t job_id, uint32_t wait_status) {
-    auto client = cli::ControllerClient::Create(ctld_.conf());
-    ASSERT_TRUE(client.ok());
-    wire::JobExitedRequest req;
-    req.set_job_id(job_id);
-    req.set_wait_status(wait_status);
-    wire::Empty resp;
-    ASSERT_TRUE((*client)->Call(api::kJobExited, req, &resp).ok());
+    testing::ReportJobExit(ctld_, job_id, wait_status);
   }
   bool WaitForState(const std::string& job, const std::string& state) {
-    for (int i = 0; i < 250; ++i) {
-      CommandResult r = ctld_.Run("squeue -h -t all -o %T -j " + job, false);
-      if (Trim(r.out) == state) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return testing::WaitForJobState(ctld_, job, state);
   }
   std::string SacctUntil(const std::string& sacct_args, const std::string& expected) {
-    std::string out;
-    for (int i = 0; i < 200; ++i) {
-      out = ctld_.Run("sacct " + sacct_args).out;
-      if (out == expected) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return out;
+    return testing::SacctUntil(ctld_, sacct_args, expected);
   }
 
   uint16_t dbd_port_;

@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "rota.pb.h"
 #include "rpc/client.h"
+#include "tests/integration/controller_calls.h"
 #include "tests/integration/controller_process.h"
 
 namespace rota {
@@ -26,35 +27,12 @@ class ControllerTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(ctld_.Start()) << ctld_.Log(); }
 
-  // As a node daemon would: the node is up.
-  void RegisterNodes() {
-    auto client = cli::ControllerClient::Create(ctld_.conf());
-    ASSERT_TRUE(client.ok()) << client.status().message();
-    for (const char* node : {"n1", "n2", "n3", "n4"}) {
-      wire::NodeRegisterRequest req;
-      req.set_node(node);
-      req.set_boot_time(1);
-      wire::Empty resp;
-      ASSERT_TRUE((*client)->Call(api::kNodeRegister, req, &resp).ok());
-    }
-  }
+  void RegisterNodes() { testing::RegisterFakeNodes(ctld_, {"n1", "n2", "n3", "n4"}); }
   void ReportExit(uint32_t job_id, uint32_t wait_status) {
-    auto client = cli::ControllerClient::Create(ctld_.conf());
-    ASSERT_TRUE(client.ok());
-    wire::JobExitedRequest req;
-    req.set_job_id(job_id);
-    req.set_wait_status(wait_status);
-    wire::Empty resp;
-    ASSERT_TRUE((*client)->Call(api::kJobExited, req, &resp).ok());
+    testing::ReportJobExit(ctld_, job_id, wait_status);
   }
-  // Polls squeue until `job` shows `state` (%T), or gives up after 5 s.
   bool WaitForState(const std::string& job, const std::string& state) {
-    for (int i = 0; i < 250; ++i) {
-      CommandResult r = ctld_.Run("squeue -h -t all -o %T -j " + job, false);
-      if (Trim(r.out) == state) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return testing::WaitForJobState(ctld_, job, state);
   }
 
   ControllerProcess ctld_;
