@@ -10,6 +10,7 @@
 
 #include "common/strings.h"
 #include "tests/integration/noded_harness.h"
+#include "tests/integration/two_node_cluster_test.h"
 
 namespace rota {
 namespace {
@@ -20,34 +21,8 @@ using testing::NodedCluster;
 using testing::ReadFileText;
 using testing::WaitUntil;
 
-class NodedClusterTest : public ::testing::Test {
+class NodedClusterTest : public testing::TwoNodeClusterTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
-    uint16_t port = testing::FreeLoopbackPort();
-    cluster_ = std::make_unique<NodedCluster>(port, Settings());
-    ctld_ = std::make_unique<DaemonProcess>(
-        std::vector<std::string>{testing::BinDir() + "/rotactld", "-f", cluster_->conf()},
-        (cluster_->dir().path() / "rotactld.log").string());
-    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
-        << ctld_->Log();
-    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
-    ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
-    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
-        << cluster_->Run("sinfo").out << cluster_->NodeLogs();
-  }
-  void TearDown() override {
-    if (HasFailure()) {
-      std::cerr << "rotactld log:\n" << ctld_->Log() << "rotad logs:\n" << cluster_->NodeLogs();
-    }
-    // Nodes first (they kill their jobs and report), then the controller.
-    cluster_.reset();
-    ctld_.reset();
-  }
-
-  // More slurm.conf lines for the fixtures that need them.
-  virtual std::string Settings() const { return ""; }
-
   // Submits `options` with sbatch --parsable; returns the job id ("" on failure).
   std::string Submit(const std::string& options, const std::string& as_user = "") {
     std::string line = "sbatch --parsable --chdir=" + cluster_->work_dir() + " " + options;
@@ -74,9 +49,6 @@ class NodedClusterTest : public ::testing::Test {
   bool WaitForNodeState(int n, const std::string& state) {
     return WaitUntil([&] { return NodeState(n) == state; }, std::chrono::seconds(20));
   }
-
-  std::unique_ptr<NodedCluster> cluster_;
-  std::unique_ptr<DaemonProcess> ctld_;
 };
 
 TEST_F(NodedClusterTest, BatchJobCompletesWithSlurmEnvironmentAndItsGpusOnly) {

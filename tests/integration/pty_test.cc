@@ -17,6 +17,7 @@
 
 #include "common/strings.h"
 #include "tests/integration/noded_harness.h"
+#include "tests/integration/two_node_cluster_test.h"
 
 namespace rota {
 namespace {
@@ -116,37 +117,13 @@ class TerminalSession {
   std::optional<int> exit_status_;
 };
 
-class PtyTest : public ::testing::Test {
+class PtyTest : public testing::TwoNodeClusterTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
-    uint16_t port = testing::FreeLoopbackPort();
-    cluster_ = std::make_unique<NodedCluster>(port);
-    ctld_ = std::make_unique<DaemonProcess>(
-        std::vector<std::string>{testing::BinDir() + "/rotactld", "-f", cluster_->conf()},
-        (cluster_->dir().path() / "rotactld.log").string());
-    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
-        << ctld_->Log();
-    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
-    ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
-    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
-        << cluster_->Run("sinfo").out << cluster_->NodeLogs();
-  }
-  void TearDown() override {
-    if (HasFailure()) {
-      std::cerr << "rotactld log:\n" << ctld_->Log() << "rotad logs:\n" << cluster_->NodeLogs();
-    }
-    cluster_.reset();
-    ctld_.reset();
-  }
   // `command` as a user's terminal would run it, against this cluster.
   std::string InCluster(const std::string& command) const {
     return "cd " + cluster_->work_dir() + " && export SLURM_CONF=" + cluster_->conf() +
            " PATH=" + testing::BinDir() + ":$PATH TERM=dumb && unset SLURM_JOB_ID && " + command;
   }
-
-  std::unique_ptr<NodedCluster> cluster_;
-  std::unique_ptr<DaemonProcess> ctld_;
 };
 
 // The daily interactive workflow: salloc, then srun --pty bash inside it.

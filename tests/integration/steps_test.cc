@@ -14,6 +14,7 @@
 
 #include "common/strings.h"
 #include "tests/integration/noded_harness.h"
+#include "tests/integration/two_node_cluster_test.h"
 
 namespace rota {
 namespace {
@@ -24,21 +25,11 @@ using testing::NodedCluster;
 using testing::ReadFileText;
 using testing::WaitUntil;
 
-class StepsTest : public ::testing::Test {
+class StepsTest : public testing::TwoNodeClusterTest {
  protected:
   void SetUp() override {
-    ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
-    uint16_t port = testing::FreeLoopbackPort();
-    cluster_ = std::make_unique<NodedCluster>(port);
-    ctld_ = std::make_unique<DaemonProcess>(
-        std::vector<std::string>{testing::BinDir() + "/rotactld", "-f", cluster_->conf()},
-        (cluster_->dir().path() / "rotactld.log").string());
-    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
-        << ctld_->Log();
-    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
-    ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
-    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
-        << cluster_->Run("sinfo").out << cluster_->NodeLogs();
+    TwoNodeClusterTest::SetUp();
+    if (HasFatalFailure()) return;
     // What each task reports: where it runs, what CUDA sees, and how opening
     // each GPU of its node ends (ENXIO: allowed, no driver; EPERM: forbidden).
     WriteScript(
@@ -51,13 +42,6 @@ class StepsTest : public ::testing::Test {
         "echo T=$SLURM_PROCID N=$SLURM_NODEID L=$SLURM_LOCALID S=$SLURM_STEP_ID"
         " CVD=$CUDA_VISIBLE_DEVICES G0=$(try " +
             DevDir() + "/nvidia${n}_0) G1=$(try " + DevDir() + "/nvidia${n}_1)\n");
-  }
-  void TearDown() override {
-    if (HasFailure()) {
-      std::cerr << "rotactld log:\n" << ctld_->Log() << "rotad logs:\n" << cluster_->NodeLogs();
-    }
-    cluster_.reset();
-    ctld_.reset();
   }
 
   std::string DevDir() const { return (cluster_->dir().path() / "dev").string(); }
@@ -104,8 +88,6 @@ class StepsTest : public ::testing::Test {
     return "";
   }
 
-  std::unique_ptr<NodedCluster> cluster_;
-  std::unique_ptr<DaemonProcess> ctld_;
   int scripts_ = 0;
 };
 

@@ -1,0 +1,50 @@
+#pragma once
+// The fixture of the end-to-end tests: a real rotactld and two real rotad
+// (nodes 1 and 2, cgroups v1, fake GPUs) on this host, started for each test
+// and stopped after it; their logs are printed when a test fails.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/integration/noded_harness.h"
+
+namespace rota::testing {
+
+class TwoNodeClusterTest : public ::testing::Test {
+ protected:
+  // More slurm.conf lines for the fixtures that need them.
+  virtual std::string Settings() const { return ""; }
+
+  void SetUp() override {
+    ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
+    uint16_t port = FreeLoopbackPort();
+    cluster_ = std::make_unique<NodedCluster>(port, Settings());
+    ctld_ = std::make_unique<DaemonProcess>(
+        std::vector<std::string>{BinDir() + "/rotactld", "-f", cluster_->conf()},
+        (cluster_->dir().path() / "rotactld.log").string());
+    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
+        << ctld_->Log();
+    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+    ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+    ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
+        << cluster_->Run("sinfo").out << cluster_->NodeLogs();
+  }
+  void TearDown() override {
+    if (HasFailure()) {
+      std::cerr << "rotactld log:\n" << ctld_->Log() << "rotad logs:\n" << cluster_->NodeLogs();
+    }
+    // Nodes first (they kill their jobs and report), then the controller.
+    cluster_.reset();
+    ctld_.reset();
+  }
+
+  std::unique_ptr<NodedCluster> cluster_;
+  std::unique_ptr<DaemonProcess> ctld_;
+};
+
+}  // namespace rota::testing
