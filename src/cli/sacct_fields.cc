@@ -279,9 +279,15 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
     }
   }
   for (const wire::AccountingJob& job : jobs) {
-    line([&](const SacctField& f) { return f.value(job, ctx); });
-    if (!ctx.steps) continue;
+    auto only = ctx.only_steps.find(job.job_id());
+    const bool whole = only == ctx.only_steps.end();
+    if (whole) line([&](const SacctField& f) { return f.value(job, ctx); });
+    if (!ctx.steps && whole) continue;
     for (const SacctStepRow& row : SacctStepRows(job)) {
+      if (!whole &&
+          std::find(only->second.begin(), only->second.end(), row.step) == only->second.end()) {
+        continue;
+      }
       SacctContext step_ctx = ctx;
       step_ctx.step = row.step;
       line([&](const SacctField& f) { return f.value(row.record, step_ctx); });

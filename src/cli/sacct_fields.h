@@ -7,6 +7,7 @@
 // Pure functions of (records, options, context): the time "now" and the
 // local time zone come in through SacctContext.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,9 @@ struct SacctContext {
   int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps
   bool steps = false;        // List each job's steps under it (sacct without -X)
   std::string step;          // The row's step ("batch", "0"), "" for a job's own row
+  // `sacct -j 28.batch,28.0`: of these jobs only the named steps are listed
+  // (not the job's own row). Jobs absent are listed whole.
+  std::map<uint32_t, std::vector<std::string>> only_steps;
 };
 
 // One step row of a job: "batch" for the batch script, "N" for srun's steps,

@@ -177,6 +177,12 @@ TEST(SacctFieldsTest, StepsFollowTheirJobUnlessAllocationsOnly) {
   ctx.steps = false;
   EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {Job28WithSteps()}, ctx),
             "28|qos_run|batch|observe|1|CANCELLED by 0|0:0\n");
+  // -j 28.0: only that step, not the job's own row (also with -X).
+  ctx.only_steps[28] = {"0"};
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {Job28WithSteps(), Job17()}, ctx),
+            "28.0|gpuprobe.sh||observe|1|FAILED|1:0\n"
+            "17|wrap|batch|observe|1|FAILED|1:0\n");
+  ctx.only_steps.clear();
   // A job that never started has no steps.
   ctx.steps = true;
   EXPECT_TRUE(SacctStepRows(Job17()).empty());

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,9 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("SACCT_FORMAT"); env != nullptr) format = env;
   SacctLayout layout = SacctLayout::kAligned;
   bool no_header = false, all_users = false, json = false, allocations_only = false;
+  // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
+  std::map<uint32_t, std::vector<std::string>> only_steps;
+  std::set<uint32_t> whole_jobs;
   std::string start_text, end_text;
   enum { kJson = 1000 };
   const option long_options[] = {
@@ -124,6 +129,11 @@ int main(int argc, char** argv) {
             return 1;
           }
           query.add_job_ids(static_cast<uint32_t>(*n));
+          if (size_t dot = piece.find('.'); dot != std::string_view::npos) {
+            only_steps[static_cast<uint32_t>(*n)].emplace_back(piece.substr(dot + 1));
+          } else {
+            whole_jobs.insert(static_cast<uint32_t>(*n));
+          }
         }
         break;
       case 'n':
@@ -235,6 +245,9 @@ int main(int argc, char** argv) {
   ctx.now = now;
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
   ctx.steps = !allocations_only;
+  for (auto& [id, steps] : only_steps) {
+    if (!whole_jobs.count(id)) ctx.only_steps[id] = std::move(steps);
+  }
   std::cout << rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
   return 0;
 }

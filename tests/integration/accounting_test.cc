@@ -79,6 +79,7 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State -s F").out, "3|FAILED\n3.batch|FAILED\n");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -j 2,3 -S now+1days").out, "2\n3\n3.batch\n");
   EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -j 2,3").out, "2\n3\n");
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State -j 3.batch").out, "3.batch|FAILED\n");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -u nobody").out, "");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,ReqTRES -j 2").out,
             "2|billing=2,cpu=2,mem=2G,node=1\n");
