@@ -51,7 +51,8 @@ constexpr std::array kQosSettings = {
     Setting{"GrpSubmitJobs", Value::kCount},        Setting{"GrpTRES", Value::kTres},
     Setting{"MaxTRESPerUser", Value::kTres},        Setting{"MaxTRESPerJob", Value::kTres},
     Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText},
-    Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode}};
+    Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode},
+    Setting{"GraceTime", Value::kDuration}};
 
 template <size_t N>
 const Setting* Find(const std::array<Setting, N>& table, const std::string& key) {

@@ -123,6 +123,10 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
         }
       }
       if (const std::string* mode = Field(f, "PreemptMode")) q.preempt_mode = *mode;
+      if (const std::string* grace = Field(f, "GraceTime")) {
+        Result<DurationSecs> d = ParseDuration(*grace);
+        if (d.ok() && *d != kInfiniteDuration) q.grace_time_s = *d;
+      }
     }
   }
   for (const auto& [name, a] : table->accounts_) table->has_start_limits_ |= LimitsStart(a.limits);

@@ -51,6 +51,7 @@ struct QosPolicy {
   // and how its own jobs are displaced (PreemptMode=; empty: the cluster's).
   std::vector<std::string> preempt;
   std::string preempt_mode;
+  int64_t grace_time_s = 0;  // GraceTime=: how long its displaced jobs have to end (preempt/qos)
 };
 
 struct AccountPolicy {

@@ -151,7 +151,12 @@ void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now,
     Persist(job, effects);
     return;
   }
+  // The victim's partition's GraceTime; under preempt/qos its QoS's, as Slurm.
   int64_t grace = partition ? partition->grace_time : 0;
+  if (config_->settings.preempt_type == conf::kPreemptQos && policy_ != nullptr) {
+    const QosPolicy* qos = policy_->FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+    grace = qos != nullptr ? qos->grace_time_s : 0;
+  }
   if (grace <= 0) {
     StopDisplaced(job, now, effects);
     return;

@@ -431,7 +431,8 @@ class QosPreemptionTest : public PreemptionTest {
     AddEntity("user", "alice", {{"DefaultAccount", "physics"}});
     AddQos("normal", {});
     AddQos("scavenger", {{"PreemptMode", "CANCEL"}});
-    AddQos("urgent", {{"Preempt", "normal,scavenger"}});
+    AddQos("patient", {{"GraceTime", "00:01:30"}});
+    AddQos("urgent", {{"Preempt", "normal,scavenger,patient"}});
   }
   void AddQos(const std::string& name, std::map<std::string, std::string> fields) {
     AddEntity("qos", name, std::move(fields));
@@ -476,6 +477,35 @@ TEST_F(QosPreemptionTest, APreemptListDisplacesThoseQosWhateverThePartitions) {
   EXPECT_EQ(StateOf(scavenger), "PREEMPTED");
   Tick();
   EXPECT_EQ(StateOf(urgent), "RUNNING");
+}
+
+TEST_F(QosPreemptionTest, TheVictimsQosGraceTimeAppliesNotItsPartitions) {
+  ApplyPolicy();
+  uint32_t a = SubmitQos("patient");
+  uint32_t b = SubmitQos("patient");
+  Tick();
+  now_ += 10;
+  uint32_t urgent = SubmitQos("urgent");
+  Effects e = Tick();
+  const uint32_t victim = Job(b).preempted_by() == urgent ? b : a;
+  ASSERT_EQ(Job(victim).preempted_by(), urgent);
+  EXPECT_TRUE(Has(e, victim, SIGTERM, /*terminate=*/false));  // Warned
+  EXPECT_EQ(Job(victim).preempt_kill_time(), now_ + 90);
+  now_ += 90;
+  EXPECT_TRUE(Has(Tick(), victim, SIGTERM, /*terminate=*/true));
+}
+
+TEST_F(QosPreemptionTest, APartitionsGraceTimeDoesNotApply) {
+  ApplyPolicy();
+  uint32_t a = SubmitQos("normal", "grace");
+  uint32_t b = SubmitQos("normal", "grace");
+  Tick();
+  now_ += 10;
+  uint32_t urgent = SubmitQos("urgent");
+  Effects e = Tick();
+  const uint32_t victim = Job(b).preempted_by() == urgent ? b : a;
+  ASSERT_EQ(Job(victim).preempted_by(), urgent);
+  EXPECT_TRUE(Has(e, victim, SIGTERM, /*terminate=*/true));  // At once
 }
 
 TEST_F(QosPreemptionTest, TheClustersModeAppliesWhenTheVictimsQosHasNone) {
