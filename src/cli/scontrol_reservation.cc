@@ -190,9 +190,13 @@ std::string FormatReservation(const wire::ReservationRecord& r, int64_t now, boo
   return out;
 }
 
-int CreateReservationCommand(const std::vector<std::string>& args, std::ostream& out,
-                             std::ostream& err) {
-  Result<wire::ReservationRequest> req = ParseReservationArgs(args, true, time(nullptr));
+namespace {
+
+// create and update differ only in what they check before sending, the
+// method and the words: `done` is printed with the name the controller gives.
+int SendReservation(const std::vector<std::string>& args, bool create, std::ostream& out,
+                    std::ostream& err) {
+  Result<wire::ReservationRequest> req = ParseReservationArgs(args, create, time(nullptr));
   if (!req.ok()) {
     err << "scontrol: error: " << req.status().message() << "\n";
     return 1;
@@ -200,32 +204,30 @@ int CreateReservationCommand(const std::vector<std::string>& args, std::ostream&
   auto client = Connect(err);
   if (!client) return 1;
   wire::ReservationResponse resp;
-  Status s = client->Call(api::kCreateReservation, *req, &resp);
+  Status s = client->Call(create ? api::kCreateReservation : api::kUpdateReservation, *req, &resp);
   if (!s.ok()) {
-    err << "Error creating the reservation: " << s.message() << "\n";
+    err << "Error " << (create ? "creating" : "updating") << " the reservation: " << s.message()
+        << "\n";
     return 1;
   }
-  out << "Reservation created: " << resp.name() << "\n";
+  if (create) {
+    out << "Reservation created: " << resp.name() << "\n";
+  } else {
+    out << "Reservation updated.\n";
+  }
   return 0;
+}
+
+}  // namespace
+
+int CreateReservationCommand(const std::vector<std::string>& args, std::ostream& out,
+                             std::ostream& err) {
+  return SendReservation(args, /*create=*/true, out, err);
 }
 
 int UpdateReservationCommand(const std::vector<std::string>& args, std::ostream& out,
                              std::ostream& err) {
-  Result<wire::ReservationRequest> req = ParseReservationArgs(args, false, time(nullptr));
-  if (!req.ok()) {
-    err << "scontrol: error: " << req.status().message() << "\n";
-    return 1;
-  }
-  auto client = Connect(err);
-  if (!client) return 1;
-  wire::ReservationResponse resp;
-  Status s = client->Call(api::kUpdateReservation, *req, &resp);
-  if (!s.ok()) {
-    err << "Error updating the reservation: " << s.message() << "\n";
-    return 1;
-  }
-  out << "Reservation updated.\n";
-  return 0;
+  return SendReservation(args, /*create=*/false, out, err);
 }
 
 int DeleteReservationCommand(const std::vector<std::string>& args, std::ostream& err) {

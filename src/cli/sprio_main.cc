@@ -26,14 +26,6 @@ constexpr char kUsage[] =
     "  -w, --weights           show the configured weights\n"
     "      --help              show this help message\n";
 
-std::vector<std::string> SplitList(const char* text) {
-  std::vector<std::string> out;
-  for (std::string_view piece : rota::Split(text, ',')) {
-    if (!piece.empty()) out.emplace_back(piece);
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,7 +47,7 @@ int main(int argc, char** argv) {
         options.no_header = true;
         break;
       case 'j':
-        for (const std::string& id : SplitList(optarg)) {
+        for (const std::string& id : rota::SplitCommaList(optarg)) {
           std::optional<uint64_t> n = rota::ParseUint(id);
           if (!n || *n == 0 || *n > UINT32_MAX) {
             std::cerr << "sprio: error: Invalid job id: " << id << "\n";
@@ -74,10 +66,10 @@ int main(int argc, char** argv) {
         format = optarg;
         break;
       case 'p':
-        for (const std::string& p : SplitList(optarg)) request.add_partitions(p);
+        for (const std::string& p : rota::SplitCommaList(optarg)) request.add_partitions(p);
         break;
       case 'u':
-        for (const std::string& u : SplitList(optarg)) request.add_users(u);
+        for (const std::string& u : rota::SplitCommaList(optarg)) request.add_users(u);
         break;
       case 'w':
         options.weights = true;

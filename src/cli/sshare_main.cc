@@ -25,14 +25,6 @@ constexpr char kUsage[] =
     "  -u, --users=list        comma separated list of users to show\n"
     "      --help              show this help message\n";
 
-std::vector<std::string> SplitList(const char* text) {
-  std::vector<std::string> out;
-  for (std::string_view piece : rota::Split(text, ',')) {
-    if (!piece.empty()) out.emplace_back(piece);
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,7 +44,7 @@ int main(int argc, char** argv) {
         request.set_all_users(true);
         break;
       case 'A':
-        for (const std::string& a : SplitList(optarg)) request.add_accounts(a);
+        for (const std::string& a : rota::SplitCommaList(optarg)) request.add_accounts(a);
         break;
       case 'l':
         options.long_format = true;
@@ -61,7 +53,7 @@ int main(int argc, char** argv) {
         options.no_header = true;
         break;
       case 'o':
-        for (const std::string& f : SplitList(optarg)) options.fields.push_back(f);
+        for (const std::string& f : rota::SplitCommaList(optarg)) options.fields.push_back(f);
         break;
       case 'p':
         options.parsable = true;
@@ -70,7 +62,7 @@ int main(int argc, char** argv) {
         options.parsable2 = true;
         break;
       case 'u':
-        for (const std::string& u : SplitList(optarg)) {
+        for (const std::string& u : rota::SplitCommaList(optarg)) {
           if (u == "all") {
             request.set_all_users(true);
           } else {

@@ -62,6 +62,14 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   return parts;
 }
 
+std::vector<std::string> SplitCommaList(std::string_view s) {
+  std::vector<std::string> out;
+  for (std::string_view piece : Split(s, ',')) {
+    if (!piece.empty()) out.emplace_back(piece);
+  }
+  return out;
+}
+
 std::vector<std::string_view> SplitOutsideBrackets(std::string_view s, char sep) {
   std::vector<std::string_view> parts;
   size_t start = 0;

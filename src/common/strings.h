@@ -19,6 +19,8 @@ std::string_view Trim(std::string_view s);
 
 // Splits on every `sep`; keeps empty pieces ("a,,b" -> {"a", "", "b"}).
 std::vector<std::string_view> Split(std::string_view s, char sep);
+// A comma list as commands take it: "a,,b," -> {"a", "b"} (empty pieces dropped).
+std::vector<std::string> SplitCommaList(std::string_view s);
 // Splits on `sep` except inside [...] brackets ("a[1,2],b" -> {"a[1,2]", "b"}).
 std::vector<std::string_view> SplitOutsideBrackets(std::string_view s, char sep);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);

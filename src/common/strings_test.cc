@@ -22,6 +22,11 @@ TEST(StringsTest, CaseInsensitiveComparison) {
   EXPECT_FALSE(StartsWithIgnoreCase("xNodeName", "NodeName"));
 }
 
+TEST(StringsTest, SplitCommaListDropsEmptyPieces) {
+  EXPECT_EQ(SplitCommaList("a,,b,"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(SplitCommaList("").empty());
+}
+
 TEST(StringsTest, CaseConversionIsAsciiOnly) {
   EXPECT_EQ(ToLower("GrEs/GPU:A100"), "gres/gpu:a100");
   EXPECT_EQ(ToUpper("unlimited-1_x"), "UNLIMITED-1_X");
