@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -96,6 +97,9 @@ void AwaitStepStarted(const std::string& spool_dir, uint32_t job_id,
   const auto begin = std::chrono::steady_clock::now();
   const auto deadline = begin + timeout;
   bool answered = false;  // Once it answered, silence means it is gone.
+  // The controller's launch waits for this answer, so poll finely at first: a
+  // script usually runs within milliseconds. Slower later for long Prologs.
+  auto pause = std::chrono::milliseconds(1);
   while (std::chrono::steady_clock::now() < deadline) {
     Result<wire::StepStatus> status = AskStepDaemon(socket, ask, std::chrono::seconds(5));
     if (status.ok() && status->state() != wire::StepStatus::STEP_STARTING) return;
@@ -104,7 +108,8 @@ void AwaitStepStarted(const std::string& spool_dir, uint32_t job_id,
       return;
     }
     answered |= status.ok();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(pause);
+    pause = std::min(2 * pause, std::chrono::milliseconds(20));
   }
 }
 

@@ -40,7 +40,8 @@ void NodeMessenger::Carry(const Effects& effects) {
     wire::LaunchJobRequest req;
     *req.mutable_job() = *l.job;
     if (l.payload) *req.mutable_payload() = *l.payload;
-    messages.push_back({l.job->nodes(0), api::kLaunchJob, req.SerializeAsString()});
+    messages.push_back(
+        {l.job->job_id(), l.job->nodes(0), api::kLaunchJob, req.SerializeAsString()});
   }
   for (const SignalJob& s : effects.signals) {
     wire::SignalJobRequest req;
@@ -49,7 +50,9 @@ void NodeMessenger::Carry(const Effects& effects) {
     req.set_batch_only(s.batch_only);
     req.set_terminate(s.terminate);
     std::string body = req.SerializeAsString();
-    for (const std::string& node : s.nodes) messages.push_back({node, api::kSignalJob, body});
+    for (const std::string& node : s.nodes) {
+      messages.push_back({s.job_id, node, api::kSignalJob, body});
+    }
   }
   if (messages.empty()) return;
   {
@@ -91,26 +94,42 @@ bool NodeMessenger::Deliver(const Message& message) {
   return s.ok();
 }
 
+std::optional<NodeMessenger::Message> NodeMessenger::TakeReadyLocked() {
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    if (in_flight_.count(it->job_id) != 0) continue;
+    Message m = std::move(*it);
+    queue_.erase(it);
+    in_flight_.insert(m.job_id);
+    return m;
+  }
+  return std::nullopt;
+}
+
 void NodeMessenger::Run() {
   while (true) {
-    Message m;
+    std::optional<Message> m;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      cv_.wait(lock, [&] { return stopping_ || (m = TakeReadyLocked()).has_value(); });
       if (stopping_) return;
-      m = std::move(queue_.front());
-      queue_.pop_front();
     }
-    if (Deliver(m)) continue;
-    if (++m.attempts >= kMaxAttempts) {
-      spdlog::error("giving up on message {} to node {} after {} attempts", m.method, m.node,
-                    m.attempts);
-      continue;
+    bool delivered = Deliver(*m);
+    if (!delivered && ++m->attempts >= kMaxAttempts) {
+      spdlog::error("giving up on message {} to node {} after {} attempts", m->method, m->node,
+                    m->attempts);
+      delivered = true;
     }
-    // Back off a little, then queue it again behind newer work.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200 * m.attempts));
-    std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(m));
+    if (!delivered) {
+      // Back off a little with the job still in flight, so that its later
+      // messages keep waiting behind this one; then it goes first again.
+      std::this_thread::sleep_for(std::chrono::milliseconds(200 * m->attempts));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      in_flight_.erase(m->job_id);
+      if (!delivered) queue_.push_front(std::move(*m));
+    }
+    cv_.notify_all();
   }
 }
 
