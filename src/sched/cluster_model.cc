@@ -126,6 +126,12 @@ ClusterModel BuildClusterModel(const conf::ClusterConfig& config) {
       if (i >= 0) m.nodes[static_cast<size_t>(i)].leaf = static_cast<int>(leaf);
     }
   }
+  for (const conf::PartitionConfig& p : config.partitions) {
+    std::vector<uint32_t>& indices = m.partition_nodes[p.name];
+    for (const std::string& name : p.nodes) {
+      if (int32_t i = m.IndexOf(name); i >= 0) indices.push_back(static_cast<uint32_t>(i));
+    }
+  }
   m.empty_usage = m.EmptyUsage();
   return m;
 }

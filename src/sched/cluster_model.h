@@ -86,6 +86,10 @@ struct ClusterModel {
   GpuTypes gpu_types;
   std::vector<NodeShape> nodes;  // Configuration order
   std::map<std::string, uint32_t> index;
+  // Each partition's nodes as indices into `nodes`, in configuration order:
+  // every scheduling pass asks for them once per job, too often to look up
+  // each name again.
+  std::map<std::string, std::vector<uint32_t>> partition_nodes;
   std::vector<SwitchShape> switches;  // Empty without topology/tree
   bool memory_consumable = false;     // CR_*_Memory
   // EmptyUsage() for every node, kept by BuildClusterModel: "could this job

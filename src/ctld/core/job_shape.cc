@@ -99,6 +99,14 @@ void ApplyMemory(const wire::JobSpec& spec, const conf::PartitionConfig& partiti
 
 std::vector<uint32_t> PartitionNodeIndices(const conf::PartitionConfig& partition,
                                            const sched::ClusterModel& model) {
+  // Kept by the model for the partitions it was built with (a partition of
+  // the same name with other nodes, as a test may make, is looked up afresh).
+  if (auto it = model.partition_nodes.find(partition.name);
+      it != model.partition_nodes.end() && it->second.size() == partition.nodes.size() &&
+      (it->second.empty() || (model.nodes[it->second.front()].name == partition.nodes.front() &&
+                              model.nodes[it->second.back()].name == partition.nodes.back()))) {
+    return it->second;
+  }
   std::vector<uint32_t> out;
   out.reserve(partition.nodes.size());
   for (const std::string& name : partition.nodes) {
