@@ -86,7 +86,8 @@ stop_all "${NODES[@]}"
 stop_all rotactld
 stop_all rotadbd
 
-# Cgroups: rota/<node>/job_*/ and rota/<node>/ of the quickstart's nodes, in every v1
+# Cgroups: rota/<node>/uid_*/job_*/ (rota/<node>/job_*/ from older versions), the uid_*
+# levels and rota/<node>/ of the quickstart's nodes, in every v1
 # hierarchy. A rotad stopped with SIGTERM has removed its jobs' cgroups already; a killed one
 # may have left some, possibly still holding job processes, which are killed first (they belong
 # to this cluster's jobs: nothing else is put in these cgroups).
@@ -94,7 +95,7 @@ left_cgroups=0
 for n in "${NODES[@]}"; do
   for node_dir in /sys/fs/cgroup/*/rota/"$n"; do
     [ -d "$node_dir" ] || continue
-    for job_dir in "$node_dir"/job_*; do
+    for job_dir in "$node_dir"/uid_*/job_* "$node_dir"/job_*; do
       [ -d "$job_dir" ] || continue
       procs="$(cat "$job_dir/cgroup.procs" 2>/dev/null || true)"
       if [ -n "$procs" ]; then
@@ -110,6 +111,9 @@ for n in "${NODES[@]}"; do
       # Deepest first: srun's tasks have cgroups of their own below the job's.
       find "$job_dir" -depth -type d -exec rmdir {} + 2>/dev/null
       [ ! -d "$job_dir" ] || { say "cannot remove $job_dir"; left_cgroups=1; }
+    done
+    for uid_dir in "$node_dir"/uid_*; do
+      [ -d "$uid_dir" ] && rmdir "$uid_dir" 2>/dev/null
     done
     rmdir "$node_dir" 2>/dev/null || { say "cannot remove $node_dir"; left_cgroups=1; }
   done

@@ -161,7 +161,7 @@ Status BatchJob::Launch() {
   if (script.empty()) return InvalidArgument("the launch request carries no batch script");
   ROTA_RETURN_IF_ERROR(PrepareSpool(script));
 
-  ROTA_RETURN_IF_ERROR(node_.cgroups->Create(job.job_id()));
+  ROTA_RETURN_IF_ERROR(node_.cgroups->Create(job.job_id(), job.spec().uid()));
   cage_created_ = true;
   Result<CageLimits> limits = LimitsFor();
   if (!limits.ok()) return limits.status();

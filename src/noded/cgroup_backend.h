@@ -51,8 +51,9 @@ class CgroupBackend {
   // False when nothing is enforced (no root, no cgroups): callers say so loudly.
   virtual bool enforcing() const = 0;
 
-  // Makes the job's cgroups (reusing stale ones of the same id after emptying them).
-  virtual Status Create(uint32_t job_id) = 0;
+  // Makes the job's cgroups (reusing stale ones of the same id after emptying
+  // them), below a level per user when `uid` is given (uid_<uid>/job_<id>).
+  virtual Status Create(uint32_t job_id, std::optional<uint32_t> uid = std::nullopt) = 0;
   // Errors name the limit that could not be set. REQUIRES: Create succeeded.
   virtual Status SetLimits(uint32_t job_id, const CageLimits& limits) = 0;
   // Moves `pid` into the job's cgroups; its later children follow it there.

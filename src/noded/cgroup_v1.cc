@@ -27,7 +27,6 @@ using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
 constexpr const char* kControllers[] = {"cpuset", "memory", "devices", "freezer", "pids"};
-constexpr const char* kJobPrefix = "job_";
 
 using cgroup_files::Errno;
 using cgroup_files::MakeDir;
@@ -93,7 +92,8 @@ std::string CgroupV1::NodeDir(const std::string& controller) const {
 }
 
 std::string CgroupV1::JobDir(const std::string& controller, uint32_t job_id) const {
-  return NodeDir(controller) + "/" + kJobPrefix + std::to_string(job_id);
+  // Every hierarchy has the same layout: the tracker's says where.
+  return NodeDir(controller) + "/" + job_dirs_.Find(NodeDir(tracker_), job_id);
 }
 
 bool CgroupV1::Has(const std::string& controller) const {
@@ -111,10 +111,14 @@ std::vector<pid_t> CgroupV1::Procs(const std::string& controller, uint32_t job_i
   return pids;
 }
 
-Status CgroupV1::Create(uint32_t job_id) {
+Status CgroupV1::Create(uint32_t job_id, std::optional<uint32_t> uid) {
+  const std::string place = job_dirs_.Assign(job_id, uid);
   for (const std::string& c : controllers_) {
     const std::string base = mountpoint_ + "/" + c + "/rota";
-    for (const std::string& dir : {base, NodeDir(c), JobDir(c, job_id)}) {
+    std::vector<std::string> dirs{base, NodeDir(c)};
+    if (uid) dirs.push_back(NodeDir(c) + "/uid_" + std::to_string(*uid));
+    dirs.push_back(NodeDir(c) + "/" + place);
+    for (const std::string& dir : dirs) {
       ROTA_RETURN_IF_ERROR(MakeDir(dir));
       if (c == "cpuset") ROTA_RETURN_IF_ERROR(InheritCpuset(dir));
     }
@@ -241,25 +245,22 @@ Status CgroupV1::Remove(uint32_t job_id) {
     Status s = RemoveTree(JobDir(c, job_id));
     if (!s.ok() && first_error.ok()) first_error = s;
   }
+  if (first_error.ok()) job_dirs_.Forget(job_id);
   return first_error;
 }
 
 int CgroupV1::SweepStale(const std::set<uint32_t>& keep) {
   std::vector<uint32_t> stale;
   for (const std::string& c : controllers_) {
-    std::error_code ec;
-    for (const fs::directory_entry& e : fs::directory_iterator(NodeDir(c), ec)) {
-      std::string name = e.path().filename().string();
-      if (!e.is_directory(ec) || name.rfind(kJobPrefix, 0) != 0) continue;
-      std::optional<uint64_t> id = ParseUint(name.substr(4));
-      if (id && keep.count(static_cast<uint32_t>(*id)) == 0) {
-        stale.push_back(static_cast<uint32_t>(*id));
-      }
+    for (const auto& [id, place] : CgroupJobDirs::List(NodeDir(c))) {
+      if (keep.count(id) == 0) stale.push_back(id);
     }
   }
   std::sort(stale.begin(), stale.end());
   stale.erase(std::unique(stale.begin(), stale.end()), stale.end());
-  return KillAndRemove(stale);
+  int removed = KillAndRemove(stale);
+  for (const std::string& c : controllers_) CgroupJobDirs::RemoveEmptyUserDirs(NodeDir(c));
+  return removed;
 }
 
 }  // namespace rota::noded

@@ -2,8 +2,8 @@
 
 // The cgroup v1 cage: in each of the cpuset, memory, devices, freezer and pids
 // hierarchies that are mounted, a job's processes live in
-// <mountpoint>/<controller>/rota/<node>/job_<id>. The node level lets several
-// virtual nodes share a host without touching each other's jobs.
+// <mountpoint>/<controller>/rota/<node>/uid_<uid>/job_<id>. The node level
+// lets several virtual nodes share a host without touching each other's jobs.
 //
 // The freezer makes the final kill airtight: the job is frozen, every process
 // in it is sent SIGKILL, and it is thawed, so nothing can fork in between.
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "noded/cgroup_backend.h"
+#include "noded/cgroup_job_dirs.h"
 
 namespace rota::noded {
 
@@ -27,7 +28,7 @@ class CgroupV1 : public CgroupBackend {
   std::string Name() const override { return "cgroup/v1"; }
   bool enforcing() const override { return true; }
 
-  Status Create(uint32_t job_id) override;
+  Status Create(uint32_t job_id, std::optional<uint32_t> uid = std::nullopt) override;
   Status SetLimits(uint32_t job_id, const CageLimits& limits) override;
   Status AddPid(uint32_t job_id, pid_t pid) override;
   Status Signal(uint32_t job_id, int signal) override;
@@ -40,7 +41,7 @@ class CgroupV1 : public CgroupBackend {
                      const std::vector<DeviceRule>& devices) override;
   Status RemoveTask(uint32_t job_id, const std::string& task) override;
 
-  // <mountpoint>/<controller>/rota/<node>/job_<id>
+  // <mountpoint>/<controller>/rota/<node>/uid_<uid>/job_<id> (cgroup_job_dirs.h)
   std::string JobDir(const std::string& controller, uint32_t job_id) const;
 
  private:
@@ -57,6 +58,7 @@ class CgroupV1 : public CgroupBackend {
   const std::vector<std::string> controllers_;  // Those mounted, of the five above.
   const std::string tracker_;                   // "freezer", else "pids".
   const std::vector<uint32_t> host_cpus_;       // CPUs the root cpuset offers.
+  CgroupJobDirs job_dirs_;                      // Thread-safe.
 };
 
 }  // namespace rota::noded

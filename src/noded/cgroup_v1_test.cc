@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "testing/temp_dir.h"
@@ -54,6 +55,25 @@ TEST_F(CgroupV1Test, CreatesPerNodeJobDirsAndWritesLimits) {
   EXPECT_EQ(Read(cgroups_->JobDir("devices", 12) + "/devices.deny"), "a");
   // Each rule is its own write; the fake file keeps the last.
   EXPECT_EQ(Read(cgroups_->JobDir("devices", 12) + "/devices.allow"), "c 195:201 rwm");
+}
+
+TEST_F(CgroupV1Test, AUserLevelAboveTheJobThatOtherProcessesFind) {
+  ASSERT_TRUE(cgroups_->Create(5, 1000).ok());
+  const std::string root = dir_.path().string();
+  EXPECT_EQ(cgroups_->JobDir("memory", 5), root + "/memory/rota/n7/uid_1000/job_5");
+  EXPECT_EQ(Read(root + "/cpuset/rota/n7/uid_1000/cpuset.cpus"), "0-3");
+  EXPECT_EQ(Read(root + "/cpuset/rota/n7/uid_1000/job_5/cpuset.cpus"), "0-3");
+  // rotad signalling a job its rota-stepd caged: a backend that did not make
+  // the cgroup finds it below the user's level.
+  auto other = CgroupV1::Open(root, "n7");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ((*other)->JobDir("freezer", 5), root + "/freezer/rota/n7/uid_1000/job_5");
+  // Jobs made without a user stay directly below the node.
+  ASSERT_TRUE(cgroups_->Create(6).ok());
+  EXPECT_EQ((*other)->JobDir("pids", 6), root + "/pids/rota/n7/job_6");
+  // Both places are listed for the sweep at start.
+  std::map<uint32_t, std::string> listed = CgroupJobDirs::List(root + "/pids/rota/n7");
+  EXPECT_EQ(listed, (std::map<uint32_t, std::string>{{5, "uid_1000/job_5"}, {6, "job_6"}}));
 }
 
 TEST_F(CgroupV1Test, MoreCpusThanTheHostHasLeavesTheCpusetAlone) {

@@ -33,7 +33,6 @@ constexpr std::pair<const char*, const char*> kControllers[] = {
     {"memory", "ConstrainRAMSpace cannot be enforced, and a job that asks for it will not start"},
     {"pids", "jobs' process counts are not accounted (tracking needs no controller)"},
 };
-constexpr const char* kJobPrefix = "job_";
 constexpr const char* kStepLeaf = "step_batch";
 
 using cgroup_files::Errno;
@@ -188,7 +187,7 @@ CgroupV2::CgroupV2(std::string mount, std::string node, std::vector<std::string>
 std::string CgroupV2::NodeDir() const { return mount_ + "/rota/" + node_; }
 
 std::string CgroupV2::JobDir(uint32_t job_id) const {
-  return NodeDir() + "/" + kJobPrefix + std::to_string(job_id);
+  return NodeDir() + "/" + job_dirs_.Find(NodeDir(), job_id);
 }
 
 std::string CgroupV2::StepDir(uint32_t job_id) const { return JobDir(job_id) + "/" + kStepLeaf; }
@@ -236,7 +235,8 @@ bool CgroupV2::Populated(uint32_t job_id) const {
   return !Procs(job_id).empty();
 }
 
-Status CgroupV2::Create(uint32_t job_id) {
+Status CgroupV2::Create(uint32_t job_id, std::optional<uint32_t> uid) {
+  const std::string place = job_dirs_.Assign(job_id, uid);
   std::error_code ec;
   if (fs::exists(JobDir(job_id), ec)) {
     // Left by a crash: it may hold processes and an earlier job's device program.
@@ -247,7 +247,10 @@ Status CgroupV2::Create(uint32_t job_id) {
   }
   // The levels above the job were made and enabled by Open; made again in
   // case someone removed them since.
-  for (const std::string& dir : {mount_ + "/rota", NodeDir(), JobDir(job_id)}) {
+  std::vector<std::string> dirs{mount_ + "/rota", NodeDir()};
+  if (uid) dirs.push_back(NodeDir() + "/uid_" + std::to_string(*uid));
+  dirs.push_back(NodeDir() + "/" + place);
+  for (const std::string& dir : dirs) {
     ROTA_RETURN_IF_ERROR(MakeDir(dir));
     ROTA_RETURN_IF_ERROR(EnableControllers(dir));
   }
@@ -362,22 +365,19 @@ Status CgroupV2::KillAll(uint32_t job_id) {
 Status CgroupV2::Remove(uint32_t job_id) {
   std::error_code ec;
   if (!fs::exists(JobDir(job_id), ec)) return Status::Ok();
-  return RemoveTree(JobDir(job_id));
+  Status removed = RemoveTree(JobDir(job_id));
+  if (removed.ok()) job_dirs_.Forget(job_id);
+  return removed;
 }
 
 int CgroupV2::SweepStale(const std::set<uint32_t>& keep) {
   std::vector<uint32_t> stale;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(NodeDir(), ec)) {
-    std::string name = e.path().filename().string();
-    if (!e.is_directory(ec) || name.rfind(kJobPrefix, 0) != 0) continue;
-    std::optional<uint64_t> id = ParseUint(name.substr(4));
-    if (id && keep.count(static_cast<uint32_t>(*id)) == 0) {
-      stale.push_back(static_cast<uint32_t>(*id));
-    }
+  for (const auto& [id, place] : CgroupJobDirs::List(NodeDir())) {
+    if (keep.count(id) == 0) stale.push_back(id);
   }
-  std::sort(stale.begin(), stale.end());
-  return KillAndRemove(stale);
+  int removed = KillAndRemove(stale);
+  CgroupJobDirs::RemoveEmptyUserDirs(NodeDir());
+  return removed;
 }
 
 }  // namespace rota::noded

@@ -1,7 +1,7 @@
 #pragma once
 
 // The cgroup v2 cage. On the unified hierarchy (found in /proc/self/mounts) a
-// job lives in <mount>/rota/<node>/job_<id>, its processes in the leaf
+// job lives in <mount>/rota/<node>/uid_<uid>/job_<id>, its processes in the leaf
 // job_<id>/step_batch (v2 allows processes only in leaves once controllers
 // are enabled below a cgroup; further steps would be siblings of step_batch).
 // There is no per-user level: the cage interface does not carry the uid.
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "noded/cgroup_backend.h"
+#include "noded/cgroup_job_dirs.h"
 
 namespace rota::noded {
 
@@ -50,7 +51,7 @@ class CgroupV2 : public CgroupBackend {
 
   // Makes a fresh cage: one of the same id left by a crash is emptied and
   // removed first, so that no device program of an earlier job stays attached.
-  Status Create(uint32_t job_id) override;
+  Status Create(uint32_t job_id, std::optional<uint32_t> uid = std::nullopt) override;
   // REQUIRES: called once after Create (each call attaches another device program).
   Status SetLimits(uint32_t job_id, const CageLimits& limits) override;
   Status AddPid(uint32_t job_id, pid_t pid) override;
@@ -91,6 +92,7 @@ class CgroupV2 : public CgroupBackend {
   const std::vector<std::string> controllers_;  // Of memory, cpuset, pids: those available.
   const std::vector<uint32_t> host_cpus_;
   const Status device_control_;
+  CgroupJobDirs job_dirs_;  // Thread-safe.
 };
 
 }  // namespace rota::noded

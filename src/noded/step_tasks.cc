@@ -329,7 +329,7 @@ Status StepTasks::HoldCage(const wire::JobRecord& job, const std::vector<uint32_
   std::lock_guard<std::mutex> lock(mu_);
   int& users = cage_users_[job.job_id()];
   if (users++ > 0) return Status::Ok();
-  Status made = node_.cgroups->Create(job.job_id());
+  Status made = node_.cgroups->Create(job.job_id(), job.spec().uid());
   Result<CageLimits> limits = JobCageLimits(node_, job, gpu_indices);
   if (made.ok())
     made = limits.ok() ? node_.cgroups->SetLimits(job.job_id(), *limits) : limits.status();

@@ -19,7 +19,7 @@ class UnenforcedCage : public CgroupBackend {
   bool enforcing() const override { return false; }
   uint64_t OomKills(uint32_t) const override { return 0; }  // No memory limit to exceed.
 
-  Status Create(uint32_t) override { return Status::Ok(); }
+  Status Create(uint32_t, std::optional<uint32_t> = std::nullopt) override { return Status::Ok(); }
   Status SetLimits(uint32_t, const CageLimits&) override { return Status::Ok(); }
   // REQUIRES: `pid` leads its own process group (the launcher calls setsid).
   Status AddPid(uint32_t job_id, pid_t pid) override;

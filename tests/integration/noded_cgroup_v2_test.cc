@@ -1,5 +1,5 @@
 // rotad with CgroupPlugin=cgroup/v2, started for real as root with fake GPUs:
-// jobs run in <cgroup2 mount>/rota/<node>/job_<id>/step_batch, a BPF device
+// jobs run in <cgroup2 mount>/rota/<node>/uid_<uid>/job_<id>/step_batch, a BPF device
 // program lets them open their own GPU only, limits the hierarchy cannot
 // enforce stop the job with a clear error, and nothing outlives the job.
 #include <gtest/gtest.h>
@@ -75,7 +75,7 @@ class NodedCgroupV2Test : public ::testing::Test {
   }
 
   std::string JobDir(uint32_t id) const {
-    return mount_ + "/rota/" + cluster_->Node(1) + "/job_" + std::to_string(id);
+    return mount_ + "/rota/" + cluster_->Node(1) + "/uid_0/job_" + std::to_string(id);
   }
 
   wire::LaunchJobRequest Job(uint32_t id, const std::string& script, uint32_t gpus = 0) {
@@ -150,7 +150,7 @@ TEST_F(NodedCgroupV2Test, GpuJobOpensItsOwnGpuOnlyAndLeavesNothingBehind) {
     EXPECT_NE(cluster_->NodeLogs().find("ConstrainDevices: bpf(BPF_PROG_LOAD)"), std::string::npos);
     return;
   }
-  EXPECT_NE(out.find("CG 0::/rota/" + cluster_->Node(1) + "/job_12/step_batch\n"),
+  EXPECT_NE(out.find("CG 0::/rota/" + cluster_->Node(1) + "/uid_0/job_12/step_batch\n"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("cannot open " + cluster_->Gpu(1, 1) + ": No such device or address"),

@@ -269,9 +269,11 @@ class NodedCluster {
     return out;
   }
 
-  static std::string CgroupDir(const std::string& controller, const std::string& node,
-                               uint32_t job) {
-    return "/sys/fs/cgroup/" + controller + "/rota/" + node + "/job_" + std::to_string(job);
+  // A job's cgroup v1 directory: below a level per user (the tests' jobs run as root).
+  static std::string CgroupDir(const std::string& controller, const std::string& node, uint32_t job,
+                               uint32_t uid = 0) {
+    return "/sys/fs/cgroup/" + controller + "/rota/" + node + "/uid_" + std::to_string(uid) +
+           "/job_" + std::to_string(job);
   }
 
   // Runs a built command against this cluster's configuration.

@@ -132,7 +132,7 @@ TEST_F(NodedLaunchTest, JobRunsCagedWithSlurmEnvironmentAndGpus) {
   EXPECT_NE(out.find("UMASK=0022 CWD=" + cluster_->work_dir() + "\n"), std::string::npos) << out;
   EXPECT_NE(out.find("SESSION_LEADER\n"), std::string::npos) << out;
   for (const char* c : {"cpuset", "memory", "devices", "freezer"}) {
-    EXPECT_NE(out.find(std::string(c) + ":/rota/" + cluster_->Node(1) + "/job_21\n"),
+    EXPECT_NE(out.find(std::string(c) + ":/rota/" + cluster_->Node(1) + "/uid_0/job_21\n"),
               std::string::npos)
         << c << " in:\n"
         << out;
