@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "conf/cluster_config.h"
 #include "conf/preempt_mode.h"
+#include "ctld/core/backfill_resume.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
@@ -353,6 +354,7 @@ class ControllerCore {
   std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;
   uint32_t next_job_id_;
   int64_t last_backfill_ = 0;         // When the last backfill pass ran; 0: never
+  BackfillResume backfill_resume_;    // bf_continue (backfill_pass.cc)
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   uint64_t version_ = 0;              // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;
