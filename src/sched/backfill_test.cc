@@ -208,7 +208,8 @@ TEST_F(BackfillTest, CarriedJobsAreBookedBeforeAnyJobIsTried) {
   // job cannot take the hole for longer than until then.
   KeptReservation kept;
   kept.start = kNow + 100;
-  for (uint32_t n = 0; n < 4; ++n) kept.allocation.nodes.push_back({n, {0, 1, 2, 3}, 0, 0, 4, false});
+  for (uint32_t n = 0; n < 4; ++n)
+    kept.allocation.nodes.push_back({n, {0, 1, 2, 3}, 0, 0, 4, false});
   std::vector<BackfillJob> jobs = {Job(9, 1, 200), Job(1, 4, 500), Job(2, 1, 50)};
   jobs[1].carried = true;
   jobs[1].kept = &kept;

@@ -166,8 +166,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       return stats_.Since(pass_began) >= budget_us;
     };
   }
-  sched::BackfillResult plan =
-      sched::PlanBackfill(model, profile, jobs, ParamsOf(params), control);
+  sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, ParamsOf(params), control);
   BackfillResume next;
   if (params.bf_continue && plan.out_of_time && plan.last_tested >= 0) {
     for (size_t i = 0; i < jobs.size(); ++i) {

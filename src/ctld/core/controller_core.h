@@ -372,8 +372,8 @@ class ControllerCore {
   // Packed (model/job_payload.h): one small allocation per submission.
   std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;
   uint32_t next_job_id_;
-  int64_t last_backfill_ = 0;         // When the last backfill pass ran; 0: never
-  BackfillResume backfill_resume_;    // bf_continue (backfill_pass.cc)
+  int64_t last_backfill_ = 0;       // When the last backfill pass ran; 0: never
+  BackfillResume backfill_resume_;  // bf_continue (backfill_pass.cc)
   std::map<std::string, gang::PartitionSlice> gang_slices_;  // By partition (gang_pass.cc)
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   uint64_t version_ = 0;              // Bumped on every change visible to readers

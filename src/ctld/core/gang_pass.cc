@@ -8,8 +8,8 @@
 #include <csignal>
 #include <cstdint>
 
-#include "ctld/core/allocation_record.h"
 #include "conf/preempt_mode.h"
+#include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "model/pending_reason.h"
 #include "sched/select.h"
@@ -113,15 +113,23 @@ void ControllerCore::GangTick(int64_t now, Effects& effects) {
     const bool switching = slice.next_switch != 0 && now >= slice.next_switch;
     if (switching) slice.row = gang::NextRow(members, slice.row, rows);
     slice.row = std::min(slice.row, rows - 1);
-    const std::vector<uint32_t> run = gang::RunningSet(members, slice.row, rows);
+    // At a switch the slice's row takes over; within a slice those running
+    // keep running, and only jobs that share nothing with them join.
+    std::vector<uint32_t> keep;
+    if (!switching) {
+      for (const gang::Member& m : members) {
+        if (IsRunningMember(*jobs_.at(m.job_id))) keep.push_back(m.job_id);
+      }
+    }
+    const std::vector<uint32_t> run = gang::RunningSet(members, slice.row, rows, keep);
     auto runs = [&](uint32_t id) { return std::binary_search(run.begin(), run.end(), id); };
 
     // Those whose turn is over stop first: the others find their cores free.
     for (const gang::Member& m : members) {
       if (runs(m.job_id) || !IsRunningMember(*jobs_.at(m.job_id))) continue;
       wire::JobRecord& j = Mutable(m.job_id);
-      effects.signals.push_back({m.job_id, {j.nodes().begin(), j.nodes().end()}, SIGSTOP, false,
-                                 false});
+      effects.signals.push_back(
+          {m.job_id, {j.nodes().begin(), j.nodes().end()}, SIGSTOP, false, false});
       nodes_.Release(j);
       KeepMemoryOnly(j);
       nodes_.Allocate(j);
@@ -214,17 +222,13 @@ bool ControllerCore::TryGangStart(uint32_t job_id, const sched::Request& request
     sched::Selection selection = sched::Select(model, usage, usable, request);
     if (!selection.allocation) continue;
 
-    // It runs now when the current slice's running set, with it, keeps
-    // every job that runs now; else it waits for its turn.
+    // It runs now when it shares nothing with the jobs running now; else it
+    // waits for its turn.
     gang::PartitionSlice& slice = gang_slices_[partition->name];
-    std::vector<gang::Member> with = members;
-    with.push_back({UINT32_MAX, row, *selection.allocation});
-    const std::vector<uint32_t> run =
-        gang::RunningSet(with, std::min(slice.row, rows - 1), rows);
-    bool runs_now = std::binary_search(run.begin(), run.end(), UINT32_MAX);
+    bool runs_now = true;
     for (const gang::Member& m : members) {
       if (IsRunningMember(*jobs_.at(m.job_id)) &&
-          !std::binary_search(run.begin(), run.end(), m.job_id)) {
+          gang::Overlap(m.allocation, *selection.allocation)) {
         runs_now = false;
       }
     }

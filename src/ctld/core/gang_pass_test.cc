@@ -25,10 +25,10 @@ constexpr int64_t kT0 = 1'800'000'000;
 class GangPassTest : public ::testing::Test {
  protected:
   void Start(const std::string& conf) {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n"
-               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n" +
-               conf});
+    auto loaded =
+        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n"
+                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n" +
+                               conf});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     config_ = *loaded.config;
     core_ = std::make_unique<ControllerCore>(config_);
@@ -91,7 +91,7 @@ class GangPassTest : public ::testing::Test {
     std::vector<wire::JobRecord> jobs;
     for (const auto& j : *core_->PublishJobs()) jobs.push_back(*j);
     cli::format::SqueueOptions o;
-    o.format = "%.3i %.2t %.6M %R";
+    o.format = "%.5i %.2t %.6M %R";
     auto listing = cli::format::RenderSqueue(jobs, o, {now_, 0});
     EXPECT_TRUE(listing.ok());
     return listing.ok() ? listing->text : "";
@@ -140,8 +140,8 @@ TEST_F(GangPassTest, TwoJobsOnOneNodeTakeTurnsEverySlice) {
   EXPECT_EQ(Job(b).start_time(), kT0 + 30);
   EXPECT_EQ(Squeue(),
             "JOBID ST   TIME NODELIST(REASON)\n"
-            "  1  S   0:30 n1\n"
-            "  2  R   0:00 n1\n");
+            "    1  S   0:30 n1\n"
+            "    2  R   0:00 n1\n");
 
   now_ = kT0 + 60;  // a's turn again: SIGCONT, and its limit moves by 30 s
   e = Tick();

@@ -43,13 +43,20 @@ bool Overlap(const sched::Allocation& a, const sched::Allocation& b) {
   return false;
 }
 
-std::vector<uint32_t> RunningSet(const std::vector<Member>& members, uint32_t row,
-                                 uint32_t rows) {
+std::vector<uint32_t> RunningSet(const std::vector<Member>& members, uint32_t row, uint32_t rows,
+                                 const std::vector<uint32_t>& keep) {
   std::vector<const Member*> order;
   order.reserve(members.size());
   for (const Member& m : members) order.push_back(&m);
-  // The slice's row first, then the rows after it; job ids within a row.
-  auto distance = [&](const Member* m) { return rows == 0 ? 0 : (m->row + rows - row) % rows; };
+  auto kept = [&](const Member* m) {
+    return std::binary_search(keep.begin(), keep.end(), m->job_id);
+  };
+  // Those kept first, then the slice's row, then the rows after it; job ids
+  // within a row.
+  auto distance = [&](const Member* m) {
+    if (kept(m)) return 0u;
+    return 1u + (rows == 0 ? 0u : (m->row + rows - row) % rows);
+  };
   std::sort(order.begin(), order.end(), [&](const Member* a, const Member* b) {
     uint32_t da = distance(a);
     uint32_t db = distance(b);

@@ -33,14 +33,16 @@ bool Overlap(const sched::Allocation& a, const sched::Allocation& b);
 // A job taking part in its partition's time-slicing.
 struct Member {
   uint32_t job_id = 0;
-  uint32_t row = 0;               // 0-based
+  uint32_t row = 0;              // 0-based
   sched::Allocation allocation;  // Its cores and GPUs, while suspended too
 };
 
-// The jobs that run in a slice of `row`: every member of that row, then, row
-// after row from the next one on (wrapping), in job id order, each member
+// The jobs that run in a slice of `row`: the members in `keep` (ascending
+// ids; those already running, mid-slice), then every member of `row`, then,
+// row after row from the next one on (wrapping), in job id order, each member
 // that overlaps none already chosen. Ascending job ids.
-std::vector<uint32_t> RunningSet(const std::vector<Member>& members, uint32_t row, uint32_t rows);
+std::vector<uint32_t> RunningSet(const std::vector<Member>& members, uint32_t row, uint32_t rows,
+                                 const std::vector<uint32_t>& keep = {});
 
 // The next row after `row` (wrapping over `rows`) that has a member; `row`
 // itself when no other has one.
@@ -50,8 +52,8 @@ uint32_t NextRow(const std::vector<Member>& members, uint32_t row, uint32_t rows
 // in memory only: after a restart the rows are read back from the job
 // records and the first pass starts a fresh slice.
 struct PartitionSlice {
-  uint32_t row = 0;          // The row whose turn it is
-  int64_t next_switch = 0;   // When the next row's turn comes; 0: no slice running
+  uint32_t row = 0;         // The row whose turn it is
+  int64_t next_switch = 0;  // When the next row's turn comes; 0: no slice running
 };
 
 }  // namespace rota::ctld::gang

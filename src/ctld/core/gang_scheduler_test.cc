@@ -45,6 +45,9 @@ TEST(GangSchedulerTest, TheSlicesRowRunsAndOthersFillWhatItLeaves) {
   EXPECT_EQ(RunningSet(m, 1, 2), (std::vector<uint32_t>{2, 3}));
   EXPECT_EQ(NextRow(m, 0, 2), 1u);
   EXPECT_EQ(NextRow(m, 1, 2), 0u);
+  // Mid-slice, those running keep running even where the slice's row would
+  // take over: job 1 waits for a switch.
+  EXPECT_EQ(RunningSet(m, 0, 2, {2}), (std::vector<uint32_t>{2, 3}));
 }
 
 TEST(GangSchedulerTest, RowsTakeTurnsRoundRobinSkippingEmptyOnes) {

@@ -251,7 +251,8 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   const bool maint = FilterReserved(pending, now, c.usable);
   if (gang::RowsOf(*config_, *partition) > 0) {  // Time-sliced: shares cores with other rows
     if (TryGangStart(job_id, req, c.usable, now, effects)) return true;
-    *reason = std::string(maint ? model::reason::kReservedForMaintenance : model::reason::kResources);
+    *reason =
+        std::string(maint ? model::reason::kReservedForMaintenance : model::reason::kResources);
     return false;
   }
   sched::Selection selection = sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
@@ -274,8 +275,8 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   return true;
 }
 
-uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocation,
-                                 int64_t now, Effects& effects, bool launch) {
+uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
+                                 Effects& effects, bool launch) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
   uint32_t id = pending.array_meta() ? SplitArrayTask(job_id, std::nullopt, effects) : job_id;
   wire::JobRecord& job = Mutable(id);
