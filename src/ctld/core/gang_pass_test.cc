@@ -140,8 +140,8 @@ TEST_F(GangPassTest, TwoJobsOnOneNodeTakeTurnsEverySlice) {
   EXPECT_EQ(Job(b).start_time(), kT0 + 30);
   EXPECT_EQ(Squeue(),
             "JOBID ST   TIME NODELIST(REASON)\n"
-            "    1  S   0:30 n1\n"
-            "    2  R   0:00 n1\n");
+            "    2  R   0:00 n1\n"
+            "    1  S   0:30 n1\n");
 
   now_ = kT0 + 60;  // a's turn again: SIGCONT, and its limit moves by 30 s
   e = Tick();
@@ -239,6 +239,46 @@ TEST_F(GangPassTest, SuspendGangPreemptionSuspendsTheLowerTierUntilThePreemptorE
   e = Tick();
   EXPECT_EQ(State(low), "RUNNING");
   EXPECT_TRUE(Signalled(e, low, SIGCONT));
+}
+
+TEST_F(GangPassTest, AJobCancelledBeforeItsFirstTurnEndsWithoutANode) {
+  Start(kForce2);
+  uint32_t a = Submit("shared");
+  uint32_t b = Submit("shared");
+  Tick();
+  ASSERT_TRUE(Job(b).gang_launch_pending());
+  wire::SignalJobsRequest cancel;
+  cancel.add_job_ids(std::to_string(b));
+  Effects e;
+  core_->SignalJobs(cancel, Caller{1000, 1000, "alice", "alice", false}, now_, e);
+  Tick();
+  EXPECT_EQ(State(b), "CANCELLED");  // No node ever had it: nothing to wait for
+  EXPECT_EQ(State(a), "RUNNING");
+  now_ = kT0 + 30;
+  e = Tick();
+  EXPECT_EQ(State(a), "RUNNING");  // Alone again: no turns
+  EXPECT_FALSE(Signalled(e, a, SIGSTOP));
+}
+
+TEST_F(GangPassTest, RowsSurviveARestart) {
+  Start(kForce2);
+  uint32_t a = Submit("shared");
+  uint32_t b = Submit("shared");
+  Tick();
+  wire::StateSnapshot snapshot = core_->Snapshot();
+  core_ = std::make_unique<ControllerCore>(config_);
+  core_->Restore(&snapshot, {});
+  Effects e;
+  ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
+  now_ = kT0 + 5;
+  Tick();  // A new slice begins with the running job's row
+  EXPECT_EQ(State(a), "RUNNING");
+  EXPECT_EQ(State(b), "SUSPENDED");
+  now_ = kT0 + 35;
+  e = Tick();
+  EXPECT_EQ(State(a), "SUSPENDED");
+  EXPECT_EQ(State(b), "RUNNING");
+  EXPECT_TRUE(Launched(e, b));
 }
 
 }  // namespace
