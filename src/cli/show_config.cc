@@ -76,6 +76,7 @@ std::string FormatShowConfig(const conf::ClusterConfig& config, const ShowConfig
   if (conf::MaySuspendJobs(config)) {
     out += fmt::format("\nWARNING: {}\n", conf::kSuspendGpuWarning);
   }
+  if (conf::TimeSlicesJobs(config)) out += fmt::format("\nWARNING: {}\n", conf::kGangGpuWarning);
   const conf::CgroupConf& cg = config.cgroup;
   out += "\nCgroup Support Configuration:\n";
   for (const ConfigKey& key : kShowCgroupKeys) {

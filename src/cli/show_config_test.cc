@@ -65,5 +65,28 @@ TEST(ShowConfigTest, WarnsThatSuspendedJobsKeepTheirGpuMemory) {
   EXPECT_EQ(FormatShowConfig(**none.config, context).find("WARNING"), std::string::npos);
 }
 
+TEST(ShowConfigTest, GangTimeSlicingListsTheSliceAndWarnsAboutGpuMemory) {
+  TempDir dir;
+  const std::string base = "ClusterName=alpha\nSlurmctldHost=head\nNodeName=n1 CPUs=4\n";
+  ShowConfigContext context{1700000000, true, "head"};
+  auto gang = LoadConfigFiles(
+      dir, {base + "PreemptMode=GANG\nSchedulerTimeSlice=60\n"
+                   "PartitionName=shared Nodes=n1 Default=YES OverSubscribe=FORCE:2\n"});
+  ASSERT_TRUE(gang.config.ok()) << gang.Text();
+  EXPECT_EQ((*gang.config)->settings.scheduler_time_slice, 60);
+  std::string out = FormatShowConfig(**gang.config, context);
+  EXPECT_NE(out.find("SchedulerTimeSlice      = 60 sec\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nWARNING: PreemptMode=GANG: a job waiting for its time slice is suspended"),
+            std::string::npos)
+      << out;
+  // GANG without a FORCE partition slices nothing: no warning.
+  auto plain = LoadConfigFiles(
+      dir, {base + "PreemptMode=GANG\nPartitionName=p Nodes=n1 Default=YES OverSubscribe=YES:2\n"});
+  ASSERT_TRUE(plain.config.ok()) << plain.Text();
+  out = FormatShowConfig(**plain.config, context);
+  EXPECT_EQ(out.find("WARNING"), std::string::npos);
+  EXPECT_NE(out.find("SchedulerTimeSlice      = 30 sec\n"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace rota::cli

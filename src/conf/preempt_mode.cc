@@ -1,5 +1,8 @@
 #include "conf/preempt_mode.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "common/strings.h"
 
 namespace rota::conf {
@@ -32,6 +35,29 @@ bool MaySuspendJobs(const ClusterConfig& config) {
   if (config.settings.preempt_type != kPreemptPartitionPrio) return false;
   for (const PartitionConfig& p : config.partitions) {
     if (PreemptActionOf(config, p) == PreemptAction::kSuspend) return true;
+  }
+  return false;
+}
+
+uint32_t ForceShareCount(std::string_view oversubscribe) {
+  std::string_view base = oversubscribe.substr(0, oversubscribe.find(':'));
+  if (!EqualsIgnoreCase(base, "FORCE")) return 0;
+  if (base.size() == oversubscribe.size()) return 4;
+  std::optional<uint64_t> n = ParseUint(oversubscribe.substr(base.size() + 1));
+  return n ? static_cast<uint32_t>(std::min<uint64_t>(*n, UINT32_MAX)) : 0;
+}
+
+bool GangEnabled(const ClusterConfig& config) {
+  for (const std::string& mode : config.settings.preempt_mode) {
+    if (EqualsIgnoreCase(Trim(mode), "GANG")) return true;
+  }
+  return false;
+}
+
+bool TimeSlicesJobs(const ClusterConfig& config) {
+  if (!GangEnabled(config)) return false;
+  for (const PartitionConfig& p : config.partitions) {
+    if (ForceShareCount(p.oversubscribe) > 1) return true;
   }
   return false;
 }

@@ -3,6 +3,7 @@
 // What PreemptType / PreemptMode (slurm.conf, cluster-wide or per partition)
 // make of a running job that a preemptor displaces. Pure.
 
+#include <cstdint>
 #include <string_view>
 
 #include "conf/cluster_config.h"
@@ -28,9 +29,22 @@ PreemptAction ClusterPreemptAction(const ClusterConfig& config);
 // then earns a warning, since a suspended job keeps its GPUs' memory.
 bool MaySuspendJobs(const ClusterConfig& config);
 
-// The warning, as the log and `scontrol show config` give it.
+// Jobs per core or GPU that a partition's OverSubscribe lets gang scheduling
+// time-slice: N for "FORCE:N", 4 for "FORCE" (Slurm's default); 0 otherwise.
+uint32_t ForceShareCount(std::string_view oversubscribe);
+// Whether the cluster's PreemptMode names GANG.
+bool GangEnabled(const ClusterConfig& config);
+// Whether gang scheduling time-slices some partition (GANG, and a partition
+// with OverSubscribe=FORCE above 1): it suspends jobs, so it earns a warning.
+bool TimeSlicesJobs(const ClusterConfig& config);
+
+// The warnings, as the log and `scontrol show config` give them.
 inline constexpr std::string_view kSuspendGpuWarning =
     "PreemptMode=SUSPEND: a suspended job keeps its memory on the node and on its GPUs; "
     "the preemptor may not find the GPU memory it needs. Prefer REQUEUE for GPU partitions.";
+inline constexpr std::string_view kGangGpuWarning =
+    "PreemptMode=GANG: a job waiting for its time slice is suspended and keeps its memory on "
+    "the node and on its GPUs; jobs sharing GPUs by time-slicing must fit their GPU memory "
+    "together.";
 
 }  // namespace rota::conf

@@ -135,6 +135,9 @@ struct SlurmConf {
   std::string preempt_type = "preempt/none";
   std::vector<std::string> preempt_mode = {"OFF"};
   DurationSecs preempt_exempt_time = 0;
+  // PreemptMode=GANG: how long each set of jobs sharing resources runs
+  // before the next takes its turn (docs/gang.md).
+  DurationSecs scheduler_time_slice = 30;
   std::string proctrack_type = "proctrack/cgroup";
   std::vector<std::string> task_plugins;
   std::vector<std::string> prolog_flags;

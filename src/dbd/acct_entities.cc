@@ -52,7 +52,7 @@ constexpr std::array kQosSettings = {
     Setting{"MaxTRESPerUser", Value::kTres},        Setting{"MaxTRESPerJob", Value::kTres},
     Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText},
     Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode},
-    Setting{"GraceTime", Value::kDuration}};
+    Setting{"GraceTime", Value::kDuration},         Setting{"PreemptExemptTime", Value::kDuration}};
 
 template <size_t N>
 const Setting* Find(const std::array<Setting, N>& table, const std::string& key) {

@@ -75,5 +75,12 @@ TEST_F(AcctEntitiesTest, ModifyChecksThePreemptListToo) {
   EXPECT_EQ(Field("urgent", "Preempt"), "<unset>");
 }
 
+TEST_F(AcctEntitiesTest, PreemptExemptTimeIsADuration) {
+  ASSERT_TRUE(Add({Qos("settled", {{"PreemptExemptTime", "00:02:00"}})}).ok());
+  EXPECT_EQ(Field("settled", "PreemptExemptTime"), "00:02:00");
+  EXPECT_EQ(Add({Qos("bad", {{"PreemptExemptTime", "soon"}})}).message(),
+            "Bad PreemptExemptTime value: soon");
+}
+
 }  // namespace
 }  // namespace rota::dbd

@@ -44,9 +44,9 @@ NodeShare LeastShare(const Request& req) {
 }  // namespace
 
 BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& profile,
-                            const std::vector<BackfillJob>& jobs, const BackfillParams& params) {
+                            const std::vector<BackfillJob>& jobs, const BackfillParams& params,
+                            const BackfillControl& control) {
   BackfillResult result;
-  result.decisions.reserve(jobs.size());
   const int64_t now = profile.now();
   const int64_t horizon = params.window >= kForever - now ? kForever : now + params.window;
   std::vector<uint32_t> open_nodes;
@@ -67,9 +67,32 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
   };
   std::unordered_map<std::string, KindState> kinds;
 
-  for (const BackfillJob& job : jobs) {
-    BackfillDecision& d = result.decisions.emplace_back();
+  result.decisions.resize(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const BackfillJob& job = jobs[i];
+    BackfillDecision& d = result.decisions[i];
     d.id = job.id;
+    if (!job.carried || job.kept == nullptr) continue;
+    // Booked from now at the earliest: a kept start that has come is still
+    // the job's to take, and this pass does not move it.
+    const int64_t start = std::max(job.kept->start, now);
+    const int64_t end = job.time_limit_s < 0 || start > kForever - job.time_limit_s
+                            ? kForever
+                            : start + job.time_limit_s;
+    profile.Book(start, end, job.kept->allocation);
+    d.outcome = BackfillOutcome::kReserved;
+    d.start = start;
+    d.allocation = job.kept->allocation;
+    ++result.reserved;
+    ++reserved_in_part[job.partition];
+  }
+
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const BackfillJob& job = jobs[i];
+    BackfillDecision& d = result.decisions[i];
+    if (result.out_of_time) continue;
+    ++result.considered;
+    if (job.carried) continue;
     if (params.max_job_test > 0 && result.tested >= params.max_job_test) continue;
     if (params.max_job_part > 0 && tested_in_part[job.partition] >= params.max_job_part) continue;
     if (params.max_job_user > 0 && tested_of_user[job.user] >= params.max_job_user) continue;
@@ -151,6 +174,10 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
       d.outcome = BackfillOutcome::kReserved;
       ++result.reserved;
       ++reserved_in_part[job.partition];
+    }
+    result.last_tested = static_cast<int64_t>(i);
+    if (control.time_is_up && i + 1 < jobs.size() && control.time_is_up()) {
+      result.out_of_time = true;
     }
   }
   return result;

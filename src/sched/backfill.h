@@ -11,6 +11,7 @@
 // jobs decided kStartNow and shows the reservations (squeue --start).
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sched/allocation.h"
@@ -29,6 +30,13 @@ struct BackfillParams {
   uint32_t reserve_per_part = 0;  // bf_job_part_count_reserve: reservations per partition
 };
 
+// A reservation made by an earlier pass: booked again, as it was, for a job
+// a resuming pass does not try (bf_continue).
+struct KeptReservation {
+  int64_t start = 0;
+  Allocation allocation;
+};
+
 struct BackfillJob {
   uint32_t id = 0;
   Request request;
@@ -40,13 +48,27 @@ struct BackfillJob {
   // False while the job is younger than bf_min_age_reserve: it may start now,
   // but gets no reservation.
   bool may_reserve = true;
+  // bf_continue: an earlier pass, cut by bf_max_time, already tried this job.
+  // It is not tried again; `kept` (its reservation then, null: none) is
+  // booked before any job is tried, so that no job tried now delays it.
+  bool carried = false;
+  const KeptReservation* kept = nullptr;  // REQUIRES: outlives the pass
+};
+
+// How far one pass may go: bf_max_time.
+struct BackfillControl {
+  // Asked after every job tried; true once the pass has used its time, and
+  // the jobs after are left untried. Empty: no limit. The controller backs it
+  // with its monotonic clock, tests with a counter.
+  std::function<bool()> time_is_up;
 };
 
 enum class BackfillOutcome : uint8_t {
   kStartNow,   // Fits now without delaying any reservation: start it
   kReserved,   // Reserved at `start`, on `allocation`
   kNoPlan,     // No start within the window (or it may not reserve): no reservation
-  kNotTested,  // Left out by bf_max_job_test / _part / _user
+  kNotTested,  // Left out by bf_max_job_test / _part / _user, bf_max_time,
+               // or carried with nothing kept
 };
 
 struct BackfillDecision {
@@ -62,12 +84,20 @@ struct BackfillResult {
   uint32_t started = 0;
   uint32_t reserved = 0;
   uint32_t placements_tried = 0;  // Select calls: the pass's work
+  // The pass stopped early on bf_max_time after trying the job at
+  // `last_tested` (an index into the jobs); the jobs after it are kNotTested.
+  bool out_of_time = false;
+  // Jobs the pass went through (carried, tried or left out by a limit)
+  // before it ended: sdiag's depth.
+  uint32_t considered = 0;
+  int64_t last_tested = -1;  // Index of the last job tried; -1: none
 };
 
 // REQUIRES: `jobs` in priority order (highest first, ties broken by the
 // caller); `profile` holds the running allocations' ends. Books every start
 // and reservation into `profile`.
 BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& profile,
-                            const std::vector<BackfillJob>& jobs, const BackfillParams& params);
+                            const std::vector<BackfillJob>& jobs, const BackfillParams& params,
+                            const BackfillControl& control = {});
 
 }  // namespace rota::sched

@@ -134,6 +134,91 @@ TEST_F(BackfillTest, MaxJobTestCutsThePassOff) {
             "3 untested\n");
 }
 
+TEST_F(BackfillTest, MaxTimeStopsThePassAfterTheJobItWasOn) {
+  // A fake budget: spent once two jobs have been tried (no clock involved).
+  std::vector<BackfillJob> jobs = {Job(1, 4, 500), Job(2, 1, 50), Job(3, 1, 50), Job(4, 1, 50)};
+  int asked = 0;
+  BackfillControl control;
+  control.time_is_up = [&asked] { return ++asked >= 2; };
+  AvailabilityProfile profile = Profile();
+  BackfillResult r = PlanBackfill(model_, profile, jobs, BackfillParams{}, control);
+  EXPECT_TRUE(r.out_of_time);
+  EXPECT_EQ(r.tested, 2u);
+  EXPECT_EQ(r.considered, 2u);
+  EXPECT_EQ(r.last_tested, 1);
+  EXPECT_EQ(asked, 2);
+  ASSERT_EQ(r.decisions.size(), 4u);
+  EXPECT_EQ(r.decisions[0].outcome, BackfillOutcome::kReserved);
+  EXPECT_EQ(r.decisions[1].outcome, BackfillOutcome::kStartNow);
+  EXPECT_EQ(r.decisions[2].outcome, BackfillOutcome::kNotTested);
+  EXPECT_EQ(r.decisions[3].outcome, BackfillOutcome::kNotTested);
+}
+
+TEST_F(BackfillTest, MaxTimeNotReachedLeavesThePassWhole) {
+  std::vector<BackfillJob> jobs = {Job(1, 4, 500), Job(2, 1, 50)};
+  BackfillControl control;
+  control.time_is_up = [] { return false; };
+  AvailabilityProfile profile = Profile();
+  BackfillResult r = PlanBackfill(model_, profile, jobs, BackfillParams{}, control);
+  EXPECT_FALSE(r.out_of_time);
+  EXPECT_EQ(r.considered, 2u);
+  EXPECT_EQ(r.last_tested, 1);
+}
+
+TEST_F(BackfillTest, ContinueResumesBelowAndKeepsTheReservationsAbove) {
+  // Pass 1 runs out of time after the big job: it is reserved at +100.
+  std::vector<BackfillJob> jobs = {Job(1, 4, 500), Job(3, 1, 200), Job(2, 1, 50)};
+  BackfillControl cut;
+  cut.time_is_up = [] { return true; };
+  AvailabilityProfile first_profile = Profile();
+  BackfillResult first = PlanBackfill(model_, first_profile, jobs, BackfillParams{}, cut);
+  ASSERT_TRUE(first.out_of_time);
+  ASSERT_EQ(first.decisions[0].outcome, BackfillOutcome::kReserved);
+  ASSERT_EQ(first.decisions[1].outcome, BackfillOutcome::kNotTested);
+  KeptReservation kept{first.decisions[0].start, first.decisions[0].allocation};
+
+  // Pass 2 resumes after it. The kept reservation is booked as it was, so
+  // the 200-second job still may not start in its hole; the short one does.
+  jobs[0].carried = true;
+  jobs[0].kept = &kept;
+  AvailabilityProfile profile = Profile();
+  BackfillResult r = PlanBackfill(model_, profile, jobs, BackfillParams{});
+  EXPECT_FALSE(r.out_of_time);
+  EXPECT_EQ(r.tested, 2u);
+  EXPECT_EQ(r.considered, 3u);
+  ASSERT_EQ(r.decisions.size(), 3u);
+  EXPECT_EQ(r.decisions[0].outcome, BackfillOutcome::kReserved);
+  EXPECT_EQ(r.decisions[0].start, kNow + 100);
+  EXPECT_EQ(r.decisions[1].outcome, BackfillOutcome::kReserved);
+  EXPECT_EQ(r.decisions[1].start, kNow + 600);
+  EXPECT_EQ(r.decisions[2].outcome, BackfillOutcome::kStartNow);
+
+  // Without the kept reservation the resumed pass would let the long job
+  // take the hole: what keeping it prevents.
+  jobs[0].kept = nullptr;
+  AvailabilityProfile bare = Profile();
+  BackfillResult unprotected = PlanBackfill(model_, bare, jobs, BackfillParams{});
+  EXPECT_EQ(unprotected.decisions[0].outcome, BackfillOutcome::kNotTested);
+  EXPECT_EQ(unprotected.decisions[1].outcome, BackfillOutcome::kStartNow);
+}
+
+TEST_F(BackfillTest, CarriedJobsAreBookedBeforeAnyJobIsTried) {
+  // A job new since the cut sorts first; the carried job's kept reservation
+  // (the whole cluster at +100) is booked before it is tried, so the new
+  // job cannot take the hole for longer than until then.
+  KeptReservation kept;
+  kept.start = kNow + 100;
+  for (uint32_t n = 0; n < 4; ++n)
+    kept.allocation.nodes.push_back({n, {0, 1, 2, 3}, 0, 0, 4, false});
+  std::vector<BackfillJob> jobs = {Job(9, 1, 200), Job(1, 4, 500), Job(2, 1, 50)};
+  jobs[1].carried = true;
+  jobs[1].kept = &kept;
+  EXPECT_EQ(Plan(jobs, BackfillParams{}),
+            "9 reserve +600 n0\n"
+            "1 reserve +100 n0 n1 n2 n3\n"
+            "2 start n2\n");
+}
+
 TEST_F(BackfillTest, MaxJobPerUserAndPerPartition) {
   std::vector<BackfillJob> jobs = {Job(1, 1, 50, 7), Job(2, 1, 50, 7), Job(3, 1, 50, 8)};
   BackfillParams p;

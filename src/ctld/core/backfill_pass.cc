@@ -117,6 +117,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   for (const wire::JobRecord* j : queue) {
     const conf::PartitionConfig* partition = config_->FindPartition(j->spec().partition());
     if (partition == nullptr) continue;
+    if (gang::RowsOf(*config_, *partition) > 0) continue;  // Time-sliced: the main pass's
     Result<JobShape> shape = ShapeJob(j->spec(), *partition, *config_, model);
     if (!shape.ok() || !shape->partition_reason.empty()) continue;
     auto [it, fresh] = candidates.try_emplace(partition);
@@ -136,7 +137,48 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     b.may_reserve = now - j->eligible_time() >= params.bf_min_age_reserve;
   }
 
-  sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, ParamsOf(params));
+  // bf_continue: the jobs the last pass, cut by bf_max_time, went through
+  // are not tried again (unless nothing else is left); they keep the
+  // reservations it made.
+  if (params.bf_continue && !backfill_resume_.carried.empty()) {
+    size_t carried = 0;
+    for (sched::BackfillJob& b : jobs) {
+      if (!backfill_resume_.carried.contains(b.id)) continue;
+      b.carried = true;
+      ++carried;
+      auto kept = backfill_resume_.kept.find(b.id);
+      if (kept != backfill_resume_.kept.end()) b.kept = &kept->second;
+    }
+    if (carried == jobs.size()) {
+      for (sched::BackfillJob& b : jobs) {
+        b.carried = false;
+        b.kept = nullptr;
+      }
+    }
+  }
+  sched::BackfillControl control;
+  // bf_max_time (default bf_interval) of the controller's monotonic clock;
+  // none when either is 0 (a simulator or test without a clock).
+  const DurationSecs max_time = params.bf_max_time.value_or(params.bf_interval);
+  if (max_time > 0) {
+    const uint64_t budget_us = static_cast<uint64_t>(max_time) * 1'000'000;
+    control.time_is_up = [this, pass_began, budget_us] {
+      return stats_.Since(pass_began) >= budget_us;
+    };
+  }
+  sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, ParamsOf(params), control);
+  BackfillResume next;
+  if (params.bf_continue && plan.out_of_time && plan.last_tested >= 0) {
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (i > static_cast<size_t>(plan.last_tested) && !jobs[i].carried) continue;
+      const sched::BackfillDecision& d = plan.decisions[i];
+      next.carried.insert(d.id);
+      if (d.outcome == sched::BackfillOutcome::kReserved) {
+        next.kept.emplace(d.id, sched::KeptReservation{d.start, d.allocation});
+      }
+    }
+  }
+  backfill_resume_ = std::move(next);
   std::unique_ptr<LimitUsage> usage = RunningUsage();  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {
     auto it = jobs_.find(d.id);
@@ -168,7 +210,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     m.set_sched_start_time(start);
     m.set_sched_nodes(where);
   }
-  stats_.RecordBackfillCycle(now, stats_.Since(pass_began), jobs.size(), plan.decisions.size(),
+  stats_.RecordBackfillCycle(now, stats_.Since(pass_began), plan.considered, plan.tested,
                              queue.size(), profile.booking_count());
 }
 

@@ -162,5 +162,67 @@ TEST_F(BackfillPassTest, BackfillRunsEveryIntervalAndTheMainPassStillStartsInOrd
   EXPECT_EQ(Job(b).sched_nodes(), "");
 }
 
+// bf_max_time=1 with a fake clock that moves a second at every read: each
+// pass has time to try one job only.
+TEST_F(BackfillPassTest, MaxTimeCutsEveryPassAfterOneJobAndContinueResumesBelow) {
+  Start("SchedulerParameters=bf_max_time=1,bf_continue\n");
+  int64_t clock = 0;
+  core_->sched_stats().SetClock([&clock] { return clock += 1'000'000; });
+  uint32_t a = Submit("running", 1, 4, 10);  // n1 until +10 min
+  uint32_t b = Submit("wide", 2, 8, 60);     // both nodes: reserved at +10 min
+  uint32_t c = Submit("half1", 1, 2, 5);     // half of n2, done before b
+  uint32_t d = Submit("half2", 1, 2, 5);     // the other half
+  Effects e;
+  core_->Tick(kT0, e);
+  EXPECT_EQ(State(a), "RUNNING");
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);
+  EXPECT_EQ(State(c), "PENDING");  // Cut before it was tried
+  const BackfillPassStats& stats = core_->sched_stats().backfill();
+  EXPECT_EQ(stats.last_depth, 1u);
+  EXPECT_EQ(stats.last_depth_try, 1u);
+  EXPECT_EQ(stats.last_queue_length, 3u);
+
+  core_->Tick(kT0 + 30, e);  // Resumes below b, whose reservation stays
+  EXPECT_EQ(State(c), "RUNNING");
+  EXPECT_EQ(State(d), "PENDING");
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);
+  EXPECT_EQ(stats.last_depth, 2u);  // b carried, c tried
+  EXPECT_EQ(stats.last_depth_try, 1u);
+
+  core_->Tick(kT0 + 60, e);  // Below c: d, the last one, ends this round
+  EXPECT_EQ(State(d), "RUNNING");
+  EXPECT_EQ(stats.last_depth_try, 1u);
+
+  core_->Tick(kT0 + 90, e);  // From the top again
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);
+  EXPECT_EQ(stats.last_depth_try, 1u);
+  EXPECT_EQ(stats.last_depth, 1u);
+}
+
+TEST_F(BackfillPassTest, MaxTimeWithoutContinueTriesTheSameHeadEveryPass) {
+  Start("SchedulerParameters=bf_max_time=1\n");
+  int64_t clock = 0;
+  core_->sched_stats().SetClock([&clock] { return clock += 1'000'000; });
+  Submit("running", 1, 4, 10);
+  uint32_t b = Submit("wide", 2, 8, 60);
+  uint32_t c = Submit("half1", 1, 2, 5);
+  Effects e;
+  for (int64_t t = 0; t <= 90; t += 30) core_->Tick(kT0 + t, e);
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);
+  EXPECT_EQ(State(c), "PENDING");  // Never reached
+  EXPECT_EQ(core_->sched_stats().backfill().cycles, 4u);
+}
+
+TEST_F(BackfillPassTest, WithoutAClockThePassIsNeverCut) {
+  Start("SchedulerParameters=bf_max_time=1\n");
+  Submit("running", 1, 4, 10);
+  Submit("wide", 2, 8, 60);
+  uint32_t c = Submit("half1", 1, 2, 5);
+  Effects e;
+  core_->Tick(kT0, e);
+  EXPECT_EQ(State(c), "RUNNING");
+  EXPECT_EQ(core_->sched_stats().backfill().last_depth_try, 2u);
+}
+
 }  // namespace
 }  // namespace rota::ctld

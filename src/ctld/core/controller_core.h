@@ -17,9 +17,11 @@
 #include "common/status.h"
 #include "conf/cluster_config.h"
 #include "conf/preempt_mode.h"
+#include "ctld/core/backfill_resume.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
+#include "ctld/core/gang_scheduler.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
@@ -230,7 +232,12 @@ class ControllerCore {
   bool TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason);
   // Starts pending `job_id` (an array's next task) on `allocation`, which must
   // be free now.
-  void StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now, Effects& effects);
+  // `launch` false: only the record is written (allocation, times, state);
+  // the caller takes the resources, persists and launches (gang scheduling's
+  // job that waits for its turn). Returns the started job's id (an array's
+  // new task).
+  uint32_t StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
+                   Effects& effects, bool launch = true);
   // sched/backfill (backfill_pass.cc): after the main pass, every bf_interval,
   // starts what fits without delaying a job ahead and records the planned
   // start and nodes of the others (sched_start_time, sched_nodes).
@@ -310,6 +317,9 @@ class ControllerCore {
   // (PreemptMode=SUSPEND), or warns it and stops it after its partition's
   // GraceTime (StopDisplaced).
   void DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Effects& effects);
+  // How long `job` runs before it may be displaced: its QoS's
+  // PreemptExemptTime, else the cluster's.
+  int64_t PreemptExemptTimeOf(const wire::JobRecord& job) const;
   // How displaced `victim` leaves (its preemptor is preempted_by); CANCEL
   // when the policy no longer says (reconfigured since).
   conf::PreemptAction ActionAgainst(const wire::JobRecord& victim) const;
@@ -321,6 +331,16 @@ class ControllerCore {
   void ResumeDisplaced(int64_t now, Effects& effects);
   // Resumes a SUSPENDED job (its allocation must be free); persists.
   void ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects);
+  // PreemptMode=GANG (gang_pass.cc). Called from Tick before the scheduling
+  // pass: each time-sliced partition's running set for this moment (the next
+  // row's turn when its slice is over; suspended jobs that share nothing with
+  // the running ones run too), and the next slice's timer.
+  void GangTick(int64_t now, Effects& effects);
+  // Pending `job_id` of a time-sliced partition: placed in the first row it
+  // fits (sharing cores and GPUs with the jobs of the other rows); started,
+  // or given its resources SUSPENDED until its turn. False: fits in no row.
+  bool TryGangStart(uint32_t job_id, const sched::Request& request,
+                    const std::vector<uint32_t>& usable, int64_t now, Effects& effects);
   // scontrol suspend / resume (privileged): "" or the error for the user.
   std::string AdminSuspend(uint32_t job_id, bool suspend, int64_t now, Effects& effects);
   // The nodes held for pending preemptors (preempt_nodes), gathered at each pass.
@@ -352,7 +372,9 @@ class ControllerCore {
   // Packed (model/job_payload.h): one small allocation per submission.
   std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;
   uint32_t next_job_id_;
-  int64_t last_backfill_ = 0;         // When the last backfill pass ran; 0: never
+  int64_t last_backfill_ = 0;       // When the last backfill pass ran; 0: never
+  BackfillResume backfill_resume_;  // bf_continue (backfill_pass.cc)
+  std::map<std::string, gang::PartitionSlice> gang_slices_;  // By partition (gang_pass.cc)
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   uint64_t version_ = 0;              // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;

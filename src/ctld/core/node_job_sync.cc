@@ -56,6 +56,7 @@ void ControllerCore::ReconcileNodeJobs(const wire::NodeRegisterRequest& report, 
   std::vector<uint32_t> cleaned;
   for (const auto& [id, job] : jobs_) {
     if (held.count(id) != 0 || job->nodes().empty() || job->start_time() + grace > now) continue;
+    if (job->gang_launch_pending()) continue;  // Waits for its first time slice: not there yet
     if ((job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) &&
         job->nodes(0) == node) {
       lost.push_back(id);

@@ -127,6 +127,10 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
         Result<DurationSecs> d = ParseDuration(*grace);
         if (d.ok() && *d != kInfiniteDuration) q.grace_time_s = *d;
       }
+      if (const std::string* exempt = Field(f, "PreemptExemptTime")) {
+        Result<DurationSecs> d = ParseDuration(*exempt);
+        if (d.ok()) q.preempt_exempt_time_s = *d;
+      }
     }
   }
   for (const auto& [name, a] : table->accounts_) table->has_start_limits_ |= LimitsStart(a.limits);

@@ -52,6 +52,9 @@ struct QosPolicy {
   std::vector<std::string> preempt;
   std::string preempt_mode;
   int64_t grace_time_s = 0;  // GraceTime=: how long its displaced jobs have to end (preempt/qos)
+  // PreemptExemptTime=: how long its jobs run before they may be displaced;
+  // unset: the cluster's PreemptExemptTime.
+  std::optional<int64_t> preempt_exempt_time_s;
 };
 
 struct AccountPolicy {

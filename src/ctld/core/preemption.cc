@@ -84,7 +84,8 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
     if (job->state() != wire::JOB_STATE_RUNNING || job->preempted_by() != 0) continue;
     PreemptAction action = policy->ActionFor(pending, *job);
     if (action == PreemptAction::kOff) continue;
-    if (now < job->start_time() + config_->settings.preempt_exempt_time) continue;
+    const int64_t exempt = PreemptExemptTimeOf(*job);
+    if (exempt == kInfiniteDuration || now - job->start_time() < exempt) continue;
     preemptable.push_back({id, job->priority(), job->start_time(),
                            AllocationOf(nodes_.model(), *job, action == PreemptAction::kSuspend)});
   }
@@ -119,6 +120,15 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
   Persist(j, effects);
   NotePreemptHold(j);
   return true;
+}
+
+int64_t ControllerCore::PreemptExemptTimeOf(const wire::JobRecord& job) const {
+  // The job's QoS's PreemptExemptTime overrides the cluster's (as Slurm).
+  if (policy_ != nullptr) {
+    const QosPolicy* qos = policy_->FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+    if (qos != nullptr && qos->preempt_exempt_time_s) return *qos->preempt_exempt_time_s;
+  }
+  return config_->settings.preempt_exempt_time;
 }
 
 conf::PreemptAction ControllerCore::ActionAgainst(const wire::JobRecord& victim) const {

@@ -554,5 +554,23 @@ TEST_F(QosPreemptionTest, APreemptListAddedLaterTakesEffectAtTheNextPass) {
   EXPECT_EQ(Job(b).preempted_by() + Job(a).preempted_by(), urgent);
 }
 
+TEST_F(QosPreemptionTest, TheVictimsQosPreemptExemptTimeProtectsItsYoungJobs) {
+  AddQos("settled", {{"PreemptExemptTime", "00:02:00"}});
+  AddQos("boss", {{"Preempt", "settled"}});
+  ApplyPolicy();
+  uint32_t a = SubmitQos("settled");
+  uint32_t b = SubmitQos("settled");
+  Tick();
+  now_ += 10;
+  uint32_t boss = SubmitQos("boss");
+  Tick();
+  EXPECT_EQ(StateOf(a), "RUNNING");  // Younger than its QoS's two minutes
+  EXPECT_EQ(StateOf(b), "RUNNING");
+  EXPECT_EQ(Job(boss).reason(), "Resources");
+  now_ += 110;  // Two minutes since they started
+  Tick();
+  EXPECT_TRUE(Job(a).preempted_by() == boss || Job(b).preempted_by() == boss);
+}
+
 }  // namespace
 }  // namespace rota::ctld

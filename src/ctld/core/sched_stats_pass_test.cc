@@ -49,9 +49,10 @@ TEST(SchedStatsPassTest, PassesAndJobsAreCounted) {
   EXPECT_EQ(s.main().last_queue_length, 3u);
   EXPECT_EQ(s.backfill().cycles, 1u);
   EXPECT_EQ(s.backfill().last_cycle_when, kT0);
-  EXPECT_EQ(s.backfill().last_cycle_us, 7u);
+  EXPECT_EQ(s.backfill().last_cycle_us, 14u);     // One more read: bf_max_time, between its jobs
   EXPECT_EQ(s.backfill().last_queue_length, 2u);  // The two the main pass left waiting
   EXPECT_EQ(s.backfill().last_depth, 2u);
+  EXPECT_EQ(s.backfill().last_depth_try, 2u);
   EXPECT_EQ(s.backfill().backfilled_jobs, 1u);
   EXPECT_GE(s.backfill().last_table_size, 1u);  // The wide job's reservation
 

@@ -62,6 +62,7 @@ void ControllerCore::Tick(int64_t now, Effects& effects) {
   RecomputePriorities(now, effects);
   CheckNodeLiveness(now, effects);
   ResumeDisplaced(now, effects);  // Before anything else may take their resources
+  GangTick(now, effects);
   ExpireReservations(now, effects);
   SchedulePass(now, effects);
 }
@@ -248,6 +249,12 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   Candidates c = CandidatesFor(*partition);
   DropPreemptHolds(job_id, c.usable);
   const bool maint = FilterReserved(pending, now, c.usable);
+  if (gang::RowsOf(*config_, *partition) > 0) {  // Time-sliced: shares cores with other rows
+    if (TryGangStart(job_id, req, c.usable, now, effects)) return true;
+    *reason =
+        std::string(maint ? model::reason::kReservedForMaintenance : model::reason::kResources);
+    return false;
+  }
   sched::Selection selection = sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
   if (!selection.allocation) {
     if (maint) {
@@ -268,8 +275,8 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   return true;
 }
 
-void ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
-                             Effects& effects) {
+uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
+                                 Effects& effects, bool launch) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
   uint32_t id = pending.array_meta() ? SplitArrayTask(job_id, std::nullopt, effects) : job_id;
   wire::JobRecord& job = Mutable(id);
@@ -277,6 +284,8 @@ void ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocatio
   job.clear_sched_start_time();
   job.clear_sched_nodes();
   job.clear_preempt_nodes();
+  job.clear_gang_row();  // TryGangStart gives the row of its own jobs
+  job.clear_gang_launch_pending();
   job.set_state(wire::JOB_STATE_RUNNING);
   job.set_reason(std::string(model::reason::kNone));
   job.set_start_time(now);
@@ -287,10 +296,12 @@ void ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocatio
   job.set_cancel_requested(false);
   job.set_warned(false);
   if (std::optional<int64_t> warn = WarnTime(job)) NoteWake(*warn);
-  nodes_.Allocate(job);
   stats_.JobStarted();
+  if (!launch) return id;  // The caller takes the resources, persists and launches
+  nodes_.Allocate(job);
   Persist(job, effects);
   effects.launches.push_back({jobs_.at(id), FindPayload(job)});
+  return id;
 }
 
 void ControllerCore::SchedulePass(int64_t now, Effects& effects) {

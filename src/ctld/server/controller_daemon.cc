@@ -44,6 +44,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   if (!config.ok()) return config.status();
   d->config_ = *config;
   if (conf::MaySuspendJobs(*d->config_)) spdlog::warn("{}", conf::kSuspendGpuWarning);
+  if (conf::TimeSlicesJobs(*d->config_)) spdlog::warn("{}", conf::kGangGpuWarning);
 
   auth::AuthSettings auth_settings = api::AuthSettingsFor(*d->config_);
   if (auth_settings.auth_type == "auth/none") {
