@@ -89,81 +89,136 @@ wire::AccountingJob StepBase(const wire::AccountingJob& job) {
   return r;
 }
 
-const std::array<SacctField, 25> kFields = {{
-    {"JobID", 12, true, JobId},
-    {"JobIDRaw", 12, true,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return ctx.step.empty() ? std::to_string(j.job_id())
-                               : fmt::format("{}.{}", j.job_id(), ctx.step);
-     }},
-    {"JobName", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return j.name(); }},
-    {"Partition", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return j.partition(); }},
-    {"Account", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return j.account(); }},
-    {"AllocCPUS", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
-    {"AllocTRES", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.alloc_tres()); }},
-    {"ReqTRES", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.req_tres()); }},
-    {"ReqMem", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return FormatMemoryMb(j.req_mem_mb());
-     }},
-    {"Elapsed", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return SacctElapsed(ElapsedSeconds(j, ctx));
-     }},
-    {"State", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctState(j); }},
-    {"ExitCode", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctExitCode(j); }},
-    {"Start", 19, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return Time(j.start_time(), ctx);
-     }},
-    {"End", 19, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) { return Time(j.end_time(), ctx); }},
-    {"Submit", 19, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return Time(j.submit_time(), ctx);
-     }},
-    {"NodeList", 15, true,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return j.nodelist().empty() ? std::string("None assigned") : j.nodelist();
-     }},
-    {"Reason", 20, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return j.reason().empty() ? std::string("None") : j.reason();
-     }},
-    {"Restarts", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return std::to_string(j.restarts());
-     }},
-    {"User", 9, false, [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
-    {"UID", 6, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(j.uid()); }},
-    {"Timelimit", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       // -1 (and the 0 of a record that never had one) is no limit at all.
-       return j.time_limit_s() > 0 ? FormatDurationScontrol(j.time_limit_s())
-                                   : FormatDurationScontrol(kInfiniteDuration);
-     }},
-    {"NNodes", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Nodes(j)); }},
-    {"AllocNodes", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return std::to_string(j.alloc_nodes());
-     }},
-    {"NCPUS", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
-    {"ReqCPUS", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return std::to_string(Requested(j, "cpu"));
-     }},
-}};
+// A usage field of a step row; blank on a job's row and where unmeasured.
+std::string Usage(const SacctContext& ctx, std::string (*value)(const wire::StepUsage&)) {
+  if (ctx.usage == nullptr || ctx.usage->tasks() == 0) return "";
+  return value(*ctx.usage);
+}
+
+const std::array<SacctField, 31>
+    kFields =
+        {
+            {
+                {"JobID", 12, true, JobId},
+                {"JobIDRaw", 12, true,
+                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
+                   return ctx.step.empty() ? std::to_string(j.job_id())
+                                           : fmt::format("{}.{}", j.job_id(), ctx.step);
+                 }},
+                {"JobName", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) { return j.name(); }},
+                {"Partition", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) { return j.partition(); }},
+                {"Account", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) { return j.account(); }},
+                {"AllocCPUS", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return std::to_string(Cpus(j));
+                 }},
+                {"AllocTRES", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return SacctTres(j.alloc_tres());
+                 }},
+                {"ReqTRES", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return SacctTres(j.req_tres());
+                 }},
+                {"ReqMem", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return FormatMemoryMb(j.req_mem_mb());
+                 }},
+                {"Elapsed", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
+                   return SacctElapsed(ElapsedSeconds(j, ctx));
+                 }},
+                {"State", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) { return SacctState(j); }},
+                {"ExitCode", 8, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return SacctExitCode(j);
+                 }},
+                {"Start", 19, false,
+                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
+                   return Time(j.start_time(), ctx);
+                 }},
+                {"End", 19, false,
+                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
+                   return Time(j.end_time(), ctx);
+                 }},
+                {"Submit", 19, false,
+                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
+                   return Time(j.submit_time(), ctx);
+                 }},
+                {"NodeList", 15, true,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return j.nodelist().empty() ? std::string("None assigned") : j.nodelist();
+                 }},
+                {"Reason", 20, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return j.reason().empty() ? std::string("None") : j.reason();
+                 }},
+                {"Restarts", 8, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return std::to_string(j.restarts());
+                 }},
+                {"User", 9, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
+                {"UID", 6, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return std::to_string(j.uid());
+                 }},
+                {"Timelimit", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   // -1 (and the 0 of a record that never had one) is no limit at all.
+                   return j.time_limit_s() > 0 ? FormatDurationScontrol(j.time_limit_s())
+                                               : FormatDurationScontrol(kInfiniteDuration);
+                 }},
+                {"NNodes", 8, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return std::to_string(Nodes(j));
+                 }},
+                {"AllocNodes", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return std::to_string(j.alloc_nodes());
+                 }},
+                {"NCPUS", 10, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return std::to_string(Cpus(j));
+                 }},
+                {"ReqCPUS", 8, false,
+                 [](const wire::AccountingJob& j, const SacctContext&) {
+                   return std::to_string(Requested(j, "cpu"));
+                 }},
+                {"MaxRSS", 10, false,
+                 [](const wire::AccountingJob&, const SacctContext& ctx) {
+                   return Usage(
+                       ctx, [](const wire::StepUsage& u) { return SacctMemoryKb(u.max_rss_kb()); });
+                 }},
+                {"MaxRSSNode", 10, false,
+                 [](const wire::AccountingJob&, const SacctContext& ctx) {
+                   return Usage(ctx, [](const wire::StepUsage& u) { return u.max_rss_node(); });
+                 }},
+                {"MaxRSSTask", 10, false,
+                 [](const wire::AccountingJob&, const SacctContext& ctx) {
+                   return Usage(ctx, [](const wire::StepUsage& u) {
+                     return std::to_string(u.max_rss_task());
+                   });
+                 }},
+                {"AveRSS", 10, false,
+                 [](const wire::AccountingJob&, const SacctContext& ctx) {
+                   return Usage(
+                       ctx, [](const wire::StepUsage& u) { return SacctMemoryKb(u.ave_rss_kb()); });
+                 }},
+                // Not measured (usage.proto says why): always blank.
+                {"MaxVMSize", 10, false,
+                 [](const wire::AccountingJob&, const SacctContext&) { return std::string(); }},
+                {"TRESUsageInMax", 10, false,
+                 [](const wire::AccountingJob&, const SacctContext& ctx) {
+                   return Usage(ctx, [](const wire::StepUsage& u) {
+                     return "mem=" + SacctMemoryKb(u.max_rss_kb());
+                   });
+                 }},
+            }};
 
 // sacct's cell: padded to the width; a longer value keeps width-1 characters
 // and ends in '+' so that a cut is visible.
@@ -193,6 +248,17 @@ std::string SacctTres(const std::string& tres) {
     out.append(item);
   }
   return out;
+}
+
+std::string SacctMemoryKb(uint64_t kb) {
+  static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
+  if (kb == 0) return "0";
+  size_t unit = 0;
+  while (kb % 1024 == 0 && unit + 1 < sizeof kUnits) {
+    kb /= 1024;
+    ++unit;
+  }
+  return fmt::format("{}{}", kb, kUnits[unit]);
 }
 
 std::string SacctState(const wire::AccountingJob& job) {
@@ -290,6 +356,7 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
       }
       SacctContext step_ctx = ctx;
       step_ctx.step = row.step;
+      step_ctx.usage = &row.usage;
       line([&](const SacctField& f) { return f.value(row.record, step_ctx); });
     }
   }
@@ -299,6 +366,22 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
 std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
   std::vector<SacctStepRow> rows;
   if (job.start_time() <= 0 || job.nodelist().empty()) return rows;
+  if (job.extern_step()) {
+    // Held on every node from the job's start to its end, with no task of
+    // its own: it ends well however the job ends.
+    wire::AccountingJob r = StepBase(job);
+    r.set_name("extern");
+    r.set_state(job.ended() ? wire::JOB_STATE_COMPLETED : wire::JOB_STATE_RUNNING);
+    r.set_ended(job.ended());
+    r.set_submit_time(job.start_time());
+    r.set_start_time(job.start_time());
+    r.set_end_time(job.end_time());
+    r.set_nodelist(job.nodelist());
+    r.set_alloc_cpus(job.alloc_cpus());
+    r.set_alloc_nodes(job.alloc_nodes());
+    r.set_alloc_tres(job.alloc_tres());
+    rows.push_back({"extern", std::move(r), {}});
+  }
   if (job.batch()) {
     wire::AccountingJob r = StepBase(job);
     r.set_name("batch");
@@ -313,7 +396,7 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
     r.set_alloc_cpus(job.batch_cpus());
     r.set_alloc_nodes(1);
     r.set_alloc_tres(job.batch_tres());
-    rows.push_back({"batch", std::move(r)});
+    rows.push_back({"batch", std::move(r), job.batch_usage()});
   }
   for (const wire::AccountingStep& step : job.steps()) {
     wire::AccountingJob r = StepBase(job);
@@ -328,7 +411,7 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
     r.set_alloc_cpus(step.alloc_cpus());
     r.set_alloc_nodes(step.alloc_nodes());
     r.set_alloc_tres(step.alloc_tres());
-    rows.push_back({std::to_string(step.step_id()), std::move(r)});
+    rows.push_back({std::to_string(step.step_id()), std::move(r), step.usage()});
   }
   return rows;
 }

@@ -56,6 +56,13 @@ TEST_F(CgroupV1Test, CreatesPerNodeJobDirsAndWritesLimits) {
   EXPECT_EQ(Read(cgroups_->JobDir("devices", 12) + "/devices.allow"), "c 195:201 rwm");
 }
 
+TEST_F(CgroupV1Test, PeakMemoryIsTheMemoryControllersHighWaterMark) {
+  ASSERT_TRUE(cgroups_->Create(8).ok());
+  EXPECT_EQ(cgroups_->PeakMemoryBytes(8), std::nullopt);
+  dir_.Write("memory/rota/n7/job_8/memory.max_usage_in_bytes", "73400320\n");
+  EXPECT_EQ(cgroups_->PeakMemoryBytes(8), uint64_t{73400320});
+}
+
 TEST_F(CgroupV1Test, MoreCpusThanTheHostHasLeavesTheCpusetAlone) {
   ASSERT_TRUE(cgroups_->Create(3).ok());
   CageLimits limits;
