@@ -89,136 +89,114 @@ wire::AccountingJob StepBase(const wire::AccountingJob& job) {
   return r;
 }
 
-// A usage field of a step row; blank on a job's row and where unmeasured.
-std::string Usage(const SacctContext& ctx, std::string (*value)(const wire::StepUsage&)) {
-  if (ctx.usage == nullptr || ctx.usage->tasks() == 0) return "";
-  return value(*ctx.usage);
+// The usage fields of a step row; blank on a job's row and where unmeasured.
+const wire::StepUsage* Measured(const SacctContext& ctx) {
+  return ctx.usage != nullptr && ctx.usage->tasks() > 0 ? ctx.usage : nullptr;
+}
+std::string MaxRss(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? SacctMemoryKb(u->max_rss_kb()) : "";
+}
+std::string MaxRssNode(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? u->max_rss_node() : "";
+}
+std::string MaxRssTask(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? std::to_string(u->max_rss_task()) : "";
+}
+std::string AveRss(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? SacctMemoryKb(u->ave_rss_kb()) : "";
+}
+// Virtual sizes are not measured (usage.proto says why): always blank.
+std::string MaxVmSize(const wire::AccountingJob&, const SacctContext&) { return ""; }
+std::string TresUsageInMax(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? "mem=" + SacctMemoryKb(u->max_rss_kb()) : "";
 }
 
-const std::array<SacctField, 31>
-    kFields =
-        {
-            {
-                {"JobID", 12, true, JobId},
-                {"JobIDRaw", 12, true,
-                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
-                   return ctx.step.empty() ? std::to_string(j.job_id())
-                                           : fmt::format("{}.{}", j.job_id(), ctx.step);
-                 }},
-                {"JobName", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) { return j.name(); }},
-                {"Partition", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) { return j.partition(); }},
-                {"Account", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) { return j.account(); }},
-                {"AllocCPUS", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return std::to_string(Cpus(j));
-                 }},
-                {"AllocTRES", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return SacctTres(j.alloc_tres());
-                 }},
-                {"ReqTRES", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return SacctTres(j.req_tres());
-                 }},
-                {"ReqMem", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return FormatMemoryMb(j.req_mem_mb());
-                 }},
-                {"Elapsed", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
-                   return SacctElapsed(ElapsedSeconds(j, ctx));
-                 }},
-                {"State", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) { return SacctState(j); }},
-                {"ExitCode", 8, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return SacctExitCode(j);
-                 }},
-                {"Start", 19, false,
-                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
-                   return Time(j.start_time(), ctx);
-                 }},
-                {"End", 19, false,
-                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
-                   return Time(j.end_time(), ctx);
-                 }},
-                {"Submit", 19, false,
-                 [](const wire::AccountingJob& j, const SacctContext& ctx) {
-                   return Time(j.submit_time(), ctx);
-                 }},
-                {"NodeList", 15, true,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return j.nodelist().empty() ? std::string("None assigned") : j.nodelist();
-                 }},
-                {"Reason", 20, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return j.reason().empty() ? std::string("None") : j.reason();
-                 }},
-                {"Restarts", 8, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return std::to_string(j.restarts());
-                 }},
-                {"User", 9, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
-                {"UID", 6, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return std::to_string(j.uid());
-                 }},
-                {"Timelimit", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   // -1 (and the 0 of a record that never had one) is no limit at all.
-                   return j.time_limit_s() > 0 ? FormatDurationScontrol(j.time_limit_s())
-                                               : FormatDurationScontrol(kInfiniteDuration);
-                 }},
-                {"NNodes", 8, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return std::to_string(Nodes(j));
-                 }},
-                {"AllocNodes", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return std::to_string(j.alloc_nodes());
-                 }},
-                {"NCPUS", 10, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return std::to_string(Cpus(j));
-                 }},
-                {"ReqCPUS", 8, false,
-                 [](const wire::AccountingJob& j, const SacctContext&) {
-                   return std::to_string(Requested(j, "cpu"));
-                 }},
-                {"MaxRSS", 10, false,
-                 [](const wire::AccountingJob&, const SacctContext& ctx) {
-                   return Usage(
-                       ctx, [](const wire::StepUsage& u) { return SacctMemoryKb(u.max_rss_kb()); });
-                 }},
-                {"MaxRSSNode", 10, false,
-                 [](const wire::AccountingJob&, const SacctContext& ctx) {
-                   return Usage(ctx, [](const wire::StepUsage& u) { return u.max_rss_node(); });
-                 }},
-                {"MaxRSSTask", 10, false,
-                 [](const wire::AccountingJob&, const SacctContext& ctx) {
-                   return Usage(ctx, [](const wire::StepUsage& u) {
-                     return std::to_string(u.max_rss_task());
-                   });
-                 }},
-                {"AveRSS", 10, false,
-                 [](const wire::AccountingJob&, const SacctContext& ctx) {
-                   return Usage(
-                       ctx, [](const wire::StepUsage& u) { return SacctMemoryKb(u.ave_rss_kb()); });
-                 }},
-                // Not measured (usage.proto says why): always blank.
-                {"MaxVMSize", 10, false,
-                 [](const wire::AccountingJob&, const SacctContext&) { return std::string(); }},
-                {"TRESUsageInMax", 10, false,
-                 [](const wire::AccountingJob&, const SacctContext& ctx) {
-                   return Usage(ctx, [](const wire::StepUsage& u) {
-                     return "mem=" + SacctMemoryKb(u.max_rss_kb());
-                   });
-                 }},
-            }};
+const std::array<SacctField, 31> kFields = {{
+    {"JobID", 12, true, JobId},
+    {"JobIDRaw", 12, true,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return ctx.step.empty() ? std::to_string(j.job_id())
+                               : fmt::format("{}.{}", j.job_id(), ctx.step);
+     }},
+    {"JobName", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return j.name(); }},
+    {"Partition", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return j.partition(); }},
+    {"Account", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return j.account(); }},
+    {"AllocCPUS", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
+    {"AllocTRES", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.alloc_tres()); }},
+    {"ReqTRES", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.req_tres()); }},
+    {"ReqMem", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return FormatMemoryMb(j.req_mem_mb());
+     }},
+    {"Elapsed", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return SacctElapsed(ElapsedSeconds(j, ctx));
+     }},
+    {"State", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctState(j); }},
+    {"ExitCode", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return SacctExitCode(j); }},
+    {"Start", 19, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return Time(j.start_time(), ctx);
+     }},
+    {"End", 19, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) { return Time(j.end_time(), ctx); }},
+    {"Submit", 19, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return Time(j.submit_time(), ctx);
+     }},
+    {"NodeList", 15, true,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return j.nodelist().empty() ? std::string("None assigned") : j.nodelist();
+     }},
+    {"Reason", 20, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return j.reason().empty() ? std::string("None") : j.reason();
+     }},
+    {"Restarts", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return std::to_string(j.restarts());
+     }},
+    {"User", 9, false, [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
+    {"UID", 6, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(j.uid()); }},
+    {"Timelimit", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       // -1 (and the 0 of a record that never had one) is no limit at all.
+       return j.time_limit_s() > 0 ? FormatDurationScontrol(j.time_limit_s())
+                                   : FormatDurationScontrol(kInfiniteDuration);
+     }},
+    {"NNodes", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Nodes(j)); }},
+    {"AllocNodes", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return std::to_string(j.alloc_nodes());
+     }},
+    {"NCPUS", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
+    {"ReqCPUS", 8, false,
+     [](const wire::AccountingJob& j, const SacctContext&) {
+       return std::to_string(Requested(j, "cpu"));
+     }},
+    {"MaxRSS", 10, false, MaxRss},
+    {"MaxRSSNode", 10, false, MaxRssNode},
+    {"MaxRSSTask", 10, false, MaxRssTask},
+    {"AveRSS", 10, false, AveRss},
+    {"MaxVMSize", 10, false, MaxVmSize},
+    {"TRESUsageInMax", 14, false, TresUsageInMax},
+}};
 
 // sacct's cell: padded to the width; a longer value keeps width-1 characters
 // and ends in '+' so that a cut is visible.
