@@ -89,7 +89,34 @@ wire::AccountingJob StepBase(const wire::AccountingJob& job) {
   return r;
 }
 
-const std::array<SacctField, 25> kFields = {{
+// The usage fields of a step row; blank on a job's row and where unmeasured.
+const wire::StepUsage* Measured(const SacctContext& ctx) {
+  return ctx.usage != nullptr && ctx.usage->tasks() > 0 ? ctx.usage : nullptr;
+}
+std::string MaxRss(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? SacctMemoryKb(u->max_rss_kb()) : "";
+}
+std::string MaxRssNode(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? u->max_rss_node() : "";
+}
+std::string MaxRssTask(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? std::to_string(u->max_rss_task()) : "";
+}
+std::string AveRss(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? SacctMemoryKb(u->ave_rss_kb()) : "";
+}
+// Virtual sizes are not measured (usage.proto says why): always blank.
+std::string MaxVmSize(const wire::AccountingJob&, const SacctContext&) { return ""; }
+std::string TresUsageInMax(const wire::AccountingJob&, const SacctContext& ctx) {
+  const wire::StepUsage* u = Measured(ctx);
+  return u != nullptr ? "mem=" + SacctMemoryKb(u->max_rss_kb()) : "";
+}
+
+const std::array<SacctField, 31> kFields = {{
     {"JobID", 12, true, JobId},
     {"JobIDRaw", 12, true,
      [](const wire::AccountingJob& j, const SacctContext& ctx) {
@@ -163,6 +190,12 @@ const std::array<SacctField, 25> kFields = {{
      [](const wire::AccountingJob& j, const SacctContext&) {
        return std::to_string(Requested(j, "cpu"));
      }},
+    {"MaxRSS", 10, false, MaxRss},
+    {"MaxRSSNode", 10, false, MaxRssNode},
+    {"MaxRSSTask", 10, false, MaxRssTask},
+    {"AveRSS", 10, false, AveRss},
+    {"MaxVMSize", 10, false, MaxVmSize},
+    {"TRESUsageInMax", 14, false, TresUsageInMax},
 }};
 
 // sacct's cell: padded to the width; a longer value keeps width-1 characters
@@ -193,6 +226,17 @@ std::string SacctTres(const std::string& tres) {
     out.append(item);
   }
   return out;
+}
+
+std::string SacctMemoryKb(uint64_t kb) {
+  static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
+  if (kb == 0) return "0";
+  size_t unit = 0;
+  while (kb % 1024 == 0 && unit + 1 < sizeof kUnits) {
+    kb /= 1024;
+    ++unit;
+  }
+  return fmt::format("{}{}", kb, kUnits[unit]);
 }
 
 std::string SacctState(const wire::AccountingJob& job) {
@@ -290,6 +334,7 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
       }
       SacctContext step_ctx = ctx;
       step_ctx.step = row.step;
+      step_ctx.usage = &row.usage;
       line([&](const SacctField& f) { return f.value(row.record, step_ctx); });
     }
   }
@@ -299,6 +344,22 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
 std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
   std::vector<SacctStepRow> rows;
   if (job.start_time() <= 0 || job.nodelist().empty()) return rows;
+  if (job.extern_step()) {
+    // Held on every node from the job's start to its end, with no task of
+    // its own: it ends well however the job ends.
+    wire::AccountingJob r = StepBase(job);
+    r.set_name("extern");
+    r.set_state(job.ended() ? wire::JOB_STATE_COMPLETED : wire::JOB_STATE_RUNNING);
+    r.set_ended(job.ended());
+    r.set_submit_time(job.start_time());
+    r.set_start_time(job.start_time());
+    r.set_end_time(job.end_time());
+    r.set_nodelist(job.nodelist());
+    r.set_alloc_cpus(job.alloc_cpus());
+    r.set_alloc_nodes(job.alloc_nodes());
+    r.set_alloc_tres(job.alloc_tres());
+    rows.push_back({"extern", std::move(r), {}});
+  }
   if (job.batch()) {
     wire::AccountingJob r = StepBase(job);
     r.set_name("batch");
@@ -313,7 +374,7 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
     r.set_alloc_cpus(job.batch_cpus());
     r.set_alloc_nodes(1);
     r.set_alloc_tres(job.batch_tres());
-    rows.push_back({"batch", std::move(r)});
+    rows.push_back({"batch", std::move(r), job.batch_usage()});
   }
   for (const wire::AccountingStep& step : job.steps()) {
     wire::AccountingJob r = StepBase(job);
@@ -328,7 +389,7 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
     r.set_alloc_cpus(step.alloc_cpus());
     r.set_alloc_nodes(step.alloc_nodes());
     r.set_alloc_tres(step.alloc_tres());
-    rows.push_back({std::to_string(step.step_id()), std::move(r)});
+    rows.push_back({std::to_string(step.step_id()), std::move(r), step.usage()});
   }
   return rows;
 }

@@ -29,6 +29,9 @@ struct SacctContext {
   // `sacct -j 28.batch,28.0`: of these jobs only the named steps are listed
   // (not the job's own row). Jobs absent are listed whole.
   std::map<uint32_t, std::vector<std::string>> only_steps;
+  // The row's step's usage (MaxRSS...); null for a job's own row, which
+  // shows those fields blank as Slurm does.
+  const wire::StepUsage* usage = nullptr;
 };
 
 // One step row of a job: "batch" for the batch script, "N" for srun's steps,
@@ -37,9 +40,10 @@ struct SacctContext {
 struct SacctStepRow {
   std::string step;
   wire::AccountingJob record;
+  wire::StepUsage usage;  // Empty when not measured (the extern step's always)
 };
-// The job's step rows in sacct's order: batch first, then by step id. None
-// for a job that never started.
+// The job's step rows in sacct's order: extern (PrologFlags=Contain), batch,
+// then srun's by step id. None for a job that never started.
 std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job);
 
 struct SacctColumn {
@@ -76,5 +80,8 @@ std::string SacctExitCode(const wire::AccountingJob& job);  // "1:0"
 std::string SacctElapsed(int64_t seconds);                  // "1-02:03:04", "00:00:12"
 // TRES in sacct's order (by name): "billing=1,cpu=1,gres/gpu=2,mem=1G,node=1".
 std::string SacctTres(const std::string& tres);
+// A memory figure in KiB as sacct prints MaxRSS: "1234K", moved to the next
+// unit only while it divides exactly ("51200K" is "50M"); "0" for zero.
+std::string SacctMemoryKb(uint64_t kb);
 
 }  // namespace rota::cli

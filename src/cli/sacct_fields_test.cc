@@ -192,5 +192,75 @@ TEST(SacctFieldsTest, StepsFollowTheirJobUnlessAllocationsOnly) {
   EXPECT_EQ(SacctStepRows(interactive)[0].step, "0");
 }
 
+TEST(SacctFieldsTest, MemoryInSlurmsUnits) {
+  EXPECT_EQ(SacctMemoryKb(0), "0");
+  EXPECT_EQ(SacctMemoryKb(1234), "1234K");
+  EXPECT_EQ(SacctMemoryKb(51200), "50M");  // Exactly 50 MiB
+  EXPECT_EQ(SacctMemoryKb(51201), "51201K");
+  EXPECT_EQ(SacctMemoryKb(1024), "1M");
+  EXPECT_EQ(SacctMemoryKb(3ull * 1024 * 1024), "3G");
+  EXPECT_EQ(SacctMemoryKb(1536ull * 1024), "1536M");
+}
+
+TEST(SacctFieldsTest, UsageOnStepLinesBlankOnTheJobs) {
+  wire::AccountingJob j = Job28WithSteps();
+  j.mutable_batch_usage()->set_max_rss_kb(51200);
+  j.mutable_batch_usage()->set_max_rss_node("n1");
+  j.mutable_batch_usage()->set_ave_rss_kb(51200);
+  j.mutable_batch_usage()->set_tasks(1);
+  wire::StepUsage& u = *j.mutable_steps(0)->mutable_usage();
+  u.set_max_rss_kb(70001);
+  u.set_max_rss_node("n2");
+  u.set_max_rss_task(3);
+  u.set_ave_rss_kb(40000);
+  u.set_tasks(4);
+  SacctContext ctx;
+  ctx.steps = true;
+  auto columns =
+      ParseSacctFormat("JobID,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS,MaxVMSize,TRESUsageInMax");
+  ASSERT_TRUE(columns.ok()) << columns.status().message();
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, false, {j}, ctx),
+            "JobID|MaxRSS|MaxRSSNode|MaxRSSTask|AveRSS|MaxVMSize|TRESUsageInMax\n"
+            "28||||||\n"
+            "28.batch|50M|n1|0|50M||mem=50M\n"
+            "28.0|70001K|n2|3|40000K||mem=70001K\n");
+  // Not measured: blank, also on step lines.
+  j.clear_batch_usage();
+  auto one = ParseSacctFormat("JobID,MaxRSS");
+  ASSERT_TRUE(one.ok());
+  ctx.only_steps[28] = {"batch"};
+  EXPECT_EQ(RenderSacct(*one, SacctLayout::kParsable2, true, {j}, ctx), "28.batch|\n");
+  // The aligned layout right-justifies them in ten columns, as Slurm.
+  ctx.only_steps[28] = {"0"};
+  EXPECT_EQ(RenderSacct(*one, SacctLayout::kAligned, true, {j}, ctx), "28.0             70001K \n");
+}
+
+TEST(SacctFieldsTest, TheExternStepComesFirstAndEndsCompleted) {
+  wire::AccountingJob j = Job28WithSteps();
+  j.set_extern_step(true);
+  j.set_alloc_nodes(1);
+  SacctContext ctx;
+  ctx.steps = true;
+  auto columns = ParseSacctFormat("JobID,JobName,AllocCPUS,State,ExitCode,NodeList");
+  ASSERT_TRUE(columns.ok());
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {j}, ctx),
+            "28|qos_run|1|CANCELLED by 0|0:0|n1\n"
+            "28.extern|extern|1|COMPLETED|0:0|n1\n"
+            "28.batch|batch|1|CANCELLED|0:15|n1\n"
+            "28.0|gpuprobe.sh|1|FAILED|1:0|n1\n");
+  // sacct -j 28.extern
+  ctx.only_steps[28] = {"extern"};
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {j}, ctx),
+            "28.extern|extern|1|COMPLETED|0:0|n1\n");
+  // While the job runs, so does its extern step.
+  j.set_state(wire::JOB_STATE_RUNNING);
+  j.set_ended(false);
+  j.set_end_time(0);
+  EXPECT_EQ(SacctStepRows(j).front().record.state(), wire::JOB_STATE_RUNNING);
+  // Without PrologFlags=Contain: none.
+  j.set_extern_step(false);
+  EXPECT_EQ(SacctStepRows(j).front().step, "batch");
+}
+
 }  // namespace
 }  // namespace rota::cli

@@ -109,6 +109,16 @@ std::string SacctJson(const std::vector<wire::AccountingJob>& jobs, int64_t now)
                       {"end", r.end_time()},
                       {"start", r.start_time()}};
       step["tres"] = {{"allocated", TresList(r.alloc_tres())}};
+      if (row.usage.tasks() > 0) {
+        // As Slurm: the highest task's memory in bytes, with where it was.
+        Json mem = {{"type", "mem"},
+                    {"name", ""},
+                    {"id", TresId("mem")},
+                    {"count", row.usage.max_rss_kb() * 1024},
+                    {"task", row.usage.max_rss_task()},
+                    {"node", row.usage.max_rss_node()}};
+        step["tres"]["requested"] = {{"max", Json::array({std::move(mem)})}};
+      }
       steps.push_back(std::move(step));
     }
     item["steps"] = std::move(steps);

@@ -96,5 +96,35 @@ TEST(SacctJson, SignalledAndRunningJobs) {
   EXPECT_EQ(jobs[2]["time"]["limit"], 0);      // UNLIMITED
 }
 
+TEST(SacctJson, StepsCarryTheirHighestTasksMemory) {
+  wire::AccountingJob j = FinishedGpuJob();
+  j.set_batch(true);
+  j.set_batch_cpus(8);
+  j.set_batch_tres("cpu=8,mem=16G,node=1");
+  j.mutable_batch_usage()->set_max_rss_kb(51200);
+  j.mutable_batch_usage()->set_max_rss_node("n1");
+  j.mutable_batch_usage()->set_tasks(1);
+  wire::AccountingStep* s = j.add_steps();
+  s->set_step_id(0);
+  s->set_name("python3");
+  s->set_state(wire::JOB_STATE_COMPLETED);
+  s->set_start_time(1020);
+  s->set_end_time(1030);
+  s->set_nodelist("n2");
+  nlohmann::json job = nlohmann::json::parse(SacctJson({j}, 0))["jobs"][0];
+  ASSERT_EQ(job["steps"].size(), 2u);
+  const nlohmann::json& batch = job["steps"][0];
+  EXPECT_EQ(batch["step"]["id"], "42.batch");
+  ASSERT_EQ(batch["tres"]["requested"]["max"].size(), 1u);
+  const nlohmann::json& mem = batch["tres"]["requested"]["max"][0];
+  EXPECT_EQ(mem["type"], "mem");
+  EXPECT_EQ(mem["id"], 2);
+  EXPECT_EQ(mem["count"], 51200ull * 1024);  // Bytes
+  EXPECT_EQ(mem["node"], "n1");
+  EXPECT_EQ(mem["task"], 0);
+  // Not measured: no requested usage at all.
+  EXPECT_FALSE(job["steps"][1]["tres"].contains("requested"));
+}
+
 }  // namespace
 }  // namespace rota::cli

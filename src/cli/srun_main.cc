@@ -38,6 +38,7 @@
 #include "cli/node_caller.h"
 #include "cli/raw_terminal.h"
 #include "cli/srun_options.h"
+#include "cli/step_usage_tally.h"
 #include "cli/task_output.h"
 #include "common/step_io_pattern.h"
 #include "common/strings.h"
@@ -283,8 +284,12 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   wire::StepEndedRequest ended;
   ended.set_job_id(job_id);
   ended.set_step_id(step_id);
+  StepUsageTally usage;  // From the tasks' EXIT frames
   auto end_step = [&](uint32_t wait_status) {
     ended.set_wait_status(wait_status);
+    if (wire::StepUsage summary = usage.Summary(); summary.tasks() > 0) {
+      *ended.mutable_usage() = std::move(summary);
+    }
     wire::Empty none;
     client->Call(api::kStepEnded, ended, &none).ok();
   };
@@ -589,6 +594,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
           const uint32_t status = frame.wait_status();
           exits[frame.task()] = status;
           task_node[frame.task()] = node_of[c];
+          usage.Add(frame.task(), node_of[c], frame.max_rss_kb());
           if (!first_exit) first_exit = std::chrono::steady_clock::now();
           const bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
           if (options.kill_on_bad_exit && bad && exits.size() < step.num_tasks()) {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "noded/job_process.h"
 #include "noded/node_script.h"
 #include "noded/stdio_path.h"
+#include "noded/step_usage.h"
 
 namespace rota::noded {
 namespace {
@@ -250,9 +252,14 @@ wire::JobExitedRequest BatchJob::Run(const std::function<void(const Status&)>& l
   // No Signal() starts it once ended_ is set: reading it unlocked is safe now.
   if (killer_.joinable()) killer_.join();
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage used{};
+  while (wait4(pid, &status, 0, &used) < 0 && errno == EINTR) {
   }
   spdlog::info("job {}: batch script ended with wait status {:#x}", job_id(), status);
+  // Read before the cage goes (CleanUp).
+  usage_ = BatchStepUsage(cage_created_ ? node_.cgroups->PeakMemoryBytes(job_id()) : std::nullopt,
+                          static_cast<uint64_t>(std::max<long>(0, used.ru_maxrss)),
+                          node_.settings.node_name);
   // The controller shows the job COMPLETING, its resources still held, while
   // what is left of it is killed and the Epilog runs; the second report frees them.
   if (cage_created_ && node_.cgroups->OomKills(job_id()) > 0) out_of_memory_ = true;
@@ -356,6 +363,7 @@ wire::JobExitedRequest BatchJob::Outcome(uint32_t wait_status, bool cleanup_foll
   req.set_node(node_.settings.node_name);
   req.set_out_of_memory(out_of_memory_);
   req.set_cleanup_follows(cleanup_follows);
+  if (usage_.max_rss_kb() > 0) *req.mutable_usage() = usage_;
   if (!prolog_failure_.empty()) {
     req.set_prolog_failed(true);
     req.set_failure_reason(prolog_failure_);

@@ -24,6 +24,7 @@
 #include "noded/gpu_allocator.h"
 #include "noded/node_context.h"
 #include "rota.pb.h"
+#include "usage.pb.h"
 
 namespace rota::noded {
 
@@ -73,6 +74,7 @@ class BatchJob {
   std::vector<GpuDevice> gpus_;          // Held on this node; owned by Run's thread.
   bool cage_created_ = false;            // Owned by Run's thread.
   bool out_of_memory_ = false;           // Set by CleanUp from the cage's OOM count.
+  wire::StepUsage usage_;                // Measured once the script ended; owned by Run's thread.
   std::string prolog_failure_;           // Why the Prolog failed (Launch); empty: it did not.
   std::vector<std::string> script_env_;  // Environment for Prolog/Epilog, set by Launch.
 

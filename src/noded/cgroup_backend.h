@@ -63,6 +63,13 @@ class CgroupBackend {
   // How many of the job's processes the kernel killed for exceeding its memory
   // limit (0 when unknown). REQUIRES: before Remove.
   virtual uint64_t OomKills(uint32_t job_id) const = 0;
+  // The most memory the job's cage has held at once since it was made, in
+  // bytes (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak); nullopt when
+  // the backend cannot tell (no memory controller, v2 before Linux 5.19, no
+  // cgroups). REQUIRES: before Remove.
+  virtual std::optional<uint64_t> PeakMemoryBytes(uint32_t /*job_id*/) const {
+    return std::nullopt;
+  }
   // Kills every process of the job and waits (briefly) until none is left.
   virtual Status KillAll(uint32_t job_id) = 0;
   // Removes the job's cgroups. REQUIRES: KillAll first.

@@ -192,6 +192,11 @@ uint64_t CgroupV1::OomKills(uint32_t job_id) const {
   return 0;
 }
 
+std::optional<uint64_t> CgroupV1::PeakMemoryBytes(uint32_t job_id) const {
+  if (!Has("memory")) return std::nullopt;
+  return ParseUint(Trim(ReadFile(JobDir("memory", job_id) + "/memory.max_usage_in_bytes")));
+}
+
 Status CgroupV1::KillAll(uint32_t job_id) {
   const bool freezer = tracker_ == "freezer";
   const std::string state = JobDir("freezer", job_id) + "/freezer.state";

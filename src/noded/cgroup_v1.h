@@ -33,6 +33,7 @@ class CgroupV1 : public CgroupBackend {
   Status AddPid(uint32_t job_id, pid_t pid) override;
   Status Signal(uint32_t job_id, int signal) override;
   uint64_t OomKills(uint32_t job_id) const override;
+  std::optional<uint64_t> PeakMemoryBytes(uint32_t job_id) const override;
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
   int SweepStale(const std::set<uint32_t>& keep) override;

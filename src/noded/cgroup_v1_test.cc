@@ -76,6 +76,13 @@ TEST_F(CgroupV1Test, AUserLevelAboveTheJobThatOtherProcessesFind) {
   EXPECT_EQ(listed, (std::map<uint32_t, std::string>{{5, "uid_1000/job_5"}, {6, "job_6"}}));
 }
 
+TEST_F(CgroupV1Test, PeakMemoryIsTheMemoryControllersHighWaterMark) {
+  ASSERT_TRUE(cgroups_->Create(8).ok());
+  EXPECT_EQ(cgroups_->PeakMemoryBytes(8), std::nullopt);
+  dir_.Write("memory/rota/n7/job_8/memory.max_usage_in_bytes", "73400320\n");
+  EXPECT_EQ(cgroups_->PeakMemoryBytes(8), uint64_t{73400320});
+}
+
 TEST_F(CgroupV1Test, MoreCpusThanTheHostHasLeavesTheCpusetAlone) {
   ASSERT_TRUE(cgroups_->Create(3).ok());
   CageLimits limits;

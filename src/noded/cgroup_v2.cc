@@ -331,6 +331,12 @@ uint64_t CgroupV2::OomKills(uint32_t job_id) const {
   return KeyedValue(JobDir(job_id) + "/memory.events", "oom_kill").value_or(0);
 }
 
+std::optional<uint64_t> CgroupV2::PeakMemoryBytes(uint32_t job_id) const {
+  if (!Has("memory")) return std::nullopt;
+  // memory.peak exists from Linux 5.19; before it, nothing here.
+  return ParseUint(Trim(ReadFile(JobDir(job_id) + "/memory.peak")));
+}
+
 Status CgroupV2::KillAll(uint32_t job_id) {
   const std::string job = JobDir(job_id);
   std::error_code ec;

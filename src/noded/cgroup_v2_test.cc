@@ -97,6 +97,11 @@ TEST_F(CgroupV2Test, EnablesControllersDownToTheJobAndWritesLimits) {
              "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\noom_group_kill 0\n");
   EXPECT_EQ(cgroups->OomKills(12), 2u);
 
+  // memory.peak: Linux 5.19 and later only.
+  EXPECT_EQ(cgroups->PeakMemoryBytes(12), std::nullopt);
+  dir_.Write("rota/n7/job_12/memory.peak", "52428800\n");
+  EXPECT_EQ(cgroups->PeakMemoryBytes(12), uint64_t{52428800});
+
   ASSERT_TRUE(cgroups->AddPid(12, 4242).ok());
   EXPECT_EQ(Read(cgroups->StepDir(12) + "/cgroup.procs"), "4242");
 }
@@ -150,6 +155,7 @@ TEST_F(CgroupV2Test, MissingControllersFailTheLimitsThatNeedThem) {
 
   EXPECT_TRUE(cgroups->SetLimits(5, CageLimits{}).ok());
   EXPECT_EQ(cgroups->OomKills(5), 0u);
+  EXPECT_EQ(cgroups->PeakMemoryBytes(5), std::nullopt);
 }
 
 }  // namespace

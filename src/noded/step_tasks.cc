@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -169,6 +170,7 @@ struct LocalTask {
   int pidfd = -1;         // Readable once the task exits (-1: kernel without pidfd)
   bool exited = false;
   uint32_t wait_status = 0;
+  uint64_t max_rss_kb = 0;  // Its peak resident set with its waited-for children's (wait4)
   bool reported = false;
   std::string cage;           // Its devices sub-cage ("" without one)
   int stdin_fd = -1;          // From srun (-i): write end, non-blocking
@@ -749,10 +751,12 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
                                 running->live.end());
           }
           int status = 0;
-          while (waitpid(task.pid, &status, 0) < 0 && errno == EINTR) {
+          rusage used{};
+          while (wait4(task.pid, &status, 0, &used) < 0 && errno == EINTR) {
           }
           task.exited = true;
           task.wait_status = static_cast<uint32_t>(status);
+          task.max_rss_kb = static_cast<uint64_t>(std::max<long>(0, used.ru_maxrss));
           if (task.stdin_fd >= 0) close(task.stdin_fd);
           task.stdin_fd = -1;
         }
@@ -762,6 +766,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
         frame.set_kind(wire::TaskIoFrame::EXIT);
         frame.set_task(task.global_id);
         frame.set_wait_status(task.wait_status);
+        frame.set_max_rss_kb(task.max_rss_kb);
         if (!WriteStepMessage(io, frame).ok()) srun_gone = true;
         task.reported = true;
       }

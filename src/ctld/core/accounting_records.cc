@@ -57,6 +57,11 @@ uint64_t RequestedMemMb(const conf::ClusterConfig& config, const wire::JobRecord
 
 }  // namespace
 
+bool ContainsExternStep(const conf::ClusterConfig& config) {
+  const auto& flags = config.settings.prolog_flags;
+  return std::find(flags.begin(), flags.end(), "Contain") != flags.end();
+}
+
 bool AccountingEnabled(const conf::ClusterConfig& config) {
   return config.settings.accounting_storage_type == "accounting_storage/slurmdbd";
 }
@@ -158,6 +163,8 @@ wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const w
       a.set_batch_cpus(first.cpus());
       a.set_batch_tres(share.ToString());
     }
+    if (a.batch() && job.has_batch_usage()) *a.mutable_batch_usage() = job.batch_usage();
+    a.set_extern_step(ContainsExternStep(config));
   } else {
     // Never ran: Slurm shows the end as its start, and no allocation.
     a.set_start_time(a.ended() ? job.start_time() : 0);
@@ -188,6 +195,7 @@ wire::AccountingStep MakeAccountingStep(const conf::ClusterConfig& config,
   const uint64_t gpus = uint64_t{step.gpus_per_task()} * step.num_tasks();
   if (gpus > 0 && Listed(config, "gres/gpu")) tres.Set("gres/gpu", gpus);
   a.set_alloc_tres(tres.ToString());
+  if (step.has_usage()) *a.mutable_usage() = step.usage();
   return a;
 }
 

@@ -17,6 +17,9 @@
 namespace rota::ctld {
 
 bool AccountingEnabled(const conf::ClusterConfig& config);
+// PrologFlags=Contain: every job has an extern step on each of its nodes
+// (sacct's JOBID.extern line).
+bool ContainsExternStep(const conf::ClusterConfig& config);
 
 // Remembers on the job who cancelled it (sacct's "CANCELLED by UID").
 inline void NoteCancelledBy(wire::JobRecord& job, uint32_t uid) {

@@ -170,6 +170,40 @@ TEST(AccountingRecordsTest, AStepsRecord) {
   EXPECT_EQ(a.alloc_nodes(), 2u);
   EXPECT_EQ(a.alloc_tres(), "cpu=8,node=2,gres/gpu=4");
   EXPECT_EQ(MakeAccountingStep(Config(true, {}), step).alloc_tres(), "cpu=8,node=2");
+  EXPECT_FALSE(a.has_usage());
+
+  step.mutable_usage()->set_max_rss_kb(51200);
+  step.mutable_usage()->set_max_rss_node("n1");
+  step.mutable_usage()->set_max_rss_task(3);
+  step.mutable_usage()->set_tasks(4);
+  a = MakeAccountingStep(Config(true), step);
+  EXPECT_EQ(a.usage().max_rss_kb(), 51200u);
+  EXPECT_EQ(a.usage().max_rss_node(), "n1");
+  EXPECT_EQ(a.usage().max_rss_task(), 3u);
+}
+
+TEST(AccountingRecordsTest, TheBatchStepsUsageGoesWithIt) {
+  wire::JobRecord j = Running();
+  j.mutable_batch_usage()->set_max_rss_kb(40960);
+  j.mutable_batch_usage()->set_tasks(1);
+  wire::AccountingJob a = MakeAccountingJob(Config(true), j, j.state());
+  EXPECT_EQ(a.batch_usage().max_rss_kb(), 40960u);
+  // No batch step, nothing to show it on.
+  j.mutable_spec()->set_interactive(true);
+  EXPECT_FALSE(MakeAccountingJob(Config(true), j, j.state()).has_batch_usage());
+}
+
+TEST(AccountingRecordsTest, TheExternStepComesWithPrologFlagsContain) {
+  conf::ClusterConfig config = Config(true);
+  wire::JobRecord j = Running();
+  EXPECT_FALSE(MakeAccountingJob(config, j, j.state()).extern_step());
+  config.settings.prolog_flags = {"Alloc", "Contain"};
+  EXPECT_TRUE(ContainsExternStep(config));
+  EXPECT_TRUE(MakeAccountingJob(config, j, j.state()).extern_step());
+  // A job that never ran had no step at all.
+  j.clear_nodes();
+  j.set_state(wire::JOB_STATE_CANCELLED);
+  EXPECT_FALSE(MakeAccountingJob(config, j, j.state()).extern_step());
 }
 
 }  // namespace

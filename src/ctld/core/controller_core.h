@@ -177,6 +177,9 @@ class ControllerCore {
   // them once the attempt is over.
   void AttachSteps(const wire::JobRecord& job, wire::AccountingJob& record) const;
   void EndAttemptSteps(const wire::JobRecord& job, Effects& effects);
+  // Keeps the batch step's usage from `report` on the job when it comes from
+  // the node that runs this run's batch script (job_steps.cc).
+  void NoteBatchUsage(const wire::JobExitedRequest& report);
   void PersistNode(const NodeRuntime& node, Effects& effects);
   uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;

@@ -322,6 +322,7 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_
   job.set_start_time(0);
   job.set_end_time(0);
   job.set_exit_code(0);
+  job.clear_batch_usage();
   job.set_timed_out(false);
   job.set_warned(false);
   job.set_cancel_requested(false);
@@ -336,6 +337,7 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
     auto it = jobs_.find(report.job_id());
     if (it != jobs_.end() && it->second->restart_count() != report.run()) return Status::Ok();
   }
+  NoteBatchUsage(report);
   if (report.cleanup_follows() && !report.prolog_failed()) {
     return ScriptEnded(report, now, effects);
   }

@@ -64,6 +64,21 @@ void ControllerCore::AttachSteps(const wire::JobRecord& job, wire::AccountingJob
             });
 }
 
+void ControllerCore::NoteBatchUsage(const wire::JobExitedRequest& report) {
+  if (!report.has_usage() || report.prolog_failed()) return;
+  auto it = jobs_.find(report.job_id());
+  if (it == jobs_.end()) return;
+  const wire::JobRecord& job = *it->second;
+  const bool live = job.state() == wire::JOB_STATE_RUNNING ||
+                    job.state() == wire::JOB_STATE_COMPLETING ||
+                    job.state() == wire::JOB_STATE_SUSPENDED;
+  if (!live || job.nodes().empty() || (!report.node().empty() && job.nodes(0) != report.node())) {
+    return;  // Not this run's batch step
+  }
+  // Persisted with the end the same report brings.
+  *Mutable(report.job_id()).mutable_batch_usage() = report.usage();
+}
+
 void ControllerCore::EndAttemptSteps(const wire::JobRecord& job, Effects& effects) {
   if (steps_.Forget(job.job_id())) {
     // Logged empty, so that a replay does not hand this attempt's steps to

@@ -60,11 +60,16 @@ class JobStepsTest : public ::testing::Test {
     Keep(e);
     return r.ok() ? r->step().step_id() : 999;
   }
-  void End(ControllerCore& core, uint32_t step, uint32_t wait_status = 0) {
+  void End(ControllerCore& core, uint32_t step, uint32_t wait_status = 0, uint64_t max_rss_kb = 0) {
     wire::StepEndedRequest req;
     req.set_job_id(job_);
     req.set_step_id(step);
     req.set_wait_status(wait_status);
+    if (max_rss_kb > 0) {
+      req.mutable_usage()->set_max_rss_kb(max_rss_kb);
+      req.mutable_usage()->set_max_rss_node("n2");
+      req.mutable_usage()->set_tasks(1);
+    }
     Effects e;
     EXPECT_TRUE(core.EndStep(req, alice_, kT0 + 15, e).ok());
     Keep(e);
@@ -175,6 +180,43 @@ TEST_F(JobStepsTest, AccountingHearsOfEachStepAndTheLastRecordHasThemAll) {
   auto restarted = Fresh();
   restarted->Restore(nullptr, log_);
   EXPECT_TRUE(restarted->steps().States().empty());
+}
+
+TEST_F(JobStepsTest, UsageReachesAccountingFromTheStepEndAndTheBatchExit) {
+  Step(*core_);
+  End(*core_, 0, 0, /*max_rss_kb=*/51200);
+  ASSERT_FALSE(accounting_.empty());
+  ASSERT_EQ(accounting_.back().steps_size(), 1);
+  EXPECT_EQ(accounting_.back().steps(0).usage().max_rss_kb(), 51200u);
+  EXPECT_EQ(accounting_.back().steps(0).usage().max_rss_node(), "n2");
+
+  // The batch step's figure comes with its node's exit reports; a report from
+  // a node that does not run the script is not the batch step's.
+  Effects e;
+  for (const char* node : {"n1", "n2"}) {
+    for (bool early : {true, false}) {
+      wire::JobExitedRequest exited;
+      exited.set_job_id(job_);
+      exited.set_node(node);
+      exited.set_cleanup_follows(early);
+      exited.mutable_usage()->set_max_rss_kb(node == std::string("n1") ? 40960 : 7);
+      exited.mutable_usage()->set_max_rss_node(node);
+      exited.mutable_usage()->set_tasks(1);
+      EXPECT_TRUE(core_->ReportExit(exited, kT0 + 30, e).ok());
+      Keep(e);
+    }
+  }
+  const wire::AccountingJob& last = accounting_.back();
+  ASSERT_TRUE(last.ended()) << last.ShortDebugString();
+  EXPECT_EQ(last.state(), wire::JOB_STATE_COMPLETED);
+  EXPECT_EQ(last.batch_usage().max_rss_kb(), 40960u);
+  EXPECT_EQ(last.batch_usage().max_rss_node(), "n1");
+  ASSERT_EQ(last.steps_size(), 1);
+  EXPECT_EQ(last.steps(0).usage().max_rss_kb(), 51200u);
+  // Logged with the job: a restarted controller still has it.
+  auto restarted = Fresh();
+  restarted->Restore(nullptr, log_);
+  EXPECT_EQ(restarted->FindJob(job_)->batch_usage().max_rss_kb(), 40960u);
 }
 
 }  // namespace

@@ -86,6 +86,7 @@ Status StepTable::End(const wire::StepEndedRequest& request, const Caller& calle
   job->second.running.erase(step);
   done.set_end_time(now);
   done.set_exit_code(request.wait_status());
+  if (request.has_usage()) *done.mutable_usage() = request.usage();
   done.set_state(request.cancelled()          ? wire::JOB_STATE_CANCELLED
                  : request.wait_status() == 0 ? wire::JOB_STATE_COMPLETED
                                               : wire::JOB_STATE_FAILED);
