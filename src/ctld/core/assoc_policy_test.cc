@@ -6,6 +6,7 @@
 
 #include "ctld/core/controller_core.h"
 #include "ctld/core/limit_check.h"
+#include "ctld/core/usage_ledger.h"
 #include "model/job_state.h"
 #include "testing/config_files.h"
 
@@ -229,6 +230,32 @@ TEST_F(AssocPolicyTest, FairshareHasALeafPerAssociation) {
   int bob_rows = 0;
   for (const wire::FairshareRow& r : shares.rows()) bob_rows += r.user() == "bob";
   EXPECT_EQ(bob_rows, 2);
+}
+
+TEST(UsageLedgerTresTest, TresUsageDecaysAndSurvivesTheState) {
+  UsageCharge c;
+  c.user = "bob";
+  c.qos = "gpu";
+  c.lineage = {"a", "root"};
+  c.tres = TresCounts::Parse("cpu=4,gres/gpu=2,billing=9").value();
+  c.usage_factor = 2.0;
+  c.rate = 10;  // Billing x UsageFactor
+  c.start = 100;
+  UsageLedger ledger;
+  ledger.Advance(100, 3600, {});
+  ledger.Advance(160, 3600, {c});  // 60 s
+  EXPECT_DOUBLE_EQ(ledger.TresUsage("a", "bob", "cpu"), 4 * 2.0 * 60);
+  EXPECT_DOUBLE_EQ(ledger.TresUsage("root", "", "gres/gpu"), 2 * 2.0 * 60);
+  EXPECT_DOUBLE_EQ(ledger.TresUsage("a", "bob", "billing"), 10 * 60);  // The rate, not the count
+  EXPECT_DOUBLE_EQ(ledger.QosTresUsage("gpu", "gres/gpu"), 2 * 2.0 * 60);
+  EXPECT_EQ(ledger.QosTresUsage("normal", "cpu"), 0);
+  // One half-life later, half.
+  c.end = 160;
+  ledger.Advance(160 + 3600, 3600, {c});
+  EXPECT_DOUBLE_EQ(ledger.TresUsage("a", "bob", "cpu"), 4 * 2.0 * 60 / 2);
+  UsageLedger restored = UsageLedger::FromState(ledger.ToState());
+  EXPECT_DOUBLE_EQ(restored.TresUsage("a", "bob", "cpu"), 4 * 2.0 * 60 / 2);
+  EXPECT_DOUBLE_EQ(restored.QosTresUsage("gpu", "gres/gpu"), 2 * 2.0 * 60 / 2);
 }
 
 }  // namespace
