@@ -139,8 +139,8 @@ Result<std::string> RenderAssociations(const SacctmgrCommand& command, const Ass
                         const wire::AcctEntity* assoc) {
     if (!Wanted(command.accounts, account)) return;
     // A user filter shows only user associations.
-    if (!command.users.empty() && (assoc == nullptr || !Wanted(command.users,
-                                                               FieldOf(*assoc, "User")))) {
+    if (!command.users.empty() &&
+        (assoc == nullptr || !Wanted(command.users, FieldOf(*assoc, "User")))) {
       return;
     }
     rows.push_back(RowOf(tree, data.cluster, entity, account, assoc));
@@ -156,8 +156,7 @@ Result<std::string> RenderUsersWithAssocs(const SacctmgrCommand& command, const 
   tree.Walk("root", [&](const wire::AcctEntity* entity, const std::string& account,
                         const wire::AcctEntity* assoc) {
     if (assoc == nullptr || !Wanted(command.accounts, account)) return;
-    by_user[FieldOf(*assoc, "User")].push_back(
-        RowOf(tree, data.cluster, entity, account, assoc));
+    by_user[FieldOf(*assoc, "User")].push_back(RowOf(tree, data.cluster, entity, account, assoc));
   });
   std::vector<Row> rows;
   for (const wire::AcctEntity& u : data.users) {

@@ -211,7 +211,8 @@ Result<std::string> RenderEntities(const std::string& kind, const std::string& f
                                    const std::vector<wire::AcctEntity>& entities) {
   std::vector<std::map<std::string, std::string>> rows;
   for (const wire::AcctEntity& e : entities) {
-    std::map<std::string, std::string>& row = rows.emplace_back(e.fields().begin(), e.fields().end());
+    std::map<std::string, std::string>& row =
+        rows.emplace_back(e.fields().begin(), e.fields().end());
     row[""] = e.name();
   }
   const std::string spec = format.empty() ? std::string(DefaultFormat(kind)) : format;

@@ -36,31 +36,38 @@ struct Setting {
 // Association limits, on accounts (inherited by their users) and on each
 // user's association with an account.
 constexpr std::array kAccountSettings = {
-    Setting{"Description", Value::kText},     Setting{"Organization", Value::kText},
-    Setting{"Parent", Value::kText},          Setting{"MaxJobs", Value::kCount},
-    Setting{"MaxSubmitJobs", Value::kCount},  Setting{"GrpJobs", Value::kCount},
-    Setting{"GrpSubmitJobs", Value::kCount},  Setting{"GrpTRES", Value::kTres},
-    Setting{"GrpTRESMins", Value::kTres},     Setting{"MaxWall", Value::kDuration},
-    Setting{"Fairshare", Value::kShares},     Setting{"QOS", Value::kQosList},
+    Setting{"Description", Value::kText},    Setting{"Organization", Value::kText},
+    Setting{"Parent", Value::kText},         Setting{"MaxJobs", Value::kCount},
+    Setting{"MaxSubmitJobs", Value::kCount}, Setting{"GrpJobs", Value::kCount},
+    Setting{"GrpSubmitJobs", Value::kCount}, Setting{"GrpTRES", Value::kTres},
+    Setting{"GrpTRESMins", Value::kTres},    Setting{"MaxWall", Value::kDuration},
+    Setting{"Fairshare", Value::kShares},    Setting{"QOS", Value::kQosList},
     Setting{"DefaultQOS", Value::kText}};
 // What belongs to the user itself; the rest is its associations'.
 constexpr std::array kUserSettings = {Setting{"DefaultAccount", Value::kText},
                                       Setting{"AdminLevel", Value::kAdminLevel}};
 constexpr std::array kAssocSettings = {
-    Setting{"MaxJobs", Value::kCount},       Setting{"MaxSubmitJobs", Value::kCount},
-    Setting{"GrpJobs", Value::kCount},       Setting{"GrpSubmitJobs", Value::kCount},
-    Setting{"GrpTRES", Value::kTres},        Setting{"GrpTRESMins", Value::kTres},
-    Setting{"MaxWall", Value::kDuration},    Setting{"Fairshare", Value::kShares},
-    Setting{"QOS", Value::kQosList},         Setting{"DefaultQOS", Value::kText}};
-constexpr std::array kQosSettings = {
-    Setting{"Description", Value::kText},           Setting{"Priority", Value::kCount},
-    Setting{"MaxWall", Value::kDuration},           Setting{"MaxJobsPerUser", Value::kCount},
-    Setting{"MaxSubmitJobsPerUser", Value::kCount}, Setting{"GrpJobs", Value::kCount},
-    Setting{"GrpSubmitJobs", Value::kCount},        Setting{"GrpTRES", Value::kTres},
-    Setting{"GrpTRESMins", Value::kTres},           Setting{"MaxTRESPerUser", Value::kTres},        Setting{"MaxTRESPerJob", Value::kTres},
-    Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText},
-    Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode},
-    Setting{"GraceTime", Value::kDuration}};
+    Setting{"MaxJobs", Value::kCount},    Setting{"MaxSubmitJobs", Value::kCount},
+    Setting{"GrpJobs", Value::kCount},    Setting{"GrpSubmitJobs", Value::kCount},
+    Setting{"GrpTRES", Value::kTres},     Setting{"GrpTRESMins", Value::kTres},
+    Setting{"MaxWall", Value::kDuration}, Setting{"Fairshare", Value::kShares},
+    Setting{"QOS", Value::kQosList},      Setting{"DefaultQOS", Value::kText}};
+constexpr std::array kQosSettings = {Setting{"Description", Value::kText},
+                                     Setting{"Priority", Value::kCount},
+                                     Setting{"MaxWall", Value::kDuration},
+                                     Setting{"MaxJobsPerUser", Value::kCount},
+                                     Setting{"MaxSubmitJobsPerUser", Value::kCount},
+                                     Setting{"GrpJobs", Value::kCount},
+                                     Setting{"GrpSubmitJobs", Value::kCount},
+                                     Setting{"GrpTRES", Value::kTres},
+                                     Setting{"GrpTRESMins", Value::kTres},
+                                     Setting{"MaxTRESPerUser", Value::kTres},
+                                     Setting{"MaxTRESPerJob", Value::kTres},
+                                     Setting{"UsageFactor", Value::kFactor},
+                                     Setting{"Flags", Value::kText},
+                                     Setting{"Preempt", Value::kNameList},
+                                     Setting{"PreemptMode", Value::kPreemptMode},
+                                     Setting{"GraceTime", Value::kDuration}};
 
 template <size_t N>
 const Setting* Find(const std::array<Setting, N>& table, const std::string& key) {
@@ -241,7 +248,8 @@ Status PrepareAdd(std::vector<wire::AcctEntity>& entities, AccountingStore& stor
     for (auto& [key, value] : canonical) (*e.mutable_fields())[key] = value;
     if (kind == "qos")
       ROTA_RETURN_IF_ERROR(CheckPreemptList(e.name(), e.fields(), entities, store));
-    if (kind == "account" || kind == "assoc") ROTA_RETURN_IF_ERROR(CheckQosNames(e.fields(), store));
+    if (kind == "account" || kind == "assoc")
+      ROTA_RETURN_IF_ERROR(CheckQosNames(e.fields(), store));
   }
   return Status::Ok();
 }
@@ -296,9 +304,8 @@ Result<std::vector<wire::AcctEntity>> PrepareModify(const std::string& kind,
       return Status(StatusCode::kNotFound, fmt::format("The {} {} doesn't exist", kind, name));
     }
   }
-  const bool parent_changed = std::any_of(set.begin(), set.end(), [](const auto& kv) {
-    return EqualsIgnoreCase(kv.first, "Parent");
-  });
+  const bool parent_changed = std::any_of(
+      set.begin(), set.end(), [](const auto& kv) { return EqualsIgnoreCase(kv.first, "Parent"); });
   for (wire::AcctEntity& e : *found) {
     ROTA_RETURN_IF_ERROR(ApplySettings(kind, set, e));
     auto* fields = e.mutable_fields();
@@ -380,8 +387,8 @@ Status CheckDelete(const std::string& kind, const std::vector<std::string>& name
     if (account == a.fields().end() || user == a.fields().end()) continue;
     if (std::find(names.begin(), names.end(), account->second) != names.end()) {
       return Status(StatusCode::kFailedPrecondition,
-                    fmt::format("Account {} still has an association with user {}",
-                                account->second, user->second));
+                    fmt::format("Account {} still has an association with user {}", account->second,
+                                user->second));
     }
   }
   return Status::Ok();

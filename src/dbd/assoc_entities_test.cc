@@ -142,11 +142,11 @@ TEST_P(AssocEntitiesTest, DeletingOneAssociationKeepsTheUserUntilTheLast) {
 
 TEST_P(AssocEntitiesTest, AnOlderStoresUserSettingsMoveToTheDefaultAssociation) {
   // As an older rotadbd stored a user: its limits on the user itself.
-  ASSERT_TRUE(store_->AddEntities({Entity("user", "old",
-                                          {{"DefaultAccount", "a"},
-                                           {"AdminLevel", "None"},
-                                           {"MaxJobs", "3"}})})
-                  .ok());
+  ASSERT_TRUE(
+      store_
+          ->AddEntities({Entity(
+              "user", "old", {{"DefaultAccount", "a"}, {"AdminLevel", "None"}, {"MaxJobs", "3"}})})
+          .ok());
   ASSERT_TRUE(MigrateUserAssociations(*store_).ok());
   EXPECT_EQ(Assocs("old", "MaxJobs"), "a:3");
   EXPECT_EQ(UserField("old", "MaxJobs"), "<unset>");

@@ -10,8 +10,8 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
-#include "dbd/dbd_conf.h"
 #include "dbd/assoc_entities.h"
+#include "dbd/dbd_conf.h"
 #include "dbd/pgsql_store.h"
 #include "dbd/sqlite_store.h"
 

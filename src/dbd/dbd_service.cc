@@ -147,8 +147,8 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       std::map<std::string, std::string> set(req.set().begin(), req.set().end());
       std::vector<std::string> names(req.names().begin(), req.names().end());
       auto entities = req.kind() == "user"
-                          ? PrepareModifyUsers(names, {req.accounts().begin(), req.accounts().end()},
-                                               set, *store_)
+                          ? PrepareModifyUsers(
+                                names, {req.accounts().begin(), req.accounts().end()}, set, *store_)
                           : PrepareModify(req.kind(), names, set, *store_);
       if (!entities.ok()) return respond.Fail(entities.status());
       Status s = store_->ReplaceEntities(*entities);

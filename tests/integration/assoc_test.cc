@@ -123,9 +123,9 @@ TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {
             "b|||\n"  // No list anywhere above: every QoS
             "b|root||\n"
             "c|||\n");
-  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user withassoc format=User,DefaultAccount,Account,QOS")
-                .out,
-            "root|b|a|high,normal\nroot|b|b|\n");
+  EXPECT_EQ(
+      ctld_.Run("sacctmgr -n -P show user withassoc format=User,DefaultAccount,Account,QOS").out,
+      "root|b|a|high,normal\nroot|b|b|\n");
 
   // GrpTRESMins=cpu=0 on root's association with b: its jobs wait.
   Sacctmgr("modify user root where account=b set GrpTRESMins=cpu=0");

@@ -25,16 +25,16 @@ class AssocPolicyTest : public ::testing::Test {
   void SetUp() override { Load("AccountingStorageEnforce=associations,limits,qos\n"); }
 
   void Load(const std::string& enforce) {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
-               "AccountingStorageTRES=gres/gpu\n"
-               "PriorityType=priority/multifactor\nPriorityCalcPeriod=0:01\n"
-               "PriorityDecayHalfLife=0\n" +
-               enforce +
-               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-               "DefaultTime=1:00:00\n"});
+    auto loaded =
+        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
+                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+                               "AccountingStorageTRES=gres/gpu\n"
+                               "PriorityType=priority/multifactor\nPriorityCalcPeriod=0:01\n"
+                               "PriorityDecayHalfLife=0\nSlurmdTimeout=0\n" +
+                               enforce +
+                               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+                               "DefaultTime=1:00:00\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     core_ = std::make_unique<ControllerCore>(*loaded.config);
     Effects e;

@@ -78,8 +78,8 @@ std::string OverTresMinutes(const TresCounts& limit, const Used& used, const Job
     if (used_min >= static_cast<double>(max)) return key;
     if (!safe || demand.tres.Get(key) == 0) continue;
     if (demand.time_limit_s < 0) return key;  // No time limit: unbounded
-    const double job_min = static_cast<double>(demand.tres.Get(key)) *
-                           static_cast<double>(demand.time_limit_s) / 60.0;
+    const double job_min =
+        static_cast<double>(demand.tres.Get(key)) * static_cast<double>(demand.time_limit_s) / 60.0;
     if (used_min + job_min > static_cast<double>(max)) return key;
   }
   return "";

@@ -109,6 +109,9 @@ Status ControllerCore::CheckPolicyAtSubmit(wire::JobSpec& spec,
     if (spec.qos().empty()) {
       // The association's DefaultQOS; "normal" stays implicit, as before.
       std::string def = policy_->DefaultQos(spec.user(), spec.account());
+      if (def != kDefaultQos && policy_->FindQos(def) == nullptr) {
+        return InvalidArgument(kInvalidQos);
+      }
       if (def != kDefaultQos) spec.set_qos(def);
     }
     if (enforcement_.qos) {

@@ -42,8 +42,8 @@ struct PolicyLimits {
   // GrpTRESMins: TRES-minutes of decayed usage (the fair-share ledger's),
   // past and running jobs together; memory in MB-minutes.
   TresCounts grp_tres_mins;
-  TresCounts max_tres_per_user;        // QoS only
-  TresCounts max_tres_per_job;         // QoS only
+  TresCounts max_tres_per_user;  // QoS only
+  TresCounts max_tres_per_job;   // QoS only
 };
 
 struct QosPolicy {

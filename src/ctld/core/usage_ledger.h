@@ -3,9 +3,9 @@
 // Fair-share usage: what each association (an account, or a user under an
 // account) has consumed, in billing x seconds scaled by the QoS UsageFactor,
 // decaying with PriorityDecayHalfLife. The same usage is kept per TRES, for
-// each association and each QoS, for GrpTRESMins (limit_check.h). Pure: the time is a parameter. The
-// controller advances the ledger at each PriorityCalcPeriod recomputation and
-// keeps it durable as one state record per recomputation (field 22).
+// each association and each QoS, for GrpTRESMins (limit_check.h). Pure: the time is a parameter.
+// The controller advances the ledger at each PriorityCalcPeriod recomputation and keeps it durable
+// as one state record per recomputation (field 22).
 
 #include <cstdint>
 #include <map>
