@@ -83,12 +83,12 @@ TEST(SacctmgrAssocTest, ListsTheTreeWithInheritedQos) {
             "MaxJobs MaxSubmit     MaxWall                  QOS   Def QOS \n"
             "---------- ---------- --------- ---------- ---------- ---------- --------- "
             "------- --------- ----------- -------------------- --------- \n"
-            "       bob          a      None         c1          a                    1 "
-            "                                       normal           \n"
-            "       bob          a      None         c1        sub                    1 "
-            "      3                           high,normal           \n"
-            "       bob          a      None         c1          b                    1 "
-            "                                                      low \n");
+            "       bob          a      None         c1          a                    1  "
+            "                                           normal           \n"
+            "       bob          a      None         c1        sub                    1  "
+            "     3                                high,normal           \n"
+            "       bob          a      None         c1          b                    1  "
+            "                                                        low \n");
 }
 
 }  // namespace
