@@ -26,24 +26,35 @@ void Add(rota::wire::PolicyState& s, const std::string& kind, const std::string&
   for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
 }
 
-std::shared_ptr<const PolicyTable> MakePolicy() {
+// `minutes`: GrpTRESMins on every account, association and the QoS too
+// (never reached: every check runs to the end), and each user also in a
+// second account.
+std::shared_ptr<const PolicyTable> MakePolicy(bool minutes = false) {
   rota::wire::PolicyState s;
   for (int p = 0; p < 10; ++p) Add(s, "account", "dept" + std::to_string(p), {{"GrpJobs", "5000"}});
   for (int a = 0; a < 100; ++a) {
-    Add(s, "account", "acct" + std::to_string(a),
-        {{"Parent", "dept" + std::to_string(a % 10)},
-         {"GrpTRES", "cpu=20000,gres/gpu=800"},
-         {"MaxJobs", "50"}});
+    std::map<std::string, std::string> fields = {{"Parent", "dept" + std::to_string(a % 10)},
+                                                 {"GrpTRES", "cpu=20000,gres/gpu=800"},
+                                                 {"MaxJobs", "50"}};
+    if (minutes) fields["GrpTRESMins"] = "cpu=100000000,gres/gpu=10000000";
+    Add(s, "account", "acct" + std::to_string(a), fields);
   }
   for (int u = 0; u < 1000; ++u) {
-    Add(s, "user", "user" + std::to_string(u),
-        {{"DefaultAccount", "acct" + std::to_string(u % 100)}});
+    const std::string user = "user" + std::to_string(u);
+    Add(s, "user", user, {{"DefaultAccount", "acct" + std::to_string(u % 100)}});
+    if (!minutes) continue;
+    for (int a : {u % 100, (u + 1) % 100}) {
+      const std::string account = "acct" + std::to_string(a);
+      Add(s, "assoc", account + "|" + user,
+          {{"Account", account}, {"User", user}, {"GrpTRESMins", "cpu=10000000"}});
+    }
   }
-  Add(s, "qos", "normal",
-      {{"MaxJobsPerUser", "40"},
-       {"MaxTRESPerUser", "gres/gpu=32"},
-       {"GrpTRES", "gres/gpu=7000"},
-       {"MaxWall", "2-00:00:00"}});
+  std::map<std::string, std::string> normal = {{"MaxJobsPerUser", "40"},
+                                               {"MaxTRESPerUser", "gres/gpu=32"},
+                                               {"GrpTRES", "gres/gpu=7000"},
+                                               {"MaxWall", "2-00:00:00"}};
+  if (minutes) normal["GrpTRESMins"] = "gres/gpu=1000000000";
+  Add(s, "qos", "normal", normal);
   return PolicyTable::FromState(s);
 }
 
@@ -122,6 +133,44 @@ void BM_CountAndCheck(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_CountAndCheck)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+// The same with GrpTRESMins everywhere, read from a usage ledger that has
+// charged the 10,000 running jobs for an hour (every association has usage).
+void BM_CountAndCheckMinutes(benchmark::State& state) {
+  const rota::conf::ClusterConfig config = MakeConfig();
+  auto policy = MakePolicy(/*minutes=*/true);
+  std::vector<rota::wire::JobRecord> running = MakeJobs(10'000);
+  std::vector<rota::wire::JobRecord> pending = MakeJobs(static_cast<size_t>(state.range(0)));
+  std::vector<JobDemand> running_demands, pending_demands;
+  std::vector<rota::ctld::UsageCharge> charges;
+  for (const auto& j : running) {
+    JobDemand& d = running_demands.emplace_back(DemandOf(config, j));
+    rota::ctld::UsageCharge& c = charges.emplace_back();
+    c.user = d.user;
+    c.qos = d.qos;
+    for (const auto* a : policy->Lineage(d.account)) c.lineage.push_back(a->name);
+    c.tres = d.tres;
+    c.rate = static_cast<double>(d.tres.Get("cpu"));
+    c.start = 1;
+  }
+  for (const auto& j : pending) pending_demands.push_back(DemandOf(config, j));
+  rota::ctld::UsageLedger ledger;
+  ledger.Advance(1, 0, {});
+  ledger.Advance(3601, 0, charges);
+  for (auto _ : state) {
+    LimitUsage usage(policy);
+    usage.SetTresMinutes(&ledger, state.range(1) != 0);
+    for (const JobDemand& d : running_demands) usage.Add(d);
+    size_t held = 0;
+    for (const JobDemand& d : pending_demands) held += !StartLimitReason(usage, d).empty();
+    benchmark::DoNotOptimize(held);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_CountAndCheckMinutes)
+    ->Args({100'000, 0})
+    ->Args({100'000, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -15,6 +15,7 @@ std::string Kind(const std::string& word) {
   if (w == "account" || w == "accounts") return "account";
   if (w == "user" || w == "users") return "user";
   if (w == "qos") return "qos";
+  if (w == "assoc" || w == "association" || w == "associations") return "assoc";
   return "";
 }
 
@@ -24,21 +25,15 @@ void AddNames(std::vector<std::string>& out, std::string_view list) {
   }
 }
 
-// One column of a listing: header, width, and the stored setting it shows
-// ("" for the entity's name).
-struct EntityColumn {
-  std::string_view name;    // As format= names it
-  std::string_view header;  // As printed
-  int width;
-  std::string_view setting;
-};
-
 constexpr std::array kAccountColumns = {
     EntityColumn{"Account", "Account", 10, ""},
     EntityColumn{"Descr", "Descr", 20, "Description"},
     EntityColumn{"Org", "Org", 20, "Organization"},
     EntityColumn{"ParentName", "Par Name", 10, "Parent"},
     EntityColumn{"Fairshare", "Share", 9, "Fairshare"},
+    EntityColumn{"GrpTRESMins", "GrpTRESMins", 13, "GrpTRESMins"},
+    EntityColumn{"QOS", "QOS", 20, "QOS"},
+    EntityColumn{"DefaultQOS", "Def QOS", 9, "DefaultQOS", "DefQOS"},
 };
 constexpr std::array kUserColumns = {
     EntityColumn{"User", "User", 10, ""},
@@ -55,6 +50,7 @@ constexpr std::array kQosColumns = {
     EntityColumn{"GrpJobs", "GrpJobs", 7, "GrpJobs"},
     EntityColumn{"GrpSubmitJobs", "GrpSubmit", 9, "GrpSubmitJobs"},
     EntityColumn{"GrpTRES", "GrpTRES", 13, "GrpTRES"},
+    EntityColumn{"GrpTRESMins", "GrpTRESMins", 13, "GrpTRESMins"},
     EntityColumn{"MaxTRESPerUser", "MaxTRESPU", 13, "MaxTRESPerUser"},
     EntityColumn{"MaxTRESPerJob", "MaxTRES", 13, "MaxTRESPerJob"},
     EntityColumn{"UsageFactor", "UsageFactor", 11, "UsageFactor"},
@@ -103,6 +99,11 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
     const std::string lower = ToLower(w);
     if (lower == "set") after_set = true;
     if (lower == "where" || lower == "set") continue;
+    if (c.kind == "user" && c.verb == SacctmgrVerb::kShow &&
+        (lower == "withassoc" || lower == "withassocs")) {
+      c.with_assoc = true;
+      continue;
+    }
     size_t eq = w.find('=');
     if (eq == std::string::npos) {
       AddNames(c.names, w);
@@ -111,8 +112,15 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
     std::string key = w.substr(0, eq);
     std::string value = w.substr(eq + 1);
     const std::string key_lower = ToLower(key);
+    const bool account_key = key_lower == "account" || key_lower == "accounts";
     if (c.verb == SacctmgrVerb::kModify && after_set) {
       c.settings.emplace_back(key, value);
+    } else if (c.kind == "assoc" && account_key) {
+      AddNames(c.accounts, value);
+    } else if (c.kind == "assoc" && (key_lower == "user" || key_lower == "users")) {
+      AddNames(c.users, value);
+    } else if (c.kind == "user" && account_key && c.verb != SacctmgrVerb::kAdd) {
+      AddNames(c.accounts, value);
     } else if (key_lower == "name" || key_lower == "names" ||
                (c.kind != "account" && key_lower == c.kind) ||
                (c.kind == "account" && (key_lower == "account" || key_lower == "accounts") &&
@@ -128,6 +136,9 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
   }
   if (c.verb == SacctmgrVerb::kModify && c.settings.empty()) {
     return InvalidArgument("You didn't give me anything to set");
+  }
+  if (c.kind == "assoc" && c.verb != SacctmgrVerb::kShow) {
+    return InvalidArgument("Associations change through sacctmgr add|modify|delete user");
   }
   if (c.verb != SacctmgrVerb::kShow && c.names.empty()) {
     return InvalidArgument(fmt::format("You need to name the {} to {}", c.kind, words[0]));
@@ -146,8 +157,7 @@ std::vector<wire::AcctEntity> EntitiesToAdd(const SacctmgrCommand& command) {
     for (const auto& [key, value] : command.settings) {
       const std::string k = ToLower(key);
       if (command.kind == "user" && (k == "account" || k == "accounts")) {
-        account = std::string(Split(value, ',').front());  // Associations come later
-        continue;
+        account = std::string(Split(value, ',').front());  // rotadbd makes the associations
       }
       if (k == "defaultaccount") has_default = true;
       (*e.mutable_fields())[key] = value;
@@ -161,19 +171,18 @@ std::vector<wire::AcctEntity> EntitiesToAdd(const SacctmgrCommand& command) {
   return out;
 }
 
-Result<std::string> RenderEntities(const std::string& kind, const std::string& format,
-                                   SacctLayout layout, bool no_header,
-                                   const std::vector<wire::AcctEntity>& entities) {
-  const std::vector<EntityColumn> table = ColumnsOf(kind);
+Result<std::string> RenderTable(const std::vector<EntityColumn>& table, std::string_view spec,
+                                SacctLayout layout, bool no_header,
+                                const std::vector<std::map<std::string, std::string>>& rows) {
   std::vector<EntityColumn> chosen;
   std::vector<PlainColumn> columns;
-  const std::string spec = format.empty() ? std::string(DefaultFormat(kind)) : format;
   for (std::string_view raw : Split(spec, ',')) {
     std::string_view item = Trim(raw);
     if (item.empty()) continue;
     std::string_view name = item.substr(0, item.find('%'));
     auto it = std::find_if(table.begin(), table.end(), [&](const EntityColumn& c) {
-      return ToLower(c.name) == ToLower(name) || ToLower(c.header) == ToLower(name);
+      return ToLower(c.name) == ToLower(name) || ToLower(c.header) == ToLower(name) ||
+             (!c.alias.empty() && ToLower(c.alias) == ToLower(name));
     });
     if (it == table.end()) return InvalidArgument(fmt::format("Unknown field '{}'", name));
     int width = it->width;
@@ -185,26 +194,36 @@ Result<std::string> RenderEntities(const std::string& kind, const std::string& f
     chosen.push_back(*it);
     columns.push_back({std::string(it->header), width, false});
   }
-  std::vector<std::vector<std::string>> rows;
-  for (const wire::AcctEntity& e : entities) {
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& values : rows) {
     std::vector<std::string> row;
     for (const EntityColumn& c : chosen) {
-      if (c.setting.empty()) {
-        row.push_back(e.name());
-        continue;
-      }
-      auto f = e.fields().find(std::string(c.setting));
-      row.push_back(f == e.fields().end() ? "" : f->second);
+      auto f = values.find(std::string(c.setting));
+      row.push_back(f == values.end() ? "" : f->second);
     }
-    rows.push_back(std::move(row));
+    cells.push_back(std::move(row));
   }
-  return RenderColumns(columns, layout, no_header, rows);
+  return RenderColumns(columns, layout, no_header, cells);
+}
+
+Result<std::string> RenderEntities(const std::string& kind, const std::string& format,
+                                   SacctLayout layout, bool no_header,
+                                   const std::vector<wire::AcctEntity>& entities) {
+  std::vector<std::map<std::string, std::string>> rows;
+  for (const wire::AcctEntity& e : entities) {
+    std::map<std::string, std::string>& row =
+        rows.emplace_back(e.fields().begin(), e.fields().end());
+    row[""] = e.name();
+  }
+  const std::string spec = format.empty() ? std::string(DefaultFormat(kind)) : format;
+  return RenderTable(ColumnsOf(kind), spec, layout, no_header, rows);
 }
 
 wire::ModifyEntitiesRequest ModifyRequest(const SacctmgrCommand& command) {
   wire::ModifyEntitiesRequest req;
   req.set_kind(command.kind);
   for (const std::string& n : command.names) req.add_names(n);
+  for (const std::string& a : command.accounts) req.add_accounts(a);
   for (const auto& [key, value] : command.settings) (*req.mutable_set())[key] = value;
   return req;
 }

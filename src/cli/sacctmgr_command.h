@@ -7,6 +7,11 @@
 //                                          [format=Field,Field%N,...]
 //   sacctmgr [-i]              delete|remove account|user|qos [where] Name=NAME[,NAME...] | NAME
 //   sacctmgr [-i]              modify|update account|user|qos [where] NAME... set Key=Value ...
+//   sacctmgr [-n] [-P|-p]      show assoc [where User=... Account=...] [format=...]
+//   sacctmgr [-n] [-P|-p]      show user [NAME...] withassoc
+// A user's settings other than DefaultAccount and AdminLevel are its
+// associations'; `where Account=` picks which (modify, delete).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,12 +22,33 @@
 
 namespace rota::cli {
 
+// One column of a listing: header, width, and the stored setting it shows
+// ("" for the entity's name).
+struct EntityColumn {
+  std::string_view name;    // As format= names it
+  std::string_view header;  // As printed
+  int width;
+  std::string_view setting;
+  std::string_view alias = {};  // Another name format= may use
+};
+
+// A listing of `rows` (setting -> value) with the columns `spec` names from
+// `table` ("Name,MaxWall%20"). InvalidArgument for an unknown field.
+Result<std::string> RenderTable(const std::vector<EntityColumn>& table, std::string_view spec,
+                                SacctLayout layout, bool no_header,
+                                const std::vector<std::map<std::string, std::string>>& rows);
+
 enum class SacctmgrVerb { kAdd, kShow, kDelete, kModify };
 
 struct SacctmgrCommand {
   SacctmgrVerb verb = SacctmgrVerb::kShow;
-  std::string kind;  // "account", "user", "qos"
+  std::string kind;  // "account", "user", "qos", "assoc" (show only)
   std::vector<std::string> names;
+  // where Account=... for users (modify, delete) and associations (show);
+  // where User=... for associations.
+  std::vector<std::string> accounts;
+  std::vector<std::string> users;
+  bool with_assoc = false;  // show user withassoc
   // add, modify (after `set`): Key=Value as typed.
   std::vector<std::pair<std::string, std::string>> settings;
   std::string format;  // show: format=

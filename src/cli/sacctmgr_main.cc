@@ -12,6 +12,7 @@
 #include "api/methods.h"
 #include "cli/accounting_client.h"
 #include "cli/controller_client.h"
+#include "cli/sacctmgr_assoc.h"
 #include "cli/sacctmgr_command.h"
 #include "conf/config_loader.h"
 #include "policy.pb.h"
@@ -25,7 +26,7 @@ void Usage(FILE* to) {
   std::fprintf(to,
                "Usage: sacctmgr [-i] [-n] [-P|-p] COMMAND ENTITY [NAMES] [Key=Value ...]\n"
                "  COMMAND: add|create, show|list, delete|remove, modify|update\n"
-               "  ENTITY:  account, user, qos\n"
+               "  ENTITY:  account, user, qos; show also assoc (and user ... withassoc)\n"
                "  -i, --immediate    commit without asking\n"
                "  -n, --noheader     no header\n"
                "  -P, --parsable2    '|' between fields;  -p, --parsable: '|' after each\n");
@@ -50,6 +51,40 @@ void TellController() {
   if (!controller.ok()) return;
   rota::wire::Empty resp;
   (void)(*controller)->Call(rota::api::kPolicyChanged, rota::wire::PolicyChangedRequest(), &resp);
+}
+
+// Lists `kind` from rotadbd into `out`.
+rota::Status List(rota::cli::AccountingClient& client, const std::string& kind,
+                  std::vector<rota::wire::AcctEntity>& out) {
+  rota::wire::ListEntitiesRequest req;
+  req.set_kind(kind);
+  rota::wire::ListEntitiesResponse resp;
+  ROTA_RETURN_IF_ERROR(client.Call(rota::api::kDbdListEntities, req, &resp));
+  out.assign(resp.entities().begin(), resp.entities().end());
+  return rota::Status::Ok();
+}
+
+// sacctmgr show assoc | show user withassoc.
+int ShowAssociations(rota::cli::AccountingClient& client, const rota::cli::SacctmgrCommand& command,
+                     SacctLayout layout, bool no_header) {
+  rota::cli::AssocData data;
+  data.cluster = client.config().settings.cluster_name;
+  rota::Status s = List(client, "account", data.accounts);
+  if (s.ok()) s = List(client, "user", data.users);
+  if (s.ok()) s = List(client, "assoc", data.assocs);
+  if (!s.ok()) {
+    std::cerr << "sacctmgr: error: " << s.message() << "\n";
+    return 1;
+  }
+  auto text = command.kind == "assoc"
+                  ? rota::cli::RenderAssociations(command, data, layout, no_header)
+                  : rota::cli::RenderUsersWithAssocs(command, data, layout, no_header);
+  if (!text.ok()) {
+    std::cerr << " " << text.status().message() << "\n";
+    return 1;
+  }
+  std::cout << *text;
+  return 0;
 }
 
 }  // namespace
@@ -99,6 +134,9 @@ int main(int argc, char** argv) {
   }
   switch (command->verb) {
     case rota::cli::SacctmgrVerb::kShow: {
+      if (command->kind == "assoc" || command->with_assoc) {
+        return ShowAssociations(**client, *command, layout, no_header);
+      }
       rota::wire::ListEntitiesRequest req;
       req.set_kind(command->kind);
       for (const std::string& n : command->names) req.add_names(n);
@@ -163,6 +201,7 @@ int main(int argc, char** argv) {
       rota::wire::DeleteEntitiesRequest req;
       req.set_kind(command->kind);
       for (const std::string& n : command->names) req.add_names(n);
+      for (const std::string& a : command->accounts) req.add_accounts(a);
       rota::wire::DeleteEntitiesResponse resp;
       rota::Status s = (*client)->Call(rota::api::kDbdDeleteEntities, req, &resp);
       if (!s.ok()) {
@@ -173,7 +212,10 @@ int main(int argc, char** argv) {
         std::cout << " Nothing deleted\n";
         return 0;
       }
-      if (immediate) std::cout << " Deleting " << command->kind << "(s)...\n";
+      if (immediate) {
+        std::cout << (command->accounts.empty() ? " Deleting " + command->kind + "(s)...\n"
+                                                : std::string(" Deleting user associations...\n"));
+      }
       for (const std::string& n : resp.deleted()) std::cout << "  " << n << "\n";
       TellController();
       return 0;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/duration.h"
+#include "common/qos_list.h"
 #include "common/strings.h"
 #include "common/tres.h"
 
@@ -23,7 +24,8 @@ enum class Value {
   kFactor,
   kNameList,
   kPreemptMode,
-  kShares
+  kShares,
+  kQosList
 };
 
 struct Setting {
@@ -31,28 +33,42 @@ struct Setting {
   Value value;
 };
 
-// Association limits, on accounts (inherited by their users) and users.
+// Association limits, on accounts (inherited by their users) and on each
+// user's association with an account.
 constexpr std::array kAccountSettings = {
     Setting{"Description", Value::kText},    Setting{"Organization", Value::kText},
     Setting{"Parent", Value::kText},         Setting{"MaxJobs", Value::kCount},
     Setting{"MaxSubmitJobs", Value::kCount}, Setting{"GrpJobs", Value::kCount},
     Setting{"GrpSubmitJobs", Value::kCount}, Setting{"GrpTRES", Value::kTres},
-    Setting{"MaxWall", Value::kDuration},    Setting{"Fairshare", Value::kShares}};
-constexpr std::array kUserSettings = {
-    Setting{"DefaultAccount", Value::kText}, Setting{"AdminLevel", Value::kAdminLevel},
-    Setting{"MaxJobs", Value::kCount},       Setting{"MaxSubmitJobs", Value::kCount},
-    Setting{"GrpJobs", Value::kCount},       Setting{"GrpSubmitJobs", Value::kCount},
-    Setting{"GrpTRES", Value::kTres},        Setting{"MaxWall", Value::kDuration},
-    Setting{"Fairshare", Value::kShares}};
-constexpr std::array kQosSettings = {
-    Setting{"Description", Value::kText},           Setting{"Priority", Value::kCount},
-    Setting{"MaxWall", Value::kDuration},           Setting{"MaxJobsPerUser", Value::kCount},
-    Setting{"MaxSubmitJobsPerUser", Value::kCount}, Setting{"GrpJobs", Value::kCount},
-    Setting{"GrpSubmitJobs", Value::kCount},        Setting{"GrpTRES", Value::kTres},
-    Setting{"MaxTRESPerUser", Value::kTres},        Setting{"MaxTRESPerJob", Value::kTres},
-    Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText},
-    Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode},
-    Setting{"GraceTime", Value::kDuration},         Setting{"PreemptExemptTime", Value::kDuration}};
+    Setting{"GrpTRESMins", Value::kTres},    Setting{"MaxWall", Value::kDuration},
+    Setting{"Fairshare", Value::kShares},    Setting{"QOS", Value::kQosList},
+    Setting{"DefaultQOS", Value::kText}};
+// What belongs to the user itself; the rest is its associations'.
+constexpr std::array kUserSettings = {Setting{"DefaultAccount", Value::kText},
+                                      Setting{"AdminLevel", Value::kAdminLevel}};
+constexpr std::array kAssocSettings = {
+    Setting{"MaxJobs", Value::kCount},    Setting{"MaxSubmitJobs", Value::kCount},
+    Setting{"GrpJobs", Value::kCount},    Setting{"GrpSubmitJobs", Value::kCount},
+    Setting{"GrpTRES", Value::kTres},     Setting{"GrpTRESMins", Value::kTres},
+    Setting{"MaxWall", Value::kDuration}, Setting{"Fairshare", Value::kShares},
+    Setting{"QOS", Value::kQosList},      Setting{"DefaultQOS", Value::kText}};
+constexpr std::array kQosSettings = {Setting{"Description", Value::kText},
+                                     Setting{"Priority", Value::kCount},
+                                     Setting{"MaxWall", Value::kDuration},
+                                     Setting{"MaxJobsPerUser", Value::kCount},
+                                     Setting{"MaxSubmitJobsPerUser", Value::kCount},
+                                     Setting{"GrpJobs", Value::kCount},
+                                     Setting{"GrpSubmitJobs", Value::kCount},
+                                     Setting{"GrpTRES", Value::kTres},
+                                     Setting{"GrpTRESMins", Value::kTres},
+                                     Setting{"MaxTRESPerUser", Value::kTres},
+                                     Setting{"MaxTRESPerJob", Value::kTres},
+                                     Setting{"UsageFactor", Value::kFactor},
+                                     Setting{"Flags", Value::kText},
+                                     Setting{"Preempt", Value::kNameList},
+                                     Setting{"PreemptMode", Value::kPreemptMode},
+                                     Setting{"GraceTime", Value::kDuration},
+                                     Setting{"PreemptExemptTime", Value::kDuration}};
 
 template <size_t N>
 const Setting* Find(const std::array<Setting, N>& table, const std::string& key) {
@@ -65,7 +81,16 @@ const Setting* Find(const std::array<Setting, N>& table, const std::string& key)
 const Setting* FindSetting(const std::string& kind, const std::string& key) {
   if (kind == "account") return Find(kAccountSettings, key);
   if (kind == "user") return Find(kUserSettings, key);
+  if (kind == "assoc") return Find(kAssocSettings, key);
   return Find(kQosSettings, key);
+}
+
+// sacctmgr's "QOS+=high" arrives as key "QOS+": the key and the operator.
+std::pair<std::string, char> SplitOperator(const std::string& key) {
+  if (!key.empty() && (key.back() == '+' || key.back() == '-')) {
+    return {key.substr(0, key.size() - 1), key.back()};
+  }
+  return {key, '='};
 }
 
 Status CheckValue(const Setting& s, std::string& value) {
@@ -105,6 +130,9 @@ Status CheckValue(const Setting& s, std::string& value) {
       value = canonical;
       return Status::Ok();
     }
+    case Value::kQosList:
+      value = EditQosList("", '=', value);
+      return Status::Ok();
     case Value::kPreemptMode: {
       std::string canonical;
       for (std::string_view mode : Split(value, ',')) {
@@ -170,12 +198,16 @@ Status CheckPreemptList(const std::string& qos,
 Status PrepareAdd(std::vector<wire::AcctEntity>& entities, AccountingStore& store) {
   for (wire::AcctEntity& e : entities) {
     const std::string& kind = e.kind();
-    if (kind != "account" && kind != "user" && kind != "qos") {
+    if (kind != "account" && kind != "user" && kind != "qos" && kind != "assoc") {
       return InvalidArgument(fmt::format("Unknown entity: {}", kind));
     }
     if (e.name().empty()) return InvalidArgument("No name given");
     std::map<std::string, std::string> canonical;
     for (const auto& [key, raw] : e.fields()) {
+      if (kind == "assoc" && (key == "Account" || key == "User")) {
+        canonical[key] = raw;  // What the association is of, not a setting
+        continue;
+      }
       const Setting* s = FindSetting(kind, key);
       if (s == nullptr) return InvalidArgument(fmt::format("Unknown option: {}={}", key, raw));
       std::string value = raw;
@@ -204,6 +236,11 @@ Status PrepareAdd(std::vector<wire::AcctEntity>& entities, AccountingStore& stor
                       fmt::format("The account {} doesn't exist", def->second));
       }
       canonical.try_emplace("AdminLevel", "None");
+    } else if (kind == "assoc") {
+      if (!Exists(store, "account", canonical["Account"])) {
+        return Status(StatusCode::kNotFound,
+                      fmt::format("The account {} doesn't exist", canonical["Account"]));
+      }
     } else {
       canonical.try_emplace("Priority", "0");
       canonical.try_emplace("UsageFactor", "1.000000");
@@ -212,6 +249,42 @@ Status PrepareAdd(std::vector<wire::AcctEntity>& entities, AccountingStore& stor
     for (auto& [key, value] : canonical) (*e.mutable_fields())[key] = value;
     if (kind == "qos")
       ROTA_RETURN_IF_ERROR(CheckPreemptList(e.name(), e.fields(), entities, store));
+    if (kind == "account" || kind == "assoc")
+      ROTA_RETURN_IF_ERROR(CheckQosNames(e.fields(), store));
+  }
+  return Status::Ok();
+}
+
+Status ApplySettings(const std::string& kind, const std::map<std::string, std::string>& set,
+                     wire::AcctEntity& entity) {
+  auto* fields = entity.mutable_fields();
+  for (const auto& [typed, raw] : set) {
+    const auto [key, op] = SplitOperator(typed);
+    const Setting* s = FindSetting(kind, key);
+    if (s == nullptr || (op != '=' && s->value != Value::kQosList)) {
+      return InvalidArgument(fmt::format("Unknown option: {}={}", typed, raw));
+    }
+    const std::string name(s->name);
+    if (op != '=') {
+      auto own = fields->find(name);
+      std::string value = EditQosList(own == fields->end() ? "" : own->second, op, raw);
+      if (value.empty()) {
+        fields->erase(name);
+      } else {
+        (*fields)[name] = value;
+      }
+      continue;
+    }
+    if (raw.empty() || raw == "-1") {
+      if (name == "DefaultAccount" || name == "Parent") {
+        return InvalidArgument(fmt::format("{} cannot be cleared", name));
+      }
+      fields->erase(name);
+      continue;
+    }
+    std::string value = raw;
+    ROTA_RETURN_IF_ERROR(CheckValue(*s, value));
+    (*fields)[name] = value;
   }
   return Status::Ok();
 }
@@ -232,26 +305,13 @@ Result<std::vector<wire::AcctEntity>> PrepareModify(const std::string& kind,
       return Status(StatusCode::kNotFound, fmt::format("The {} {} doesn't exist", kind, name));
     }
   }
+  const bool parent_changed = std::any_of(
+      set.begin(), set.end(), [](const auto& kv) { return EqualsIgnoreCase(kv.first, "Parent"); });
   for (wire::AcctEntity& e : *found) {
+    ROTA_RETURN_IF_ERROR(ApplySettings(kind, set, e));
     auto* fields = e.mutable_fields();
-    bool parent_changed = false;
-    for (const auto& [key, raw] : set) {
-      const Setting* s = FindSetting(kind, key);
-      if (s == nullptr) return InvalidArgument(fmt::format("Unknown option: {}={}", key, raw));
-      const std::string name(s->name);
-      parent_changed |= name == "Parent";
-      if (raw.empty() || raw == "-1") {
-        if (name == "DefaultAccount" || name == "Parent") {
-          return InvalidArgument(fmt::format("{} cannot be cleared", name));
-        }
-        fields->erase(name);
-        continue;
-      }
-      std::string value = raw;
-      ROTA_RETURN_IF_ERROR(CheckValue(*s, value));
-      (*fields)[name] = value;
-    }
     if (kind == "qos") ROTA_RETURN_IF_ERROR(CheckPreemptList(e.name(), *fields, {}, store));
+    if (kind == "account") ROTA_RETURN_IF_ERROR(CheckQosNames(*fields, store));
     if (kind == "user" && !Exists(store, "account", (*fields)["DefaultAccount"])) {
       return Status(StatusCode::kNotFound,
                     fmt::format("The account {} doesn't exist", (*fields)["DefaultAccount"]));
@@ -276,9 +336,32 @@ Result<std::vector<wire::AcctEntity>> PrepareModify(const std::string& kind,
   return std::move(found).value();
 }
 
+Status CheckQosNames(const google::protobuf::Map<std::string, std::string>& fields,
+                     AccountingStore& store) {
+  std::vector<std::string> names;
+  if (auto it = fields.find("QOS"); it != fields.end()) {
+    for (std::string_view n : Split(it->second, ',')) {
+      if (!n.empty() && (n[0] == '+' || n[0] == '-')) n.remove_prefix(1);
+      if (!n.empty()) names.emplace_back(n);
+    }
+  }
+  if (auto it = fields.find("DefaultQOS"); it != fields.end()) names.push_back(it->second);
+  for (const std::string& name : names) {
+    if (!Exists(store, "qos", name)) {
+      return Status(StatusCode::kNotFound, fmt::format("The QOS {} doesn't exist", name));
+    }
+  }
+  return Status::Ok();
+}
+
+bool IsUserSetting(const std::string& key) {
+  return FindSetting("user", SplitOperator(key).first) != nullptr;
+}
+
 Status CheckDelete(const std::string& kind, const std::vector<std::string>& names,
                    AccountingStore& store) {
   if (kind != "account") return Status::Ok();
+
   for (const char* referrer : {"user", "account"}) {
     auto all = store.ListEntities(referrer, {});
     if (!all.ok()) return all.status();
@@ -294,6 +377,19 @@ Status CheckDelete(const std::string& kind, const std::vector<std::string>& name
                         std::string_view(referrer) == "user" ? "the default account" : "the parent",
                         referrer, e.name()));
       }
+    }
+  }
+  // Then the users' other associations (sacctmgr delete user NAME where account=...).
+  auto assocs = store.ListEntities("assoc", {});
+  if (!assocs.ok()) return assocs.status();
+  for (const wire::AcctEntity& a : *assocs) {
+    auto account = a.fields().find("Account");
+    auto user = a.fields().find("User");
+    if (account == a.fields().end() || user == a.fields().end()) continue;
+    if (std::find(names.begin(), names.end(), account->second) != names.end()) {
+      return Status(StatusCode::kFailedPrecondition,
+                    fmt::format("Account {} still has an association with user {}", account->second,
+                                user->second));
     }
   }
   return Status::Ok();

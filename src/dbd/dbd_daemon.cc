@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "dbd/assoc_entities.h"
 #include "dbd/dbd_conf.h"
 #include "dbd/pgsql_store.h"
 #include "dbd/sqlite_store.h"
@@ -104,6 +105,7 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
   }
   auto store = OpenStore(dbd, *d->config_, options);
   if (!store.ok()) return store.status();
+  ROTA_RETURN_IF_ERROR(MigrateUserAssociations(**store));
   d->service_ = std::make_unique<DbdService>(std::move(store).value(), *d->verifier_,
                                              UidOf(d->config_->settings.slurm_user));
 

@@ -7,6 +7,7 @@
 #include "api/dbd_methods.h"
 #include "common/log.h"
 #include "dbd/acct_entities.h"
+#include "dbd/assoc_entities.h"
 #include "rota.pb.h"
 
 namespace rota::dbd {
@@ -129,7 +130,14 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       wire::AddEntitiesRequest req;
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
       std::vector<wire::AcctEntity> entities(req.entities().begin(), req.entities().end());
-      Status s = PrepareAdd(entities, *store_);
+      Status s = Status::Ok();
+      if (!entities.empty() && entities.front().kind() == "user") {
+        auto expanded = PrepareAddUsers(entities, *store_);
+        if (!expanded.ok()) return respond.Fail(expanded.status());
+        entities = std::move(expanded).value();
+      } else {
+        s = PrepareAdd(entities, *store_);
+      }
       if (s.ok()) s = store_->AddEntities(entities);
       if (!s.ok()) return respond.Fail(s);
       respond(0, wire::Empty().SerializeAsString());
@@ -137,8 +145,11 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       wire::ModifyEntitiesRequest req;
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
       std::map<std::string, std::string> set(req.set().begin(), req.set().end());
-      auto entities =
-          PrepareModify(req.kind(), {req.names().begin(), req.names().end()}, set, *store_);
+      std::vector<std::string> names(req.names().begin(), req.names().end());
+      auto entities = req.kind() == "user"
+                          ? PrepareModifyUsers(
+                                names, {req.accounts().begin(), req.accounts().end()}, set, *store_)
+                          : PrepareModify(req.kind(), names, set, *store_);
       if (!entities.ok()) return respond.Fail(entities.status());
       Status s = store_->ReplaceEntities(*entities);
       if (!s.ok()) return respond.Fail(s);
@@ -157,6 +168,7 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       wire::DeleteEntitiesRequest req;
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
       std::vector<std::string> names(req.names().begin(), req.names().end());
+      if (req.kind() == "user") return DeleteUsers(req, respond);
       Status s = CheckDelete(req.kind(), names, *store_);
       if (!s.ok()) return respond.Fail(s);
       auto deleted = store_->DeleteEntities(req.kind(), names);
@@ -166,6 +178,29 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       respond(0, out.SerializeAsString());
     }
   });
+}
+
+void DbdService::DeleteUsers(const wire::DeleteEntitiesRequest& req, rpc::Responder respond) {
+  auto deletion = PrepareDeleteUsers({req.names().begin(), req.names().end()},
+                                     {req.accounts().begin(), req.accounts().end()}, *store_);
+  if (!deletion.ok()) return respond.Fail(deletion.status());
+  // Associations first: a failure between the two leaves users with fewer
+  // associations, never associations without their user.
+  auto assocs = store_->DeleteEntities("assoc", deletion->assocs);
+  if (!assocs.ok()) return respond.Fail(assocs.status());
+  auto users = store_->DeleteEntities("user", deletion->users);
+  if (!users.ok()) return respond.Fail(users.status());
+  wire::DeleteEntitiesResponse out;
+  if (req.accounts().empty()) {
+    for (const std::string& n : *users) out.add_deleted(n);
+  } else {
+    // Associations as sacctmgr lists them: "A = ACCOUNT U = USER".
+    for (const std::string& n : *assocs) {
+      const size_t bar = n.find('|');
+      out.add_deleted(fmt::format("A = {:<10} U = {}", n.substr(0, bar), n.substr(bar + 1)));
+    }
+  }
+  respond(0, out.SerializeAsString());
 }
 
 }  // namespace rota::dbd

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "accounting_admin.pb.h"
 #include "auth/credential.h"
 #include "dbd/accounting_store.h"
 #include "rpc/server.h"
@@ -32,6 +33,8 @@ class DbdService {
  private:
   // sacctmgr's requests, on the storage thread.
   void HandleEntities(uint16_t method, std::string body, rpc::Responder respond);
+  // sacctmgr delete user [where Account=...]: associations, then users.
+  void DeleteUsers(const wire::DeleteEntitiesRequest& req, rpc::Responder respond);
   void Post(std::function<void()> task);
   void Run();
 

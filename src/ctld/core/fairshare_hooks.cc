@@ -64,11 +64,15 @@ void ControllerCore::UpdateFairshare(int64_t now, Effects& effects) {
     static const TresWeights kNoWeights;
     const conf::PartitionConfig* part = config_->FindPartition(job->spec().partition());
     c.rate = JobBilling(counts, part != nullptr ? part->billing_weights : kNoWeights, max_tres);
+    c.qos = job->spec().qos().empty() ? kDefaultQos : job->spec().qos();
     if (policy_) {
-      const QosPolicy* qos =
-          policy_->FindQos(job->spec().qos().empty() ? kDefaultQos : job->spec().qos());
-      if (qos != nullptr) c.rate *= qos->usage_factor;
+      const QosPolicy* qos = policy_->FindQos(c.qos);
+      if (qos != nullptr) {
+        c.rate *= qos->usage_factor;
+        c.usage_factor = qos->usage_factor;
+      }
     }
+    c.tres = std::move(counts);
     charges.push_back(std::move(c));
   }
   const bool had_usage = !usage_.entries().empty();
@@ -102,8 +106,9 @@ ShareTree ControllerCore::BuildShareTree() const {
     for (const auto& [name, a] : policy_->accounts()) {
       add(name, "", a.parent, a.shares, a.shares_parent);
     }
-    for (const auto& [name, u] : policy_->users()) {
-      if (!u.default_account.empty()) add(u.default_account, name, "", u.shares, u.shares_parent);
+    // Each association of each user: a user in two accounts is two leaves.
+    for (const auto& [key, a] : policy_->associations()) {
+      add(a.account, a.user, "", a.shares, a.shares_parent);
     }
   }
   // Without accounting (or beyond it): each user under the account its jobs

@@ -56,6 +56,35 @@ std::string TresReason(std::string_view prefix, Family family, const std::string
   return "AccountingPolicy";
 }
 
+// GrpTRESMins's reason words: QOSGrpCPUMinutesLimit, AssocGrpGRESMinutes, ...
+std::string TresMinutesReason(std::string_view prefix, const std::string& key) {
+  const bool qos = prefix == "QOS";
+  if (key == "cpu") return fmt::format("{}GrpCPUMinutesLimit", prefix);
+  if (key == "mem") return fmt::format("{}Grp{}Minutes", prefix, qos ? "Memory" : "Mem");
+  if (key == "node") return fmt::format("{}GrpNodeMinutes", prefix);
+  if (key.rfind("gres/", 0) == 0) return fmt::format("{}GrpGRESMinutes", prefix);
+  if (key == "billing") return fmt::format("{}GrpBillingMinutes", prefix);
+  return "AccountingPolicy";
+}
+
+// The first TRES of GrpTRESMins `limit` whose decayed usage (`used`: TRES ->
+// TRES-seconds) has reached it, or with `safe` would pass it once the job
+// has run its whole time limit; "" when none.
+template <typename Used>
+std::string OverTresMinutes(const TresCounts& limit, const Used& used, const JobDemand& demand,
+                            bool safe) {
+  for (const auto& [key, max] : limit.counts()) {
+    const double used_min = used(key) / 60.0;
+    if (used_min >= static_cast<double>(max)) return key;
+    if (!safe || demand.tres.Get(key) == 0) continue;
+    if (demand.time_limit_s < 0) return key;  // No time limit: unbounded
+    const double job_min =
+        static_cast<double>(demand.tres.Get(key)) * static_cast<double>(demand.time_limit_s) / 60.0;
+    if (used_min + job_min > static_cast<double>(max)) return key;
+  }
+  return "";
+}
+
 // The first TRES of `limit` that `held` plus `demand` goes over; "" when none.
 std::string OverTres(const TresCounts& limit, const TresCounts& held, const TresCounts& demand) {
   for (const auto& [key, max] : limit.counts()) {
@@ -71,9 +100,10 @@ bool OverWall(std::optional<int64_t> max_wall_s, int64_t time_limit_s) {
 // The association's own limit, else the nearest account's that sets it (as
 // sacctmgr's limits are inherited down the tree).
 template <typename T>
-std::optional<T> Inherited(const UserPolicy* user, const std::vector<const AccountPolicy*>& lineage,
+std::optional<T> Inherited(const AssociationPolicy* assoc,
+                           const std::vector<const AccountPolicy*>& lineage,
                            std::optional<T> PolicyLimits::*field) {
-  if (user != nullptr && user->limits.*field) return user->limits.*field;
+  if (assoc != nullptr && assoc->limits.*field) return assoc->limits.*field;
   for (const AccountPolicy* a : lineage) {
     if (a->limits.*field) return a->limits.*field;
   }
@@ -129,24 +159,43 @@ std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand)
     if (std::string key = OverTres(l.max_tres_per_user, mine.tres, demand.tres); !key.empty()) {
       return TresReason("QOS", Family::kPerUser, key);
     }
+    if (const UsageLedger* ledger = running.ledger(); ledger != nullptr) {
+      auto used = [&](const std::string& tres) { return ledger->QosTresUsage(qos->name, tres); };
+      if (std::string key = OverTresMinutes(l.grp_tres_mins, used, demand, running.safe());
+          !key.empty()) {
+        return TresMinutesReason("QOS", key);
+      }
+    }
   }
 
-  const UserPolicy* user = table.FindUser(demand.user);
+  const AssociationPolicy* own = table.FindAssociation(demand.user, demand.account);
   std::vector<const AccountPolicy*> lineage = table.Lineage(demand.account);
-  if (OverWall(Inherited(user, lineage, &PolicyLimits::max_wall_s), demand.time_limit_s)) {
+  if (OverWall(Inherited(own, lineage, &PolicyLimits::max_wall_s), demand.time_limit_s)) {
     return "AssocMaxWallDurationPerJobLimit";
   }
   const LimitUsage::Tally& assoc = running.Association(demand.user, demand.account);
-  if (std::optional<uint32_t> max = Inherited(user, lineage, &PolicyLimits::max_jobs);
+  if (std::optional<uint32_t> max = Inherited(own, lineage, &PolicyLimits::max_jobs);
       max && assoc.jobs + 1 > *max) {
     return "AssocMaxJobsLimit";
   }
-  if (user != nullptr) {
-    if (user->limits.grp_jobs && assoc.jobs + 1 > *user->limits.grp_jobs) {
+  const UsageLedger* ledger = running.ledger();
+  // GrpTRESMins of the association (`user` set) or of an account.
+  auto over_minutes = [&](const PolicyLimits& l, const std::string& account,
+                          const std::string& user) -> std::string {
+    if (ledger == nullptr || l.grp_tres_mins.empty()) return "";
+    auto used = [&](const std::string& tres) { return ledger->TresUsage(account, user, tres); };
+    std::string key = OverTresMinutes(l.grp_tres_mins, used, demand, running.safe());
+    return key.empty() ? "" : TresMinutesReason("Assoc", key);
+  };
+  if (own != nullptr) {
+    if (own->limits.grp_jobs && assoc.jobs + 1 > *own->limits.grp_jobs) {
       return "AssocGrpJobsLimit";
     }
-    if (std::string key = OverTres(user->limits.grp_tres, assoc.tres, demand.tres); !key.empty()) {
+    if (std::string key = OverTres(own->limits.grp_tres, assoc.tres, demand.tres); !key.empty()) {
       return TresReason("Assoc", Family::kGroup, key);
+    }
+    if (std::string r = over_minutes(own->limits, demand.account, demand.user); !r.empty()) {
+      return r;
     }
   }
   for (const AccountPolicy* a : lineage) {
@@ -155,6 +204,7 @@ std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand)
     if (std::string key = OverTres(a->limits.grp_tres, held.tres, demand.tres); !key.empty()) {
       return TresReason("Assoc", Family::kGroup, key);
     }
+    if (std::string r = over_minutes(a->limits, a->name, ""); !r.empty()) return r;
   }
   return "";
 }
@@ -177,14 +227,14 @@ Status CheckSubmitLimits(const LimitUsage& active, const JobDemand& demand, uint
     }
     if (l.grp_submit && active.Qos(qos->name).jobs + jobs > *l.grp_submit) return refused;
   }
-  const UserPolicy* user = table.FindUser(demand.user);
+  const AssociationPolicy* own = table.FindAssociation(demand.user, demand.account);
   std::vector<const AccountPolicy*> lineage = table.Lineage(demand.account);
   const uint32_t mine = active.Association(demand.user, demand.account).jobs;
-  if (std::optional<uint32_t> max = Inherited(user, lineage, &PolicyLimits::max_submit);
+  if (std::optional<uint32_t> max = Inherited(own, lineage, &PolicyLimits::max_submit);
       max && mine + jobs > *max) {
     return refused;
   }
-  if (user != nullptr && user->limits.grp_submit && mine + jobs > *user->limits.grp_submit) {
+  if (own != nullptr && own->limits.grp_submit && mine + jobs > *own->limits.grp_submit) {
     return refused;
   }
   for (const AccountPolicy* a : lineage) {
@@ -199,8 +249,8 @@ bool HasSubmitLimits(const PolicyTable& table, const JobDemand& demand) {
   if (const QosPolicy* qos = demand.qos.empty() ? nullptr : table.FindQos(demand.qos)) {
     if (qos->limits.max_submit || qos->limits.grp_submit) return true;
   }
-  if (const UserPolicy* user = table.FindUser(demand.user)) {
-    if (user->limits.max_submit || user->limits.grp_submit) return true;
+  if (const AssociationPolicy* own = table.FindAssociation(demand.user, demand.account)) {
+    if (own->limits.max_submit || own->limits.grp_submit) return true;
   }
   for (const AccountPolicy* a : table.Lineage(demand.account)) {
     if (a->limits.max_submit || a->limits.grp_submit) return true;

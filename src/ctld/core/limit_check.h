@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "common/tres.h"
 #include "ctld/core/policy_table.h"
+#include "ctld/core/usage_ledger.h"
 
 namespace rota::ctld {
 
@@ -41,6 +42,16 @@ class LimitUsage {
   };
 
   explicit LimitUsage(std::shared_ptr<const PolicyTable> table) : table_(std::move(table)) {}
+  // GrpTRESMins reads the decayed usage of `ledger` (not owned; outlives
+  // this). `safe` (AccountingStorageEnforce=safe): a job also waits when what
+  // it could use over its time limit would go past the limit; otherwise only
+  // once the usage has reached it, as Slurm.
+  void SetTresMinutes(const UsageLedger* ledger, bool safe) {
+    ledger_ = ledger;
+    safe_ = safe;
+  }
+  const UsageLedger* ledger() const { return ledger_; }
+  bool safe() const { return safe_; }
   // Counts `jobs` jobs of `demand`'s shape (an array's tasks: several).
   void Add(const JobDemand& demand, uint32_t jobs = 1);
 
@@ -52,6 +63,8 @@ class LimitUsage {
 
  private:
   std::shared_ptr<const PolicyTable> table_;
+  const UsageLedger* ledger_ = nullptr;
+  bool safe_ = false;
   std::map<std::string, Tally> qos_;
   std::map<std::pair<std::string, std::string>, Tally> qos_user_;
   std::map<std::string, Tally> accounts_;
@@ -60,8 +73,9 @@ class LimitUsage {
 
 // The limit `demand` would break if it started now, given what running jobs
 // hold (`running`): Slurm's pending reason (QOSMaxJobsPerUserLimit,
-// AssocGrpCpuLimit, ...), or "" when it may start. QoS limits come first,
-// then the user's association, then its accounts from the nearest up.
+// AssocGrpCpuLimit, QOSGrpCPUMinutesLimit, AssocGrpGRESMinutes, ...), or ""
+// when it may start. QoS limits come first, then the user's association
+// with the job's account, then its accounts from the nearest up.
 std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand);
 
 // Whether a submission of `jobs` jobs shaped like `demand` is refused, given

@@ -106,6 +106,22 @@ Status ControllerCore::CheckPolicyAtSubmit(wire::JobSpec& spec,
     if (!spec.qos().empty() && policy_->FindQos(spec.qos()) == nullptr) {
       return InvalidArgument(kInvalidQos);
     }
+    if (spec.qos().empty()) {
+      // The association's DefaultQOS; "normal" stays implicit, as before.
+      std::string def = policy_->DefaultQos(spec.user(), spec.account());
+      if (def != kDefaultQos && policy_->FindQos(def) == nullptr) {
+        return InvalidArgument(kInvalidQos);
+      }
+      if (def != kDefaultQos) spec.set_qos(def);
+    }
+    if (enforcement_.qos) {
+      // The QoS must be in the association's list (when any sets one).
+      std::optional<std::vector<std::string>> allowed =
+          policy_->AllowedQos(spec.user(), spec.account());
+      if (allowed && !Listed(*allowed, spec.qos().empty() ? kDefaultQos : spec.qos())) {
+        return InvalidArgument(kInvalidQos);
+      }
+    }
   }
   // The partition's access lists are slurm.conf's: they hold whatever
   // accounting enforces. Only the primary group is known here.
@@ -151,6 +167,7 @@ Status ControllerCore::CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uin
 std::unique_ptr<LimitUsage> ControllerCore::RunningUsage() const {
   if (policy_ == nullptr || !enforcement_.limits || !policy_->has_start_limits()) return nullptr;
   auto usage = std::make_unique<LimitUsage>(policy_);
+  if (policy_->has_tres_mins_limits()) usage->SetTresMinutes(&usage_, enforcement_.safe);
   for (const auto& [id, job] : jobs_) {
     if (Holds(job->state())) usage->Add(DemandOf(*config_, *job));
   }

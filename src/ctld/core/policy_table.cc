@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/duration.h"
+#include "common/qos_list.h"
 #include "common/strings.h"
 
 namespace rota::ctld {
@@ -45,6 +46,7 @@ PolicyLimits Limits(const Fields& f, bool qos) {
     if (d.ok() && *d != kInfiniteDuration) l.max_wall_s = *d;
   }
   l.grp_tres = Tres(f, "GrpTRES");
+  l.grp_tres_mins = Tres(f, "GrpTRESMins");
   if (qos) {
     l.max_tres_per_user = Tres(f, "MaxTRESPerUser");
     l.max_tres_per_job = Tres(f, "MaxTRESPerJob");
@@ -65,7 +67,12 @@ void Shares(const Fields& f, uint32_t& shares, bool& parent) {
 
 bool LimitsStart(const PolicyLimits& l) {
   return l.max_jobs || l.grp_jobs || l.max_wall_s || !l.grp_tres.empty() ||
-         !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty();
+         !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty() || !l.grp_tres_mins.empty();
+}
+
+std::string Text(const Fields& f, std::string_view name) {
+  const std::string* v = Field(f, name);
+  return v == nullptr ? "" : *v;
 }
 
 }  // namespace
@@ -94,6 +101,8 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       if (a.parent.empty() && a.name != "root") a.parent = "root";
       a.limits = Limits(f, false);
       Shares(f, a.shares, a.shares_parent);
+      a.qos = Text(f, "QOS");
+      a.default_qos = Text(f, "DefaultQOS");
     } else if (e.kind() == "user") {
       UserPolicy& u = table->users_[e.name()];
       u.name = e.name();
@@ -102,8 +111,28 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
         if (EqualsIgnoreCase(*level, "Operator")) u.admin_level = AdminLevel::kOperator;
         if (EqualsIgnoreCase(*level, "Administrator")) u.admin_level = AdminLevel::kAdministrator;
       }
-      u.limits = Limits(f, false);
-      Shares(f, u.shares, u.shares_parent);
+      // An older rotadbd kept the association's settings on the user: they
+      // stand for its default account's association unless one is stored.
+      if (!u.default_account.empty()) {
+        AssociationPolicy& a = table->associations_[{u.default_account, u.name}];
+        if (a.user.empty()) {
+          a.account = u.default_account;
+          a.user = u.name;
+          a.limits = Limits(f, false);
+          Shares(f, a.shares, a.shares_parent);
+        }
+      }
+    } else if (e.kind() == "assoc") {
+      const std::string account = Text(f, "Account"), user = Text(f, "User");
+      if (account.empty() || user.empty()) continue;
+      AssociationPolicy& a = table->associations_[{account, user}];
+      a = AssociationPolicy{};
+      a.account = account;
+      a.user = user;
+      a.limits = Limits(f, false);
+      Shares(f, a.shares, a.shares_parent);
+      a.qos = Text(f, "QOS");
+      a.default_qos = Text(f, "DefaultQOS");
     } else if (e.kind() == "qos") {
       QosPolicy& q = table->qos_[e.name()];
       q.name = e.name();
@@ -133,9 +162,23 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       }
     }
   }
-  for (const auto& [name, a] : table->accounts_) table->has_start_limits_ |= LimitsStart(a.limits);
-  for (const auto& [name, u] : table->users_) table->has_start_limits_ |= LimitsStart(u.limits);
-  for (const auto& [name, q] : table->qos_) table->has_start_limits_ |= LimitsStart(q.limits);
+  // Associations of users that are gone (or not yet listed) do not count.
+  for (auto it = table->associations_.begin(); it != table->associations_.end();) {
+    auto user = table->users_.find(it->first.second);
+    if (user == table->users_.end()) {
+      it = table->associations_.erase(it);
+      continue;
+    }
+    user->second.accounts.push_back(it->first.first);  // In account order
+    ++it;
+  }
+  auto note = [&](const PolicyLimits& l) {
+    table->has_start_limits_ |= LimitsStart(l);
+    table->has_tres_mins_limits_ |= !l.grp_tres_mins.empty();
+  };
+  for (const auto& [name, a] : table->accounts_) note(a.limits);
+  for (const auto& [key, a] : table->associations_) note(a.limits);
+  for (const auto& [name, q] : table->qos_) note(q.limits);
   // rotadbd always has the root account (the default parent), stored or not.
   if (table->accounts_.count("root") == 0) table->accounts_["root"].name = "root";
   table->state_ = std::move(state);
@@ -176,9 +219,33 @@ uint32_t PolicyTable::MaxQosPriority() const {
 }
 
 bool PolicyTable::HasAssociation(const std::string& user, const std::string& account) const {
-  const UserPolicy* u = FindUser(user);
-  return u != nullptr && !account.empty() && u->default_account == account &&
+  return !account.empty() && FindAssociation(user, account) != nullptr &&
          FindAccount(account) != nullptr;
+}
+
+const AssociationPolicy* PolicyTable::FindAssociation(const std::string& user,
+                                                      const std::string& account) const {
+  auto it = associations_.find({account, user});
+  return it == associations_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::vector<std::string>> PolicyTable::AllowedQos(const std::string& user,
+                                                                const std::string& account) const {
+  std::vector<std::string> chain;
+  if (const AssociationPolicy* a = FindAssociation(user, account)) chain.push_back(a->qos);
+  for (const AccountPolicy* a : Lineage(account)) chain.push_back(a->qos);
+  return ResolveQosList(chain);
+}
+
+std::string PolicyTable::DefaultQos(const std::string& user, const std::string& account) const {
+  const AssociationPolicy* assoc = FindAssociation(user, account);
+  if (assoc != nullptr && !assoc->default_qos.empty()) return assoc->default_qos;
+  for (const AccountPolicy* a : Lineage(account)) {
+    if (!a->default_qos.empty()) return a->default_qos;
+  }
+  std::optional<std::vector<std::string>> allowed = AllowedQos(user, account);
+  if (allowed && allowed->size() == 1) return allowed->front();
+  return "normal";
 }
 
 }  // namespace rota::ctld

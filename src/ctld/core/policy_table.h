@@ -1,8 +1,9 @@
 #pragma once
 
 // The accounting policy the controller enforces (AccountingStorageEnforce):
-// accounts with their parents, users with their default account, QoS, and
-// the limits set on each, read from what rotadbd keeps (sacctmgr). Immutable
+// accounts with their parents, users with their default account, each user's
+// associations (one per account it may run under), QoS, and the limits set on
+// each, read from what rotadbd keeps (sacctmgr). Immutable
 // once built; the state loop swaps in a new table when rotadbd's changes.
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/tres.h"
@@ -37,8 +39,11 @@ struct PolicyLimits {
   std::optional<uint32_t> grp_submit;  // GrpSubmitJobs
   std::optional<int64_t> max_wall_s;   // MaxWall
   TresCounts grp_tres;                 // All running jobs together (memory in MB)
-  TresCounts max_tres_per_user;        // QoS only
-  TresCounts max_tres_per_job;         // QoS only
+  // GrpTRESMins: TRES-minutes of decayed usage (the fair-share ledger's),
+  // past and running jobs together; memory in MB-minutes.
+  TresCounts grp_tres_mins;
+  TresCounts max_tres_per_user;  // QoS only
+  TresCounts max_tres_per_job;   // QoS only
 };
 
 struct QosPolicy {
@@ -63,6 +68,8 @@ struct AccountPolicy {
   PolicyLimits limits;
   uint32_t shares = 1;         // Fairshare=N
   bool shares_parent = false;  // Fairshare=parent
+  std::string qos;             // QOS= as stored (common/qos_list.h); "": inherited
+  std::string default_qos;     // DefaultQOS=; "": inherited
 };
 
 enum class AdminLevel { kNone, kOperator, kAdministrator };
@@ -71,9 +78,19 @@ struct UserPolicy {
   std::string name;
   std::string default_account;
   AdminLevel admin_level = AdminLevel::kNone;
-  PolicyLimits limits;         // The limits of the user's association
-  uint32_t shares = 1;         // Fairshare=N of the user's association
+  std::vector<std::string> accounts;  // Those it has an association with, by name
+};
+
+// A user's association with one account: the limits, shares and QoS list
+// that apply to the user's jobs under that account.
+struct AssociationPolicy {
+  std::string account;
+  std::string user;
+  PolicyLimits limits;
+  uint32_t shares = 1;         // Fairshare=N
   bool shares_parent = false;  // Fairshare=parent
+  std::string qos;             // QOS= as stored; "": inherited from the account
+  std::string default_qos;     // DefaultQOS=; "": inherited
 };
 
 class PolicyTable {
@@ -88,9 +105,21 @@ class PolicyTable {
   // `account` and its ancestors, nearest first; empty when unknown. A cycle
   // (which rotadbd refuses) ends the walk.
   std::vector<const AccountPolicy*> Lineage(const std::string& account) const;
-  // Whether `user` may run jobs under `account`: the user's association is
-  // with its default account.
+  // Whether `user` may run jobs under `account`: it has an association with
+  // that account, and the account exists.
   bool HasAssociation(const std::string& user, const std::string& account) const;
+  // (account, user)'s association; nullptr when it has none.
+  const AssociationPolicy* FindAssociation(const std::string& user,
+                                           const std::string& account) const;
+  // The QoS the association may use: its own list, else its accounts' from
+  // the nearest up (edits applied as common/qos_list.h says). nullopt: no
+  // list anywhere, every QoS.
+  std::optional<std::vector<std::string>> AllowedQos(const std::string& user,
+                                                     const std::string& account) const;
+  // The QoS of a job that names none, as Slurm picks it: the association's
+  // DefaultQOS (or its nearest account's), else the one QoS of a list of one,
+  // else "normal".
+  std::string DefaultQos(const std::string& user, const std::string& account) const;
   // Whether any QoS, account or user sets a limit a running job counts
   // against (jobs, TRES, wall time): if none, scheduling need not count.
   bool has_start_limits() const { return has_start_limits_; }
@@ -101,13 +130,21 @@ class PolicyTable {
   const wire::PolicyState& state() const { return state_; }
   const std::map<std::string, AccountPolicy>& accounts() const { return accounts_; }
   const std::map<std::string, UserPolicy>& users() const { return users_; }
+  // By (account, user).
+  const std::map<std::pair<std::string, std::string>, AssociationPolicy>& associations() const {
+    return associations_;
+  }
+  // Whether any QoS, account or association sets GrpTRESMins.
+  bool has_tres_mins_limits() const { return has_tres_mins_limits_; }
 
  private:
   wire::PolicyState state_;
   std::map<std::string, AccountPolicy> accounts_;
   std::map<std::string, UserPolicy> users_;
+  std::map<std::pair<std::string, std::string>, AssociationPolicy> associations_;
   std::map<std::string, QosPolicy> qos_;
   bool has_start_limits_ = false;
+  bool has_tres_mins_limits_ = false;
 };
 
 }  // namespace rota::ctld

@@ -43,6 +43,8 @@ void UsageLedger::Advance(int64_t now, int64_t half_life_s, const std::vector<Us
     int64_t boundary = now - now % reset_period_s;
     if (updated_ != 0 && updated_ < boundary) {
       usage_.clear();
+      tres_usage_.clear();
+      qos_usage_.clear();
       updated_ = boundary;
       last_reset_ = boundary;
     }
@@ -51,15 +53,33 @@ void UsageLedger::Advance(int64_t now, int64_t half_life_s, const std::vector<Us
     double decay = DecayFactor(now - updated_, half_life_s);
     if (decay != 1.0) {
       for (auto& [key, usage] : usage_) usage *= decay;
+      for (auto& [key, tres] : tres_usage_) {
+        for (auto& [name, usage] : tres) usage *= decay;
+      }
+      for (auto& [qos, tres] : qos_usage_) {
+        for (auto& [name, usage] : tres) usage *= decay;
+      }
     }
   }
   for (const UsageCharge& c : charges) {
     int64_t from = std::max(c.start, updated_);
     int64_t to = c.end > 0 ? std::min(c.end, now) : now;
     if (c.start <= 0 || to <= from || c.rate <= 0 || c.lineage.empty()) continue;
-    double add = c.rate * static_cast<double>(to - from);
+    const double seconds = static_cast<double>(to - from);
+    double add = c.rate * seconds;
     usage_[{c.lineage.front(), c.user}] += add;
     for (const std::string& account : c.lineage) usage_[{account, ""}] += add;
+    // Per TRES: what the job holds, and billing as fair-share counts it.
+    auto charge = [&](TresUsageMap& into) {
+      for (const auto& [key, count] : c.tres.counts()) {
+        if (key == "billing") continue;  // Billing is the rate's, below
+        into[key] += static_cast<double>(count) * c.usage_factor * seconds;
+      }
+      into["billing"] += add;
+    };
+    charge(tres_usage_[{c.lineage.front(), c.user}]);
+    for (const std::string& account : c.lineage) charge(tres_usage_[{account, ""}]);
+    if (!c.qos.empty()) charge(qos_usage_[c.qos]);
   }
   updated_ = now;
 }
@@ -67,6 +87,21 @@ void UsageLedger::Advance(int64_t now, int64_t half_life_s, const std::vector<Us
 double UsageLedger::Usage(const std::string& account, const std::string& user) const {
   auto it = usage_.find({account, user});
   return it == usage_.end() ? 0.0 : it->second;
+}
+
+double UsageLedger::TresUsage(const std::string& account, const std::string& user,
+                              const std::string& tres) const {
+  auto it = tres_usage_.find({account, user});
+  if (it == tres_usage_.end()) return 0.0;
+  auto t = it->second.find(tres);
+  return t == it->second.end() ? 0.0 : t->second;
+}
+
+double UsageLedger::QosTresUsage(const std::string& qos, const std::string& tres) const {
+  auto it = qos_usage_.find(qos);
+  if (it == qos_usage_.end()) return 0.0;
+  auto t = it->second.find(tres);
+  return t == it->second.end() ? 0.0 : t->second;
 }
 
 wire::UsageLedgerState UsageLedger::ToState() const {
@@ -78,6 +113,14 @@ wire::UsageLedgerState UsageLedger::ToState() const {
     e->set_account(key.first);
     e->set_user(key.second);
     e->set_usage(usage);
+    if (auto t = tres_usage_.find(key); t != tres_usage_.end()) {
+      e->mutable_tres()->insert(t->second.begin(), t->second.end());
+    }
+  }
+  for (const auto& [qos, tres] : qos_usage_) {
+    wire::QosUsageEntry* q = s.add_qos();
+    q->set_qos(qos);
+    q->mutable_tres()->insert(tres.begin(), tres.end());
   }
   return s;
 }
@@ -86,7 +129,15 @@ UsageLedger UsageLedger::FromState(const wire::UsageLedgerState& state) {
   UsageLedger l;
   l.updated_ = state.updated();
   l.last_reset_ = state.last_reset();
-  for (const wire::UsageEntry& e : state.entries()) l.usage_[{e.account(), e.user()}] = e.usage();
+  for (const wire::UsageEntry& e : state.entries()) {
+    l.usage_[{e.account(), e.user()}] = e.usage();
+    if (!e.tres().empty()) {
+      l.tres_usage_[{e.account(), e.user()}] = TresUsageMap(e.tres().begin(), e.tres().end());
+    }
+  }
+  for (const wire::QosUsageEntry& q : state.qos()) {
+    l.qos_usage_[q.qos()] = TresUsageMap(q.tres().begin(), q.tres().end());
+  }
   return l;
 }
 

@@ -2,9 +2,10 @@
 
 // Fair-share usage: what each association (an account, or a user under an
 // account) has consumed, in billing x seconds scaled by the QoS UsageFactor,
-// decaying with PriorityDecayHalfLife. Pure: the time is a parameter. The
-// controller advances the ledger at each PriorityCalcPeriod recomputation and
-// keeps it durable as one state record per recomputation (field 22).
+// decaying with PriorityDecayHalfLife. The same usage is kept per TRES, for
+// each association and each QoS, for GrpTRESMins (limit_check.h). Pure: the time is a parameter.
+// The controller advances the ledger at each PriorityCalcPeriod recomputation and keeps it durable
+// as one state record per recomputation (field 22).
 
 #include <cstdint>
 #include <map>
@@ -30,6 +31,11 @@ double JobBilling(const TresCounts& tres, const TresWeights& weights, bool max_t
 // the seconds it ran within [from, to).
 struct UsageCharge {
   std::string user;
+  std::string qos;  // Empty: counted in no QoS
+  // What the job holds (cpu, mem in MB, node, gres/...) and the QoS
+  // UsageFactor that scales it, as `rate` is scaled.
+  TresCounts tres;
+  double usage_factor = 1.0;
   // The job's account first, then its ancestors, root last.
   std::vector<std::string> lineage;
   double rate = 0;
@@ -50,6 +56,11 @@ class UsageLedger {
                int64_t reset_period_s = 0);
 
   double Usage(const std::string& account, const std::string& user = "") const;
+  // Decayed TRES-seconds of `tres` ("cpu", "gres/gpu", "billing", ...) of an
+  // association (user empty: the account and everything below it) or a QoS.
+  double TresUsage(const std::string& account, const std::string& user,
+                   const std::string& tres) const;
+  double QosTresUsage(const std::string& qos, const std::string& tres) const;
   const std::map<Key, double>& entries() const { return usage_; }
   int64_t updated() const { return updated_; }
 
@@ -57,7 +68,10 @@ class UsageLedger {
   static UsageLedger FromState(const wire::UsageLedgerState& state);
 
  private:
+  using TresUsageMap = std::map<std::string, double>;  // TRES -> TRES-seconds
   std::map<Key, double> usage_;
+  std::map<Key, TresUsageMap> tres_usage_;
+  std::map<std::string, TresUsageMap> qos_usage_;
   int64_t updated_ = 0;
   int64_t last_reset_ = 0;
 };

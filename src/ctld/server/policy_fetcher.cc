@@ -15,7 +15,7 @@ Result<wire::PolicyState> RpcPolicySource::Fetch() {
     ROTA_RETURN_IF_ERROR(client_.Connect(host_, port_, std::chrono::seconds(5)));
   }
   wire::PolicyState state;
-  for (const char* kind : {"account", "user", "qos"}) {
+  for (const char* kind : {"account", "user", "assoc", "qos"}) {
     wire::ListEntitiesRequest request;
     request.set_kind(kind);
     std::string body = request.SerializeAsString();

@@ -1,0 +1,150 @@
+// A user in several accounts through sacctmgr and sbatch with a real rotadbd
+// and rotactld: the default account, -A naming one of the user's
+// associations, associations added, made default and deleted, QoS lists per
+// association, and a job held by GrpTRESMins.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "api/methods.h"
+#include "cli/controller_client.h"
+#include "common/strings.h"
+#include "rota.pb.h"
+#include "tests/integration/controller_process.h"
+#include "tests/integration/dbd_process.h"
+
+namespace rota {
+namespace {
+
+using testing::AccountingConf;
+using testing::CommandResult;
+using testing::ControllerProcess;
+using testing::DbdProcess;
+
+constexpr char kInvalidAccount[] =
+    "sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
+    "specified\n";
+constexpr char kInvalidQos[] =
+    "sbatch: error: Batch job submission failed: Invalid qos specification\n";
+
+class AssocTest : public ::testing::Test {
+ protected:
+  AssocTest()
+      : dbd_port_(testing::FreeLoopbackPort()),
+        ctld_(AccountingConf(dbd_port_) + "AccountingStorageEnforce=associations,limits,qos\n"),
+        dbd_(ctld_, dbd_port_) {}
+
+  void RegisterNodes() {
+    auto client = cli::ControllerClient::Create(ctld_.conf());
+    ASSERT_TRUE(client.ok()) << client.status().message();
+    for (const char* node : {"n1", "n2", "n3", "n4"}) {
+      wire::NodeRegisterRequest req;
+      req.set_node(node);
+      req.set_boot_time(1);
+      wire::Empty resp;
+      ASSERT_TRUE((*client)->Call(api::kNodeRegister, req, &resp).ok());
+    }
+  }
+  std::string SqueueUntil(const std::string& job, const std::string& format,
+                          const std::string& expected) {
+    std::string out;
+    for (int i = 0; i < 200; ++i) {
+      out = Trim(ctld_.Run("squeue -h -t all -o " + format + " -j " + job, false).out);
+      if (out == expected) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return out;
+  }
+  // sbatch's answer once it reads `expected` (the controller reads sacctmgr's
+  // changes when told, a moment later): 10 s at most.
+  std::string SbatchUntil(const std::string& args, const std::string& expected) {
+    std::string out;
+    for (int i = 0; i < 200; ++i) {
+      out = ctld_.Run("sbatch " + args).out;
+      if (out == expected) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return out;
+  }
+  void Sacctmgr(const std::string& args) {
+    CommandResult r = ctld_.Run("sacctmgr -i " + args);
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
+  }
+
+  uint16_t dbd_port_;
+  ControllerProcess ctld_;
+  DbdProcess dbd_;
+};
+
+TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  Sacctmgr("add account a");
+  Sacctmgr("add account b");
+  Sacctmgr("add account c");
+  Sacctmgr("add qos normal");
+  Sacctmgr("add qos high");
+  Sacctmgr("add user root account=a,b");
+  ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  RegisterNodes();
+  ASSERT_EQ(SbatchUntil("--test-only -A c --wrap=true", kInvalidAccount), kInvalidAccount)
+      << ctld_.Log();
+
+  // The first account named is the default; -A takes any of the user's.
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --hold --wrap=true").out, "1\n");
+  EXPECT_EQ(SqueueUntil("1", "%a", "a"), "a");
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --hold -A b --wrap=true").out, "2\n");
+  EXPECT_EQ(SqueueUntil("2", "%a", "b"), "b");
+
+  // Another association, then a new default, then one removed.
+  Sacctmgr("add user root account=c");
+  EXPECT_EQ(SbatchUntil("--parsable --hold -A c --wrap=true", "3\n"), "3\n");
+  Sacctmgr("modify user root set DefaultAccount=b");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user root").out, "root|b|None\n");
+  CommandResult refused = ctld_.Run("sacctmgr -i delete user root where account=b");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.out.find("default account of user root"), std::string::npos) << refused.out;
+  CommandResult deleted = ctld_.Run("sacctmgr -i delete user root where account=c");
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.out;
+  EXPECT_EQ(deleted.out, " Deleting user associations...\n  A = c          U = root\n");
+  EXPECT_EQ(SbatchUntil("-A c --wrap=true", kInvalidAccount), kInvalidAccount);
+  EXPECT_EQ(ctld_.Run("sbatch --parsable --hold --wrap=true").out, "4\n");
+  EXPECT_EQ(SqueueUntil("4", "%a", "b"), "b");
+
+  // QoS lists: on the account a, inherited by root's association with it.
+  Sacctmgr("modify account a set QOS=normal");
+  EXPECT_EQ(SbatchUntil("-A a --qos=high --wrap=true", kInvalidQos), kInvalidQos);
+  Sacctmgr("modify user root where account=a set QOS+=high DefaultQOS=high");
+  EXPECT_EQ(SbatchUntil("--parsable --hold -A a --wrap=true", "5\n"), "5\n");
+  EXPECT_EQ(SqueueUntil("5", "%q", "high"), "high");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show assoc format=Account,User,QOS,DefQOS").out,
+            "root|||\n"
+            "a||normal|\n"
+            "a|root|high,normal|high\n"
+            "b|||\n"  // No list anywhere above: every QoS
+            "b|root||\n"
+            "c|||\n");
+  EXPECT_EQ(
+      ctld_.Run("sacctmgr -n -P show user withassoc format=User,DefaultAccount,Account,QOS").out,
+      "root|b|a|high,normal\nroot|b|b|\n");
+
+  // GrpTRESMins=cpu=0 on root's association with b: its jobs wait.
+  Sacctmgr("modify user root where account=b set GrpTRESMins=cpu=0");
+  // The controller reads the change a moment after sacctmgr tells it: a job
+  // submitted before may still start, so try again.
+  std::string held;
+  for (int i = 0; i < 10 && held.empty(); ++i) {
+    held = std::string(Trim(ctld_.Run("sbatch --parsable -A b --wrap=true").out));
+    if (SqueueUntil(held, "%r", "AssocGrpCPUMinutesLimit") != "AssocGrpCPUMinutesLimit") {
+      held.clear();
+    }
+  }
+  EXPECT_FALSE(held.empty()) << ctld_.Log();
+  EXPECT_EQ(SqueueUntil(held, "%T/%r", "PENDING/AssocGrpCPUMinutesLimit"),
+            "PENDING/AssocGrpCPUMinutesLimit");
+  // Its association with a is not limited.
+  std::string other(Trim(ctld_.Run("sbatch --parsable -A a --wrap=true").out));
+  EXPECT_EQ(SqueueUntil(other, "%T", "RUNNING"), "RUNNING");
+}
+
+}  // namespace
+}  // namespace rota
