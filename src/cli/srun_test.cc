@@ -116,10 +116,9 @@ TEST(SrunOptionsTest, AllocationOptionsPassThrough) {
 }
 
 TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
-  Result<SrunOptions> o =
-      ParseSrunOptions({"--mem=2G", "--gres=gpu:a100:2", "-G", "3", "--overlap",
-                        "--cpu-bind=verbose,map_cpu:1,0", "--exclusive", "cmd"},
-                       {});
+  Result<SrunOptions> o = ParseSrunOptions({"--mem=2G", "--gres=gpu:a100:2", "-G", "3", "--overlap",
+                                            "--cpu-bind=verbose,map_cpu:1,0", "--exclusive", "cmd"},
+                                           {});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->mem_per_node_mb, 2048u);
   EXPECT_EQ(o->mem_per_cpu_mb, 0u);
@@ -142,8 +141,8 @@ TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
   EXPECT_EQ(o->mem_per_node_mb, 0u);
   EXPECT_EQ(o->cpu_bind, "cores");
   // What a task of a step inherits is not.
-  o = ParseSrunOptions({"cmd"}, {{"SLURM_CPU_BIND", "quiet,mask_cpu:0x1"},
-                                 {"SLURM_CPU_BIND_TYPE", "mask_cpu:"}});
+  o = ParseSrunOptions(
+      {"cmd"}, {{"SLURM_CPU_BIND", "quiet,mask_cpu:0x1"}, {"SLURM_CPU_BIND_TYPE", "mask_cpu:"}});
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->cpu_bind, "");
 }

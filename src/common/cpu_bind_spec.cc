@@ -59,6 +59,7 @@ Result<CpuBindSpec> ParseCpuBindSpec(std::string_view text) {
   bool typed = false;
   for (size_t i = 0; i < parts.size(); ++i) {
     std::string_view part = Trim(parts[i]);
+    if (part.empty() && parts.size() == 1) break;  // Not given
     if (part == "quiet" || part == "q") {
       spec.verbose = false;
     } else if (part == "verbose" || part == "v") {

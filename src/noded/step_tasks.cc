@@ -163,8 +163,8 @@ Status SetTaskAffinity(pid_t pid, const std::vector<uint32_t>& cpus) {
     if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
   }
   if (sched_setaffinity(pid, sizeof set, &set) != 0) {
-    return Status(StatusCode::kFailedPrecondition,
-                  fmt::format("cannot bind a task to CPUs {}: {}", CpuMaskHex(cpus), strerror(errno)));
+    return Status(StatusCode::kFailedPrecondition, fmt::format("cannot bind a task to CPUs {}: {}",
+                                                               CpuMaskHex(cpus), strerror(errno)));
   }
   return Status::Ok();
 }
@@ -517,8 +517,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       continue;
     }
     std::vector<uint32_t> mine;
-    for (uint32_t c = t * cpus_per_task; c < (t + 1) * cpus_per_task && c < step_cpus.size();
-         ++c) {
+    for (uint32_t c = t * cpus_per_task; c < (t + 1) * cpus_per_task && c < step_cpus.size(); ++c) {
       mine.push_back(step_cpus[c]);
     }
     gpu_request.task_cpus.push_back(std::move(mine));
@@ -689,7 +688,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     const std::vector<uint32_t>& bound_cpus = cpu_binding->task_cpus[t];
     Result<TaskProcess> started = SpawnTaskProcess(process, [&](pid_t pid) -> Status {
       ROTA_RETURN_IF_ERROR(node_.cgroups->AddPid(job_id, pid));
-      if (confine) ROTA_RETURN_IF_ERROR(node_.cgroups->ConfineTask(job_id, task.cage, pid, *confine));
+      if (confine)
+        ROTA_RETURN_IF_ERROR(node_.cgroups->ConfineTask(job_id, task.cage, pid, *confine));
       if (!bound_cpus.empty()) {
         Status bound = SetTaskAffinity(pid, bound_cpus);
         // The node's own default gives way to a host that cannot honour it;

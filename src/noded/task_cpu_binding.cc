@@ -87,8 +87,7 @@ Result<TaskCpuBinding> BindTaskCpus(const CpuBindSpec& spec, const TaskCpuReques
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> CpuBindEnvironment(
-    const TaskCpuBinding& binding) {
+std::vector<std::pair<std::string, std::string>> CpuBindEnvironment(const TaskCpuBinding& binding) {
   const std::string verbosity = binding.verbose ? "verbose" : "quiet";
   std::string type = "mask_cpu:";
   std::vector<std::string> list;
@@ -116,9 +115,9 @@ std::string DescribeTaskCpus(const TaskCpuBinding& binding, const std::string& n
   const char* kind = !binding.bound()                       ? "NONE"
                      : binding.kind == CpuBindSpec::kMapCpu ? "MAP "
                                                             : "MASK";
-  const std::vector<uint32_t>& cpus =
-      binding.bound() && local_task < binding.task_cpus.size() ? binding.task_cpus[local_task]
-                                                               : unbound_cpus;
+  const std::vector<uint32_t>& cpus = binding.bound() && local_task < binding.task_cpus.size()
+                                          ? binding.task_cpus[local_task]
+                                          : unbound_cpus;
   return fmt::format("cpu-bind={} - {}, task {:2} {:2} [{}]: mask {} set", kind, node, global_task,
                      local_task, pid, CpuMaskHex(cpus));
 }

@@ -570,15 +570,15 @@ TEST_F(StepsTest, StdinToATaskThatDoesNotReadIsBoundedAndComplete) {
 // fails at once.
 TEST_F(StepsTest, StepsWaitForCpusOtherStepsHoldUnlessTheyOverlap) {
   const std::string log = cluster_->work_dir() + "/order";
-  const std::string first =
-      "srun -n1 sh -c 'echo A1 >> " + log + "; sleep 3; echo A2 >> " + log + "' &\n" +
-      "while ! grep -q A1 " + log + " 2>/dev/null; do sleep 0.1; done\n";
+  const std::string first = "srun -n1 sh -c 'echo A1 >> " + log + "; sleep 3; echo A2 >> " + log +
+                            "' &\n" + "while ! grep -q A1 " + log +
+                            " 2>/dev/null; do sleep 0.1; done\n";
   std::string id = Submit("-n1", first + "srun -n1 sh -c 'echo B >> " + log +
-                                      "'; echo rcB=$?\nwait\necho --- >> " + log + "\n" + first +
-                                      "srun -n1 --overlap sh -c 'echo B >> " + log +
-                                      "'; echo rcO=$?\nwait\n"
-                                      "srun -n1 --mem=100000 true; echo rcM=$?\n"
-                                      "srun -n2 true; echo rcN=$?\n");
+                                     "'; echo rcB=$?\nwait\necho --- >> " + log + "\n" + first +
+                                     "srun -n1 --overlap sh -c 'echo B >> " + log +
+                                     "'; echo rcO=$?\nwait\n"
+                                     "srun -n1 --mem=100000 true; echo rcM=$?\n"
+                                     "srun -n2 true; echo rcN=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -610,10 +610,11 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
       " sh -c 'echo BIND$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
       " $SLURM_CPU_BIND_TYPE $SLURM_CPU_BIND'";
   std::string id = Submit("-N1 -n2", "srun -n2 --cpu-bind=verbose,cores" + show +
-                                         "\nsrun -n2 --cpu-bind=map_cpu:1,0" +
-                                         show + " | sed s/^/MAP/\n"
+                                         "\nsrun -n2 --cpu-bind=map_cpu:1,0" + show +
+                                         " | sed s/^/MAP/\n"
                                          "srun -n2 --cpu-bind=none" +
-                                         show + " | sed s/^/NONE/\n"
+                                         show +
+                                         " | sed s/^/NONE/\n"
                                          "srun -n1 --cpu-bind=sideways true; echo rcX=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
@@ -632,11 +633,9 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
   EXPECT_NE(f0[1], f1[1]) << out;
   EXPECT_EQ(f0[2], "mask_cpu:") << b0;
   EXPECT_EQ(f0[3], "verbose,mask_cpu:0x1,0x2") << b0;
-  EXPECT_NE(out.find("cpu-bind=MASK - " + cluster_->Node(1) + ", task  0  0 ["),
-            std::string::npos)
+  EXPECT_NE(out.find("cpu-bind=MASK - " + cluster_->Node(1) + ", task  0  0 ["), std::string::npos)
       << out;
-  EXPECT_NE(out.find("cpu-bind=MASK - " + cluster_->Node(1) + ", task  1  1 ["),
-            std::string::npos)
+  EXPECT_NE(out.find("cpu-bind=MASK - " + cluster_->Node(1) + ", task  1  1 ["), std::string::npos)
       << out;
   EXPECT_NE(out.find("]: mask 0x2 set\n"), std::string::npos) << out;
   EXPECT_EQ(LineOf(out, "MAPBIND0 "), "MAPBIND0 1 map_cpu: quiet,map_cpu:1,0") << out;

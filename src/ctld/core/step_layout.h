@@ -15,8 +15,8 @@ namespace rota::ctld {
 
 // One node of the job's allocation, as far as a step's tasks are concerned.
 struct StepNodeCapacity {
-  uint32_t cpus = 0;                  // CPUs the job holds there
-  uint32_t gpus = 0;                  // GPUs the job holds there
+  uint32_t cpus = 0;                   // CPUs the job holds there
+  uint32_t gpus = 0;                   // GPUs the job holds there
   uint64_t mem_mb = kUnlimitedMemory;  // Memory in MB the job holds there
   static constexpr uint64_t kUnlimitedMemory = UINT64_MAX;
 };

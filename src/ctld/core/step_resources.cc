@@ -16,10 +16,9 @@ std::vector<uint32_t> Ids(const std::string& text) {
 }
 
 void Remove(std::vector<uint32_t>& from, const std::vector<uint32_t>& ids) {
-  from.erase(std::remove_if(from.begin(), from.end(),
-                            [&](uint32_t id) {
-                              return std::find(ids.begin(), ids.end(), id) != ids.end();
-                            }),
+  from.erase(std::remove_if(
+                 from.begin(), from.end(),
+                 [&](uint32_t id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }),
              from.end());
 }
 
@@ -149,10 +148,10 @@ Result<StepPlacement> PlaceStep(const std::vector<StepNodeResources>& job,
     StepNodeResources held;
     held.cpus = Take(tasks * cpus_per_task, preferred.cpus,
                      request.overlap ? job[node].cpus : preferred.cpus);
-    const uint32_t gpus = shape.gpus_per_task > 0 ? tasks * shape.gpus_per_task
-                                                  : shape.gpus_per_node;
-    if (gpus > 0) held.gpus = Take(gpus, preferred.gpus, request.overlap ? job[node].gpus
-                                                                         : preferred.gpus);
+    const uint32_t gpus =
+        shape.gpus_per_task > 0 ? tasks * shape.gpus_per_task : shape.gpus_per_node;
+    if (gpus > 0)
+      held.gpus = Take(gpus, preferred.gpus, request.overlap ? job[node].gpus : preferred.gpus);
     held.mem_mb = shape.mem_per_node_mb > 0
                       ? shape.mem_per_node_mb
                       : shape.mem_per_cpu_mb * static_cast<uint64_t>(held.cpus.size());

@@ -47,6 +47,7 @@ TEST(StepTableTest, NumbersStepsPerJobAndLaysThemOut) {
   EXPECT_EQ(first->step().user(), "alice");
   EXPECT_TRUE(first->job().spec().script().empty());  // Scripts stay home.
   req.set_num_tasks(1);
+  req.set_overlap(true);  // The first step holds every CPU and GPU.
   Result<wire::CreateStepResponse> second = steps.Create(req, User(1000), &job, 101);
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->step().step_id(), 1u);
