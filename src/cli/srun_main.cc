@@ -269,7 +269,9 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   create.set_mem_per_cpu_mb(options.mem_per_cpu_mb);
   create.set_gpus_per_node(options.gpus_per_node);
   create.set_gpus(options.gpus);
-  create.set_overlap(options.overlap);
+  // An interactive shell (--pty) holds nothing alone: the steps started
+  // from it must not wait for it to end (Slurm's interactive step overlaps too).
+  create.set_overlap(options.overlap || options.pty);
   create.set_cpu_bind(options.cpu_bind);
   wire::CreateStepResponse created;
   Status s = CreateStepWhenFree(*client, create, &created);
