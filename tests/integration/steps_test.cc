@@ -570,19 +570,22 @@ TEST_F(StepsTest, StdinToATaskThatDoesNotReadIsBoundedAndComplete) {
 // fails at once.
 TEST_F(StepsTest, StepsWaitForCpusOtherStepsHoldUnlessTheyOverlap) {
   const std::string log = cluster_->work_dir() + "/order";
-  const std::string first = "srun -n1 sh -c 'echo A1 >> " + log + "; sleep 3; echo A2 >> " + log +
-                            "' &\n" + "while ! grep -q A1 " + log +
-                            " 2>/dev/null; do sleep 0.1; done\n";
-  std::string id = Submit("-n1", first + "srun -n1 sh -c 'echo B >> " + log +
-                                     "'; echo rcB=$?\nwait\necho --- >> " + log + "\n" + first +
-                                     "srun -n1 --overlap sh -c 'echo B >> " + log +
-                                     "'; echo rcO=$?\nwait\n"
-                                     "srun -n1 --mem=100000 true; echo rcM=$?\n"
-                                     "srun -n2 true; echo rcN=$?\n");
+  // A step that writes X1, sleeps and writes X2, in the background; the
+  // script goes on once X1 is written.
+  auto first = [&](const std::string& x) {
+    return "srun -n1 sh -c 'echo " + x + "1 >> " + log + "; sleep 3; echo " + x + "2 >> " + log +
+           "' &\nwhile ! grep -q " + x + "1 " + log + " 2>/dev/null; do sleep 0.1; done\n";
+  };
+  std::string id =
+      Submit("-n1", first("A") + "srun -n1 sh -c 'echo B >> " + log + "'; echo rcB=$?\nwait\n" +
+                        first("C") + "srun -n1 --overlap sh -c 'echo D >> " + log +
+                        "'; echo rcO=$?\nwait\n"
+                        "srun -n1 --mem=100000 true; echo rcM=$?\n"
+                        "srun -n2 true; echo rcN=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
-  EXPECT_EQ(ReadFileText(log), "A1\nA2\nB\n---\nA1\nB\nA2\n") << out;
+  EXPECT_EQ(ReadFileText(log), "A1\nA2\nB\nC1\nD\nC2\n") << out;
   EXPECT_NE(out.find("srun: Job " + id +
                      " step creation temporarily disabled, retrying (Requested nodes are busy)\n"),
             std::string::npos)
