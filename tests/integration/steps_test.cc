@@ -650,5 +650,23 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
       << out;
 }
 
+// A step's GPUs come out of the job's: two concurrent one-GPU steps of a
+// two-GPU job get one each, see it as CUDA device 0 and may open only it.
+TEST_F(StepsTest, ConcurrentStepsGetGpusOfTheirOwn) {
+  const std::string dir = cluster_->work_dir() + "/";
+  std::string id = Submit("-N1 -n2 --gres=gpu:2",
+                          "srun -n1 --gres=gpu:1 sh -c '" + dir + "task.sh > " + dir +
+                              "g1.out; sleep 3' &\n" + "while [ ! -s " + dir +
+                              "g1.out ]; do sleep 0.1; done\n" + "srun -n1 --gres=gpu:1 " + dir +
+                              "task.sh > " + dir + "g2.out; echo rc=$?\nwait\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string g1 = ReadFileText(dir + "g1.out");
+  const std::string g2 = ReadFileText(dir + "g2.out");
+  EXPECT_NE(Output(id).find("rc=0\n"), std::string::npos) << Output(id);
+  EXPECT_NE(g1.find("S=0 CVD=0 G0=ENXIO G1=EPERM"), std::string::npos) << g1;
+  EXPECT_NE(g2.find("S=1 CVD=0 G0=EPERM G1=ENXIO"), std::string::npos) << g2;
+}
+
 }  // namespace
 }  // namespace rota
