@@ -73,6 +73,10 @@ void Usage() {
                "  -c, --cpus-per-task=N      CPUs for each task\n"
                "      --gpus-per-task=N      GPUs for each task (each its own)\n"
                "      --gpu-bind=[verbose,]closest|single:N|map_gpu:L|mask_gpu:L|none\n"
+               "      --cpu-bind=[verbose,]none|cores|threads|sockets|rank|map_cpu:L|mask_cpu:L\n"
+               "      --mem=MB, --mem-per-cpu=MB  memory the step holds on each node / per CPU\n"
+               "      --gres=gpu:N, -G, --gpus=N  GPUs the step holds on each node / in all\n"
+               "      --overlap              share the allocation's resources with other steps\n"
                "  -l, --label                prefix output lines with the task id\n"
                "  -o, --output=mode          all, none, a task id or a file name pattern\n"
                "  -e, --error=mode           as --output, for standard error\n"
@@ -197,6 +201,45 @@ wire::TaskIoMode WireMode(const StepIoOption& option, bool input) {
   return mode;
 }
 
+// Asks for the step until the job's other steps leave room for it, as
+// Slurm's srun does ("Step creation temporarily disabled, retrying"). ^C
+// while waiting gives up.
+Status CreateStepWhenFree(ControllerClient& client, const wire::CreateStepRequest& create,
+                          wire::CreateStepResponse* created) {
+  give_up = 0;
+  auto previous = signal(SIGINT, OnGiveUp);
+  auto previous_term = signal(SIGTERM, OnGiveUp);
+  bool waited = false;
+  auto delay = std::chrono::milliseconds(100);
+  Status s;
+  while (true) {
+    s = client.Call(api::kCreateStep, create, created);
+    if (s.code() != StatusCode::kFailedPrecondition || give_up) break;
+    if (!waited) {
+      std::cerr << "srun: Job " << create.job_id()
+                << " step creation temporarily disabled, retrying (" << s.message() << ")\n";
+      waited = true;
+    }
+    // Steps end when their srun says so; asking again soon finds out.
+    for (auto slept = std::chrono::milliseconds(0); slept < delay && !give_up;
+         slept += std::chrono::milliseconds(20)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (give_up) {
+      s = Status(StatusCode::kFailedPrecondition, "Job step creation cancelled");
+      break;
+    }
+    delay = std::min<std::chrono::milliseconds>(delay * 2, std::chrono::seconds(1));
+  }
+  signal(SIGINT, previous);
+  signal(SIGTERM, previous_term);
+  if (s.ok() && waited) {
+    std::cerr << "srun: Step created for StepId=" << created->step().job_id() << "."
+              << created->step().step_id() << "\n";
+  }
+  return s;
+}
+
 int Run(const SrunOptions& options, ControllerClient* given_client,
         const std::vector<std::pair<std::string, std::string>>& extra_env) {
   std::unique_ptr<ControllerClient> own_client;
@@ -223,8 +266,16 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   std::string base = options.command[0].substr(options.command[0].rfind('/') + 1);
   create.set_name(options.job_name.empty() ? base : options.job_name);
   for (const std::string& a : options.command) create.add_argv(a);
+  create.set_mem_per_node_mb(options.mem_per_node_mb);
+  create.set_mem_per_cpu_mb(options.mem_per_cpu_mb);
+  create.set_gpus_per_node(options.gpus_per_node);
+  create.set_gpus(options.gpus);
+  // An interactive shell (--pty) holds nothing alone: the steps started
+  // from it must not wait for it to end (Slurm's interactive step overlaps too).
+  create.set_overlap(options.overlap || options.pty);
+  create.set_cpu_bind(options.cpu_bind);
   wire::CreateStepResponse created;
-  Status s = client->Call(api::kCreateStep, create, &created);
+  Status s = CreateStepWhenFree(*client, create, &created);
   if (!s.ok()) {
     std::cerr << "srun: error: Unable to create step for job " << options.job_id << ": "
               << s.message() << "\n";

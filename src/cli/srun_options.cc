@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <span>
 
+#include "common/cpu_bind_spec.h"
+#include "common/gres_spec.h"
+#include "common/memory_size.h"
 #include "common/strings.h"
 
 namespace rota::cli {
@@ -23,6 +26,10 @@ enum LongOnly : int {
   kExclusive,
   kOpenMode,
   kPty,
+  kMem,
+  kMemPerCpu,
+  kGres,
+  kCpuBind,
   kAllocationOnly,  // + index in JobOptionTable()
 };
 
@@ -51,6 +58,11 @@ const option kOptions[] = {
     {"wait", required_argument, nullptr, 'W'},
     {"unbuffered", no_argument, nullptr, 'u'},
     {"pty", no_argument, nullptr, kPty},
+    {"mem", required_argument, nullptr, kMem},
+    {"mem-per-cpu", required_argument, nullptr, kMemPerCpu},
+    {"gres", required_argument, nullptr, kGres},
+    {"gpus", required_argument, nullptr, 'G'},
+    {"cpu-bind", required_argument, nullptr, kCpuBind},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -181,6 +193,13 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     if (Result<uint32_t> n = GpuCount(v); n.ok()) o.gpus_per_task = *n;
   }
   o.gpu_bind = from_env("SLURM_GPU_BIND");
+  // What srun sets in its tasks' environment ("quiet,mask_cpu:...") is not a
+  // default for a step started from one of them; a user's setting is.
+  if (std::string v = from_env("SLURM_CPU_BIND");
+      !v.empty() && from_env("SLURM_CPU_BIND_TYPE").empty() && ParseCpuBindSpec(v).ok()) {
+    o.cpu_bind = v;
+  }
+  if (!from_env("SLURM_OVERLAP").empty()) o.overlap = true;
   if (std::string v = from_env("SLURM_KILL_BAD_EXIT"); !v.empty())
     o.kill_on_bad_exit = KillOnBadExit(v);
   if (std::string v = from_env("SLURM_WAIT"); !v.empty()) {
@@ -206,7 +225,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   // The allocation's options (sbatch's table) are let through: srun outside
   // an allocation parses them again for its request (srun_main.cc).
   std::vector<option> longopts;
-  std::string optstring = "+n:N:c:J:lhVvo:e:i:K::W:u";
+  std::string optstring = "+n:N:c:J:lhVvo:e:i:K::W:uG:";
   const size_t own_letters = optstring.size();
   for (const option* o = kOptions; o->name != nullptr; ++o) longopts.push_back(*o);
   const std::span<const JobOption> table = JobOptionTable();
@@ -325,8 +344,40 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         o.pty = true;
         break;
       case kOverlap:
+        o.overlap = true;
+        break;
       case kExclusive:
-        break;  // Steps share the allocation's resources for now (docs/steps.md).
+        // Slurm 22.05: steps hold their resources apart by default.
+        break;
+      case kMem:
+      case kMemPerCpu: {
+        Result<MemoryMb> mb = ParseMemoryMb(Trim(value));
+        if (!mb.ok()) {
+          return Error(fmt::format("invalid memory constraint: {}", value));
+        }
+        (c == kMem ? o.mem_per_node_mb : o.mem_per_cpu_mb) = *mb;
+        (c == kMem ? o.mem_per_cpu_mb : o.mem_per_node_mb) = 0;
+        break;
+      }
+      case kGres: {
+        Result<std::vector<GresSpec>> list = ParseGresList(value);
+        if (!list.ok()) return Error("Invalid generic resource (gres) specification");
+        o.gpus_per_node = 0;
+        for (const GresSpec& g : *list) {
+          if (g.name == "gpu") o.gpus_per_node += static_cast<uint32_t>(g.count);
+        }
+        break;
+      }
+      case 'G':
+        n = GpuCount(value);
+        if (n.ok()) o.gpus = *n;
+        break;
+      case kCpuBind:
+        if (Result<CpuBindSpec> bind = ParseCpuBindSpec(value); !bind.ok()) {
+          return Error(bind.status().message());
+        }
+        o.cpu_bind = value;
+        break;
       case '?': {
         std::string bad = optind - 1 < argc ? storage[optind - 1] : "";
         if (optopt != 0) return Error(fmt::format("invalid option -- '{}'", char(optopt)));

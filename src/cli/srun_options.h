@@ -40,6 +40,13 @@ struct SrunOptions {
   uint32_t ntasks_per_node = 0;
   uint32_t cpus_per_task = 0;
   uint32_t gpus_per_task = 0;
+  // What the step holds of the allocation (docs/steps.md); 0: not asked.
+  uint64_t mem_per_node_mb = 0;  // --mem
+  uint64_t mem_per_cpu_mb = 0;   // --mem-per-cpu
+  uint32_t gpus_per_node = 0;    // --gres=gpu[:type]:N
+  uint32_t gpus = 0;             // --gpus/-G, for the whole step
+  bool overlap = false;          // --overlap: shares resources with other steps
+  std::string cpu_bind;          // --cpu-bind as given (checked)
   std::string gpu_bind;
   std::string job_name;
   bool label = false;   // -l: prefix every output line with its task id

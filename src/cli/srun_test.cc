@@ -115,6 +115,38 @@ TEST(SrunOptionsTest, AllocationOptionsPassThrough) {
   EXPECT_FALSE(ParseSrunOptions({"--array=1-3", "cmd"}, {}).ok());  // sbatch's only
 }
 
+TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
+  Result<SrunOptions> o = ParseSrunOptions({"--mem=2G", "--gres=gpu:a100:2", "-G", "3", "--overlap",
+                                            "--cpu-bind=verbose,map_cpu:1,0", "--exclusive", "cmd"},
+                                           {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->mem_per_node_mb, 2048u);
+  EXPECT_EQ(o->mem_per_cpu_mb, 0u);
+  EXPECT_EQ(o->gpus_per_node, 2u);
+  EXPECT_EQ(o->gpus, 3u);
+  EXPECT_TRUE(o->overlap);
+  EXPECT_EQ(o->cpu_bind, "verbose,map_cpu:1,0");
+  o = ParseSrunOptions({"--mem=1G", "--mem-per-cpu=100", "cmd"}, {});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->mem_per_node_mb, 0u);  // The last one wins.
+  EXPECT_EQ(o->mem_per_cpu_mb, 100u);
+  EXPECT_FALSE(o->overlap);
+  Result<SrunOptions> bad = ParseSrunOptions({"--cpu-bind=sideways", "cmd"}, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "srun: error: Invalid --cpu-bind argument: sideways");
+  EXPECT_FALSE(ParseSrunOptions({"--mem=lots", "cmd"}, {}).ok());
+  // The job's memory is no default for its steps; a user's binding is.
+  o = ParseSrunOptions({"cmd"}, {{"SLURM_MEM_PER_NODE", "1000"}, {"SLURM_CPU_BIND", "cores"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->mem_per_node_mb, 0u);
+  EXPECT_EQ(o->cpu_bind, "cores");
+  // What a task of a step inherits is not.
+  o = ParseSrunOptions(
+      {"cmd"}, {{"SLURM_CPU_BIND", "quiet,mask_cpu:0x1"}, {"SLURM_CPU_BIND_TYPE", "mask_cpu:"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->cpu_bind, "");
+}
+
 TEST(SrunOptionsTest, KillOnBadExitAndWait) {
   Result<SrunOptions> o = ParseSrunOptions({"-K", "-W", "5", "cmd"}, {});
   ASSERT_TRUE(o.ok()) << o.status().message();

@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@
 #include "noded/cpu_list.h"
 #include "noded/job_environment.h"
 #include "noded/step_channel.h"
+#include "noded/task_cpu_binding.h"
 #include "noded/task_gpu_binding.h"
 #include "noded/task_process.h"
 #include "noded/task_terminal.h"
@@ -152,6 +154,20 @@ Result<std::vector<DeviceRule>> TaskDeviceRules(const NodeContext& node,
     }
   }
   return allowed;
+}
+
+// Binds `pid` to `cpus` (before it execs: what it starts inherits it).
+Status SetTaskAffinity(pid_t pid, const std::vector<uint32_t>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (uint32_t cpu : cpus) {
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  }
+  if (sched_setaffinity(pid, sizeof set, &set) != 0) {
+    return Status(StatusCode::kFailedPrecondition, fmt::format("cannot bind a task to CPUs {}: {}",
+                                                               CpuMaskHex(cpus), strerror(errno)));
+  }
+  return Status::Ok();
 }
 
 // How much of srun's stdin a node holds for a task that has not read it yet;
@@ -445,13 +461,49 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   uint32_t first_task = 0;
   for (int i = 0; i < node_index; ++i) first_task += step.tasks_per_node(i);
 
-  // GPU binding.
+  // What the step holds here of the job's CPUs and GPUs (the controller's
+  // record; all of the job's when it holds none of its own).
   std::vector<uint32_t> job_gpus = ParseCpuList(alloc.gpu_ids()).value_or(std::vector<uint32_t>{});
   std::sort(job_gpus.begin(), job_gpus.end());
+  std::vector<uint32_t> job_cpus = ParseCpuList(alloc.cpu_ids()).value_or(std::vector<uint32_t>{});
+  std::sort(job_cpus.begin(), job_cpus.end());
+  auto held_here = [&](const auto& lists, const std::vector<uint32_t>& job_ids) {
+    if (node_index >= lists.size()) return job_ids;
+    std::vector<uint32_t> held =
+        ParseCpuList(lists.Get(node_index)).value_or(std::vector<uint32_t>{});
+    std::sort(held.begin(), held.end());
+    const bool inside = std::includes(job_ids.begin(), job_ids.end(), held.begin(), held.end());
+    return held.empty() || !inside ? job_ids : held;
+  };
+  const std::vector<uint32_t> step_cpus = held_here(step.cpu_ids(), job_cpus);
+  const std::vector<uint32_t> step_held_gpus = held_here(step.gpu_ids(), job_gpus);
+  const bool step_holds_gpus =
+      node_index < step.gpu_ids_size() && !step.gpu_ids(node_index).empty();
+  const uint32_t cpus_per_task = std::max<uint32_t>(1, step.cpus_per_task());
+
+  // CPU binding (--cpu-bind, else the node's default).
+  Result<CpuBindSpec> cpu_bind = ParseCpuBindSpec(step.cpu_bind());
+  if (!cpu_bind.ok()) return fail(cpu_bind.status());
+  TaskCpuRequest cpu_request;
+  cpu_request.step_cpus = step_cpus;
+  cpu_request.job_cpus = job_cpus;
+  cpu_request.cpus_per_task = cpus_per_task;
+  cpu_request.local_tasks = local_tasks;
+  if (const conf::NodeConfig* shape = node_.config->FindNode(me); shape != nullptr) {
+    cpu_request.threads_per_core = shape->threads_per_core;
+    cpu_request.cores_per_socket = shape->cores_per_socket;
+  }
+  const std::vector<std::string>& plugins = node_.config->settings.task_plugins;
+  cpu_request.affinity_by_default =
+      std::find(plugins.begin(), plugins.end(), "task/affinity") != plugins.end();
+  Result<TaskCpuBinding> cpu_binding = BindTaskCpus(*cpu_bind, cpu_request);
+  if (!cpu_binding.ok()) return fail(cpu_binding.status());
+
+  // GPU binding, among the step's GPUs.
   Result<GpuBindSpec> bind = ParseGpuBind(step.gpu_bind());
   if (!bind.ok()) return fail(bind.status());
   TaskGpuRequest gpu_request;
-  for (uint32_t index : job_gpus) {
+  for (uint32_t index : step_held_gpus) {
     JobGpu g{index, {}};
     for (const GpuDevice& d : node_.gpus->devices()) {
       if (d.index == index) g.cpus = !d.cpus.empty() ? d.cpus : d.cores;
@@ -460,18 +512,24 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   }
   gpu_request.local_tasks = local_tasks;
   gpu_request.gpus_per_task = step.gpus_per_task();
-  std::vector<uint32_t> job_cpus = ParseCpuList(alloc.cpu_ids()).value_or(std::vector<uint32_t>{});
-  const uint32_t cpus_per_task = std::max<uint32_t>(1, step.cpus_per_task());
   for (uint32_t t = 0; t < local_tasks; ++t) {
+    // closest: the GPUs near the CPUs the task is bound to, else its share.
+    if (cpu_binding->bound()) {
+      gpu_request.task_cpus.push_back(cpu_binding->task_cpus[t]);
+      continue;
+    }
     std::vector<uint32_t> mine;
-    for (uint32_t c = t * cpus_per_task; c < (t + 1) * cpus_per_task && c < job_cpus.size(); ++c) {
-      mine.push_back(job_cpus[c]);
+    for (uint32_t c = t * cpus_per_task; c < (t + 1) * cpus_per_task && c < step_cpus.size(); ++c) {
+      mine.push_back(step_cpus[c]);
     }
     gpu_request.task_cpus.push_back(std::move(mine));
   }
   Result<TaskGpuBinding> binding = BindTaskGpus(*bind, gpu_request);
   if (!binding.ok()) return fail(binding.status());
   const bool constrained = node_.config->cgroup.constrain_devices && node_.cgroups->enforcing();
+  // Tasks confined to their own GPUs: bound to some, or of a step that holds
+  // some of the job's apart from its other steps.
+  const bool confine_gpus = constrained && (binding->per_task || step_holds_gpus);
 
   Result<int> connected = ConnectTcp(request.io_host(), request.io_port());
   if (!connected.ok()) return fail(connected.status());
@@ -535,6 +593,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
        }) {
     SetEnv(base_env, name, value);
   }
+  for (const auto& [name, value] : CpuBindEnvironment(*cpu_binding)) SetEnv(base_env, name, value);
   if (step.gpus_per_task() > 0) {
     SetEnv(base_env, "SLURM_GPUS_PER_TASK", std::to_string(step.gpus_per_task()));
   }
@@ -572,7 +631,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       // cage every GPU is visible, by its node index.
       std::vector<uint32_t> visible;
       for (size_t i = 0; i < gpus.size(); ++i) {
-        if (constrained && binding->per_task) {
+        if (confine_gpus) {
           visible.push_back(static_cast<uint32_t>(i));
         } else if (constrained) {
           visible.push_back(static_cast<uint32_t>(
@@ -622,15 +681,24 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
         break;
     }
     std::optional<std::vector<DeviceRule>> confine;
-    if (constrained && binding->per_task) {
+    if (confine_gpus) {
       Result<std::vector<DeviceRule>> rules = TaskDeviceRules(node_, gpus);
       if (!rules.ok()) return fail(rules.status());
       confine = std::move(rules).value();
       task.cage = fmt::format("step_{}_task_{}", step_id, task.global_id);
     }
+    const std::vector<uint32_t>& bound_cpus = cpu_binding->task_cpus[t];
     Result<TaskProcess> started = SpawnTaskProcess(process, [&](pid_t pid) -> Status {
       ROTA_RETURN_IF_ERROR(node_.cgroups->AddPid(job_id, pid));
-      if (confine) return node_.cgroups->ConfineTask(job_id, task.cage, pid, *confine);
+      if (confine)
+        ROTA_RETURN_IF_ERROR(node_.cgroups->ConfineTask(job_id, task.cage, pid, *confine));
+      if (!bound_cpus.empty()) {
+        Status bound = SetTaskAffinity(pid, bound_cpus);
+        // The node's own default gives way to a host that cannot honour it;
+        // a binding the user asked for does not.
+        if (!bound.ok() && cpu_bind->kind != CpuBindSpec::kDefault) return bound;
+        if (!bound.ok()) spdlog::warn("step {}.{}: {}", job_id, step_id, bound.message());
+      }
       return Status::Ok();
     });
     if (terminal) {
@@ -657,6 +725,14 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     if (running->killed) {
       kill(-task.pid, SIGKILL);
       kill(task.pid, SIGKILL);
+    }
+    if (cpu_binding->verbose) {
+      wire::TaskIoFrame frame;
+      frame.set_kind(wire::TaskIoFrame::STDERR);
+      frame.set_task(task.global_id);
+      frame.set_data(DescribeTaskCpus(*cpu_binding, me, task.global_id, t, task.pid, step_cpus) +
+                     "\n");
+      WriteStepMessage(io, frame).ok();
     }
     if (bind->verbose) {
       wire::TaskIoFrame frame;

@@ -565,5 +565,108 @@ TEST_F(StepsTest, StdinToATaskThatDoesNotReadIsBoundedAndComplete) {
   cluster_->Run("scancel " + id);
 }
 
+// Steps hold their CPUs apart (Slurm 22.05): in a one-CPU allocation a second
+// step waits for the first to end, unless it overlaps; one that can never fit
+// fails at once.
+TEST_F(StepsTest, StepsWaitForCpusOtherStepsHoldUnlessTheyOverlap) {
+  const std::string log = cluster_->work_dir() + "/order";
+  // A step that writes X1, sleeps and writes X2, in the background; the
+  // script goes on once X1 is written.
+  auto first = [&](const std::string& x) {
+    return "srun -n1 sh -c 'echo " + x + "1 >> " + log + "; sleep 3; echo " + x + "2 >> " + log +
+           "' &\nwhile ! grep -q " + x + "1 " + log + " 2>/dev/null; do sleep 0.1; done\n";
+  };
+  std::string id =
+      Submit("-n1", first("A") + "srun -n1 sh -c 'echo B >> " + log + "'; echo rcB=$?\nwait\n" +
+                        first("C") + "srun -n1 --overlap sh -c 'echo D >> " + log +
+                        "'; echo rcO=$?\nwait\n"
+                        "srun -n1 --mem=100000 true; echo rcM=$?\n"
+                        "srun -n2 true; echo rcN=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  EXPECT_EQ(ReadFileText(log), "A1\nA2\nB\nC1\nD\nC2\n") << out;
+  EXPECT_NE(out.find("srun: Job " + id +
+                     " step creation temporarily disabled, retrying (Requested nodes are busy)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("srun: Step created for StepId=" + id + ".1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcB=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcO=0\n"), std::string::npos) << out;
+  // The overlapping step did not wait: one "retrying" line in all.
+  EXPECT_EQ(out.find("retrying", out.find("retrying") + 1), std::string::npos) << out;
+  EXPECT_NE(out.find("Unable to create step for job " + id +
+                     ": Memory required by task is not available"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rcM=1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("Unable to create step for job " + id + ": More processors requested"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("rcN=1\n"), std::string::npos) << out;
+}
+
+// --cpu-bind: each task's affinity (what /proc/self/status shows) and the
+// SLURM_CPU_BIND* variables; verbose prints Slurm's line per task.
+TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
+  const std::string show =
+      " sh -c 'echo BIND$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
+      " $SLURM_CPU_BIND_TYPE $SLURM_CPU_BIND'";
+  std::string id = Submit("-N1 -n2", "srun -n2 --cpu-bind=verbose,cores" + show +
+                                         "\nsrun -n2 --cpu-bind=map_cpu:1,0" + show +
+                                         " | sed s/^/MAP/\n"
+                                         "srun -n2 --cpu-bind=none" +
+                                         show +
+                                         " | sed s/^/NONE/\n"
+                                         "srun -n1 --cpu-bind=sideways true; echo rcX=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  std::string out = Output(id);
+  const std::string b0 = LineOf(out, "BIND0 ");
+  const std::string b1 = LineOf(out, "BIND1 ");
+  ASSERT_FALSE(b0.empty()) << out;
+  ASSERT_FALSE(b1.empty()) << out;
+  // One CPU each (the host has CPUs 0 and 1, as the node's CPUs=2 says), not the same.
+  std::vector<std::string_view> f0 = Split(b0, ' ');
+  std::vector<std::string_view> f1 = Split(b1, ' ');
+  ASSERT_EQ(f0.size(), 4u) << b0;
+  ASSERT_EQ(f1.size(), 4u) << b1;
+  EXPECT_TRUE(f0[1] == "0" || f0[1] == "1") << b0;
+  EXPECT_TRUE(f1[1] == "0" || f1[1] == "1") << b1;
+  EXPECT_NE(f0[1], f1[1]) << out;
+  EXPECT_EQ(f0[2], "mask_cpu:") << b0;
+  EXPECT_EQ(f0[3], "verbose,mask_cpu:0x1,0x2") << b0;
+  const std::string node = out.find("cpu-bind=MASK - " + cluster_->Node(1)) != std::string::npos
+                               ? cluster_->Node(1)
+                               : cluster_->Node(2);
+  EXPECT_NE(out.find("cpu-bind=MASK - " + node + ", task  0  0 ["), std::string::npos) << out;
+  EXPECT_NE(out.find("cpu-bind=MASK - " + node + ", task  1  1 ["), std::string::npos) << out;
+  EXPECT_NE(out.find("]: mask 0x2 set\n"), std::string::npos) << out;
+  EXPECT_EQ(LineOf(out, "MAPBIND0 "), "MAPBIND0 1 map_cpu: quiet,map_cpu:1,0") << out;
+  EXPECT_EQ(LineOf(out, "MAPBIND1 "), "MAPBIND1 0 map_cpu: quiet,map_cpu:1,0") << out;
+  EXPECT_EQ(LineOf(out, "NONEBIND0 "), "NONEBIND0 0-1 none quiet,none") << out;
+  EXPECT_NE(out.find("srun: error: Invalid --cpu-bind argument: sideways\nrcX=1\n"),
+            std::string::npos)
+      << out;
+}
+
+// A step's GPUs come out of the job's: two concurrent one-GPU steps of a
+// two-GPU job get one each, see it as CUDA device 0 and may open only it.
+TEST_F(StepsTest, ConcurrentStepsGetGpusOfTheirOwn) {
+  const std::string dir = cluster_->work_dir() + "/";
+  std::string id = Submit("-N1 -n2 --gres=gpu:2",
+                          "srun -n1 --gres=gpu:1 sh -c '" + dir + "task.sh > " + dir +
+                              "g1.out; sleep 3' &\n" + "while [ ! -s " + dir +
+                              "g1.out ]; do sleep 0.1; done\n" + "srun -n1 --gres=gpu:1 " + dir +
+                              "task.sh > " + dir + "g2.out; echo rc=$?\nwait\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string g1 = ReadFileText(dir + "g1.out");
+  const std::string g2 = ReadFileText(dir + "g2.out");
+  EXPECT_NE(Output(id).find("rc=0\n"), std::string::npos) << Output(id);
+  EXPECT_NE(g1.find("S=0 CVD=0 G0=ENXIO G1=EPERM"), std::string::npos) << g1;
+  EXPECT_NE(g2.find("S=1 CVD=0 G0=EPERM G1=ENXIO"), std::string::npos) << g2;
+}
+
 }  // namespace
 }  // namespace rota

@@ -3,8 +3,25 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace rota::ctld {
+
+uint32_t TasksThatFit(const StepNodeCapacity& node, const StepShape& shape) {
+  const uint32_t cpus_per_task = std::max<uint32_t>(1, shape.cpus_per_task);
+  uint32_t fit = node.cpus / cpus_per_task;
+  if (shape.gpus_per_task > 0) fit = std::min(fit, node.gpus / shape.gpus_per_task);
+  if (shape.gpus_per_node > node.gpus) fit = 0;
+  if (node.mem_mb != StepNodeCapacity::kUnlimitedMemory) {
+    if (shape.mem_per_node_mb > node.mem_mb) fit = 0;
+    if (shape.mem_per_cpu_mb > 0) {
+      const uint64_t per_task = shape.mem_per_cpu_mb * cpus_per_task;
+      fit = static_cast<uint32_t>(std::min<uint64_t>(fit, node.mem_mb / per_task));
+    }
+  }
+  if (shape.ntasks_per_node > 0) fit = std::min(fit, shape.ntasks_per_node);
+  return fit;
+}
 
 Result<StepLayout> LayOutStep(const std::vector<StepNodeCapacity>& nodes, const StepShape& shape) {
   const uint32_t job_nodes = static_cast<uint32_t>(nodes.size());
@@ -31,21 +48,36 @@ Result<StepLayout> LayOutStep(const std::vector<StepNodeCapacity>& nodes, const 
     node_count = tasks;
   }
 
-  const uint32_t cpus_per_task = std::max<uint32_t>(1, shape.cpus_per_task);
+  // Tasks that fit on each node by CPUs alone, with memory, and with
+  // everything: what runs out first names the error.
+  StepShape cpu_shape = shape;
+  cpu_shape.gpus_per_task = cpu_shape.gpus_per_node = 0;
+  cpu_shape.mem_per_node_mb = cpu_shape.mem_per_cpu_mb = 0;
+  StepShape memory_shape = cpu_shape;
+  memory_shape.mem_per_node_mb = shape.mem_per_node_mb;
+  memory_shape.mem_per_cpu_mb = shape.mem_per_cpu_mb;
+  auto holds = [&](const StepShape& s, std::vector<uint32_t>* per_node) {
+    uint64_t total = 0;
+    bool every_node = true;
+    for (uint32_t i = 0; i < node_count; ++i) {
+      const uint32_t fit = TasksThatFit(nodes[i], s);
+      if (per_node != nullptr) per_node->push_back(fit);
+      total += fit;
+      every_node = every_node && fit > 0;
+    }
+    return std::make_pair(every_node && tasks <= total, total);
+  };
   std::vector<uint32_t> capacity;
-  for (uint32_t i = 0; i < node_count; ++i) {
-    uint32_t fit = nodes[i].cpus / cpus_per_task;
-    if (shape.gpus_per_task > 0) fit = std::min(fit, nodes[i].gpus / shape.gpus_per_task);
-    if (shape.ntasks_per_node > 0) fit = std::min(fit, shape.ntasks_per_node);
-    capacity.push_back(fit);
-  }
-  uint64_t total = 0;
-  for (uint32_t c : capacity) total += c;
-  if (tasks > total ||
-      std::any_of(capacity.begin(), capacity.end(), [](uint32_t c) { return c == 0; })) {
+  if (auto [ok, total] = holds(cpu_shape, nullptr); !ok) {
     return InvalidArgument(
         fmt::format("More processors requested than permitted ({} tasks, room for {} on {} nodes)",
                     tasks, total, node_count));
+  }
+  if (!holds(memory_shape, nullptr).first) {
+    return InvalidArgument("Memory required by task is not available");
+  }
+  if (!holds(shape, &capacity).first) {
+    return InvalidArgument("Invalid generic resource (gres) specification");
   }
   // One task on every node first, then block: fill each node in order.
   std::vector<uint32_t> per_node(node_count, 1);

@@ -15,8 +15,10 @@ namespace rota::ctld {
 
 // One node of the job's allocation, as far as a step's tasks are concerned.
 struct StepNodeCapacity {
-  uint32_t cpus = 0;  // CPUs the job holds there
-  uint32_t gpus = 0;  // GPUs the job holds there
+  uint32_t cpus = 0;                   // CPUs the job holds there
+  uint32_t gpus = 0;                   // GPUs the job holds there
+  uint64_t mem_mb = kUnlimitedMemory;  // Memory in MB the job holds there
+  static constexpr uint64_t kUnlimitedMemory = UINT64_MAX;
 };
 
 // srun's shape options; 0 means "not given".
@@ -26,7 +28,14 @@ struct StepShape {
   uint32_t ntasks_per_node = 0;  // --ntasks-per-node
   uint32_t cpus_per_task = 0;    // -c (1 when not given)
   uint32_t gpus_per_task = 0;    // --gpus-per-task
+  uint32_t gpus_per_node = 0;    // --gres=gpu:N (or --gpus spread over the nodes)
+  uint64_t mem_per_node_mb = 0;  // --mem
+  uint64_t mem_per_cpu_mb = 0;   // --mem-per-cpu
 };
+
+// How many tasks of `shape` one node can hold (its CPUs, GPUs and memory, and
+// --ntasks-per-node); 0 when it cannot hold one.
+uint32_t TasksThatFit(const StepNodeCapacity& node, const StepShape& shape);
 
 struct StepLayout {
   std::vector<uint32_t> node_indices;    // Into the job's nodes, ascending
@@ -42,8 +51,8 @@ struct StepLayout {
 // job's nodes as there are tasks, at most all of them. Each node takes one
 // task first, then the remaining tasks fill the nodes in order up to what
 // their CPUs (and GPUs, with --gpus-per-task) allow.
-// Errors (kInvalidArgument, Slurm's words): more nodes than the job has, or
-// more tasks than the nodes can hold.
+// Errors (kInvalidArgument, Slurm's words): more nodes than the job has, more
+// tasks than the nodes' CPUs can hold, more memory or GPUs than they have.
 Result<StepLayout> LayOutStep(const std::vector<StepNodeCapacity>& nodes, const StepShape& shape);
 
 }  // namespace rota::ctld

@@ -4,10 +4,20 @@
 
 #include <algorithm>
 
-#include "common/strings.h"
 #include "ctld/core/step_layout.h"
+#include "ctld/core/step_resources.h"
+#include "model/index_set.h"
 
 namespace rota::ctld {
+namespace {
+
+std::string IdText(const std::vector<uint32_t>& ids) {
+  model::IndexSet set;
+  for (uint32_t id : ids) set.Insert(id);
+  return set.ToString();
+}
+
+}  // namespace
 
 Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest& request,
                                                    const Caller& caller, const wire::JobRecord* job,
@@ -20,31 +30,17 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
     return InvalidArgument(
         fmt::format("Job {} is not running (its allocation is not active)", job->job_id()));
   }
-  std::vector<StepNodeCapacity> capacity;
-  for (int i = 0; i < job->nodes_size(); ++i) {
-    StepNodeCapacity c;
-    if (i < job->allocs_size()) {
-      c.cpus = job->allocs(i).cpus();
-      // gpu_types is "a100:2" (or "2" untyped), possibly several types.
-      for (std::string_view part : Split(job->allocs(i).gpu_types(), ',')) {
-        size_t colon = part.rfind(':');
-        std::string_view count = colon == std::string_view::npos ? part : part.substr(colon + 1);
-        c.gpus += static_cast<uint32_t>(ParseUint(Trim(count)).value_or(0));
-      }
-    } else {
-      c.cpus = job->cpus_per_node();
-      c.gpus = job->gpus_per_node();
+  // What the job's running steps leave free of its allocation.
+  const std::vector<StepNodeResources> whole = JobStepResources(*job);
+  std::vector<StepNodeResources> free = whole;
+  if (auto it = jobs_.find(job->job_id()); it != jobs_.end()) {
+    for (const auto& [id, running] : it->second.running) {
+      SubtractStepResources(*job, running, free);
     }
-    capacity.push_back(c);
   }
-  StepShape shape;
-  shape.num_tasks = request.num_tasks();
-  shape.num_nodes = request.num_nodes();
-  shape.ntasks_per_node = request.ntasks_per_node();
-  shape.cpus_per_task = request.cpus_per_task();
-  shape.gpus_per_task = request.gpus_per_task();
-  Result<StepLayout> layout = LayOutStep(capacity, shape);
-  if (!layout.ok()) return layout.status();
+  Result<StepPlacement> placed = PlaceStep(whole, free, StepResourceRequestOf(request));
+  if (!placed.ok()) return placed.status();
+  const StepLayout& layout = placed->layout;
 
   JobSteps& steps = jobs_[job->job_id()];
   wire::CreateStepResponse out;
@@ -57,11 +53,17 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
   step.set_uid(job->spec().uid());
   step.set_user(job->spec().user());
   step.set_partition(job->spec().partition());
-  step.set_num_tasks(layout->num_tasks);
-  for (size_t i = 0; i < layout->node_indices.size(); ++i) {
-    step.add_nodes(job->nodes(static_cast<int>(layout->node_indices[i])));
-    step.add_tasks_per_node(layout->tasks_per_node[i]);
+  step.set_num_tasks(layout.num_tasks);
+  for (size_t i = 0; i < layout.node_indices.size(); ++i) {
+    step.add_nodes(job->nodes(static_cast<int>(layout.node_indices[i])));
+    step.add_tasks_per_node(layout.tasks_per_node[i]);
+    const StepNodeResources& held = placed->held[i];
+    step.add_cpu_ids(IdText(held.cpus));
+    step.add_gpu_ids(IdText(held.gpus));
+    step.add_mem_mb(held.mem_mb);
   }
+  step.set_overlap(request.overlap());
+  step.set_cpu_bind(request.cpu_bind());
   step.set_cpus_per_task(std::max<uint32_t>(1, request.cpus_per_task()));
   step.set_gpus_per_task(request.gpus_per_task());
   step.set_gpu_bind(request.gpu_bind());

@@ -47,6 +47,7 @@ TEST(StepTableTest, NumbersStepsPerJobAndLaysThemOut) {
   EXPECT_EQ(first->step().user(), "alice");
   EXPECT_TRUE(first->job().spec().script().empty());  // Scripts stay home.
   req.set_num_tasks(1);
+  req.set_overlap(true);  // The first step holds every CPU and GPU.
   Result<wire::CreateStepResponse> second = steps.Create(req, User(1000), &job, 101);
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->step().step_id(), 1u);
@@ -86,6 +87,56 @@ TEST(StepTableTest, RefusesOthersJobsAndJobsNotRunning) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("More processors requested than permitted"),
             std::string::npos);
+}
+
+TEST(StepTableTest, StepsHoldTheirResourcesUntilTheyEnd) {
+  StepTable steps;
+  wire::JobRecord job = RunningJob(7, 1000);
+  wire::CreateStepRequest all;
+  all.set_job_id(7);
+  all.set_num_tasks(4);
+  all.set_cpu_bind("cores");
+  Result<wire::CreateStepResponse> first = steps.Create(all, User(1000), &job, 100);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->step().cpu_ids_size(), 2);
+  EXPECT_EQ(first->step().cpu_ids(0), "0-1");
+  EXPECT_EQ(first->step().gpu_ids(0), "");  // Asked for none: holds none
+  EXPECT_EQ(first->step().cpu_bind(), "cores");
+  EXPECT_FALSE(first->step().overlap());
+
+  wire::CreateStepRequest one;
+  one.set_job_id(7);
+  one.set_num_tasks(1);
+  Result<wire::CreateStepResponse> busy = steps.Create(one, User(1000), &job, 101);
+  ASSERT_FALSE(busy.ok());
+  EXPECT_EQ(busy.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(busy.status().message(), "Requested nodes are busy");
+  // Waiting takes no step id.
+  one.set_overlap(true);
+  Result<wire::CreateStepResponse> shared = steps.Create(one, User(1000), &job, 102);
+  ASSERT_TRUE(shared.ok()) << shared.status().message();
+  EXPECT_EQ(shared->step().step_id(), 1u);
+  EXPECT_TRUE(shared->step().overlap());
+
+  wire::StepEndedRequest end;
+  end.set_job_id(7);
+  end.set_step_id(0);
+  ASSERT_TRUE(steps.End(end, User(1000), 103).ok());
+  one.set_overlap(false);
+  one.set_gpus_per_task(2);
+  Result<wire::CreateStepResponse> after = steps.Create(one, User(1000), &job, 104);
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_EQ(after->step().step_id(), 2u);
+  EXPECT_EQ(after->step().gpu_ids(0), "0-1");
+
+  // What steps hold survives a restart of the controller (the logged state).
+  StepTable restored;
+  restored.Apply(steps.State(7));
+  Result<wire::CreateStepResponse> again = restored.Create(one, User(1000), &job, 105);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->step().nodes(0), "n2");  // n1's GPUs are held
+  EXPECT_EQ(restored.Create(one, User(1000), &job, 106).status().code(),
+            StatusCode::kFailedPrecondition);
 }
 
 }  // namespace
