@@ -10,6 +10,7 @@
 #include "cli/controller_client.h"
 #include "common/strings.h"
 #include "rota.pb.h"
+#include "tests/integration/controller_calls.h"
 #include "tests/integration/controller_process.h"
 #include "tests/integration/dbd_process.h"
 
@@ -34,26 +35,10 @@ class AssocTest : public ::testing::Test {
         ctld_(AccountingConf(dbd_port_) + "AccountingStorageEnforce=associations,limits,qos\n"),
         dbd_(ctld_, dbd_port_) {}
 
-  void RegisterNodes() {
-    auto client = cli::ControllerClient::Create(ctld_.conf());
-    ASSERT_TRUE(client.ok()) << client.status().message();
-    for (const char* node : {"n1", "n2", "n3", "n4"}) {
-      wire::NodeRegisterRequest req;
-      req.set_node(node);
-      req.set_boot_time(1);
-      wire::Empty resp;
-      ASSERT_TRUE((*client)->Call(api::kNodeRegister, req, &resp).ok());
-    }
-  }
+  void RegisterNodes() { testing::RegisterFakeNodes(ctld_, {"n1", "n2", "n3", "n4"}); }
   std::string SqueueUntil(const std::string& job, const std::string& format,
                           const std::string& expected) {
-    std::string out;
-    for (int i = 0; i < 200; ++i) {
-      out = Trim(ctld_.Run("squeue -h -t all -o " + format + " -j " + job, false).out);
-      if (out == expected) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return out;
+    return testing::SqueueUntil(ctld_, job, format, expected);
   }
   // sbatch's answer once it reads `expected` (the controller reads sacctmgr's
   // changes when told, a moment later): 10 s at most.

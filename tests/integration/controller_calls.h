@@ -54,6 +54,19 @@ inline bool WaitForJobState(const ControllerProcess& ctld, const std::string& jo
   return false;
 }
 
+// squeue's `format` for `job` once it reads `expected` (10 s at most); returns
+// the last output.
+inline std::string SqueueUntil(const ControllerProcess& ctld, const std::string& job,
+                               const std::string& format, const std::string& expected) {
+  std::string out;
+  for (int i = 0; i < 200; ++i) {
+    out = Trim(ctld.Run("squeue -h -t all -o " + format + " -j " + job, false).out);
+    if (out == expected) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return out;
+}
+
 // Runs sacct with `sacct_args` until it prints `expected` (records travel
 // asynchronously), or gives up after 10 s; returns the last output.
 inline std::string SacctUntil(const ControllerProcess& ctld, const std::string& sacct_args,

@@ -11,6 +11,7 @@
 #include "cli/controller_client.h"
 #include "common/strings.h"
 #include "rota.pb.h"
+#include "tests/integration/controller_calls.h"
 #include "tests/integration/controller_process.h"
 #include "tests/integration/dbd_process.h"
 
@@ -33,35 +34,11 @@ class PolicyTest : public ::testing::Test {
         ctld_(AccountingConf(dbd_port_) + "AccountingStorageEnforce=associations,limits,qos\n"),
         dbd_(ctld_, dbd_port_) {}
 
-  void RegisterNodes() {
-    auto client = cli::ControllerClient::Create(ctld_.conf());
-    ASSERT_TRUE(client.ok()) << client.status().message();
-    for (const char* node : {"n1", "n2", "n3", "n4"}) {
-      wire::NodeRegisterRequest req;
-      req.set_node(node);
-      req.set_boot_time(1);
-      wire::Empty resp;
-      ASSERT_TRUE((*client)->Call(api::kNodeRegister, req, &resp).ok());
-    }
-  }
-  void ReportExit(uint32_t job_id) {
-    auto client = cli::ControllerClient::Create(ctld_.conf());
-    ASSERT_TRUE(client.ok());
-    wire::JobExitedRequest req;
-    req.set_job_id(job_id);
-    wire::Empty resp;
-    ASSERT_TRUE((*client)->Call(api::kJobExited, req, &resp).ok());
-  }
-  // squeue's `format` for `job` once it reads `expected` (10 s at most).
+  void RegisterNodes() { testing::RegisterFakeNodes(ctld_, {"n1", "n2", "n3", "n4"}); }
+  void ReportExit(uint32_t job_id) { testing::ReportJobExit(ctld_, job_id, 0); }
   std::string SqueueUntil(const std::string& job, const std::string& format,
                           const std::string& expected) {
-    std::string out;
-    for (int i = 0; i < 200; ++i) {
-      out = Trim(ctld_.Run("squeue -h -t all -o " + format + " -j " + job, false).out);
-      if (out == expected) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return out;
+    return testing::SqueueUntil(ctld_, job, format, expected);
   }
   // Waits until the controller holds rotadbd's policy: a submission under an
   // account root has no association with is refused.
