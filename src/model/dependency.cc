@@ -45,13 +45,16 @@ Result<Dependency> ParseDependency(std::string_view text) {
     if (type == nullptr) return Bad(text, fmt::format("unknown type '{}'", parts[0]));
     if (type->type == DependencyType::kSingleton) {
       if (parts.size() != 1) return Bad(text, "singleton takes no job id");
-      dep.terms.push_back({DependencyType::kSingleton});
+      DependencyTerm singleton;
+      singleton.type = DependencyType::kSingleton;
+      dep.terms.push_back(singleton);
       continue;
     }
     if (parts.size() < 2) return Bad(text, fmt::format("{} needs a job id", type->name));
     for (size_t i = 1; i < parts.size(); ++i) {
       std::string_view id = parts[i];
-      DependencyTerm term{type->type};
+      DependencyTerm term;
+      term.type = type->type;
       if (size_t plus = id.find('+'); plus != std::string_view::npos) {
         std::optional<uint64_t> minutes = ParseUint(id.substr(plus + 1));
         if (!minutes || type->type != DependencyType::kAfter) return Bad(text, "bad +time");
