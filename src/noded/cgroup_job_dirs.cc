@@ -13,6 +13,7 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kJobPrefix = "job_";
 constexpr std::string_view kUserPrefix = "uid_";
+constexpr size_t kMaxRemembered = 4096;
 
 std::string JobLeaf(uint32_t job_id) { return std::string(kJobPrefix) + std::to_string(job_id); }
 
@@ -60,6 +61,9 @@ std::string CgroupJobDirs::Find(const std::string& node_dir, uint32_t job_id) co
   // Not found is not remembered: the job's cgroup may be made later.
   if (found.empty()) return leaf;
   std::lock_guard<std::mutex> lock(mu_);
+  // rotad looks up jobs it never removes (their rota-stepd does): keep the
+  // memory bounded over a long life; a forgotten place is found again.
+  if (places_.size() >= kMaxRemembered) places_.clear();
   places_[job_id] = found;
   return found;
 }
