@@ -264,11 +264,16 @@ wire::JobExitedRequest BatchJob::Run(const std::function<void(const Status&)>& l
   // what is left of it is killed and the Epilog runs; the second report frees them.
   if (cage_created_ && node_.cgroups->OomKills(job_id()) > 0) out_of_memory_ = true;
   // The early report is news only (one try): cleaning up must not wait for
-  // the controller, and the final report alone ends the job as well.
-  Status told = node_.controller->Call(
-      api::kJobExited, Outcome(static_cast<uint32_t>(status), /*cleanup_follows=*/true));
-  if (!told.ok()) {
-    spdlog::warn("job {}: cannot report the end of its script ({})", job_id(), told.message());
+  // the controller, and the final report alone ends the job as well. Without
+  // an Epilog the final report follows within milliseconds (killing what is
+  // left takes no longer), so the news is not worth a credential and a
+  // controller transaction per job.
+  if (!node_.config->settings.epilog.empty()) {
+    Status told = node_.controller->Call(
+        api::kJobExited, Outcome(static_cast<uint32_t>(status), /*cleanup_follows=*/true));
+    if (!told.ok()) {
+      spdlog::warn("job {}: cannot report the end of its script ({})", job_id(), told.message());
+    }
   }
   CleanUp();
   run_epilog();

@@ -77,7 +77,12 @@ std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
   // autodetect keeps cgroup v1 wherever its controllers are mounted (a hybrid
   // host included) and takes v2 only where they are not (a pure v2 host).
   if (conf.plugin != "cgroup/v2") {
-    auto v1 = CgroupV1::Open(root, node);
+    // The memory controller is used whatever cgroup.conf says: the peak
+    // memory and out-of-memory kills it counts are accounted.
+    std::vector<std::string> unneeded{"pids"};
+    if (!conf.constrain_cores) unneeded.push_back("cpuset");
+    if (!conf.constrain_devices) unneeded.push_back("devices");
+    auto v1 = CgroupV1::Open(root, node, unneeded);
     if (v1.ok()) return std::move(v1).value();
     if (conf.plugin == "cgroup/v1") return Unenforced(v1.status().message());
   }

@@ -60,27 +60,36 @@ std::vector<uint32_t> HostCpus(const std::string& mountpoint) {
 }  // namespace
 
 Result<std::unique_ptr<CgroupV1>> CgroupV1::Open(const std::string& mountpoint,
-                                                 const std::string& node) {
+                                                 const std::string& node,
+                                                 const std::vector<std::string>& unneeded) {
   std::vector<std::string> present;
   for (const char* c : kControllers) {
     std::error_code ec;
     if (fs::exists(fs::path(mountpoint) / c / "cgroup.procs", ec)) present.push_back(c);
   }
-  if (std::find(present.begin(), present.end(), "freezer") == present.end() &&
-      std::find(present.begin(), present.end(), "pids") == present.end()) {
+  auto has = [](const std::vector<std::string>& list, const std::string& c) {
+    return std::find(list.begin(), list.end(), c) != list.end();
+  };
+  if (!has(present, "freezer") && !has(present, "pids")) {
     return FailedPrecondition(
         "neither the freezer nor the pids cgroup v1 controller is mounted "
         "under " +
         mountpoint);
   }
+  const std::string tracker = has(present, "freezer") ? "freezer" : "pids";
+  std::vector<std::string> used;
+  for (const std::string& c : present) {
+    if (c == tracker || !has(unneeded, c)) used.push_back(c);
+  }
   return std::unique_ptr<CgroupV1>(
-      new CgroupV1(mountpoint, node, std::move(present), HostCpus(mountpoint)));
+      new CgroupV1(mountpoint, node, std::move(present), std::move(used), HostCpus(mountpoint)));
 }
 
-CgroupV1::CgroupV1(std::string mountpoint, std::string node, std::vector<std::string> controllers,
-                   std::vector<uint32_t> host_cpus)
+CgroupV1::CgroupV1(std::string mountpoint, std::string node, std::vector<std::string> mounted,
+                   std::vector<std::string> controllers, std::vector<uint32_t> host_cpus)
     : mountpoint_(std::move(mountpoint)),
       node_(std::move(node)),
+      mounted_(std::move(mounted)),
       controllers_(std::move(controllers)),
       tracker_(std::find(controllers_.begin(), controllers_.end(), "freezer") != controllers_.end()
                    ? "freezer"
@@ -200,7 +209,10 @@ std::optional<uint64_t> CgroupV1::PeakMemoryBytes(uint32_t job_id) const {
 Status CgroupV1::KillAll(uint32_t job_id) {
   const bool freezer = tracker_ == "freezer";
   const std::string state = JobDir("freezer", job_id) + "/freezer.state";
-  if (freezer && WriteFile(state, "FROZEN").ok()) {
+  // An empty cage stays empty (nothing in it can fork), so it needs no
+  // freezing: most jobs end with their script, and freezing is not free (the
+  // kernel patches its code and interrupts every CPU on each freeze and thaw).
+  if (freezer && !Procs(tracker_, job_id).empty() && WriteFile(state, "FROZEN").ok()) {
     // Freezing is asynchronous: wait until every task stopped (or give up and
     // kill anyway; the loop below catches late forks).
     auto deadline = steady_clock::now() + milliseconds(1000);
@@ -256,7 +268,7 @@ Status CgroupV1::Remove(uint32_t job_id) {
 
 int CgroupV1::SweepStale(const std::set<uint32_t>& keep) {
   std::vector<uint32_t> stale;
-  for (const std::string& c : controllers_) {
+  for (const std::string& c : mounted_) {
     for (const auto& [id, place] : CgroupJobDirs::List(NodeDir(c))) {
       if (keep.count(id) == 0) stale.push_back(id);
     }
@@ -264,8 +276,28 @@ int CgroupV1::SweepStale(const std::set<uint32_t>& keep) {
   std::sort(stale.begin(), stale.end());
   stale.erase(std::unique(stale.begin(), stale.end()), stale.end());
   int removed = KillAndRemove(stale);
-  for (const std::string& c : controllers_) CgroupJobDirs::RemoveEmptyUserDirs(NodeDir(c));
+  SweepUnused(stale);
+  for (const std::string& c : mounted_) CgroupJobDirs::RemoveEmptyUserDirs(NodeDir(c));
   return removed;
+}
+
+void CgroupV1::SweepUnused(const std::vector<uint32_t>& stale) {
+  for (const std::string& c : mounted_) {
+    if (Has(c)) continue;
+    for (const auto& [id, place] : CgroupJobDirs::List(NodeDir(c))) {
+      if (!std::binary_search(stale.begin(), stale.end(), id)) continue;
+      const std::string dir = NodeDir(c) + "/" + place;
+      const std::string procs = ReadFile(dir + "/cgroup.procs");
+      for (std::string_view line : Split(procs, '\n')) {
+        if (std::optional<int64_t> pid = ParseInt(Trim(line)); pid && *pid > 0) {
+          kill(static_cast<pid_t>(*pid), SIGKILL);
+        }
+      }
+      // RemoveTree waits for a process killed a moment ago to leave.
+      Status removed = RemoveTree(dir);
+      if (!removed.ok()) spdlog::error("stale cgroup of job {}: {}", id, removed.message());
+    }
+  }
 }
 
 }  // namespace rota::noded

@@ -20,10 +20,14 @@ namespace rota::noded {
 
 class CgroupV1 : public CgroupBackend {
  public:
-  // Uses the controllers mounted under `mountpoint`. Errors: kFailedPrecondition
-  // when neither freezer nor pids is mounted (nothing could track the job).
+  // Uses the controllers mounted under `mountpoint`, but for those in
+  // `unneeded` (the configuration constrains nothing with them); the tracker
+  // (freezer, else pids) is used always. Each controller used costs every job
+  // a cgroup made, joined and removed. Errors: kFailedPrecondition when neither
+  // freezer nor pids is mounted (nothing could track the job).
   static Result<std::unique_ptr<CgroupV1>> Open(const std::string& mountpoint,
-                                                const std::string& node);
+                                                const std::string& node,
+                                                const std::vector<std::string>& unneeded = {});
 
   std::string Name() const override { return "cgroup/v1"; }
   bool enforcing() const override { return true; }
@@ -46,8 +50,11 @@ class CgroupV1 : public CgroupBackend {
   std::string JobDir(const std::string& controller, uint32_t job_id) const;
 
  private:
-  CgroupV1(std::string mountpoint, std::string node, std::vector<std::string> controllers,
-           std::vector<uint32_t> host_cpus);
+  CgroupV1(std::string mountpoint, std::string node, std::vector<std::string> mounted,
+           std::vector<std::string> controllers, std::vector<uint32_t> host_cpus);
+  // Removes the job dirs of `stale` in the hierarchies mounted but not used
+  // (left by a rotad configured otherwise), killing what is in them.
+  void SweepUnused(const std::vector<uint32_t>& stale);
 
   std::string NodeDir(const std::string& controller) const;
   bool Has(const std::string& controller) const;
@@ -56,7 +63,8 @@ class CgroupV1 : public CgroupBackend {
 
   const std::string mountpoint_;
   const std::string node_;
-  const std::vector<std::string> controllers_;  // Those mounted, of the five above.
+  const std::vector<std::string> mounted_;      // Of the five above
+  const std::vector<std::string> controllers_;  // Those of mounted_ that jobs use
   const std::string tracker_;                   // "freezer", else "pids".
   const std::vector<uint32_t> host_cpus_;       // CPUs the root cpuset offers.
   CgroupJobDirs job_dirs_;                      // Thread-safe.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -89,6 +90,27 @@ TEST_F(CgroupV1Test, MoreCpusThanTheHostHasLeavesTheCpusetAlone) {
   limits.cpu_count = 16;
   EXPECT_TRUE(cgroups_->SetLimits(3, limits).ok());
   EXPECT_EQ(Read(cgroups_->JobDir("cpuset", 3) + "/cpuset.cpus"), "0-3");
+}
+
+// cgroup.conf constrains neither cores nor devices: jobs get no cpuset or
+// devices cgroup (nor pids, freezer tracking them), and the sweep at start
+// still clears those a rotad configured otherwise left there.
+TEST_F(CgroupV1Test, UnneededControllersAreNotMadeButAreSwept) {
+  const std::string root = dir_.path().string();
+  auto lean = CgroupV1::Open(root, "n8", {"cpuset", "devices", "pids", "freezer"});
+  ASSERT_TRUE(lean.ok());
+  ASSERT_TRUE((*lean)->Create(3).ok());
+  EXPECT_TRUE(std::filesystem::is_directory(root + "/memory/rota/n8/job_3"));
+  EXPECT_TRUE(std::filesystem::is_directory(root + "/freezer/rota/n8/job_3"));  // The tracker
+  for (const char* c : {"cpuset", "devices", "pids"}) {
+    EXPECT_FALSE(std::filesystem::exists(root + "/" + c + "/rota/n8/job_3")) << c;
+  }
+  std::filesystem::create_directories(root + "/pids/rota/n8/job_9");
+  std::filesystem::create_directories(root + "/cpuset/rota/n8/uid_7/job_10");
+  EXPECT_EQ((*lean)->SweepStale({3}), 2);
+  EXPECT_FALSE(std::filesystem::exists(root + "/pids/rota/n8/job_9"));
+  EXPECT_FALSE(std::filesystem::exists(root + "/cpuset/rota/n8/uid_7"));
+  EXPECT_TRUE(std::filesystem::is_directory(root + "/memory/rota/n8/job_3"));
 }
 
 TEST(DeviceRuleTest, PrintsAndStats) {

@@ -96,6 +96,13 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   d->gpus_ = std::move(parts->gpus);
   d->cgroups_ = std::move(parts->cgroups);
   d->controller_ = std::move(parts->controller);
+  Result<std::unique_ptr<StepForker>> forker = StepForker::Start(
+      StepDaemonProgram(), {"-f", options.slurm_conf_path, "-N", options.node_name});
+  if (forker.ok()) {
+    d->forker_ = std::move(forker).value();
+  } else {
+    spdlog::warn("step daemons will be started by exec: {}", forker.status().message());
+  }
   // Live jobs first: their cages are not stale.
   std::set<uint32_t> live = d->RecoverSteps();
   if (int swept = d->cgroups_->SweepStale(live); swept > 0) {
@@ -369,9 +376,7 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   *record.mutable_launch() = std::move(request);
   Status written = WriteStepRecord(spool, record);
   if (!written.ok()) return fail(written);
-  Status spawned = SpawnStepDaemon(
-      StepDaemonProgram(),
-      {"-f", options_.slurm_conf_path, "-N", options_.node_name, "-j", std::to_string(job_id)});
+  Status spawned = SpawnStep(job_id);
   if (!spawned.ok()) return fail(spawned);
   // Answered once the script runs (or could not start), as when rotad ran jobs
   // itself: a signal the controller sends after the answer finds it running.
@@ -382,6 +387,16 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   }
   AnswerEmpty(respond);
   FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout), run);
+}
+
+Status NodeDaemon::SpawnStep(uint32_t job_id) {
+  if (forker_ && forker_->usable()) {
+    Result<pid_t> forked = forker_->Launch(job_id);
+    if (forked.ok()) return Status::Ok();
+    spdlog::warn("job {}: {}; starting its step daemon by exec", job_id, forked.status().message());
+  }
+  return SpawnStepDaemon(StepDaemonProgram(), {"-f", options_.slurm_conf_path, "-N",
+                                               options_.node_name, "-j", std::to_string(job_id)});
 }
 
 void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {

@@ -14,6 +14,7 @@
 
 #include "auth/credential.h"
 #include "noded/node_context.h"
+#include "noded/step_forker.h"
 #include "noded/step_tasks.h"
 #include "rota.pb.h"
 #include "rpc/server.h"
@@ -69,6 +70,8 @@ class NodeDaemon {
   // Reports `outcome`, frees the job's GPUs and, once the controller has it,
   // its spool files. Runs on the job's thread.
   void FinishStep(wire::JobExitedRequest outcome, uint32_t run);
+  // Starts the step daemon of `job_id`: forked from forker_, else by exec.
+  Status SpawnStep(uint32_t job_id);
   // Asks the job's rota-stepd to deliver a signal; false when none answered.
   bool SignalStep(uint32_t job_id, const wire::StepSignal& signal);
   // At start: takes back the jobs whose step daemons still run and starts
@@ -89,6 +92,9 @@ class NodeDaemon {
   std::unique_ptr<GpuAllocator> gpus_;
   std::unique_ptr<CgroupBackend> cgroups_;
   std::unique_ptr<ControllerLink> controller_;
+  // Forks the step daemons; null when it could not start or broke (then each
+  // is exec'd).
+  std::unique_ptr<StepForker> forker_;
   StopFlag stop_;
   NodeContext context_;
   std::unique_ptr<rpc::RpcServer> server_;

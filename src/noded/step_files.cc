@@ -42,13 +42,13 @@ std::string StepOutcomePath(const std::string& spool_dir, uint32_t job_id) {
   return JobFile(spool_dir, job_id, ".exit");
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
+Status WriteFileAtomically(const std::string& path, const std::string& text, bool durable) {
   const std::string temporary = path + ".tmp";
   int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return IoError("cannot create " + temporary + ": " + std::strerror(errno));
   // A fixed mode whatever the umask: the files hold job records.
   bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            fchmod(fd, 0600) == 0 && fsync(fd) == 0;
+            fchmod(fd, 0600) == 0 && (!durable || fsync(fd) == 0);
   int saved = errno;
   close(fd);
   if (!ok || rename(temporary.c_str(), path.c_str()) != 0) {
@@ -60,8 +60,12 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
 }
 
 Status WriteStepRecord(const std::string& spool_dir, const wire::StepRecord& record) {
+  // Not synced to disk: the record describes processes, and a machine crash
+  // that could lose it ends them too (the controller then learns from the
+  // node's registration that the job is gone). A rotad crash loses nothing
+  // that was written.
   return WriteFileAtomically(StepRecordPath(spool_dir, record.launch().job().job_id()),
-                             record.SerializeAsString());
+                             record.SerializeAsString(), /*durable=*/false);
 }
 
 Result<wire::StepRecord> ReadStepRecord(const std::string& spool_dir, uint32_t job_id) {

@@ -22,8 +22,9 @@ std::string StepSocketPath(const std::string& spool_dir, uint32_t job_id);
 std::string StepOutcomePath(const std::string& spool_dir, uint32_t job_id);
 
 // Writes `text` to `path` as a whole or not at all: a temporary file beside
-// it, fsync, rename, mode 0600. A crash leaves the old file or the new one.
-Status WriteFileAtomically(const std::string& path, const std::string& text);
+// it, fsync when `durable`, rename, mode 0600. A crash of the writer leaves
+// the old file or the new one; so does a crash of the machine when `durable`.
+Status WriteFileAtomically(const std::string& path, const std::string& text, bool durable = true);
 
 Status WriteStepRecord(const std::string& spool_dir, const wire::StepRecord& record);
 Result<wire::StepRecord> ReadStepRecord(const std::string& spool_dir, uint32_t job_id);

@@ -23,7 +23,8 @@ std::string StepDaemonProgram() {
   return (self.parent_path() / "rota-stepd").string();
 }
 
-Status SpawnStepDaemon(const std::string& program, const std::vector<std::string>& args) {
+Status SpawnStepDaemon(const std::string& program, const std::vector<std::string>& args,
+                       int pass_fd) {
   // Everything the children need is prepared before fork: between fork and
   // exec only system calls (other threads may hold allocator locks).
   std::vector<std::string> argv_text{program};
@@ -56,7 +57,19 @@ Status SpawnStepDaemon(const std::string& program, const std::vector<std::string
       close(null_fd);
     }
     int keep = error_pipe[1];
-    if (keep > 3) close_range(3, keep - 1, 0);
+    int first_closed = 3;
+    if (pass_fd >= 0) {
+      // The passed descriptor becomes 3 (open across the exec); the error pipe
+      // moves above it first, in case it is 3 itself.
+      keep = fcntl(error_pipe[1], F_DUPFD_CLOEXEC, 4);
+      if (pass_fd == 3) {
+        fcntl(3, F_SETFD, 0);
+      } else {
+        dup2(pass_fd, 3);
+      }
+      first_closed = 4;
+    }
+    if (keep > first_closed) close_range(first_closed, keep - 1, 0);
     close_range(keep + 1, ~0U, 0);
     execv(argv[0], argv.data());
     int err = errno;

@@ -20,8 +20,10 @@ std::string StepDaemonProgram();
 
 // Starts `program` with `args` (argv[1..]) as a daemon: new session, stdin
 // /dev/null, stdout and stderr shared with rotad's (its log), nothing else
-// open. Returns once it has been exec'd or failed to be.
-Status SpawnStepDaemon(const std::string& program, const std::vector<std::string>& args);
+// open but `pass_fd`, which it gets as descriptor 3 when given. Returns once
+// it has been exec'd or failed to be.
+Status SpawnStepDaemon(const std::string& program, const std::vector<std::string>& args,
+                       int pass_fd = -1);
 
 // Waits until the step daemon of `job_id` has started its script, found it
 // cannot, or ended; gives up when it has not answered within `start_timeout`,

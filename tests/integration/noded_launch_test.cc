@@ -340,6 +340,75 @@ TEST_F(NodedLaunchTest, OutcomeRecordedWhileRotadWasDownIsReportedAtStart) {
   }));
 }
 
+// The step daemon servers (rota-stepd -S) of this test's node `n`, found by
+// their command line, which names this test's own slurm.conf.
+std::vector<pid_t> StepDaemonServers(const NodedCluster& cluster, int n) {
+  const std::vector<std::string> wanted{"-f", cluster.conf(), "-N", cluster.Node(n), "-S"};
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::optional<uint64_t> pid = ParseUint(entry.path().filename().string());
+    if (!pid) continue;
+    std::string cmdline = ReadFileText(entry.path().string() + "/cmdline");
+    std::vector<std::string_view> args = Split(cmdline, '\0');
+    if (!args.empty() && args.back().empty()) args.pop_back();
+    if (args.size() == wanted.size() + 1 && args[0].ends_with("/rota-stepd") &&
+        std::equal(wanted.begin(), wanted.end(), args.begin() + 1) &&
+        testing::ProcessAlive(static_cast<pid_t>(*pid))) {
+      found.push_back(static_cast<pid_t>(*pid));
+    }
+  }
+  return found;
+}
+
+// rotad forks each job's step daemon from a rota-stepd it keeps ready; with
+// that server gone, it starts them by exec, and jobs run all the same.
+TEST_F(NodedLaunchTest, JobsRunWithAndWithoutTheStepDaemonServer) {
+  std::vector<pid_t> servers = StepDaemonServers(*cluster_, 1);
+  ASSERT_EQ(servers.size(), 1u) << cluster_->NodeLogs();
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(81, "#!/bin/sh\necho forked $SLURM_JOB_ID\n")).ok());
+  auto forked = fake_.WaitForExit(81);
+  ASSERT_TRUE(forked.has_value());
+  EXPECT_EQ(forked->wait_status(), 0u);
+  EXPECT_EQ(Output(81), "forked 81\n");
+
+  ASSERT_EQ(kill(servers[0], SIGKILL), 0);
+  ASSERT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(servers[0]); }));
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(82, "#!/bin/sh\necho exec $SLURM_JOB_ID\n")).ok());
+  auto execd = fake_.WaitForExit(82);
+  ASSERT_TRUE(execd.has_value());
+  EXPECT_EQ(execd->wait_status(), 0u);
+  EXPECT_EQ(Output(82), "exec 82\n");
+  EXPECT_NE(cluster_->NodeLogs().find("starting its step daemon by exec"), std::string::npos);
+}
+
+// The server goes with rotad, however rotad ends; the jobs it forked do not.
+TEST_F(NodedLaunchTest, StepDaemonServerEndsWithRotadButItsJobsRunOn) {
+  std::vector<pid_t> servers = StepDaemonServers(*cluster_, 1);
+  ASSERT_EQ(servers.size(), 1u) << cluster_->NodeLogs();
+  const std::string marker = cluster_->work_dir() + "/job83.started";
+  ASSERT_TRUE(
+      Send(api::kLaunchJob, Job(83, "#!/bin/sh\necho $$ > " + marker + "\nexec sleep 1000\n"))
+          .ok());
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(marker)).empty(); }));
+  auto script = static_cast<pid_t>(ParseUint(Trim(ReadFileText(marker))).value_or(0));
+  ASSERT_GT(script, 0);
+  cluster_->StopNode(1, SIGKILL);
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(servers[0]); }));
+  EXPECT_TRUE(testing::ProcessAlive(script));
+  // The next rotad takes the job back and has a server of its own. (The
+  // job's step daemon, a fork of the old server, is not taken for one: it
+  // shows its job instead of -S.)
+  ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+  EXPECT_EQ(StepDaemonServers(*cluster_, 1).size(), 1u);
+  wire::SignalJobRequest kill_req;
+  kill_req.set_job_id(83);
+  kill_req.set_signal(SIGKILL);
+  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  auto exit = fake_.WaitForExit(83);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(WIFSIGNALED(exit->wait_status()));
+}
+
 TEST_F(NodedLaunchTest, RefusesJobsForOtherNodesAndForgedCredentials) {
   wire::LaunchJobRequest req = Job(71, "#!/bin/sh\ntrue\n");
   req.mutable_job()->set_nodes(0, cluster_->Node(2));
