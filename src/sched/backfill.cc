@@ -41,6 +41,15 @@ NodeShare LeastShare(const Request& req) {
   return s;
 }
 
+// Nodes set in both bit sets.
+size_t CountBoth(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  size_t n = 0;
+  for (size_t w = 0; w < a.size() && w < b.size(); ++w) {
+    n += static_cast<size_t>(std::popcount(a[w] & b[w]));
+  }
+  return n;
+}
+
 }  // namespace
 
 BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& profile,
@@ -130,12 +139,22 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
         // Nodes that cannot take a share change no choice: the selection
         // sees only the open ones and is spared most of a full cluster.
         const std::vector<uint32_t>* candidates = job.candidates;
+        const std::vector<uint64_t>* walk_among = nullptr;
         if (job.request.required_nodes.empty()) {
           auto [bits, added] = partition_bits.try_emplace(job.candidates);
           if (added && std::is_sorted(job.candidates->begin(), job.candidates->end())) {
             bits->second = profile.NodeBits(*job.candidates);
           }
-          if (!bits->second.empty()) {
+          // A partition of a good part of the cluster is walked best first
+          // (a small one is cheaper to scan than to pick out of the order).
+          if (!bits->second.empty() && job.candidates->size() * 4 >= model.nodes.size() &&
+              WalksInOrder(model, profile.Order(view), job.request)) {
+            walk_among = &bits->second;
+            if (CountBoth(bits->second, profile.OpenBits(view)) < share.nodes) {
+              t = profile.NextFreeingAfter(t);
+              continue;
+            }
+          } else if (!bits->second.empty()) {
             profile.OpenNodes(view, bits->second, open_nodes);
           } else {  // Candidates in an order of their own: keep it.
             open_nodes.clear();
@@ -143,14 +162,19 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
               if (profile.IsOpen(view, n)) open_nodes.push_back(n);
             }
           }
-          candidates = &open_nodes;
-          if (candidates->size() < share.nodes) {
-            t = profile.NextFreeingAfter(t);
-            continue;
+          if (walk_among == nullptr) {
+            candidates = &open_nodes;
+            if (candidates->size() < share.nodes) {
+              t = profile.NextFreeingAfter(t);
+              continue;
+            }
           }
         }
         ++result.placements_tried;
-        Selection s = Select(model, usage, *candidates, job.request);
+        Selection s = walk_among != nullptr
+                          ? SelectInOrder(model, usage, profile.Order(view), *walk_among,
+                                          &profile.OpenBits(view), job.request)
+                          : Select(model, usage, *candidates, job.request);
         if (s.allocation) {
           d.allocation = std::move(*s.allocation);
           d.start = t;
