@@ -42,7 +42,7 @@ ClusterModel RandomCluster(std::mt19937& rng, uint32_t nodes, int types) {
 
 Request RandomRequest(std::mt19937& rng, const ClusterModel& m) {
   Request r;
-  switch (rng() % 7) {
+  switch (rng() % 9) {
     case 0:  // One GPU and a few cores
       r.gpus_per_node = 1;
       r.cpus_per_task = 1 + rng() % 4;
@@ -72,6 +72,23 @@ Request RandomRequest(std::mt19937& rng, const ClusterModel& m) {
       break;
     case 5:  // Whole node
       r.exclusive = true;
+      break;
+    case 7:  // GPUs with cores of their socket only: fits by counts, may not place
+      r.nodes = 1 + rng() % 2;
+      r.tasks = r.nodes;
+      r.gpus_per_node = 1 + rng() % 2;
+      r.cpus_per_task = 2 + rng() % 12;
+      r.enforce_binding = true;
+      if (rng() % 2) {  // As few nodes as need be
+        r.nodes_fixed = false;
+        r.nodes = 1;
+        r.tasks = 1 + rng() % 2;
+      }
+      break;
+    case 8:  // GPUs per socket
+      r.gpus_per_socket = 1;
+      r.sockets_per_node = 1 + rng() % 2;
+      r.cpus_per_task = 1 + rng() % 4;
       break;
     default:  // Cores only, on N nodes
       r.nodes = 1 + rng() % 4;
@@ -122,7 +139,9 @@ std::vector<uint32_t> Both(const std::vector<uint64_t>& a, const std::vector<uin
 void ExpectSame(const Selection& plain, const Selection& walked, const std::string& what) {
   ASSERT_EQ(plain.allocation.has_value(), walked.allocation.has_value()) << what;
   EXPECT_EQ(plain.detail, walked.detail) << what;
-  if (plain.allocation) EXPECT_EQ(plain.allocation->nodes, walked.allocation->nodes) << what;
+  if (plain.allocation) {
+    EXPECT_EQ(plain.allocation->nodes, walked.allocation->nodes) << what;
+  }
 }
 
 // The preference key of Select, computed afresh.
