@@ -48,8 +48,9 @@ class Chooser {
           size_t bracket_choice)
       : model_(model), usage_(usage), req_(req), choice_(bracket_choice) {}
 
-  // The nodes Place can choose from when walking best first, or nullopt
-  // when the request needs them all (see WalksInOrder).
+  // Run for a request WalksInOrder accepts, over the nodes set in `among`
+  // (and `also`): the nodes are assessed best first, and only until Place
+  // has every node it could choose.
   Selection RunOrdered(const NodeOrder& order, const std::vector<uint64_t>& among,
                        const std::vector<uint64_t>* also) {
     const bool fixed = req_.nodes_fixed;
