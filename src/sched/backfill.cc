@@ -73,6 +73,7 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
   struct KindState {
     int64_t earliest_possible = 0;
     size_t view = 0;
+    bool walks = false;  // Its selection walks the view's node order (SelectInOrder)
   };
   std::unordered_map<std::string, KindState> kinds;
 
@@ -117,7 +118,14 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
     std::string key = std::to_string(job.partition) + ' ' + std::to_string(duration) + ' ' +
                       Fingerprint(job.request);
     auto [memo, fresh] = kinds.try_emplace(std::move(key));
-    if (fresh) memo->second = {now, kinds.size() - 1};
+    if (fresh) {
+      // A view keeps its node order in step only once a kind that walks it
+      // asks for it; a partition of a small part of the cluster is cheaper
+      // to scan than to pick out of the order.
+      bool walks =
+          job.candidates->size() * 4 >= model.nodes.size() && WalksInOrder(model, job.request);
+      memo->second = {now, kinds.size() - 1, walks};
+    }
     const AvailabilityProfile::Totals need = LeastNeeded(job.request);
     const NodeShare share = LeastShare(job.request);
 
@@ -145,10 +153,7 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
           if (added && std::is_sorted(job.candidates->begin(), job.candidates->end())) {
             bits->second = profile.NodeBits(*job.candidates);
           }
-          // A partition of a good part of the cluster is walked best first
-          // (a small one is cheaper to scan than to pick out of the order).
-          if (!bits->second.empty() && job.candidates->size() * 4 >= model.nodes.size() &&
-              WalksInOrder(model, profile.Order(view), job.request)) {
+          if (memo->second.walks && !bits->second.empty()) {
             walk_among = &bits->second;
             if (CountBoth(bits->second, profile.OpenBits(view)) < share.nodes) {
               t = profile.NextFreeingAfter(t);

@@ -251,6 +251,7 @@ void AgreesWithPlainScan(uint32_t seed, int gpu_types) {
     std::string what = "seed " + std::to_string(seed) + " round " + std::to_string(round);
     ASSERT_NO_FATAL_FAILURE(ExpectSame(plain, walked_sel, what));
     walked += WalksInOrder(m, order, req);
+    EXPECT_EQ(WalksInOrder(m, order, req), WalksInOrder(m, req)) << what;
     if (!plain.allocation) continue;
     ++placed;
     for (const NodeAllocation& a : plain.allocation->nodes) {

@@ -418,19 +418,35 @@ std::vector<uint32_t> Members(const std::vector<uint64_t>& among,
   return out;
 }
 
-}  // namespace
-
-bool WalksInOrder(const ClusterModel& model, const NodeOrder& order, const Request& req) {
+// WalksInOrder but for the GPU type.
+bool ShapeWalks(const ClusterModel& model, const Request& req) {
   if (!req.required_nodes.empty() || !req.constraint.counts().empty() || !model.switches.empty()) {
     return false;
   }
-  if (req.wants_gpus() && !order.AcceptsEveryGpu(req.gpu_type)) return false;
-  if (order.size() != model.nodes.size()) return false;
   if (!req.nodes_fixed) return true;
   // Any N fitting nodes must be enough, so that the choice is the best N.
   if (req.gpus_per_job > 0) return false;
   if (req.tasks_per_node > 0) return uint64_t{req.tasks_per_node} * req.nodes >= req.tasks;
   return req.tasks <= req.nodes;
+}
+
+}  // namespace
+
+bool WalksInOrder(const ClusterModel& model, const NodeOrder& order, const Request& req) {
+  if (req.wants_gpus() && !order.AcceptsEveryGpu(req.gpu_type)) return false;
+  return order.size() == model.nodes.size() && ShapeWalks(model, req);
+}
+
+bool WalksInOrder(const ClusterModel& model, const Request& req) {
+  if (req.wants_gpus() && req.gpu_type != GpuTypes::kAny) {
+    if (req.gpu_type == GpuTypes::kUnknown) return false;
+    for (const NodeShape& n : model.nodes) {
+      for (const GpuSlot& g : n.gpus) {
+        if (g.type != req.gpu_type) return false;
+      }
+    }
+  }
+  return ShapeWalks(model, req);
 }
 
 Selection SelectInOrder(const ClusterModel& model, const std::vector<NodeUsage>& usage,

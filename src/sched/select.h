@@ -46,5 +46,9 @@ Selection SelectInOrder(const ClusterModel& model, const std::vector<NodeUsage>&
 
 // Whether SelectInOrder walks `order` for `req` (rather than scanning).
 bool WalksInOrder(const ClusterModel& model, const NodeOrder& order, const Request& req);
+// The same answer without an order at hand (it looks at every node's GPUs
+// when `req` names a GPU type): to decide once whether an order is worth
+// keeping for a kind of request.
+bool WalksInOrder(const ClusterModel& model, const Request& req);
 
 }  // namespace rota::sched
