@@ -97,6 +97,19 @@ void BM_BackfillPass(benchmark::State& state) {
   state.counters["started"] = last.started;
   state.counters["reserved"] = last.reserved;
   state.counters["placements"] = last.placements_tried;
+  // The decisions themselves, hashed: equal digests, equal plans.
+  uint64_t digest = 14695981039346656037ull;
+  auto mix = [&](uint64_t v) { digest = (digest ^ v) * 1099511628211ull; };
+  for (const rota::sched::BackfillDecision& d : last.decisions) {
+    mix(static_cast<uint64_t>(d.outcome));
+    mix(static_cast<uint64_t>(d.start));
+    for (const auto& a : d.allocation.nodes) {
+      mix(a.node);
+      mix(a.gpus);
+      for (uint32_t s : a.slots) mix(s);
+    }
+  }
+  state.counters["digest"] = static_cast<double>(digest % 1000000007);
 }
 BENCHMARK(BM_BackfillPass)
     ->Args({1000, 10000})

@@ -197,6 +197,7 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
   v.end = end;
   for (uint32_t n : v.dirty) {
     Recompute(v, n, v.usage[n]);
+    if (v.ordered) v.order.Update(n, v.usage[n]);
     v.is_dirty[n] = false;
     bool open = IsOpenIn(v, n);
     uint64_t bit = uint64_t{1} << (n & 63);
@@ -216,6 +217,15 @@ const std::vector<NodeUsage>& AvailabilityProfile::FreeDuring(int64_t start, int
     CountOpen(v);
   }
   return v.usage;
+}
+
+const NodeOrder& AvailabilityProfile::Order(size_t view) {
+  View& v = views_[view % kViews];
+  if (!v.ordered) {
+    v.order.Reset(model_, v.usage.empty() ? base_ : v.usage);
+    v.ordered = true;
+  }
+  return v.order;
 }
 
 bool AvailabilityProfile::IsOpenIn(const View& v, uint32_t n) const {

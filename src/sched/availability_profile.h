@@ -24,6 +24,7 @@
 
 #include "sched/allocation.h"
 #include "sched/cluster_model.h"
+#include "sched/node_order.h"
 
 namespace rota::sched {
 
@@ -74,6 +75,11 @@ class AvailabilityProfile {
   // The open nodes of `view` that are also in `among` (a node bit set, as
   // NodeBits makes), ascending, into `out`.
   void OpenNodes(size_t view, const std::vector<uint64_t>& among, std::vector<uint32_t>& out) const;
+  // The open nodes of the last FreeDuring on `view`, as a node bit set.
+  const std::vector<uint64_t>& OpenBits(size_t view) const { return views_[view % kViews].open; }
+  // The nodes of the last FreeDuring on `view` in the selection's order
+  // (SelectInOrder). Made on first use, then kept up to date with the view.
+  const NodeOrder& Order(size_t view);
   // `nodes` as a bit set over the cluster's nodes.
   std::vector<uint64_t> NodeBits(const std::vector<uint32_t>& nodes) const;
 
@@ -132,6 +138,8 @@ class AvailabilityProfile {
     Share share{};
     std::vector<uint64_t> open;  // Bit per node
     size_t open_count = 0;
+    NodeOrder order;
+    bool ordered = false;  // `order` is in use and kept in step
   };
   static void MarkDirty(View& v, uint32_t node);
   // Marks the nodes of `events` with a time in [from, to) (a half-open range).

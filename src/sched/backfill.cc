@@ -41,6 +41,15 @@ NodeShare LeastShare(const Request& req) {
   return s;
 }
 
+// Nodes set in both bit sets.
+size_t CountBoth(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  size_t n = 0;
+  for (size_t w = 0; w < a.size() && w < b.size(); ++w) {
+    n += static_cast<size_t>(std::popcount(a[w] & b[w]));
+  }
+  return n;
+}
+
 }  // namespace
 
 BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& profile,
@@ -64,6 +73,7 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
   struct KindState {
     int64_t earliest_possible = 0;
     size_t view = 0;
+    bool walks = false;  // Its selection walks the view's node order (SelectInOrder)
   };
   std::unordered_map<std::string, KindState> kinds;
 
@@ -108,7 +118,14 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
     std::string key = std::to_string(job.partition) + ' ' + std::to_string(duration) + ' ' +
                       Fingerprint(job.request);
     auto [memo, fresh] = kinds.try_emplace(std::move(key));
-    if (fresh) memo->second = {now, kinds.size() - 1};
+    if (fresh) {
+      // A view keeps its node order in step only once a kind that walks it
+      // asks for it; a partition of a small part of the cluster is cheaper
+      // to scan than to pick out of the order.
+      bool walks =
+          job.candidates->size() * 4 >= model.nodes.size() && WalksInOrder(model, job.request);
+      memo->second = {now, kinds.size() - 1, walks};
+    }
     const AvailabilityProfile::Totals need = LeastNeeded(job.request);
     const NodeShare share = LeastShare(job.request);
 
@@ -130,12 +147,19 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
         // Nodes that cannot take a share change no choice: the selection
         // sees only the open ones and is spared most of a full cluster.
         const std::vector<uint32_t>* candidates = job.candidates;
+        const std::vector<uint64_t>* walk_among = nullptr;
         if (job.request.required_nodes.empty()) {
           auto [bits, added] = partition_bits.try_emplace(job.candidates);
           if (added && std::is_sorted(job.candidates->begin(), job.candidates->end())) {
             bits->second = profile.NodeBits(*job.candidates);
           }
-          if (!bits->second.empty()) {
+          if (memo->second.walks && !bits->second.empty()) {
+            walk_among = &bits->second;
+            if (CountBoth(bits->second, profile.OpenBits(view)) < share.nodes) {
+              t = profile.NextFreeingAfter(t);
+              continue;
+            }
+          } else if (!bits->second.empty()) {
             profile.OpenNodes(view, bits->second, open_nodes);
           } else {  // Candidates in an order of their own: keep it.
             open_nodes.clear();
@@ -143,14 +167,19 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
               if (profile.IsOpen(view, n)) open_nodes.push_back(n);
             }
           }
-          candidates = &open_nodes;
-          if (candidates->size() < share.nodes) {
-            t = profile.NextFreeingAfter(t);
-            continue;
+          if (walk_among == nullptr) {
+            candidates = &open_nodes;
+            if (candidates->size() < share.nodes) {
+              t = profile.NextFreeingAfter(t);
+              continue;
+            }
           }
         }
         ++result.placements_tried;
-        Selection s = Select(model, usage, *candidates, job.request);
+        Selection s = walk_among != nullptr
+                          ? SelectInOrder(model, usage, profile.Order(view), *walk_among,
+                                          &profile.OpenBits(view), job.request)
+                          : Select(model, usage, *candidates, job.request);
         if (s.allocation) {
           d.allocation = std::move(*s.allocation);
           d.start = t;

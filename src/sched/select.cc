@@ -43,9 +43,52 @@ uint32_t LargestFitting(uint32_t lo, uint32_t hi, Fits fits) {
 
 class Chooser {
  public:
+  static constexpr size_t kAttempts = 8;  // Placements Place tries
   Chooser(const ClusterModel& model, const std::vector<NodeUsage>& usage, const Request& req,
           size_t bracket_choice)
       : model_(model), usage_(usage), req_(req), choice_(bracket_choice) {}
+
+  // Run for a request WalksInOrder accepts, over the nodes set in `among`
+  // (and `also`): the nodes are assessed best first, and only until Place
+  // has every node it could choose.
+  Selection RunOrdered(const NodeOrder& order, const std::vector<uint64_t>& among,
+                       const std::vector<uint64_t>* also) {
+    const bool fixed = req_.nodes_fixed;
+    // Place drops a node whose exact placement fails and chooses again, at
+    // most kAttempts times: the best N plus that many more are all it sees
+    // of a fixed count; one node that holds the job alone per attempt
+    // otherwise.
+    const size_t want = fixed ? size_t{req_.nodes} + kAttempts : kAttempts;
+    uint32_t t0 = MinTasks();
+    uint32_t min_gpus = req_.gpus_per_socket > 0
+                            ? req_.gpus_per_socket * std::max(1u, req_.sockets_per_node)
+                            : FixedGpus(t0) + MinJobGpus();
+    uint64_t cpus = std::max<uint64_t>(
+        {uint64_t{t0} * req_.cpus_per_task, uint64_t{req_.cpus_per_gpu} * min_gpus, 1});
+    uint32_t min_slots = req_.exclusive
+                             ? 0
+                             : static_cast<uint32_t>((cpus + order.max_cpus_per_slot() - 1) /
+                                                     order.max_cpus_per_slot());
+    std::vector<Candidate> fit;
+    fit.reserve(want);
+    size_t alone = 0;
+    order.Walk(min_gpus, min_slots, [&](uint32_t n) {
+      auto set = [n](const std::vector<uint64_t>& bits) { return (bits[n >> 6] >> (n & 63)) & 1u; };
+      if (!set(among) || (also != nullptr && !set(*also))) return true;
+      if (std::binary_search(req_.excluded_nodes.begin(), req_.excluded_nodes.end(), n)) {
+        return true;
+      }
+      std::optional<Candidate> c = Assess(n);
+      if (!c) return true;
+      fit.push_back(*c);
+      if (fixed) return fit.size() < want;
+      Sum s;
+      Add(s, *c);
+      if (Enough(s)) ++alone;
+      return alone < want;
+    });
+    return Place(std::move(fit), std::vector<bool>(model_.nodes.size(), false));
+  }
 
   Selection Run(const std::vector<uint32_t>& candidates) {
     Selection out;
@@ -144,7 +187,7 @@ class Chooser {
   // fails its exact placement is dropped and the choice made again.
   Selection Place(std::vector<Candidate> fit, const std::vector<bool>& required) {
     Selection out;
-    for (int attempt = 0; attempt < 8; ++attempt) {
+    for (size_t attempt = 0; attempt < kAttempts; ++attempt) {
       // Only the best few need order for most jobs: sort a prefix now and the
       // rest when the walk below gets there.
       auto by_key = [](const Candidate& a, const Candidate& b) { return a.key < b.key; };
@@ -363,7 +406,61 @@ class Chooser {
   mutable ShareNeeds cached_needs_;
 };
 
+std::vector<uint32_t> Members(const std::vector<uint64_t>& among,
+                              const std::vector<uint64_t>* also) {
+  std::vector<uint32_t> out;
+  for (size_t w = 0; w < among.size(); ++w) {
+    uint64_t bits = among[w] & (also != nullptr ? (*also)[w] : ~uint64_t{0});
+    for (; bits != 0; bits &= bits - 1) {
+      out.push_back(static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits))));
+    }
+  }
+  return out;
+}
+
+// WalksInOrder but for the GPU type.
+bool ShapeWalks(const ClusterModel& model, const Request& req) {
+  if (!req.required_nodes.empty() || !req.constraint.counts().empty() || !model.switches.empty()) {
+    return false;
+  }
+  if (!req.nodes_fixed) return true;
+  // Any N fitting nodes must be enough, so that the choice is the best N.
+  if (req.gpus_per_job > 0) return false;
+  if (req.tasks_per_node > 0) return uint64_t{req.tasks_per_node} * req.nodes >= req.tasks;
+  return req.tasks <= req.nodes;
+}
+
 }  // namespace
+
+bool WalksInOrder(const ClusterModel& model, const NodeOrder& order, const Request& req) {
+  if (req.wants_gpus() && !order.AcceptsEveryGpu(req.gpu_type)) return false;
+  return order.size() == model.nodes.size() && ShapeWalks(model, req);
+}
+
+bool WalksInOrder(const ClusterModel& model, const Request& req) {
+  if (req.wants_gpus() && req.gpu_type != GpuTypes::kAny) {
+    if (req.gpu_type == GpuTypes::kUnknown) return false;
+    for (const NodeShape& n : model.nodes) {
+      for (const GpuSlot& g : n.gpus) {
+        if (g.type != req.gpu_type) return false;
+      }
+    }
+  }
+  return ShapeWalks(model, req);
+}
+
+Selection SelectInOrder(const ClusterModel& model, const std::vector<NodeUsage>& usage,
+                        const NodeOrder& order, const std::vector<uint64_t>& among,
+                        const std::vector<uint64_t>* also, const Request& req) {
+  if (!WalksInOrder(model, order, req)) return Select(model, usage, Members(among, also), req);
+  size_t options = std::max<size_t>(1, req.constraint.bracket_options().size());
+  Selection last;
+  for (size_t choice = 0; choice < options; ++choice) {
+    last = Chooser(model, usage, req, choice).RunOrdered(order, among, also);
+    if (last.allocation) return last;
+  }
+  return last;
+}
 
 Selection Select(const ClusterModel& model, const std::vector<NodeUsage>& usage,
                  const std::vector<uint32_t>& candidates, const Request& req) {

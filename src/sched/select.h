@@ -13,6 +13,7 @@
 
 #include "sched/allocation.h"
 #include "sched/cluster_model.h"
+#include "sched/node_order.h"
 #include "sched/request.h"
 
 namespace rota::sched {
@@ -27,5 +28,27 @@ struct Selection {
 
 Selection Select(const ClusterModel& model, const std::vector<NodeUsage>& usage,
                  const std::vector<uint32_t>& candidates, const Request& req);
+
+// Select among the nodes set in `among` and, when given, in `also` too (node
+// bit sets, as many words as the cluster needs), with the same answer as
+// Select given those nodes in ascending order. REQUIRES: `order` ranks
+// `usage` as it is now.
+//
+// For the common requests (a fixed node count that any fitting nodes are
+// enough for, or a job one node can hold; no -w, counted features or
+// topology; no GPU type, or the one all GPUs have) it walks the nodes best
+// first and assesses them only until it has what the choice can use: the
+// best N plus the few that replace nodes whose exact placement fails. Other
+// requests are answered by the plain scan.
+Selection SelectInOrder(const ClusterModel& model, const std::vector<NodeUsage>& usage,
+                        const NodeOrder& order, const std::vector<uint64_t>& among,
+                        const std::vector<uint64_t>* also, const Request& req);
+
+// Whether SelectInOrder walks `order` for `req` (rather than scanning).
+bool WalksInOrder(const ClusterModel& model, const NodeOrder& order, const Request& req);
+// The same answer without an order at hand (it looks at every node's GPUs
+// when `req` names a GPU type): to decide once whether an order is worth
+// keeping for a kind of request.
+bool WalksInOrder(const ClusterModel& model, const Request& req);
 
 }  // namespace rota::sched
