@@ -200,6 +200,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       stats_.JobBackfilled();
       continue;
     }
+    if (backfill_only_to_start_) continue;  // No one reads the plan
     int64_t start = 0;
     std::string where;
     if (d.outcome == sched::BackfillOutcome::kReserved) {
