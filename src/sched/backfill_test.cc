@@ -287,18 +287,12 @@ TEST_F(BackfillTest, EasyGoesOnPastJobsThatCannotStartNow) {
   BackfillParams easy;
   easy.reserve_per_part = 1;
   EXPECT_EQ(Plan(jobs, easy),
-            "1 reserve +100 n0 n1 n2 n3
-"
-            "2 none
-"
-            "3 none
-"
-            "4 start n2
-"
-            "5 start n3
-"
-            "6 none
-");
+            "1 reserve +100 n0 n1 n2 n3\n"
+            "2 none\n"
+            "3 none\n"
+            "4 start n2\n"
+            "5 start n3\n"
+            "6 none\n");
 }
 
 TEST_F(BackfillTest, SomeJobMayStartNowComparesWithWhatIsFree) {
