@@ -111,8 +111,10 @@ class ControllerCore {
   void Tick(int64_t now, Effects& effects);
   // With `on`, a backfill pass that could start no job (each needs more CPUs
   // or GPUs than are free now) is skipped instead of planning reservations
-  // that only squeue --start would show: the same starts for far less work.
-  // For rota-sim, whose results are the starts; off in the controller.
+  // that only squeue --start would show, and no pass writes its reservations
+  // into the jobs: the same starts for far less work. Not applied while
+  // bf_max_time is set (bf_continue carries reservations). For rota-sim,
+  // whose results are the starts; off in the controller.
   void SetBackfillOnlyToStart(bool on) { backfill_only_to_start_ = on; }
 
   // ---- Accounting policy (policy_hooks.cc) ----
