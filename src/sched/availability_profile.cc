@@ -148,7 +148,7 @@ void AvailabilityProfile::MarkDirtyEverywhere(uint32_t node) {
   }
 }
 
-void AvailabilityProfile::MarkRange(View& v, const std::multimap<int64_t, uint32_t>& events,
+void AvailabilityProfile::MarkRange(View& v, const std::pmr::multimap<int64_t, uint32_t>& events,
                                     int64_t from, int64_t to) {
   if (from >= to) return;
   for (auto it = events.lower_bound(from); it != events.end() && it->first < to; ++it) {

@@ -115,8 +115,28 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
         (params.reserve_per_part == 0 || reserved_in_part[job.partition] < params.reserve_per_part);
     const int64_t latest = may_reserve ? horizon : now;
     const int64_t duration = job.time_limit_s < 0 ? kForever : job.time_limit_s;
-    std::string key = std::to_string(job.partition) + ' ' + std::to_string(duration) + ' ' +
-                      Fingerprint(job.request);
+    const AvailabilityProfile::Totals need = LeastNeeded(job.request);
+    if (latest == now) {
+      // Only a start now may come of it (EASY's jobs behind the reservation):
+      // when the totals free from now on fall short, the search below would
+      // fail at once; most jobs of a deep queue end here, without a key.
+      const int64_t end =
+          duration == kForever || now > kForever - duration ? kForever : now + duration;
+      const AvailabilityProfile::Totals free = profile.MinTotalsDuring(now, end);
+      if (free.cpus < need.cpus || free.gpus < need.gpus) {
+        d.outcome = BackfillOutcome::kNoPlan;
+        result.last_tested = static_cast<int64_t>(i);
+        if (control.time_is_up && i + 1 < jobs.size() && control.time_is_up()) {
+          result.out_of_time = true;
+        }
+        continue;
+      }
+    }
+    // Bytes, not text (see Fingerprint): the request's key is self-delimiting,
+    // so the partition and duration can follow it.
+    std::string key = Fingerprint(job.request);
+    key.append(reinterpret_cast<const char*>(&job.partition), sizeof job.partition);
+    key.append(reinterpret_cast<const char*>(&duration), sizeof duration);
     auto [memo, fresh] = kinds.try_emplace(std::move(key));
     if (fresh) {
       // A view keeps its node order in step only once a kind that walks it
@@ -126,7 +146,6 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
           job.candidates->size() * 4 >= model.nodes.size() && WalksInOrder(model, job.request);
       memo->second = {now, kinds.size() - 1, walks};
     }
-    const AvailabilityProfile::Totals need = LeastNeeded(job.request);
     const NodeShare share = LeastShare(job.request);
 
     int64_t t = memo->second.earliest_possible;
@@ -210,6 +229,22 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
     }
   }
   return result;
+}
+
+bool SomeJobMayStartNow(const ClusterModel& model, const std::vector<NodeUsage>& usage_now,
+                        const std::vector<BackfillJob>& jobs) {
+  // The free totals a profile starts from (an upper bound of what any
+  // placement now can have), as MinTotalsDuring would give them at now.
+  AvailabilityProfile::Totals free;
+  for (size_t n = 0; n < usage_now.size() && n < model.nodes.size(); ++n) {
+    free.cpus += int64_t{usage_now[n].free_count} * model.nodes[n].cpus_per_slot();
+    free.gpus += std::popcount(usage_now[n].free_gpus);
+  }
+  return std::any_of(jobs.begin(), jobs.end(), [&](const BackfillJob& job) {
+    if (job.carried) return false;
+    const AvailabilityProfile::Totals need = LeastNeeded(job.request);
+    return need.cpus <= free.cpus && need.gpus <= free.gpus;
+  });
 }
 
 }  // namespace rota::sched

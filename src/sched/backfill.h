@@ -100,4 +100,11 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
                             const std::vector<BackfillJob>& jobs, const BackfillParams& params,
                             const BackfillControl& control = {});
 
+// Whether a pass could start any of `jobs` at once: false when each asks for
+// more CPUs or GPUs than `usage_now` (what is free now, parallel to
+// model.nodes) has free over the whole cluster. Such a pass can only make
+// reservations. Jobs a pass would not try (`carried`) count as unable.
+bool SomeJobMayStartNow(const ClusterModel& model, const std::vector<NodeUsage>& usage_now,
+                        const std::vector<BackfillJob>& jobs);
+
 }  // namespace rota::sched

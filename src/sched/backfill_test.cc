@@ -278,6 +278,38 @@ TEST_F(BackfillTest, EqualRequestsResumeWhereTheLastOneWasPlaced) {
             "7 reserve +200 n0\n8 reserve +200 n1\n9 reserve +200 n2\n10 reserve +200 n3\n");
 }
 
+TEST_F(BackfillTest, EasyGoesOnPastJobsThatCannotStartNow) {
+  // Behind EASY's one reservation (the whole cluster at +100), jobs can only
+  // start now: 2 needs more CPUs than are free at all, 3 would delay the
+  // reservation, 6 finds nothing left. 4 and 5, after them, still start.
+  std::vector<BackfillJob> jobs = {Job(1, 4, 500), Job(2, 3, 50), Job(3, 2, 2000),
+                                   Job(4, 1, 50),  Job(5, 1, 50), Job(6, 1, 50)};
+  BackfillParams easy;
+  easy.reserve_per_part = 1;
+  EXPECT_EQ(Plan(jobs, easy),
+            "1 reserve +100 n0 n1 n2 n3\n"
+            "2 none\n"
+            "3 none\n"
+            "4 start n2\n"
+            "5 start n3\n"
+            "6 none\n");
+}
+
+TEST_F(BackfillTest, SomeJobMayStartNowComparesWithWhatIsFree) {
+  // n0 and n1 are taken: 8 CPUs free.
+  EXPECT_FALSE(SomeJobMayStartNow(model_, usage_, {}));
+  EXPECT_FALSE(SomeJobMayStartNow(model_, usage_, {Job(1, 4, 500), Job(2, 3, 50)}));
+  EXPECT_TRUE(SomeJobMayStartNow(model_, usage_, {Job(1, 4, 500), Job(2, 2, 50)}));
+  BackfillJob carried = Job(3, 1, 50);
+  carried.carried = true;  // Not tried by the pass
+  EXPECT_FALSE(SomeJobMayStartNow(model_, usage_, {Job(1, 4, 500), carried}));
+  BackfillJob gpu = Job(4, 1, 50);
+  gpu.request.gpus_per_node = 1;  // No node has a GPU
+  EXPECT_FALSE(SomeJobMayStartNow(model_, usage_, {gpu}));
+  // Everything free: the whole-cluster job may start.
+  EXPECT_TRUE(SomeJobMayStartNow(model_, model_.EmptyUsage(), {Job(1, 4, 500)}));
+}
+
 TEST(AvailabilityProfileTest, FreeDuringSeesEveryOverlappingHold) {
   ClusterModel m;
   AddNode(m, MakeNode("a", 2, 2, 1000, {{"a100", 2}}, m.gpu_types));

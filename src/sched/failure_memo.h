@@ -14,7 +14,8 @@
 
 namespace rota::sched {
 
-// Everything in `req` that decides where it fits, as a string key.
+// Everything in `req` that decides where it fits, as a key of bytes (not
+// text): equal for equal requests, different for different ones.
 std::string Fingerprint(const Request& req);
 
 class FailureMemo {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace rota::sched {
 namespace {
 
@@ -23,6 +25,29 @@ TEST(FailureMemoTest, OnlyAnEqualRequestOnTheSameCandidatesIsKnownToFail) {
   EXPECT_FALSE(memo.KnownToFail(pinned, "gpu"));
   memo.Clear();
   EXPECT_FALSE(memo.KnownToFail(r, "gpu"));
+}
+
+TEST(FingerprintTest, EqualRequestsOnlyGiveEqualKeys) {
+  Request r;
+  r.tasks = 4;
+  r.constraint = *FeatureExpr::Parse("a100");
+  r.required_nodes = {1, 2};
+  Request same = r;
+  EXPECT_EQ(Fingerprint(r), Fingerprint(same));
+  std::vector<Request> others(6, r);
+  others[0].exclusive = true;
+  others[1].nodes_fixed = !r.nodes_fixed;
+  others[2].tasks = 5;
+  others[3].required_nodes = {1};
+  others[4].excluded_nodes = {2};  // The same node ids, in the other list
+  others[4].required_nodes = {1};
+  others[5].constraint = *FeatureExpr::Parse("a10");
+  for (size_t i = 0; i < others.size(); ++i) {
+    EXPECT_NE(Fingerprint(r), Fingerprint(others[i])) << i;
+    for (size_t j = i + 1; j < others.size(); ++j) {
+      EXPECT_NE(Fingerprint(others[i]), Fingerprint(others[j])) << i << " " << j;
+    }
+  }
 }
 
 }  // namespace

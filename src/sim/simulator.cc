@@ -62,6 +62,9 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
   };
 
   ctld::ControllerCore core(config_);
+  // Only the starts are the replay's result: backfill passes that could
+  // start nothing are skipped rather than planned for squeue --start.
+  core.SetBackfillOnlyToStart(!options_.plan_every_pass);
   int64_t now = kSimEpoch;
   {
     // Fake node daemons: all answer at the start and never stop.

@@ -45,6 +45,11 @@ struct SimOptions {
   // Called about every `progress_every_s` of wall time; may be empty.
   std::function<void(const SimProgress&)> progress;
   double progress_every_s = 2.0;
+  // Plan every backfill pass in full, as the controller does, even one that
+  // can start no job (each needs more than is free): the same starts, more
+  // work. Off, such passes are skipped (ControllerCore::SetBackfillOnlyToStart);
+  // tests turn it on to show that skipping changes nothing.
+  bool plan_every_pass = false;
 };
 
 // What happened to one trace job. Times are seconds from the trace's start.

@@ -97,19 +97,6 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   SortQueue(queue, *config_);
 
   const sched::ClusterModel& model = nodes_.model();
-  sched::AvailabilityProfile profile(model, nodes_.usage(), now, params.bf_resolution);
-  for (const auto& [id, job] : jobs_) {
-    if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
-    sched::Allocation held;
-    for (int i = 0; i < job->nodes_size(); ++i) {
-      int32_t node = model.IndexOf(job->nodes(i));
-      if (node >= 0)
-        held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
-    }
-    profile.AddRelease(PlannedEnd(*job, now), held);
-  }
-  sched::BlockReserved(reserved_windows_, profile);  // Jobs below belong to no reservation
-
   // Each partition's usable nodes once; its index names it for the planner.
   std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates;
   std::vector<sched::BackfillJob> jobs;
@@ -137,6 +124,28 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     b.may_reserve = now - j->eligible_time() >= params.bf_min_age_reserve;
   }
 
+  // bf_max_time (default bf_interval) of the controller's monotonic clock;
+  // none when either is 0 (a simulator or test without a clock).
+  const DurationSecs max_time = params.bf_max_time.value_or(params.bf_interval);
+  // A pass that cannot start anything would only plan reservations to show
+  // (and, cut by bf_max_time, carry some): skipped when asked to.
+  if (backfill_only_to_start_ && max_time == 0 &&
+      !sched::SomeJobMayStartNow(model, nodes_.usage(), jobs)) {
+    return;
+  }
+  sched::AvailabilityProfile profile(model, nodes_.usage(), now, params.bf_resolution);
+  for (const auto& [id, job] : jobs_) {
+    if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
+    sched::Allocation held;
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      int32_t node = model.IndexOf(job->nodes(i));
+      if (node >= 0)
+        held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
+    }
+    profile.AddRelease(PlannedEnd(*job, now), held);
+  }
+  sched::BlockReserved(reserved_windows_, profile);  // Jobs below belong to no reservation
+
   // bf_continue: the jobs the last pass, cut by bf_max_time, went through
   // are not tried again (unless nothing else is left); they keep the
   // reservations it made.
@@ -157,9 +166,6 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     }
   }
   sched::BackfillControl control;
-  // bf_max_time (default bf_interval) of the controller's monotonic clock;
-  // none when either is 0 (a simulator or test without a clock).
-  const DurationSecs max_time = params.bf_max_time.value_or(params.bf_interval);
   if (max_time > 0) {
     const uint64_t budget_us = static_cast<uint64_t>(max_time) * 1'000'000;
     control.time_is_up = [this, pass_began, budget_us] {
@@ -194,6 +200,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       stats_.JobBackfilled();
       continue;
     }
+    if (backfill_only_to_start_) continue;  // No one reads the plan
     int64_t start = 0;
     std::string where;
     if (d.outcome == sched::BackfillOutcome::kReserved) {

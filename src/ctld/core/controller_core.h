@@ -109,6 +109,13 @@ class ControllerCore {
   // Time-driven work: begin times, time limits, purging old jobs, then a
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);
+  // With `on`, a backfill pass that could start no job (each needs more CPUs
+  // or GPUs than are free now) is skipped instead of planning reservations
+  // that only squeue --start would show, and no pass writes its reservations
+  // into the jobs: the same starts for far less work. Not applied while
+  // bf_max_time is set (bf_continue carries reservations). For rota-sim,
+  // whose results are the starts; off in the controller.
+  void SetBackfillOnlyToStart(bool on) { backfill_only_to_start_ = on; }
 
   // ---- Accounting policy (policy_hooks.cc) ----
   // Adopts the policy rotadbd holds now (AccountingStorageEnforce); a record
@@ -375,8 +382,9 @@ class ControllerCore {
   // Packed (model/job_payload.h): one small allocation per submission.
   std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;
   uint32_t next_job_id_;
-  int64_t last_backfill_ = 0;       // When the last backfill pass ran; 0: never
-  BackfillResume backfill_resume_;  // bf_continue (backfill_pass.cc)
+  int64_t last_backfill_ = 0;            // When the last backfill pass ran; 0: never
+  BackfillResume backfill_resume_;       // bf_continue (backfill_pass.cc)
+  bool backfill_only_to_start_ = false;  // SetBackfillOnlyToStart
   std::map<std::string, gang::PartitionSlice> gang_slices_;  // By partition (gang_pass.cc)
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   uint64_t version_ = 0;              // Bumped on every change visible to readers
