@@ -191,7 +191,7 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("Parent account nowhere doesn't exist"), std::string::npos) << r.out;
   EXPECT_EQ(ctld_.Run("sacctmgr -P -n show account").out,
-            "physics|Physics|physics\ntheory|theory|physics\n");
+            "physics|Physics|physics\nroot|default root account|root\ntheory|theory|physics\n");
 
   EXPECT_EQ(
       ctld_.Run("sacctmgr -i add user alice DefaultAccount=theory AdminLevel=operator").exit_code,
@@ -230,7 +230,8 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
   // The store survives a restart of rotadbd.
   dbd_.Kill(SIGTERM);
   ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
-  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account").out, "physics|Physics|physics\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account").out,
+            "physics|Physics|physics\nroot|default root account|root\n");
 }
 
 }  // namespace

@@ -132,7 +132,8 @@ TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
   testing::DbdProcess dbd(ctld, dbd_port);
   ASSERT_TRUE(dbd.Start()) << dbd.Log();
   for (const char* args : {"add account physics Fairshare=3", "add account chem",
-                           "add user root DefaultAccount=physics",
+                           "add user root account=physics",
+                           "modify user root set DefaultAccount=physics",
                            "add user nobody DefaultAccount=chem Fairshare=parent"}) {
     CommandResult r = ctld.Run(std::string("sacctmgr -i ") + args);
     ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
@@ -141,7 +142,7 @@ TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
   EXPECT_NE(bad.exit_code, 0) << bad.out;
   ASSERT_EQ(ctld.Run("sacctmgr -i modify account chem set Fairshare=2").exit_code, 0);
   EXPECT_EQ(ctld.Run("sacctmgr -n -P show account format=Account,Fairshare", false).out,
-            "chem|2\nphysics|3\n");
+            "chem|2\nphysics|3\nroot|\n");
   ASSERT_TRUE(ctld.Start()) << ctld.Log();
   std::string out;
   for (int i = 0; i < 200; ++i) {
