@@ -140,6 +140,8 @@ Result<std::string> RenderAssociations(const SacctmgrCommand& command, const Ass
   std::vector<Row> rows;
   tree.Walk("root", [&](const wire::AcctEntity* entity, const std::string& account,
                         const wire::AcctEntity* assoc) {
+    // One tree, ClusterName's: another cluster has no associations.
+    if (!Wanted(command.clusters, data.cluster)) return;
     if (!Wanted(command.accounts, account)) return;
     // A user filter shows only user associations.
     if (!command.users.empty() &&

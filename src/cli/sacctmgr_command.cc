@@ -146,6 +146,8 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
       AddNames(c.accounts, value);
     } else if (c.kind == "assoc" && (key_lower == "user" || key_lower == "users")) {
       AddNames(c.users, value);
+    } else if (c.kind == "assoc" && (key_lower == "cluster" || key_lower == "clusters")) {
+      AddNames(c.clusters, value);
     } else if (c.kind == "user" && account_key && c.verb != SacctmgrVerb::kAdd) {
       AddNames(c.accounts, value);
     } else if (key_lower == "name" || key_lower == "names" ||

@@ -48,6 +48,7 @@ struct SacctmgrCommand {
   // where User=... for associations.
   std::vector<std::string> accounts;
   std::vector<std::string> users;
+  std::vector<std::string> clusters;  // where Cluster=... (show assoc)
   bool with_assoc = false;  // show user withassoc
   // add, modify (after `set`): Key=Value as typed.
   std::vector<std::pair<std::string, std::string>> settings;

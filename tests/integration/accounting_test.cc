@@ -202,7 +202,8 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
   EXPECT_EQ(ctld_.Run("sacctmgr show user").out,
             "      User   Def Acct     Admin \n"
             "---------- ---------- --------- \n"
-            "     alice     theory  Operator \n");
+            "     alice     theory  Operator \n"
+            "      root       root Administ+ \n");  // rotadbd's root, as Slurm's
 
   EXPECT_EQ(ctld_
                 .Run("sacctmgr -i add qos gpu MaxWall=1-00:00:00 MaxJobsPerUser=4 "

@@ -85,7 +85,7 @@ TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {
   Sacctmgr("add user root account=c");
   EXPECT_EQ(SbatchUntil("--parsable --hold -A c --wrap=true", "3\n"), "3\n");
   Sacctmgr("modify user root set DefaultAccount=b");
-  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user root").out, "root|b|None\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user root").out, "root|b|Administrator\n");
   CommandResult refused = ctld_.Run("sacctmgr -i delete user root where account=b");
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.out.find("default account of user root"), std::string::npos) << refused.out;

@@ -152,10 +152,11 @@ TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
   }
   EXPECT_EQ(out,
             "root|||1.000000\n"
-            " chem||2|0.400000\n"
-            "  chem|nobody|parent|0.400000\n"
-            " physics||3|0.600000\n"
-            "  physics|root|1|0.600000\n")
+            " root|root|1|0.166667\n"  // rotadbd's root association, one share
+            " chem||2|0.333333\n"
+            "  chem|nobody|parent|0.333333\n"
+            " physics||3|0.500000\n"
+            "  physics|root|1|0.500000\n")
       << ctld.Log();
 }
 
