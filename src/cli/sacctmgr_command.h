@@ -49,7 +49,7 @@ struct SacctmgrCommand {
   std::vector<std::string> accounts;
   std::vector<std::string> users;
   std::vector<std::string> clusters;  // where Cluster=... (show assoc)
-  bool with_assoc = false;  // show user withassoc
+  bool with_assoc = false;            // show user withassoc
   // add, modify (after `set`): Key=Value as typed.
   std::vector<std::pair<std::string, std::string>> settings;
   std::string format;  // show: format=

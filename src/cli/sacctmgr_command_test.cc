@@ -48,19 +48,23 @@ TEST(SacctmgrCommandTest, ParsesAndRendersClusters) {
   wire::AcctEntity anchor;
   anchor.set_kind("cluster");
   anchor.set_name("anchor");
-  for (auto [k, v] : {std::pair{"ControlHost", "127.0.0.1"}, {"ControlPort", "6817"},
-                      {"RPC", "9728"}, {"Fairshare", "1"}, {"QOS", "normal"}}) {
+  for (auto [k, v] : {std::pair{"ControlHost", "127.0.0.1"},
+                      {"ControlPort", "6817"},
+                      {"RPC", "9728"},
+                      {"Fairshare", "1"},
+                      {"QOS", "normal"}}) {
     (*anchor.mutable_fields())[k] = v;
   }
   auto text = RenderEntities("cluster", "", SacctLayout::kAligned, false, {anchor});
   ASSERT_TRUE(text.ok()) << text.status().ToString();
-  EXPECT_EQ(*text,
-            "   Cluster     ControlHost  ControlPort   RPC     Share GrpJobs       GrpTRES "
-            "GrpSubmit MaxJobs       MaxTRES MaxSubmit     MaxWall                  QOS   Def QOS \n"
-            "---------- --------------- ------------ ----- --------- ------- ------------- "
-            "--------- ------- ------------- --------- ----------- -------------------- --------- \n"
-            "    anchor       127.0.0.1         6817  9728         1                       "
-            "                                                                     normal           \n");
+  EXPECT_EQ(
+      *text,
+      "   Cluster     ControlHost  ControlPort   RPC     Share GrpJobs       GrpTRES "
+      "GrpSubmit MaxJobs       MaxTRES MaxSubmit     MaxWall                  QOS   Def QOS \n"
+      "---------- --------------- ------------ ----- --------- ------- ------------- "
+      "--------- ------- ------------- --------- ----------- -------------------- --------- \n"
+      "    anchor       127.0.0.1         6817  9728         1 " +
+          std::string(76 + 14, ' ') + "normal " + std::string(9, ' ') + " \n");
   text = RenderEntities("cluster", "Cluster,QOS", SacctLayout::kParsable2, false, {anchor});
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "Cluster|QOS\nanchor|normal\n");

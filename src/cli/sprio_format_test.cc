@@ -118,7 +118,7 @@ TEST(SprioFormatTest, DefaultShowsAssocOnlyWhenItsWeightIsSet) {
   EXPECT_EQ(out.substr(0, out.find('\n')),
             "          JOBID PARTITION   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    "
             "JOBSIZE  PARTITION        QOS                 TRES");
-  EXPECT_EQ(out.substr(out.find('\n') + 1, 67),
+  EXPECT_EQ(out.substr(out.find('\n') + 1, 69),
             "             21 batch           1010          0          0        250");
   // -w: the weight in the same column.
   SprioOptions w;

@@ -41,38 +41,29 @@ constexpr std::array kAccountSettings = {
     Setting{"MaxSubmitJobs", Value::kCount}, Setting{"GrpJobs", Value::kCount},
     Setting{"GrpSubmitJobs", Value::kCount}, Setting{"GrpTRES", Value::kTres},
     Setting{"GrpTRESMins", Value::kTres},    Setting{"MaxWall", Value::kDuration},
-    Setting{"GrpTRESRunMins", Value::kTres},
-    Setting{"Fairshare", Value::kShares},    Setting{"QOS", Value::kQosList},
-    Setting{"DefaultQOS", Value::kText},     Setting{"Priority", Value::kCount}};
+    Setting{"GrpTRESRunMins", Value::kTres}, Setting{"Fairshare", Value::kShares},
+    Setting{"QOS", Value::kQosList},         Setting{"DefaultQOS", Value::kText},
+    Setting{"Priority", Value::kCount}};
 // What belongs to the user itself; the rest is its associations'.
 constexpr std::array kUserSettings = {Setting{"DefaultAccount", Value::kText},
                                       Setting{"AdminLevel", Value::kAdminLevel}};
 constexpr std::array kAssocSettings = {
-    Setting{"MaxJobs", Value::kCount},    Setting{"MaxSubmitJobs", Value::kCount},
-    Setting{"GrpJobs", Value::kCount},    Setting{"GrpSubmitJobs", Value::kCount},
-    Setting{"GrpTRES", Value::kTres},     Setting{"GrpTRESMins", Value::kTres},
-    Setting{"GrpTRESRunMins", Value::kTres},
-    Setting{"MaxWall", Value::kDuration}, Setting{"Fairshare", Value::kShares},
-    Setting{"QOS", Value::kQosList},      Setting{"DefaultQOS", Value::kText},
-    Setting{"Priority", Value::kCount}};
-constexpr std::array kQosSettings = {Setting{"Description", Value::kText},
-                                     Setting{"Priority", Value::kCount},
-                                     Setting{"MaxWall", Value::kDuration},
-                                     Setting{"MaxJobsPerUser", Value::kCount},
-                                     Setting{"MaxSubmitJobsPerUser", Value::kCount},
-                                     Setting{"GrpJobs", Value::kCount},
-                                     Setting{"GrpSubmitJobs", Value::kCount},
-                                     Setting{"GrpTRES", Value::kTres},
-                                     Setting{"GrpTRESMins", Value::kTres},
-                                     Setting{"GrpTRESRunMins", Value::kTres},
-                                     Setting{"MaxTRESPerUser", Value::kTres},
-                                     Setting{"MaxTRESPerJob", Value::kTres},
-                                     Setting{"UsageFactor", Value::kFactor},
-                                     Setting{"Flags", Value::kText},
-                                     Setting{"Preempt", Value::kNameList},
-                                     Setting{"PreemptMode", Value::kPreemptMode},
-                                     Setting{"GraceTime", Value::kDuration},
-                                     Setting{"PreemptExemptTime", Value::kDuration}};
+    Setting{"MaxJobs", Value::kCount},       Setting{"MaxSubmitJobs", Value::kCount},
+    Setting{"GrpJobs", Value::kCount},       Setting{"GrpSubmitJobs", Value::kCount},
+    Setting{"GrpTRES", Value::kTres},        Setting{"GrpTRESMins", Value::kTres},
+    Setting{"GrpTRESRunMins", Value::kTres}, Setting{"MaxWall", Value::kDuration},
+    Setting{"Fairshare", Value::kShares},    Setting{"QOS", Value::kQosList},
+    Setting{"DefaultQOS", Value::kText},     Setting{"Priority", Value::kCount}};
+constexpr std::array kQosSettings = {
+    Setting{"Description", Value::kText},           Setting{"Priority", Value::kCount},
+    Setting{"MaxWall", Value::kDuration},           Setting{"MaxJobsPerUser", Value::kCount},
+    Setting{"MaxSubmitJobsPerUser", Value::kCount}, Setting{"GrpJobs", Value::kCount},
+    Setting{"GrpSubmitJobs", Value::kCount},        Setting{"GrpTRES", Value::kTres},
+    Setting{"GrpTRESMins", Value::kTres},           Setting{"GrpTRESRunMins", Value::kTres},
+    Setting{"MaxTRESPerUser", Value::kTres},        Setting{"MaxTRESPerJob", Value::kTres},
+    Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText},
+    Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode},
+    Setting{"GraceTime", Value::kDuration},         Setting{"PreemptExemptTime", Value::kDuration}};
 
 template <size_t N>
 const Setting* Find(const std::array<Setting, N>& table, const std::string& key) {

@@ -47,8 +47,7 @@ Status PrepareAddClusters(std::vector<wire::AcctEntity>& clusters, const HomeClu
     auto stored = Stored(store, "cluster", c.name());
     if (!stored.ok()) return stored.status();
     if (c.name() == home.name || *stored) {
-      return Status(StatusCode::kAlreadyExists,
-                    fmt::format("Cluster {} already exists", c.name()));
+      return Status(StatusCode::kAlreadyExists, fmt::format("Cluster {} already exists", c.name()));
     }
   }
   return Status::Ok();
@@ -93,8 +92,9 @@ Result<std::vector<wire::AcctEntity>> ListClusters(const std::vector<std::string
     (*c.mutable_fields())["QOS"] = c.name() == home.name ? home_qos : "normal";
     out.push_back(std::move(c));
   }
-  std::sort(out.begin(), out.end(),
-            [](const wire::AcctEntity& a, const wire::AcctEntity& b) { return a.name() < b.name(); });
+  std::sort(out.begin(), out.end(), [](const wire::AcctEntity& a, const wire::AcctEntity& b) {
+    return a.name() < b.name();
+  });
   return out;
 }
 
@@ -107,10 +107,9 @@ Status CheckDeleteClusters(const std::vector<std::string>& names, const HomeClus
   for (const wire::AcctEntity& a : *accounts) {
     if (a.name() != kRoot) below_root.push_back(a.name());
   }
-  std::string what = below_root.empty()
-                         ? std::string("the root association")
-                         : fmt::format("the root association and the accounts {}",
-                                       Join(below_root, ","));
+  std::string what = below_root.empty() ? std::string("the root association")
+                                        : fmt::format("the root association and the accounts {}",
+                                                      Join(below_root, ","));
   return Status(StatusCode::kFailedPrecondition,
                 fmt::format("Cluster {} still has associations ({}): it is the ClusterName of "
                             "slurm.conf, whose associations rotadbd keeps; delete the accounts "
@@ -126,16 +125,15 @@ Status EnsureRootAssociation(AccountingStore& store) {
   auto normal = Stored(store, "qos", "normal");
   if (!normal.ok()) return normal.status();
   if (!*normal) {
-    added.push_back(Entity("qos", "normal",
-                           {{"Description", "Normal QOS default"},
-                            {"Priority", "0"},
-                            {"UsageFactor", "1.000000"}}));
+    added.push_back(Entity(
+        "qos", "normal",
+        {{"Description", "Normal QOS default"}, {"Priority", "0"}, {"UsageFactor", "1.000000"}}));
   }
   const bool has_root = std::any_of(accounts->begin(), accounts->end(),
                                     [](const wire::AcctEntity& a) { return a.name() == kRoot; });
   if (!has_root) {
-    wire::AcctEntity root =
-        Entity("account", kRoot, {{"Description", "default root account"}, {"Organization", kRoot}});
+    wire::AcctEntity root = Entity(
+        "account", kRoot, {{"Description", "default root account"}, {"Organization", kRoot}});
     // A store that already has accounts was used without a QoS list on
     // root (every QoS allowed): it keeps that; a new one starts as Slurm's.
     if (fresh) (*root.mutable_fields())["QOS"] = "normal";
@@ -144,13 +142,14 @@ Status EnsureRootAssociation(AccountingStore& store) {
   auto user = Stored(store, "user", kRoot);
   if (!user.ok()) return user.status();
   if (!*user) {
-    added.push_back(Entity("user", kRoot,
-                           {{"DefaultAccount", kRoot}, {"AdminLevel", "Administrator"}}));
+    added.push_back(
+        Entity("user", kRoot, {{"DefaultAccount", kRoot}, {"AdminLevel", "Administrator"}}));
   }
   auto assoc = Stored(store, "assoc", AssocName(kRoot, kRoot));
   if (!assoc.ok()) return assoc.status();
   if (!*assoc) {
-    added.push_back(Entity("assoc", AssocName(kRoot, kRoot), {{"Account", kRoot}, {"User", kRoot}}));
+    added.push_back(
+        Entity("assoc", AssocName(kRoot, kRoot), {{"Account", kRoot}, {"User", kRoot}}));
   }
   if (added.empty()) return Status::Ok();
   return store.AddEntities(added);

@@ -37,8 +37,7 @@ Status PrepareAddClusters(std::vector<wire::AcctEntity>& clusters, const HomeClu
 // name, with the fields `sacctmgr show cluster` prints (ControlHost,
 // ControlPort, RPC, Fairshare, QOS: the root association's).
 Result<std::vector<wire::AcctEntity>> ListClusters(const std::vector<std::string>& names,
-                                                   const HomeCluster& home,
-                                                   AccountingStore& store);
+                                                   const HomeCluster& home, AccountingStore& store);
 
 // sacctmgr delete cluster: FailedPrecondition for the home cluster, whose
 // associations live as long as rotadbd serves it.

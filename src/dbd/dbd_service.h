@@ -13,8 +13,8 @@
 
 #include "accounting_admin.pb.h"
 #include "auth/credential.h"
-#include "dbd/cluster_entities.h"
 #include "dbd/accounting_store.h"
+#include "dbd/cluster_entities.h"
 #include "rpc/server.h"
 
 namespace rota::dbd {

@@ -56,8 +56,7 @@ class AcctAdminTest : public ::testing::Test {
     constexpr char kInvalidAccount[] =
         "sbatch: error: Batch job submission failed: Invalid account or account/partition "
         "combination specified\n";
-    return RunUntil("sbatch --test-only -A nosuch --wrap=true", kInvalidAccount) ==
-           kInvalidAccount;
+    return RunUntil("sbatch --test-only -A nosuch --wrap=true", kInvalidAccount) == kInvalidAccount;
   }
 
   uint16_t dbd_port_;
@@ -166,8 +165,9 @@ TEST_F(AssocPriorityTest, SprioShowsTheAssociationFactor) {
   ASSERT_EQ(ctld_.Run("sbatch --parsable -A b --wrap=true").out, "2\n");
   ASSERT_EQ(ctld_.Run("sbatch --parsable -A root --wrap=true").out, "3\n");
   // a inherits 100 (1.0); b's association 25 (0.25); root's none (0).
-  EXPECT_EQ(RunUntil("sprio -h -o '%i|%B|%b'", "1|1000|1.0000000\n2|250|0.2500000\n3|0|0.0000000\n"),
-            "1|1000|1.0000000\n2|250|0.2500000\n3|0|0.0000000\n");
+  EXPECT_EQ(
+      RunUntil("sprio -h -o '%i|%B|%b'", "1|1000|1.0000000\n2|250|0.2500000\n3|0|0.0000000\n"),
+      "1|1000|1.0000000\n2|250|0.2500000\n3|0|0.0000000\n");
   std::string header = ctld_.Run("sprio", false).out;
   header = header.substr(0, header.find('\n'));
   EXPECT_NE(header.find("ASSOC"), std::string::npos) << header;

@@ -131,10 +131,10 @@ TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
                          "AccountingStorageEnforce=associations\n" + kFairshare);
   testing::DbdProcess dbd(ctld, dbd_port);
   ASSERT_TRUE(dbd.Start()) << dbd.Log();
-  for (const char* args : {"add account physics Fairshare=3", "add account chem",
-                           "add user root account=physics",
-                           "modify user root set DefaultAccount=physics",
-                           "add user nobody DefaultAccount=chem Fairshare=parent"}) {
+  for (const char* args :
+       {"add account physics Fairshare=3", "add account chem", "add user root account=physics",
+        "modify user root set DefaultAccount=physics",
+        "add user nobody DefaultAccount=chem Fairshare=parent"}) {
     CommandResult r = ctld.Run(std::string("sacctmgr -i ") + args);
     ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
   }

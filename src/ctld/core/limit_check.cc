@@ -201,8 +201,7 @@ std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand)
     if (std::string key = OverTres(l.max_tres_per_user, mine.tres, demand.tres); !key.empty()) {
       return TresReason("QOS", Family::kPerUser, key);
     }
-    if (std::string key = OverRunMinutes(l.grp_tres_run_mins, all.run_secs, demand);
-        !key.empty()) {
+    if (std::string key = OverRunMinutes(l.grp_tres_run_mins, all.run_secs, demand); !key.empty()) {
       return TresRunMinutesReason("QOS", key);
     }
     if (const UsageLedger* ledger = running.ledger(); ledger != nullptr) {

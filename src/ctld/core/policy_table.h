@@ -73,7 +73,8 @@ struct AccountPolicy {
   bool shares_parent = false;  // Fairshare=parent
   std::string qos;             // QOS= as stored (common/qos_list.h); "": inherited
   std::string default_qos;     // DefaultQOS=; "": inherited
-  std::optional<uint32_t> priority;  // Priority= (the association factor); unset: inherited
+  // Priority= (the association factor); unset: inherited from the parent.
+  std::optional<uint32_t> priority;
 };
 
 enum class AdminLevel { kNone, kOperator, kAdministrator };
@@ -95,7 +96,8 @@ struct AssociationPolicy {
   bool shares_parent = false;  // Fairshare=parent
   std::string qos;             // QOS= as stored; "": inherited from the account
   std::string default_qos;     // DefaultQOS=; "": inherited
-  std::optional<uint32_t> priority;  // Priority=; unset: the nearest account's
+  // Priority=; unset: the nearest account's.
+  std::optional<uint32_t> priority;
 };
 
 class PolicyTable {
