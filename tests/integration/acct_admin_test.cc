@@ -40,10 +40,11 @@ class AcctAdminTest : public ::testing::Test {
   }
   // `command`'s output once it reads `expected` (the controller reads
   // sacctmgr's changes a moment after it is told): 10 s at most.
-  std::string RunUntil(const std::string& command, const std::string& expected) {
+  std::string RunUntil(const std::string& command, const std::string& expected,
+                       bool with_stderr = false) {
     std::string out;
     for (int i = 0; i < 200; ++i) {
-      out = ctld_.Run(command, false).out;
+      out = ctld_.Run(command, with_stderr).out;
       if (out == expected) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -56,7 +57,9 @@ class AcctAdminTest : public ::testing::Test {
     constexpr char kInvalidAccount[] =
         "sbatch: error: Batch job submission failed: Invalid account or account/partition "
         "combination specified\n";
-    return RunUntil("sbatch --test-only -A nosuch --wrap=true", kInvalidAccount) == kInvalidAccount;
+    // sbatch's refusal goes to stderr.
+    return RunUntil("sbatch --test-only -A nosuch --wrap=true", kInvalidAccount, true) ==
+           kInvalidAccount;
   }
 
   uint16_t dbd_port_;
