@@ -211,7 +211,8 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
                 .exit_code,
             0);
   EXPECT_EQ(ctld_.Run("sacctmgr -P show qos format=Name,MaxWall,MaxJobsPU,MaxTRESPU").out,
-            "Name|MaxWall|MaxJobsPU|MaxTRESPU\ngpu|1-00:00:00|4|gres/gpu=8\n");
+            "Name|MaxWall|MaxJobsPU|MaxTRESPU\ngpu|1-00:00:00|4|gres/gpu=8\n"
+            "normal|||\n");  // rotadbd's, as Slurm's
   r = ctld_.Run("sacctmgr -i add qos bad MaxJobsPerUser=lots");
   EXPECT_EQ(r.exit_code, 1);
 
