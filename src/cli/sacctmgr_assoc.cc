@@ -16,10 +16,12 @@ constexpr std::array kAssocColumns = {
     EntityColumn{"User", "User", 10, "User"},
     EntityColumn{"Partition", "Partition", 10, "Partition"},
     EntityColumn{"Fairshare", "Share", 9, "Fairshare"},
+    EntityColumn{"Priority", "Priority", 10, "Priority"},
     EntityColumn{"GrpJobs", "GrpJobs", 7, "GrpJobs"},
     EntityColumn{"GrpTRES", "GrpTRES", 13, "GrpTRES"},
     EntityColumn{"GrpSubmitJobs", "GrpSubmit", 9, "GrpSubmitJobs"},
     EntityColumn{"GrpTRESMins", "GrpTRESMins", 13, "GrpTRESMins"},
+    EntityColumn{"GrpTRESRunMins", "GrpTRESRunMins", 20, "GrpTRESRunMins"},
     EntityColumn{"MaxJobs", "MaxJobs", 7, "MaxJobs"},
     EntityColumn{"MaxSubmitJobs", "MaxSubmit", 9, "MaxSubmitJobs"},
     EntityColumn{"MaxWall", "MaxWall", 11, "MaxWall"},
@@ -53,6 +55,7 @@ class Tree {
   explicit Tree(const AssocData& data) : data_(data) {
     for (const wire::AcctEntity& a : data.accounts) accounts_[a.name()] = &a;
     for (const wire::AcctEntity& a : data.accounts) {
+      if (a.name() == "root") continue;  // The top: nobody's child
       std::string parent = FieldOf(a, "Parent");
       children_[parent.empty() ? "root" : parent].push_back(a.name());
     }
@@ -137,6 +140,8 @@ Result<std::string> RenderAssociations(const SacctmgrCommand& command, const Ass
   std::vector<Row> rows;
   tree.Walk("root", [&](const wire::AcctEntity* entity, const std::string& account,
                         const wire::AcctEntity* assoc) {
+    // One tree, ClusterName's: another cluster has no associations.
+    if (!Wanted(command.clusters, data.cluster)) return;
     if (!Wanted(command.accounts, account)) return;
     // A user filter shows only user associations.
     if (!command.users.empty() &&

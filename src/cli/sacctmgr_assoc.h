@@ -22,7 +22,8 @@ struct AssocData {
 // Rows of `sacctmgr show assoc`: depth first from root, each account's own
 // row, then its users' associations, then its sub-accounts, by name. QOS and
 // Def QOS show what applies (inherited down the tree); the limits show what
-// each association sets itself. `command.users` / `command.accounts` filter.
+// each association sets itself. `command.users` / `command.accounts` /
+// `command.clusters` filter.
 Result<std::string> RenderAssociations(const SacctmgrCommand& command, const AssocData& data,
                                        SacctLayout layout, bool no_header);
 

@@ -93,3 +93,28 @@ TEST(SacctmgrAssocTest, ListsTheTreeWithInheritedQos) {
 
 }  // namespace
 }  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+// rotadbd's root association (account root with QOS=normal, root's own
+// association under it) heads the tree; cluster= filters by ClusterName.
+TEST(SacctmgrAssocTest, TheStoredRootAccountHeadsTheTree) {
+  AssocData data;
+  data.cluster = "c1";
+  data.accounts = {Entity("account", "root", {{"QOS", "normal"}, {"Priority", "5"}}),
+                   Entity("account", "a", {{"Parent", "root"}})};
+  data.users = {Entity("user", "root", {{"DefaultAccount", "root"}})};
+  data.assocs = {Entity("assoc", "root|root", {{"Account", "root"}, {"User", "root"}}),
+                 Entity("assoc", "a|root", {{"Account", "a"}, {"User", "root"}})};
+  auto parsed = ParseSacctmgrCommand(
+      {"show", "assoc", "where", "cluster=c1", "format=Account,User,Priority,QOS"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(RenderAssociations(*parsed, data, SacctLayout::kParsable2, true).value(),
+            "root||5|normal\nroot|root||normal\na|||normal\na|root||normal\n");
+  parsed->clusters = {"other"};
+  EXPECT_EQ(RenderAssociations(*parsed, data, SacctLayout::kParsable2, true).value(), "");
+}
+
+}  // namespace
+}  // namespace rota::cli

@@ -15,6 +15,7 @@ std::string Kind(const std::string& word) {
   if (w == "account" || w == "accounts") return "account";
   if (w == "user" || w == "users") return "user";
   if (w == "qos") return "qos";
+  if (w == "cluster" || w == "clusters") return "cluster";
   if (w == "assoc" || w == "association" || w == "associations") return "assoc";
   return "";
 }
@@ -31,7 +32,9 @@ constexpr std::array kAccountColumns = {
     EntityColumn{"Org", "Org", 20, "Organization"},
     EntityColumn{"ParentName", "Par Name", 10, "Parent"},
     EntityColumn{"Fairshare", "Share", 9, "Fairshare"},
+    EntityColumn{"Priority", "Priority", 10, "Priority"},
     EntityColumn{"GrpTRESMins", "GrpTRESMins", 13, "GrpTRESMins"},
+    EntityColumn{"GrpTRESRunMins", "GrpTRESRunMins", 20, "GrpTRESRunMins"},
     EntityColumn{"QOS", "QOS", 20, "QOS"},
     EntityColumn{"DefaultQOS", "Def QOS", 9, "DefaultQOS", "DefQOS"},
 };
@@ -51,6 +54,7 @@ constexpr std::array kQosColumns = {
     EntityColumn{"GrpSubmitJobs", "GrpSubmit", 9, "GrpSubmitJobs"},
     EntityColumn{"GrpTRES", "GrpTRES", 13, "GrpTRES"},
     EntityColumn{"GrpTRESMins", "GrpTRESMins", 13, "GrpTRESMins"},
+    EntityColumn{"GrpTRESRunMins", "GrpTRESRunMins", 20, "GrpTRESRunMins"},
     EntityColumn{"MaxTRESPerUser", "MaxTRESPU", 13, "MaxTRESPerUser"},
     EntityColumn{"MaxTRESPerJob", "MaxTRES", 13, "MaxTRESPerJob"},
     EntityColumn{"UsageFactor", "UsageFactor", 11, "UsageFactor"},
@@ -60,8 +64,27 @@ constexpr std::array kQosColumns = {
     EntityColumn{"Description", "Descr", 11, "Description"},
 };
 
+// rotadbd fills ControlHost, ControlPort, RPC, Fairshare and QOS.
+constexpr std::array kClusterColumns = {
+    EntityColumn{"Cluster", "Cluster", 10, ""},
+    EntityColumn{"ControlHost", "ControlHost", 15, "ControlHost"},
+    EntityColumn{"ControlPort", "ControlPort", 12, "ControlPort"},
+    EntityColumn{"RPC", "RPC", 5, "RPC"},
+    EntityColumn{"Fairshare", "Share", 9, "Fairshare"},
+    EntityColumn{"GrpJobs", "GrpJobs", 7, "GrpJobs"},
+    EntityColumn{"GrpTRES", "GrpTRES", 13, "GrpTRES"},
+    EntityColumn{"GrpSubmitJobs", "GrpSubmit", 9, "GrpSubmitJobs"},
+    EntityColumn{"MaxJobs", "MaxJobs", 7, "MaxJobs"},
+    EntityColumn{"MaxTRES", "MaxTRES", 13, "MaxTRES"},
+    EntityColumn{"MaxSubmitJobs", "MaxSubmit", 9, "MaxSubmitJobs"},
+    EntityColumn{"MaxWall", "MaxWall", 11, "MaxWall"},
+    EntityColumn{"QOS", "QOS", 20, "QOS"},
+    EntityColumn{"DefaultQOS", "Def QOS", 9, "DefaultQOS", "DefQOS"},
+};
+
 std::vector<EntityColumn> ColumnsOf(const std::string& kind) {
   if (kind == "account") return {kAccountColumns.begin(), kAccountColumns.end()};
+  if (kind == "cluster") return {kClusterColumns.begin(), kClusterColumns.end()};
   if (kind == "user") return {kUserColumns.begin(), kUserColumns.end()};
   return {kQosColumns.begin(), kQosColumns.end()};
 }
@@ -70,6 +93,10 @@ std::vector<EntityColumn> ColumnsOf(const std::string& kind) {
 std::string_view DefaultFormat(const std::string& kind) {
   if (kind == "account") return "Account,Descr,Org";
   if (kind == "user") return "User,DefaultAccount,AdminLevel";
+  if (kind == "cluster") {
+    return "Cluster,ControlHost,ControlPort,RPC,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,MaxTRES,"
+           "MaxSubmit,MaxWall,QOS,DefQOS";
+  }
   return "Name,Priority,MaxWall,MaxJobsPerUser,MaxSubmitJobsPerUser,GrpTRES,MaxTRESPerUser,"
          "MaxTRESPerJob";
 }
@@ -119,6 +146,8 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
       AddNames(c.accounts, value);
     } else if (c.kind == "assoc" && (key_lower == "user" || key_lower == "users")) {
       AddNames(c.users, value);
+    } else if (c.kind == "assoc" && (key_lower == "cluster" || key_lower == "clusters")) {
+      AddNames(c.clusters, value);
     } else if (c.kind == "user" && account_key && c.verb != SacctmgrVerb::kAdd) {
       AddNames(c.accounts, value);
     } else if (key_lower == "name" || key_lower == "names" ||
@@ -136,6 +165,9 @@ Result<SacctmgrCommand> ParseSacctmgrCommand(const std::vector<std::string>& wor
   }
   if (c.verb == SacctmgrVerb::kModify && c.settings.empty()) {
     return InvalidArgument("You didn't give me anything to set");
+  }
+  if (c.kind == "cluster" && c.verb == SacctmgrVerb::kModify) {
+    return InvalidArgument("Clusters have no settings to modify here: set limits on account root");
   }
   if (c.kind == "assoc" && c.verb != SacctmgrVerb::kShow) {
     return InvalidArgument("Associations change through sacctmgr add|modify|delete user");
@@ -229,9 +261,10 @@ wire::ModifyEntitiesRequest ModifyRequest(const SacctmgrCommand& command) {
 }
 
 std::string DescribeAdd(const SacctmgrCommand& command) {
-  const char* what = command.kind == "account" ? "Account(s)"
-                     : command.kind == "user"  ? "User(s)"
-                                               : "QOS(s)";
+  const char* what = command.kind == "account"   ? "Account(s)"
+                     : command.kind == "user"    ? "User(s)"
+                     : command.kind == "cluster" ? "Cluster(s)"
+                                                 : "QOS(s)";
   std::string out = fmt::format(" Adding {}\n", what);
   for (const std::string& n : command.names) out += fmt::format("  {}\n", n);
   if (!command.settings.empty()) {

@@ -2,10 +2,10 @@
 // sacctmgr's command line, parsed into one request, and its listings. Pure:
 // the RPC and the prompt live in sacctmgr_main.cc.
 //
-//   sacctmgr [-i] [-n] [-P|-p] add|create  account|user|qos NAME[,NAME...] [Key=Value ...]
-//   sacctmgr [-n] [-P|-p]      show|list   account|user|qos [NAME[,NAME...]] [where Name=...]
-//                                          [format=Field,Field%N,...]
-//   sacctmgr [-i]              delete|remove account|user|qos [where] Name=NAME[,NAME...] | NAME
+//   sacctmgr [-i] [-n] [-P|-p] add|create  account|user|qos|cluster NAME[,NAME...] [Key=Value ...]
+//   sacctmgr [-n] [-P|-p]      show|list   account|user|qos|cluster [NAME[,NAME...]]
+//                                          [where Name=...] [format=Field,Field%N,...]
+//   sacctmgr [-i]              delete|remove account|user|qos|cluster [where] Name=NAME,... | NAME
 //   sacctmgr [-i]              modify|update account|user|qos [where] NAME... set Key=Value ...
 //   sacctmgr [-n] [-P|-p]      show assoc [where User=... Account=...] [format=...]
 //   sacctmgr [-n] [-P|-p]      show user [NAME...] withassoc
@@ -42,13 +42,14 @@ enum class SacctmgrVerb { kAdd, kShow, kDelete, kModify };
 
 struct SacctmgrCommand {
   SacctmgrVerb verb = SacctmgrVerb::kShow;
-  std::string kind;  // "account", "user", "qos", "assoc" (show only)
+  std::string kind;  // "account", "user", "qos", "cluster", "assoc" (show only)
   std::vector<std::string> names;
   // where Account=... for users (modify, delete) and associations (show);
   // where User=... for associations.
   std::vector<std::string> accounts;
   std::vector<std::string> users;
-  bool with_assoc = false;  // show user withassoc
+  std::vector<std::string> clusters;  // where Cluster=... (show assoc)
+  bool with_assoc = false;            // show user withassoc
   // add, modify (after `set`): Key=Value as typed.
   std::vector<std::pair<std::string, std::string>> settings;
   std::string format;  // show: format=

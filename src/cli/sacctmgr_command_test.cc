@@ -31,7 +31,43 @@ TEST(SacctmgrCommandTest, ParsesAddShowAndDelete) {
 
   EXPECT_FALSE(ParseSacctmgrCommand({"delete", "account"}).ok());  // Names nothing
   EXPECT_FALSE(ParseSacctmgrCommand({"frobnicate", "account", "x"}).ok());
-  EXPECT_FALSE(ParseSacctmgrCommand({"show", "cluster"}).ok());
+  EXPECT_FALSE(ParseSacctmgrCommand({"show", "partition"}).ok());
+}
+
+TEST(SacctmgrCommandTest, ParsesAndRendersClusters) {
+  auto add = ParseSacctmgrCommand({"add", "cluster", "snow"});
+  ASSERT_TRUE(add.ok()) << add.status().ToString();
+  EXPECT_EQ(add->kind, "cluster");
+  EXPECT_EQ(add->names, (std::vector<std::string>{"snow"}));
+  EXPECT_EQ(DescribeAdd(*add), " Adding Cluster(s)\n  snow\n");
+  auto del = ParseSacctmgrCommand({"delete", "clusters", "where", "cluster=snow"});
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  EXPECT_EQ(del->names, (std::vector<std::string>{"snow"}));
+  EXPECT_FALSE(ParseSacctmgrCommand({"modify", "cluster", "snow", "set", "GrpJobs=1"}).ok());
+
+  wire::AcctEntity anchor;
+  anchor.set_kind("cluster");
+  anchor.set_name("anchor");
+  for (auto [k, v] : {std::pair{"ControlHost", "127.0.0.1"},
+                      {"ControlPort", "6817"},
+                      {"RPC", "9728"},
+                      {"Fairshare", "1"},
+                      {"QOS", "normal"}}) {
+    (*anchor.mutable_fields())[k] = v;
+  }
+  auto text = RenderEntities("cluster", "", SacctLayout::kAligned, false, {anchor});
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  EXPECT_EQ(
+      *text,
+      "   Cluster     ControlHost  ControlPort   RPC     Share GrpJobs       GrpTRES "
+      "GrpSubmit MaxJobs       MaxTRES MaxSubmit     MaxWall                  QOS   Def QOS \n"
+      "---------- --------------- ------------ ----- --------- ------- ------------- "
+      "--------- ------- ------------- --------- ----------- -------------------- --------- \n"
+      "    anchor       127.0.0.1         6817  9728         1 " +
+          std::string(76 + 14, ' ') + "normal " + std::string(9, ' ') + " \n");
+  text = RenderEntities("cluster", "Cluster,QOS", SacctLayout::kParsable2, false, {anchor});
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "Cluster|QOS\nanchor|normal\n");
 }
 
 TEST(SacctmgrCommandTest, ParsesModify) {

@@ -26,7 +26,7 @@ void Usage(FILE* to) {
   std::fprintf(to,
                "Usage: sacctmgr [-i] [-n] [-P|-p] COMMAND ENTITY [NAMES] [Key=Value ...]\n"
                "  COMMAND: add|create, show|list, delete|remove, modify|update\n"
-               "  ENTITY:  account, user, qos; show also assoc (and user ... withassoc)\n"
+               "  ENTITY:  account, user, qos, cluster; show also assoc (and user ... withassoc)\n"
                "  -i, --immediate    commit without asking\n"
                "  -n, --noheader     no header\n"
                "  -P, --parsable2    '|' between fields;  -p, --parsable: '|' after each\n");

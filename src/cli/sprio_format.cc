@@ -214,7 +214,10 @@ char Normalized(char letter) {
 
 std::string FormatSprio(const wire::PriorityResponse& response, const SprioOptions& options,
                         std::string* error) {
-  std::optional<std::vector<Field>> fields = ParseFormat(options.format, error);
+  // As Slurm: the default shows ASSOC only when its weight is set.
+  const bool assoc = options.format == kSprioDefaultFormat && response.weights().assoc() > 0;
+  std::optional<std::vector<Field>> fields =
+      ParseFormat(assoc ? kSprioAssocFormat : options.format, error);
   if (!fields) return "";
   if (options.normalized) {
     for (Field& f : *fields) f.letter = Normalized(f.letter);

@@ -13,6 +13,9 @@ namespace rota::cli {
 
 inline constexpr char kSprioDefaultFormat[] =
     "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q %.20T";
+// The default when PriorityWeightAssoc is set: with the ASSOC column.
+inline constexpr char kSprioAssocFormat[] =
+    "%.15i %9r %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.20T";
 inline constexpr char kSprioLongFormat[] =
     "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T";
 

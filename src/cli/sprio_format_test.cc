@@ -104,3 +104,33 @@ TEST(SprioFormatTest, UnknownFieldIsAnError) {
 
 }  // namespace
 }  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+TEST(SprioFormatTest, DefaultShowsAssocOnlyWhenItsWeightIsSet) {
+  wire::PriorityResponse r = Captured();
+  r.mutable_weights()->set_assoc(500);
+  r.mutable_rows(0)->mutable_weighted()->set_assoc(250);
+  std::string error;
+  std::string out = FormatSprio(r, {}, &error);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "          JOBID PARTITION   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    "
+            "JOBSIZE  PARTITION        QOS                 TRES");
+  EXPECT_EQ(out.substr(out.find('\n') + 1, 69),
+            "             21 batch           1010          0          0        250");
+  // -w: the weight in the same column.
+  SprioOptions w;
+  w.weights = true;
+  out = FormatSprio(r, w, &error);
+  EXPECT_NE(out.find("       500"), std::string::npos) << out;
+  // A format of one's own is kept as written.
+  SprioOptions own;
+  own.format = "%.15i %.10Y";
+  out = FormatSprio(r, own, &error);
+  EXPECT_EQ(out.find("ASSOC"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace rota::cli

@@ -41,34 +41,29 @@ constexpr std::array kAccountSettings = {
     Setting{"MaxSubmitJobs", Value::kCount}, Setting{"GrpJobs", Value::kCount},
     Setting{"GrpSubmitJobs", Value::kCount}, Setting{"GrpTRES", Value::kTres},
     Setting{"GrpTRESMins", Value::kTres},    Setting{"MaxWall", Value::kDuration},
-    Setting{"Fairshare", Value::kShares},    Setting{"QOS", Value::kQosList},
-    Setting{"DefaultQOS", Value::kText}};
+    Setting{"GrpTRESRunMins", Value::kTres}, Setting{"Fairshare", Value::kShares},
+    Setting{"QOS", Value::kQosList},         Setting{"DefaultQOS", Value::kText},
+    Setting{"Priority", Value::kCount}};
 // What belongs to the user itself; the rest is its associations'.
 constexpr std::array kUserSettings = {Setting{"DefaultAccount", Value::kText},
                                       Setting{"AdminLevel", Value::kAdminLevel}};
 constexpr std::array kAssocSettings = {
-    Setting{"MaxJobs", Value::kCount},    Setting{"MaxSubmitJobs", Value::kCount},
-    Setting{"GrpJobs", Value::kCount},    Setting{"GrpSubmitJobs", Value::kCount},
-    Setting{"GrpTRES", Value::kTres},     Setting{"GrpTRESMins", Value::kTres},
-    Setting{"MaxWall", Value::kDuration}, Setting{"Fairshare", Value::kShares},
-    Setting{"QOS", Value::kQosList},      Setting{"DefaultQOS", Value::kText}};
-constexpr std::array kQosSettings = {Setting{"Description", Value::kText},
-                                     Setting{"Priority", Value::kCount},
-                                     Setting{"MaxWall", Value::kDuration},
-                                     Setting{"MaxJobsPerUser", Value::kCount},
-                                     Setting{"MaxSubmitJobsPerUser", Value::kCount},
-                                     Setting{"GrpJobs", Value::kCount},
-                                     Setting{"GrpSubmitJobs", Value::kCount},
-                                     Setting{"GrpTRES", Value::kTres},
-                                     Setting{"GrpTRESMins", Value::kTres},
-                                     Setting{"MaxTRESPerUser", Value::kTres},
-                                     Setting{"MaxTRESPerJob", Value::kTres},
-                                     Setting{"UsageFactor", Value::kFactor},
-                                     Setting{"Flags", Value::kText},
-                                     Setting{"Preempt", Value::kNameList},
-                                     Setting{"PreemptMode", Value::kPreemptMode},
-                                     Setting{"GraceTime", Value::kDuration},
-                                     Setting{"PreemptExemptTime", Value::kDuration}};
+    Setting{"MaxJobs", Value::kCount},       Setting{"MaxSubmitJobs", Value::kCount},
+    Setting{"GrpJobs", Value::kCount},       Setting{"GrpSubmitJobs", Value::kCount},
+    Setting{"GrpTRES", Value::kTres},        Setting{"GrpTRESMins", Value::kTres},
+    Setting{"GrpTRESRunMins", Value::kTres}, Setting{"MaxWall", Value::kDuration},
+    Setting{"Fairshare", Value::kShares},    Setting{"QOS", Value::kQosList},
+    Setting{"DefaultQOS", Value::kText},     Setting{"Priority", Value::kCount}};
+constexpr std::array kQosSettings = {
+    Setting{"Description", Value::kText},           Setting{"Priority", Value::kCount},
+    Setting{"MaxWall", Value::kDuration},           Setting{"MaxJobsPerUser", Value::kCount},
+    Setting{"MaxSubmitJobsPerUser", Value::kCount}, Setting{"GrpJobs", Value::kCount},
+    Setting{"GrpSubmitJobs", Value::kCount},        Setting{"GrpTRES", Value::kTres},
+    Setting{"GrpTRESMins", Value::kTres},           Setting{"GrpTRESRunMins", Value::kTres},
+    Setting{"MaxTRESPerUser", Value::kTres},        Setting{"MaxTRESPerJob", Value::kTres},
+    Setting{"UsageFactor", Value::kFactor},         Setting{"Flags", Value::kText},
+    Setting{"Preempt", Value::kNameList},           Setting{"PreemptMode", Value::kPreemptMode},
+    Setting{"GraceTime", Value::kDuration},         Setting{"PreemptExemptTime", Value::kDuration}};
 
 template <size_t N>
 const Setting* Find(const std::array<Setting, N>& table, const std::string& key) {
@@ -83,6 +78,19 @@ const Setting* FindSetting(const std::string& kind, const std::string& key) {
   if (kind == "user") return Find(kUserSettings, key);
   if (kind == "assoc") return Find(kAssocSettings, key);
   return Find(kQosSettings, key);
+}
+
+// A plain list of names ("a,b") with `names` added ('+') or removed ('-'),
+// sorted and unique as sacctmgr lists them.
+std::string EditNameList(const std::string& own, char op, const std::string& names) {
+  std::vector<std::string> list = SplitCommaList(own);
+  for (std::string& name : SplitCommaList(names)) {
+    auto it = std::find(list.begin(), list.end(), name);
+    if (op == '+' && it == list.end()) list.push_back(std::move(name));
+    if (op == '-' && it != list.end()) list.erase(it);
+  }
+  std::sort(list.begin(), list.end());
+  return Join(list, ",");
 }
 
 // sacctmgr's "QOS+=high" arrives as key "QOS+": the key and the operator.
@@ -261,13 +269,18 @@ Status ApplySettings(const std::string& kind, const std::map<std::string, std::s
   for (const auto& [typed, raw] : set) {
     const auto [key, op] = SplitOperator(typed);
     const Setting* s = FindSetting(kind, key);
-    if (s == nullptr || (op != '=' && s->value != Value::kQosList)) {
+    const bool list = s != nullptr && (s->value == Value::kQosList || s->value == Value::kNameList);
+    if (s == nullptr || (op != '=' && !list)) {
       return InvalidArgument(fmt::format("Unknown option: {}={}", typed, raw));
     }
     const std::string name(s->name);
     if (op != '=') {
       auto own = fields->find(name);
-      std::string value = EditQosList(own == fields->end() ? "" : own->second, op, raw);
+      const std::string before = own == fields->end() ? "" : own->second;
+      // A QoS list may hold edits of the inherited one; a Preempt list is
+      // always a plain list of names.
+      std::string value = s->value == Value::kQosList ? EditQosList(before, op, raw)
+                                                      : EditNameList(before, op, raw);
       if (value.empty()) {
         fields->erase(name);
       } else {
@@ -308,6 +321,9 @@ Result<std::vector<wire::AcctEntity>> PrepareModify(const std::string& kind,
   const bool parent_changed = std::any_of(
       set.begin(), set.end(), [](const auto& kv) { return EqualsIgnoreCase(kv.first, "Parent"); });
   for (wire::AcctEntity& e : *found) {
+    if (kind == "account" && e.name() == "root" && parent_changed) {
+      return InvalidArgument("Account root is the top of the association tree: it has no parent");
+    }
     ROTA_RETURN_IF_ERROR(ApplySettings(kind, set, e));
     auto* fields = e.mutable_fields();
     if (kind == "qos") ROTA_RETURN_IF_ERROR(CheckPreemptList(e.name(), *fields, {}, store));
@@ -361,6 +377,10 @@ bool IsUserSetting(const std::string& key) {
 Status CheckDelete(const std::string& kind, const std::vector<std::string>& names,
                    AccountingStore& store) {
   if (kind != "account") return Status::Ok();
+  if (std::find(names.begin(), names.end(), "root") != names.end()) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "Account root is the top of the association tree and cannot be deleted");
+  }
 
   for (const char* referrer : {"user", "account"}) {
     auto all = store.ListEntities(referrer, {});

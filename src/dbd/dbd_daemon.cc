@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "conf/config_loader.h"
 #include "dbd/assoc_entities.h"
+#include "dbd/cluster_entities.h"
 #include "dbd/dbd_conf.h"
 #include "dbd/pgsql_store.h"
 #include "dbd/sqlite_store.h"
@@ -106,8 +107,14 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
   auto store = OpenStore(dbd, *d->config_, options);
   if (!store.ok()) return store.status();
   ROTA_RETURN_IF_ERROR(MigrateUserAssociations(**store));
+  ROTA_RETURN_IF_ERROR(EnsureRootAssociation(**store));
+  HomeCluster home{d->config_->settings.cluster_name, "", d->config_->settings.slurmctld_port};
+  if (!d->config_->settings.controllers.empty()) {
+    const conf::ControllerHost& primary = d->config_->settings.controllers.front();
+    home.control_host = primary.address.empty() ? primary.name : primary.address;
+  }
   d->service_ = std::make_unique<DbdService>(std::move(store).value(), *d->verifier_,
-                                             UidOf(d->config_->settings.slurm_user));
+                                             UidOf(d->config_->settings.slurm_user), home);
 
   rpc::ServerOptions server_options;
   server_options.address = ListenAddress(*d->config_);

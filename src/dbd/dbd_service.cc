@@ -13,8 +13,11 @@
 namespace rota::dbd {
 
 DbdService::DbdService(std::unique_ptr<AccountingStore> store, auth::CredentialVerifier& verifier,
-                       uint32_t slurm_user_uid)
-    : store_(std::move(store)), verifier_(verifier), slurm_user_uid_(slurm_user_uid) {
+                       uint32_t slurm_user_uid, HomeCluster home)
+    : store_(std::move(store)),
+      verifier_(verifier),
+      slurm_user_uid_(slurm_user_uid),
+      home_(std::move(home)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -131,7 +134,9 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
       std::vector<wire::AcctEntity> entities(req.entities().begin(), req.entities().end());
       Status s = Status::Ok();
-      if (!entities.empty() && entities.front().kind() == "user") {
+      if (!entities.empty() && entities.front().kind() == "cluster") {
+        s = PrepareAddClusters(entities, home_, *store_);
+      } else if (!entities.empty() && entities.front().kind() == "user") {
         auto expanded = PrepareAddUsers(entities, *store_);
         if (!expanded.ok()) return respond.Fail(expanded.status());
         entities = std::move(expanded).value();
@@ -159,7 +164,9 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
     } else if (method == api::kDbdListEntities) {
       wire::ListEntitiesRequest req;
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
-      auto found = store_->ListEntities(req.kind(), {req.names().begin(), req.names().end()});
+      std::vector<std::string> names(req.names().begin(), req.names().end());
+      auto found = req.kind() == "cluster" ? ListClusters(names, home_, *store_)
+                                           : store_->ListEntities(req.kind(), names);
       if (!found.ok()) return respond.Fail(found.status());
       wire::ListEntitiesResponse out;
       for (wire::AcctEntity& e : *found) *out.add_entities() = std::move(e);
@@ -169,7 +176,8 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
       std::vector<std::string> names(req.names().begin(), req.names().end());
       if (req.kind() == "user") return DeleteUsers(req, respond);
-      Status s = CheckDelete(req.kind(), names, *store_);
+      Status s = req.kind() == "cluster" ? CheckDeleteClusters(names, home_, *store_)
+                                         : CheckDelete(req.kind(), names, *store_);
       if (!s.ok()) return respond.Fail(s);
       auto deleted = store_->DeleteEntities(req.kind(), names);
       if (!deleted.ok()) return respond.Fail(deleted.status());

@@ -14,6 +14,7 @@
 #include "accounting_admin.pb.h"
 #include "auth/credential.h"
 #include "dbd/accounting_store.h"
+#include "dbd/cluster_entities.h"
 #include "rpc/server.h"
 
 namespace rota::dbd {
@@ -21,8 +22,9 @@ namespace rota::dbd {
 class DbdService {
  public:
   // `slurm_user_uid`: SlurmUser, allowed (like root) to record jobs.
+  // `home`: the cluster of slurm.conf, whose association tree this is.
   DbdService(std::unique_ptr<AccountingStore> store, auth::CredentialVerifier& verifier,
-             uint32_t slurm_user_uid);
+             uint32_t slurm_user_uid, HomeCluster home = {});
   ~DbdService();  // Finishes queued work, then stops the storage thread.
   DbdService(const DbdService&) = delete;
   DbdService& operator=(const DbdService&) = delete;
@@ -41,6 +43,7 @@ class DbdService {
   std::unique_ptr<AccountingStore> store_;  // Storage thread only.
   auth::CredentialVerifier& verifier_;
   uint32_t slurm_user_uid_;
+  const HomeCluster home_;
 
   std::mutex mu_;
   std::condition_variable cv_;

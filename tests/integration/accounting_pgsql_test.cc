@@ -92,7 +92,8 @@ TEST_F(AccountingPgsqlTest, AJobsRecordsReachSacctThroughPostgresql) {
   ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
   EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account physics format=Account,Descr").out,
             "physics|Physics\n");
-  EXPECT_EQ(pg_->Query(database_, "SELECT count(*) FROM entities"), "1");
+  // physics, and Slurm's QoS normal and root association (account, user, association).
+  EXPECT_EQ(pg_->Query(database_, "SELECT count(*) FROM entities"), "5");
 }
 
 TEST_F(AccountingPgsqlTest, RecordsWaitWhilePostgresqlIsDownAndArriveWhenItIsBack) {

@@ -191,7 +191,7 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("Parent account nowhere doesn't exist"), std::string::npos) << r.out;
   EXPECT_EQ(ctld_.Run("sacctmgr -P -n show account").out,
-            "physics|Physics|physics\ntheory|theory|physics\n");
+            "physics|Physics|physics\nroot|default root account|root\ntheory|theory|physics\n");
 
   EXPECT_EQ(
       ctld_.Run("sacctmgr -i add user alice DefaultAccount=theory AdminLevel=operator").exit_code,
@@ -202,7 +202,8 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
   EXPECT_EQ(ctld_.Run("sacctmgr show user").out,
             "      User   Def Acct     Admin \n"
             "---------- ---------- --------- \n"
-            "     alice     theory  Operator \n");
+            "     alice     theory  Operator \n"
+            "      root       root Administ+ \n");  // rotadbd's root, as Slurm's
 
   EXPECT_EQ(ctld_
                 .Run("sacctmgr -i add qos gpu MaxWall=1-00:00:00 MaxJobsPerUser=4 "
@@ -210,7 +211,8 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
                 .exit_code,
             0);
   EXPECT_EQ(ctld_.Run("sacctmgr -P show qos format=Name,MaxWall,MaxJobsPU,MaxTRESPU").out,
-            "Name|MaxWall|MaxJobsPU|MaxTRESPU\ngpu|1-00:00:00|4|gres/gpu=8\n");
+            "Name|MaxWall|MaxJobsPU|MaxTRESPU\ngpu|1-00:00:00|4|gres/gpu=8\n"
+            "normal|||\n");  // rotadbd's, as Slurm's
   r = ctld_.Run("sacctmgr -i add qos bad MaxJobsPerUser=lots");
   EXPECT_EQ(r.exit_code, 1);
 
@@ -230,7 +232,8 @@ TEST_F(AccountingTest, SacctmgrAccountsUsersAndQos) {
   // The store survives a restart of rotadbd.
   dbd_.Kill(SIGTERM);
   ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
-  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account").out, "physics|Physics|physics\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account").out,
+            "physics|Physics|physics\nroot|default root account|root\n");
 }
 
 }  // namespace

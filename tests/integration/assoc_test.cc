@@ -66,15 +66,16 @@ TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {
   Sacctmgr("add account a");
   Sacctmgr("add account b");
   Sacctmgr("add account c");
-  Sacctmgr("add qos normal");
-  Sacctmgr("add qos high");
+  Sacctmgr("add qos high");  // rotadbd has "normal", as Slurm
+  // root exists (with its association with root): it gains two more.
   Sacctmgr("add user root account=a,b");
+  Sacctmgr("modify user root set DefaultAccount=a");
   ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
   RegisterNodes();
   ASSERT_EQ(SbatchUntil("--test-only -A c --wrap=true", kInvalidAccount), kInvalidAccount)
       << ctld_.Log();
 
-  // The first account named is the default; -A takes any of the user's.
+  // The default account; -A takes any of the user's.
   ASSERT_EQ(ctld_.Run("sbatch --parsable --hold --wrap=true").out, "1\n");
   EXPECT_EQ(SqueueUntil("1", "%a", "a"), "a");
   ASSERT_EQ(ctld_.Run("sbatch --parsable --hold -A b --wrap=true").out, "2\n");
@@ -84,7 +85,7 @@ TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {
   Sacctmgr("add user root account=c");
   EXPECT_EQ(SbatchUntil("--parsable --hold -A c --wrap=true", "3\n"), "3\n");
   Sacctmgr("modify user root set DefaultAccount=b");
-  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user root").out, "root|b|None\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user root").out, "root|b|Administrator\n");
   CommandResult refused = ctld_.Run("sacctmgr -i delete user root where account=b");
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.out.find("default account of user root"), std::string::npos) << refused.out;
@@ -102,15 +103,16 @@ TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {
   EXPECT_EQ(SbatchUntil("--parsable --hold -A a --wrap=true", "5\n"), "5\n");
   EXPECT_EQ(SqueueUntil("5", "%q", "high"), "high");
   EXPECT_EQ(ctld_.Run("sacctmgr -n -P show assoc format=Account,User,QOS,DefQOS").out,
-            "root|||\n"
+            "root||normal|\n"  // The root association, as Slurm creates it
+            "root|root|normal|\n"
             "a||normal|\n"
             "a|root|high,normal|high\n"
-            "b|||\n"  // No list anywhere above: every QoS
-            "b|root||\n"
-            "c|||\n");
+            "b||normal|\n"  // Inherited from root
+            "b|root|normal|\n"
+            "c||normal|\n");
   EXPECT_EQ(
       ctld_.Run("sacctmgr -n -P show user withassoc format=User,DefaultAccount,Account,QOS").out,
-      "root|b|a|high,normal\nroot|b|b|\n");
+      "root|b|root|normal\nroot|b|a|high,normal\nroot|b|b|normal\n");
 
   // GrpTRESMins=cpu=0 on root's association with b: its jobs wait.
   Sacctmgr("modify user root where account=b set GrpTRESMins=cpu=0");

@@ -131,9 +131,10 @@ TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
                          "AccountingStorageEnforce=associations\n" + kFairshare);
   testing::DbdProcess dbd(ctld, dbd_port);
   ASSERT_TRUE(dbd.Start()) << dbd.Log();
-  for (const char* args : {"add account physics Fairshare=3", "add account chem",
-                           "add user root DefaultAccount=physics",
-                           "add user nobody DefaultAccount=chem Fairshare=parent"}) {
+  for (const char* args :
+       {"add account physics Fairshare=3", "add account chem", "add user root account=physics",
+        "modify user root set DefaultAccount=physics",
+        "add user nobody DefaultAccount=chem Fairshare=parent"}) {
     CommandResult r = ctld.Run(std::string("sacctmgr -i ") + args);
     ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
   }
@@ -141,7 +142,7 @@ TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
   EXPECT_NE(bad.exit_code, 0) << bad.out;
   ASSERT_EQ(ctld.Run("sacctmgr -i modify account chem set Fairshare=2").exit_code, 0);
   EXPECT_EQ(ctld.Run("sacctmgr -n -P show account format=Account,Fairshare", false).out,
-            "chem|2\nphysics|3\n");
+            "chem|2\nphysics|3\nroot|\n");
   ASSERT_TRUE(ctld.Start()) << ctld.Log();
   std::string out;
   for (int i = 0; i < 200; ++i) {
@@ -151,10 +152,11 @@ TEST(FairshareDbdTest, SacctmgrSharesReachSshare) {
   }
   EXPECT_EQ(out,
             "root|||1.000000\n"
-            " chem||2|0.400000\n"
-            "  chem|nobody|parent|0.400000\n"
-            " physics||3|0.600000\n"
-            "  physics|root|1|0.600000\n")
+            " root|root|1|0.166667\n"  // rotadbd's root association, one share
+            " chem||2|0.333333\n"
+            "  chem|nobody|parent|0.333333\n"
+            " physics||3|0.500000\n"
+            "  physics|root|1|0.500000\n")
       << ctld.Log();
 }
 

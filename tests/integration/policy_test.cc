@@ -63,10 +63,12 @@ TEST_F(PolicyTest, AssociationsQosAndLimitsFromSacctmgr) {
   ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
   Sacctmgr("add account physics");
   Sacctmgr("add account chem");
-  Sacctmgr("add user root DefaultAccount=physics");
-  Sacctmgr("add qos normal");
+  // root exists (rotadbd creates it with the QoS normal, as Slurm does).
+  Sacctmgr("add user root account=physics");
+  Sacctmgr("modify user root set DefaultAccount=physics");
   Sacctmgr("add qos small MaxJobsPerUser=1");
   Sacctmgr("add qos strict MaxWall=10 Flags=DenyOnLimit");
+  Sacctmgr("modify account physics set QOS+=small,strict");
   ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
   RegisterNodes();
   ASSERT_TRUE(WaitForPolicy()) << ctld_.Log();

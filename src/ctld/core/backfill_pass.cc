@@ -185,7 +185,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     }
   }
   backfill_resume_ = std::move(next);
-  std::unique_ptr<LimitUsage> usage = RunningUsage();  // Null unless limits are enforced
+  std::unique_ptr<LimitUsage> usage = RunningUsage(now);  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {
     auto it = jobs_.find(d.id);
     if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;

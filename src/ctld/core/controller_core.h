@@ -233,7 +233,7 @@ class ControllerCore {
   // Scheduling: the running jobs' usage at the start of a pass (null when no
   // limits are enforced), the limit that holds `job` pending ("" when none),
   // and a job started in the pass counted.
-  std::unique_ptr<LimitUsage> RunningUsage() const;
+  std::unique_ptr<LimitUsage> RunningUsage(int64_t now) const;
   std::string LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const;
   void CountStarted(LimitUsage* usage, const wire::JobRecord& job) const;
 

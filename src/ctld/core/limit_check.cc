@@ -15,8 +15,48 @@ const LimitUsage::Tally& Lookup(const Map& map, const Key& key) {
   return it == map.end() ? kEmpty : it->second;
 }
 
-void AddTres(TresCounts& into, const TresCounts& add, uint32_t times) {
+void AddTres(TresCounts& into, const TresCounts& add, uint64_t times) {
   for (const auto& [key, value] : add.counts()) into.Set(key, into.Get(key) + value * times);
+}
+
+// A job without a time limit holds its TRES for ever: past any
+// GrpTRESRunMins (about 136 years, small enough not to overflow a sum).
+constexpr uint64_t kUnboundedSecs = UINT32_MAX;
+
+// The seconds GrpTRESRunMins counts for `demand`.
+uint64_t RunSeconds(const JobDemand& demand) {
+  if (demand.remaining_s >= 0) return static_cast<uint64_t>(demand.remaining_s);
+  if (demand.time_limit_s < 0) return kUnboundedSecs;
+  return static_cast<uint64_t>(demand.time_limit_s);
+}
+
+// GrpTRESRunMins's reason words: QOSGrpCPURunMinutesLimit,
+// AssocGrpMemRunMinutes, QOSGrpGRESRunMinutes, ...
+std::string TresRunMinutesReason(std::string_view prefix, const std::string& key) {
+  const bool qos = prefix == "QOS";
+  if (key == "cpu") return fmt::format("{}GrpCPURunMinutesLimit", prefix);
+  if (key == "mem") return fmt::format("{}Grp{}RunMinutes", prefix, qos ? "Memory" : "Mem");
+  if (key == "node") return fmt::format("{}GrpNodeRunMinutes", prefix);
+  if (key.rfind("gres/", 0) == 0) return fmt::format("{}GrpGRESRunMinutes", prefix);
+  if (key == "billing") return fmt::format("{}GrpBillingRunMinutes", prefix);
+  return "AccountingPolicy";
+}
+
+// The first TRES of GrpTRESRunMins `limit` that running jobs (`held`,
+// TRES-seconds left) and `demand` over its whole time limit would go past;
+// "" when none.
+std::string OverRunMinutes(const TresCounts& limit, const TresCounts& held,
+                           const JobDemand& demand) {
+  const uint64_t secs = RunSeconds(demand);
+  for (const auto& [key, max] : limit.counts()) {
+    const uint64_t want = demand.tres.Get(key);
+    if (want == 0) continue;  // Not asking for it: never held back by it
+    const double minutes = (static_cast<double>(held.Get(key)) +
+                            static_cast<double>(want) * static_cast<double>(secs)) /
+                           60.0;
+    if (minutes > static_cast<double>(max)) return key;
+  }
+  return "";
 }
 
 // Slurm's reason words per TRES kind, for each family of limits:
@@ -113,9 +153,11 @@ std::optional<T> Inherited(const AssociationPolicy* assoc,
 }  // namespace
 
 void LimitUsage::Add(const JobDemand& demand, uint32_t jobs) {
+  const uint64_t run_secs = RunSeconds(demand) * jobs;
   auto count = [&](Tally& t) {
     t.jobs += jobs;
     AddTres(t.tres, demand.tres, jobs);
+    AddTres(t.run_secs, demand.tres, run_secs);
   };
   if (!demand.qos.empty()) {
     count(qos_[demand.qos]);
@@ -159,6 +201,9 @@ std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand)
     if (std::string key = OverTres(l.max_tres_per_user, mine.tres, demand.tres); !key.empty()) {
       return TresReason("QOS", Family::kPerUser, key);
     }
+    if (std::string key = OverRunMinutes(l.grp_tres_run_mins, all.run_secs, demand); !key.empty()) {
+      return TresRunMinutesReason("QOS", key);
+    }
     if (const UsageLedger* ledger = running.ledger(); ledger != nullptr) {
       auto used = [&](const std::string& tres) { return ledger->QosTresUsage(qos->name, tres); };
       if (std::string key = OverTresMinutes(l.grp_tres_mins, used, demand, running.safe());
@@ -194,6 +239,10 @@ std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand)
     if (std::string key = OverTres(own->limits.grp_tres, assoc.tres, demand.tres); !key.empty()) {
       return TresReason("Assoc", Family::kGroup, key);
     }
+    if (std::string key = OverRunMinutes(own->limits.grp_tres_run_mins, assoc.run_secs, demand);
+        !key.empty()) {
+      return TresRunMinutesReason("Assoc", key);
+    }
     if (std::string r = over_minutes(own->limits, demand.account, demand.user); !r.empty()) {
       return r;
     }
@@ -203,6 +252,10 @@ std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand)
     if (a->limits.grp_jobs && held.jobs + 1 > *a->limits.grp_jobs) return "AssocGrpJobsLimit";
     if (std::string key = OverTres(a->limits.grp_tres, held.tres, demand.tres); !key.empty()) {
       return TresReason("Assoc", Family::kGroup, key);
+    }
+    if (std::string key = OverRunMinutes(a->limits.grp_tres_run_mins, held.run_secs, demand);
+        !key.empty()) {
+      return TresRunMinutesReason("Assoc", key);
     }
     if (std::string r = over_minutes(a->limits, a->name, ""); !r.empty()) return r;
   }

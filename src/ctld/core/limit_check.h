@@ -29,6 +29,9 @@ struct JobDemand {
   std::string qos;       // Empty: the job has none (no QoS limits apply)
   TresCounts tres;       // cpu, mem (MB), node, gres/...
   int64_t time_limit_s;  // Negative: none (counts as over any MaxWall)
+  // A running job: the seconds left of its time limit; negative: all of
+  // time_limit_s (a job about to start). GrpTRESRunMins counts TRES times this.
+  int64_t remaining_s = -1;
 };
 
 // Jobs and TRES counted per QoS, per QoS and user, per account (each job is
@@ -39,6 +42,7 @@ class LimitUsage {
   struct Tally {
     uint32_t jobs = 0;
     TresCounts tres;
+    TresCounts run_secs;  // TRES-seconds the jobs have left (GrpTRESRunMins)
   };
 
   explicit LimitUsage(std::shared_ptr<const PolicyTable> table) : table_(std::move(table)) {}
@@ -73,7 +77,8 @@ class LimitUsage {
 
 // The limit `demand` would break if it started now, given what running jobs
 // hold (`running`): Slurm's pending reason (QOSMaxJobsPerUserLimit,
-// AssocGrpCpuLimit, QOSGrpCPUMinutesLimit, AssocGrpGRESMinutes, ...), or ""
+// AssocGrpCpuLimit, QOSGrpCPUMinutesLimit, AssocGrpGRESMinutes,
+// QOSGrpCPURunMinutesLimit, AssocGrpGRESRunMinutes, ...), or ""
 // when it may start. QoS limits come first, then the user's association
 // with the job's account, then its accounts from the nearest up.
 std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand);

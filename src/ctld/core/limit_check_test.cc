@@ -174,3 +174,51 @@ TEST_F(LimitCheckTest, DenyOnLimitRefusesWhatCouldNeverStart) {
 
 }  // namespace
 }  // namespace rota::ctld
+
+namespace rota::ctld {
+namespace {
+
+// GrpTRESRunMins: what running jobs have left of their time limits, plus the
+// new job's whole time limit, against the limit in TRES-minutes.
+TEST_F(LimitCheckTest, GrpTresRunMinsCountsWhatRunningJobsHaveLeft) {
+  Add("account", "physics", {});
+  Add("qos", "q", {{"GrpTRESRunMins", "cpu=600,gres/gpu=120"}});
+  // 4 CPUs with 60 of 120 minutes left: 240 CPU-minutes held.
+  JobDemand running = Job("alice", "q", "cpu=4", 7200);
+  running.remaining_s = 3600;
+  // 4 CPUs for 90 minutes: 360, 600 in all, not past the limit.
+  EXPECT_EQ(ReasonAfter(running, 1, Job("bob", "q", "cpu=4", 5400)), "");
+  // One more minute is.
+  EXPECT_EQ(ReasonAfter(running, 1, Job("bob", "q", "cpu=4", 5460)), "QOSGrpCPURunMinutesLimit");
+  // As time passes, held minutes shrink: with 30 minutes left, 120 held.
+  running.remaining_s = 1800;
+  EXPECT_EQ(ReasonAfter(running, 1, Job("bob", "q", "cpu=4", 7200)), "");
+  // GRES have their own reason; a job asking for none is not held by it.
+  JobDemand gpus = Job("alice", "q", "cpu=1,gres/gpu=2", 3600);
+  EXPECT_EQ(ReasonAfter(gpus, 1, Job("bob", "q", "cpu=1,gres/gpu=1", 60)), "QOSGrpGRESRunMinutes");
+  EXPECT_EQ(ReasonAfter(gpus, 1, Job("bob", "q", "cpu=1", 60)), "");
+  // No time limit: unbounded, past any limit.
+  EXPECT_EQ(ReasonAfter(gpus, 0, Job("bob", "q", "cpu=1", -1)), "QOSGrpCPURunMinutesLimit");
+}
+
+TEST_F(LimitCheckTest, GrpTresRunMinsOnAssociationsAndAccounts) {
+  Add("account", "science", {{"GrpTRESRunMins", "mem=1000"}});
+  Add("account", "physics", {{"Parent", "science"}});
+  Add("user", "alice", {{"DefaultAccount", "physics"}});
+  Add("user", "bob", {{"DefaultAccount", "physics"}});
+  Add("assoc", "physics|alice",
+      {{"Account", "physics"}, {"User", "alice"}, {"GrpTRESRunMins", "cpu=100,node=10"}});
+  Add("assoc", "physics|bob", {{"Account", "physics"}, {"User", "bob"}});
+  // The association's own: 2 CPUs for 60 minutes is 120 > 100.
+  EXPECT_EQ(ReasonAfter(Job("alice", "", "cpu=1"), 0, Job("alice", "", "cpu=2", 3600)),
+            "AssocGrpCPURunMinutesLimit");
+  EXPECT_EQ(ReasonAfter(Job("alice", "", "cpu=1"), 0, Job("alice", "", "node=1", 1200)),
+            "AssocGrpNodeRunMinutes");
+  // bob's association sets none; the account above counts everyone's memory.
+  JobDemand held = Job("alice", "", "mem=10", 3000);  // 500 MB-minutes
+  EXPECT_EQ(ReasonAfter(held, 1, Job("bob", "", "mem=10", 3000)), "");
+  EXPECT_EQ(ReasonAfter(held, 1, Job("bob", "", "mem=10", 3060)), "AssocGrpMemRunMinutes");
+}
+
+}  // namespace
+}  // namespace rota::ctld

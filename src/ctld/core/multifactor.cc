@@ -60,7 +60,7 @@ PriorityBreakdown ComputePriority(const PriorityJob& job, const PriorityCluster&
   b.partition = Ratio(job.partition_job_factor, cluster.max_partition_job_factor);
   b.qos = Ratio(job.qos_priority, cluster.max_qos_priority);
   b.fairshare = std::clamp(job.fairshare, 0.0, 1.0);
-  // Association stays 0 (no association Priority yet).
+  b.assoc = Ratio(job.assoc_priority, cluster.max_assoc_priority);
 
   b.weighted_age = w.age * b.age;
   b.weighted_assoc = w.assoc * b.assoc;
@@ -119,7 +119,9 @@ PriorityCluster MakePriorityCluster(const conf::ClusterConfig& config) {
   for (const conf::PartitionConfig& p : config.partitions) {
     c.max_partition_job_factor = std::max(c.max_partition_job_factor, p.priority_job_factor);
   }
-  c.max_qos_priority = 0;  // Raised from accounting's QoS by the core (policy_hooks.cc).
+  // Raised from accounting's QoS and associations by the core (priority_recalc.cc).
+  c.max_qos_priority = 0;
+  c.max_assoc_priority = 0;
   return c;
 }
 

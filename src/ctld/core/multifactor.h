@@ -6,7 +6,8 @@
 // and the cluster's totals come in a PriorityCluster built once per pass.
 //
 // Fair-share comes from the share tree (fairshare.h) through PriorityJob;
-// association is 0 for now; its weight still shows in `sprio -w`.
+// association is the job's association Priority over the highest one, as in
+// Slurm 22.05.
 
 #include <cstdint>
 #include <string>
@@ -26,6 +27,7 @@ struct PriorityJob {
   uint64_t gpus = 0;
   uint32_t partition_job_factor = 1;
   uint32_t qos_priority = 0;
+  uint32_t assoc_priority = 0;  // The association's Priority (policy_table.h)
   int32_t nice = 0;
   double fairshare = 0;  // The association's fair-share factor (fairshare.h)
 };
@@ -37,6 +39,7 @@ struct PriorityCluster {
   uint64_t total_gpus = 0;
   uint32_t max_partition_job_factor = 1;
   uint32_t max_qos_priority = 0;
+  uint32_t max_assoc_priority = 0;
 };
 
 struct PrioritySettings {

@@ -150,3 +150,33 @@ TEST(MultifactorTest, RequestedGpuCountReadsEachWayOfAsking) {
 
 }  // namespace
 }  // namespace rota::ctld
+
+namespace rota::ctld {
+namespace {
+
+// Slurm 22.05: the association factor is the job's association Priority over
+// the highest association Priority.
+TEST(MultifactorTest, AssociationFactorIsPriorityOverTheHighest) {
+  PriorityCluster c = ObservedCluster();
+  c.max_assoc_priority = 400;
+  PrioritySettings s = ObservedSettings();
+  s.weights.assoc = 1000;
+  PriorityJob j = OneCpu();
+  j.assoc_priority = 100;
+  PriorityBreakdown b = ComputePriority(j, c, s, kNow);
+  EXPECT_DOUBLE_EQ(b.assoc, 0.25);
+  EXPECT_DOUBLE_EQ(b.weighted_assoc, 250);
+  EXPECT_EQ(b.priority, 138u + 250u);
+  // No association sets a Priority: the factor is 0, never a division by 0.
+  c.max_assoc_priority = 0;
+  EXPECT_EQ(ComputePriority(j, c, s, kNow).assoc, 0);
+  // Without the weight, the factor shows but adds nothing.
+  c.max_assoc_priority = 100;
+  s.weights.assoc = 0;
+  b = ComputePriority(j, c, s, kNow);
+  EXPECT_DOUBLE_EQ(b.assoc, 1.0);
+  EXPECT_EQ(b.priority, 138u);
+}
+
+}  // namespace
+}  // namespace rota::ctld

@@ -86,6 +86,7 @@ PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
     const QosPolicy* qos =
         policy_->FindQos(job.spec().qos().empty() ? kDefaultQos : job.spec().qos());
     if (qos != nullptr) p.qos_priority = qos->priority;
+    p.assoc_priority = policy_->AssocPriority(job.spec().user(), FairshareAccount(job.spec()));
   }
   if (shares_) p.fairshare = shares_->Factor(FairshareAccount(job.spec()), job.spec().user());
   return p;
@@ -164,12 +165,16 @@ Status ControllerCore::CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uin
   return CheckSubmitLimits(active, demand, jobs);
 }
 
-std::unique_ptr<LimitUsage> ControllerCore::RunningUsage() const {
+std::unique_ptr<LimitUsage> ControllerCore::RunningUsage(int64_t now) const {
   if (policy_ == nullptr || !enforcement_.limits || !policy_->has_start_limits()) return nullptr;
   auto usage = std::make_unique<LimitUsage>(policy_);
   if (policy_->has_tres_mins_limits()) usage->SetTresMinutes(&usage_, enforcement_.safe);
   for (const auto& [id, job] : jobs_) {
-    if (Holds(job->state())) usage->Add(DemandOf(*config_, *job));
+    if (!Holds(job->state())) continue;
+    JobDemand d = DemandOf(*config_, *job);
+    // What is left of its time limit (GrpTRESRunMins); none set: unbounded.
+    if (job->end_time() > 0) d.remaining_s = std::max<int64_t>(job->end_time() - now, 0);
+    usage->Add(d);
   }
   return usage;
 }

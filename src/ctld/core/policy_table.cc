@@ -47,6 +47,7 @@ PolicyLimits Limits(const Fields& f, bool qos) {
   }
   l.grp_tres = Tres(f, "GrpTRES");
   l.grp_tres_mins = Tres(f, "GrpTRESMins");
+  l.grp_tres_run_mins = Tres(f, "GrpTRESRunMins");
   if (qos) {
     l.max_tres_per_user = Tres(f, "MaxTRESPerUser");
     l.max_tres_per_job = Tres(f, "MaxTRESPerJob");
@@ -67,7 +68,8 @@ void Shares(const Fields& f, uint32_t& shares, bool& parent) {
 
 bool LimitsStart(const PolicyLimits& l) {
   return l.max_jobs || l.grp_jobs || l.max_wall_s || !l.grp_tres.empty() ||
-         !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty() || !l.grp_tres_mins.empty();
+         !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty() || !l.grp_tres_mins.empty() ||
+         !l.grp_tres_run_mins.empty();
 }
 
 std::string Text(const Fields& f, std::string_view name) {
@@ -103,6 +105,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       Shares(f, a.shares, a.shares_parent);
       a.qos = Text(f, "QOS");
       a.default_qos = Text(f, "DefaultQOS");
+      a.priority = Count(f, "Priority");
     } else if (e.kind() == "user") {
       UserPolicy& u = table->users_[e.name()];
       u.name = e.name();
@@ -133,6 +136,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       Shares(f, a.shares, a.shares_parent);
       a.qos = Text(f, "QOS");
       a.default_qos = Text(f, "DefaultQOS");
+      a.priority = Count(f, "Priority");
     } else if (e.kind() == "qos") {
       QosPolicy& q = table->qos_[e.name()];
       q.name = e.name();
@@ -176,8 +180,14 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
     table->has_start_limits_ |= LimitsStart(l);
     table->has_tres_mins_limits_ |= !l.grp_tres_mins.empty();
   };
-  for (const auto& [name, a] : table->accounts_) note(a.limits);
-  for (const auto& [key, a] : table->associations_) note(a.limits);
+  for (const auto& [name, a] : table->accounts_) {
+    note(a.limits);
+    table->max_assoc_priority_ = std::max(table->max_assoc_priority_, a.priority.value_or(0));
+  }
+  for (const auto& [key, a] : table->associations_) {
+    note(a.limits);
+    table->max_assoc_priority_ = std::max(table->max_assoc_priority_, a.priority.value_or(0));
+  }
   for (const auto& [name, q] : table->qos_) note(q.limits);
   // rotadbd always has the root account (the default parent), stored or not.
   if (table->accounts_.count("root") == 0) table->accounts_["root"].name = "root";
@@ -216,6 +226,15 @@ uint32_t PolicyTable::MaxQosPriority() const {
   uint32_t max = 0;
   for (const auto& [name, qos] : qos_) max = std::max(max, qos.priority);
   return max;
+}
+
+uint32_t PolicyTable::AssocPriority(const std::string& user, const std::string& account) const {
+  const AssociationPolicy* assoc = FindAssociation(user, account);
+  if (assoc != nullptr && assoc->priority) return *assoc->priority;
+  for (const AccountPolicy* a : Lineage(account)) {
+    if (a->priority) return *a->priority;
+  }
+  return 0;
 }
 
 bool PolicyTable::HasAssociation(const std::string& user, const std::string& account) const {

@@ -42,6 +42,9 @@ struct PolicyLimits {
   // GrpTRESMins: TRES-minutes of decayed usage (the fair-share ledger's),
   // past and running jobs together; memory in MB-minutes.
   TresCounts grp_tres_mins;
+  // GrpTRESRunMins: TRES-minutes that running jobs still have ahead of them
+  // (each job's TRES times what is left of its time limit); memory in MB-minutes.
+  TresCounts grp_tres_run_mins;
   TresCounts max_tres_per_user;  // QoS only
   TresCounts max_tres_per_job;   // QoS only
 };
@@ -70,6 +73,8 @@ struct AccountPolicy {
   bool shares_parent = false;  // Fairshare=parent
   std::string qos;             // QOS= as stored (common/qos_list.h); "": inherited
   std::string default_qos;     // DefaultQOS=; "": inherited
+  // Priority= (the association factor); unset: inherited from the parent.
+  std::optional<uint32_t> priority;
 };
 
 enum class AdminLevel { kNone, kOperator, kAdministrator };
@@ -91,6 +96,8 @@ struct AssociationPolicy {
   bool shares_parent = false;  // Fairshare=parent
   std::string qos;             // QOS= as stored; "": inherited from the account
   std::string default_qos;     // DefaultQOS=; "": inherited
+  // Priority=; unset: the nearest account's.
+  std::optional<uint32_t> priority;
 };
 
 class PolicyTable {
@@ -125,6 +132,12 @@ class PolicyTable {
   bool has_start_limits() const { return has_start_limits_; }
   // The highest QoS Priority (the multifactor QoS factor divides by it).
   uint32_t MaxQosPriority() const;
+  // (account, user)'s association Priority: its own, else its nearest
+  // account's up to root; 0 when none sets one.
+  uint32_t AssocPriority(const std::string& user, const std::string& account) const;
+  // The highest association Priority anywhere (the association factor
+  // divides by it, as Slurm 22.05 normalises it).
+  uint32_t MaxAssocPriority() const { return max_assoc_priority_; }
 
   // What the table was built from: what the controller keeps durable.
   const wire::PolicyState& state() const { return state_; }
@@ -145,6 +158,7 @@ class PolicyTable {
   std::map<std::string, QosPolicy> qos_;
   bool has_start_limits_ = false;
   bool has_tres_mins_limits_ = false;
+  uint32_t max_assoc_priority_ = 0;
 };
 
 }  // namespace rota::ctld

@@ -100,3 +100,27 @@ TEST(PolicyTableTest, IgnoresValuesThatDoNotParseAndSurvivesCycles) {
 
 }  // namespace
 }  // namespace rota::ctld
+
+namespace rota::ctld {
+namespace {
+
+TEST(PolicyTableTest, AssociationPriorityIsInheritedDownTheTree) {
+  wire::PolicyState s;
+  Add(s, "account", "root", {{"Priority", "5"}});
+  Add(s, "account", "science", {{"Priority", "50"}});
+  Add(s, "account", "physics", {{"Parent", "science"}});
+  Add(s, "account", "chem", {});
+  Add(s, "user", "alice", {{"DefaultAccount", "physics"}});
+  Add(s, "assoc", "physics|alice", {{"Account", "physics"}, {"User", "alice"}});
+  Add(s, "assoc", "chem|alice", {{"Account", "chem"}, {"User", "alice"}, {"Priority", "200"}});
+  auto table = PolicyTable::FromState(s);
+  EXPECT_EQ(table->AssocPriority("alice", "physics"), 50u);  // science's
+  EXPECT_EQ(table->AssocPriority("alice", "chem"), 200u);    // Its own
+  EXPECT_EQ(table->AssocPriority("bob", "chem"), 5u);        // root's
+  EXPECT_EQ(table->MaxAssocPriority(), 200u);
+  EXPECT_EQ(PolicyTable::FromState({})->AssocPriority("alice", "chem"), 0u);
+  EXPECT_EQ(PolicyTable::FromState({})->MaxAssocPriority(), 0u);
+}
+
+}  // namespace
+}  // namespace rota::ctld

@@ -30,7 +30,10 @@ std::string FormatFactorTres(const std::vector<std::pair<std::string, double>>& 
 const PriorityCluster& ControllerCore::PriorityTotals() const {
   if (priority_totals_of_ != config_) {
     priority_totals_ = MakePriorityCluster(*config_);
-    if (policy_) priority_totals_.max_qos_priority = policy_->MaxQosPriority();
+    if (policy_) {
+      priority_totals_.max_qos_priority = policy_->MaxQosPriority();
+      priority_totals_.max_assoc_priority = policy_->MaxAssocPriority();
+    }
     priority_totals_of_ = config_;
   }
   return priority_totals_;

@@ -324,7 +324,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   const conf::PartitionConfig* last_partition = nullptr;
   // QoS and association limits (null unless enforced): running jobs, and
   // those started in this pass.
-  std::unique_ptr<LimitUsage> usage = RunningUsage();
+  std::unique_ptr<LimitUsage> usage = RunningUsage(now);
   for (const wire::JobRecord* queued : queue) {
     const uint32_t id = queued->job_id();
     // Records in `queue` stay alive for the pass (a published view or jobs_
