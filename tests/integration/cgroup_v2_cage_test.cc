@@ -187,9 +187,14 @@ TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
   const std::string mine = MakeGpu(250);
   const std::string sibling = MakeGpu(251);
   ASSERT_TRUE(cgroups_->Create(4).ok());
+  noded::StepCageLimits step;
+  step.task_cages = true;
+  ASSERT_TRUE(cgroups_->CreateStep(4, "step_0", step).ok());
   if (!cgroups_->device_control().ok()) {
     // The kernel refuses device programs: no task starts unconfined.
-    Status refused = cgroups_->ConfineTask(4, "task_0", getpid(), {});
+    noded::TaskCageLimits any;
+    any.allowed_devices = std::vector<DeviceRule>{};
+    Status refused = cgroups_->ConfineTask(4, "step_0", "task_0", getpid(), any);
     EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition) << refused.message();
     return;
   }
@@ -212,18 +217,19 @@ TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
     return failed;
   });
   ASSERT_GT(child.pid(), 0);
-  ASSERT_TRUE(cgroups_->AddPid(4, child.pid()).ok());
-  Status confined = cgroups_->ConfineTask(4, "task_0", child.pid(), task);
+  noded::TaskCageLimits task_limits;
+  task_limits.allowed_devices = task;
+  Status confined = cgroups_->ConfineTask(4, "step_0", "task_0", child.pid(), task_limits);
   ASSERT_TRUE(confined.ok()) << confined.message();
   EXPECT_NE(ReadFileText("/proc/" + std::to_string(child.pid()) + "/cgroup")
-                .find("0::/rota/" + node_ + "/job_4/task_0\n"),
+                .find("0::/rota/" + node_ + "/job_4/step_0/task_0\n"),
             std::string::npos);
   child.Go();
   int status = child.Wait();
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 0) << "failed checks (bits: null, mine, sibling)";
-  EXPECT_TRUE(cgroups_->RemoveTask(4, "task_0").ok());
-  EXPECT_FALSE(fs::exists(cgroups_->JobDir(4) + "/task_0"));
+  EXPECT_TRUE(cgroups_->RemoveStep(4, "step_0").ok());
+  EXPECT_FALSE(fs::exists(cgroups_->JobDir(4) + "/step_0"));
   EXPECT_TRUE(cgroups_->Remove(4).ok());
 }
 
