@@ -1,6 +1,7 @@
 #include "noded/step_cage.h"
 
 #include <algorithm>
+#include <set>
 
 namespace rota::noded {
 
@@ -18,11 +19,19 @@ StepCageLimits PlanStepCage(const conf::CgroupConf& conf, bool enforcing,
                             const StepCageRequest& request) {
   StepCageLimits limits;
   if (!enforcing) return limits;
-  if (conf.constrain_cores) limits.cpu_ids = request.step_cpus;
+  limits.task_cpusets = conf.constrain_cores && request.tasks_bound_by_user;
+  if (conf.constrain_cores) {
+    // A task's cpuset must lie within its step's: CPUs a binding names
+    // beyond the step's join the step's cage.
+    std::set<uint32_t> cpus(request.step_cpus.begin(), request.step_cpus.end());
+    if (limits.task_cpusets) {
+      for (const std::vector<uint32_t>& task : request.task_cpus) cpus.insert(task.begin(), task.end());
+    }
+    limits.cpu_ids.assign(cpus.begin(), cpus.end());
+  }
   if (conf.constrain_ram_space && request.step_mem_mb > 0) {
     limits.memory_bytes = CageMemoryBytes(conf, request.step_mem_mb);
   }
-  limits.task_cpusets = conf.constrain_cores && request.tasks_bound_by_user;
   limits.task_cages =
       limits.task_cpusets || (conf.constrain_devices && request.tasks_confined_to_gpus);
   return limits;

@@ -29,6 +29,9 @@ struct StepCageRequest {
   uint64_t step_mem_mb = 0;         // The step's memory here; 0: none of its own
   // The user's --cpu-bind gave each task CPUs (not the node's default).
   bool tasks_bound_by_user = false;
+  // Each local task's CPUs by that binding (allocation ids, within the
+  // job's; map_cpu may name some beyond the step's, which then joins them).
+  std::vector<std::vector<uint32_t>> task_cpus;
   bool tasks_confined_to_gpus = false;  // Each task gets a device cage
 };
 

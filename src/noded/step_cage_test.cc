@@ -60,6 +60,10 @@ TEST(StepCageTest, TaskCagesForUserBindingsAndGpus) {
   StepCageLimits limits = PlanStepCage(Constrained(), true, request);
   EXPECT_TRUE(limits.task_cages);
   EXPECT_TRUE(limits.task_cpusets);
+  // map_cpu naming a job CPU beyond the step's: the step's cage takes it in.
+  request.task_cpus = {{1}, {3}};
+  limits = PlanStepCage(Constrained(), true, request);
+  EXPECT_EQ(limits.cpu_ids, (std::vector<uint32_t>{0, 1, 3}));
   // Without ConstrainCores a binding stays sched_setaffinity's alone.
   conf::CgroupConf no_cores = Constrained();
   no_cores.constrain_cores = false;

@@ -564,6 +564,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   cage_request.step_cpus = step_cpus;
   cage_request.step_mem_mb = node_index < step.mem_mb_size() ? step.mem_mb(node_index) : 0;
   cage_request.tasks_bound_by_user = cpu_bind->kind != CpuBindSpec::kDefault && cpu_binding->bound();
+  cage_request.task_cpus = cpu_binding->task_cpus;
   cage_request.tasks_confined_to_gpus = confine_gpus;
   const StepCageLimits step_limits =
       PlanStepCage(node_.config->cgroup, node_.cgroups->enforcing(), cage_request);
