@@ -35,7 +35,7 @@ std::optional<uint64_t> EventCount(const std::string& path, std::string_view key
   return std::nullopt;
 }
 
-bool Populated(const std::string& dir) {
+bool DirPopulated(const std::string& dir) {
   return EventCount(dir + "/cgroup.events", "populated").value_or(0) != 0;
 }
 
@@ -130,7 +130,7 @@ Status CgroupV2::RemoveStep(uint32_t job_id, const std::string& step) {
   // What the tasks left behind (daemonised children) goes with the step.
   const bool has_kill = fs::exists(dir + "/cgroup.kill", ec);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (Populated(dir)) {
+  while (DirPopulated(dir)) {
     if (has_kill) WriteFile(dir + "/cgroup.kill", "1").ok();
     KillEveryProcessIn(dir);
     if (std::chrono::steady_clock::now() >= deadline) {

@@ -123,9 +123,7 @@ TEST_F(CgroupV2Test, StepCagesHoldTheStepsLimitsAndTaskCagesTheirCpus) {
   ASSERT_TRUE(cgroups->AddStepPid(12, "step_0", 4242).ok());
   EXPECT_EQ(Read(step + "/cgroup.procs"), "4242");
   EXPECT_EQ(cgroups->StepOomKills(12, "step_0"), 0u);
-  dir_.Write("rota/n7/uid_1000/job_12/step_0/memory.events", "oom 1
-oom_kill 1
-");
+  dir_.Write("rota/n7/uid_1000/job_12/step_0/memory.events", "oom 1\noom_kill 1\n");
   EXPECT_EQ(cgroups->StepOomKills(12, "step_0"), 1u);
 
   StepCageLimits bound;
