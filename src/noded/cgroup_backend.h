@@ -59,7 +59,7 @@ struct StepCageLimits {
 
 // What a task's cage (step_<s>/task_<n>) narrows within its step's.
 struct TaskCageLimits {
-  std::vector<uint32_t> cpu_ids;  // Allocation ids; empty: the step's CPUs
+  std::vector<uint32_t> cpu_ids;                           // Allocation ids; empty: the step's CPUs
   std::optional<std::vector<DeviceRule>> allowed_devices;  // Unset: the step's devices
 };
 

@@ -30,8 +30,9 @@ Status FillCpuset(const std::string& dir, const std::optional<std::vector<uint32
   const fs::path parent = fs::path(dir).parent_path();
   ROTA_RETURN_IF_ERROR(
       WriteFile(dir + "/cpuset.mems", std::string(Trim(ReadFile(parent / "cpuset.mems")))));
-  return WriteFile(dir + "/cpuset.cpus", cpus ? FormatCpuList(*cpus)
-                                              : std::string(Trim(ReadFile(parent / "cpuset.cpus"))));
+  return WriteFile(dir + "/cpuset.cpus", cpus
+                                             ? FormatCpuList(*cpus)
+                                             : std::string(Trim(ReadFile(parent / "cpuset.cpus"))));
 }
 
 // The pids in `dir` and below it.
@@ -134,8 +135,8 @@ Status CgroupV1::RemoveStep(uint32_t job_id, const std::string& step) {
   // complete. Frozen while killed, so that nothing forks in between.
   const std::string tracked = JobDir(tracker_, job_id) + "/" + step;
   const std::string state = tracked + "/freezer.state";
-  const bool frozen = tracker_ == "freezer" && !ProcsBelow(tracked).empty() &&
-                      WriteFile(state, "FROZEN").ok();
+  const bool frozen =
+      tracker_ == "freezer" && !ProcsBelow(tracked).empty() && WriteFile(state, "FROZEN").ok();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   if (frozen) {
     auto thaw_by = std::chrono::steady_clock::now() + std::chrono::seconds(1);

@@ -111,7 +111,8 @@ TEST_F(CgroupV1Test, StepCagesInEveryHierarchyAndTaskCpusetsBelow) {
   EXPECT_FALSE(std::filesystem::exists(root + "/memory" + place + "/task_1"));
 
   EXPECT_EQ(cgroups_->StepOomKills(12, "step_0"), 0u);
-  dir_.Write("memory" + place + "/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+  dir_.Write("memory" + place + "/memory.oom_control",
+             "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
   EXPECT_EQ(cgroups_->StepOomKills(12, "step_0"), 3u);
 }
 

@@ -83,7 +83,8 @@ Status CgroupV2::CreateStep(uint32_t job_id, const std::string& step,
   }
   // Tasks narrow CPUs in leaves of their own: the step hands cpuset down
   // (and, in v2's rule, holds no process itself from then on).
-  if (limits.task_cpusets) ROTA_RETURN_IF_ERROR(WriteFile(dir + "/cgroup.subtree_control", "+cpuset"));
+  if (limits.task_cpusets)
+    ROTA_RETURN_IF_ERROR(WriteFile(dir + "/cgroup.subtree_control", "+cpuset"));
   return Status::Ok();
 }
 

@@ -25,7 +25,8 @@ StepCageLimits PlanStepCage(const conf::CgroupConf& conf, bool enforcing,
     // beyond the step's join the step's cage.
     std::set<uint32_t> cpus(request.step_cpus.begin(), request.step_cpus.end());
     if (limits.task_cpusets) {
-      for (const std::vector<uint32_t>& task : request.task_cpus) cpus.insert(task.begin(), task.end());
+      for (const std::vector<uint32_t>& task : request.task_cpus)
+        cpus.insert(task.begin(), task.end());
     }
     limits.cpu_ids.assign(cpus.begin(), cpus.end());
   }

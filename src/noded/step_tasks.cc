@@ -188,9 +188,9 @@ struct LocalTask {
   uint64_t max_rss_kb = 0;  // Its peak resident set with its waited-for children's (wait4)
   bool reported = false;
   bool out_of_memory = false;  // Ended after the kernel's memory kill in its step's cage
-  int stdin_fd = -1;          // From srun (-i): write end, non-blocking
-  std::string stdin_pending;  // Received from srun, not yet taken by the task
-  bool stdin_eof = false;     // srun's stdin ended: close once pending is written
+  int stdin_fd = -1;           // From srun (-i): write end, non-blocking
+  std::string stdin_pending;   // Received from srun, not yet taken by the task
+  bool stdin_eof = false;      // srun's stdin ended: close once pending is written
   // --pty: the pseudo-terminal's master side (task 0 only), for its size.
   // fds[0] and stdin_fd are copies of it: output and input go through it.
   int terminal = -1;
@@ -563,7 +563,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   StepCageRequest cage_request;
   cage_request.step_cpus = step_cpus;
   cage_request.step_mem_mb = node_index < step.mem_mb_size() ? step.mem_mb(node_index) : 0;
-  cage_request.tasks_bound_by_user = cpu_bind->kind != CpuBindSpec::kDefault && cpu_binding->bound();
+  cage_request.tasks_bound_by_user =
+      cpu_bind->kind != CpuBindSpec::kDefault && cpu_binding->bound();
   cage_request.task_cpus = cpu_binding->task_cpus;
   cage_request.tasks_confined_to_gpus = confine_gpus;
   const StepCageLimits step_limits =

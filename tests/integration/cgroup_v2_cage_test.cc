@@ -424,14 +424,16 @@ TEST_F(CgroupV2CageTest, StepCageSetUpAndTearDownTime) {
       } else {
         EXPECT_TRUE(cage.AddStepPid(7, step, child.pid()).ok());
       }
-      total_us += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-                      .count();
+      total_us +=
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count();
       child.Go();
       child.Wait();
       start = std::chrono::steady_clock::now();
       EXPECT_TRUE(cage.RemoveStep(7, step).ok());
-      total_us += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-                      .count();
+      total_us +=
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count();
     }
     EXPECT_TRUE(cage.KillAll(7).ok());
     EXPECT_TRUE(cage.Remove(7).ok());
@@ -439,8 +441,8 @@ TEST_F(CgroupV2CageTest, StepCageSetUpAndTearDownTime) {
   };
   const bool v2_cpuset = cgroups_->Has("cpuset");
   const double v2_us = cycle(*cgroups_, v2_cpuset);
-  std::cerr << "cgroup v2 step cage, create + place a process" << (v2_cpuset ? " in a task cpuset" : "")
-            << " + remove: " << v2_us << " us\n";
+  std::cerr << "cgroup v2 step cage, create + place a process"
+            << (v2_cpuset ? " in a task cpuset" : "") << " + remove: " << v2_us << " us\n";
   EXPECT_LT(v2_us, 100'000.0);
   if (v1.ok()) {
     const double v1_step_us = cycle(**v1, false);

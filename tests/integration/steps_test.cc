@@ -657,8 +657,8 @@ TEST_F(StepsTest, AStepsCageHoldsItsMemoryAndItsOomKillSparesTheJob) {
   const std::string memcg = "$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)";
   std::string id = Submit(
       "-N1 -n2 --mem=300M",
-      "srun -n1 --mem=60M sh -c \"echo CG=" + memcg + " LIMIT=$(cat /sys/fs/cgroup/memory" +
-          memcg + "/memory.limit_in_bytes)\"\n"
+      "srun -n1 --mem=60M sh -c \"echo CG=" + memcg + " LIMIT=$(cat /sys/fs/cgroup/memory" + memcg +
+          "/memory.limit_in_bytes)\"\n"
           // tail keeps a line with no end in memory: 400 MB of it.
           "srun -n1 --mem=60M sh -c 'head -c 400M /dev/zero | tail > /dev/null'; echo rcO=$?\n"
           "srun -n1 true; echo rcT=$?\n"
@@ -682,13 +682,13 @@ TEST_F(StepsTest, AStepsCageHoldsItsMemoryAndItsOomKillSparesTheJob) {
 // holds exactly its CPUs, so widening its affinity to every CPU leaves it
 // with its own.
 TEST_F(StepsTest, ABoundTaskCannotWidenItsAffinity) {
-  std::string id = Submit(
-      "-N1 -n2",
-      "srun -n2 --cpu-bind=cores sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
-      "WIDE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
-      " $(sed -n \"s/^[0-9]*:cpuset://p\" /proc/self/cgroup)'\n"
-      "srun -n2 --cpu-bind=none sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
-      "FREE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)'\n");
+  std::string id =
+      Submit("-N1 -n2",
+             "srun -n2 --cpu-bind=cores sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
+             "WIDE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
+             " $(sed -n \"s/^[0-9]*:cpuset://p\" /proc/self/cgroup)'\n"
+             "srun -n2 --cpu-bind=none sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
+             "FREE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)'\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
