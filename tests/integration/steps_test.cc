@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include "common/strings.h"
@@ -706,6 +708,33 @@ TEST_F(StepsTest, ABoundTaskCannotWidenItsAffinity) {
   // Unbound tasks live in their step's cpuset and may use all of it.
   EXPECT_EQ(LineOf(out, "FREE0 "), "FREE0 0-1") << out;
   EXPECT_EQ(LineOf(out, "FREE1 "), "FREE1 0-1") << out;
+}
+
+// What a step launch costs end to end (srun in a job, both daemons ASan
+// builds on a shared host): the median wall time of `srun -n2 true` with
+// the node's default binding (a step cage) and with --cpu-bind=cores (a step
+// cage and a cpuset cage per task). Printed for comparison; bounded loosely.
+TEST_F(StepsTest, StepLaunchTime) {
+  std::string id =
+      Submit("-N1 -n2",
+             "for b in default cores; do for i in 1 2 3 4 5 6 7 8 9 10 11; do t0=$(date +%s%N);"
+             " srun -n2 --cpu-bind=$b true; t1=$(date +%s%N);"
+             " echo LAUNCH $b $(( (t1 - t0) / 1000000 )); done; done\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  for (const std::string bind : {"default", "cores"}) {
+    std::vector<int64_t> ms;
+    for (std::string_view line : Split(out, '\n')) {
+      const std::string prefix = "LAUNCH " + bind + " ";
+      if (line.rfind(prefix, 0) != 0) continue;
+      if (auto v = ParseInt(Trim(line.substr(prefix.size())))) ms.push_back(*v);
+    }
+    ASSERT_EQ(ms.size(), 11u) << out;
+    std::sort(ms.begin(), ms.end());
+    std::cerr << "srun -n2 --cpu-bind=" << bind << " true: median " << ms[5] << " ms\n";
+    EXPECT_LT(ms[5], 5000) << out;
+  }
 }
 
 // A step's GPUs come out of the job's: two concurrent one-GPU steps of a
