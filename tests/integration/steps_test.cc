@@ -715,11 +715,11 @@ TEST_F(StepsTest, ABoundTaskCannotWidenItsAffinity) {
 // the node's default binding (a step cage) and with --cpu-bind=cores (a step
 // cage and a cpuset cage per task). Printed for comparison; bounded loosely.
 TEST_F(StepsTest, StepLaunchTime) {
-  std::string id =
-      Submit("-N1 -n2",
-             "for b in default cores; do for i in 1 2 3 4 5 6 7 8 9 10 11; do t0=$(date +%s%N);"
-             " srun -n2 --cpu-bind=$b true; t1=$(date +%s%N);"
-             " echo LAUNCH $b $(( (t1 - t0) / 1000000 )); done; done\n");
+  std::string id = Submit("-N1 -n2",
+                          "t() { t0=$(date +%s%N); srun -n2 $2 true; t1=$(date +%s%N);"
+                          " echo LAUNCH $1 $(( (t1 - t0) / 1000000 )); }\n"
+                          "for i in 1 2 3 4 5 6 7 8 9 10 11; do t default; done\n"
+                          "for i in 1 2 3 4 5 6 7 8 9 10 11; do t cores --cpu-bind=cores; done\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
