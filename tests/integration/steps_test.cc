@@ -656,16 +656,16 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
 // --mem, a task that outgrows it is killed by the kernel and srun says Out Of
 // Memory, while the job and its next step carry on; the cage goes with the step.
 TEST_F(StepsTest, AStepsCageHoldsItsMemoryAndItsOomKillSparesTheJob) {
-  const std::string memcg = "$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)";
   std::string id = Submit(
       "-N1 -n2 --mem=300M",
-      "srun -n1 --mem=60M sh -c \"echo CG=" + memcg + " LIMIT=$(cat /sys/fs/cgroup/memory" + memcg +
-          "/memory.limit_in_bytes)\"\n"
-          // tail keeps a line with no end in memory: 400 MB of it.
-          "srun -n1 --mem=60M sh -c 'head -c 400M /dev/zero | tail > /dev/null'; echo rcO=$?\n"
-          "srun -n1 true; echo rcT=$?\n"
-          "echo STEPS=$(ls -d /sys/fs/cgroup/*/rota/*/uid_*/job_$SLURM_JOB_ID/step_* 2>/dev/null |"
-          " wc -l)\n");
+      // Quoted for the task's shell: the step's own memory cgroup and limit.
+      "srun -n1 --mem=60M sh -c 'm=$(sed -n \"s/^[0-9]*:memory://p\" /proc/self/cgroup);"
+      " echo CG=$m LIMIT=$(cat /sys/fs/cgroup/memory$m/memory.limit_in_bytes)'\n"
+      // tail keeps a line with no end in memory: 400 MB of it.
+      "srun -n1 --mem=60M sh -c 'head -c 400M /dev/zero | tail > /dev/null'; echo rcO=$?\n"
+      "srun -n1 true; echo rcT=$?\n"
+      "echo STEPS=$(ls -d /sys/fs/cgroup/*/rota/*/uid_*/job_$SLURM_JOB_ID/step_* 2>/dev/null |"
+      " wc -l)\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
