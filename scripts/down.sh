@@ -86,7 +86,8 @@ stop_all "${NODES[@]}"
 stop_all rotactld
 stop_all rotadbd
 
-# Cgroups: rota/<node>/uid_*/job_*/ (rota/<node>/job_*/ from older versions), the uid_*
+# Cgroups: rota/<node>/uid_*/job_*/ with their step_*/ and step_*/task_*/ levels
+# (rota/<node>/job_*/ from older versions), the uid_*
 # levels and rota/<node>/ of the quickstart's nodes, in every v1
 # hierarchy. A rotad stopped with SIGTERM has removed its jobs' cgroups already; a killed one
 # may have left some, possibly still holding job processes, which are killed first (they belong
@@ -97,14 +98,17 @@ for n in "${NODES[@]}"; do
     [ -d "$node_dir" ] || continue
     for job_dir in "$node_dir"/uid_*/job_* "$node_dir"/job_*; do
       [ -d "$job_dir" ] || continue
-      procs="$(cat "$job_dir/cgroup.procs" 2>/dev/null || true)"
+      # The job's own processes and those of its steps and tasks (step_*/, step_*/task_*/):
+      # cgroup v1 lists each cgroup's members only.
+      job_procs() { find "$job_dir" -name cgroup.procs -exec cat {} + 2>/dev/null || true; }
+      procs="$(job_procs)"
       if [ -n "$procs" ]; then
         say "$job_dir still holds processes ${procs//$'\n'/ }: killing them"
         { [ -f "$job_dir/freezer.state" ] && echo THAWED >"$job_dir/freezer.state"; } 2>/dev/null || true
         # shellcheck disable=SC2086
         kill -KILL $procs 2>/dev/null || true
         for ((i = 0; i < 50; i++)); do
-          [ -z "$(cat "$job_dir/cgroup.procs" 2>/dev/null)" ] && break
+          [ -z "$(job_procs)" ] && break
           sleep 0.1
         done
       fi

@@ -420,6 +420,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   TaskOutput output(options.label, step.num_tasks());
   std::map<uint32_t, uint32_t> exits;  // Task id -> wait status
   std::map<uint32_t, std::string> task_node;
+  std::set<uint32_t> out_of_memory;  // Tasks whose step cage saw the kernel's memory kill
   std::vector<int> connections;
   std::set<int> greeted;
   std::map<int, std::string> node_of;
@@ -645,6 +646,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
           const uint32_t status = frame.wait_status();
           exits[frame.task()] = status;
           task_node[frame.task()] = node_of[c];
+          if (frame.out_of_memory()) out_of_memory.insert(frame.task());
           usage.Add(frame.task(), node_of[c], frame.max_rss_kb());
           if (!first_exit) first_exit = std::chrono::steady_clock::now();
           const bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
@@ -680,7 +682,9 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   uint32_t worst_status = 0;
   for (const auto& [task, status] : exits) {
     const std::string& node = task_node[task];
-    if (WIFSIGNALED(status)) {
+    if (out_of_memory.count(task) != 0) {
+      std::cerr << "srun: error: " << node << ": task " << task << ": Out Of Memory\n";
+    } else if (WIFSIGNALED(status)) {
       std::cerr << "srun: error: " << node << ": task " << task << ": "
                 << strsignal(WTERMSIG(status)) << "\n";
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -701,6 +705,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   }
   if (out_fd > 2) close(out_fd);
   if (err_fd > 2 && err_fd != out_fd) close(err_fd);
+  ended.set_out_of_memory(!out_of_memory.empty());
   end_step(worst_status);
   return code;
 }

@@ -45,6 +45,17 @@ std::vector<DeviceRule> BaseDeviceRules() {
   };
 }
 
+std::optional<std::vector<uint32_t>> HostCpusOf(const std::vector<uint32_t>& ids,
+                                                const std::vector<uint32_t>& host_cpus) {
+  std::vector<uint32_t> cpus;
+  cpus.reserve(ids.size());
+  for (uint32_t id : ids) {
+    if (id >= host_cpus.size()) return std::nullopt;
+    cpus.push_back(host_cpus[id]);
+  }
+  return cpus;
+}
+
 Result<DeviceRule> DeviceRuleFor(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {

@@ -42,6 +42,27 @@ struct CageLimits {
   std::optional<std::vector<DeviceRule>> allowed_devices;  // Everything else is denied.
 };
 
+// What a step's cage (job_<id>/step_<s>, below its job's) enforces within the
+// job's; an unset field leaves the job's limit alone.
+struct StepCageLimits {
+  // ConstrainCores: the step's CPUs on this node (allocation ids, as
+  // CageLimits::cpu_ids); empty: the job's.
+  std::vector<uint32_t> cpu_ids;
+  std::optional<uint64_t> memory_bytes;  // ConstrainRAMSpace: the step's memory here
+  // Every task of the step gets a cage of its own below the step's
+  // (ConfineTask), not only those that narrow something: cgroup v2 lets
+  // processes live only in leaves once a level hands controllers down.
+  bool task_cages = false;
+  // Some task cage narrows CPUs (the step's level hands cpuset down).
+  bool task_cpusets = false;
+};
+
+// What a task's cage (step_<s>/task_<n>) narrows within its step's.
+struct TaskCageLimits {
+  std::vector<uint32_t> cpu_ids;                           // Allocation ids; empty: the step's CPUs
+  std::optional<std::vector<DeviceRule>> allowed_devices;  // Unset: the step's devices
+};
+
 class CgroupBackend {
  public:
   virtual ~CgroupBackend() = default;
@@ -74,16 +95,36 @@ class CgroupBackend {
   virtual Status KillAll(uint32_t job_id) = 0;
   // Removes the job's cgroups. REQUIRES: KillAll first.
   virtual Status Remove(uint32_t job_id) = 0;
-  // Per-task device confinement for job steps (srun --gpus-per-task): moves
-  // `pid`, already in the job's cage, into a sub-cage named `task` that allows
-  // only `devices` (within what the job allows). Backends that cannot keep
-  // the default: the task keeps the job's devices.
-  virtual Status ConfineTask(uint32_t /*job_id*/, const std::string& /*task*/, pid_t /*pid*/,
-                             const std::vector<DeviceRule>& /*devices*/) {
+  // Job steps (srun) on this node each have a cage below the job's, named as
+  // Slurm names them ("step_0", "step_batch", "step_extern"), and optionally
+  // a cage per task below it ("task_0"). Backends without cgroups keep these
+  // defaults: nothing is made, tasks join the job (AddPid).
+  //
+  // Makes the step's cage with `limits`. Errors name the limit that could not
+  // be set. REQUIRES: the job's cage exists (made by this process or another).
+  virtual Status CreateStep(uint32_t /*job_id*/, const std::string& /*step*/,
+                            const StepCageLimits& /*limits*/) {
     return Status::Ok();
   }
-  // Removes the sub-cage `task` once its processes are gone.
-  virtual Status RemoveTask(uint32_t /*job_id*/, const std::string& /*task*/) {
+  // Moves `pid` into the step's cage. REQUIRES: CreateStep, without task_cages.
+  virtual Status AddStepPid(uint32_t job_id, const std::string& /*step*/, pid_t pid) {
+    return AddPid(job_id, pid);
+  }
+  // Moves `pid` into the task cage `task` below the step's, made with
+  // `limits` (srun --cpu-bind under ConstrainCores, --gpus-per-task under
+  // ConstrainDevices). REQUIRES: CreateStep, with task_cages.
+  virtual Status ConfineTask(uint32_t /*job_id*/, const std::string& /*step*/,
+                             const std::string& /*task*/, pid_t /*pid*/,
+                             const TaskCageLimits& /*limits*/) {
+    return Status::Ok();
+  }
+  // How many of the step's processes the kernel killed for exceeding a memory
+  // limit (0 when unknown). REQUIRES: before RemoveStep.
+  virtual uint64_t StepOomKills(uint32_t /*job_id*/, const std::string& /*step*/) const {
+    return 0;
+  }
+  // Kills what is left in the step's cage and removes it with its task cages.
+  virtual Status RemoveStep(uint32_t /*job_id*/, const std::string& /*step*/) {
     return Status::Ok();
   }
   // Kills and removes cages this node left behind (a crash, a kill -9),
@@ -107,6 +148,11 @@ std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
 // The allow list every job gets under ConstrainDevices=yes: /dev/null, zero,
 // full, random, urandom, tty, ptmx and the pseudo-terminals.
 std::vector<DeviceRule> BaseDeviceRules();
+// The host CPUs that allocation CPU ids stand for on a host offering
+// `host_cpus` (id i is the i-th); nullopt when an id is beyond the host (a
+// virtual node larger than its host: its CPUs cannot be confined).
+std::optional<std::vector<uint32_t>> HostCpusOf(const std::vector<uint32_t>& ids,
+                                                const std::vector<uint32_t>& host_cpus);
 // The rule that allows the device file at `path` (its type and major:minor).
 // Errors: kNotFound / kInvalidArgument when it is missing or not a device.
 Result<DeviceRule> DeviceRuleFor(const std::string& path);

@@ -111,11 +111,21 @@ bool CgroupV1::Has(const std::string& controller) const {
 
 std::vector<pid_t> CgroupV1::Procs(const std::string& controller, uint32_t job_id) const {
   std::vector<pid_t> pids;
-  const std::string text = ReadFile(JobDir(controller, job_id) + "/cgroup.procs");
-  for (std::string_view line : Split(text, '\n')) {
-    if (std::optional<int64_t> pid = ParseInt(Trim(line)); pid && *pid > 0) {
-      pids.push_back(static_cast<pid_t>(*pid));
+  auto collect = [&pids](const std::string& dir) {
+    const std::string text = ReadFile(dir + "/cgroup.procs");
+    for (std::string_view line : Split(text, '\n')) {
+      if (std::optional<int64_t> pid = ParseInt(Trim(line)); pid && *pid > 0) {
+        pids.push_back(static_cast<pid_t>(*pid));
+      }
     }
+  };
+  const std::string job = JobDir(controller, job_id);
+  collect(job);
+  // v1 lists only a cgroup's own members: its steps' and tasks' are below.
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(job, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_directory(ec)) collect(it->path().string());
   }
   return pids;
 }
@@ -237,22 +247,6 @@ Status CgroupV1::KillAll(uint32_t job_id) {
     }
     std::this_thread::sleep_for(milliseconds(10));
   }
-}
-
-Status CgroupV1::ConfineTask(uint32_t job_id, const std::string& task, pid_t pid,
-                             const std::vector<DeviceRule>& devices) {
-  if (!Has("devices")) return FailedPrecondition("ConstrainDevices: no devices controller mounted");
-  const std::string dir = JobDir("devices", job_id) + "/" + task;
-  ROTA_RETURN_IF_ERROR(MakeDir(dir));
-  ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.deny", "a"));
-  for (const DeviceRule& rule : devices) {
-    ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.allow", rule.ToString()));
-  }
-  return WriteFile(dir + "/cgroup.procs", std::to_string(pid));
-}
-
-Status CgroupV1::RemoveTask(uint32_t job_id, const std::string& task) {
-  return RemoveTree(JobDir("devices", job_id) + "/" + task);
 }
 
 Status CgroupV1::Remove(uint32_t job_id) {

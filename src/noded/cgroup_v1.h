@@ -41,10 +41,16 @@ class CgroupV1 : public CgroupBackend {
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
   int SweepStale(const std::set<uint32_t>& keep) override;
-  // In the devices hierarchy only: <job dir>/<task>.
-  Status ConfineTask(uint32_t job_id, const std::string& task, pid_t pid,
-                     const std::vector<DeviceRule>& devices) override;
-  Status RemoveTask(uint32_t job_id, const std::string& task) override;
+  // Steps and tasks (cgroup_v1_steps.cc): <job dir>/<step> in every
+  // hierarchy; a task cage <step>/<task> only in those it narrows (cpuset,
+  // devices), the task staying in its step's in the others.
+  Status CreateStep(uint32_t job_id, const std::string& step,
+                    const StepCageLimits& limits) override;
+  Status AddStepPid(uint32_t job_id, const std::string& step, pid_t pid) override;
+  Status ConfineTask(uint32_t job_id, const std::string& step, const std::string& task, pid_t pid,
+                     const TaskCageLimits& limits) override;
+  uint64_t StepOomKills(uint32_t job_id, const std::string& step) const override;
+  Status RemoveStep(uint32_t job_id, const std::string& step) override;
 
   // <mountpoint>/<controller>/rota/<node>/uid_<uid>/job_<id> (cgroup_job_dirs.h)
   std::string JobDir(const std::string& controller, uint32_t job_id) const;
@@ -58,7 +64,8 @@ class CgroupV1 : public CgroupBackend {
 
   std::string NodeDir(const std::string& controller) const;
   bool Has(const std::string& controller) const;
-  // The processes in the job's cgroup of `controller` (empty when it is gone).
+  // The processes in the job's cgroup of `controller` and those below it
+  // (steps, tasks); empty when it is gone.
   std::vector<pid_t> Procs(const std::string& controller, uint32_t job_id) const;
 
   const std::string mountpoint_;

@@ -77,6 +77,46 @@ TEST_F(CgroupV1Test, AUserLevelAboveTheJobThatOtherProcessesFind) {
   EXPECT_EQ(listed, (std::map<uint32_t, std::string>{{5, "uid_1000/job_5"}, {6, "job_6"}}));
 }
 
+// srun's steps: step_<s> below the job in every hierarchy, with the step's
+// CPUs and memory; a bound task's cpuset below it, its other controllers
+// left at the step's.
+TEST_F(CgroupV1Test, StepCagesInEveryHierarchyAndTaskCpusetsBelow) {
+  ASSERT_TRUE(cgroups_->Create(12, 1000).ok());
+  CageLimits job;
+  job.cpu_count = 3;
+  job.cpu_ids = {0, 1, 2};
+  ASSERT_TRUE(cgroups_->SetLimits(12, job).ok());
+  StepCageLimits step;
+  step.cpu_ids = {1, 2};
+  step.memory_bytes = 50 << 20;
+  step.task_cages = true;
+  step.task_cpusets = true;
+  ASSERT_TRUE(cgroups_->CreateStep(12, "step_0", step).ok());
+  const std::string root = dir_.path().string();
+  const std::string place = "/rota/n7/uid_1000/job_12/step_0";
+  for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+    EXPECT_TRUE(std::filesystem::is_directory(root + "/" + c + place)) << c;
+  }
+  EXPECT_EQ(Read(root + "/cpuset" + place + "/cpuset.cpus"), "1-2");
+  EXPECT_EQ(Read(root + "/cpuset" + place + "/cpuset.mems"), "0");
+  EXPECT_EQ(Read(root + "/memory" + place + "/memory.limit_in_bytes"), "52428800");
+
+  TaskCageLimits task;
+  task.cpu_ids = {2};
+  task.allowed_devices = std::vector<DeviceRule>{{'c', 195, 1}};
+  ASSERT_TRUE(cgroups_->ConfineTask(12, "step_0", "task_1", 777, task).ok());
+  EXPECT_EQ(Read(root + "/cpuset" + place + "/task_1/cpuset.cpus"), "2");
+  EXPECT_EQ(Read(root + "/cpuset" + place + "/task_1/cgroup.procs"), "777");
+  EXPECT_EQ(Read(root + "/devices" + place + "/task_1/devices.allow"), "c 195:1 rwm");
+  EXPECT_EQ(Read(root + "/memory" + place + "/cgroup.procs"), "777");
+  EXPECT_FALSE(std::filesystem::exists(root + "/memory" + place + "/task_1"));
+
+  EXPECT_EQ(cgroups_->StepOomKills(12, "step_0"), 0u);
+  dir_.Write("memory" + place + "/memory.oom_control",
+             "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+  EXPECT_EQ(cgroups_->StepOomKills(12, "step_0"), 3u);
+}
+
 TEST_F(CgroupV1Test, PeakMemoryIsTheMemoryControllersHighWaterMark) {
   ASSERT_TRUE(cgroups_->Create(8).ok());
   EXPECT_EQ(cgroups_->PeakMemoryBytes(8), std::nullopt);

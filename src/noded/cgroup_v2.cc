@@ -299,24 +299,6 @@ Status CgroupV2::SetLimits(uint32_t job_id, const CageLimits& limits) {
   return Status::Ok();
 }
 
-Status CgroupV2::ConfineTask(uint32_t job_id, const std::string& task, pid_t pid,
-                             const std::vector<DeviceRule>& devices) {
-  if (!device_control_.ok())
-    return FailedPrecondition("ConstrainDevices: " + device_control_.message());
-  const std::string dir = JobDir(job_id) + "/" + task;
-  ROTA_RETURN_IF_ERROR(MakeDir(dir));
-  Result<int> program = LoadDeviceFilter(BuildDeviceFilter(devices));
-  if (!program.ok()) return FailedPrecondition("ConstrainDevices: " + program.status().message());
-  Status attached = AttachDeviceFilter(*program, dir);
-  close(*program);
-  if (!attached.ok()) return FailedPrecondition("ConstrainDevices: " + attached.message());
-  return WriteFile(dir + "/cgroup.procs", std::to_string(pid));
-}
-
-Status CgroupV2::RemoveTask(uint32_t job_id, const std::string& task) {
-  return RemoveTree(JobDir(job_id) + "/" + task);
-}
-
 Status CgroupV2::AddPid(uint32_t job_id, pid_t pid) {
   return WriteFile(StepDir(job_id) + "/cgroup.procs", std::to_string(pid));
 }

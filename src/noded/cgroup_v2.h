@@ -3,7 +3,7 @@
 // The cgroup v2 cage. On the unified hierarchy (found in /proc/self/mounts) a
 // job lives in <mount>/rota/<node>/uid_<uid>/job_<id>, its processes in the leaf
 // job_<id>/step_batch (v2 allows processes only in leaves once controllers
-// are enabled below a cgroup; further steps would be siblings of step_batch).
+// are enabled below a cgroup); srun's steps are its siblings, step_<s>.
 // There is no per-user level: the cage interface does not carry the uid.
 // Limits are set on the job level:
 //   ConstrainCores    -> cpuset.cpus      (cpuset controller)
@@ -61,11 +61,17 @@ class CgroupV2 : public CgroupBackend {
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
   int SweepStale(const std::set<uint32_t>& keep) override;
-  // A leaf <job dir>/<task> with a device program of its own: the kernel
-  // runs the job's program and the task's, and a device must pass both.
-  Status ConfineTask(uint32_t job_id, const std::string& task, pid_t pid,
-                     const std::vector<DeviceRule>& devices) override;
-  Status RemoveTask(uint32_t job_id, const std::string& task) override;
+  // Steps and tasks (cgroup_v2_steps.cc): <job dir>/<step>, limits written
+  // there; a task cage <step>/<task> is a leaf with its own cpuset.cpus and
+  // device program (the kernel runs the job's program and the task's, and a
+  // device must pass both).
+  Status CreateStep(uint32_t job_id, const std::string& step,
+                    const StepCageLimits& limits) override;
+  Status AddStepPid(uint32_t job_id, const std::string& step, pid_t pid) override;
+  Status ConfineTask(uint32_t job_id, const std::string& step, const std::string& task, pid_t pid,
+                     const TaskCageLimits& limits) override;
+  uint64_t StepOomKills(uint32_t job_id, const std::string& step) const override;
+  Status RemoveStep(uint32_t job_id, const std::string& step) override;
 
   // <mount>/rota/<node>/job_<id>, and its leaf where the processes live.
   std::string JobDir(uint32_t job_id) const;

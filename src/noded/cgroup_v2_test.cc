@@ -106,6 +106,55 @@ TEST_F(CgroupV2Test, EnablesControllersDownToTheJobAndWritesLimits) {
   EXPECT_EQ(Read(cgroups->StepDir(12) + "/cgroup.procs"), "4242");
 }
 
+// srun's steps: step_<s> beside step_batch with the step's CPUs and memory;
+// task leaves below it with their own CPUs when tasks are bound.
+TEST_F(CgroupV2Test, StepCagesHoldTheStepsLimitsAndTaskCagesTheirCpus) {
+  auto cgroups = Open("cpuset memory pids");
+  ASSERT_NE(cgroups, nullptr);
+  ASSERT_TRUE(cgroups->Create(12, 1000).ok());
+  StepCageLimits plain;
+  plain.cpu_ids = {1, 2};
+  plain.memory_bytes = 64 << 20;
+  ASSERT_TRUE(cgroups->CreateStep(12, "step_0", plain).ok());
+  const std::string step = dir_.path().string() + "/rota/n7/uid_1000/job_12/step_0";
+  EXPECT_EQ(Read(step + "/cpuset.cpus"), "1-2");
+  EXPECT_EQ(Read(step + "/memory.max"), "67108864");
+  EXPECT_FALSE(std::filesystem::exists(step + "/cgroup.subtree_control"));
+  ASSERT_TRUE(cgroups->AddStepPid(12, "step_0", 4242).ok());
+  EXPECT_EQ(Read(step + "/cgroup.procs"), "4242");
+  EXPECT_EQ(cgroups->StepOomKills(12, "step_0"), 0u);
+  dir_.Write("rota/n7/uid_1000/job_12/step_0/memory.events", "oom 1\noom_kill 1\n");
+  EXPECT_EQ(cgroups->StepOomKills(12, "step_0"), 1u);
+
+  StepCageLimits bound;
+  bound.task_cages = true;
+  bound.task_cpusets = true;
+  ASSERT_TRUE(cgroups->CreateStep(12, "step_1", bound).ok());
+  const std::string step1 = dir_.path().string() + "/rota/n7/uid_1000/job_12/step_1";
+  EXPECT_EQ(Read(step1 + "/cgroup.subtree_control"), "+cpuset");
+  TaskCageLimits task;
+  task.cpu_ids = {3};
+  ASSERT_TRUE(cgroups->ConfineTask(12, "step_1", "task_5", 4343, task).ok());
+  EXPECT_EQ(Read(step1 + "/task_5/cpuset.cpus"), "3");
+  EXPECT_EQ(Read(step1 + "/task_5/cgroup.procs"), "4343");
+  EXPECT_FALSE(std::filesystem::exists(step1 + "/cgroup.procs"));
+}
+
+TEST_F(CgroupV2Test, StepLimitsNeedTheirControllers) {
+  auto cgroups = Open("pids");
+  ASSERT_NE(cgroups, nullptr);
+  ASSERT_TRUE(cgroups->Create(3).ok());
+  StepCageLimits memory;
+  memory.memory_bytes = 1 << 20;
+  Status s = cgroups->CreateStep(3, "step_0", memory);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("ConstrainRAMSpace"), std::string::npos) << s.message();
+  StepCageLimits cores;
+  cores.cpu_ids = {0};
+  s = cgroups->CreateStep(3, "step_1", cores);
+  EXPECT_NE(s.message().find("ConstrainCores"), std::string::npos) << s.message();
+}
+
 TEST_F(CgroupV2Test, AlreadyEnabledControllersAreNotWrittenAgain) {
   dir_.Write("rota/n7/cgroup.subtree_control", "cpuset memory pids\n");
   auto cgroups = Open("cpuset memory pids");

@@ -26,6 +26,7 @@
 #include "common/step_io_pattern.h"
 #include "noded/cpu_list.h"
 #include "noded/job_environment.h"
+#include "noded/step_cage.h"
 #include "noded/step_channel.h"
 #include "noded/task_cpu_binding.h"
 #include "noded/task_gpu_binding.h"
@@ -118,9 +119,7 @@ Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord&
   }
   if (conf.constrain_ram_space && here >= 0 && here < job.mem_by_node_mb_size() &&
       job.mem_by_node_mb(here) > 0) {
-    double mb = job.mem_by_node_mb(here) * conf.allowed_ram_space_percent / 100.0;
-    mb = std::max(mb, static_cast<double>(conf.min_ram_space_mb));
-    limits.memory_bytes = static_cast<uint64_t>(mb * 1024 * 1024);
+    limits.memory_bytes = CageMemoryBytes(conf, job.mem_by_node_mb(here));
   }
   if (conf.constrain_devices) {
     std::vector<DeviceRule> allowed = BaseDeviceRules();
@@ -188,10 +187,10 @@ struct LocalTask {
   uint32_t wait_status = 0;
   uint64_t max_rss_kb = 0;  // Its peak resident set with its waited-for children's (wait4)
   bool reported = false;
-  std::string cage;           // Its devices sub-cage ("" without one)
-  int stdin_fd = -1;          // From srun (-i): write end, non-blocking
-  std::string stdin_pending;  // Received from srun, not yet taken by the task
-  bool stdin_eof = false;     // srun's stdin ended: close once pending is written
+  bool out_of_memory = false;  // Ended after the kernel's memory kill in its step's cage
+  int stdin_fd = -1;           // From srun (-i): write end, non-blocking
+  std::string stdin_pending;   // Received from srun, not yet taken by the task
+  bool stdin_eof = false;      // srun's stdin ended: close once pending is written
   // --pty: the pseudo-terminal's master side (task 0 only), for its size.
   // fds[0] and stdin_fd are copies of it: output and input go through it.
   int terminal = -1;
@@ -378,6 +377,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   bool answered = false;
   int io = -1;
   bool own_cage = false;
+  const std::string step_cage = StepCageName(step_id);
+  bool step_caged = false;  // Its cage below the job's is made
   std::vector<LocalTask> tasks;
 
   auto finish = [&] {
@@ -398,9 +399,10 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       std::lock_guard<std::mutex> step_lock(running->mu);
       running->live.clear();
     }
-    // Left-over processes of a task are the job's until its cage goes.
-    for (LocalTask& t : tasks) {
-      if (!t.cage.empty()) node_.cgroups->RemoveTask(job_id, t.cage).ok();
+    // What the tasks left behind goes with the step.
+    if (step_caged) {
+      Status removed = node_.cgroups->RemoveStep(job_id, step_cage);
+      if (!removed.ok()) spdlog::error("step {}.{}: {}", job_id, step_id, removed.message());
     }
     if (own_cage) ReleaseCage(job_id);
     if (io >= 0) close(io);
@@ -556,6 +558,21 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     if (Status held = HoldCage(job, job_gpus); !held.ok()) return fail(held);
     own_cage = true;
   }
+  // The step's own cage below the job's: its CPUs and memory here, and its
+  // tasks' cages below it.
+  StepCageRequest cage_request;
+  cage_request.step_cpus = step_cpus;
+  cage_request.step_mem_mb = node_index < step.mem_mb_size() ? step.mem_mb(node_index) : 0;
+  cage_request.tasks_bound_by_user =
+      cpu_bind->kind != CpuBindSpec::kDefault && cpu_binding->bound();
+  cage_request.task_cpus = cpu_binding->task_cpus;
+  cage_request.tasks_confined_to_gpus = confine_gpus;
+  const StepCageLimits step_limits =
+      PlanStepCage(node_.config->cgroup, node_.cgroups->enforcing(), cage_request);
+  step_caged = true;  // Removed on the way out, also when half made.
+  if (Status made = node_.cgroups->CreateStep(job_id, step_cage, step_limits); !made.ok()) {
+    return fail(made);
+  }
 
   // Identity and environment.
   const wire::JobSpec& spec = job.spec();
@@ -680,18 +697,21 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       default:
         break;
     }
-    std::optional<std::vector<DeviceRule>> confine;
+    const std::vector<uint32_t>& bound_cpus = cpu_binding->task_cpus[t];
+    TaskCageLimits task_limits;
     if (confine_gpus) {
       Result<std::vector<DeviceRule>> rules = TaskDeviceRules(node_, gpus);
       if (!rules.ok()) return fail(rules.status());
-      confine = std::move(rules).value();
-      task.cage = fmt::format("step_{}_task_{}", step_id, task.global_id);
+      task_limits.allowed_devices = std::move(rules).value();
     }
-    const std::vector<uint32_t>& bound_cpus = cpu_binding->task_cpus[t];
+    if (step_limits.task_cpusets) task_limits.cpu_ids = bound_cpus;
     Result<TaskProcess> started = SpawnTaskProcess(process, [&](pid_t pid) -> Status {
-      ROTA_RETURN_IF_ERROR(node_.cgroups->AddPid(job_id, pid));
-      if (confine)
-        ROTA_RETURN_IF_ERROR(node_.cgroups->ConfineTask(job_id, task.cage, pid, *confine));
+      if (step_limits.task_cages) {
+        ROTA_RETURN_IF_ERROR(node_.cgroups->ConfineTask(
+            job_id, step_cage, TaskCageName(task.global_id), pid, task_limits));
+      } else {
+        ROTA_RETURN_IF_ERROR(node_.cgroups->AddStepPid(job_id, step_cage, pid));
+      }
       if (!bound_cpus.empty()) {
         Status bound = SetTaskAffinity(pid, bound_cpus);
         // The node's own default gives way to a host that cannot honour it;
@@ -749,6 +769,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
 
   // Relay output and exits until every task has ended and said all.
   bool srun_gone = false;
+  uint64_t oom_kills_told = 0;  // The step cage's memory kills srun was told of
   std::vector<char> buf(64 * 1024);
   while (!srun_gone) {
     std::vector<pollfd> polled;
@@ -835,6 +856,23 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
           task.max_rss_kb = static_cast<uint64_t>(std::max<long>(0, used.ru_maxrss));
           if (task.stdin_fd >= 0) close(task.stdin_fd);
           task.stdin_fd = -1;
+          // A task that failed after the kernel killed in its step's cage for
+          // memory (itself or a child of it) ended Out Of Memory.
+          if (status != 0 && node_.config->cgroup.constrain_ram_space) {
+            const uint64_t kills = node_.cgroups->StepOomKills(job_id, step_cage);
+            task.out_of_memory = kills > 0;
+            if (kills > oom_kills_told) {
+              oom_kills_told = kills;
+              wire::TaskIoFrame frame;
+              frame.set_kind(wire::TaskIoFrame::STDERR);
+              frame.set_task(task.global_id);
+              frame.set_data(fmt::format(
+                  "rotad: error: Detected {} oom-kill event(s) in StepId={}.{} cgroup on {}: "
+                  "the kernel killed processes of the step that outgrew its memory limit.\n",
+                  kills, job_id, step_id, me));
+              if (!WriteStepMessage(io, frame).ok()) srun_gone = true;
+            }
+          }
         }
       }
       if (task.exited && !task.reported && task.fds[0] < 0 && task.fds[1] < 0) {
@@ -843,6 +881,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
         frame.set_task(task.global_id);
         frame.set_wait_status(task.wait_status);
         frame.set_max_rss_kb(task.max_rss_kb);
+        frame.set_out_of_memory(task.out_of_memory);
         if (!WriteStepMessage(io, frame).ok()) srun_gone = true;
         task.reported = true;
       }

@@ -187,9 +187,14 @@ TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
   const std::string mine = MakeGpu(250);
   const std::string sibling = MakeGpu(251);
   ASSERT_TRUE(cgroups_->Create(4).ok());
+  noded::StepCageLimits step;
+  step.task_cages = true;
+  ASSERT_TRUE(cgroups_->CreateStep(4, "step_0", step).ok());
   if (!cgroups_->device_control().ok()) {
     // The kernel refuses device programs: no task starts unconfined.
-    Status refused = cgroups_->ConfineTask(4, "task_0", getpid(), {});
+    noded::TaskCageLimits any;
+    any.allowed_devices = std::vector<DeviceRule>{};
+    Status refused = cgroups_->ConfineTask(4, "step_0", "task_0", getpid(), any);
     EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition) << refused.message();
     return;
   }
@@ -212,18 +217,19 @@ TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
     return failed;
   });
   ASSERT_GT(child.pid(), 0);
-  ASSERT_TRUE(cgroups_->AddPid(4, child.pid()).ok());
-  Status confined = cgroups_->ConfineTask(4, "task_0", child.pid(), task);
+  noded::TaskCageLimits task_limits;
+  task_limits.allowed_devices = task;
+  Status confined = cgroups_->ConfineTask(4, "step_0", "task_0", child.pid(), task_limits);
   ASSERT_TRUE(confined.ok()) << confined.message();
   EXPECT_NE(ReadFileText("/proc/" + std::to_string(child.pid()) + "/cgroup")
-                .find("0::/rota/" + node_ + "/job_4/task_0\n"),
+                .find("0::/rota/" + node_ + "/job_4/step_0/task_0\n"),
             std::string::npos);
   child.Go();
   int status = child.Wait();
   ASSERT_TRUE(WIFEXITED(status)) << status;
   EXPECT_EQ(WEXITSTATUS(status), 0) << "failed checks (bits: null, mine, sibling)";
-  EXPECT_TRUE(cgroups_->RemoveTask(4, "task_0").ok());
-  EXPECT_FALSE(fs::exists(cgroups_->JobDir(4) + "/task_0"));
+  EXPECT_TRUE(cgroups_->RemoveStep(4, "step_0").ok());
+  EXPECT_FALSE(fs::exists(cgroups_->JobDir(4) + "/step_0"));
   EXPECT_TRUE(cgroups_->Remove(4).ok());
 }
 
@@ -385,6 +391,65 @@ TEST_F(CgroupV2CageTest, CageSetUpAndTearDownTime) {
   if (v1.ok()) {
     const double v1_us = cycle(**v1);
     std::cerr << "cgroup v1 cage, the same: " << v1_us << " us\n";
+    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+      rmdir((std::string("/sys/fs/cgroup/") + c + "/rota/" + node_).c_str());
+    }
+  }
+}
+
+// What a step's cage adds to a step launch: make step_<s> with the step's CPUs
+// (and memory where the hierarchy has the controller), a process placed in
+// it, or in a task cage of its own CPUs, and the step removed once the
+// process is gone. Printed for cgroup v2 and v1; bounded loosely.
+TEST_F(CgroupV2CageTest, StepCageSetUpAndTearDownTime) {
+  auto v1 = noded::CgroupV1::Open("/sys/fs/cgroup", node_);
+  constexpr int kCycles = 30;
+  auto cycle = [&](noded::CgroupBackend& cage, bool task_cage) {
+    EXPECT_TRUE(cage.Create(7).ok());
+    double total_us = 0;
+    for (int s = 0; s < kCycles; ++s) {
+      CagedChild child([] { return 0; });
+      const std::string step = "step_" + std::to_string(s);
+      noded::StepCageLimits limits;
+      limits.task_cages = task_cage;
+      limits.task_cpusets = task_cage;
+      auto start = std::chrono::steady_clock::now();
+      Status made = cage.CreateStep(7, step, limits);
+      EXPECT_TRUE(made.ok()) << made.message();
+      if (task_cage) {
+        noded::TaskCageLimits task;
+        task.cpu_ids = {0};
+        Status placed = cage.ConfineTask(7, step, "task_0", child.pid(), task);
+        EXPECT_TRUE(placed.ok()) << placed.message();
+      } else {
+        EXPECT_TRUE(cage.AddStepPid(7, step, child.pid()).ok());
+      }
+      total_us +=
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count();
+      child.Go();
+      child.Wait();
+      start = std::chrono::steady_clock::now();
+      EXPECT_TRUE(cage.RemoveStep(7, step).ok());
+      total_us +=
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count();
+    }
+    EXPECT_TRUE(cage.KillAll(7).ok());
+    EXPECT_TRUE(cage.Remove(7).ok());
+    return total_us / kCycles;
+  };
+  const bool v2_cpuset = cgroups_->Has("cpuset");
+  const double v2_us = cycle(*cgroups_, v2_cpuset);
+  std::cerr << "cgroup v2 step cage, create + place a process"
+            << (v2_cpuset ? " in a task cpuset" : "") << " + remove: " << v2_us << " us\n";
+  EXPECT_LT(v2_us, 100'000.0);
+  if (v1.ok()) {
+    const double v1_step_us = cycle(**v1, false);
+    const double v1_task_us = cycle(**v1, true);
+    std::cerr << "cgroup v1 step cage, create + place a process + remove: " << v1_step_us
+              << " us; with a task cpuset: " << v1_task_us << " us\n";
+    EXPECT_LT(v1_task_us, 100'000.0);
     for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
       rmdir((std::string("/sys/fs/cgroup/") + c + "/rota/" + node_).c_str());
     }

@@ -310,15 +310,20 @@ class NodedCluster {
       fs::path dir = fs::path("/sys/fs/cgroup") / c / "rota" / node;
       std::error_code ec;
       if (!fs::exists(dir, ec)) continue;
-      for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-        if (!e.is_directory(ec)) continue;
+      // Deepest first: users, jobs, steps, tasks.
+      std::vector<fs::path> below;
+      for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+           it.increment(ec)) {
+        if (it->is_directory(ec)) below.push_back(it->path());
+      }
+      for (auto e = below.rbegin(); e != below.rend(); ++e) {
         // A kill sent to a frozen process (a rotad that died mid-kill) waits for the thaw.
-        std::ofstream(e.path() / "freezer.state") << "THAWED";
-        std::istringstream procs(ReadFileText((e.path() / "cgroup.procs").string()));
+        std::ofstream(*e / "freezer.state") << "THAWED";
+        std::istringstream procs(ReadFileText((*e / "cgroup.procs").string()));
         for (pid_t pid; procs >> pid;) kill(pid, SIGKILL);
-        WaitUntil([&] { return ReadFileText((e.path() / "cgroup.procs").string()).empty(); },
+        WaitUntil([&] { return ReadFileText((*e / "cgroup.procs").string()).empty(); },
                   std::chrono::seconds(5));
-        rmdir(e.path().c_str());
+        rmdir(e->c_str());
       }
       rmdir(dir.c_str());
     }

@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include "common/strings.h"
@@ -648,6 +650,91 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
   EXPECT_NE(out.find("srun: error: Invalid --cpu-bind argument: sideways\nrcX=1\n"),
             std::string::npos)
       << out;
+}
+
+// A step's cage below the job's (cgroup v1 here): its memory is the step's
+// --mem, a task that outgrows it is killed by the kernel and srun says Out Of
+// Memory, while the job and its next step carry on; the cage goes with the step.
+TEST_F(StepsTest, AStepsCageHoldsItsMemoryAndItsOomKillSparesTheJob) {
+  std::string id = Submit(
+      "-N1 -n2 --mem=300M",
+      // Quoted for the task's shell: the step's own memory cgroup and limit.
+      "srun -n1 --mem=60M sh -c 'm=$(sed -n \"s/^[0-9]*:memory://p\" /proc/self/cgroup);"
+      " echo CG=$m LIMIT=$(cat /sys/fs/cgroup/memory$m/memory.limit_in_bytes)'\n"
+      // tail keeps a line with no end in memory: 400 MB of it.
+      "srun -n1 --mem=60M sh -c 'head -c 400M /dev/zero | tail > /dev/null'; echo rcO=$?\n"
+      "srun -n1 true; echo rcT=$?\n"
+      "echo STEPS=$(ls -d /sys/fs/cgroup/*/rota/*/uid_*/job_$SLURM_JOB_ID/step_* 2>/dev/null |"
+      " wc -l)\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  const std::string cg = LineOf(out, "CG=");
+  EXPECT_NE(cg.find("/rota/"), std::string::npos) << out;
+  EXPECT_NE(cg.find("/uid_0/job_" + id + "/step_0 LIMIT=62914560"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: error: "), std::string::npos) << out;
+  EXPECT_NE(out.find(": task 0: Out Of Memory\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("oom-kill event(s) in StepId=" + id + ".1 cgroup"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcO=137\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcT=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("STEPS=0\n"), std::string::npos) << out;
+}
+
+// --cpu-bind under ConstrainCores: each task's own cpuset (step_<s>/task_<n>)
+// holds exactly its CPUs, so widening its affinity to every CPU leaves it
+// with its own.
+TEST_F(StepsTest, ABoundTaskCannotWidenItsAffinity) {
+  std::string id =
+      Submit("-N1 -n2",
+             "srun -n2 --cpu-bind=cores sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
+             "WIDE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
+             " $(sed -n \"s/^[0-9]*:cpuset://p\" /proc/self/cgroup)'\n"
+             "srun -n2 --cpu-bind=none sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
+             "FREE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  std::vector<std::string> cpus;
+  for (int task = 0; task < 2; ++task) {
+    const std::string line = LineOf(out, "WIDE" + std::to_string(task) + " ");
+    std::vector<std::string_view> f = Split(line, ' ');
+    ASSERT_EQ(f.size(), 3u) << out;
+    EXPECT_TRUE(f[1] == "0" || f[1] == "1") << line;
+    cpus.emplace_back(f[1]);
+    EXPECT_NE(f[2].find("/job_" + id + "/step_0/task_" + std::to_string(task)), std::string::npos)
+        << line;
+  }
+  EXPECT_NE(cpus[0], cpus[1]) << out;
+  // Unbound tasks live in their step's cpuset and may use all of it.
+  EXPECT_EQ(LineOf(out, "FREE0 "), "FREE0 0-1") << out;
+  EXPECT_EQ(LineOf(out, "FREE1 "), "FREE1 0-1") << out;
+}
+
+// What a step launch costs end to end (srun in a job, both daemons ASan
+// builds on a shared host): the median wall time of `srun -n2 true` with
+// the node's default binding (a step cage) and with --cpu-bind=cores (a step
+// cage and a cpuset cage per task). Printed for comparison; bounded loosely.
+TEST_F(StepsTest, StepLaunchTime) {
+  std::string id = Submit("-N1 -n2",
+                          "t() { t0=$(date +%s%N); srun -n2 $2 true; t1=$(date +%s%N);"
+                          " echo LAUNCH $1 $(( (t1 - t0) / 1000000 )); }\n"
+                          "for i in 1 2 3 4 5 6 7 8 9 10 11; do t default; done\n"
+                          "for i in 1 2 3 4 5 6 7 8 9 10 11; do t cores --cpu-bind=cores; done\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  for (const std::string bind : {"default", "cores"}) {
+    std::vector<int64_t> ms;
+    for (std::string_view line : Split(out, '\n')) {
+      const std::string prefix = "LAUNCH " + bind + " ";
+      if (line.rfind(prefix, 0) != 0) continue;
+      if (auto v = ParseInt(Trim(line.substr(prefix.size())))) ms.push_back(*v);
+    }
+    ASSERT_EQ(ms.size(), 11u) << out;
+    std::sort(ms.begin(), ms.end());
+    std::cerr << "srun -n2 --cpu-bind=" << bind << " true: median " << ms[5] << " ms\n";
+    EXPECT_LT(ms[5], 5000) << out;
+  }
 }
 
 // A step's GPUs come out of the job's: two concurrent one-GPU steps of a

@@ -1,6 +1,7 @@
 // Job steps survive a controller restart: each start and end is logged, and
 // the log or a snapshot brings back the running steps and the next step id.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "ctld/core/controller_core.h"
 #include "testing/config_files.h"
@@ -134,6 +135,26 @@ TEST_F(JobStepsTest, StepsOfAJobThatEndedAreNotRestored) {
 TEST_F(JobStepsTest, EndingAnUnknownStepLogsNothing) {
   End(*core_, 7);
   for (const wire::StateRecord& r : log_) EXPECT_FALSE(r.has_job_steps());
+}
+
+// srun reports that a node's step cage saw the kernel's memory kill: the
+// step ends OUT_OF_MEMORY, its job keeps running.
+TEST_F(JobStepsTest, AStepKilledForItsMemoryEndsOutOfMemory) {
+  Step(*core_);
+  wire::StepEndedRequest req;
+  req.set_job_id(job_);
+  req.set_step_id(0);
+  req.set_wait_status(SIGKILL);
+  req.set_out_of_memory(true);
+  Effects e;
+  ASSERT_TRUE(core_->EndStep(req, alice_, kT0 + 15, e).ok());
+  Keep(e);
+  ASSERT_FALSE(accounting_.empty());
+  const wire::AccountingJob& running = accounting_.back();
+  EXPECT_EQ(running.state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(running.steps_size(), 1);
+  EXPECT_EQ(running.steps(0).state(), wire::JOB_STATE_OUT_OF_MEMORY);
+  EXPECT_EQ(running.steps(0).exit_code(), static_cast<uint32_t>(SIGKILL));
 }
 
 TEST_F(JobStepsTest, AccountingHearsOfEachStepAndTheLastRecordHasThemAll) {

@@ -90,6 +90,7 @@ Status StepTable::End(const wire::StepEndedRequest& request, const Caller& calle
   done.set_exit_code(request.wait_status());
   if (request.has_usage()) *done.mutable_usage() = request.usage();
   done.set_state(request.cancelled()          ? wire::JOB_STATE_CANCELLED
+                 : request.out_of_memory()    ? wire::JOB_STATE_OUT_OF_MEMORY
                  : request.wait_status() == 0 ? wire::JOB_STATE_COMPLETED
                                               : wire::JOB_STATE_FAILED);
   return Status::Ok();
