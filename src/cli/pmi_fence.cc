@@ -20,8 +20,8 @@ Result<std::optional<PmiPairs>> PmiFenceAggregator::Add(const std::string& node,
   }
   given_.clear();
   ++round_;
-  return std::optional<PmiPairs>(PmiPairs(std::make_move_iterator(merged.begin()),
-                                          std::make_move_iterator(merged.end())));
+  return std::optional<PmiPairs>(
+      PmiPairs(std::make_move_iterator(merged.begin()), std::make_move_iterator(merged.end())));
 }
 
 }  // namespace rota::cli

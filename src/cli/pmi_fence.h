@@ -34,8 +34,8 @@ class PmiFenceAggregator {
 
  private:
   const size_t nodes_;
-  uint32_t round_ = 0;                      // The fence under way
-  std::map<std::string, PmiPairs> given_;   // Node -> its puts, this round
+  uint32_t round_ = 0;                     // The fence under way
+  std::map<std::string, PmiPairs> given_;  // Node -> its puts, this round
 };
 
 }  // namespace rota::cli

@@ -659,7 +659,8 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
         }
         PmiPairs puts;
         for (const wire::PmiPair& p : pmi.pairs()) puts.emplace_back(p.key(), p.value());
-        Result<std::optional<PmiPairs>> merged = fences.Add(node_of[c], pmi.round(), std::move(puts));
+        Result<std::optional<PmiPairs>> merged =
+            fences.Add(node_of[c], pmi.round(), std::move(puts));
         if (!merged.ok()) {
           terminate("srun: error: " + merged.status().message() + "\n");
         } else if (*merged) {

@@ -21,10 +21,10 @@ namespace rota::noded {
 
 // What a node's tasks learn about their step.
 struct Pmi2StepShape {
-  std::string job_id;        // PMI_JOBID: "JOBID.STEPID"
-  uint32_t size = 0;         // Tasks in the step
-  uint32_t first_rank = 0;   // Rank of this node's first task (block distribution)
-  uint32_t local_tasks = 0;  // Tasks on this node
+  std::string job_id;           // PMI_JOBID: "JOBID.STEPID"
+  uint32_t size = 0;            // Tasks in the step
+  uint32_t first_rank = 0;      // Rank of this node's first task (block distribution)
+  uint32_t local_tasks = 0;     // Tasks on this node
   std::string process_mapping;  // PMI_process_mapping (Pmi2ProcessMapping)
 };
 

@@ -29,8 +29,8 @@ TEST(Pmi2ProcessMappingTest, RunsOfEqualCounts) {
 
 TEST(Pmi2SessionTest, HandshakeAndJobFacts) {
   Pmi2NodeSession session(SecondNode());
-  Pmi2NodeSession::Effects e =
-      session.OnMessage(0, Pmi2Message{"init", {{"pmi_version", "2"}, {"pmi_subversion", "0"}}, true});
+  Pmi2NodeSession::Effects e = session.OnMessage(
+      0, Pmi2Message{"init", {{"pmi_version", "2"}, {"pmi_subversion", "0"}}, true});
   ASSERT_EQ(e.replies.size(), 1u);
   EXPECT_EQ(e.replies[0].second, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n");
 
@@ -47,10 +47,10 @@ TEST(Pmi2SessionTest, HandshakeAndJobFacts) {
   Pmi2Message id = Decode(session.OnMessage(0, Command("job-getid")).replies.at(0).second);
   EXPECT_EQ(id.Get("jobid"), "41.0");
 
-  Pmi2Message map = Decode(
-      session.OnMessage(0, Command("info-getjobattr", {{"key", "PMI_process_mapping"}}))
-          .replies.at(0)
-          .second);
+  Pmi2Message map =
+      Decode(session.OnMessage(0, Command("info-getjobattr", {{"key", "PMI_process_mapping"}}))
+                 .replies.at(0)
+                 .second);
   EXPECT_EQ(map.Get("found"), "TRUE");
   EXPECT_EQ(map.Get("value"), "(vector,(0,2,2))");
   Pmi2Message unknown = Decode(
@@ -115,14 +115,13 @@ TEST(Pmi2SessionTest, FenceWaitsForEveryLocalTaskThenForSrun) {
 
 TEST(Pmi2SessionTest, NodeAttributesWaitForTheirPut) {
   Pmi2NodeSession session(SecondNode());
-  EXPECT_TRUE(
-      session.OnMessage(1, Command("info-getnodeattr", {{"key", "shm"}, {"wait", "TRUE"}}))
-          .replies.empty());
-  EXPECT_EQ(Decode(session.OnMessage(1, Command("info-getnodeattr", {{"key", "shm"}}))
-                       .replies.at(0)
-                       .second)
-                .Get("found"),
-            "FALSE");
+  EXPECT_TRUE(session.OnMessage(1, Command("info-getnodeattr", {{"key", "shm"}, {"wait", "TRUE"}}))
+                  .replies.empty());
+  EXPECT_EQ(
+      Decode(
+          session.OnMessage(1, Command("info-getnodeattr", {{"key", "shm"}})).replies.at(0).second)
+          .Get("found"),
+      "FALSE");
   Pmi2NodeSession::Effects put =
       session.OnMessage(0, Command("info-putnodeattr", {{"key", "shm"}, {"value", "/dev/shm/x"}}));
   ASSERT_EQ(put.replies.size(), 2u);  // The putter's answer and the waiter's

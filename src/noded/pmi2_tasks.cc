@@ -21,8 +21,19 @@ Result<std::unique_ptr<Pmi2Tasks>> Pmi2Tasks::Open(Pmi2StepShape shape) {
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
       return Internal(std::string("cannot make a PMI socket pair: ") + strerror(errno));
     }
+    // The task's standard streams take 0-2 in its process: its end must not
+    // be one of them (a daemon started with them closed would hand them out).
+    for (int& fd : pair) {
+      if (fd > 2) continue;
+      const int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+      close(fd);
+      fd = moved;
+    }
     channel.end = pair[0];
     channel.task_end = pair[1];
+    if (channel.end < 0 || channel.task_end < 0) {
+      return Internal(std::string("cannot place a PMI socket: ") + strerror(errno));
+    }
     fcntl(channel.end, F_SETFL, fcntl(channel.end, F_GETFL) | O_NONBLOCK);
   }
   return tasks;
@@ -56,8 +67,8 @@ size_t Pmi2Tasks::AddPollFds(std::vector<pollfd>& fds) const {
   for (const Channel& channel : channels_) {
     // A closed channel stays in the set as -1 (ignored by poll) so that
     // positions match tasks.
-    fds.push_back({channel.end, static_cast<short>(POLLIN | (channel.outgoing.empty() ? 0 : POLLOUT)),
-                   0});
+    fds.push_back(
+        {channel.end, static_cast<short>(POLLIN | (channel.outgoing.empty() ? 0 : POLLOUT)), 0});
   }
   return first;
 }
@@ -112,8 +123,7 @@ void Pmi2Tasks::Disconnect(uint32_t local_task, std::vector<wire::TaskIoFrame>* 
   Apply(session_.OnDisconnect(local_task), to_srun);
 }
 
-std::vector<wire::TaskIoFrame> Pmi2Tasks::OnPolled(const std::vector<pollfd>& fds,
-                                                   size_t first) {
+std::vector<wire::TaskIoFrame> Pmi2Tasks::OnPolled(const std::vector<pollfd>& fds, size_t first) {
   std::vector<wire::TaskIoFrame> to_srun;
   for (uint32_t t = 0; t < channels_.size() && first + t < fds.size(); ++t) {
     Channel& channel = channels_[t];

@@ -133,8 +133,8 @@ std::optional<Result<Pmi2Message>> Pmi2Reader::Next() {
       length = length * 10 + static_cast<size_t>(c - '0');
       digits = true;
     } else if (c != ' ') {
-      return Result<Pmi2Message>(
-          InvalidArgument("PMI-2 length '" + buffer_.substr(0, kLengthDigits) + "' is not a number"));
+      return Result<Pmi2Message>(InvalidArgument(
+          "PMI-2 length '" + buffer_.substr(0, kLengthDigits) + "' is not a number"));
     }
   }
   if (!digits) return Result<Pmi2Message>(InvalidArgument("PMI-2 length is blank"));

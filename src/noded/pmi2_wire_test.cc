@@ -20,8 +20,7 @@ TEST(Pmi2WireTest, DoublesSemicolonsInValues) {
 }
 
 TEST(Pmi2WireTest, ParsesCommandAttributesInOrder) {
-  Result<Pmi2Message> m =
-      ParsePmi2Command("cmd=fullinit;pmijobid=7.0;pmirank=3;threaded=FALSE;");
+  Result<Pmi2Message> m = ParsePmi2Command("cmd=fullinit;pmijobid=7.0;pmirank=3;threaded=FALSE;");
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(m->command, "fullinit");
   ASSERT_EQ(m->attributes.size(), 3u);
@@ -40,8 +39,8 @@ TEST(Pmi2WireTest, ValuesMayHoldEqualsAndEmptiness) {
 
 TEST(Pmi2WireTest, RefusesMalformedCommands) {
   EXPECT_FALSE(ParsePmi2Command("key=k;cmd=kvs-put;").ok());  // cmd not first
-  EXPECT_FALSE(ParsePmi2Command("cmd=kvs-put;key").ok());      // no '='
-  EXPECT_FALSE(ParsePmi2Command("cmd=kvs-put;key=k").ok());    // no ending ';'
+  EXPECT_FALSE(ParsePmi2Command("cmd=kvs-put;key").ok());     // no '='
+  EXPECT_FALSE(ParsePmi2Command("cmd=kvs-put;key=k").ok());   // no ending ';'
   EXPECT_FALSE(ParsePmi2Command("").ok());
 }
 
@@ -85,8 +84,8 @@ TEST(Pmi2WireTest, ReaderRefusesWhatIsNotPmi) {
   ASSERT_TRUE(m.has_value());
   EXPECT_FALSE(m->ok());
 
-  Pmi2Reader too_long;
-  too_long.Feed("999999cmd=x;");
+  Pmi2Reader too_long;  // A line that never ends
+  too_long.Feed("cmd=" + std::string(Pmi2Reader::kMaxCommandBytes + 1, 'x'));
   m = too_long.Next();
   ASSERT_TRUE(m.has_value());
   EXPECT_FALSE(m->ok());

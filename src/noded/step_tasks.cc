@@ -614,7 +614,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   io_fields.job_name = spec.name();
   io_fields.array_job_id = job.array_job_id();
   io_fields.array_task_id = job.array_task_id();
-  std::set<std::string> opened;  // Output files of earlier tasks here: appended to
+  std::set<std::string> opened;    // Output files of earlier tasks here: appended to
   std::unique_ptr<Pmi2Tasks> pmi;  // srun --mpi=pmi2 (docs/mpi.md)
   if (request.pmi().type() == "pmi2") {
     Pmi2StepShape shape{fmt::format("{}.{}", job_id, step_id), step.num_tasks(), first_task,

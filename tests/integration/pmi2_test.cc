@@ -55,20 +55,21 @@ class Pmi2Test : public testing::TwoNodeClusterTest {
 
 TEST_F(Pmi2Test, FenceExchangesEveryRanksValueAcrossNodes) {
   std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "srun -N2 -n4 --mpi=pmi2 -l " + Client() + "\necho rc=$?\n"
-                          // The variables a task gets, as Slurm's mpi/pmi2 sets them.
-                          "srun -N2 -n4 --mpi=pmi2 -l sh -c 'echo PMI $PMI_RANK $PMI_SIZE "
-                          "$PMI_JOBID $PMI_SPAWNED ${PMI_FD:+fd} $SLURM_MPI_TYPE'\n"
-                          // Without --mpi the tasks get no PMI.
-                          "srun -n1 sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
+                          "srun -N2 -n4 --mpi=pmi2 -l " + Client() +
+                              "\necho rc=$?\n"
+                              // The variables a task gets, as Slurm's mpi/pmi2 sets them.
+                              "srun -N2 -n4 --mpi=pmi2 -l sh -c 'echo PMI $PMI_RANK $PMI_SIZE "
+                              "$PMI_JOBID $PMI_SPAWNED ${PMI_FD:+fd} $SLURM_MPI_TYPE'\n"
+                              // Without --mpi the tasks get no PMI.
+                              "srun -n1 sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
   ExpectFullExchange(out, id);
   EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
   for (int rank = 0; rank < 4; ++rank) {
-    const std::string want = std::to_string(rank) + ": PMI " + std::to_string(rank) + " 4 " + id +
-                             ".1 0 fd pmi2\n";
+    const std::string want =
+        std::to_string(rank) + ": PMI " + std::to_string(rank) + " 4 " + id + ".1 0 fd pmi2\n";
     EXPECT_NE(out.find(want), std::string::npos) << want << " in:\n" << out;
   }
   EXPECT_NE(out.find("NOPMI=none\n"), std::string::npos) << out;
@@ -103,8 +104,9 @@ class Pmi2DefaultTest : public Pmi2Test {
 
 TEST_F(Pmi2DefaultTest, MpiDefaultGivesPmi2WithoutTheOption) {
   std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "srun -l " + Client() + "\necho rc=$?\n"
-                          "srun -n1 --mpi=none sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
+                          "srun -l " + Client() +
+                              "\necho rc=$?\n"
+                              "srun -n1 --mpi=none sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
