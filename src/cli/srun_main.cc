@@ -525,21 +525,30 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   bool terminating = false;
   std::optional<std::chrono::steady_clock::time_point> first_exit;
   std::optional<std::chrono::steady_clock::time_point> last_interrupt;
+  // Node answers counted when the step was killed: a node that answers
+  // later may have started its tasks after the kill reached it.
+  int killed_at_answers = 0;
   auto terminate = [&](const std::string& why) {
     if (terminating) return;
     terminating = true;
     if (!why.empty()) std::cerr << why;
     std::cerr << "srun: Terminating StepId=" << job_id << "." << step_id << "\n";
+    {
+      std::lock_guard<std::mutex> lock(errors_mu);
+      killed_at_answers = launched_nodes;
+    }
     signal_all(SIGKILL);
   };
 
   while (exits.size() < step.num_tasks()) {
     bool all_answered;
+    int answered_now;
     {
       std::lock_guard<std::mutex> lock(errors_mu);
       // A node connects before it answers: until its connection is taken,
       // its stream is still to come.
       all_answered = launched_nodes == step.nodes_size() && greeted_total >= started_nodes;
+      answered_now = launched_nodes;
       if (raw && reported < launch_errors.size()) raw->Restore();
       for (; reported < launch_errors.size(); ++reported) {
         std::cerr << "srun: error: task launch failed on " << launch_errors[reported] << "\n";
@@ -550,6 +559,10 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
       signal_all(SIGKILL);
     }
     if (failed && raw) raw->Restore();
+    if (terminating && answered_now > killed_at_answers) {
+      killed_at_answers = answered_now;
+      signal_all(SIGKILL);
+    }
     // Every node answered and none streams any more: nothing else will come.
     if (all_answered && connections.empty()) {
       if (!failed) std::cerr << "srun: error: lost contact with the step's nodes\n";
