@@ -35,7 +35,9 @@
 #include "cli/allocation.h"
 #include "cli/controller_client.h"
 #include "cli/job_options.h"
+#include "cli/mpi_type.h"
 #include "cli/node_caller.h"
+#include "cli/pmi_fence.h"
 #include "cli/raw_terminal.h"
 #include "cli/srun_options.h"
 #include "cli/step_usage_tally.h"
@@ -84,6 +86,7 @@ void Usage() {
                "      --open-mode=append|truncate\n"
                "  -K, --kill-on-bad-exit     end the step when a task exits non-zero\n"
                "  -W, --wait=secs            end the step secs after its first task ends\n"
+               "      --mpi=none|pmi2|list   PMI-2 for MPI tasks (pmi2), or none\n"
                "      --pty                  run task 0 in a pseudo-terminal\n"
                "  -J, --job-name=name        name of the step\n"
                "      --jobid=id             run inside this job's allocation\n";
@@ -369,6 +372,20 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   for (const auto& [name, value] : extra_env) SetVariable(env, name, value);
+  // --mpi, else MpiDefault: the tasks find their PMI-2 server (docs/mpi.md).
+  std::string mpi = options.mpi;
+  if (mpi.empty()) {
+    Result<std::string> by_default = CheckMpiType(config.settings.mpi_default);
+    if (by_default.ok() && *by_default == "pmi2") mpi = "pmi2";
+    if (!by_default.ok()) {
+      std::cerr << "srun: warning: MpiDefault=" << config.settings.mpi_default
+                << " is not supported; tasks start without PMI (--mpi=pmi2 gives them PMI-2)\n";
+    }
+  }
+  if (mpi == "pmi2") {
+    launch.mutable_pmi()->set_type("pmi2");
+    SetVariable(env, "SLURM_MPI_TYPE", "pmi2");
+  }
   for (const std::string& e : env) launch.add_environment(e);
   *launch.mutable_std_out() = WireMode(options.output, false);
   *launch.mutable_std_err() = WireMode(options.error, false);
@@ -425,6 +442,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   std::set<int> greeted;
   std::map<int, std::string> node_of;
   bool failed = false;
+  PmiFenceAggregator fences(static_cast<size_t>(step.nodes_size()));
   size_t reported = 0;    // Launch errors printed
   int greeted_total = 0;  // Nodes that connected (each before answering its launch)
 
@@ -508,21 +526,30 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   bool terminating = false;
   std::optional<std::chrono::steady_clock::time_point> first_exit;
   std::optional<std::chrono::steady_clock::time_point> last_interrupt;
+  // Node answers counted when the step was killed: a node that answers
+  // later may have started its tasks after the kill reached it.
+  int killed_at_answers = 0;
   auto terminate = [&](const std::string& why) {
     if (terminating) return;
     terminating = true;
     if (!why.empty()) std::cerr << why;
     std::cerr << "srun: Terminating StepId=" << job_id << "." << step_id << "\n";
+    {
+      std::lock_guard<std::mutex> lock(errors_mu);
+      killed_at_answers = launched_nodes;
+    }
     signal_all(SIGKILL);
   };
 
   while (exits.size() < step.num_tasks()) {
     bool all_answered;
+    int answered_now;
     {
       std::lock_guard<std::mutex> lock(errors_mu);
       // A node connects before it answers: until its connection is taken,
       // its stream is still to come.
       all_answered = launched_nodes == step.nodes_size() && greeted_total >= started_nodes;
+      answered_now = launched_nodes;
       if (raw && reported < launch_errors.size()) raw->Restore();
       for (; reported < launch_errors.size(); ++reported) {
         std::cerr << "srun: error: task launch failed on " << launch_errors[reported] << "\n";
@@ -533,6 +560,10 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
       signal_all(SIGKILL);
     }
     if (failed && raw) raw->Restore();
+    if (terminating && answered_now > killed_at_answers) {
+      killed_at_answers = answered_now;
+      signal_all(SIGKILL);
+    }
     // Every node answered and none streams any more: nothing else will come.
     if (all_answered && connections.empty()) {
       if (!failed) std::cerr << "srun: error: lost contact with the step's nodes\n";
@@ -631,6 +662,35 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
         greeted.insert(c);
         ++greeted_total;
         node_of[c] = frame.node();
+        continue;
+      }
+      if (frame.has_pmi()) {
+        const wire::PmiExchange& pmi = frame.pmi();
+        if (pmi.kind() == wire::PmiExchange::ABORT) {
+          terminate("srun: error: task " + std::to_string(pmi.task()) +
+                    ": PMI abort: " + pmi.message() + "\n");
+          continue;
+        }
+        PmiPairs puts;
+        for (const wire::PmiPair& p : pmi.pairs()) puts.emplace_back(p.key(), p.value());
+        Result<std::optional<PmiPairs>> merged =
+            fences.Add(node_of[c], pmi.round(), std::move(puts));
+        if (!merged.ok()) {
+          terminate("srun: error: " + merged.status().message() + "\n");
+        } else if (*merged) {
+          wire::TaskIoFrame done;
+          done.mutable_pmi()->set_kind(wire::PmiExchange::FENCE_DONE);
+          done.mutable_pmi()->set_round(pmi.round());
+          for (auto& [k, v] : **merged) {
+            wire::PmiPair* pair = done.mutable_pmi()->add_pairs();
+            pair->set_key(k);
+            pair->set_value(v);
+          }
+          const std::string message = Framed(done);
+          for (int target : connections) {
+            if (greeted.count(target) != 0) queue(target, message);
+          }
+        }
         continue;
       }
       switch (frame.kind()) {
@@ -761,6 +821,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const std::string& w : options->warnings) std::cerr << w << "\n";
+  if (options->mpi == "list") {
+    std::cout << kMpiTypeList;
+    return 0;
+  }
   if (options->help || options->usage) {
     Usage();
     return 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <span>
 
+#include "cli/mpi_type.h"
 #include "common/cpu_bind_spec.h"
 #include "common/gres_spec.h"
 #include "common/memory_size.h"
@@ -200,6 +201,9 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     o.cpu_bind = v;
   }
   if (!from_env("SLURM_OVERLAP").empty()) o.overlap = true;
+  if (std::string v = from_env("SLURM_MPI_TYPE"); !v.empty()) {
+    if (Result<std::string> mpi = CheckMpiType(v); mpi.ok() && *mpi != "list") o.mpi = *mpi;
+  }
   if (std::string v = from_env("SLURM_KILL_BAD_EXIT"); !v.empty())
     o.kill_on_bad_exit = KillOnBadExit(v);
   if (std::string v = from_env("SLURM_WAIT"); !v.empty()) {
@@ -299,15 +303,12 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
       case 'v':
         ++o.verbose;
         break;
-      case kMpi:
-        if (value != "none" && value != "pmi2" && value != "pmix") {
-          return Error(fmt::format("MPI type '{}' is not known", value));
-        }
-        if (value != "none") {
-          o.warnings.push_back(fmt::format(
-              "srun: warning: --mpi={} is not supported yet; tasks start without it", value));
-        }
+      case kMpi: {
+        Result<std::string> mpi = CheckMpiType(value);
+        if (!mpi.ok()) return mpi.status();
+        o.mpi = *mpi;
         break;
+      }
       case 'o':
         o.output = ParseStepIoOption(value, false);
         io_given = true;

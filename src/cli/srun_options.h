@@ -47,6 +47,9 @@ struct SrunOptions {
   uint32_t gpus = 0;             // --gpus/-G, for the whole step
   bool overlap = false;          // --overlap: shares resources with other steps
   std::string cpu_bind;          // --cpu-bind as given (checked)
+  // --mpi (else SLURM_MPI_TYPE): "none", "pmi2" or "list" (cli/mpi_type.h);
+  // empty: not given, slurm.conf's MpiDefault decides.
+  std::string mpi;
   std::string gpu_bind;
   std::string job_name;
   bool label = false;   // -l: prefix every output line with its task id

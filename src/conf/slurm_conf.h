@@ -140,6 +140,7 @@ struct SlurmConf {
   DurationSecs scheduler_time_slice = 30;
   std::string proctrack_type = "proctrack/cgroup";
   std::vector<std::string> task_plugins;
+  std::string mpi_default = "none";  // srun's --mpi when not given (docs/mpi.md)
   std::vector<std::string> prolog_flags;
   std::string prolog;
   std::string epilog;

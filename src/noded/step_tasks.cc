@@ -26,6 +26,7 @@
 #include "common/step_io_pattern.h"
 #include "noded/cpu_list.h"
 #include "noded/job_environment.h"
+#include "noded/pmi2_tasks.h"
 #include "noded/step_cage.h"
 #include "noded/step_channel.h"
 #include "noded/task_cpu_binding.h"
@@ -231,10 +232,15 @@ void WritePendingStdin(LocalTask& task) {
   }
 }
 
-// Takes one frame from srun (stdin for some of the tasks). False: srun is gone.
-bool RelayStdin(int io, std::vector<LocalTask>& tasks) {
+// Takes one frame from srun (stdin for some of the tasks, or a PMI fence's
+// end for `pmi`). False: srun is gone.
+bool RelayStdin(int io, std::vector<LocalTask>& tasks, Pmi2Tasks* pmi) {
   wire::TaskIoFrame frame;
   if (!ReadStepMessage(io, frame, std::chrono::seconds(10)).ok()) return false;
+  if (frame.has_pmi()) {
+    if (pmi != nullptr) pmi->OnSrunFrame(frame.pmi());
+    return true;
+  }
   if (frame.kind() == wire::TaskIoFrame::WINDOW_SIZE) {
     for (LocalTask& task : tasks) {
       if (task.terminal >= 0) {
@@ -625,7 +631,15 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   io_fields.job_name = spec.name();
   io_fields.array_job_id = job.array_job_id();
   io_fields.array_task_id = job.array_task_id();
-  std::set<std::string> opened;  // Output files of earlier tasks here: appended to
+  std::set<std::string> opened;    // Output files of earlier tasks here: appended to
+  std::unique_ptr<Pmi2Tasks> pmi;  // srun --mpi=pmi2 (docs/mpi.md)
+  if (request.pmi().type() == "pmi2") {
+    Pmi2StepShape shape{fmt::format("{}.{}", job_id, step_id), step.num_tasks(), first_task,
+                        local_tasks, Pmi2ProcessMapping(per_node)};
+    Result<std::unique_ptr<Pmi2Tasks>> opened_pmi = Pmi2Tasks::Open(std::move(shape));
+    if (!opened_pmi.ok()) return fail(opened_pmi.status());
+    pmi = std::move(opened_pmi).value();
+  }
 
   tasks.resize(local_tasks);
   for (uint32_t t = 0; t < local_tasks; ++t) {
@@ -638,6 +652,10 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     process.env = base_env;
     SetEnv(process.env, "SLURM_PROCID", std::to_string(task.global_id));
     SetEnv(process.env, "SLURM_LOCALID", std::to_string(t));
+    if (pmi) {
+      for (const auto& [name, value] : pmi->TaskEnvironment(t)) SetEnv(process.env, name, value);
+      process.keep_fd = pmi->TaskEnd(t);
+    }
     if (!job_gpus.empty()) {
       // As Slurm's step: the step's GPU count on the node, and the task's GPUs
       // by node index (Slurm 22.05 shows task 0's to every task; here each its own).
@@ -762,6 +780,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       WriteStepMessage(io, frame).ok();
     }
   }
+  if (pmi) pmi->CloseTaskEnds();
   respond(0, wire::Empty().SerializeAsString());
   answered = true;
   spdlog::info("step {}.{}: {} task(s) started as uid {}", job_id, step_id, local_tasks,
@@ -786,6 +805,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       if (!task.exited && task.pidfd >= 0) polled.push_back({task.pidfd, POLLIN, 0});
     }
     std::vector<size_t> writers;  // Tasks whose stdin has data waiting
+    const size_t writers_first = polled.size();
     for (size_t i = 0; i < tasks.size(); ++i) {
       if (tasks[i].stdin_fd >= 0 && !tasks[i].stdin_pending.empty()) {
         polled.push_back({tasks[i].stdin_fd, POLLOUT, 0});
@@ -800,15 +820,21 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       stdin_full =
           stdin_full || (task.stdin_fd >= 0 && task.stdin_pending.size() >= kTaskStdinBufferBytes);
     }
+    const size_t pmi_first = pmi ? pmi->AddPollFds(polled) : polled.size();
     polled.push_back({io, static_cast<short>(stdin_full ? POLLRDHUP : POLLIN), 0});
     poll(polled.data(), polled.size(), 100);
     if (stdin_full && polled.back().revents != 0) {
       srun_gone = true;  // srun never half-closes: its end is closed.
-    } else if (polled.back().revents != 0 && !RelayStdin(io, tasks)) {
+    } else if (polled.back().revents != 0 && !RelayStdin(io, tasks, pmi.get())) {
       srun_gone = true;
     }
+    if (pmi && !srun_gone) {
+      for (const wire::TaskIoFrame& frame : pmi->OnPolled(polled, pmi_first)) {
+        if (!WriteStepMessage(io, frame).ok()) srun_gone = true;
+      }
+    }
     for (size_t w = 0; w < writers.size(); ++w) {
-      if (polled[polled.size() - 1 - writers.size() + w].revents != 0) {
+      if (polled[writers_first + w].revents != 0) {
         WritePendingStdin(tasks[writers[w]]);
       }
     }

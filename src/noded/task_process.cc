@@ -122,8 +122,17 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     }
     // The error pipe closes itself at exec; everything else of the daemon's goes now.
     const int keep = error[1];
-    if (keep > 3) close_range(3, keep - 1, 0);
-    close_range(keep + 1, ~0U, 0);
+    if (spec.keep_fd < 0) {
+      if (keep > 3) close_range(3, keep - 1, 0);
+      close_range(keep + 1, ~0U, 0);
+    } else {
+      if (fcntl(spec.keep_fd, F_SETFD, 0) != 0) fail(4);
+      const int low = keep < spec.keep_fd ? keep : spec.keep_fd;
+      const int high = keep < spec.keep_fd ? spec.keep_fd : keep;
+      if (low > 3) close_range(3, low - 1, 0);
+      if (high > low + 1) close_range(low + 1, high - 1, 0);
+      close_range(high + 1, ~0U, 0);
+    }
     // execvp searches the PATH of `environ`: the task's own.
     environ = envp.data();
     execvp(argv[0], argv.data());

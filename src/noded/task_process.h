@@ -36,6 +36,9 @@ struct TaskProcessSpec {
   // when set, it is the task's stdin, stdout and stderr and its controlling
   // terminal, and the stdio paths above are not used. The caller closes it.
   int terminal_fd = -1;
+  // A descriptor the task keeps under its own number (its PMI_FD, srun
+  // --mpi=pmi2); -1: none. The caller closes it.
+  int keep_fd = -1;
 };
 
 struct TaskProcess {

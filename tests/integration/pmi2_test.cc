@@ -1,0 +1,119 @@
+// srun --mpi=pmi2 end to end: a real rotactld and two rotad on one host; the
+// tasks are pmi2_test_client, which speaks PMI-2 over PMI_FD and checks that
+// a fence exchanges every rank's value across both nodes.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/strings.h"
+#include "tests/integration/noded_harness.h"
+#include "tests/integration/two_node_cluster_test.h"
+
+namespace rota {
+namespace {
+
+using testing::CommandResult;
+using testing::ReadFileText;
+using testing::WaitUntil;
+
+class Pmi2Test : public testing::TwoNodeClusterTest {
+ protected:
+  // Submits a batch script (its text); returns the job id.
+  std::string Submit(const std::string& options, const std::string& script) {
+    std::string path = cluster_->work_dir() + "/job" + std::to_string(++scripts_) + ".sh";
+    std::ofstream(path) << "#!/bin/sh\nexport PATH=" << testing::BinDir()
+                        << ":$PATH\nexport SLURM_CONF=" << cluster_->conf() << "\n"
+                        << script;
+    chmod(path.c_str(), 0755);
+    CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " +
+                                    options + " " + path);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return std::string(Trim(r.out));
+  }
+  bool WaitForState(const std::string& job, const std::string& state) {
+    return WaitUntil(
+        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
+        std::chrono::seconds(60));
+  }
+  std::string Output(const std::string& job) {
+    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
+  }
+  std::string Client() const { return testing::BinDir() + "/pmi2_test_client"; }
+  // Every one of 4 ranks on 2 nodes x 2 saw the 3 others' values.
+  void ExpectFullExchange(const std::string& out, const std::string& job) {
+    for (int rank = 0; rank < 4; ++rank) {
+      const std::string want = std::to_string(rank) + ": rank=" + std::to_string(rank) +
+                               " size=4 jobid=" + job + ".0 map=(vector,(0,2,2)) saw=3/3 ok\n";
+      EXPECT_NE(out.find(want), std::string::npos) << "missing '" << want << "' in:\n" << out;
+    }
+  }
+
+  int scripts_ = 0;
+};
+
+TEST_F(Pmi2Test, FenceExchangesEveryRanksValueAcrossNodes) {
+  std::string id = Submit("-N2 --ntasks-per-node=2",
+                          "srun -N2 -n4 --mpi=pmi2 -l " + Client() +
+                              "\necho rc=$?\n"
+                              // The variables a task gets, as Slurm's mpi/pmi2 sets them.
+                              "srun -N2 -n4 --mpi=pmi2 -l sh -c 'echo PMI $PMI_RANK $PMI_SIZE "
+                              "$PMI_JOBID $PMI_SPAWNED ${PMI_FD:+fd} $SLURM_MPI_TYPE'\n"
+                              // Without --mpi the tasks get no PMI.
+                              "srun -n1 sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  ExpectFullExchange(out, id);
+  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string want =
+        std::to_string(rank) + ": PMI " + std::to_string(rank) + " 4 " + id + ".1 0 fd pmi2\n";
+    EXPECT_NE(out.find(want), std::string::npos) << want << " in:\n" << out;
+  }
+  EXPECT_NE(out.find("NOPMI=none\n"), std::string::npos) << out;
+}
+
+TEST_F(Pmi2Test, AbortEndsTheStep) {
+  std::string id = Submit("-N2 --ntasks-per-node=2",
+                          "srun -N2 -n4 --mpi=pmi2 " + Client() + " abort\necho rc=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("srun: error: task 1: PMI abort: rank 1 gives up\n"), std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("rc=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc="), std::string::npos) << out;
+}
+
+TEST_F(Pmi2Test, ListAndPmixRefusal) {
+  CommandResult list = cluster_->Run("srun --mpi=list");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_EQ(list.out, "MPI plugin types are...\n\tnone\n\tpmi2\n");
+  CommandResult pmix = cluster_->Run("srun --mpi=pmix -n1 true");
+  EXPECT_NE(pmix.exit_code, 0);
+  EXPECT_EQ(pmix.out, "srun: error: --mpi=pmix: pmix is not supported; use pmi2\n");
+}
+
+// MpiDefault=pmi2 in slurm.conf: srun without --mpi gives its tasks PMI-2.
+class Pmi2DefaultTest : public Pmi2Test {
+ protected:
+  std::string Settings() const override { return "MpiDefault=pmi2\n"; }
+};
+
+TEST_F(Pmi2DefaultTest, MpiDefaultGivesPmi2WithoutTheOption) {
+  std::string id = Submit("-N2 --ntasks-per-node=2",
+                          "srun -l " + Client() +
+                              "\necho rc=$?\n"
+                              "srun -n1 --mpi=none sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  ExpectFullExchange(out, id);
+  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("NOPMI=none\n"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace rota
