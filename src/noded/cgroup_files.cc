@@ -42,6 +42,16 @@ Status MakeDir(const std::string& path) {
   return Status::Ok();
 }
 
+std::optional<uint64_t> KeyedValue(const std::string& path, std::string_view key) {
+  std::istringstream in(ReadFile(path));
+  std::string name;
+  uint64_t value = 0;
+  while (in >> name >> value) {
+    if (name == key) return value;
+  }
+  return std::nullopt;
+}
+
 Status RemoveTree(const std::string& dir) {
   std::error_code ec;
   std::vector<std::string> children;

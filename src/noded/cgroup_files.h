@@ -4,7 +4,10 @@
 // and v2 cages. cgroupfs answers a write with the kernel's verdict, so every
 // write is one write(2) whose errno is reported as it came.
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 
@@ -19,6 +22,10 @@ Status WriteFile(const std::string& path, const std::string& text);
 
 // The whole file; "" when it cannot be read.
 std::string ReadFile(const std::string& path);
+
+// The value of `key` in a flat-keyed file ("populated 1\nfrozen 0\n");
+// nullopt when the file or the key is missing.
+std::optional<uint64_t> KeyedValue(const std::string& path, std::string_view key);
 
 // mkdir 0755; an existing directory is fine.
 Status MakeDir(const std::string& path);

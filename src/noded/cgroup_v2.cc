@@ -36,21 +36,11 @@ constexpr std::pair<const char*, const char*> kControllers[] = {
 constexpr const char* kStepLeaf = "step_batch";
 
 using cgroup_files::Errno;
+using cgroup_files::KeyedValue;
 using cgroup_files::MakeDir;
 using cgroup_files::ReadFile;
 using cgroup_files::RemoveTree;
 using cgroup_files::WriteFile;
-
-// The value of `key` in a flat-keyed file ("populated 1\nfrozen 0\n").
-std::optional<uint64_t> KeyedValue(const std::string& path, std::string_view key) {
-  std::istringstream in(ReadFile(path));
-  std::string name;
-  uint64_t value = 0;
-  while (in >> name >> value) {
-    if (name == key) return value;
-  }
-  return std::nullopt;
-}
 
 std::vector<std::string> Words(const std::string& text) {
   std::istringstream in(text);

@@ -20,23 +20,14 @@ namespace rota::noded {
 namespace {
 
 namespace fs = std::filesystem;
+using cgroup_files::KeyedValue;
 using cgroup_files::MakeDir;
 using cgroup_files::ReadFile;
 using cgroup_files::RemoveTree;
 using cgroup_files::WriteFile;
 
-std::optional<uint64_t> EventCount(const std::string& path, std::string_view key) {
-  std::istringstream in(ReadFile(path));
-  std::string name;
-  uint64_t value = 0;
-  while (in >> name >> value) {
-    if (name == key) return value;
-  }
-  return std::nullopt;
-}
-
 bool DirPopulated(const std::string& dir) {
-  return EventCount(dir + "/cgroup.events", "populated").value_or(0) != 0;
+  return KeyedValue(dir + "/cgroup.events", "populated").value_or(0) != 0;
 }
 
 // Sends SIGKILL to every process listed below `dir` (v2 cgroup.procs lists a
@@ -121,7 +112,7 @@ Status CgroupV2::ConfineTask(uint32_t job_id, const std::string& step, const std
 uint64_t CgroupV2::StepOomKills(uint32_t job_id, const std::string& step) const {
   if (!Has("memory")) return 0;
   // memory.events counts the step's task cages' kills too.
-  return EventCount(JobDir(job_id) + "/" + step + "/memory.events", "oom_kill").value_or(0);
+  return KeyedValue(JobDir(job_id) + "/" + step + "/memory.events", "oom_kill").value_or(0);
 }
 
 Status CgroupV2::RemoveStep(uint32_t job_id, const std::string& step) {
