@@ -664,6 +664,9 @@ TEST_F(StepsTest, AStepsCageHoldsItsMemoryAndItsOomKillSparesTheJob) {
       // tail keeps a line with no end in memory: 400 MB of it.
       "srun -n1 --mem=60M sh -c 'head -c 400M /dev/zero | tail > /dev/null'; echo rcO=$?\n"
       "srun -n1 true; echo rcT=$?\n"
+      // rotad removes a step's cage just after srun heard its tasks end: up to 5 s.
+      "for i in $(seq 50); do ls -d /sys/fs/cgroup/*/rota/*/uid_*/job_$SLURM_JOB_ID/step_* "
+      ">/dev/null 2>&1 || break; sleep 0.1; done\n"
       "echo STEPS=$(ls -d /sys/fs/cgroup/*/rota/*/uid_*/job_$SLURM_JOB_ID/step_* 2>/dev/null |"
       " wc -l)\n");
   ASSERT_FALSE(id.empty());
