@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
       {"states", required_argument, nullptr, 't'},
       {"account", required_argument, nullptr, 'A'},
       {"qos", required_argument, nullptr, 'q'},
+      {"name", required_argument, nullptr, 'n'},
       {"nodelist", required_argument, nullptr, 'w'},
       {"array", no_argument, nullptr, 'r'},
       {"sort", required_argument, nullptr, 'S'},
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:w:rS:avs::", long_options, nullptr)) !=
+  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:n:w:rS:avs::", long_options, nullptr)) !=
          -1) {
     switch (c) {
       case 'h':
@@ -114,6 +115,9 @@ int main(int argc, char** argv) {
         break;
       case 'A':
         AddList(request.mutable_accounts(), optarg);
+        break;
+      case 'n':
+        AddList(request.mutable_names(), optarg);
         break;
       case 'q':
         AddList(request.mutable_qos(), optarg);

@@ -58,6 +58,8 @@ TEST_F(ControllerTest, SubmitListAndCancel) {
   EXPECT_EQ(json["jobs"][0]["job_state"], "PENDING");
   EXPECT_EQ(json["jobs"][0]["state_reason"], "JobHeldUser");
   EXPECT_EQ(json["jobs"][0]["time_limit"], 60);
+  EXPECT_EQ(ctld_.Run("squeue -h -n first -o %i").out, "1\n");
+  EXPECT_EQ(ctld_.Run("squeue -h --name=wrap,first -o %i").out, "1\n2\n");
   EXPECT_EQ(ctld_.Run("scancel 1").exit_code, 0);
   EXPECT_EQ(ctld_.Run("squeue -h -t all -o '%i|%T'").out, "1|CANCELLED\n2|PENDING\n");
   r = ctld_.Run("scancel 77");

@@ -40,6 +40,7 @@ bool JobMatches(const wire::JobRecord& job, const wire::ListJobsRequest& request
   if (!request.accounts().empty() && !Contains(request.accounts(), job.spec().account()))
     return false;
   if (!request.qos().empty() && !Contains(request.qos(), job.spec().qos())) return false;
+  if (!request.names().empty() && !Contains(request.names(), job.spec().name())) return false;
   if (!request.states().empty()) {
     bool any =
         std::any_of(request.states().begin(), request.states().end(), [&](const std::string& s) {
