@@ -108,26 +108,50 @@ fig_array1000_ms() {
   local t
   t=$(now); "$CMD/sbatch" --hold --array=1-1000 -o /dev/null --wrap true >/dev/null; ms_since "$t"; echo
 }
-fig_e2e_jobs_per_s() {  # an array of trivial jobs from submission to the last one gone
+e2e_jobs_per_s() {  # an array of trivial jobs from submission to the last one gone; sbatch options
   local t
   clear_queue
   t=$(now)
-  "$CMD/sbatch" --array=1-"$E2E_JOBS" -o /dev/null --wrap true >/dev/null
+  "$CMD/sbatch" --array=1-"$E2E_JOBS" -o /dev/null "$@" --wrap true >/dev/null
   wait_empty 600
   awk -v n="$E2E_JOBS" -v ms="$(ms_since "$t")" 'BEGIN { printf "%.1f\n", n / ms * 1000 }'
 }
-fig_srun_ms() {  # one-task step inside a running job, median of 5
-  local id i t
-  id=$("$CMD/sbatch" --parsable -o /dev/null --wrap 'sleep 600')
+fig_e2e_jobs_per_s() { e2e_jobs_per_s; }
+fig_e2e_gpu_jobs_per_s() { e2e_jobs_per_s --gpus=1; }
+srun_in_job_ms() {  # TASKS: a step of TASKS tasks inside a running 2-node job, median of 5
+  local tasks="$1" id i t
+  id=$("$CMD/sbatch" --parsable -N2 -n64 -o /dev/null --wrap 'sleep 600')
   local deadline=$((SECONDS + 60))
   until [ "$("$CMD/squeue" -h -j "$id" -o %T 2>/dev/null)" = RUNNING ]; do
     [ $SECONDS -lt $deadline ] || { log "$KIND: job $id did not start"; echo nan; return; }
     sleep 0.1
   done
   for i in 1 2 3 4 5; do
-    t=$(now); "$CMD/srun" --jobid="$id" --overlap -n1 true >/dev/null 2>&1 || log "$KIND: srun failed"; ms_since "$t"; echo
+    t=$(now)
+    "$CMD/srun" --jobid="$id" --overlap -n"$tasks" true >/dev/null 2>&1 || log "$KIND: srun -n$tasks failed"
+    ms_since "$t"; echo
   done | median
   "$CMD/scancel" "$id"
+}
+fig_srun_ms() { srun_in_job_ms 1; }
+fig_srun8_ms() { srun_in_job_ms 8; }
+fig_srun64_ms() { srun_in_job_ms 64; }
+fig_launch_ms() {  # submission to the job's first instruction on an idle cluster, median of 5
+  local i t f start
+  for i in 1 2 3 4 5; do
+    f="$WORK/launch.$KIND.$i"
+    rm -f "$f"
+    t=$(now)
+    "$CMD/sbatch" -o /dev/null --wrap "date +%s.%N >$f.tmp && mv $f.tmp $f" >/dev/null
+    local deadline=$((SECONDS + 30))
+    until [ -s "$f" ]; do
+      [ $SECONDS -lt $deadline ] || { log "$KIND: job did not start"; break; }
+      sleep 0.002
+    done
+    start=$(cat "$f" 2>/dev/null || echo nan)
+    awk -v a="$t" -v b="$start" 'BEGIN { printf "%.2f\n", (b - a) * 1000 }'
+    wait_empty 30
+  done | median
 }
 fill_pending() {  # PENDING held jobs, 8 submitters
   local per=$((PENDING / 8)) c
@@ -164,9 +188,9 @@ run_rounds() {  # figures...
 
 run_rounds sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms
 for k in rota slurm; do use "$k"; clear_queue; done
-run_rounds srun_ms
+run_rounds launch_ms srun_ms srun8_ms srun64_ms
 for k in rota slurm; do use "$k"; clear_queue; done
-run_rounds e2e_jobs_per_s
+run_rounds e2e_jobs_per_s e2e_gpu_jobs_per_s
 for k in rota slurm; do
   use "$k"; clear_queue
   t=$(now); fill_pending; log "$k: $PENDING held jobs submitted in $(ms_since "$t") ms"
@@ -177,12 +201,12 @@ for k in rota slurm; do use "$k"; clear_queue; done
 # ---- report
 
 declare -A UNIT=([sbatch_ms]=ms [squeue_ms]=ms [sbatch_serial_jobs_per_s]=jobs/s
-  [sbatch_8clients_jobs_per_s]=jobs/s [array1000_ms]=ms [srun_ms]=ms [e2e_jobs_per_s]=jobs/s
+  [sbatch_8clients_jobs_per_s]=jobs/s [array1000_ms]=ms [launch_ms]=ms [srun_ms]=ms [srun8_ms]=ms [srun64_ms]=ms [e2e_jobs_per_s]=jobs/s [e2e_gpu_jobs_per_s]=jobs/s
   [squeue_pending_ms]=ms [ctld_rss_mib]=MiB)
 json="{\"rounds\": $ROUNDS, \"pending\": $PENDING, \"e2e_jobs\": $E2E_JOBS, \"figures\": {"
 sep=""
-for f in sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms srun_ms \
-  e2e_jobs_per_s squeue_pending_ms ctld_rss_mib; do
+for f in sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms launch_ms srun_ms srun8_ms srun64_ms \
+  e2e_jobs_per_s e2e_gpu_jobs_per_s squeue_pending_ms ctld_rss_mib; do
   name="$f"
   [ "$f" = squeue_pending_ms ] && name="squeue_${PENDING}_pending_ms"
   [ "$f" = ctld_rss_mib ] && name="ctld_rss_${PENDING}_pending_mib"

@@ -17,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,17 +33,26 @@ inline std::string BinDir() {
   return env != nullptr ? env : ROTA_BINARY_DIR "/bin";
 }
 
-// A port nobody listens on right now (the kernel's pick, released at once).
+// A port nobody listens on right now (the kernel's pick, released at once),
+// and never one this process was given before: a test picks the controller's
+// port and then the nodes' before the controller binds its own, and the kernel
+// may hand the same free port out twice.
 inline uint16_t FreeLoopbackPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
+  static std::mutex mutex;
+  static std::set<uint16_t> given;
+  std::lock_guard lock(mutex);
+  while (true) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    close(fd);
+    uint16_t port = ntohs(addr.sin_port);
+    if (given.insert(port).second) return port;
+  }
 }
 
 struct CommandResult {
