@@ -84,10 +84,10 @@ wait_for() {  # SECONDS CMD...: until CMD succeeds
   for ((i = 0; i < secs * 10; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
   return 1
 }
-free_port() {
+free_port() {  # below the ephemeral range (32768-), where outgoing connections take theirs
   local p
   while true; do
-    p=$((20000 + RANDOM % 40000))
+    p=$((10000 + RANDOM % 22000))
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
   done
 }
