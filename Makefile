@@ -4,7 +4,8 @@ TEST_BUILD_DIR ?= build-asan
 CMAKE_FLAGS    ?=
 GENERATOR      := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build test deps format check-format bench quickstart down bench-vs-slurm clean
+.PHONY: all build test deps format check-format bench quickstart down bench-vs-slurm \
+        bench-vs-slurmdbd clean
 
 all: build
 
@@ -52,6 +53,11 @@ down:
 # machine: two 4-node clusters of the same layout, each figure interleaved; see docs/performance.md.
 bench-vs-slurm: build
 	@bash bench/vs-slurm/run.sh $(abspath $(BUILD_DIR))/bin
+
+# Accounting at 100,000 jobs: rotadbd (SQLite) and Slurm's slurmdbd on a throwaway MariaDB
+# (both installed from Debian's packages if missing), the same jobs, sacct timed interleaved.
+bench-vs-slurmdbd: build
+	@bash bench/vs-slurm/dbd.sh $(abspath $(BUILD_DIR))/bin
 
 clean:
 	rm -rf $(BUILD_DIR) $(TEST_BUILD_DIR)

@@ -46,6 +46,15 @@ CREATE TABLE entities (
 );
 )sql";
 
+// The distinct clusters of job_attempts, one primary-key seek each.
+constexpr const char* kEveryCluster = R"sql(
+WITH RECURSIVE clusters(name) AS (
+  SELECT MIN(cluster) FROM job_attempts
+  UNION ALL
+  SELECT (SELECT MIN(cluster) FROM job_attempts WHERE cluster > name) FROM clusters
+  WHERE name IS NOT NULL)
+)sql";
+
 // An ended attempt is never overwritten by a running one.
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
@@ -203,6 +212,10 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
   if (!query.cluster().empty()) {
     sql += " AND cluster = ?";
     texts.push_back(query.cluster());
+  } else if (!query.job_ids().empty()) {
+    // The key starts with the cluster: naming every cluster there is (a few
+    // index seeks) lets `sacct -j` seek each job instead of reading them all.
+    sql = std::string(kEveryCluster) + sql + " AND cluster IN (SELECT name FROM clusters)";
   }
   in_list("user_name", query.users());
   in_list("account", query.accounts());

@@ -72,5 +72,33 @@ TEST_F(SqliteStoreTest, MigratesAVersionOneDatabaseKeepingItsJobs) {
   EXPECT_TRUE(store->AddEntities({qos}).ok());
 }
 
+// `sacct -j` names no cluster: the jobs are found in every cluster (the store
+// seeks them cluster by cluster through the primary key).
+TEST_F(SqliteStoreTest, JobsByIdAreFoundInEveryCluster) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  std::vector<wire::AccountingJob> jobs;
+  const char* clusters[] = {"", "alpha", "beta", "gamma"};
+  for (uint32_t id = 1; id <= 40; ++id) {
+    auto j = Attempt(id, 0, wire::JOB_STATE_COMPLETED, 100, 200);
+    j.set_cluster(clusters[id % 4]);
+    jobs.push_back(j);
+  }
+  ASSERT_TRUE(store->UpsertJobs(jobs).ok());
+  wire::QueryJobsRequest query;
+  for (uint32_t id : {4u, 9u, 14u, 39u, 41u}) query.add_job_ids(id);
+  auto found = store->QueryJobs(query);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  std::vector<std::pair<uint32_t, std::string>> got;
+  for (const auto& j : *found) got.emplace_back(j.job_id(), j.cluster());
+  EXPECT_EQ(got, (std::vector<std::pair<uint32_t, std::string>>{
+                     {4, ""}, {9, "alpha"}, {14, "beta"}, {39, "gamma"}}));
+  query.set_cluster("beta");
+  found = store->QueryJobs(query);
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].job_id(), 14u);
+}
+
 }  // namespace
 }  // namespace rota::dbd
