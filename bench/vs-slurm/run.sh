@@ -47,7 +47,7 @@ trap 'exit 130' INT TERM
 free_port_block() {  # a port P with P..P+4 free on loopback
   local p
   while true; do
-    p=$((20000 + RANDOM % 40000))
+    p=$((10000 + RANDOM % 22000))  # below the ephemeral range (32768-60999) that clients take
     local busy=0 i
     for i in 0 1 2 3 4; do (exec 3<>"/dev/tcp/127.0.0.1/$((p + i))") 2>/dev/null && busy=1; done
     [ "$busy" = 0 ] && { echo "$p"; return; }
