@@ -196,7 +196,8 @@ Status BatchJob::Launch() {
   // Prolog and Epilog see the job's Slurm variables (not the user's environment).
   script_env_ = {kScriptPath};
   for (const std::string& var : process.env) {
-    if (var.rfind("SLURM_", 0) == 0 || var.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0) {
+    if (var.rfind("SLURM_", 0) == 0 || var.rfind("SLURMD_NODENAME=", 0) == 0 ||
+        var.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0) {
       script_env_.push_back(var);
     }
   }
