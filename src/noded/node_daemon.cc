@@ -375,8 +375,6 @@ void NodeDaemon::Launch(wire::LaunchJobRequest request, rpc::Responder respond) 
 void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder& respond) {
   const uint32_t job_id = request.job().job_id();
   const uint32_t run = request.job().restart_count();  // `request` moves into the record
-  const auto& flags = context_.config->settings.prolog_flags;
-  const bool contain = std::find(flags.begin(), flags.end(), "Contain") != flags.end();
   const std::string& spool = context_.settings.spool_dir;
   // A launch that fails still becomes an exit the controller hears of, so
   // the request itself succeeded either way.
@@ -400,12 +398,6 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch_started_.insert(job_id);  // Its cage is there for srun's tasks.
-  }
-  if (contain) {
-    // The extern step's cage in the job's, as on the job's other nodes
-    // (PreparedJobs); it goes with the job's cage. None when the launch failed.
-    Status made = context_.cgroups->CreateStep(job_id, kExternStepCage, StepCageLimits{});
-    if (!made.ok()) spdlog::info("job {}: no {}: {}", job_id, kExternStepCage, made.message());
   }
   AnswerEmpty(respond);
   FinishStep(AwaitStepOutcome(spool, options_.node_name, job_id, kStepStartTimeout), run);

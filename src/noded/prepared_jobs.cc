@@ -44,8 +44,7 @@ PreparedJobs::PreparedJobs(const NodeContext& node, StepTasks* steps)
 PreparedJobs::~PreparedJobs() { Stop(); }
 
 std::string PreparedJobs::RecordPath(uint32_t job_id) const {
-  return node_.settings.spool_dir + "/" + kRecordDir + "/" + kRecordPrefix +
-         std::to_string(job_id);
+  return node_.settings.spool_dir + "/" + kRecordDir + "/" + kRecordPrefix + std::to_string(job_id);
 }
 
 std::set<uint32_t> PreparedJobs::Recorded(const std::string& spool_dir) {
@@ -54,7 +53,8 @@ std::set<uint32_t> PreparedJobs::Recorded(const std::string& spool_dir) {
   for (const auto& e : std::filesystem::directory_iterator(spool_dir + "/" + kRecordDir, ec)) {
     const std::string name = e.path().filename().string();
     if (name.rfind(kRecordPrefix, 0) != 0) continue;
-    if (std::optional<uint64_t> id = ParseUint(std::string_view(name).substr(sizeof(kRecordPrefix) - 1))) {
+    if (std::optional<uint64_t> id =
+            ParseUint(std::string_view(name).substr(sizeof(kRecordPrefix) - 1))) {
       if (*id > 0 && *id <= UINT32_MAX) ids.insert(static_cast<uint32_t>(*id));
     }
   }
@@ -70,7 +70,8 @@ void PreparedJobs::Adopt() {
     if (!record.ParseFromString(bytes.str()) || record.job().job_id() != id) {
       spdlog::error("job {}: unreadable record {}; its cage is swept next start", id,
                     RecordPath(id));
-      std::filesystem::remove(RecordPath(id));
+      std::error_code ec;
+      std::filesystem::remove(RecordPath(id), ec);
       continue;
     }
     std::lock_guard<std::mutex> lock(mu_);
@@ -98,13 +99,14 @@ void PreparedJobs::Prepare(wire::PrepareJobRequest request, rpc::Responder respo
     return;
   }
   // Threads that have ended.
-  threads_.erase(std::remove_if(threads_.begin(), threads_.end(),
-                                [](Worker& w) {
-                                  if (!w.done->load()) return false;
-                                  w.thread.join();
-                                  return true;
-                                }),
-                 threads_.end());
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    if (it->done->load()) {
+      it->thread.join();
+      it = threads_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   std::optional<wire::JobRecord> earlier;  // An earlier run's cage, still here
   if (auto it = jobs_.find(job_id); it != jobs_.end()) {
     // The controller retries what it did not hear answered.
@@ -161,8 +163,8 @@ void PreparedJobs::Run(wire::PrepareJobRequest request, uint64_t generation,
     }
   }
   if (failure.empty() && !node_.config->settings.prolog.empty()) {
-    failure = RunScripts(node_.config->settings.prolog, ScriptEnvironment(job, request.cluster_name()),
-                         job_id, "Prolog");
+    failure = RunScripts(node_.config->settings.prolog,
+                         ScriptEnvironment(job, request.cluster_name()), job_id, "Prolog");
   }
   if (!failure.empty()) {
     // As the batch node reports its own: the controller requeues the job and

@@ -87,10 +87,10 @@ class PreparedJobs {
   StepTasks* const steps_;
 
   std::mutex mu_;
-  std::map<uint32_t, Entry> jobs_;     // Guarded by mu_.
-  std::vector<Worker> threads_;        // Preparations and delayed releases. Guarded by mu_.
-  uint64_t next_generation_ = 1;       // Guarded by mu_.
-  bool stopped_ = false;               // Guarded by mu_.
+  std::map<uint32_t, Entry> jobs_;  // Guarded by mu_.
+  std::vector<Worker> threads_;     // Preparations and delayed releases. Guarded by mu_.
+  uint64_t next_generation_ = 1;    // Guarded by mu_.
+  bool stopped_ = false;            // Guarded by mu_.
 };
 
 }  // namespace rota::noded

@@ -46,7 +46,8 @@ class ExternStepTest : public testing::TwoNodeClusterTest {
     std::ofstream(prolog) << "#!/bin/sh\ntouch " << Base()
                           << ".ran.$SLURMD_NODENAME.$SLURM_JOB_ID\n"
                              "[ -e "
-                          << Base() << ".fail.$SLURMD_NODENAME ] || exit 0\necho 'no scratch'\nexit 1\n";
+                          << Base()
+                          << ".fail.$SLURMD_NODENAME ] || exit 0\necho 'no scratch'\nexit 1\n";
     chmod(prolog.c_str(), 0755);
     TwoNodeClusterTest::SetUp();
   }
@@ -134,14 +135,15 @@ TEST_F(ExternStepTest, EveryNodeHasTheJobsCageFromItsStartUntilItsEnd) {
   ASSERT_TRUE(WaitUntil([&] { return HasCage(1, job) && HasCage(2, job); }))
       << "node 1: " << HasCage(1, job) << ", node 2: " << HasCage(2, job);
   // Limits as a step's job cage gets them: the job's CPUs on the second node.
-  const std::string cpus = Trim(ReadFileText(
-      NodedCluster::CgroupDir("cpuset", cluster_->Node(2), std::stoul(job)) + "/cpuset.cpus"));
+  const std::string cpus(Trim(ReadFileText(
+      NodedCluster::CgroupDir("cpuset", cluster_->Node(2), std::stoul(job)) + "/cpuset.cpus")));
   EXPECT_FALSE(cpus.empty());
   EXPECT_TRUE(PrologRan(1, job));
   EXPECT_TRUE(PrologRan(2, job));
 
   pid_t adopted = Adopt(2, job);
-  ASSERT_TRUE(InCgroup(adopted, 2, job)) << ReadFileText("/proc/" + std::to_string(adopted) + "/cgroup");
+  ASSERT_TRUE(InCgroup(adopted, 2, job))
+      << ReadFileText("/proc/" + std::to_string(adopted) + "/cgroup");
   EXPECT_FALSE(Ended(adopted));
   EXPECT_EQ(cluster_->Run("scancel " + job).exit_code, 0);
   EXPECT_TRUE(WaitUntil([&] { return Ended(adopted); }, std::chrono::seconds(20)))
@@ -152,8 +154,8 @@ TEST_F(ExternStepTest, EveryNodeHasTheJobsCageFromItsStartUntilItsEnd) {
 }
 
 TEST_F(ExternStepTest, AJobThatEndsByItselfLeavesNoCageBehind) {
-  CommandResult r = cluster_->Run("sbatch --parsable -N2 --chdir=" + cluster_->work_dir() +
-                                  " --wrap='sleep 2'");
+  CommandResult r =
+      cluster_->Run("sbatch --parsable -N2 --chdir=" + cluster_->work_dir() + " --wrap='sleep 2'");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   std::string job(Trim(r.out));
   ASSERT_TRUE(WaitUntil([&] { return HasCage(2, job); })) << Show(job);

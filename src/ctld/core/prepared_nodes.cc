@@ -14,8 +14,8 @@ bool PreparesEveryNode(const conf::ClusterConfig& config) {
 void EndOnOtherNodes(const conf::ClusterConfig& config, const wire::JobRecord& job,
                      Effects& effects) {
   if (job.nodes_size() < 2 || !PreparesEveryNode(config)) return;
-  const bool ended = std::any_of(
-      effects.signals.begin(), effects.signals.end(), [&](const SignalJob& s) {
+  const bool ended =
+      std::any_of(effects.signals.begin(), effects.signals.end(), [&](const SignalJob& s) {
         return s.job_id == job.job_id() && !s.batch_only && (s.terminate || s.signal == SIGKILL);
       });
   if (ended) return;

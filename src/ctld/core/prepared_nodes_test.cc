@@ -29,7 +29,8 @@ class PreparedNodesTest : public ::testing::Test {
     config_ = *loaded.config;
     core_ = std::make_unique<ControllerCore>(config_);
     Effects e;
-    for (const char* n : {"n1", "n2", "n3"}) ASSERT_TRUE(core_->NodeRegistered(n, kT0, kT0, e).ok());
+    for (const char* n : {"n1", "n2", "n3"})
+      ASSERT_TRUE(core_->NodeRegistered(n, kT0, kT0, e).ok());
   }
   // A running job on `nodes` nodes.
   uint32_t Run(uint32_t nodes) {
@@ -89,8 +90,7 @@ TEST_F(PreparedNodesTest, AScriptThatEndsEndsTheJobOnItsOtherNodes) {
   EXPECT_EQ(e.signals[0].signal, SIGTERM);
   EXPECT_TRUE(e.signals[0].terminate);
   EXPECT_FALSE(e.signals[0].batch_only);
-  EXPECT_EQ(e.signals[0].nodes,
-            (std::vector<std::string>{Job(id).nodes(1), Job(id).nodes(2)}));
+  EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{Job(id).nodes(1), Job(id).nodes(2)}));
   // The first node's report ends it: the others are not waited for.
   Report(id, Job(id).nodes(0), /*cleanup_follows=*/false);
   EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETED);

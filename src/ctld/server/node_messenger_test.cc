@@ -89,11 +89,11 @@ class NodeMessengerTest : public ::testing::Test {
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(server).value();
     testing::LoadedConfig loaded = testing::LoadConfigFiles(
-        dir_, testing::ConfigFiles("ClusterName=t\nSlurmctldHost=localhost\n" + Settings() +
-                                   "NodeName=n[1-3] NodeAddr=127.0.0.1 Port=" +
-                                   std::to_string(server_->port()) +
-                                   " CPUs=8 State=UNKNOWN\n"
-                                   "PartitionName=p Nodes=n[1-3] Default=YES\n"));
+        dir_, testing::ConfigFiles(
+                  "ClusterName=t\nSlurmctldHost=localhost\n" + Settings() +
+                  "NodeName=n[1-3] NodeAddr=127.0.0.1 Port=" + std::to_string(server_->port()) +
+                  " CPUs=8 State=UNKNOWN\n"
+                  "PartitionName=p Nodes=n[1-3] Default=YES\n"));
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     messenger_ = std::make_unique<NodeMessenger>(
         *loaded.config, std::make_unique<auth::NoneIssuer>(auth::Identity{0, 0}));
