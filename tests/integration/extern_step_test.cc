@@ -32,7 +32,8 @@ using testing::WaitUntil;
 
 namespace fs = std::filesystem;
 
-constexpr const char* kControllers[] = {"cpuset", "memory", "devices", "freezer", "pids"};
+// The hierarchies the nodes use here (cgroup v1; the cages of the tests).
+constexpr const char* kControllers[] = {"cpuset", "memory", "devices", "freezer"};
 
 class ExternStepTest : public testing::TwoNodeClusterTest {
  protected:
@@ -89,6 +90,21 @@ class ExternStepTest : public testing::TwoNodeClusterTest {
     }
     return true;
   }
+  // What the nodes have under the cgroup hierarchies, for failure messages.
+  std::string Cgroups() const {
+    std::string out;
+    std::error_code ec;
+    for (const char* c : kControllers) {
+      for (int n = 1; n <= NodedCluster::kNodes; ++n) {
+        const fs::path top = fs::path("/sys/fs/cgroup") / c / "rota" / cluster_->Node(n);
+        for (auto it = fs::recursive_directory_iterator(top, ec);
+             it != fs::recursive_directory_iterator(); it.increment(ec)) {
+          if (it->is_directory()) out += it->path().string() + "\n";
+        }
+      }
+    }
+    return out;
+  }
   bool HasJobCgroup(int n, const std::string& job) const {
     for (const char* c : kControllers) {
       if (fs::exists(NodedCluster::CgroupDir(c, cluster_->Node(n), std::stoul(job)))) return true;
@@ -133,13 +149,15 @@ TEST_F(ExternStepTest, EveryNodeHasTheJobsCageFromItsStartUntilItsEnd) {
   ASSERT_TRUE(WaitForState(job, "RUNNING")) << Show(job);
   // Before any srun: the job's cgroup with its extern step on both nodes.
   ASSERT_TRUE(WaitUntil([&] { return HasCage(1, job) && HasCage(2, job); }))
-      << "node 1: " << HasCage(1, job) << ", node 2: " << HasCage(2, job);
+      << "node 1: " << HasCage(1, job) << ", node 2: " << HasCage(2, job) << "\n"
+      << Cgroups();
   // Limits as a step's job cage gets them: the job's CPUs on the second node.
   const std::string cpus(Trim(ReadFileText(
       NodedCluster::CgroupDir("cpuset", cluster_->Node(2), std::stoul(job)) + "/cpuset.cpus")));
   EXPECT_FALSE(cpus.empty());
-  EXPECT_TRUE(PrologRan(1, job));
-  EXPECT_TRUE(PrologRan(2, job));
+  // The first node runs its Prolog after making the cage, before the script.
+  EXPECT_TRUE(WaitUntil([&] { return PrologRan(1, job); }));
+  EXPECT_TRUE(PrologRan(2, job));  // Before the batch launch went out
 
   pid_t adopted = Adopt(2, job);
   ASSERT_TRUE(InCgroup(adopted, 2, job))

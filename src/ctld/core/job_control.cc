@@ -93,6 +93,7 @@ std::optional<WarnSignal> ParseWarnSignal(std::string_view text) {
 void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
                                Effects& effects) {
   const bool completing = Completing(job);
+  if (Running(job)) EndOnOtherNodes(*config_, job, effects);  // Completing: done already
   if (Running(job) || completing) nodes_.Release(job);
   if (completing) {
     nodes_.MarkCompleting(job, -1);
@@ -309,6 +310,7 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_
   const size_t accounted = effects.accounting.size();
   AccountAttemptEnd(*config_, job, attempt_state, now, effects);
   if (effects.accounting.size() > accounted) AttachSteps(job, effects.accounting.back());
+  if (Running(job)) EndOnOtherNodes(*config_, job, effects);
   if (Running(job) || Completing(job)) nodes_.Release(job);
   if (Completing(job)) nodes_.MarkCompleting(job, -1);
   job.clear_completing_nodes();

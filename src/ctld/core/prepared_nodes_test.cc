@@ -96,6 +96,24 @@ TEST_F(PreparedNodesTest, AScriptThatEndsEndsTheJobOnItsOtherNodes) {
   EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETED);
 }
 
+TEST_F(PreparedNodesTest, AJobThatEndsAtOnceEndsOnItsOtherNodesToo) {
+  Start("PrologFlags=Contain\n");
+  // The first node's only report (no early one): the job ends at once.
+  uint32_t id = Run(2);
+  Effects e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/false);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETED);
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{Job(id).nodes(1)}));
+  EXPECT_TRUE(e.signals[0].terminate);
+  // The first node's Prolog failed: requeued at once, the other node told.
+  id = Run(2);
+  const std::string other = Job(id).nodes(1);
+  e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/false, /*prolog_failed=*/true);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_PENDING);
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{other}));
+}
+
 TEST_F(PreparedNodesTest, ACancelSignalsEveryNodeOnce) {
   Start("PrologFlags=Alloc\n");
   uint32_t id = Run(2);
