@@ -224,5 +224,43 @@ TEST_F(ExternStepTest, APrologFailingOnTheSecondNodeRequeuesTheJobAndDrainsIt) {
   EXPECT_EQ(cluster_->Run("scancel " + job).exit_code, 0);
 }
 
+// What preparing the other node costs a job: `sbatch --wait -N2 --wrap=true`
+// end to end (submission to the end as sbatch hears it), median of 7, with
+// and without PrologFlags=Contain (no Prolog either way).
+class TwoNodeJobTimeTest : public testing::TwoNodeClusterTest {
+ protected:
+  int64_t MedianMs() {
+    std::vector<int64_t> ms;
+    for (int i = 0; i < 7; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      CommandResult r =
+          cluster_->Run("sbatch --wait -N2 --chdir=" + cluster_->work_dir() + " --wrap=true");
+      EXPECT_EQ(r.exit_code, 0) << r.out;
+      ms.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - t0)
+                       .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[3];
+  }
+};
+
+TEST_F(TwoNodeJobTimeTest, TwoNodeJobTime) {
+  const int64_t median = MedianMs();
+  std::cerr << "sbatch --wait -N2 --wrap=true: median " << median << " ms\n";
+  EXPECT_LT(median, 20000);
+}
+
+class ContainedTwoNodeJobTimeTest : public TwoNodeJobTimeTest {
+ protected:
+  std::string Settings() const override { return "PrologFlags=Contain\n"; }
+};
+
+TEST_F(ContainedTwoNodeJobTimeTest, TwoNodeJobTime) {
+  const int64_t median = MedianMs();
+  std::cerr << "sbatch --wait -N2 --wrap=true, PrologFlags=Contain: median " << median << " ms\n";
+  EXPECT_LT(median, 20000);
+}
+
 }  // namespace
 }  // namespace rota
