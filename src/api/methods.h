@@ -39,6 +39,9 @@ enum Method : uint16_t {
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty
+  // PrologFlags=Alloc/Contain, to a job's nodes other than its first
+  // (proto/job_prepare.proto).
+  kPrepareJob = 34,  // PrepareJobRequest -> Empty (cage made, Prolog run)
   // Served by the node daemon, called by srun (and the controller for scancel).
   kLaunchTasks = 32,  // LaunchTasksRequest -> Empty (tasks started)
   kSignalTasks = 33,  // SignalTasksRequest -> Empty

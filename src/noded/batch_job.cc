@@ -168,6 +168,11 @@ Status BatchJob::Launch() {
   Result<CageLimits> limits = LimitsFor();
   if (!limits.ok()) return limits.status();
   ROTA_RETURN_IF_ERROR(node_.cgroups->SetLimits(job.job_id(), *limits));
+  if (const auto& flags = node_.config->settings.prolog_flags;
+      std::find(flags.begin(), flags.end(), "Contain") != flags.end()) {
+    // The extern step's cage, as on the job's other nodes (prepared_jobs.h).
+    ROTA_RETURN_IF_ERROR(node_.cgroups->CreateStep(job.job_id(), "step_extern", StepCageLimits{}));
+  }
 
   JobEnvironmentInput env;
   env.job = &job;
@@ -196,7 +201,8 @@ Status BatchJob::Launch() {
   // Prolog and Epilog see the job's Slurm variables (not the user's environment).
   script_env_ = {kScriptPath};
   for (const std::string& var : process.env) {
-    if (var.rfind("SLURM_", 0) == 0 || var.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0) {
+    if (var.rfind("SLURM_", 0) == 0 || var.rfind("SLURMD_NODENAME=", 0) == 0 ||
+        var.rfind("CUDA_VISIBLE_DEVICES=", 0) == 0) {
       script_env_.push_back(var);
     }
   }

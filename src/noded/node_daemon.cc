@@ -105,6 +105,7 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   }
   // Live jobs first: their cages are not stale.
   std::set<uint32_t> live = d->RecoverSteps();
+  for (uint32_t id : PreparedJobs::Recorded(settings->spool_dir)) live.insert(id);
   if (int swept = d->cgroups_->SweepStale(live); swept > 0) {
     spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
   }
@@ -113,6 +114,8 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
     std::lock_guard<std::mutex> lock(self->mu_);
     return self->batch_started_.count(job_id) != 0;
   });
+  d->prepared_ = std::make_unique<PreparedJobs>(d->context_, d->step_tasks_.get());
+  d->prepared_->Adopt();
 
   rpc::ServerOptions server_options;
   server_options.address = settings->listen_address;
@@ -148,6 +151,7 @@ void NodeDaemon::Stop() {
   if (server_) server_->Stop();
   stop_.Set();
   if (step_tasks_) step_tasks_->Stop();
+  if (prepared_) prepared_->Stop();
   if (heartbeat_.joinable()) heartbeat_.join();
   if (health_check_.joinable()) health_check_.join();
   std::map<uint32_t, RunningJob> jobs;
@@ -196,6 +200,10 @@ void NodeDaemon::HeartbeatLoop() {
           req.add_jobs(id);
         }
       }
+    }
+    // Prepared jobs too: the controller kills those that ended meanwhile.
+    for (uint32_t id : prepared_->Held()) {
+      if (std::find(req.jobs().begin(), req.jobs().end(), id) == req.jobs().end()) req.add_jobs(id);
     }
     Status s = controller_->Call(api::kNodeRegister, req);
     if (s.ok() && !registered) spdlog::info("registered with the controller");
@@ -299,6 +307,12 @@ void NodeDaemon::Handle(const rpc::RequestContext& context, std::string body,
       wire::LaunchJobRequest req;
       if (!ParseOrFail(body, req, respond)) return;
       Launch(std::move(req), respond);
+      return;
+    }
+    case api::kPrepareJob: {
+      wire::PrepareJobRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      prepared_->Prepare(std::move(req), respond);
       return;
     }
     case api::kSignalJob: {
@@ -494,8 +508,9 @@ void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder
   // The job's step tasks here, whether or not its batch script runs here.
   if (!request.batch_only()) {
     const int signal = request.signal() == 0 ? SIGKILL : request.signal();
-    step_tasks_->Signal(request.job_id(), std::nullopt, signal, 0, true,
-                        /*ends_job=*/request.terminate() || signal == SIGKILL);
+    const bool ends_job = request.terminate() || signal == SIGKILL;
+    step_tasks_->Signal(request.job_id(), std::nullopt, signal, 0, true, ends_job);
+    if (ends_job) prepared_->End(request.job_id(), signal);
   }
   bool known;
   {

@@ -14,6 +14,7 @@
 
 #include "auth/credential.h"
 #include "noded/node_context.h"
+#include "noded/prepared_jobs.h"
 #include "noded/step_forker.h"
 #include "noded/step_tasks.h"
 #include "rota.pb.h"
@@ -101,6 +102,8 @@ class NodeDaemon {
   std::thread heartbeat_;
   std::thread health_check_;
   std::unique_ptr<StepTasks> step_tasks_;  // srun's tasks on this node.
+  // PrologFlags=Alloc/Contain: the jobs this node was prepared for (not their first node).
+  std::unique_ptr<PreparedJobs> prepared_;
 
   std::mutex mu_;
   std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.

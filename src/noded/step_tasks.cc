@@ -364,6 +364,11 @@ Status StepTasks::HoldCage(const wire::JobRecord& job, const std::vector<uint32_
   return made;
 }
 
+void StepTasks::AdoptJobCage(uint32_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++cage_users_[job_id];
+}
+
 void StepTasks::ReleaseCage(uint32_t job_id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = cage_users_.find(job_id);

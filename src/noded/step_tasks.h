@@ -52,6 +52,16 @@ class StepTasks {
   // Kills every task and waits for the steps' threads.
   void Stop();
 
+  // The job's cage held apart from its steps (PreparedJobs: PrologFlags=Alloc
+  // or Contain), counted as one more holder: made with the job's limits here
+  // by the first holder, killed and removed after the last lets go.
+  Status HoldJobCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices) {
+    return HoldCage(job, gpu_indices);
+  }
+  void ReleaseJobCage(uint32_t job_id) { ReleaseCage(job_id); }
+  // A cage made before rotad restarted, held again (not made anew).
+  void AdoptJobCage(uint32_t job_id);
+
  private:
   struct Running;
   void Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest request, uint32_t caller_uid,

@@ -11,6 +11,7 @@
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/prepared_nodes.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_state.h"
@@ -92,6 +93,7 @@ std::optional<WarnSignal> ParseWarnSignal(std::string_view text) {
 void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
                                Effects& effects) {
   const bool completing = Completing(job);
+  if (Running(job)) EndOnOtherNodes(*config_, job, effects);  // Completing: done already
   if (Running(job) || completing) nodes_.Release(job);
   if (completing) {
     nodes_.MarkCompleting(job, -1);
@@ -122,6 +124,7 @@ void ControllerCore::BeginCompleting(wire::JobRecord& job, wire::JobState final_
   job.clear_completing_nodes();
   job.add_completing_nodes(job.nodes(0));
   nodes_.MarkCompleting(job, +1);
+  EndOnOtherNodes(*config_, job, effects);  // Their cages (PrologFlags=Alloc/Contain)
   Persist(job, effects);
 }
 
@@ -307,6 +310,7 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_
   const size_t accounted = effects.accounting.size();
   AccountAttemptEnd(*config_, job, attempt_state, now, effects);
   if (effects.accounting.size() > accounted) AttachSteps(job, effects.accounting.back());
+  if (Running(job)) EndOnOtherNodes(*config_, job, effects);
   if (Running(job) || Completing(job)) nodes_.Release(job);
   if (Completing(job)) nodes_.MarkCompleting(job, -1);
   job.clear_completing_nodes();
@@ -349,11 +353,19 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
   // the node is drained until an administrator has looked, as in Slurm.
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
-  if (Running(*it->second) && !it->second->nodes().empty() &&
+  const auto& on = it->second->nodes();
+  if (Running(*it->second) && !on.empty() &&
       (report.node().empty() || it->second->nodes(0) == report.node())) {
     wire::JobRecord& job = Mutable(report.job_id());
     ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
     Persist(job, effects);
+  } else if (Running(*it->second) && std::find(on.begin(), on.end(), report.node()) != on.end()) {
+    // Another node's Prolog (PrologFlags=Alloc/Contain): the batch script may
+    // run already, so the run ends as a requeue does.
+    wire::JobRecord& job = Mutable(report.job_id());
+    effects.signals.push_back(
+        {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGKILL, false, true});
+    BeginCompleting(job, wire::JOB_STATE_REQUEUED, now, effects);
   }
   if (NodeRuntime* node = nodes_.Find(report.node())) {
     node->drain = true;

@@ -4,6 +4,8 @@
 
 #include "api/methods.h"
 #include "common/log.h"
+#include "ctld/core/prepared_nodes.h"
+#include "job_prepare.pb.h"
 #include "rpc/client.h"
 
 namespace rota::ctld {
@@ -35,8 +37,24 @@ void NodeMessenger::SetConfig(std::shared_ptr<const conf::ClusterConfig> config)
 
 void NodeMessenger::Carry(const Effects& effects) {
   std::vector<Message> messages;
+  bool prepare;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    prepare = PreparesEveryNode(*config_);
+  }
   for (const LaunchJob& l : effects.launches) {
     if (l.job->nodes().empty()) continue;
+    if (prepare && l.job->nodes_size() > 1) {
+      // PrologFlags=Alloc/Contain: the other nodes first, in the job's order,
+      // so that the Prologs have run before the batch script starts and any
+      // later signal of the job finds them prepared.
+      wire::PrepareJobRequest req;
+      *req.mutable_job() = *l.job;
+      std::string body = req.SerializeAsString();
+      for (int i = 1; i < l.job->nodes_size(); ++i) {
+        messages.push_back({l.job->job_id(), l.job->nodes(i), api::kPrepareJob, body});
+      }
+    }
     wire::LaunchJobRequest req;
     *req.mutable_job() = *l.job;
     if (l.payload) *req.mutable_payload() = *l.payload;

@@ -14,6 +14,7 @@
 
 #include "api/methods.h"
 #include "auth/none_auth.h"
+#include "job_prepare.pb.h"
 #include "rota.pb.h"
 #include "rpc/server.h"
 #include "testing/config_files.h"
@@ -39,6 +40,10 @@ class HeldNode {
       uint32_t job_id = 0;
       if (context.method == api::kLaunchJob) {
         wire::LaunchJobRequest req;
+        req.ParseFromString(body);
+        job_id = req.job().job_id();
+      } else if (context.method == api::kPrepareJob) {
+        wire::PrepareJobRequest req;
         req.ParseFromString(body);
         job_id = req.job().job_id();
       } else {
@@ -78,16 +83,17 @@ class HeldNode {
 
 class NodeMessengerTest : public ::testing::Test {
  protected:
+  virtual std::string Settings() const { return ""; }
   void SetUp() override {
     auto server = rpc::RpcServer::Start({}, node_.Handler());
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(server).value();
     testing::LoadedConfig loaded = testing::LoadConfigFiles(
-        dir_, testing::ConfigFiles("ClusterName=t\nSlurmctldHost=localhost\n"
-                                   "NodeName=n1 NodeAddr=127.0.0.1 Port=" +
-                                   std::to_string(server_->port()) +
-                                   " CPUs=8 State=UNKNOWN\n"
-                                   "PartitionName=p Nodes=n1 Default=YES\n"));
+        dir_, testing::ConfigFiles(
+                  "ClusterName=t\nSlurmctldHost=localhost\n" + Settings() +
+                  "NodeName=n[1-3] NodeAddr=127.0.0.1 Port=" + std::to_string(server_->port()) +
+                  " CPUs=8 State=UNKNOWN\n"
+                  "PartitionName=p Nodes=n[1-3] Default=YES\n"));
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     messenger_ = std::make_unique<NodeMessenger>(
         *loaded.config, std::make_unique<auth::NoneIssuer>(auth::Identity{0, 0}));
@@ -98,10 +104,10 @@ class NodeMessengerTest : public ::testing::Test {
     if (server_) server_->Stop();
   }
 
-  static LaunchJob Launch(uint32_t job_id) {
+  static LaunchJob Launch(uint32_t job_id, int nodes = 1) {
     auto job = std::make_shared<wire::JobRecord>();
     job->set_job_id(job_id);
-    job->add_nodes("n1");
+    for (int n = 1; n <= nodes; ++n) job->add_nodes("n" + std::to_string(n));
     return LaunchJob{job, nullptr};
   }
 
@@ -139,6 +145,52 @@ TEST_F(NodeMessengerTest, ASignalWaitsForItsJobsLaunchToBeAnswered) {
   ASSERT_TRUE(node_.WaitForArrived(3));
   EXPECT_EQ(node_.at(2).method, api::kSignalJob);
   EXPECT_EQ(node_.at(2).job_id, 7u);
+}
+
+TEST_F(NodeMessengerTest, WithoutPrologFlagsOnlyTheFirstNodeHearsOfTheLaunch) {
+  Effects effects;
+  effects.launches.push_back(Launch(4, 3));
+  messenger_->Carry(effects);
+  ASSERT_TRUE(node_.WaitForArrived(1));
+  node_.at(0).respond(0, "");
+  std::this_thread::sleep_for(200ms);
+  ASSERT_EQ(node_.arrived(), 1u);
+  EXPECT_EQ(node_.at(0).method, api::kLaunchJob);
+}
+
+class NodeMessengerContainTest : public NodeMessengerTest {
+ protected:
+  std::string Settings() const override { return "PrologFlags=Contain\n"; }
+};
+
+// PrologFlags=Contain: the job's other nodes are prepared one after the other
+// before the batch launch, and a signal of the job waits behind all of them.
+TEST_F(NodeMessengerContainTest, OtherNodesArePreparedBeforeTheLaunchAndTheSignalAfter) {
+  Effects effects;
+  effects.launches.push_back(Launch(5, 3));
+  effects.signals.push_back(SignalJob{5, {"n1", "n2", "n3"}, 9, false, true});
+  effects.launches.push_back(Launch(6));  // One node: nothing to prepare
+  messenger_->Carry(effects);
+  ASSERT_TRUE(node_.WaitForArrived(2));
+  std::this_thread::sleep_for(200ms);  // Room for a message that wrongly overtakes.
+  ASSERT_EQ(node_.arrived(), 2u);
+  const size_t prepare = node_.at(0).job_id == 5 ? 0 : 1;
+  EXPECT_EQ(node_.at(prepare).method, api::kPrepareJob);
+  EXPECT_EQ(node_.at(1 - prepare).method, api::kLaunchJob);
+  EXPECT_EQ(node_.at(1 - prepare).job_id, 6u);
+  // n2 and n3 prepared, n1 launched, then the signal to each node.
+  const std::vector<uint16_t> expected = {api::kPrepareJob, api::kPrepareJob, api::kLaunchJob,
+                                          api::kSignalJob,  api::kSignalJob,  api::kSignalJob};
+  size_t next = prepare;
+  for (size_t k = 1; k < expected.size(); ++k) {
+    node_.at(next).respond(0, "");
+    ASSERT_TRUE(node_.WaitForArrived(2 + k)) << "message " << k << " of job 5 never came";
+    std::this_thread::sleep_for(50ms);
+    ASSERT_EQ(node_.arrived(), 2 + k);
+    next = 1 + k;
+    EXPECT_EQ(node_.at(next).job_id, 5u);
+    EXPECT_EQ(node_.at(next).method, expected[k]) << "message " << k;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,174 @@
+// PrologFlags=Alloc/Contain in the controller core: the job's other nodes hear
+// of its end (their cages go) and a Prolog failing on one of them requeues the
+// job and drains that node.
+
+#include "ctld/core/prepared_nodes.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <csignal>
+
+#include "ctld/core/controller_core.h"
+#include "model/job_state.h"
+#include "testing/config_files.h"
+
+namespace rota::ctld {
+namespace {
+
+constexpr int64_t kT0 = 1'800'000'000;
+
+class PreparedNodesTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& settings) {
+    auto loaded = testing::LoadConfigFiles(
+        dir_, {"ClusterName=c\nSlurmctldHost=h\n" + settings +
+               "NodeName=n[1-3] CPUs=4 RealMemory=16000\n"
+               "PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=1-00:00:00\n"});
+    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+    config_ = *loaded.config;
+    core_ = std::make_unique<ControllerCore>(config_);
+    Effects e;
+    for (const char* n : {"n1", "n2", "n3"})
+      ASSERT_TRUE(core_->NodeRegistered(n, kT0, kT0, e).ok());
+  }
+  // A running job on `nodes` nodes.
+  uint32_t Run(uint32_t nodes) {
+    wire::SubmitJobRequest req;
+    req.mutable_spec()->set_min_nodes(nodes);
+    req.mutable_spec()->set_script("#!/bin/sh\nsleep 100\n");
+    Caller alice{1000, 1000, "alice", "alice", false};
+    Effects e;
+    auto r = core_->Submit(req, alice, kT0, e);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    Effects tick;
+    core_->Tick(kT0 + 1, tick);
+    EXPECT_EQ(tick.launches.size(), 1u);
+    return r.ok() ? r->job_id() : 0;
+  }
+  Effects Report(uint32_t id, const std::string& node, bool cleanup_follows,
+                 bool prolog_failed = false) {
+    wire::JobExitedRequest req;
+    req.set_job_id(id);
+    req.set_node(node);
+    req.set_cleanup_follows(cleanup_follows);
+    if (prolog_failed) {
+      req.set_wait_status(1 << 8);
+      req.set_prolog_failed(true);
+      req.set_failure_reason("no scratch");
+    }
+    Effects e;
+    EXPECT_TRUE(core_->ReportExit(req, kT0 + 5, e).ok());
+    return e;
+  }
+  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
+
+  testing::TempDir dir_;
+  std::shared_ptr<const conf::ClusterConfig> config_;
+  std::unique_ptr<ControllerCore> core_;
+};
+
+TEST_F(PreparedNodesTest, TheFlagsThatPrepareEveryNode) {
+  Start("PrologFlags=Contain\n");
+  EXPECT_TRUE(PreparesEveryNode(*config_));
+  Start("PrologFlags=Alloc\n");
+  EXPECT_TRUE(PreparesEveryNode(*config_));
+  Start("PrologFlags=X11\n");
+  EXPECT_FALSE(PreparesEveryNode(*config_));
+  Start("");
+  EXPECT_FALSE(PreparesEveryNode(*config_));
+}
+
+TEST_F(PreparedNodesTest, AScriptThatEndsEndsTheJobOnItsOtherNodes) {
+  Start("PrologFlags=Contain\n");
+  uint32_t id = Run(3);
+  ASSERT_EQ(Job(id).nodes_size(), 3);
+  Effects e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/true);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETING);
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].job_id, id);
+  EXPECT_EQ(e.signals[0].signal, SIGTERM);
+  EXPECT_TRUE(e.signals[0].terminate);
+  EXPECT_FALSE(e.signals[0].batch_only);
+  EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{Job(id).nodes(1), Job(id).nodes(2)}));
+  // The first node's report ends it: the others are not waited for.
+  Report(id, Job(id).nodes(0), /*cleanup_follows=*/false);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETED);
+}
+
+TEST_F(PreparedNodesTest, AJobThatEndsAtOnceEndsOnItsOtherNodesToo) {
+  Start("PrologFlags=Contain\n");
+  // The first node's only report (no early one): the job ends at once.
+  uint32_t id = Run(2);
+  Effects e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/false);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETED);
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{Job(id).nodes(1)}));
+  EXPECT_TRUE(e.signals[0].terminate);
+  // The first node's Prolog failed: requeued at once, the other node told.
+  id = Run(2);
+  const std::string other = Job(id).nodes(1);
+  e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/false, /*prolog_failed=*/true);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_PENDING);
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{other}));
+}
+
+TEST_F(PreparedNodesTest, ACancelSignalsEveryNodeOnce) {
+  Start("PrologFlags=Alloc\n");
+  uint32_t id = Run(2);
+  wire::SignalJobsRequest req;
+  req.add_job_ids(std::to_string(id));
+  Effects e;
+  core_->SignalJobs(req, Caller{0, 0, "root", "root", true}, kT0 + 2, e);
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].nodes.size(), 2u);
+  EXPECT_TRUE(e.signals[0].terminate);
+}
+
+TEST_F(PreparedNodesTest, WithoutTheFlagsNothingMoreIsSent) {
+  Start("");
+  uint32_t id = Run(2);
+  Effects e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/true);
+  EXPECT_TRUE(e.signals.empty());
+  // A single-node job with the flags: nothing either.
+  Start("PrologFlags=Contain\n");
+  id = Run(1);
+  e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/true);
+  EXPECT_TRUE(e.signals.empty());
+}
+
+TEST_F(PreparedNodesTest, APrologFailingOnAnotherNodeRequeuesTheJobAndDrainsThatNode) {
+  Start("PrologFlags=Contain\n");
+  uint32_t id = Run(2);
+  const std::string first = Job(id).nodes(0);
+  const std::string other = Job(id).nodes(1);
+  Effects e = Report(id, other, /*cleanup_follows=*/false, /*prolog_failed=*/true);
+  // The batch script may run already: killed on every node, as a requeue.
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETING);
+  ASSERT_EQ(e.signals.size(), 1u);
+  EXPECT_EQ(e.signals[0].signal, SIGKILL);
+  EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{first, other}));
+  const NodeRuntime* drained = core_->nodes().Find(other);
+  ASSERT_NE(drained, nullptr);
+  EXPECT_TRUE(drained->drain);
+  EXPECT_EQ(drained->reason, "Prolog error: no scratch");
+  EXPECT_FALSE(core_->nodes().Find(first)->drain);
+  // Once the first node is clean, the job is pending again for another run.
+  Report(id, first, /*cleanup_follows=*/false);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_PENDING);
+  EXPECT_EQ(Job(id).restart_count(), 1u);
+  // A late report of the old run changes nothing.
+  wire::JobExitedRequest late;
+  late.set_job_id(id);
+  late.set_node(other);
+  late.set_prolog_failed(true);
+  late.set_run(0);
+  late.set_run_known(true);
+  Effects none;
+  EXPECT_TRUE(core_->ReportExit(late, kT0 + 6, none).ok());
+  EXPECT_TRUE(none.signals.empty());
+}
+
+}  // namespace
+}  // namespace rota::ctld
