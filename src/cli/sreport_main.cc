@@ -194,7 +194,16 @@ int main(int argc, char** argv) {
   o.now = now;
   o.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
   if (utilization) {
-    std::cout << rota::cli::ClusterUtilizationReport(cluster, *tres, capacity, jobs, window, o);
+    rota::wire::QueryNodeEventsRequest event_query;
+    event_query.set_cluster(cluster);
+    event_query.set_window_start(window.start);
+    event_query.set_window_end(window.end);
+    rota::wire::QueryNodeEventsResponse event_answer;
+    s = (*client)->Call(rota::api::kDbdQueryNodeEvents, event_query, &event_answer);
+    if (!s.ok()) return Fail(s.message());
+    std::cout << rota::cli::ClusterUtilizationReport(
+        cluster, *tres, capacity, jobs, window, o,
+        {event_answer.events().begin(), event_answer.events().end()});
   } else {
     std::cout << rota::cli::UserTopUsageReport(cluster, *tres, capacity, jobs, window, top_count,
                                                group, ProperNames(jobs), o);

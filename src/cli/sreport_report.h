@@ -7,8 +7,10 @@
 //
 // Allocated is what jobs held inside the window (each job's allocated TRES
 // times the part of its run inside the window); Reported is the configured
-// capacity times the window. Rota does not record node down time or
-// reservations yet, so Down, PLND Down and Planned are 0 and Idle is the rest.
+// capacity times the window; Down is the TRES of nodes out of service (node
+// events: DOWN, DRAIN...) times the part of the event inside the window.
+// Reservations are not recorded, so PLND Down and Planned are 0, and Idle is
+// Reported - Allocated - Down.
 // Pure functions: records, capacity and window in, text out.
 #include <cstdint>
 #include <map>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "accounting.pb.h"
+#include "node_events.pb.h"
 #include "cli/sacct_fields.h"
 #include "common/status.h"
 #include "conf/cluster_config.h"
@@ -58,11 +61,19 @@ uint64_t TresCapacity(const conf::ClusterConfig& config, const std::string& tres
 double AllocatedTresSeconds(const wire::AccountingJob& job, const std::string& tres,
                             const ReportWindow& window, int64_t now);
 
+// TRES-seconds a node event took out of service inside the window (an open
+// event lasts until `now`).
+double DownTresSeconds(const wire::NodeEvent& event, const std::string& tres,
+                       const ReportWindow& window, int64_t now);
+
+// Down never exceeds what Allocated leaves of Reported (a draining node's jobs
+// count as Allocated), so Idle is never negative.
 std::string ClusterUtilizationReport(const std::string& cluster,
                                      const std::vector<std::string>& tres,
                                      const std::map<std::string, uint64_t>& capacity,
                                      const std::vector<wire::AccountingJob>& jobs,
-                                     const ReportWindow& window, const ReportOptions& options);
+                                     const ReportWindow& window, const ReportOptions& options,
+                                     const std::vector<wire::NodeEvent>& events = {});
 
 // `proper_names`: login -> the passwd comment (gecos) field. Percentages are
 // of the cluster's capacity over the window.
