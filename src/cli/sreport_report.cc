@@ -51,8 +51,8 @@ std::string_view UnitName(ReportUnit unit) {
   return "Minutes";
 }
 
-// A TRES time as sreport prints it: whole units, with the share of
-// `total` in the /Percentage forms.
+}  // namespace
+
 std::string TimeValue(double tres_seconds, double total_seconds, const ReportTime& time) {
   const uint64_t units = static_cast<uint64_t>(std::floor(tres_seconds / Divisor(time.unit)));
   if (!time.percent) return std::to_string(units);
@@ -76,15 +76,15 @@ std::string Banner(const std::string& title, const ReportOptions& o) {
                      o.time.percent ? "/Percentage of Total" : "", rule);
 }
 
-// A column whose header the aligned layout cuts to its width (as Slurm does,
-// without the '+' that marks a cut value).
-PlainColumn Column(std::string_view header, int width, const ReportOptions& o) {
+PlainColumn Column(std::string_view header, int width, const ReportOptions& o, bool left) {
   std::string h(header);
   if (o.layout == SacctLayout::kAligned && h.size() > static_cast<size_t>(width)) {
     h.resize(static_cast<size_t>(width));
   }
-  return {h, width, false};
+  return {h, width, left};
 }
+
+namespace {
 
 int TimeWidth(const ReportOptions& o) { return o.time.percent ? 18 : 8; }
 

@@ -50,6 +50,18 @@ struct ReportOptions {
   int64_t now = 0;           // The end of jobs still running
 };
 
+// Shared by the reports (sreport_assoc.h):
+// A TRES time as sreport prints it: whole units, with the share of
+// `total_seconds` in the /Percentage forms.
+std::string TimeValue(double tres_seconds, double total_seconds, const ReportTime& time);
+// "2026-11-29T00:00:00" at `utc_offset_s` from UTC.
+std::string LocalStamp(int64_t t, int64_t utc_offset_s);
+// The dashed banner: the title, then "Usage reported in CPU Minutes".
+std::string Banner(const std::string& title, const ReportOptions& o);
+// A column whose header the aligned layout cuts to its width (as Slurm does,
+// without the '+' that marks a cut value).
+PlainColumn Column(std::string_view header, int width, const ReportOptions& o, bool left = false);
+
 // Canonical TRES names for -T ("cpu", "mem", "node", "gres/gpu",
 // "gres/gpu:a100"); "billing" and others are refused, naming them.
 Result<std::vector<std::string>> ParseReportTres(std::string_view list);
