@@ -48,8 +48,8 @@ int64_t YesterdayMidnight(int64_t now) {
 std::string Duration(int64_t seconds) {
   if (seconds < 0) seconds = 0;
   const int64_t days = seconds / 86400;
-  const std::string hms = fmt::format("{:02}:{:02}:{:02}", seconds % 86400 / 3600,
-                                      seconds % 3600 / 60, seconds % 60);
+  const std::string hms =
+      fmt::format("{:02}:{:02}:{:02}", seconds % 86400 / 3600, seconds % 3600 / 60, seconds % 60);
   return days > 0 ? fmt::format("{}-{}", days, hms) : hms;
 }
 

@@ -18,8 +18,8 @@ class SacctmgrEventsTest : public ::testing::Test {
   }
 };
 
-wire::NodeEvent Event(const std::string& node, int64_t start, int64_t end,
-                      const std::string& state, const std::string& reason, uint32_t uid) {
+wire::NodeEvent Event(const std::string& node, int64_t start, int64_t end, const std::string& state,
+                      const std::string& reason, uint32_t uid) {
   wire::NodeEvent e;
   e.set_cluster("rota");
   e.set_node(node);
@@ -44,9 +44,10 @@ TEST_F(SacctmgrEventsTest, DefaultWindowIsFromYesterdayMidnightUntilNow) {
 }
 
 TEST_F(SacctmgrEventsTest, WhereNodesStatesStartEndAndFormat) {
-  auto c = ParseEventsCommand({"where", "Nodes=n[1-3]", "States=down,drain",
-                               "Start=2027-01-01T00:00:00", "End=2027-01-02", "format=NodeName,State"},
-                              kNow);
+  auto c =
+      ParseEventsCommand({"where", "Nodes=n[1-3]", "States=down,drain", "Start=2027-01-01T00:00:00",
+                          "End=2027-01-02", "format=NodeName,State"},
+                         kNow);
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->query.nodes_size(), 3);
   EXPECT_EQ(c->query.nodes(2), "n3");
@@ -81,8 +82,9 @@ TEST_F(SacctmgrEventsTest, ParsableListingWithSlurmsDefaultColumns) {
 
 TEST_F(SacctmgrEventsTest, AlignedListingAndOtherFields) {
   EventsCommand c;
-  std::vector<wire::NodeEvent> events = {
-      Event("node-with-a-long-name", kNow - 90061, kNow, "DRAINING", "a reason longer than thirty characters", 0)};
+  std::vector<wire::NodeEvent> events = {Event("node-with-a-long-name", kNow - 90061, kNow,
+                                               "DRAINING", "a reason longer than thirty characters",
+                                               0)};
   auto text = RenderEvents(events, c, SacctLayout::kAligned, false, Name);
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text,

@@ -1,7 +1,7 @@
 // sacctmgr: accounts, users and QoS in rotadbd.
 #include <getopt.h>
-#include <pwd.h>
 #include <poll.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <ctime>

@@ -67,7 +67,8 @@ std::string AccountUtilizationByUserReport(
   }
   // An account's usage: its users' and its sub-accounts' (Users= narrows it).
   std::map<std::string, std::map<std::string, double>> subtree;
-  auto total = [&](auto& self, const std::string& account, int depth) -> std::map<std::string, double> {
+  auto total = [&](auto& self, const std::string& account,
+                   int depth) -> std::map<std::string, double> {
     std::map<std::string, double> sum;
     if (depth > 64) return sum;  // rotadbd refuses cycles; stop anyway
     for (const std::string& user : users_of[account]) {
@@ -127,16 +128,17 @@ std::string AccountUtilizationByUserReport(
   return out;
 }
 
-std::string UserUtilizationByAccountReport(
-    const std::string& cluster, const std::vector<std::string>& tres,
-    const std::map<std::string, uint64_t>& capacity, const std::vector<wire::AccountingJob>& jobs,
-    const ReportWindow& window, const std::map<std::string, std::string>& proper_names,
-    const ReportOptions& o) {
+std::string UserUtilizationByAccountReport(const std::string& cluster,
+                                           const std::vector<std::string>& tres,
+                                           const std::map<std::string, uint64_t>& capacity,
+                                           const std::vector<wire::AccountingJob>& jobs,
+                                           const ReportWindow& window,
+                                           const std::map<std::string, std::string>& proper_names,
+                                           const ReportOptions& o) {
   std::string out;
   if (!o.no_header) out += Banner(Title("Cluster/User/Account Utilization", window, o), o);
   const UsageMap usage = Usage(tres, jobs, window, o.now);
-  std::vector<std::pair<std::pair<std::string, std::string>, std::map<std::string, double>>>
-      ranked;
+  std::vector<std::pair<std::pair<std::string, std::string>, std::map<std::string, double>>> ranked;
   for (const auto& [key, seconds] : usage) {
     if (seconds.at(tres.front()) > 0) ranked.emplace_back(key, seconds);
   }

@@ -25,7 +25,7 @@
 namespace rota::cli {
 
 struct AssocTree {
-  std::map<std::string, std::string> parent_of;  // Account -> parent ("" for root)
+  std::map<std::string, std::string> parent_of;         // Account -> parent ("" for root)
   std::set<std::pair<std::string, std::string>> users;  // (account, user) associations
 };
 
@@ -42,10 +42,12 @@ std::string AccountUtilizationByUserReport(
     const std::vector<std::string>& users, const ReportWindow& window,
     const std::map<std::string, std::string>& proper_names, const ReportOptions& options);
 
-std::string UserUtilizationByAccountReport(
-    const std::string& cluster, const std::vector<std::string>& tres,
-    const std::map<std::string, uint64_t>& capacity, const std::vector<wire::AccountingJob>& jobs,
-    const ReportWindow& window, const std::map<std::string, std::string>& proper_names,
-    const ReportOptions& options);
+std::string UserUtilizationByAccountReport(const std::string& cluster,
+                                           const std::vector<std::string>& tres,
+                                           const std::map<std::string, uint64_t>& capacity,
+                                           const std::vector<wire::AccountingJob>& jobs,
+                                           const ReportWindow& window,
+                                           const std::map<std::string, std::string>& proper_names,
+                                           const ReportOptions& options);
 
 }  // namespace rota::cli

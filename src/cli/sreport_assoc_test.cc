@@ -22,19 +22,19 @@ wire::AccountingJob Job(const std::string& user, const std::string& account, int
 // in phys, root in root, carol in ops (no jobs).
 AssocTree Tree() {
   AssocTree t;
-  t.parent_of = {{"root", ""}, {"science", "root"}, {"phys", "science"}, {"chem", "science"},
-                 {"ops", "root"}};
-  t.users = {{"phys", "alice"}, {"chem", "alice"}, {"phys", "bob"}, {"root", "root"},
-             {"ops", "carol"}};
+  t.parent_of = {
+      {"root", ""}, {"science", "root"}, {"phys", "science"}, {"chem", "science"}, {"ops", "root"}};
+  t.users = {
+      {"phys", "alice"}, {"chem", "alice"}, {"phys", "bob"}, {"root", "root"}, {"ops", "carol"}};
   return t;
 }
 
 std::vector<wire::AccountingJob> Jobs() {
   return {
-      Job("alice", "phys", kDay, kDay + 3600, "cpu=4,gres/gpu=1"),     // 240 cpu-min, 60 gpu-min
-      Job("alice", "chem", kDay, kDay + 1800, "cpu=2"),                // 60 cpu-min
+      Job("alice", "phys", kDay, kDay + 3600, "cpu=4,gres/gpu=1"),       // 240 cpu-min, 60 gpu-min
+      Job("alice", "chem", kDay, kDay + 1800, "cpu=2"),                  // 60 cpu-min
       Job("bob", "phys", kDay - 3600, kDay + 7200, "cpu=1,gres/gpu=2"),  // 120 and 240
-      Job("root", "root", kDay, kDay + 60, "cpu=1"),                   // 1
+      Job("root", "root", kDay, kDay + 60, "cpu=1"),                     // 1
   };
 }
 

@@ -256,9 +256,8 @@ int main(int argc, char** argv) {
     if (!fetched.ok()) return Fail(fetched.status().message());
     const rota::cli::AssocTree tree = rota::cli::CompleteTree(std::move(fetched).value(), jobs);
     const std::vector<std::string> users(query.users().begin(), query.users().end());
-    std::cout << rota::cli::AccountUtilizationByUserReport(cluster, *tres, capacity, jobs, tree,
-                                                           tops, users, window,
-                                                           ProperNames(jobs, &tree), o);
+    std::cout << rota::cli::AccountUtilizationByUserReport(
+        cluster, *tres, capacity, jobs, tree, tops, users, window, ProperNames(jobs, &tree), o);
   } else if (user_by_acct) {
     std::cout << rota::cli::UserUtilizationByAccountReport(cluster, *tres, capacity, jobs, window,
                                                            ProperNames(jobs), o);

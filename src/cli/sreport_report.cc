@@ -214,8 +214,8 @@ std::string ClusterUtilizationReport(const std::string& cluster,
     const double planned = 0;  // Reservations are not recorded.
     std::vector<std::string> row = {cluster};
     if (o.tres_named) row.push_back(t);
-    for (double v : {allocated, down, 0.0, reported - allocated - down - planned, planned,
-                     reported}) {
+    for (double v :
+         {allocated, down, 0.0, reported - allocated - down - planned, planned, reported}) {
       row.push_back(TimeValue(v, reported, o.time));
     }
     rows.push_back(std::move(row));

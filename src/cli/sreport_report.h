@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "accounting.pb.h"
-#include "node_events.pb.h"
 #include "cli/sacct_fields.h"
 #include "common/status.h"
 #include "conf/cluster_config.h"
+#include "node_events.pb.h"
 
 namespace rota::cli {
 

@@ -107,7 +107,8 @@ TEST(SreportUtilization, RecordsBeyondTheMachineDoNotMakeIdleNegative) {
             "c1|480|0|0|0|0|480\n");
 }
 
-wire::NodeEvent Event(const std::string& node, int64_t start, int64_t end, const std::string& tres) {
+wire::NodeEvent Event(const std::string& node, int64_t start, int64_t end,
+                      const std::string& tres) {
   wire::NodeEvent e;
   e.set_node(node);
   e.set_time_start(start);
@@ -124,10 +125,10 @@ TEST(SreportUtilization, DownIsTheTresOfNodeEventsInsideTheWindow) {
       Job("a", "x", kDay, kDay + 6 * 3600, "cpu=32,gres/gpu=8")};
   const std::string node_tres = "cpu=8,mem=64G,node=1,gres/gpu=4";
   std::vector<wire::NodeEvent> events = {
-      Event("n1", kDay - 7200, kDay - 3600, node_tres),         // Before the window: nothing
-      Event("n2", kDay + 3600, kDay + 3 * 3600, node_tres),     // 2 h
-      Event("n3", kDay + 20 * 3600, 0, node_tres),              // Open: the last 4 h
-      Event("n4", kDay + 23 * 3600, kDay + 30 * 3600, "cpu=8"), // 1 h; no GPUs recorded
+      Event("n1", kDay - 7200, kDay - 3600, node_tres),          // Before the window: nothing
+      Event("n2", kDay + 3600, kDay + 3 * 3600, node_tres),      // 2 h
+      Event("n3", kDay + 20 * 3600, 0, node_tres),               // Open: the last 4 h
+      Event("n4", kDay + 23 * 3600, kDay + 30 * 3600, "cpu=8"),  // 1 h; no GPUs recorded
   };
   ReportOptions o = Parsable();
   o.tres_named = true;

@@ -15,8 +15,8 @@
 
 #include "accounting.pb.h"
 #include "accounting_admin.pb.h"
-#include "node_events.pb.h"
 #include "common/status.h"
+#include "node_events.pb.h"
 
 namespace rota::dbd {
 

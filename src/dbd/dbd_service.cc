@@ -88,8 +88,7 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
         // Both kinds are idempotent: a batch failing here is sent again whole.
         s = store_->UpsertNodeEvents({req->node_events().begin(), req->node_events().end()});
         if (!s.ok()) {
-          spdlog::error("storing {} node events failed: {}", req->node_events_size(),
-                        s.ToString());
+          spdlog::error("storing {} node events failed: {}", req->node_events_size(), s.ToString());
           respond.Fail(s);
           return;
         }

@@ -94,8 +94,7 @@ TEST_F(NodeEventsTest, DownThenResumeIsOneEventWithStartAndEnd) {
   EXPECT_EQ(ctld_.Run("sacctmgr -n -P list events states=DOWN format=NodeName").out, "");
 
   // sreport: 8 CPUs down for 2 s or more, and everything adds up.
-  CommandResult report =
-      ctld_.Run("sreport -n -P -t seconds cluster utilization start=now-1hour");
+  CommandResult report = ctld_.Run("sreport -n -P -t seconds cluster utilization start=now-1hour");
   ASSERT_EQ(report.exit_code, 0) << report.out;
   std::vector<std::string_view> r = Split(Trim(report.out), '|');
   ASSERT_EQ(r.size(), 7u) << report.out;
@@ -124,7 +123,8 @@ TEST_F(NodeEventsTest, EventsWaitWhileRotadbdIsDownAndArriveOnce) {
     for (std::string_view line : Split(Trim(listed), '\n')) {
       if (line.empty()) continue;
       const size_t bar = line.rfind('|');
-      out += std::string(line.substr(0, bar)) + (line.substr(bar + 1) == "Unknown" ? "|1\n" : "|0\n");
+      out +=
+          std::string(line.substr(0, bar)) + (line.substr(bar + 1) == "Unknown" ? "|1\n" : "|0\n");
     }
     if (out == expected) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

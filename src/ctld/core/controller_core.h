@@ -379,7 +379,7 @@ class ControllerCore {
 
   std::shared_ptr<const conf::ClusterConfig> config_;
   NodeTable nodes_;
-  NodeEventTracker node_events_;  // Nodes out of service, for accounting
+  NodeEventTracker node_events_;     // Nodes out of service, for accounting
   std::map<uint32_t, JobPtr> jobs_;  // By job id; ordered for deterministic passes
   // Scripts and environments by the submission's job id, out of the records.
   // Packed (model/job_payload.h): one small allocation per submission.

@@ -1,5 +1,7 @@
 #include "ctld/core/node_events.h"
 
+#include <algorithm>
+
 #include "common/strings.h"
 #include "common/tres.h"
 #include "ctld/core/accounting_records.h"

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "accounting.pb.h"
-#include "node_events.pb.h"
 #include "common/status.h"
+#include "node_events.pb.h"
 
 namespace rota::ctld {
 
