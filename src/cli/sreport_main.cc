@@ -17,6 +17,7 @@
 #include "cli/event_time.h"
 #include "cli/local_time.h"
 #include "cli/sreport_assoc.h"
+#include "cli/sreport_job_sizes.h"
 #include "cli/sreport_report.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -33,6 +34,8 @@ void Usage(FILE* to) {
       "               [Accounts=LIST] [Start=TIME] [End=TIME]\n"
       "       sreport [options] cluster AccountUtilizationByUser|UserUtilizationByAccount\n"
       "               [Users=LIST] [Accounts=LIST] [Start=TIME] [End=TIME]\n"
+      "       sreport [options] job SizesByAccount [Grouping=N,N..] [Accounts=LIST]\n"
+      "               [Users=LIST] [FlatView] [PrintJobCount] [Start=TIME] [End=TIME]\n"
       "  -n, --noheader        no banner and no column header\n"
       "  -p, --parsable        '|' after every field\n"
       "  -P, --parsable2       '|' between fields\n"
@@ -168,12 +171,14 @@ int main(int argc, char** argv) {
   const bool top_usage = kind == "user" && report == "topusage";
   const bool acct_by_user = kind == "cluster" && report == "accountutilizationbyuser";
   const bool user_by_acct = kind == "cluster" && report == "userutilizationbyaccount";
-  const bool by_assoc = acct_by_user || user_by_acct;
+  const bool job_sizes = kind == "job" && report == "sizesbyaccount";
+  const bool by_assoc = acct_by_user || user_by_acct || job_sizes;
   if (!utilization && !top_usage && !by_assoc) {
     return Fail("Not valid report " + words[0] + " " + words[1] +
                 " (Rota offers cluster Utilization, AccountUtilizationByUser, "
-                "UserUtilizationByAccount and user TopUsage)");
+                "UserUtilizationByAccount, job SizesByAccount and user TopUsage)");
   }
+  rota::cli::JobSizesOptions sizes;
   auto tres = rota::cli::ParseReportTres(tres_text);
   if (!tres.ok()) return Fail(tres.status().message());
 
@@ -200,6 +205,14 @@ int main(int argc, char** argv) {
       top_count = static_cast<uint32_t>(*n);
     } else if (top_usage && key == "group" && eq == std::string::npos) {
       group = true;
+    } else if (job_sizes && key == "grouping") {
+      auto g = rota::cli::ParseGrouping(value);
+      if (!g.ok()) return Fail(g.status().message());
+      sizes.grouping = *g;
+    } else if (job_sizes && key == "flatview" && eq == std::string::npos) {
+      sizes.flat_view = true;
+    } else if (job_sizes && key == "printjobcount" && eq == std::string::npos) {
+      sizes.print_job_count = true;
     } else if ((top_usage || by_assoc) && (key == "users" || key == "user")) {
       for (std::string_view u : rota::Split(value, ',')) query.add_users(std::string(u));
     } else if ((top_usage || by_assoc) && (key == "accounts" || key == "account")) {
@@ -223,7 +236,7 @@ int main(int argc, char** argv) {
   }
   // Accounts= picks whole subtrees for AccountUtilizationByUser, which the
   // report finds in the tree; elsewhere it filters the records.
-  if (!acct_by_user) {
+  if (!acct_by_user && !job_sizes) {
     for (const std::string& a : tops) query.add_accounts(a);
   }
   // Every attempt of a requeued job held its resources for a while.
@@ -258,6 +271,12 @@ int main(int argc, char** argv) {
     const std::vector<std::string> users(query.users().begin(), query.users().end());
     std::cout << rota::cli::AccountUtilizationByUserReport(
         cluster, *tres, capacity, jobs, tree, tops, users, window, ProperNames(jobs, &tree), o);
+  } else if (job_sizes) {
+    auto fetched = FetchTree(**client);
+    if (!fetched.ok()) return Fail(fetched.status().message());
+    sizes.parents = tops;
+    std::cout << rota::cli::JobSizesByAccountReport(
+        cluster, jobs, rota::cli::CompleteTree(std::move(fetched).value(), jobs), window, sizes, o);
   } else if (user_by_acct) {
     std::cout << rota::cli::UserUtilizationByAccountReport(cluster, *tres, capacity, jobs, window,
                                                            ProperNames(jobs), o);
