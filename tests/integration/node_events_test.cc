@@ -102,6 +102,18 @@ TEST_F(NodeEventsTest, DownThenResumeIsOneEventWithStartAndEnd) {
   EXPECT_GE(down, 8u * 2) << report.out;
   EXPECT_LE(down, 8u * 30) << report.out;
   EXPECT_EQ(*ParseUint(r[1]) + down + *ParseUint(r[4]), *ParseUint(r[6])) << report.out;
+
+  // The association reports on rotadbd's tree: root and its root user, nothing used.
+  report = ctld_.Run("sreport -n -P cluster AccountUtilizationByUser start=now-1hour");
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  lines = Split(Trim(report.out), '\n');
+  ASSERT_EQ(lines.size(), 2u) << report.out;
+  EXPECT_EQ(lines[0], "itest|root|||0|0");
+  EXPECT_EQ(lines[1].substr(0, 17), "itest| root|root|") << report.out;
+  report = ctld_.Run("sreport -P job SizesByAccount start=now-1hour Grouping=8");
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  EXPECT_NE(report.out.find("Cluster|Account|0-7 CPUs|>= 8 CPUs|% of cluster\n"), std::string::npos)
+      << report.out;
 }
 
 TEST_F(NodeEventsTest, EventsWaitWhileRotadbdIsDownAndArriveOnce) {
