@@ -16,6 +16,8 @@ enum DbdMethod : uint16_t {
   kDbdListEntities = 54,    // ListEntitiesRequest -> ListEntitiesResponse
   kDbdDeleteEntities = 55,  // DeleteEntitiesRequest -> DeleteEntitiesResponse
   kDbdModifyEntities = 56,  // ModifyEntitiesRequest -> ModifyEntitiesResponse
+  // sacctmgr list events, sreport's Down figures
+  kDbdQueryNodeEvents = 57,  // QueryNodeEventsRequest -> QueryNodeEventsResponse
 };
 
 }  // namespace rota::api

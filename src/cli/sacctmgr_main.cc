@@ -1,8 +1,10 @@
 // sacctmgr: accounts, users and QoS in rotadbd.
 #include <getopt.h>
 #include <poll.h>
+#include <pwd.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +16,8 @@
 #include "cli/controller_client.h"
 #include "cli/sacctmgr_assoc.h"
 #include "cli/sacctmgr_command.h"
+#include "cli/sacctmgr_events.h"
+#include "common/strings.h"
 #include "conf/config_loader.h"
 #include "policy.pb.h"
 #include "rota.pb.h"
@@ -27,6 +31,7 @@ void Usage(FILE* to) {
                "Usage: sacctmgr [-i] [-n] [-P|-p] COMMAND ENTITY [NAMES] [Key=Value ...]\n"
                "  COMMAND: add|create, show|list, delete|remove, modify|update\n"
                "  ENTITY:  account, user, qos, cluster; show also assoc (and user ... withassoc)\n"
+               "           and events [Nodes=..] [States=..] [Start=..] [End=..] [format=..]\n"
                "  -i, --immediate    commit without asking\n"
                "  -n, --noheader     no header\n"
                "  -P, --parsable2    '|' between fields;  -p, --parsable: '|' after each\n");
@@ -87,6 +92,44 @@ int ShowAssociations(rota::cli::AccountingClient& client, const rota::cli::Sacct
   return 0;
 }
 
+// uid -> login, the number when it has none.
+std::string UserName(uint32_t uid) {
+  std::vector<char> buf(16384);
+  passwd pw{};
+  passwd* found = nullptr;
+  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
+  return found != nullptr ? std::string(pw.pw_name) : std::to_string(uid);
+}
+
+// sacctmgr list events.
+int ListEvents(const std::vector<std::string>& words, SacctLayout layout, bool no_header) {
+  auto command = rota::cli::ParseEventsCommand({words.begin() + 2, words.end()},
+                                               static_cast<int64_t>(std::time(nullptr)));
+  if (!command.ok()) {
+    std::cerr << " " << command.status().message() << "\n";
+    return 1;
+  }
+  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "sacctmgr: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  rota::wire::QueryNodeEventsResponse resp;
+  rota::Status s = (*client)->Call(rota::api::kDbdQueryNodeEvents, command->query, &resp);
+  if (!s.ok()) {
+    std::cerr << "sacctmgr: error: " << s.message() << "\n";
+    return 1;
+  }
+  auto text = rota::cli::RenderEvents({resp.events().begin(), resp.events().end()}, *command,
+                                      layout, no_header, UserName);
+  if (!text.ok()) {
+    std::cerr << " " << text.status().message() << "\n";
+    return 1;
+  }
+  std::cout << *text;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,6 +165,10 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<std::string> words(argv + optind, argv + argc);
+  if (words.size() >= 2 && rota::cli::IsEventsEntity(words[1]) &&
+      (rota::ToLower(words[0]) == "list" || rota::ToLower(words[0]) == "show")) {
+    return ListEvents(words, layout, no_header);
+  }
   auto command = rota::cli::ParseSacctmgrCommand(words);
   if (!command.ok()) {
     std::cerr << " " << command.status().message() << "\n";

@@ -1,4 +1,5 @@
-// sreport: cluster utilization and top users from rotadbd's job records.
+// sreport: cluster utilization, the association reports and top users from
+// rotadbd's job records, node events and association tree.
 #include <getopt.h>
 #include <pwd.h>
 
@@ -10,10 +11,13 @@
 #include <vector>
 
 #include "accounting.pb.h"
+#include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
 #include "cli/accounting_client.h"
 #include "cli/event_time.h"
 #include "cli/local_time.h"
+#include "cli/sreport_assoc.h"
+#include "cli/sreport_job_sizes.h"
 #include "cli/sreport_report.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -28,6 +32,10 @@ void Usage(FILE* to) {
       "Usage: sreport [options] cluster utilization [Start=TIME] [End=TIME]\n"
       "       sreport [options] user topusage [TopCount=N] [Group] [Users=LIST]\n"
       "               [Accounts=LIST] [Start=TIME] [End=TIME]\n"
+      "       sreport [options] cluster AccountUtilizationByUser|UserUtilizationByAccount\n"
+      "               [Users=LIST] [Accounts=LIST] [Start=TIME] [End=TIME]\n"
+      "       sreport [options] job SizesByAccount [Grouping=N,N..] [Accounts=LIST]\n"
+      "               [Users=LIST] [FlatView] [PrintJobCount] [Start=TIME] [End=TIME]\n"
       "  -n, --noheader        no banner and no column header\n"
       "  -p, --parsable        '|' after every field\n"
       "  -P, --parsable2       '|' between fields\n"
@@ -54,18 +62,50 @@ int64_t LocalMidnight(int64_t now, int days) {
   return static_cast<int64_t>(mktime(&local));
 }
 
-std::map<std::string, std::string> ProperNames(const std::vector<rota::wire::AccountingJob>& jobs) {
+std::map<std::string, std::string> ProperNames(const std::vector<rota::wire::AccountingJob>& jobs,
+                                               const rota::cli::AssocTree* tree = nullptr) {
+  std::vector<std::string> logins;
+  for (const rota::wire::AccountingJob& j : jobs) logins.push_back(j.user());
+  if (tree != nullptr) {
+    for (const auto& [account, user] : tree->users) logins.push_back(user);
+  }
   std::map<std::string, std::string> out;
   std::vector<char> buf(16384);
-  for (const rota::wire::AccountingJob& j : jobs) {
-    if (out.count(j.user())) continue;
+  for (const std::string& login : logins) {
+    if (out.count(login)) continue;
     passwd pw{};
     passwd* found = nullptr;
-    getpwnam_r(j.user().c_str(), &pw, buf.data(), buf.size(), &found);
+    getpwnam_r(login.c_str(), &pw, buf.data(), buf.size(), &found);
     std::string gecos = found != nullptr && pw.pw_gecos != nullptr ? pw.pw_gecos : "";
-    out[j.user()] = gecos.substr(0, gecos.find(','));  // The full name, before office etc.
+    out[login] = gecos.substr(0, gecos.find(','));  // The full name, before office etc.
   }
   return out;
+}
+
+std::string FieldOf(const rota::wire::AcctEntity& e, const std::string& key) {
+  auto it = e.fields().find(key);
+  return it == e.fields().end() ? "" : it->second;
+}
+
+// The association tree sacctmgr keeps: accounts with their parents, and the
+// user associations.
+rota::Result<rota::cli::AssocTree> FetchTree(rota::cli::AccountingClient& client) {
+  rota::cli::AssocTree tree;
+  for (const char* kind : {"account", "assoc"}) {
+    rota::wire::ListEntitiesRequest req;
+    req.set_kind(kind);
+    rota::wire::ListEntitiesResponse resp;
+    ROTA_RETURN_IF_ERROR(client.Call(rota::api::kDbdListEntities, req, &resp));
+    for (const rota::wire::AcctEntity& e : resp.entities()) {
+      if (std::string(kind) == "account") {
+        const std::string parent = FieldOf(e, "Parent");
+        tree.parent_of[e.name()] = e.name() == "root" ? "" : (parent.empty() ? "root" : parent);
+      } else if (!FieldOf(e, "User").empty()) {
+        tree.users.insert({FieldOf(e, "Account"), FieldOf(e, "User")});
+      }
+    }
+  }
+  return tree;
 }
 
 }  // namespace
@@ -129,10 +169,16 @@ int main(int argc, char** argv) {
   const std::string report = rota::ToLower(words[1]);
   const bool utilization = kind == "cluster" && report == "utilization";
   const bool top_usage = kind == "user" && report == "topusage";
-  if (!utilization && !top_usage) {
+  const bool acct_by_user = kind == "cluster" && report == "accountutilizationbyuser";
+  const bool user_by_acct = kind == "cluster" && report == "userutilizationbyaccount";
+  const bool job_sizes = kind == "job" && report == "sizesbyaccount";
+  const bool by_assoc = acct_by_user || user_by_acct || job_sizes;
+  if (!utilization && !top_usage && !by_assoc) {
     return Fail("Not valid report " + words[0] + " " + words[1] +
-                " (Rota offers cluster Utilization and user TopUsage)");
+                " (Rota offers cluster Utilization, AccountUtilizationByUser, "
+                "UserUtilizationByAccount, job SizesByAccount and user TopUsage)");
   }
+  rota::cli::JobSizesOptions sizes;
   auto tres = rota::cli::ParseReportTres(tres_text);
   if (!tres.ok()) return Fail(tres.status().message());
 
@@ -142,6 +188,7 @@ int main(int argc, char** argv) {
   bool group = false;
   bool start_given = false, end_given = false;
   rota::wire::QueryJobsRequest query;
+  std::vector<std::string> tops;  // Accounts=
   for (size_t i = 2; i < words.size(); ++i) {
     const std::string& w = words[i];
     const size_t eq = w.find('=');
@@ -158,10 +205,18 @@ int main(int argc, char** argv) {
       top_count = static_cast<uint32_t>(*n);
     } else if (top_usage && key == "group" && eq == std::string::npos) {
       group = true;
-    } else if (top_usage && (key == "users" || key == "user")) {
+    } else if (job_sizes && key == "grouping") {
+      auto g = rota::cli::ParseGrouping(value);
+      if (!g.ok()) return Fail(g.status().message());
+      sizes.grouping = *g;
+    } else if (job_sizes && key == "flatview" && eq == std::string::npos) {
+      sizes.flat_view = true;
+    } else if (job_sizes && key == "printjobcount" && eq == std::string::npos) {
+      sizes.print_job_count = true;
+    } else if ((top_usage || by_assoc) && (key == "users" || key == "user")) {
       for (std::string_view u : rota::Split(value, ',')) query.add_users(std::string(u));
-    } else if (top_usage && (key == "accounts" || key == "account")) {
-      for (std::string_view a : rota::Split(value, ',')) query.add_accounts(std::string(a));
+    } else if ((top_usage || by_assoc) && (key == "accounts" || key == "account")) {
+      for (std::string_view a : rota::Split(value, ',')) tops.emplace_back(a);
     } else {
       return Fail("Unknown condition: " + w);
     }
@@ -179,6 +234,11 @@ int main(int argc, char** argv) {
   if (!cluster_filter.empty() && cluster_filter != cluster) {
     return Fail("Rota reports on its own cluster only (" + cluster + ")");
   }
+  // Accounts= picks whole subtrees for AccountUtilizationByUser, which the
+  // report finds in the tree; elsewhere it filters the records.
+  if (!acct_by_user && !job_sizes) {
+    for (const std::string& a : tops) query.add_accounts(a);
+  }
   // Every attempt of a requeued job held its resources for a while.
   query.set_all_attempts(true);
   query.set_window_start(window.start);
@@ -194,7 +254,32 @@ int main(int argc, char** argv) {
   o.now = now;
   o.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
   if (utilization) {
-    std::cout << rota::cli::ClusterUtilizationReport(cluster, *tres, capacity, jobs, window, o);
+    rota::wire::QueryNodeEventsRequest event_query;
+    event_query.set_cluster(cluster);
+    event_query.set_window_start(window.start);
+    event_query.set_window_end(window.end);
+    rota::wire::QueryNodeEventsResponse event_answer;
+    s = (*client)->Call(rota::api::kDbdQueryNodeEvents, event_query, &event_answer);
+    if (!s.ok()) return Fail(s.message());
+    std::cout << rota::cli::ClusterUtilizationReport(
+        cluster, *tres, capacity, jobs, window, o,
+        {event_answer.events().begin(), event_answer.events().end()});
+  } else if (acct_by_user) {
+    auto fetched = FetchTree(**client);
+    if (!fetched.ok()) return Fail(fetched.status().message());
+    const rota::cli::AssocTree tree = rota::cli::CompleteTree(std::move(fetched).value(), jobs);
+    const std::vector<std::string> users(query.users().begin(), query.users().end());
+    std::cout << rota::cli::AccountUtilizationByUserReport(
+        cluster, *tres, capacity, jobs, tree, tops, users, window, ProperNames(jobs, &tree), o);
+  } else if (job_sizes) {
+    auto fetched = FetchTree(**client);
+    if (!fetched.ok()) return Fail(fetched.status().message());
+    sizes.parents = tops;
+    std::cout << rota::cli::JobSizesByAccountReport(
+        cluster, jobs, rota::cli::CompleteTree(std::move(fetched).value(), jobs), window, sizes, o);
+  } else if (user_by_acct) {
+    std::cout << rota::cli::UserUtilizationByAccountReport(cluster, *tres, capacity, jobs, window,
+                                                           ProperNames(jobs), o);
   } else {
     std::cout << rota::cli::UserTopUsageReport(cluster, *tres, capacity, jobs, window, top_count,
                                                group, ProperNames(jobs), o);

@@ -51,8 +51,8 @@ std::string_view UnitName(ReportUnit unit) {
   return "Minutes";
 }
 
-// A TRES time as sreport prints it: whole units, with the share of
-// `total` in the /Percentage forms.
+}  // namespace
+
 std::string TimeValue(double tres_seconds, double total_seconds, const ReportTime& time) {
   const uint64_t units = static_cast<uint64_t>(std::floor(tres_seconds / Divisor(time.unit)));
   if (!time.percent) return std::to_string(units);
@@ -76,15 +76,15 @@ std::string Banner(const std::string& title, const ReportOptions& o) {
                      o.time.percent ? "/Percentage of Total" : "", rule);
 }
 
-// A column whose header the aligned layout cuts to its width (as Slurm does,
-// without the '+' that marks a cut value).
-PlainColumn Column(std::string_view header, int width, const ReportOptions& o) {
+PlainColumn Column(std::string_view header, int width, const ReportOptions& o, bool left) {
   std::string h(header);
   if (o.layout == SacctLayout::kAligned && h.size() > static_cast<size_t>(width)) {
     h.resize(static_cast<size_t>(width));
   }
-  return {h, width, false};
+  return {h, width, left};
 }
+
+namespace {
 
 int TimeWidth(const ReportOptions& o) { return o.time.percent ? 18 : 8; }
 
@@ -158,11 +158,30 @@ double AllocatedTresSeconds(const wire::AccountingJob& job, const std::string& t
   return static_cast<double>(TresCountOf(job, tres)) * static_cast<double>(to - from);
 }
 
+double DownTresSeconds(const wire::NodeEvent& event, const std::string& tres,
+                       const ReportWindow& window, int64_t now) {
+  const int64_t end = event.time_end() > 0 ? event.time_end() : now;
+  const int64_t from = std::max(event.time_start(), window.start);
+  const int64_t to = std::min(end, window.end);
+  if (to <= from) return 0;
+  uint64_t count = 0;
+  Result<TresCounts> counts = TresCounts::Parse(event.tres());
+  if (counts.ok() && counts->Has(tres)) {
+    count = counts->Get(tres);
+  } else if (tres == "cpu") {
+    count = event.cpus();
+  } else if (tres == "node") {
+    count = 1;
+  }
+  return static_cast<double>(count) * static_cast<double>(to - from);
+}
+
 std::string ClusterUtilizationReport(const std::string& cluster,
                                      const std::vector<std::string>& tres,
                                      const std::map<std::string, uint64_t>& capacity,
                                      const std::vector<wire::AccountingJob>& jobs,
-                                     const ReportWindow& window, const ReportOptions& o) {
+                                     const ReportWindow& window, const ReportOptions& o,
+                                     const std::vector<wire::NodeEvent>& events) {
   std::string out;
   if (!o.no_header) {
     out +=
@@ -189,9 +208,14 @@ std::string ClusterUtilizationReport(const std::string& cluster,
     // Records that claim more than the machine has (overlapping attempts,
     // a smaller configuration now) do not make Idle negative.
     allocated = std::min(allocated, reported);
+    double down = 0;
+    for (const wire::NodeEvent& e : events) down += DownTresSeconds(e, t, window, o.now);
+    down = std::min(down, reported - allocated);
+    const double planned = 0;  // Reservations are not recorded.
     std::vector<std::string> row = {cluster};
     if (o.tres_named) row.push_back(t);
-    for (double v : {allocated, 0.0, 0.0, reported - allocated, 0.0, reported}) {
+    for (double v :
+         {allocated, down, 0.0, reported - allocated - down - planned, planned, reported}) {
       row.push_back(TimeValue(v, reported, o.time));
     }
     rows.push_back(std::move(row));

@@ -107,6 +107,53 @@ TEST(SreportUtilization, RecordsBeyondTheMachineDoNotMakeIdleNegative) {
             "c1|480|0|0|0|0|480\n");
 }
 
+wire::NodeEvent Event(const std::string& node, int64_t start, int64_t end,
+                      const std::string& tres) {
+  wire::NodeEvent e;
+  e.set_node(node);
+  e.set_time_start(start);
+  e.set_time_end(end);
+  e.set_state("DOWN");
+  e.set_cpus(8);
+  e.set_tres(tres);
+  return e;
+}
+
+TEST(SreportUtilization, DownIsTheTresOfNodeEventsInsideTheWindow) {
+  const ReportWindow w{kDay, kDay + 86400};
+  std::vector<wire::AccountingJob> jobs = {
+      Job("a", "x", kDay, kDay + 6 * 3600, "cpu=32,gres/gpu=8")};
+  const std::string node_tres = "cpu=8,mem=64G,node=1,gres/gpu=4";
+  std::vector<wire::NodeEvent> events = {
+      Event("n1", kDay - 7200, kDay - 3600, node_tres),          // Before the window: nothing
+      Event("n2", kDay + 3600, kDay + 3 * 3600, node_tres),      // 2 h
+      Event("n3", kDay + 20 * 3600, 0, node_tres),               // Open: the last 4 h
+      Event("n4", kDay + 23 * 3600, kDay + 30 * 3600, "cpu=8"),  // 1 h; no GPUs recorded
+  };
+  ReportOptions o = Parsable();
+  o.tres_named = true;
+  o.no_header = true;
+  o.time.unit = ReportUnit::kHours;
+  // cpu: 8 x (2 + 4 + 1) = 56 h down; gres/gpu: 4 x (2 + 4) = 24 h.
+  EXPECT_EQ(ClusterUtilizationReport("c1", {"cpu", "gres/gpu"}, {{"cpu", 64}, {"gres/gpu", 16}},
+                                     jobs, w, o, events),
+            "c1|cpu|192|56|0|1288|0|1536\n"
+            "c1|gres/gpu|48|24|0|312|0|384\n");
+  EXPECT_EQ(DownTresSeconds(events[2], "node", w, o.now), 4.0 * 3600);
+  // A record without TRES counts its CPUs.
+  wire::NodeEvent bare = Event("n5", kDay, kDay + 60, "");
+  EXPECT_EQ(DownTresSeconds(bare, "cpu", w, o.now), 8.0 * 60);
+  EXPECT_EQ(DownTresSeconds(bare, "gres/gpu", w, o.now), 0.0);
+
+  // Down never takes Idle below zero: a whole machine down while busy.
+  std::vector<wire::NodeEvent> all_down = {Event("n1", kDay, kDay + 86400, "cpu=64")};
+  o.time.unit = ReportUnit::kHours;
+  o.tres_named = false;
+  o.time.percent = true;
+  EXPECT_EQ(ClusterUtilizationReport("c1", {"cpu"}, {{"cpu", 64}}, jobs, w, o, all_down),
+            "c1|192(12.50%)|1344(87.50%)|0(0.00%)|0(0.00%)|0(0.00%)|1536(100.00%)\n");
+}
+
 TEST(SreportTopUsage, RanksUsersByTheFirstTresPerAccountOrGrouped) {
   const ReportWindow w{kDay, kDay + 86400};
   std::vector<wire::AccountingJob> jobs = {

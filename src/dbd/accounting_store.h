@@ -16,6 +16,7 @@
 #include "accounting.pb.h"
 #include "accounting_admin.pb.h"
 #include "common/status.h"
+#include "node_events.pb.h"
 
 namespace rota::dbd {
 
@@ -34,6 +35,14 @@ class AccountingStore {
   // last attempt of each job unless query.all_attempts().
   virtual Result<std::vector<wire::AccountingJob>> QueryJobs(
       const wire::QueryJobsRequest& query) = 0;
+
+  // Node events keyed by (cluster, node, time_start), in one transaction. An
+  // event already stored is replaced, except that a closed one is never
+  // reopened by a repeated or late record of it still open.
+  virtual Status UpsertNodeEvents(const std::vector<wire::NodeEvent>& events) = 0;
+  // The events matching `query`, by start time then node.
+  virtual Result<std::vector<wire::NodeEvent>> QueryNodeEvents(
+      const wire::QueryNodeEventsRequest& query) = 0;
 
   // sacctmgr's accounts, users and QoS, keyed by (kind, name). Adding one that
   // exists is kAlreadyExists and adds nothing of the batch.

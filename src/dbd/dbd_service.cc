@@ -85,6 +85,13 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
           respond.Fail(s);
           return;
         }
+        // Both kinds are idempotent: a batch failing here is sent again whole.
+        s = store_->UpsertNodeEvents({req->node_events().begin(), req->node_events().end()});
+        if (!s.ok()) {
+          spdlog::error("storing {} node events failed: {}", req->node_events_size(), s.ToString());
+          respond.Fail(s);
+          return;
+        }
         wire::RecordJobsResponse out;
         out.set_stored(static_cast<uint32_t>(jobs.size()));
         respond(0, out.SerializeAsString());
@@ -106,6 +113,24 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
         wire::QueryJobsResponse out;
         out.mutable_jobs()->Reserve(static_cast<int>(jobs->size()));
         for (wire::AccountingJob& j : *jobs) *out.add_jobs() = std::move(j);
+        respond(0, out.SerializeAsString());
+      });
+      return;
+    }
+    case api::kDbdQueryNodeEvents: {
+      auto req = std::make_shared<wire::QueryNodeEventsRequest>();
+      if (!req->ParseFromString(body)) {
+        respond.Fail(InvalidArgument("malformed request"));
+        return;
+      }
+      Post([this, req, respond] {
+        Result<std::vector<wire::NodeEvent>> events = store_->QueryNodeEvents(*req);
+        if (!events.ok()) {
+          respond.Fail(events.status());
+          return;
+        }
+        wire::QueryNodeEventsResponse out;
+        for (wire::NodeEvent& e : *events) *out.add_events() = std::move(e);
         respond(0, out.SerializeAsString());
       });
       return;

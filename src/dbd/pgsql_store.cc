@@ -51,6 +51,29 @@ CREATE TABLE entities (
 );
 )sql";
 
+// Version 3: node events, as in the SQLite store.
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE node_events (
+  cluster    TEXT   NOT NULL,
+  node       TEXT   NOT NULL,
+  time_start BIGINT NOT NULL,
+  time_end   BIGINT NOT NULL,
+  state      TEXT   NOT NULL,
+  record     BYTEA  NOT NULL,
+  PRIMARY KEY (cluster, node, time_start)
+);
+CREATE INDEX node_events_end ON node_events (time_end);
+)sql";
+
+// A closed event is never reopened by a record of it still open.
+constexpr const char* kUpsertEvent = R"sql(
+INSERT INTO node_events (cluster, node, time_start, time_end, state, record)
+VALUES ($1, $2, $3::bigint, $4::bigint, $5, $6)
+ON CONFLICT (cluster, node, time_start) DO UPDATE SET
+  time_end = EXCLUDED.time_end, state = EXCLUDED.state, record = EXCLUDED.record
+WHERE node_events.time_end = 0 OR EXCLUDED.time_end <> 0
+)sql";
+
 // A whole batch in one statement: one array per column, unnested into rows.
 // An ended attempt is never overwritten by a running one.
 constexpr const char* kUpsertName = "rota_upsert_jobs";
@@ -319,7 +342,7 @@ int PgsqlStore::SchemaVersion() {
 }
 
 Status PgsqlStore::Migrate() {
-  const char* steps[] = {kSchemaV1, kSchemaV2};
+  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3};
   // Each step runs in its own transaction with the version bump, so a crash
   // mid-migration leaves the previous version intact; the advisory lock makes
   // a second rotadbd starting at the same time wait, then find it done.
@@ -472,6 +495,76 @@ Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
       } else {
         out.push_back(std::move(job));
       }
+    }
+    return out;
+  });
+}
+
+Status PgsqlStore::UpsertNodeEvents(const std::vector<wire::NodeEvent>& events) {
+  if (events.empty()) return Status::Ok();
+  return WithReconnect([&]() -> Status {
+    ROTA_RETURN_IF_ERROR(Exec("BEGIN"));
+    Params p;
+    for (const wire::NodeEvent& e : events) {
+      p.Clear();
+      p.Text(e.cluster());
+      p.Text(e.node());
+      p.Number(e.time_start());
+      p.Number(e.time_end());
+      p.Text(e.state());
+      p.Binary(e.SerializeAsString());
+      const char* const* values = p.values();
+      PgResult r(PQexecParams(conn_, kUpsertEvent, p.size(), nullptr, values, p.lengths(),
+                              p.formats(), 0));
+      if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+        Status s = Error(r.get(), "storing the event of node " + e.node());
+        if (!ConnectionBroken()) (void)Exec("ROLLBACK");
+        return s;
+      }
+    }
+    return Exec("COMMIT");
+  });
+}
+
+Result<std::vector<wire::NodeEvent>> PgsqlStore::QueryNodeEvents(
+    const wire::QueryNodeEventsRequest& query) {
+  std::string sql = "SELECT record FROM node_events WHERE true";
+  Params p;
+  auto in_list = [&](const char* column, const auto& values) {
+    if (values.empty()) return;
+    sql += fmt::format(" AND {} IN (", column);
+    for (int i = 0; i < values.size(); ++i) {
+      p.Text(values[i]);
+      sql += fmt::format("{}${}", i == 0 ? "" : ",", p.size());
+    }
+    sql += ")";
+  };
+  if (!query.cluster().empty()) {
+    p.Text(query.cluster());
+    sql += fmt::format(" AND cluster = ${}", p.size());
+  }
+  in_list("node", query.nodes());
+  in_list("state", query.states());
+  if (query.window_end() > 0) {
+    p.Number(query.window_end());
+    sql += fmt::format(" AND time_start <= ${}", p.size());
+  }
+  p.Number(query.window_start());
+  sql += fmt::format(" AND (time_end = 0 OR time_end >= ${})", p.size());
+  if (query.open_only()) sql += " AND time_end = 0";
+  sql += " ORDER BY time_start, node COLLATE \"C\"";  // Byte order, as SQLite sorts.
+  return WithReconnect([&]() -> Result<std::vector<wire::NodeEvent>> {
+    const char* const* values = p.values();
+    PgResult r(
+        PQexecParams(conn_, sql.c_str(), p.size(), nullptr, values, p.lengths(), p.formats(), 1));
+    if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) return Error(r.get(), "reading node events");
+    std::vector<wire::NodeEvent> out;
+    for (int row = 0; row < PQntuples(r.get()); ++row) {
+      wire::NodeEvent e;
+      if (!e.ParseFromArray(PQgetvalue(r.get(), row, 0), PQgetlength(r.get(), row, 0))) {
+        return Status(StatusCode::kCorruption, "a stored node event does not parse");
+      }
+      out.push_back(std::move(e));
     }
     return out;
   });

@@ -42,7 +42,7 @@ struct PgsqlOptions {
 class PgsqlStore : public AccountingStore {
  public:
   // The schema version this code writes.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Connects, then creates or migrates the schema.
   // Errors: kUnavailable when the server cannot be reached or refuses the
@@ -55,6 +55,9 @@ class PgsqlStore : public AccountingStore {
 
   Status UpsertJobs(const std::vector<wire::AccountingJob>& jobs) override;
   Result<std::vector<wire::AccountingJob>> QueryJobs(const wire::QueryJobsRequest& query) override;
+  Status UpsertNodeEvents(const std::vector<wire::NodeEvent>& events) override;
+  Result<std::vector<wire::NodeEvent>> QueryNodeEvents(
+      const wire::QueryNodeEventsRequest& query) override;
   Status AddEntities(const std::vector<wire::AcctEntity>& entities) override;
   Status ReplaceEntities(const std::vector<wire::AcctEntity>& entities) override;
   Result<std::vector<wire::AcctEntity>> ListEntities(

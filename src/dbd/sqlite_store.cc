@@ -55,6 +55,30 @@ WITH RECURSIVE clusters(name) AS (
   WHERE name IS NOT NULL)
 )sql";
 
+// Version 3: node events (sacctmgr list events, sreport's Down). An event is
+// keyed by its node and start; the record holds the whole NodeEvent.
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE node_events (
+  cluster    TEXT    NOT NULL,
+  node       TEXT    NOT NULL,
+  time_start INTEGER NOT NULL,
+  time_end   INTEGER NOT NULL,
+  state      TEXT    NOT NULL,
+  record     BLOB    NOT NULL,
+  PRIMARY KEY (cluster, node, time_start)
+);
+CREATE INDEX node_events_end ON node_events (time_end);
+)sql";
+
+// A closed event is never reopened by a record of it still open.
+constexpr const char* kUpsertEvent = R"sql(
+INSERT INTO node_events (cluster, node, time_start, time_end, state, record)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+ON CONFLICT (cluster, node, time_start) DO UPDATE SET
+  time_end = excluded.time_end, state = excluded.state, record = excluded.record
+WHERE node_events.time_end = 0 OR excluded.time_end <> 0
+)sql";
+
 // An ended attempt is never overwritten by a running one.
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
@@ -132,7 +156,7 @@ Status SqliteStore::Migrate() {
   }
   // Each step runs in its own transaction with the version bump, so a crash
   // mid-migration leaves the previous version intact.
-  const char* steps[] = {kSchemaV1, kSchemaV2};
+  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3};
   for (int to = version + 1; to <= kSchemaVersion; ++to) {
     ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
     Status s = Exec(steps[to - 1]);
@@ -260,6 +284,86 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
     }
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, "reading jobs");
+  return out;
+}
+
+Status SqliteStore::UpsertNodeEvents(const std::vector<wire::NodeEvent>& events) {
+  if (events.empty()) return Status::Ok();
+  ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  Statement st(db_, kUpsertEvent);
+  if (!st.ok()) {
+    Status s = SqliteError(db_, "preparing the node event upsert");
+    (void)Exec("ROLLBACK");
+    return s;
+  }
+  std::string blob;
+  for (const wire::NodeEvent& e : events) {
+    blob = e.SerializeAsString();
+    sqlite3_reset(st.get());
+    sqlite3_bind_text(st.get(), 1, e.cluster().data(), static_cast<int>(e.cluster().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_text(st.get(), 2, e.node().data(), static_cast<int>(e.node().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(st.get(), 3, e.time_start());
+    sqlite3_bind_int64(st.get(), 4, e.time_end());
+    sqlite3_bind_text(st.get(), 5, e.state().data(), static_cast<int>(e.state().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_blob(st.get(), 6, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+    if (sqlite3_step(st.get()) != SQLITE_DONE) {
+      Status s = SqliteError(db_, "storing the event of node " + e.node());
+      (void)Exec("ROLLBACK");
+      return s;
+    }
+  }
+  return Exec("COMMIT");
+}
+
+Result<std::vector<wire::NodeEvent>> SqliteStore::QueryNodeEvents(
+    const wire::QueryNodeEventsRequest& query) {
+  std::string sql = "SELECT record FROM node_events WHERE 1=1";
+  std::vector<std::string> texts;
+  auto in_list = [&](const char* column, const auto& values) {
+    if (values.empty()) return;
+    sql += fmt::format(" AND {} IN (", column);
+    for (int i = 0; i < values.size(); ++i) {
+      sql += i == 0 ? "?" : ",?";
+      texts.push_back(values[i]);
+    }
+    sql += ")";
+  };
+  if (!query.cluster().empty()) {
+    sql += " AND cluster = ?";
+    texts.push_back(query.cluster());
+  }
+  in_list("node", query.nodes());
+  in_list("state", query.states());
+  // Numbers after every text, as they are bound.
+  std::vector<int64_t> numbers;
+  if (query.window_end() > 0) {
+    sql += " AND time_start <= ?";
+    numbers.push_back(query.window_end());
+  }
+  sql += " AND (time_end = 0 OR time_end >= ?)";
+  numbers.push_back(query.window_start());
+  if (query.open_only()) sql += " AND time_end = 0";
+  sql += " ORDER BY time_start, node";
+  Statement st(db_, sql);
+  if (!st.ok()) return SqliteError(db_, "preparing the node event query");
+  int index = 1;
+  for (const std::string& t : texts) {
+    sqlite3_bind_text(st.get(), index++, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
+  }
+  for (int64_t n : numbers) sqlite3_bind_int64(st.get(), index++, n);
+  std::vector<wire::NodeEvent> out;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    wire::NodeEvent e;
+    if (!e.ParseFromArray(sqlite3_column_blob(st.get(), 0), sqlite3_column_bytes(st.get(), 0))) {
+      return Status(StatusCode::kCorruption, "a stored node event does not parse");
+    }
+    out.push_back(std::move(e));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, "reading node events");
   return out;
 }
 

@@ -17,7 +17,7 @@ namespace rota::dbd {
 class SqliteStore : public AccountingStore {
  public:
   // The schema version this code writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates the database file at `path`, then migrates it.
   // Errors: kUnavailable when the file cannot be opened; kFailedPrecondition
@@ -27,6 +27,9 @@ class SqliteStore : public AccountingStore {
 
   Status UpsertJobs(const std::vector<wire::AccountingJob>& jobs) override;
   Result<std::vector<wire::AccountingJob>> QueryJobs(const wire::QueryJobsRequest& query) override;
+  Status UpsertNodeEvents(const std::vector<wire::NodeEvent>& events) override;
+  Result<std::vector<wire::NodeEvent>> QueryNodeEvents(
+      const wire::QueryNodeEventsRequest& query) override;
   Status AddEntities(const std::vector<wire::AcctEntity>& entities) override;
   Status ReplaceEntities(const std::vector<wire::AcctEntity>& entities) override;
   Result<std::vector<wire::AcctEntity>> ListEntities(

@@ -108,9 +108,9 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
     EXPECT_EQ(f[7], std::to_string(reported));
     EXPECT_EQ(*ParseUint(f[2]) + *ParseUint(f[5]), reported) << lines[i];
   }
-  CommandResult unknown = ctld_.Run("sreport job sizesbyaccount");
+  CommandResult unknown = ctld_.Run("sreport job sizesbywckey");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_NE(unknown.out.find("sreport: error: Not valid report job sizesbyaccount"),
+  EXPECT_NE(unknown.out.find("sreport: error: Not valid report job sizesbywckey"),
             std::string::npos)
       << unknown.out;
 }

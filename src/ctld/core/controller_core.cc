@@ -103,6 +103,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     }
   }
   PruneSteps();
+  node_events_.Restore(*config_, nodes_);
   next_wake_.reset();
   RefreshReservedWindows();
   for (const auto& [name, r] : reservations_.all()) {  // Tick sorts out the past ones
@@ -246,8 +247,9 @@ void ControllerCore::Persist(const wire::JobRecord& job, Effects& effects) {
   }
 }
 
-void ControllerCore::PersistNode(const NodeRuntime& node, Effects& effects) {
+void ControllerCore::PersistNode(const NodeRuntime& node, int64_t now, Effects& effects) {
   *effects.records.emplace_back().mutable_node_upsert() = nodes_.ToRecord(node);
+  node_events_.Observe(*config_, node, now, effects);
 }
 
 uint32_t ControllerCore::AllocateJobId() {

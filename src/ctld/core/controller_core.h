@@ -23,6 +23,7 @@
 #include "ctld/core/fairshare.h"
 #include "ctld/core/gang_scheduler.h"
 #include "ctld/core/multifactor.h"
+#include "ctld/core/node_events.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
 #include "ctld/core/reservation_table.h"
@@ -187,7 +188,8 @@ class ControllerCore {
   // Keeps the batch step's usage from `report` on the job when it comes from
   // the node that runs this run's batch script (job_steps.cc).
   void NoteBatchUsage(const wire::JobExitedRequest& report);
-  void PersistNode(const NodeRuntime& node, Effects& effects);
+  // Also tells accounting of the node going out of service or back (node_events.h).
+  void PersistNode(const NodeRuntime& node, int64_t now, Effects& effects);
   uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;
   void Insert(wire::JobRecord job);
@@ -377,6 +379,7 @@ class ControllerCore {
 
   std::shared_ptr<const conf::ClusterConfig> config_;
   NodeTable nodes_;
+  NodeEventTracker node_events_;     // Nodes out of service, for accounting
   std::map<uint32_t, JobPtr> jobs_;  // By job id; ordered for deterministic passes
   // Scripts and environments by the submission's job id, out of the records.
   // Packed (model/job_payload.h): one small allocation per submission.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accounting.pb.h"
+#include "node_events.pb.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -36,9 +37,12 @@ struct Effects {
   // Job attempts started or ended, for rotadbd (accounting_records.h). Made
   // durable in the accounting outbox before the batch's log records.
   std::vector<wire::AccountingJob> accounting;
+  // Nodes gone out of service or back (node_events.h), made durable with them.
+  std::vector<wire::NodeEvent> node_events;
 
   bool empty() const {
-    return records.empty() && launches.empty() && signals.empty() && accounting.empty();
+    return records.empty() && launches.empty() && signals.empty() && accounting.empty() &&
+           node_events.empty();
   }
 };
 

@@ -372,7 +372,7 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
     node->reason = "Prolog error: " + report.failure_reason();
     node->reason_time = now;
     node->reason_uid = 0;
-    PersistNode(*node, effects);
+    PersistNode(*node, now, effects);
     ++version_;
   }
   return Status::Ok();
@@ -696,7 +696,7 @@ Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const
       // Hardware that still falls short drains the node again, as in Slurm.
       DrainForShortfall(*n, now);
     }
-    PersistNode(*n, effects);
+    PersistNode(*n, now, effects);
     if (state == "DOWN") FailJobsOn(name, now, effects);
   }
   ++version_;

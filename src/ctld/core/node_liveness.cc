@@ -100,7 +100,7 @@ Status ControllerCore::NodeRegistered(const wire::NodeRegisterRequest& request, 
       changed |= DrainForShortfall(*n, now);
     }
   }
-  if (changed) PersistNode(*n, effects);
+  if (changed) PersistNode(*n, now, effects);
   if (request.jobs_reported()) ReconcileNodeJobs(request, now, effects);
   if (settings.slurmd_timeout > 0) NoteWake(now + settings.slurmd_timeout);
   ++version_;
@@ -142,7 +142,7 @@ void ControllerCore::MarkNotResponding(NodeRuntime& node, int64_t now, Effects& 
     node.reason_time = now;
     node.reason_uid = 0;
   }
-  PersistNode(node, effects);
+  PersistNode(node, now, effects);
   FailJobsOn(node.config->name, now, effects);
   ++version_;
 }

@@ -12,6 +12,32 @@ namespace {
 
 constexpr char kDeliveredFile[] = "delivered";
 
+// A log payload is a job attempt's encoding (as before node events were
+// recorded), or a zero byte followed by a node event's encoding: no
+// AccountingJob encoding starts with a zero byte (field number 0 does not
+// exist), so logs written before node events existed still read the same.
+constexpr char kNodeEventMark = '\0';
+
+std::string Encode(const std::variant<wire::AccountingJob, wire::NodeEvent>& item) {
+  if (const auto* job = std::get_if<wire::AccountingJob>(&item)) return job->SerializeAsString();
+  return kNodeEventMark + std::get<wire::NodeEvent>(item).SerializeAsString();
+}
+
+bool Decode(const std::string& payload, std::variant<wire::AccountingJob, wire::NodeEvent>& item) {
+  if (!payload.empty() && payload[0] == kNodeEventMark) {
+    wire::NodeEvent event;
+    if (!event.ParseFromArray(payload.data() + 1, static_cast<int>(payload.size() - 1))) {
+      return false;
+    }
+    item = std::move(event);
+    return true;
+  }
+  wire::AccountingJob job;
+  if (!job.ParseFromString(payload)) return false;
+  item = std::move(job);
+  return true;
+}
+
 }  // namespace
 
 RpcAccountingTransport::RpcAccountingTransport(std::string host, uint16_t port,
@@ -61,12 +87,12 @@ Result<std::unique_ptr<AccountingOutbox>> AccountingOutbox::Open(
   box->delivered_seq_ = delivered;
   uint64_t seq = replay.last_seq - replay.records.size();
   for (const std::string& payload : replay.records) {
-    wire::AccountingJob job;
-    if (!job.ParseFromString(payload)) {
+    Item item;
+    if (!Decode(payload, item)) {
       return Status(StatusCode::kCorruption,
                     fmt::format("accounting outbox record {} does not parse", seq + 1));
     }
-    box->queue_.emplace_back(++seq, std::move(job));
+    box->queue_.emplace_back(++seq, std::move(item));
   }
   if (!box->queue_.empty()) {
     spdlog::info("accounting outbox: {} records wait for rotadbd", box->queue_.size());
@@ -90,16 +116,24 @@ void AccountingOutbox::Stop() {
 }
 
 Status AccountingOutbox::Record(const std::vector<wire::AccountingJob>& records) {
-  if (records.empty()) return Status::Ok();
+  return Append({records.begin(), records.end()});
+}
+
+Status AccountingOutbox::RecordNodeEvents(const std::vector<wire::NodeEvent>& events) {
+  return Append({events.begin(), events.end()});
+}
+
+Status AccountingOutbox::Append(std::vector<Item> items) {
+  if (items.empty()) return Status::Ok();
   std::vector<std::string> payloads;
-  payloads.reserve(records.size());
-  for (const wire::AccountingJob& r : records) payloads.push_back(r.SerializeAsString());
+  payloads.reserve(items.size());
+  for (const Item& item : items) payloads.push_back(Encode(item));
   {
     std::lock_guard<std::mutex> lock(mu_);
     Result<uint64_t> last = log_->AppendBatch(payloads);
     if (!last.ok()) return last.status();
-    uint64_t seq = *last - records.size();
-    for (const wire::AccountingJob& r : records) queue_.emplace_back(++seq, r);
+    uint64_t seq = *last - items.size();
+    for (Item& item : items) queue_.emplace_back(++seq, std::move(item));
   }
   cv_.notify_all();
   return Status::Ok();
@@ -151,7 +185,14 @@ void AccountingOutbox::Run() {
       if (stopping_) return;
       if (queue_.empty()) continue;
       size_t n = std::min(queue_.size(), options_.max_batch);
-      for (size_t i = 0; i < n; ++i) *request.add_jobs() = queue_[i].second;
+      // Jobs and node events are stored apart, each kind in its own order.
+      for (size_t i = 0; i < n; ++i) {
+        if (const auto* job = std::get_if<wire::AccountingJob>(&queue_[i].second)) {
+          *request.add_jobs() = *job;
+        } else {
+          *request.add_node_events() = std::get<wire::NodeEvent>(queue_[i].second);
+        }
+      }
       last_seq = queue_[n - 1].first;
     }
     // Sent without the lock: the state loop keeps appending meanwhile.
@@ -159,7 +200,7 @@ void AccountingOutbox::Run() {
     if (!sent.ok()) {
       if (!failing) {
         spdlog::warn("accounting: rotadbd did not take {} records ({}); they wait on disk",
-                     request.jobs_size(), sent.message());
+                     request.jobs_size() + request.node_events_size(), sent.message());
       }
       failing = true;
       continue;
@@ -168,7 +209,7 @@ void AccountingOutbox::Run() {
     failing = false;
     Status written = WriteDelivered(last_seq);
     if (!written.ok()) spdlog::error("accounting outbox: {}", written.ToString());
-    delivered_since_compaction_ += request.jobs_size();
+    delivered_since_compaction_ += request.jobs_size() + request.node_events_size();
     std::lock_guard<std::mutex> lock(mu_);
     while (!queue_.empty() && queue_.front().first <= last_seq) queue_.pop_front();
     delivered_seq_ = last_seq;

@@ -1,7 +1,8 @@
 #pragma once
 
 // The controller's durable outbox to rotadbd. Accounting records (job
-// attempts started and ended, Effects::accounting) are appended to a log of
+// attempts started and ended, Effects::accounting; node events,
+// Effects::node_events) are appended to a log of
 // their own under StateSaveLocation/accounting_outbox before the state loop
 // makes the batch's state records durable; a delivery thread sends them to
 // rotadbd in order, in batches, and remembers the last one rotadbd
@@ -22,6 +23,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "accounting.pb.h"
@@ -77,6 +79,7 @@ class AccountingOutbox : public AccountingSink {
 
   // AccountingSink: makes `records` durable and queues them for delivery.
   Status Record(const std::vector<wire::AccountingJob>& records) override;
+  Status RecordNodeEvents(const std::vector<wire::NodeEvent>& events) override;
 
   // Waits until every record made so far is delivered, or `timeout`.
   bool WaitDelivered(std::chrono::milliseconds timeout);
@@ -88,6 +91,9 @@ class AccountingOutbox : public AccountingSink {
       : ops_(ops), options_(std::move(options)), transport_(std::move(transport)) {}
   void Run();
   Status WriteDelivered(uint64_t seq);
+  // One record of the log: a job attempt or a node event.
+  using Item = std::variant<wire::AccountingJob, wire::NodeEvent>;
+  Status Append(std::vector<Item> items);
 
   FileOps* ops_;
   const Options options_;
@@ -97,7 +103,7 @@ class AccountingOutbox : public AccountingSink {
   std::condition_variable cv_;
   std::unique_ptr<WriteAheadLog> log_;  // Guarded by mu_.
   // Undelivered records with their seqs, oldest first. Guarded by mu_.
-  std::deque<std::pair<uint64_t, wire::AccountingJob>> queue_;
+  std::deque<std::pair<uint64_t, Item>> queue_;
   uint64_t delivered_seq_ = 0;               // Guarded by mu_.
   bool stopping_ = false;                    // Guarded by mu_.
   uint64_t delivered_since_compaction_ = 0;  // Delivery thread only.

@@ -17,6 +17,7 @@ struct FakeDbd {
   std::mutex mu;
   bool up = false;
   std::vector<std::pair<uint32_t, uint32_t>> received;  // (job id, restarts), in arrival order
+  std::vector<std::pair<std::string, int64_t>> events;  // (node, time_end), in arrival order
   int batches = 0;
 };
 
@@ -28,6 +29,7 @@ class FakeTransport : public AccountingTransport {
     if (!dbd_->up) return Status(StatusCode::kUnavailable, "connection refused");
     ++dbd_->batches;
     for (const auto& j : request.jobs()) dbd_->received.emplace_back(j.job_id(), j.restarts());
+    for (const auto& e : request.node_events()) dbd_->events.emplace_back(e.node(), e.time_end());
     return Status::Ok();
   }
 
@@ -149,6 +151,42 @@ TEST_F(AccountingOutboxTest, DeliveryResumesWhenRotadbdComesBack) {
   ASSERT_TRUE(box->WaitDelivered(10s));
   std::lock_guard<std::mutex> lock(dbd_.mu);
   EXPECT_EQ(dbd_.received.size(), 2u);
+}
+
+TEST_F(AccountingOutboxTest, NodeEventsTravelWithJobsAndSurviveARestart) {
+  SetUp(false);
+  auto event = [](const char* node, int64_t end) {
+    wire::NodeEvent e;
+    e.set_node(node);
+    e.set_time_start(100);
+    e.set_time_end(end);
+    e.set_reason("fan");
+    return e;
+  };
+  {
+    auto box = Open();
+    ASSERT_NE(box, nullptr);
+    box->Start();
+    ASSERT_TRUE(box->Record({Job(1)}).ok());
+    ASSERT_TRUE(box->RecordNodeEvents({event("n1", 0)}).ok());
+    ASSERT_TRUE(box->RecordNodeEvents({event("n1", 400), event("n2", 0)}).ok());
+    ASSERT_TRUE(box->Record({Job(2)}).ok());
+    EXPECT_EQ(box->undelivered(), 5u);
+  }  // The controller stops with everything undelivered.
+  SetUp(true);
+  auto box = Open();
+  ASSERT_NE(box, nullptr);
+  EXPECT_EQ(box->undelivered(), 5u);  // Both kinds read back from the log
+  box->Start();
+  ASSERT_TRUE(box->WaitDelivered(10s));
+  std::lock_guard<std::mutex> lock(dbd_.mu);
+  ASSERT_EQ(dbd_.received.size(), 2u);
+  EXPECT_EQ(dbd_.received[0].first, 1u);
+  EXPECT_EQ(dbd_.received[1].first, 2u);
+  ASSERT_EQ(dbd_.events.size(), 3u);
+  EXPECT_EQ(dbd_.events[0], std::make_pair(std::string("n1"), int64_t{0}));
+  EXPECT_EQ(dbd_.events[1], std::make_pair(std::string("n1"), int64_t{400}));
+  EXPECT_EQ(dbd_.events[2], std::make_pair(std::string("n2"), int64_t{0}));
 }
 
 }  // namespace

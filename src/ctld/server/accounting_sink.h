@@ -4,6 +4,7 @@
 
 #include "accounting.pb.h"
 #include "common/status.h"
+#include "node_events.pb.h"
 
 namespace rota::ctld {
 
@@ -15,6 +16,8 @@ class AccountingSink {
  public:
   virtual ~AccountingSink() = default;
   virtual Status Record(const std::vector<wire::AccountingJob>& records) = 0;
+  // The same for node events (Effects::node_events), after the batch's jobs.
+  virtual Status RecordNodeEvents(const std::vector<wire::NodeEvent>& events) = 0;
 };
 
 }  // namespace rota::ctld

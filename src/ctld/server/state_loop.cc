@@ -134,8 +134,9 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
     passed = true;
   }
 
-  if (accounting_ != nullptr && !effects.accounting.empty()) {
+  if (accounting_ != nullptr && (!effects.accounting.empty() || !effects.node_events.empty())) {
     Status s = accounting_->Record(effects.accounting);
+    if (s.ok()) s = accounting_->RecordNodeEvents(effects.node_events);
     if (!s.ok()) {
       spdlog::critical("cannot make accounting records durable ({}); stopping", s.ToString());
       std::abort();
