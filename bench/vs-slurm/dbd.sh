@@ -35,6 +35,8 @@ ACCOUNTS=physics,chemistry
 
 log() { echo "vs-slurmdbd: $*" >&2; }
 die() { log "$*"; exit 1; }
+# shellcheck source=bench/vs-slurm/rounds.sh
+source "$HERE/rounds.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (slurmdbd's SlurmUser, MariaDB run as user mysql)"
 for t in rotadbd sacct sacctmgr acct_load; do
@@ -179,8 +181,6 @@ done
   die "slurmdbd made no ${CLUSTER}_job_table"
 
 # ---- the same jobs into both
-now() { echo "$EPOCHREALTIME"; }
-ms_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
 
 use rota
 ROTA_RECORD_MS=$("$ROTA_BIN/acct_load" send "$SLURM_CONF" "$JOBS" "$START" "$USERS" | awk '$1 == "record_ms" { print $2 }')
@@ -254,46 +254,21 @@ fig_db_rss_mib() {  # what keeps the data: MariaDB for Slurm, rotadbd itself (SQ
   else rss_mib rotadbd; fi
 }
 
-RESULTS="$WORK/results"
-: >"$RESULTS"
-record() { echo "$1 $2 $3 $4" >>"$RESULTS"; }  # figure round kind value
-order() { if (($1 % 2)); then echo "slurm rota"; else echo "rota slurm"; fi; }
-run_rounds() {  # figures...
-  local r k f
-  for ((r = 1; r <= ROUNDS; r++)); do
-    for k in $(order "$r"); do
-      use "$k"
-      for f in "$@"; do record "$f" "$r" "$k" "$("fig_$f")"; done
-    done
-    log "round $r/$ROUNDS of: $*"
-  done
-}
+rounds_start "$WORK"
 run_rounds sacct_all_ms sacct_one_ms sacct_user_ms sacct_parsable_ms
 run_rounds dbd_rss_mib db_rss_mib
 
 # ---- report
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A UNIT=([sacct_all_ms]=ms [sacct_one_ms]=ms [sacct_user_ms]=ms [sacct_parsable_ms]=ms
   [dbd_rss_mib]=MiB [db_rss_mib]=MiB)
 declare -A NAME=([sacct_all_ms]="sacct_all_${JOBS}_ms" [sacct_one_ms]=sacct_one_job_ms
   [sacct_user_ms]="sacct_user_$((JOBS / 100))_ms" [sacct_parsable_ms]="sacct_parsable_10_fields_${JOBS}_ms"
   [dbd_rss_mib]=dbd_rss_mib [db_rss_mib]=dbd_with_database_rss_mib)
-json="{\"rounds\": $ROUNDS, \"jobs\": $JOBS, \"same_parsable_rows\": \"$SAME_ROWS\", \"figures\": {"
-json+="\"record_${JOBS}_ms\": {\"unit\": \"ms\", \"rota\": $ROTA_RECORD_MS, \"slurm_sql_load\": $SLURM_SQL_MS}"
 echo "record_${JOBS}_rota $ROTA_RECORD_MS ms (RecordJobs RPC, 1,000 per request)"
 echo "record_${JOBS}_slurm_sql_load $SLURM_SQL_MS ms (LOAD DATA + INSERT SELECT, not slurmdbd's path)"
 for f in sacct_all_ms sacct_one_ms sacct_user_ms sacct_parsable_ms dbd_rss_mib db_rss_mib; do
-  name="${NAME[$f]}"
-  rota=$(awk -v f="$f" '$1 == f && $3 == "rota" { print $4 }' "$RESULTS" | median)
-  slurm=$(awk -v f="$f" '$1 == f && $3 == "slurm" { print $4 }' "$RESULTS" | median)
-  spread=$(awk -v f="$f" '$1 == f { v[$2, $3] = $4; r[$2] = 1 }
-    END { for (i in r) if (v[i, "slurm"] > 0) print v[i, "rota"] / v[i, "slurm"] }' "$RESULTS" |
-    sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f..%.2f", lo, hi }')
-  ratio=$(awk -v a="$rota" -v b="$slurm" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
-  echo "${name}_rota $rota ${UNIT[$f]}"
-  echo "${name}_slurm $slurm ${UNIT[$f]}"
-  echo "${name}_ratio $ratio x (rota/slurm; per round $spread)"
-  json+=", \"$name\": {\"unit\": \"${UNIT[$f]}\", \"rota\": $rota, \"slurm\": $slurm, \"ratio\": $ratio, \"ratio_range\": \"$spread\"}"
+  summarize "$f" "${NAME[$f]}" "${UNIT[$f]}"
 done
 mkdir -p "$REPO/bench/results"
-echo "$json}}" >"$REPO/bench/results/vs-slurmdbd.json"
+record_json="\"record_${JOBS}_ms\": {\"unit\": \"ms\", \"rota\": $ROTA_RECORD_MS, \"slurm_sql_load\": $SLURM_SQL_MS}"
+echo "{\"rounds\": $ROUNDS, \"jobs\": $JOBS, \"same_parsable_rows\": \"$SAME_ROWS\", \"figures\": {$record_json, $SUMMARY_JSON}}" >"$REPO/bench/results/vs-slurmdbd.json"

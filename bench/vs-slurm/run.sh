@@ -21,6 +21,8 @@ E2E_JOBS="${VS_E2E_JOBS:-1000}"
 
 log() { echo "vs-slurm: $*" >&2; }
 die() { log "$*"; exit 1; }
+# shellcheck source=bench/vs-slurm/rounds.sh
+source "$HERE/rounds.sh"
 
 [ "$(id -u)" = 0 ] || die "needs root (slurmd and rotad make cgroups and device nodes)"
 for t in rotactld rotad sbatch squeue srun scancel sinfo; do
@@ -66,9 +68,6 @@ use() {
   export SLURM_CONF="$WORK/$KIND/slurm.conf"
   if [ "$KIND" = slurm ]; then CMD=/usr/bin; else CMD="$ROTA_BIN"; fi
 }
-now() { echo "$EPOCHREALTIME"; }
-ms_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", (b - a) * 1000 }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 queue_len() { "$CMD/squeue" -h -t "$1" -o %i -r 2>/dev/null | wc -l; }
 wait_empty() {  # until nothing is pending, running or completing (at most $1 s)
   local deadline=$((SECONDS + $1))
@@ -170,21 +169,7 @@ fig_ctld_rss_mib() {
 
 # ---- rounds: Rota and Slurm alternate, the first of each round alternating too
 
-RESULTS="$WORK/results"
-: >"$RESULTS"
-record() { echo "$1 $2 $3 $4" >>"$RESULTS"; }  # figure round kind value
-order() { if (($1 % 2)); then echo "slurm rota"; else echo "rota slurm"; fi; }
-
-run_rounds() {  # figures...
-  local r k f
-  for ((r = 1; r <= ROUNDS; r++)); do
-    for k in $(order "$r"); do
-      use "$k"
-      for f in "$@"; do record "$f" "$r" "$k" "$("fig_$f")"; done
-    done
-    log "round $r/$ROUNDS of: $*"
-  done
-}
+rounds_start "$WORK"
 
 run_rounds sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms
 for k in rota slurm; do use "$k"; clear_queue; done
@@ -203,24 +188,12 @@ for k in rota slurm; do use "$k"; clear_queue; done
 declare -A UNIT=([sbatch_ms]=ms [squeue_ms]=ms [sbatch_serial_jobs_per_s]=jobs/s
   [sbatch_8clients_jobs_per_s]=jobs/s [array1000_ms]=ms [launch_ms]=ms [srun_ms]=ms [srun8_ms]=ms [srun64_ms]=ms [e2e_jobs_per_s]=jobs/s [e2e_gpu_jobs_per_s]=jobs/s
   [squeue_pending_ms]=ms [ctld_rss_mib]=MiB)
-json="{\"rounds\": $ROUNDS, \"pending\": $PENDING, \"e2e_jobs\": $E2E_JOBS, \"figures\": {"
-sep=""
 for f in sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms launch_ms srun_ms srun8_ms srun64_ms \
   e2e_jobs_per_s e2e_gpu_jobs_per_s squeue_pending_ms ctld_rss_mib; do
   name="$f"
   [ "$f" = squeue_pending_ms ] && name="squeue_${PENDING}_pending_ms"
   [ "$f" = ctld_rss_mib ] && name="ctld_rss_${PENDING}_pending_mib"
-  rota=$(awk -v f="$f" '$1 == f && $3 == "rota" { print $4 }' "$RESULTS" | median)
-  slurm=$(awk -v f="$f" '$1 == f && $3 == "slurm" { print $4 }' "$RESULTS" | median)
-  spread=$(awk -v f="$f" '$1 == f { v[$2, $3] = $4; r[$2] = 1 }
-    END { for (i in r) if (v[i, "slurm"] > 0) print v[i, "rota"] / v[i, "slurm"] }' "$RESULTS" |
-    sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f..%.2f", lo, hi }')
-  ratio=$(awk -v a="$rota" -v b="$slurm" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
-  echo "${name}_rota $rota ${UNIT[$f]}"
-  echo "${name}_slurm $slurm ${UNIT[$f]}"
-  echo "${name}_ratio $ratio x (rota/slurm; per round $spread)"
-  json+="$sep\"$name\": {\"unit\": \"${UNIT[$f]}\", \"rota\": $rota, \"slurm\": $slurm, \"ratio\": $ratio, \"ratio_range\": \"$spread\"}"
-  sep=", "
+  summarize "$f" "$name" "${UNIT[$f]}"
 done
 mkdir -p "$REPO/bench/results"
-echo "$json}}" >"$REPO/bench/results/vs-slurm.json"
+echo "{\"rounds\": $ROUNDS, \"pending\": $PENDING, \"e2e_jobs\": $E2E_JOBS, \"figures\": {$SUMMARY_JSON}}" >"$REPO/bench/results/vs-slurm.json"
