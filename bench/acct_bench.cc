@@ -116,6 +116,18 @@ rota::Result<std::vector<AccountingJob>> QueryStage(const std::string& prefix,
   if (!jobs.ok()) return jobs.status();
   std::printf("%ssacct_query %.1f ms\n%ssacct_query_jobs %zu jobs\n", prefix.c_str(), Ms(t),
               prefix.c_str(), jobs->size());
+  // `sacct -j ID`: no cluster and no window, one job among all (mean of 20).
+  rota::wire::QueryJobsRequest by_id;
+  constexpr int kLookups = 20;
+  t = Clock::now();
+  for (int i = 0; i < kLookups; ++i) {
+    by_id.clear_job_ids();
+    by_id.add_job_ids(static_cast<uint32_t>(1 + (i * 4999) % kJobs));
+    auto one = store.QueryJobs(by_id);
+    if (!one.ok()) return one.status();
+    if (one->size() != 1) return rota::Status(rota::StatusCode::kInternal, "sacct -j found no job");
+  }
+  std::printf("%ssacct_one_job %.2f ms\n", prefix.c_str(), Ms(t) / kLookups);
   return jobs;
 }
 
