@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "common/log.h"
+#include "dbd/store_sql.h"
 
 namespace rota::dbd {
 namespace {
@@ -436,20 +437,6 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
   return Status::Ok();
 }
 
-namespace {
-
-// The distinct clusters of job_attempts, one primary-key seek each (the
-// planner does not skip through an index by itself).
-constexpr const char* kEveryCluster = R"sql(
-WITH RECURSIVE clusters(name) AS (
-  SELECT MIN(cluster) FROM job_attempts
-  UNION ALL
-  SELECT (SELECT MIN(cluster) FROM job_attempts WHERE cluster > name) FROM clusters
-  WHERE name IS NOT NULL)
-)sql";
-
-}  // namespace
-
 Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
     const wire::QueryJobsRequest& query) {
   // Values are bound, never spliced into the text.
@@ -474,7 +461,7 @@ Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
   } else if (!query.job_ids().empty()) {
     // The key starts with the cluster: naming every cluster there is (a few
     // index seeks) lets `sacct -j` seek each job instead of reading them all.
-    sql = std::string(kEveryCluster) + sql + " AND cluster IN (SELECT name FROM clusters)";
+    sql = std::string(kEveryClusterCte) + sql + " AND cluster IN (SELECT name FROM clusters)";
   }
   in_list("user_name", query.users());
   in_list("account", query.accounts());

@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include "dbd/store_sql.h"
+
 namespace rota::dbd {
 namespace {
 
@@ -44,15 +46,6 @@ CREATE TABLE entities (
   record BLOB NOT NULL,
   PRIMARY KEY (kind, name)
 );
-)sql";
-
-// The distinct clusters of job_attempts, one primary-key seek each.
-constexpr const char* kEveryCluster = R"sql(
-WITH RECURSIVE clusters(name) AS (
-  SELECT MIN(cluster) FROM job_attempts
-  UNION ALL
-  SELECT (SELECT MIN(cluster) FROM job_attempts WHERE cluster > name) FROM clusters
-  WHERE name IS NOT NULL)
 )sql";
 
 // Version 3: node events (sacctmgr list events, sreport's Down). An event is
@@ -239,7 +232,7 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
   } else if (!query.job_ids().empty()) {
     // The key starts with the cluster: naming every cluster there is (a few
     // index seeks) lets `sacct -j` seek each job instead of reading them all.
-    sql = std::string(kEveryCluster) + sql + " AND cluster IN (SELECT name FROM clusters)";
+    sql = std::string(kEveryClusterCte) + sql + " AND cluster IN (SELECT name FROM clusters)";
   }
   in_list("user_name", query.users());
   in_list("account", query.accounts());
