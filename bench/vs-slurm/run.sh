@@ -8,7 +8,8 @@
 #
 # stdout: `name value unit` lines: FIGURE_rota, FIGURE_slurm (medians) and FIGURE_ratio
 # (Rota/Slurm of the medians, with the spread of the per-round ratios); also
-# bench/results/vs-slurm.json. Knobs: VS_ROUNDS (5), VS_PENDING (10000), VS_E2E_JOBS (1000).
+# bench/results/vs-slurm.json. Knobs: VS_ROUNDS (5), VS_PENDING (10000), VS_E2E_JOBS (1000),
+# VS_ONLY (groups of figures to run: submit launch e2e pending; all by default).
 set -euo pipefail
 export LC_ALL=C
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,6 +19,7 @@ case "$ROTA_BIN" in /*) ;; *) ROTA_BIN="$REPO/$ROTA_BIN" ;; esac
 ROUNDS="${VS_ROUNDS:-5}"
 PENDING="${VS_PENDING:-10000}"
 E2E_JOBS="${VS_E2E_JOBS:-1000}"
+ONLY="${VS_ONLY:-}"  # some of: submit launch e2e pending (all when empty)
 
 log() { echo "vs-slurm: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -171,17 +173,29 @@ fig_ctld_rss_mib() {
 
 rounds_start "$WORK"
 
-run_rounds sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms
-for k in rota slurm; do use "$k"; clear_queue; done
-run_rounds launch_ms srun_ms srun8_ms srun64_ms
-for k in rota slurm; do use "$k"; clear_queue; done
-run_rounds e2e_jobs_per_s e2e_gpu_jobs_per_s
-for k in rota slurm; do
-  use "$k"; clear_queue
-  t=$(now); fill_pending; log "$k: $PENDING held jobs submitted in $(ms_since "$t") ms"
-done
-run_rounds squeue_pending_ms ctld_rss_mib
-for k in rota slurm; do use "$k"; clear_queue; done
+wanted() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
+clear_both() { for k in rota slurm; do use "$k"; clear_queue; done; }
+
+if wanted submit; then
+  run_rounds sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms
+  clear_both
+fi
+if wanted launch; then
+  run_rounds launch_ms srun_ms srun8_ms srun64_ms
+  clear_both
+fi
+if wanted e2e; then
+  run_rounds e2e_jobs_per_s e2e_gpu_jobs_per_s
+  clear_both
+fi
+if wanted pending; then
+  for k in rota slurm; do
+    use "$k"; clear_queue
+    t=$(now); fill_pending; log "$k: $PENDING held jobs submitted in $(ms_since "$t") ms"
+  done
+  run_rounds squeue_pending_ms ctld_rss_mib
+  clear_both
+fi
 
 # ---- report
 
@@ -190,6 +204,7 @@ declare -A UNIT=([sbatch_ms]=ms [squeue_ms]=ms [sbatch_serial_jobs_per_s]=jobs/s
   [squeue_pending_ms]=ms [ctld_rss_mib]=MiB)
 for f in sbatch_ms squeue_ms sbatch_serial_jobs_per_s sbatch_8clients_jobs_per_s array1000_ms launch_ms srun_ms srun8_ms srun64_ms \
   e2e_jobs_per_s e2e_gpu_jobs_per_s squeue_pending_ms ctld_rss_mib; do
+  awk -v f="$f" '$1 == f { found = 1 } END { exit !found }' "$RESULTS" || continue  # not run
   name="$f"
   [ "$f" = squeue_pending_ms ] && name="squeue_${PENDING}_pending_ms"
   [ "$f" = ctld_rss_mib ] && name="ctld_rss_${PENDING}_pending_mib"

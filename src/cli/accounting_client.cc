@@ -29,8 +29,8 @@ Result<std::unique_ptr<AccountingClient>> AccountingClient::Create(
   return c;
 }
 
-Status AccountingClient::Call(uint16_t method, const google::protobuf::Message& request,
-                              google::protobuf::Message* response) {
+Status AccountingClient::Call(uint16_t method, const google::protobuf::MessageLite& request,
+                              google::protobuf::MessageLite* response) {
   if (!rpc_.connected()) {
     std::string host = config_->settings.accounting_storage_host;
     if (host.empty()) host = "localhost";

@@ -4,7 +4,7 @@
 // accounting is on, make a credential for this process, send one request to
 // AccountingStorageHost:AccountingStoragePort and decode the answer.
 
-#include <google/protobuf/message.h>
+#include <google/protobuf/message_lite.h>
 
 #include <chrono>
 #include <memory>
@@ -23,8 +23,8 @@ class AccountingClient {
   // Slurm's words when AccountingStorageType is not accounting_storage/slurmdbd.
   static Result<std::unique_ptr<AccountingClient>> Create(const std::string& slurm_conf_path);
 
-  Status Call(uint16_t method, const google::protobuf::Message& request,
-              google::protobuf::Message* response);
+  Status Call(uint16_t method, const google::protobuf::MessageLite& request,
+              google::protobuf::MessageLite* response);
 
   const conf::ClusterConfig& config() const { return *config_; }
 

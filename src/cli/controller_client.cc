@@ -50,7 +50,7 @@ Status ControllerClient::Connect() {
 }
 
 Result<std::string> ControllerClient::CallForBody(uint16_t method,
-                                                  const google::protobuf::Message& request) {
+                                                  const google::protobuf::MessageLite& request) {
   if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
   std::string body = request.SerializeAsString();
   Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
@@ -61,8 +61,8 @@ Result<std::string> ControllerClient::CallForBody(uint16_t method,
   return std::move(answer->body);
 }
 
-Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& request,
-                              google::protobuf::Message* response) {
+Status ControllerClient::Call(uint16_t method, const google::protobuf::MessageLite& request,
+                              google::protobuf::MessageLite* response) {
   Result<std::string> body = CallForBody(method, request);
   if (!body.ok()) return body.status();
   if (response != nullptr && !response->ParseFromString(*body)) {
@@ -72,8 +72,8 @@ Status ControllerClient::Call(uint16_t method, const google::protobuf::Message& 
 }
 
 bool CallControllerOnce(std::string_view program, uint16_t method,
-                        const google::protobuf::Message& request,
-                        google::protobuf::Message* response) {
+                        const google::protobuf::MessageLite& request,
+                        google::protobuf::MessageLite* response) {
   auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
   Status s = client.ok() ? (*client)->Call(method, request, response) : client.status();
   if (s.ok()) return true;

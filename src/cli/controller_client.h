@@ -4,7 +4,7 @@
 // credential for this process, send one request, decode the answer. Tries the
 // backup controller when the primary does not answer.
 
-#include <google/protobuf/message.h>
+#include <google/protobuf/message_lite.h>
 
 #include <chrono>
 #include <memory>
@@ -25,11 +25,11 @@ class ControllerClient {
 
   // Sends `request` as `method` and parses the answer into `response`. An error
   // answer from the controller comes back as its Status (message for the user).
-  Status Call(uint16_t method, const google::protobuf::Message& request,
-              google::protobuf::Message* response);
+  Status Call(uint16_t method, const google::protobuf::MessageLite& request,
+              google::protobuf::MessageLite* response);
   // The same, answering the serialized response, for callers that read it
   // without building the message (JobListing).
-  Result<std::string> CallForBody(uint16_t method, const google::protobuf::Message& request);
+  Result<std::string> CallForBody(uint16_t method, const google::protobuf::MessageLite& request);
 
   const conf::ClusterConfig& config() const { return *config_; }
 
@@ -47,7 +47,7 @@ class ControllerClient {
 // true with `response` filled; otherwise prints "PROGRAM: error: MESSAGE" on
 // stderr (the configuration's error or the controller's) and answers false.
 bool CallControllerOnce(std::string_view program, uint16_t method,
-                        const google::protobuf::Message& request,
-                        google::protobuf::Message* response);
+                        const google::protobuf::MessageLite& request,
+                        google::protobuf::MessageLite* response);
 
 }  // namespace rota::cli

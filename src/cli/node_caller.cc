@@ -5,7 +5,7 @@
 namespace rota::cli {
 
 Status NodeCaller::Call(const std::string& node, uint16_t method,
-                        const google::protobuf::Message& request,
+                        const google::protobuf::MessageLite& request,
                         std::chrono::milliseconds timeout) {
   const conf::NodeConfig* n = config_.FindNode(node);
   if (n == nullptr) return NotFound("node " + node + " is not in slurm.conf");

@@ -4,7 +4,7 @@
 // scancel's step signals): the node's NodeAddr and Port from slurm.conf, a
 // credential for this process. Thread-safe: one connection per call.
 
-#include <google/protobuf/message.h>
+#include <google/protobuf/message_lite.h>
 
 #include <chrono>
 #include <mutex>
@@ -23,8 +23,8 @@ class NodeCaller {
       : config_(config), issuer_(issuer) {}
 
   // Sends `request` as `method` to `node`'s rotad; its answer's status.
-  Status Call(const std::string& node, uint16_t method, const google::protobuf::Message& request,
-              std::chrono::milliseconds timeout);
+  Status Call(const std::string& node, uint16_t method,
+              const google::protobuf::MessageLite& request, std::chrono::milliseconds timeout);
 
  private:
   const conf::ClusterConfig& config_;

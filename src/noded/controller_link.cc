@@ -19,12 +19,12 @@ Status ControllerLink::ConnectLocked() {
                 fmt::format("cannot reach the controller: {}", last.message()));
 }
 
-Status ControllerLink::Call(uint16_t method, const google::protobuf::Message& request) {
+Status ControllerLink::Call(uint16_t method, const google::protobuf::MessageLite& request) {
   return Call(method, request, nullptr);
 }
 
-Status ControllerLink::Call(uint16_t method, const google::protobuf::Message& request,
-                            google::protobuf::Message* response) {
+Status ControllerLink::Call(uint16_t method, const google::protobuf::MessageLite& request,
+                            google::protobuf::MessageLite* response) {
   std::string body = request.SerializeAsString();
   std::lock_guard<std::mutex> lock(mu_);
   // A connection the controller closed while idle shows only on use: one retry

@@ -5,7 +5,7 @@
 // breaks; the backup controller is tried when the primary does not answer.
 // Thread-safe: calls are serialised.
 
-#include <google/protobuf/message.h>
+#include <google/protobuf/message_lite.h>
 
 #include <chrono>
 #include <memory>
@@ -26,10 +26,10 @@ class ControllerLink {
 
   // Sends `request` as `method`. Errors: kUnavailable when no controller could
   // be reached (worth retrying); otherwise the controller's own answer.
-  Status Call(uint16_t method, const google::protobuf::Message& request);
+  Status Call(uint16_t method, const google::protobuf::MessageLite& request);
   // The same, parsing the answer into `response`.
-  Status Call(uint16_t method, const google::protobuf::Message& request,
-              google::protobuf::Message* response);
+  Status Call(uint16_t method, const google::protobuf::MessageLite& request,
+              google::protobuf::MessageLite* response);
 
  private:
   Status ConnectLocked();

@@ -99,7 +99,7 @@ class NodedCgroupV2Test : public ::testing::Test {
     return req;
   }
 
-  Status Send(uint16_t method, const google::protobuf::Message& message) {
+  Status Send(uint16_t method, const google::protobuf::MessageLite& message) {
     rpc::RpcClient client;
     ROTA_RETURN_IF_ERROR(
         client.Connect("127.0.0.1", cluster_->NodePort(1), std::chrono::seconds(3)));

@@ -146,7 +146,7 @@ TEST(SqueueProjectionTest, EveryFieldReadsOnlyWhatItDeclares) {
     const model::JobFieldSet& reads = SqueueFieldReads(static_cast<int>(f));
     for (const JobRecord& job : jobs) {
       ASSERT_EQ(fields[f].value(Project(job, reads), kCtx), fields[f].value(job, kCtx))
-          << fields[f].info.long_name << " of " << job.ShortDebugString();
+          << fields[f].info.long_name << " of job " << job.job_id();
     }
   }
 }

@@ -191,7 +191,7 @@ TEST_F(JobStepsTest, AccountingHearsOfEachStepAndTheLastRecordHasThemAll) {
     }
   }
   const wire::AccountingJob& last = accounting_.back();
-  ASSERT_TRUE(last.ended()) << last.ShortDebugString();
+  ASSERT_TRUE(last.ended()) << "job " << last.job_id();
   ASSERT_EQ(last.steps_size(), 2);
   EXPECT_EQ(last.steps(1).state(), wire::JOB_STATE_CANCELLED);
   EXPECT_EQ(last.steps(1).end_time(), last.end_time());
@@ -228,7 +228,7 @@ TEST_F(JobStepsTest, UsageReachesAccountingFromTheStepEndAndTheBatchExit) {
     }
   }
   const wire::AccountingJob& last = accounting_.back();
-  ASSERT_TRUE(last.ended()) << last.ShortDebugString();
+  ASSERT_TRUE(last.ended()) << "job " << last.job_id();
   EXPECT_EQ(last.state(), wire::JOB_STATE_COMPLETED);
   EXPECT_EQ(last.batch_usage().max_rss_kb(), 40960u);
   EXPECT_EQ(last.batch_usage().max_rss_node(), "n1");

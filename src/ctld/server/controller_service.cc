@@ -25,7 +25,7 @@ bool ParseOrFail(const std::string& body, Req& req, const rpc::Responder& respon
   return false;
 }
 
-void Answer(const rpc::Responder& respond, const google::protobuf::Message& message) {
+void Answer(const rpc::Responder& respond, const google::protobuf::MessageLite& message) {
   respond(0, message.SerializeAsString());
 }
 

@@ -123,46 +123,33 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
   // Reads change nothing: a batch of listings alone waits for no pass.
   pass_wanted_ |= changed;
 
+  // The batch is answered as soon as what it changed is durable: the pass
+  // comes after, so that a pass over a deep queue never delays an answer. A
+  // request that arrives meanwhile is applied after the pass, so it sees what
+  // the pass started.
+  MakeDurable(effects);
+  for (Reply& r : replies) {
+    if (r) r();
+  }
+
+  Effects pass_effects;
   auto steady_now = SteadyClock::now();
   bool passed = false;
   if (PassDue(steady_now, changed)) {
-    core_->Tick(now, effects);
+    core_->Tick(now, pass_effects);
     auto end = SteadyClock::now();
     last_pass_duration_ = std::chrono::duration_cast<std::chrono::microseconds>(end - steady_now);
     last_pass_ = end;
     pass_wanted_ = false;
     passed = true;
+    // What the pass started is durable before any node hears of it.
+    MakeDurable(pass_effects);
   }
-
-  if (accounting_ != nullptr && (!effects.accounting.empty() || !effects.node_events.empty())) {
-    Status s = accounting_->Record(effects.accounting);
-    if (s.ok()) s = accounting_->RecordNodeEvents(effects.node_events);
-    if (!s.ok()) {
-      spdlog::critical("cannot make accounting records durable ({}); stopping", s.ToString());
-      std::abort();
+  if (sink_ != nullptr) {
+    for (const Effects* e : {&effects, &pass_effects}) {
+      if (!e->launches.empty() || !e->signals.empty()) sink_->Carry(*e);
     }
   }
-  if (!effects.records.empty()) {
-    std::vector<std::string> payloads;
-    payloads.reserve(effects.records.size());
-    for (const wire::StateRecord& r : effects.records) payloads.push_back(r.SerializeAsString());
-    Result<uint64_t> seq = store_->Append(payloads);
-    if (!seq.ok()) {
-      // Nothing of this batch may be acknowledged, and the in-memory state is now
-      // ahead of the disk: stop here; a restart recovers what was durable.
-      spdlog::critical("cannot make state durable ({}); stopping", seq.status().ToString());
-      std::abort();
-    }
-    FinishSnapshot(false);
-    if (!snapshot_.valid() && store_->bytes_since_snapshot() >= options_.snapshot_after_bytes) {
-      StartSnapshot(*seq);
-    }
-  }
-  for (Reply& r : replies) {
-    if (r) r();
-  }
-  if (sink_ != nullptr && (!effects.launches.empty() || !effects.signals.empty()))
-    sink_->Carry(effects);
 
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.batches;
@@ -171,6 +158,33 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
     ++stats_.passes;
     stats_.last_pass_us = last_pass_duration_.count();
     stats_.max_pass_us = std::max<uint64_t>(stats_.max_pass_us, stats_.last_pass_us);
+  }
+}
+
+void StateLoop::MakeDurable(const Effects& effects) {
+  if (accounting_ != nullptr && (!effects.accounting.empty() || !effects.node_events.empty())) {
+    Status s = accounting_->Record(effects.accounting);
+    if (s.ok()) s = accounting_->RecordNodeEvents(effects.node_events);
+    if (!s.ok()) {
+      spdlog::critical("cannot make accounting records durable ({}); stopping", s.ToString());
+      std::abort();
+    }
+  }
+  if (effects.records.empty()) return;
+  std::vector<std::string> payloads;
+  payloads.reserve(effects.records.size());
+  for (const wire::StateRecord& r : effects.records) payloads.push_back(r.SerializeAsString());
+  Result<uint64_t> seq = store_->Append(payloads);
+  if (!seq.ok()) {
+    // Nothing of this batch may be acknowledged or carried out, and the
+    // in-memory state is now ahead of the disk: stop here; a restart recovers
+    // what was durable.
+    spdlog::critical("cannot make state durable ({}); stopping", seq.status().ToString());
+    std::abort();
+  }
+  FinishSnapshot(false);
+  if (!snapshot_.valid() && store_->bytes_since_snapshot() >= options_.snapshot_after_bytes) {
+    StartSnapshot(*seq);
   }
 }
 

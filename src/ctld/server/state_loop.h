@@ -85,6 +85,9 @@ class StateLoop {
   void Run();
   void Push(Queued queued);
   void RunBatch(std::deque<Queued>& batch);
+  // Accounting records, then log records, on disk; aborts the controller if
+  // they cannot be (nothing unrecorded may be acknowledged or carried out).
+  void MakeDurable(const Effects& effects);
   bool PassDue(std::chrono::steady_clock::time_point now, bool changed) const;
   // Snapshots are serialized and written on a thread of their own, so that a
   // big state never stalls acknowledgements; the loop adopts each once written.
