@@ -18,8 +18,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr size_t kReadChunkBytes = 64 << 10;
-
 Status Unavailable(std::string message) {
   return Status(StatusCode::kUnavailable, std::move(message));
 }
@@ -76,7 +74,7 @@ Status Response::ToStatus() const {
   return Status(StatusCodeFromWire(status), body);
 }
 
-RpcClient::RpcClient(FrameLimits limits) : limits_(limits), read_buffer_(kReadChunkBytes) {}
+RpcClient::RpcClient(FrameLimits limits) : limits_(limits) {}
 
 RpcClient::~RpcClient() { Close(); }
 

@@ -85,7 +85,7 @@ class RpcClient {
   uint64_t next_request_id_ = 1;
   std::optional<ResponseDecoder> decoder_;  // Fresh for each connection.
   std::deque<ResponseFrame> received_;      // Decoded, not yet returned.
-  std::vector<char> read_buffer_;
+  ReadChunk read_buffer_;
 };
 
 }  // namespace rota::rpc

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,20 @@ namespace rota::rpc {
 
 inline constexpr std::array<char, 4> kMagic = {'R', 'O', 'T', 'A'};
 inline constexpr uint16_t kProtocolVersion = 1;
+
+// Where one read from a socket lands before the decoder takes it. Left
+// uninitialised: most messages are a few hundred bytes, and zero-filling the
+// whole chunk would fault in every page of it on each new connection.
+class ReadChunk {
+ public:
+  static constexpr size_t kBytes = 64 << 10;
+  ReadChunk() : bytes_(std::make_unique_for_overwrite<char[]>(kBytes)) {}
+  char* data() { return bytes_.get(); }
+  static constexpr size_t size() { return kBytes; }
+
+ private:
+  std::unique_ptr<char[]> bytes_;
+};
 inline constexpr size_t kRequestHeaderSize = 24;
 inline constexpr size_t kResponseHeaderSize = 20;
 

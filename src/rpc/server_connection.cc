@@ -61,8 +61,6 @@ void Responder::Fail(const Status& error) const {
 namespace internal {
 namespace {
 
-constexpr size_t kReadChunkBytes = 64 << 10;
-
 std::string PeerName(const asio::ip::tcp::socket& socket) {
   asio::error_code error;
   asio::ip::tcp::endpoint peer = socket.remote_endpoint(error);
@@ -79,8 +77,7 @@ Connection::Connection(asio::ip::tcp::socket socket, std::shared_ptr<ServerShare
       socket_(std::move(socket)),
       timer_(socket_.get_executor()),
       peer_(PeerName(socket_)),
-      decoder_(shared_->options.limits),
-      read_buffer_(kReadChunkBytes) {
+      decoder_(shared_->options.limits) {
   asio::error_code ignored;
   // Responses are small and latency-bound: do not let Nagle hold them back.
   socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
@@ -118,7 +115,7 @@ void Connection::ReadMore() {
   reading_ = true;
   UpdateFrameDeadline();
   socket_.async_read_some(
-      asio::buffer(read_buffer_),
+      asio::buffer(read_buffer_.data(), read_buffer_.size()),
       [self = shared_from_this()](const asio::error_code& error, size_t length) {
         self->OnRead(error, length);
       });

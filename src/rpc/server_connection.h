@@ -75,7 +75,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::steady_timer timer_;  // Frame deadline, or the grace period when closing.
   const std::string peer_;
   RequestDecoder decoder_;
-  std::vector<char> read_buffer_;
+  ReadChunk read_buffer_;
   bool reading_ = false;
   bool writing_ = false;
   bool closing_ = false;  // No more reads; close once every answer is written.
