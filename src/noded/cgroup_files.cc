@@ -18,7 +18,12 @@ namespace rota::noded::cgroup_files {
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
 Status WriteFile(const std::string& path, const std::string& text) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A cgroup's files exist: opening with O_CREAT first would take the
+  // directory's lock exclusively on every one of a job's writes.
+  int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
   if (fd < 0) return IoError(Errno("open " + path));
   ssize_t n = write(fd, text.data(), text.size());
   int saved = errno;

@@ -1,6 +1,7 @@
 #include "noded/step_forker.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -78,9 +79,13 @@ Result<pid_t> StepForker::Launch(uint32_t job_id) {
 int ServeStepForks(int fd, const std::function<int(uint32_t job_id)>& run_step) {
   // The step daemons it forks are the kernel's to reap: nobody here waits.
   signal(SIGCHLD, SIG_IGN);
-  // Each step daemon looks up its job's user; loading the name service
-  // modules here does it once for all of them.
+  // Each step daemon looks up its job's user and the user's groups; loading
+  // the name service modules here does it once for all of them (a forked
+  // step daemon would otherwise load, say, libnss_systemd for every job).
   (void)getpwuid(0);
+  gid_t groups[16];
+  int count = 16;
+  (void)getgrouplist("root", 0, groups, &count);
   const int32_t self = getpid();
   if (send(fd, &self, sizeof self, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof self)) return 1;
   for (;;) {
