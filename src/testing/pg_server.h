@@ -32,6 +32,8 @@
 #include <thread>
 #include <vector>
 
+#include "testing/free_port.h"
+
 namespace rota::testing {
 
 class PostgresServer {
@@ -76,7 +78,7 @@ class PostgresServer {
         WEXITSTATUS(status) != 0) {
       return "initdb failed: " + ReadFile(dir_ + "/initdb.log");
     }
-    port_ = FreePort();
+    port_ = FreeLoopbackPort();
     durable_ = durable;
     uid_ = uid;
     gid_ = gid;
@@ -204,18 +206,6 @@ class PostgresServer {
              std::stoi(b.parent_path().filename().string());
     });
     return found.back().string();
-  }
-
-  static uint16_t FreePort() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    close(fd);
-    return ntohs(addr.sin_port);
   }
 
   static std::string ReadFile(const std::string& path) {
