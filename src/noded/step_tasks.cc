@@ -177,6 +177,8 @@ constexpr size_t kTaskStdinBufferBytes = 1 << 20;
 // How long tasks on the job's first node wait for its batch step to start
 // (its cage); launches and prologs take a while.
 constexpr std::chrono::seconds kBatchStartWait(60);
+// Meanwhile, how often they ask the controller whether the job still runs.
+constexpr std::chrono::milliseconds kJobEndCheckEvery(500);
 
 struct LocalTask {
   uint32_t global_id = 0;
@@ -557,11 +559,31 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   // there join it, once rota-stepd has made it (srun may come first, from
   // salloc). Elsewhere the step makes the job's cage itself.
   if (me == job.nodes(0)) {
-    auto deadline = std::chrono::steady_clock::now() + kBatchStartWait;
+    auto now = std::chrono::steady_clock::now();
+    const auto deadline = now + kBatchStartWait;
+    auto next_check = now + kJobEndCheckEvery;
     while (!batch_here_(job_id)) {
-      if (std::chrono::steady_clock::now() > deadline || node_.stop->IsSet()) {
+      now = std::chrono::steady_clock::now();
+      if (now > deadline || node_.stop->IsSet()) {
         return fail(FailedPrecondition(
             fmt::format("job {}: its batch step does not run on {}", job_id, me)));
+      }
+      // A job cancelled before its batch step came up here never brings it:
+      // give up at once rather than after kBatchStartWait.
+      bool killed;
+      {
+        std::lock_guard<std::mutex> step_lock(running->mu);
+        killed = running->killed;
+      }
+      if (!killed && now >= next_check) {
+        next_check = now + kJobEndCheckEvery;
+        wire::ListStepsResponse again;
+        killed = node_.controller->Call(api::kListSteps, ask, &again).ok() &&
+                 (again.jobs_size() != 1 || again.jobs(0).state() != wire::JOB_STATE_RUNNING);
+      }
+      if (killed) {
+        return fail(FailedPrecondition(
+            fmt::format("job {} ended before step {}.{} started", job_id, job_id, step_id)));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
