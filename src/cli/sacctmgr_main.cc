@@ -101,6 +101,13 @@ std::string UserName(uint32_t uid) {
   return found != nullptr ? std::string(pw.pw_name) : std::to_string(uid);
 }
 
+// The accounting daemon's client; says why on stderr when there is none.
+rota::Result<std::unique_ptr<rota::cli::AccountingClient>> OpenAccounting() {
+  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) std::cerr << "sacctmgr: error: " << client.status().message() << "\n";
+  return client;
+}
+
 // sacctmgr list events.
 int ListEvents(const std::vector<std::string>& words, SacctLayout layout, bool no_header) {
   auto command = rota::cli::ParseEventsCommand({words.begin() + 2, words.end()},
@@ -109,11 +116,8 @@ int ListEvents(const std::vector<std::string>& words, SacctLayout layout, bool n
     std::cerr << " " << command.status().message() << "\n";
     return 1;
   }
-  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
-  if (!client.ok()) {
-    std::cerr << "sacctmgr: error: " << client.status().message() << "\n";
-    return 1;
-  }
+  auto client = OpenAccounting();
+  if (!client.ok()) return 1;
   rota::wire::QueryNodeEventsResponse resp;
   rota::Status s = (*client)->Call(rota::api::kDbdQueryNodeEvents, command->query, &resp);
   if (!s.ok()) {
@@ -174,11 +178,8 @@ int main(int argc, char** argv) {
     std::cerr << " " << command.status().message() << "\n";
     return 1;
   }
-  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
-  if (!client.ok()) {
-    std::cerr << "sacctmgr: error: " << client.status().message() << "\n";
-    return 1;
-  }
+  auto client = OpenAccounting();
+  if (!client.ok()) return 1;
   switch (command->verb) {
     case rota::cli::SacctmgrVerb::kShow: {
       if (command->kind == "assoc" || command->with_assoc) {

@@ -2,21 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/sreport_test_support.h"
+
 namespace rota::cli {
 namespace {
 
-constexpr int64_t kDay = 1'800'000'000 - 1'800'000'000 % 86400;  // A UTC midnight
-
-wire::AccountingJob Job(const std::string& user, const std::string& account, int64_t start,
-                        int64_t end, const std::string& tres) {
-  wire::AccountingJob j;
-  j.set_user(user);
-  j.set_account(account);
-  j.set_start_time(start);
-  j.set_end_time(end);
-  j.set_alloc_tres(tres);
-  return j;
-}
+using sreport_test::Job;
+using sreport_test::kDay;
+using sreport_test::kWindow;
+using sreport_test::Parsable;
 
 // root -> science -> {phys, chem}; root -> ops. alice in phys and chem, bob
 // in phys, root in root, carol in ops (no jobs).
@@ -38,14 +32,6 @@ std::vector<wire::AccountingJob> Jobs() {
   };
 }
 
-ReportOptions Parsable() {
-  ReportOptions o;
-  o.layout = SacctLayout::kParsable2;
-  o.now = kDay + 86400 * 2;
-  return o;
-}
-
-const ReportWindow kWindow{kDay, kDay + 86400};
 const std::map<std::string, uint64_t> kCapacity = {{"cpu", 64}, {"gres/gpu", 16}};
 
 TEST(SreportAccountByUser, TheTreeWithSubtreeSumsAndUsersIndented) {

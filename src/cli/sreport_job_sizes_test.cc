@@ -2,19 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/sreport_test_support.h"
+
 namespace rota::cli {
 namespace {
 
-constexpr int64_t kDay = 1'800'000'000 - 1'800'000'000 % 86400;  // A UTC midnight
+using sreport_test::kDay;
+using sreport_test::kWindow;
+using sreport_test::Parsable;
 
 wire::AccountingJob Job(const std::string& account, uint32_t cpus, int64_t seconds) {
-  wire::AccountingJob j;
-  j.set_user("u");
-  j.set_account(account);
-  j.set_start_time(kDay + 3600);
-  j.set_end_time(kDay + 3600 + seconds);
+  wire::AccountingJob j = sreport_test::Job("u", account, kDay + 3600, kDay + 3600 + seconds,
+                                            "cpu=" + std::to_string(cpus));
   j.set_alloc_cpus(cpus);
-  j.set_alloc_tres("cpu=" + std::to_string(cpus));
   return j;
 }
 
@@ -28,15 +28,6 @@ AssocTree Tree() {
 std::vector<wire::AccountingJob> Jobs() {
   return {Job("phys", 4, 3600), Job("chem", 64, 1800), Job("ops", 600, 60), Job("root", 1, 60)};
 }
-
-ReportOptions Parsable() {
-  ReportOptions o;
-  o.layout = SacctLayout::kParsable2;
-  o.now = kDay + 86400 * 2;
-  return o;
-}
-
-const ReportWindow kWindow{kDay, kDay + 86400};
 
 TEST(SreportJobSizes, CpuTimeByRangeForTheAccountsBelowRoot) {
   EXPECT_EQ(JobSizesByAccountReport("c1", Jobs(), Tree(), kWindow, {}, Parsable()),

@@ -2,28 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/sreport_test_support.h"
+
 namespace rota::cli {
 namespace {
 
-constexpr int64_t kDay = 1'800'000'000 - 1'800'000'000 % 86400;  // A UTC midnight
-
-wire::AccountingJob Job(const std::string& user, const std::string& account, int64_t start,
-                        int64_t end, const std::string& tres) {
-  wire::AccountingJob j;
-  j.set_user(user);
-  j.set_account(account);
-  j.set_start_time(start);
-  j.set_end_time(end);
-  j.set_alloc_tres(tres);
-  return j;
-}
-
-ReportOptions Parsable() {
-  ReportOptions o;
-  o.layout = SacctLayout::kParsable2;
-  o.now = kDay + 86400 * 2;
-  return o;
-}
+using sreport_test::Job;
+using sreport_test::kDay;
+using sreport_test::Parsable;
 
 TEST(SreportTime, UnitsAndAbbreviations) {
   EXPECT_EQ(ParseReportTime("Minutes")->unit, ReportUnit::kMinutes);
