@@ -167,8 +167,12 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       req.mutable_spec()->clear_script();
       req.mutable_spec()->clear_environment();
       req.set_packed_payload(model::PackPayload(payload));
-      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                            Effects& effects) -> StateLoop::Reply {
+      // A held job waits for a release (which asks for its own pass), and a
+      // --test-only one is not kept: neither can start anything now.
+      const bool can_start = !req.spec().hold() && !req.test_only();
+      StateLoop::Work work = [req = std::move(req), caller, respond](
+                                 ControllerCore& core, int64_t now,
+                                 Effects& effects) -> StateLoop::Reply {
         auto result = std::make_shared<Result<wire::SubmitJobResponse>>(
             core.Submit(req, caller, now, effects));
         return [result, respond] {
@@ -178,7 +182,12 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
             respond.Fail(result->status());
           }
         };
-      });
+      };
+      if (can_start) {
+        loop_.Enqueue(std::move(work));
+      } else {
+        loop_.EnqueueWithoutPass(std::move(work));
+      }
       return;
     }
     case api::kListJobs: {

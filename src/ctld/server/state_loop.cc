@@ -49,9 +49,11 @@ void StateLoop::FinishSnapshot(bool wait) {
   if (!s.ok()) spdlog::error("snapshot failed: {}", s.ToString());
 }
 
-void StateLoop::Enqueue(Work work) { Push({std::move(work), /*changes_state=*/true}); }
+void StateLoop::Enqueue(Work work) { Push({std::move(work), /*wants_pass=*/true}); }
 
-void StateLoop::EnqueueRead(Work work) { Push({std::move(work), /*changes_state=*/false}); }
+void StateLoop::EnqueueWithoutPass(Work work) { Push({std::move(work), /*wants_pass=*/false}); }
+
+void StateLoop::EnqueueRead(Work work) { Push({std::move(work), /*wants_pass=*/false}); }
 
 void StateLoop::Push(Queued queued) {
   {
@@ -66,13 +68,13 @@ StateLoop::Stats StateLoop::stats() const {
   return stats_;
 }
 
-bool StateLoop::PassDue(SteadyClock::time_point now, bool changed) const {
+bool StateLoop::PassDue(SteadyClock::time_point now, bool wanted) const {
   if (now - last_pass_ >= options_.periodic_pass) return true;
   // After a change, pass again soon — but never spend more than about a third
   // of the loop's time scheduling, however deep the queue.
   auto gap =
       std::max<std::chrono::microseconds>(std::chrono::microseconds(500), 2 * last_pass_duration_);
-  return (changed || pass_wanted_) && now - last_pass_ >= gap;
+  return (wanted || pass_wanted_) && now - last_pass_ >= gap;
 }
 
 void StateLoop::Run() {
@@ -113,15 +115,15 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
   Effects effects;
   std::vector<Reply> replies;
   replies.reserve(batch.size());
-  bool changed = false;
+  bool wanted = false;
   for (Queued& q : batch) {
     replies.push_back(q.work(*core_, now, effects));
-    changed |= q.changes_state;
+    wanted |= q.wants_pass;
   }
   // Any command may have changed what can run (a node registering writes no
   // record, yet frees a whole node), so each batch with one asks for a pass.
-  // Reads change nothing: a batch of listings alone waits for no pass.
-  pass_wanted_ |= changed;
+  // Reads and held submissions cannot: a batch of those alone waits for no pass.
+  pass_wanted_ |= wanted;
 
   // The batch is answered as soon as what it changed is durable: the pass
   // comes after, so that a pass over a deep queue never delays an answer. A
@@ -135,7 +137,7 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
   Effects pass_effects;
   auto steady_now = SteadyClock::now();
   bool passed = false;
-  if (PassDue(steady_now, changed)) {
+  if (PassDue(steady_now, wanted)) {
     core_->Tick(now, pass_effects);
     auto end = SteadyClock::now();
     last_pass_duration_ = std::chrono::duration_cast<std::chrono::microseconds>(end - steady_now);

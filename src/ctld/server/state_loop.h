@@ -61,6 +61,12 @@ class StateLoop {
   void Stop();
   // Thread-safe.
   void Enqueue(Work work);
+  // Work that changes state (its records are made durable as any other's) but
+  // cannot let a pending job start or change the order others start in: a
+  // held or --test-only submission. Like a read it makes no pass due, so a
+  // stream of held submissions into a deep queue is not followed by a pass
+  // over every job after each batch. Thread-safe.
+  void EnqueueWithoutPass(Work work);
   // Work that only reads the core (publishing a view for a listing): unlike
   // other work it does not make a scheduling pass due, so a squeue on an idle
   // controller is answered without waiting for a pass over every job.
@@ -79,7 +85,7 @@ class StateLoop {
  private:
   struct Queued {
     Work work;
-    bool changes_state;
+    bool wants_pass;  // Whether it may change what a scheduling pass decides
   };
 
   void Run();
@@ -88,7 +94,7 @@ class StateLoop {
   // Accounting records, then log records, on disk; aborts the controller if
   // they cannot be (nothing unrecorded may be acknowledged or carried out).
   void MakeDurable(const Effects& effects);
-  bool PassDue(std::chrono::steady_clock::time_point now, bool changed) const;
+  bool PassDue(std::chrono::steady_clock::time_point now, bool wanted) const;
   // Snapshots are serialized and written on a thread of their own, so that a
   // big state never stalls acknowledgements; the loop adopts each once written.
   void StartSnapshot(uint64_t covers_seq);

@@ -70,43 +70,91 @@ TEST(StateLoopTest, SnapshotsAndLogTogetherRecoverEverySubmission) {
   EXPECT_EQ(restored.FindPayload(*restored.FindJob(20))->script(), "#!/bin/sh\necho job19\n");
 }
 
-// A listing only reads: on an idle controller it must be answered without
-// a scheduling pass over every job first.
-TEST(StateLoopTest, ReadsDoNotMakeAPassDue) {
-  TempDir dir;
-  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
-                                      "PartitionName=p Nodes=n1 Default=YES\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  Recovered recovered;
-  auto store = StateStore::Open((dir.path() / "state").string(), &recovered);
-  ASSERT_TRUE(store.ok());
-  StateLoop::Options options;
-  options.periodic_pass = std::chrono::hours(1);
-  StateLoop loop(
-      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
-      [] { return int64_t{1000}; }, options);
-  loop.Start();
-  SubmitThrough(loop, "held");
-  // Let the passes the submission asked for happen.
-  uint64_t passes = loop.stats().passes;
-  for (int i = 0; i < 100; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (loop.stats().passes == passes && i > 5) break;
-    passes = loop.stats().passes;
+// A loop over one node whose periodic pass never comes during a test, so
+// that every pass it makes was asked for by some work.
+class StateLoopPassTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    loaded_ = LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
+                                     "PartitionName=p Nodes=n1 Default=YES\n"});
+    ASSERT_TRUE(loaded_.config.ok()) << loaded_.Text();
+    Recovered recovered;
+    auto store = StateStore::Open((dir_.path() / "state").string(), &recovered);
+    ASSERT_TRUE(store.ok());
+    StateLoop::Options options;
+    options.periodic_pass = std::chrono::hours(1);
+    loop_ = std::make_unique<StateLoop>(
+        std::make_unique<ControllerCore>(*loaded_.config), std::move(store).value(), nullptr,
+        [] { return int64_t{1000}; }, options);
+    loop_->Start();
   }
-  ASSERT_GT(passes, 0u);
-  for (int i = 0; i < 5; ++i) {
+  void TearDown() override {
+    if (loop_ != nullptr) loop_->Stop();
+  }
+
+  // The pass count once the passes already asked for have happened.
+  uint64_t SettledPasses() {
+    uint64_t passes = loop_->stats().passes;
+    for (int i = 0; i < 100; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (loop_->stats().passes == passes && i > 5) break;
+      passes = loop_->stats().passes;
+    }
+    return passes;
+  }
+
+  // How many jobs the core holds, read through the loop.
+  size_t JobCount() {
     std::promise<size_t> done;
-    loop.EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+    loop_->EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
       const size_t jobs = core.PublishJobs()->size();
       return [&done, jobs] { done.set_value(jobs); };
     });
-    EXPECT_EQ(done.get_future().get(), 1u);
+    return done.get_future().get();
+  }
+
+  TempDir dir_;
+  rota::testing::LoadedConfig loaded_;
+  std::unique_ptr<StateLoop> loop_;
+};
+
+// A listing only reads: on an idle controller it must be answered without
+// a scheduling pass over every job first.
+TEST_F(StateLoopPassTest, ReadsDoNotMakeAPassDue) {
+  SubmitThrough(*loop_, "held");
+  const uint64_t passes = SettledPasses();
+  ASSERT_GT(passes, 0u);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(JobCount(), 1u);
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  EXPECT_EQ(loop.stats().passes, passes);
-  EXPECT_EQ(loop.stats().commands, 6u);
-  loop.Stop();
+  EXPECT_EQ(loop_->stats().passes, passes);
+  EXPECT_EQ(loop_->stats().commands, 6u);
+}
+
+// A held submission changes state but cannot start anything: a stream of them
+// is kept without a pass after each; an ordinary submission still gets one.
+TEST_F(StateLoopPassTest, HeldSubmissionsMakeNoPassDueButOthersDo) {
+  SubmitThrough(*loop_, "first");
+  const uint64_t passes = SettledPasses();
+  for (int i = 0; i < 5; ++i) {
+    std::promise<bool> done;
+    loop_->EnqueueWithoutPass([&](ControllerCore& core, int64_t now,
+                                  Effects& effects) -> StateLoop::Reply {
+      wire::SubmitJobRequest req;
+      req.mutable_spec()->set_hold(true);
+      req.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+      const bool ok = core.Submit(req, Caller{0, 0, "root", "root", true}, now, effects).ok();
+      return [&done, ok] { done.set_value(ok); };
+    });
+    EXPECT_TRUE(done.get_future().get());
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_EQ(JobCount(), 6u);
+  EXPECT_EQ(SettledPasses(), passes);
+
+  SubmitThrough(*loop_, "asks");  // Enqueue: may start something
+  EXPECT_GT(SettledPasses(), passes);
 }
 
 }  // namespace
