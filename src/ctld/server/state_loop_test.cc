@@ -139,14 +139,14 @@ TEST_F(StateLoopPassTest, HeldSubmissionsMakeNoPassDueButOthersDo) {
   const uint64_t passes = SettledPasses();
   for (int i = 0; i < 5; ++i) {
     std::promise<bool> done;
-    loop_->EnqueueWithoutPass([&](ControllerCore& core, int64_t now,
-                                  Effects& effects) -> StateLoop::Reply {
-      wire::SubmitJobRequest req;
-      req.mutable_spec()->set_hold(true);
-      req.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
-      const bool ok = core.Submit(req, Caller{0, 0, "root", "root", true}, now, effects).ok();
-      return [&done, ok] { done.set_value(ok); };
-    });
+    loop_->EnqueueWithoutPass(
+        [&](ControllerCore& core, int64_t now, Effects& effects) -> StateLoop::Reply {
+          wire::SubmitJobRequest req;
+          req.mutable_spec()->set_hold(true);
+          req.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+          const bool ok = core.Submit(req, Caller{0, 0, "root", "root", true}, now, effects).ok();
+          return [&done, ok] { done.set_value(ok); };
+        });
     EXPECT_TRUE(done.get_future().get());
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
