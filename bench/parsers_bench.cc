@@ -42,18 +42,26 @@ void BM_CountHostlistHuge(benchmark::State& state) {
 }
 BENCHMARK(BM_CountHostlistHuge);
 
-void BM_LoadGpuClusterExample(benchmark::State& state) {
+// The example as the daemons load it (every file) and as a command does (slurm.conf alone).
+void LoadGpuClusterExample(benchmark::State& state, rota::conf::ConfigScope scope) {
   std::string path = (std::filesystem::path(ROTA_SOURCE_DIR).parent_path() / "shared" / "examples" /
                       "gpu-cluster" / "slurm.conf")
                          .string();
   for (auto _ : state) {
     rota::conf::Diagnostics diags;
-    auto config = rota::conf::LoadClusterConfig(path, diags);
+    auto config = rota::conf::LoadClusterConfig(path, diags, scope);
     if (!config.ok()) state.SkipWithError("example did not load");
     benchmark::DoNotOptimize(config);
   }
 }
+void BM_LoadGpuClusterExample(benchmark::State& state) {
+  LoadGpuClusterExample(state, rota::conf::ConfigScope::kCluster);
+}
 BENCHMARK(BM_LoadGpuClusterExample)->Unit(benchmark::kMicrosecond);
+void BM_LoadGpuClusterExampleForACommand(benchmark::State& state) {
+  LoadGpuClusterExample(state, rota::conf::ConfigScope::kSlurmConfOnly);
+}
+BENCHMARK(BM_LoadGpuClusterExampleForACommand)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

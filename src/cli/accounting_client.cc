@@ -14,7 +14,7 @@ Result<std::unique_ptr<AccountingClient>> AccountingClient::Create(
     const std::string& slurm_conf_path) {
   std::unique_ptr<AccountingClient> c(new AccountingClient());
   conf::Diagnostics diags;
-  auto config = conf::LoadClusterConfig(slurm_conf_path, diags);
+  auto config = conf::LoadClusterConfig(slurm_conf_path, diags, conf::ConfigScope::kSlurmConfOnly);
   if (!config.ok()) return InvalidArgument(diags.ToString() + config.status().message());
   c->config_ = *config;
   if (c->config_->settings.accounting_storage_type != "accounting_storage/slurmdbd") {

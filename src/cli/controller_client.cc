@@ -15,7 +15,7 @@ namespace {
 // A command must not fail on a warning a site lives with; errors still stop it.
 Result<std::shared_ptr<const conf::ClusterConfig>> LoadQuietly(const std::string& path) {
   conf::Diagnostics diags;
-  auto config = conf::LoadClusterConfig(path, diags);
+  auto config = conf::LoadClusterConfig(path, diags, conf::ConfigScope::kSlurmConfOnly);
   if (!config.ok()) return InvalidArgument(diags.ToString() + config.status().message());
   return config;
 }

@@ -60,5 +60,28 @@ TEST(ConfigLoaderTest, CgroupConfErrors) {
             std::string::npos);
 }
 
+// The commands read slurm.conf alone: what the node files say (even an error
+// in them) is the daemons' business, as with Slurm's commands.
+TEST(ConfigLoaderTest, SlurmConfOnlyLeavesTheNodeFilesUnread) {
+  TempDir dir;
+  const std::string slurm = std::string(kMinimalHead) +
+                            "TopologyPlugin=topology/tree\n"
+                            "NodeName=n1 CPUs=8 Gres=gpu:2\nPartitionName=p Nodes=n1\n";
+  auto full = LoadConfigFiles(
+      dir, {slurm, "NodeName=n1 Name=gpu File=/dev/nvidia[0-1]\n", "ConstrainDevices=perhaps\n"});
+  EXPECT_FALSE(full.config.ok());  // The bad cgroup.conf, and no topology.conf
+  EXPECT_NE(full.Text().find("topology.conf"), std::string::npos) << full.Text();
+
+  Diagnostics diags;
+  auto only =
+      LoadClusterConfig((dir.path() / "slurm.conf").string(), diags, ConfigScope::kSlurmConfOnly);
+  ASSERT_TRUE(only.ok()) << diags.ToString();
+  EXPECT_EQ((*only)->nodes.size(), 1u);
+  EXPECT_EQ((*only)->partitions.size(), 1u);
+  EXPECT_TRUE((*only)->gres.devices_by_node.empty());
+  EXPECT_FALSE((*only)->cgroup.constrain_devices);
+  EXPECT_EQ(diags.error_count(), 0) << diags.ToString();
+}
+
 }  // namespace
 }  // namespace rota::conf
