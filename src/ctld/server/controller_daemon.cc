@@ -135,7 +135,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
         messenger_ptr->SetConfig(std::move(config));
       });
   if (PolicyFetcher* fetcher = d->policy_fetcher_.get()) {
-    d->service_->SetPolicyChangedListener([fetcher] { fetcher->Wake(); });
+    d->service_->SetPolicyChangedListener(
+        [fetcher](std::function<void()> read) { fetcher->Wake(std::move(read)); });
   }
 
   rpc::ServerOptions server_options;

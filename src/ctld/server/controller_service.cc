@@ -260,9 +260,18 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       Reconfigure(caller, respond);
       return;
     case api::kPolicyChanged:
-      // Only a read from rotadbd follows, so anyone may ask.
-      if (on_policy_changed_) on_policy_changed_();
-      Answer(respond, wire::Empty());
+      // Only a read from rotadbd follows, so anyone may ask. The answer waits
+      // until the state loop has taken in what that read found, so that the
+      // next command after sacctmgr's is judged by the new limits.
+      if (!on_policy_changed_) {
+        Answer(respond, wire::Empty());
+        return;
+      }
+      on_policy_changed_([this, respond] {
+        loop_.EnqueueRead([respond](ControllerCore&, int64_t, Effects&) -> StateLoop::Reply {
+          return [respond] { Answer(respond, wire::Empty()); };
+        });
+      });
       return;
     case api::kDiag:
       Diag(caller, body, respond);

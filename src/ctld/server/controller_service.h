@@ -28,9 +28,11 @@ class ControllerService {
   ControllerService(StateLoop& loop, auth::CredentialVerifier& verifier, uint32_t slurm_user_uid,
                     std::string slurm_conf_path, ConfigListener on_reconfigure = nullptr);
 
-  // Told when sacctmgr reports a change to the accounting policy (kPolicyChanged).
+  // Told when sacctmgr reports a change to the accounting policy
+  // (kPolicyChanged); calls its argument once the change has been read.
   // REQUIRES: before requests arrive.
-  void SetPolicyChangedListener(std::function<void()> listener) {
+  using PolicyChangedListener = std::function<void(std::function<void()> read)>;
+  void SetPolicyChangedListener(PolicyChangedListener listener) {
     on_policy_changed_ = std::move(listener);
   }
 
@@ -54,7 +56,7 @@ class ControllerService {
   uint32_t slurm_user_uid_;
   std::string slurm_conf_path_;
   ConfigListener on_reconfigure_;
-  std::function<void()> on_policy_changed_;  // May be empty
+  PolicyChangedListener on_policy_changed_;  // May be empty
   ReaderPool readers_{2};
   RpcStats rpc_stats_;
 

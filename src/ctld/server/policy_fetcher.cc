@@ -62,10 +62,11 @@ void PolicyFetcher::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void PolicyFetcher::Wake() {
+void PolicyFetcher::Wake(std::function<void()> fetched) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     woken_ = true;
+    if (fetched) waiters_.push_back(std::move(fetched));
   }
   cv_.notify_all();
 }
@@ -78,6 +79,12 @@ uint64_t PolicyFetcher::fetched() const {
 void PolicyFetcher::Run() {
   bool reachable = true;
   while (true) {
+    // Whoever woke us before this fetch begins is answered after it.
+    std::vector<std::function<void()>> waiting;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      waiting.swap(waiters_);
+    }
     Result<wire::PolicyState> state = source_->Fetch();
     if (state.ok()) {
       if (!reachable) spdlog::info("accounting policy: rotadbd answers again");
@@ -90,9 +97,15 @@ void PolicyFetcher::Run() {
                    state.status().ToString());
       reachable = false;
     }
+    for (const std::function<void()>& w : waiting) w();
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, period_, [&] { return stopping_ || woken_; });
-    if (stopping_) return;
+    if (stopping_) {
+      waiting.swap(waiters_);
+      lock.unlock();
+      for (const std::function<void()>& w : waiting) w();
+      return;
+    }
     woken_ = false;
   }
 }

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "auth/credential.h"
 #include "common/status.h"
@@ -53,8 +54,11 @@ class PolicyFetcher {
 
   void Start();
   void Stop();
-  // Fetch now rather than at the next period. Thread-safe; never blocks.
-  void Wake();
+  // Fetch now rather than at the next period. `fetched`, if given, runs on the
+  // fetching thread once a fetch begun after this call has been delivered (or
+  // has failed, or the fetcher stops), so that a caller can answer only when
+  // the change it reported is known. Thread-safe; never blocks.
+  void Wake(std::function<void()> fetched = nullptr);
   // How many fetches succeeded (for tests and logs).
   uint64_t fetched() const;
 
@@ -69,6 +73,8 @@ class PolicyFetcher {
   bool stopping_ = false;  // Guarded by mu_.
   bool woken_ = false;     // Guarded by mu_.
   uint64_t fetched_ = 0;   // Guarded by mu_.
+  // Waiting for the next fetch to begin and end. Guarded by mu_.
+  std::vector<std::function<void()>> waiters_;
   std::thread thread_;
 };
 

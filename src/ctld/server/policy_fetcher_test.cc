@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
 namespace rota::ctld {
@@ -74,6 +75,31 @@ TEST_F(PolicyFetcherTest, DeliversNothingWhileTheSourceIsDownAndRetries) {
   down_ = false;
   ASSERT_TRUE(WaitFor([&] { return fetcher.fetched() > 0; }));
   EXPECT_EQ(Last().substr(0, 1), "a");
+}
+
+// A waker is told only after a fetch that began after it woke the fetcher:
+// what it reported changed is then in what was delivered.
+TEST_F(PolicyFetcherTest, TellsAWakerAfterAFetchBegunAfterTheWake) {
+  PolicyFetcher fetcher(std::make_unique<FakeSource>(&down_), Deliver(), std::chrono::hours(1));
+  fetcher.Start();
+  ASSERT_TRUE(WaitFor([&] { return Last() == "a1"; }));
+  std::promise<std::string> seen;
+  fetcher.Wake([&] { seen.set_value(Last()); });
+  EXPECT_EQ(seen.get_future().get(), "a2");
+  fetcher.Stop();
+}
+
+// Nor is a waker left waiting when rotadbd does not answer.
+TEST_F(PolicyFetcherTest, TellsAWakerWhenTheSourceIsDown) {
+  PolicyFetcher fetcher(std::make_unique<FakeSource>(&down_), Deliver(), std::chrono::hours(1));
+  fetcher.Start();
+  ASSERT_TRUE(WaitFor([&] { return fetcher.fetched() == 1; }));
+  down_ = true;
+  std::promise<void> told;
+  fetcher.Wake([&] { told.set_value(); });
+  EXPECT_EQ(told.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(fetcher.fetched(), 1u);
+  fetcher.Stop();
 }
 
 }  // namespace
