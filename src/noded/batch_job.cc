@@ -329,12 +329,15 @@ void BatchJob::CleanUp() {
   }
   // The next job must find its GPUs free: a process outside the cage that still
   // holds one (a leaked handle, a stuck driver client) drains the node instead.
+  std::vector<std::string> files;
   for (const GpuDevice& gpu : gpus_) {
-    if (gpu.file.empty()) continue;
-    std::vector<pid_t> holders = ProcessesHolding(gpu.file);
-    if (holders.empty()) continue;
-    std::string reason = fmt::format("GPU {} still in use by pid {} after job {}", gpu.file,
-                                     holders.front(), job_id());
+    if (!gpu.file.empty()) files.push_back(gpu.file);
+  }
+  std::vector<std::vector<pid_t>> holders = ProcessesHoldingAny(files);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (holders[i].empty()) continue;
+    std::string reason = fmt::format("GPU {} still in use by pid {} after job {}", files[i],
+                                     holders[i].front(), job_id());
     spdlog::error("{}", reason);
     DrainNode(reason);
   }

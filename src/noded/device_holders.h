@@ -14,5 +14,8 @@ namespace rota::noded {
 // in tests). Processes that vanish or cannot be read are skipped.
 std::vector<pid_t> ProcessesHolding(const std::string& path,
                                     const std::string& proc_root = "/proc");
+// The same for each of `paths` (result i for paths[i]).
+std::vector<std::vector<pid_t>> ProcessesHoldingAny(const std::vector<std::string>& paths,
+                                                    const std::string& proc_root = "/proc");
 
 }  // namespace rota::noded
