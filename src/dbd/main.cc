@@ -1,10 +1,9 @@
 // rotadbd: the Rota accounting daemon.
-#include <getopt.h>
-#include <signal.h>
-
 #include <cstdio>
+#include <optional>
 #include <string>
 
+#include "common/daemon_command_line.h"
 #include "common/daemon_life.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
@@ -31,44 +30,20 @@ void Usage(FILE* to) {
 
 int main(int argc, char** argv) {
   rota::dbd::DbdOptions options;
-  options.slurm_conf_path = rota::conf::DefaultSlurmConfPath();
-  std::string level = "info";
-  const option long_options[] = {
-      {"config", required_argument, nullptr, 'f'},
-      {"dbd-config", required_argument, nullptr, 'd'},
-      {"state-dir", required_argument, nullptr, 's'},
-      {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0},
+  rota::DaemonCommandLine line;
+  line.slurm_conf_path = rota::conf::DefaultSlurmConfPath();
+  rota::DaemonOptions own;
+  own.short_options = "d:s:";
+  own.long_options = {{"dbd-config", required_argument, nullptr, 'd'},
+                      {"state-dir", required_argument, nullptr, 's'}};
+  own.apply = [&](int option, const char* argument) {
+    (option == 'd' ? options.dbd_conf_path : options.state_dir) = argument;
   };
-  int c;
-  while ((c = getopt_long(argc, argv, "f:d:s:hDv", long_options, nullptr)) != -1) {
-    switch (c) {
-      case 'f':
-        options.slurm_conf_path = optarg;
-        break;
-      case 'd':
-        options.dbd_conf_path = optarg;
-        break;
-      case 's':
-        options.state_dir = optarg;
-        break;
-      case 'D':
-        break;
-      case 'v':
-        level = "debug";
-        break;
-      case 'h':
-        Usage(stdout);
-        return 0;
-      default:
-        Usage(stderr);
-        return 1;
-    }
+  if (std::optional<int> exit =
+          rota::ParseDaemonCommandLine(argc, argv, "rotadbd", Usage, own, line)) {
+    return *exit;
   }
-  if (optind < argc) {
-    std::fprintf(stderr, "rotadbd: unexpected argument '%s'\n", argv[optind]);
-    return 1;
-  }
-  rota::InitLogging("rotadbd", level);
+  options.slurm_conf_path = line.slurm_conf_path;
+  rota::InitLogging("rotadbd", line.log_level);
   return rota::RunUntilStopSignal([&] { return rota::dbd::DbdDaemon::Start(options); });
 }

@@ -1,11 +1,10 @@
 // rotad: the Rota node daemon.
-#include <getopt.h>
-#include <signal.h>
-
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
+#include "common/daemon_command_line.h"
 #include "common/daemon_life.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
@@ -28,39 +27,16 @@ void Usage(FILE* to) {
 
 int main(int argc, char** argv) {
   rota::noded::NodeDaemonOptions options;
-  options.slurm_conf_path = rota::conf::DefaultSlurmConfPath();
-  std::string level = "info";
-  const option long_options[] = {
-      {"config", required_argument, nullptr, 'f'},
-      {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0},
-  };
-  int c;
-  while ((c = getopt_long(argc, argv, "N:f:hDv", long_options, nullptr)) != -1) {
-    switch (c) {
-      case 'N':
-        options.node_name = optarg;
-        break;
-      case 'f':
-        options.slurm_conf_path = optarg;
-        break;
-      case 'D':
-        break;
-      case 'v':
-        level = "debug";
-        break;
-      case 'h':
-        Usage(stdout);
-        return 0;
-      default:
-        Usage(stderr);
-        return 1;
-    }
+  rota::DaemonCommandLine line;
+  line.slurm_conf_path = rota::conf::DefaultSlurmConfPath();
+  rota::DaemonOptions own;
+  own.short_options = "N:";
+  own.apply = [&](int, const char* argument) { options.node_name = argument; };
+  if (std::optional<int> exit =
+          rota::ParseDaemonCommandLine(argc, argv, "rotad", Usage, own, line)) {
+    return *exit;
   }
-  if (optind < argc) {
-    std::fprintf(stderr, "rotad: unexpected argument '%s'\n", argv[optind]);
-    return 1;
-  }
+  options.slurm_conf_path = line.slurm_conf_path;
   if (options.node_name.empty()) {
     std::fprintf(stderr, "rotad: -N NODENAME is required\n");
     Usage(stderr);
@@ -70,7 +46,7 @@ int main(int argc, char** argv) {
   // Tests and demos give a daemon pretend GPUs (docs/configuration.md).
   if (const char* fake_gpus = std::getenv("ROTA_FAKE_GPUS")) options.fake_gpus_file = fake_gpus;
 
-  rota::InitLogging("rotad", level);
+  rota::InitLogging("rotad", line.log_level);
   // Jobs get a clean mask and default handlers (job_process.cc).
   return rota::RunUntilStopSignal([&] { return rota::noded::NodeDaemon::Start(options); });
 }

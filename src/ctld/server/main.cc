@@ -1,11 +1,10 @@
 // rotactld: the Rota controller.
-#include <getopt.h>
-#include <signal.h>
-
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
+#include "common/daemon_command_line.h"
 #include "common/daemon_life.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
@@ -29,44 +28,20 @@ void Usage(FILE* to) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string conf_path = rota::conf::DefaultSlurmConfPath();
+  rota::DaemonCommandLine line;
+  line.slurm_conf_path = rota::conf::DefaultSlurmConfPath();
   bool check_only = false;
-  std::string level = "info";
   enum { kCheckConfig = 1000 };
-  const option long_options[] = {
-      {"config", required_argument, nullptr, 'f'},
-      {"check-config", no_argument, nullptr, kCheckConfig},
-      {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0},
-  };
-  int c;
-  while ((c = getopt_long(argc, argv, "f:hDv", long_options, nullptr)) != -1) {
-    switch (c) {
-      case 'f':
-        conf_path = optarg;
-        break;
-      case kCheckConfig:
-        check_only = true;
-        break;
-      case 'D':
-        break;
-      case 'v':
-        level = "debug";
-        break;
-      case 'h':
-        Usage(stdout);
-        return 0;
-      default:
-        Usage(stderr);
-        return 1;
-    }
+  rota::DaemonOptions own;
+  own.long_options = {{"check-config", no_argument, nullptr, kCheckConfig}};
+  own.apply = [&](int, const char*) { check_only = true; };
+  if (std::optional<int> exit =
+          rota::ParseDaemonCommandLine(argc, argv, "rotactld", Usage, own, line)) {
+    return *exit;
   }
-  if (optind < argc) {
-    std::fprintf(stderr, "rotactld: unexpected argument '%s'\n", argv[optind]);
-    return 1;
-  }
-  if (check_only) return rota::ctld::CheckConfig(conf_path, std::cout, std::cerr);
+  if (check_only) return rota::ctld::CheckConfig(line.slurm_conf_path, std::cout, std::cerr);
 
-  rota::InitLogging("rotactld", level);
-  return rota::RunUntilStopSignal([&] { return rota::ctld::ControllerDaemon::Start({conf_path}); });
+  rota::InitLogging("rotactld", line.log_level);
+  return rota::RunUntilStopSignal(
+      [&] { return rota::ctld::ControllerDaemon::Start({line.slurm_conf_path}); });
 }
