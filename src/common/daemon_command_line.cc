@@ -12,8 +12,7 @@ std::optional<int> ParseDaemonCommandLine(int argc, char** argv, const char* pro
   const std::string short_options = "f:hDv" + own.short_options;
   optind = 1;  // From the start, whoever parsed before (tests parse many times)
   int c;
-  while ((c = getopt_long(argc, argv, short_options.c_str(), long_options.data(), nullptr)) !=
-         -1) {
+  while ((c = getopt_long(argc, argv, short_options.c_str(), long_options.data(), nullptr)) != -1) {
     switch (c) {
       case 'f':
         out.slurm_conf_path = optarg;

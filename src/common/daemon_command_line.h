@@ -21,7 +21,7 @@ struct DaemonCommandLine {
 
 // A daemon's own options, on top of the shared ones.
 struct DaemonOptions {
-  std::string short_options;        // getopt letters, e.g. "N:"
+  std::string short_options;         // getopt letters, e.g. "N:"
   std::vector<option> long_options;  // Without the terminating zero entry
   std::function<void(int option, const char* argument)> apply;
 };

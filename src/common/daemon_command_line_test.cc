@@ -28,8 +28,9 @@ Parsed Parse(std::vector<std::string> args) {
   };
   ::testing::internal::CaptureStderr();
   ::testing::internal::CaptureStdout();
-  p.exit = ParseDaemonCommandLine(static_cast<int>(args.size()), argv.data(), "rotad",
-                                  [](FILE* to) { std::fputs("usage\n", to); }, own, p.line);
+  p.exit = ParseDaemonCommandLine(
+      static_cast<int>(args.size()), argv.data(), "rotad",
+      [](FILE* to) { std::fputs("usage\n", to); }, own, p.line);
   ::testing::internal::GetCapturedStdout();
   ::testing::internal::GetCapturedStderr();
   return p;

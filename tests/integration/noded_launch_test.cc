@@ -5,12 +5,10 @@
 #include <pwd.h>
 #include <sys/stat.h>
 
-#include "api/auth_settings.h"
-#include "auth/credential.h"
 #include "common/strings.h"
-#include "conf/config_loader.h"
 #include "noded/step_files.h"
 #include "rpc/client.h"
+#include "tests/integration/direct_launch.h"
 #include "tests/integration/noded_harness.h"
 
 namespace rota {
@@ -26,12 +24,8 @@ class NodedLaunchTest : public ::testing::Test {
     ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
     ASSERT_NE(fake_.port(), 0);
     cluster_ = std::make_unique<NodedCluster>(fake_.port());
-    conf::Diagnostics diags;
-    auto config = conf::LoadClusterConfig(cluster_->conf(), diags);
-    ASSERT_TRUE(config.ok()) << diags.ToString();
-    auto issuer = auth::MakeIssuer(api::AuthSettingsFor(**config));
-    ASSERT_TRUE(issuer.ok()) << issuer.status().message();
-    issuer_ = std::move(issuer).value();
+    launch_ = std::make_unique<testing::DirectLaunch>(*cluster_);
+    ASSERT_TRUE(launch_->status().ok()) << launch_->status().message();
     ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
   }
   void TearDown() override {
@@ -40,46 +34,18 @@ class NodedLaunchTest : public ::testing::Test {
 
   // A job for node 1 as a controller would send it.
   wire::LaunchJobRequest Job(uint32_t id, const std::string& script, uint32_t gpus = 0) {
-    wire::LaunchJobRequest req;
-    wire::JobRecord& job = *req.mutable_job();
-    job.set_job_id(id);
-    job.add_nodes(cluster_->Node(1));
-    job.set_cpus_per_node(1);
-    job.add_mem_by_node_mb(200);
-    job.set_gpus_per_node(gpus);
-    job.set_gpu_type(gpus > 0 ? "a100" : "");
-    wire::JobSpec& spec = *job.mutable_spec();
-    spec.set_name("direct");
-    spec.set_partition("batch");
-    spec.set_user("root");
-    spec.set_work_dir(cluster_->work_dir());
-    req.mutable_payload()->set_job_id(id);
-    req.mutable_payload()->set_script(script);
-    req.mutable_payload()->add_environment("PATH=/usr/local/bin:/usr/bin:/bin");
+    wire::LaunchJobRequest req = launch_->Job(id, script, gpus, "direct");
     req.mutable_payload()->add_environment("SUBMITTER_VAR=kept");
-    req.set_cluster_name("ndtest");
     return req;
   }
-
   Status Send(uint16_t method, const google::protobuf::MessageLite& message) {
-    rpc::RpcClient client;
-    ROTA_RETURN_IF_ERROR(
-        client.Connect("127.0.0.1", cluster_->NodePort(1), std::chrono::seconds(3)));
-    std::string body = message.SerializeAsString();
-    auto cred = issuer_->Issue(auth::RpcBindingBytes(method, body));
-    if (!cred.ok()) return cred.status();
-    auto answer = client.Call(method, *cred, body, std::chrono::seconds(10));
-    if (!answer.ok()) return answer.status();
-    return answer->ToStatus();
+    return launch_->Send(method, message);
   }
-
-  std::string Output(uint32_t id) {
-    return ReadFileText(cluster_->work_dir() + "/slurm-" + std::to_string(id) + ".out");
-  }
+  std::string Output(uint32_t id) { return launch_->Output(id); }
 
   testing::FakeController fake_;
   std::unique_ptr<NodedCluster> cluster_;
-  std::unique_ptr<auth::CredentialIssuer> issuer_;
+  std::unique_ptr<testing::DirectLaunch> launch_;
 };
 
 TEST_F(NodedLaunchTest, RegistersWithBootTimeCpusMemoryAndGpus) {
