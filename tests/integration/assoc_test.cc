@@ -10,38 +10,19 @@
 #include "cli/controller_client.h"
 #include "common/strings.h"
 #include "rota.pb.h"
-#include "tests/integration/controller_calls.h"
-#include "tests/integration/controller_process.h"
-#include "tests/integration/dbd_process.h"
+#include "tests/integration/enforced_accounting_test.h"
 
 namespace rota {
 namespace {
 
-using testing::AccountingConf;
 using testing::CommandResult;
-using testing::ControllerProcess;
-using testing::DbdProcess;
-
-constexpr char kInvalidAccount[] =
-    "sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
-    "specified\n";
+using testing::kInvalidAccount;
 constexpr char kInvalidQos[] =
     "sbatch: error: Batch job submission failed: Invalid qos specification\n";
 
-class AssocTest : public ::testing::Test {
+class AssocTest : public testing::EnforcedAccountingTest {
  protected:
-  AssocTest()
-      : dbd_port_(testing::FreeLoopbackPort()),
-        ctld_(AccountingConf(dbd_port_) + "AccountingStorageEnforce=associations,limits,qos\n"),
-        dbd_(ctld_, dbd_port_) {}
-
-  void RegisterNodes() { testing::RegisterFakeNodes(ctld_, {"n1", "n2", "n3", "n4"}); }
-  std::string SqueueUntil(const std::string& job, const std::string& format,
-                          const std::string& expected) {
-    return testing::SqueueUntil(ctld_, job, format, expected);
-  }
-  // sbatch's answer once it reads `expected` (the controller reads sacctmgr's
-  // changes when told, a moment later): 10 s at most.
+  // sbatch's answer once it reads `expected`: 10 s at most.
   std::string SbatchUntil(const std::string& args, const std::string& expected) {
     std::string out;
     for (int i = 0; i < 200; ++i) {
@@ -51,14 +32,6 @@ class AssocTest : public ::testing::Test {
     }
     return out;
   }
-  void Sacctmgr(const std::string& args) {
-    CommandResult r = ctld_.Run("sacctmgr -i " + args);
-    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
-  }
-
-  uint16_t dbd_port_;
-  ControllerProcess ctld_;
-  DbdProcess dbd_;
 };
 
 TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {

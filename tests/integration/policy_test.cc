@@ -11,35 +11,17 @@
 #include "cli/controller_client.h"
 #include "common/strings.h"
 #include "rota.pb.h"
-#include "tests/integration/controller_calls.h"
-#include "tests/integration/controller_process.h"
-#include "tests/integration/dbd_process.h"
+#include "tests/integration/enforced_accounting_test.h"
 
 namespace rota {
 namespace {
 
-using testing::AccountingConf;
 using testing::CommandResult;
-using testing::ControllerProcess;
-using testing::DbdProcess;
+using testing::kInvalidAccount;
 
-constexpr char kInvalidAccount[] =
-    "sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
-    "specified\n";
-
-class PolicyTest : public ::testing::Test {
+class PolicyTest : public testing::EnforcedAccountingTest {
  protected:
-  PolicyTest()
-      : dbd_port_(testing::FreeLoopbackPort()),
-        ctld_(AccountingConf(dbd_port_) + "AccountingStorageEnforce=associations,limits,qos\n"),
-        dbd_(ctld_, dbd_port_) {}
-
-  void RegisterNodes() { testing::RegisterFakeNodes(ctld_, {"n1", "n2", "n3", "n4"}); }
   void ReportExit(uint32_t job_id) { testing::ReportJobExit(ctld_, job_id, 0); }
-  std::string SqueueUntil(const std::string& job, const std::string& format,
-                          const std::string& expected) {
-    return testing::SqueueUntil(ctld_, job, format, expected);
-  }
   // Waits until the controller holds rotadbd's policy: a submission under an
   // account root has no association with is refused.
   bool WaitForPolicy() {
@@ -49,14 +31,6 @@ class PolicyTest : public ::testing::Test {
     }
     return false;
   }
-  void Sacctmgr(const std::string& args) {
-    CommandResult r = ctld_.Run("sacctmgr -i " + args);
-    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.out;
-  }
-
-  uint16_t dbd_port_;
-  ControllerProcess ctld_;
-  DbdProcess dbd_;
 };
 
 TEST_F(PolicyTest, AssociationsQosAndLimitsFromSacctmgr) {
