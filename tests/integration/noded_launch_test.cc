@@ -42,6 +42,16 @@ class NodedLaunchTest : public ::testing::Test {
     return launch_->Send(method, message);
   }
   std::string Output(uint32_t id) { return launch_->Output(id); }
+  // `signal` to job `id`, as the controller sends it: `terminate` for the
+  // job's end (SIGKILL follows after KillWait), `batch_only` for B:SIG.
+  Status Signal(uint32_t id, int signal, bool terminate = false, bool batch_only = false) {
+    wire::SignalJobRequest req;
+    req.set_job_id(id);
+    req.set_signal(signal);
+    req.set_terminate(terminate);
+    req.set_batch_only(batch_only);
+    return Send(api::kSignalJob, req);
+  }
 
   testing::FakeController fake_;
   std::unique_ptr<NodedCluster> cluster_;
@@ -136,10 +146,7 @@ TEST_F(NodedLaunchTest, SecondJobGetsTheNextGpusAndUnallocatedOnesAreForbidden) 
   EXPECT_NE(out.find("cannot open " + cluster_->Gpu(1, 1) + ": No such device or address"),
             std::string::npos)
       << out;
-  wire::SignalJobRequest kill_req;
-  kill_req.set_job_id(31);
-  kill_req.set_signal(SIGKILL);
-  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  ASSERT_TRUE(Signal(31, SIGKILL).ok());
   auto exit = fake_.WaitForExit(31);
   ASSERT_TRUE(exit.has_value());
   EXPECT_TRUE(WIFSIGNALED(exit->wait_status()));
@@ -366,10 +373,7 @@ TEST_F(NodedLaunchTest, StepDaemonServerEndsWithRotadButItsJobsRunOn) {
   // shows its job instead of -S.)
   ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
   EXPECT_EQ(StepDaemonServers(*cluster_, 1).size(), 1u);
-  wire::SignalJobRequest kill_req;
-  kill_req.set_job_id(83);
-  kill_req.set_signal(SIGKILL);
-  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  ASSERT_TRUE(Signal(83, SIGKILL).ok());
   auto exit = fake_.WaitForExit(83);
   ASSERT_TRUE(exit.has_value());
   EXPECT_TRUE(WIFSIGNALED(exit->wait_status()));
@@ -406,12 +410,8 @@ TEST_F(NodedLaunchTest, TermIgnoredIsFollowedByKillAfterKillWait) {
   // which would swallow the signal: wait until it really is `sleep`.
   ASSERT_TRUE(WaitUntil(
       [&] { return Trim(ReadFileText("/proc/" + std::to_string(*child) + "/comm")) == "sleep"; }));
-  wire::SignalJobRequest term;
-  term.set_job_id(81);
-  term.set_signal(SIGTERM);
-  term.set_terminate(true);
   auto sent = std::chrono::steady_clock::now();
-  ASSERT_TRUE(Send(api::kSignalJob, term).ok());
+  ASSERT_TRUE(Signal(81, SIGTERM, true).ok());
   // The background child had no trap: SIGTERM reached it through the cage.
   EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(static_cast<pid_t>(*child)); },
                         std::chrono::seconds(1)));
@@ -440,11 +440,7 @@ TEST_F(NodedLaunchTest, TermHandledEndsTheJobBeforeKillWait) {
       "while true; do sleep 0.1; done\n";
   ASSERT_TRUE(Send(api::kLaunchJob, Job(82, script)).ok());
   ASSERT_TRUE(WaitUntil([&] { return Output(82).find("READY") != std::string::npos; }));
-  wire::SignalJobRequest term;
-  term.set_job_id(82);
-  term.set_signal(SIGTERM);
-  term.set_terminate(true);
-  ASSERT_TRUE(Send(api::kSignalJob, term).ok());
+  ASSERT_TRUE(Signal(82, SIGTERM, true).ok());
   auto exit = fake_.WaitForExit(82, std::chrono::seconds(10));
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(exit->wait_status(), 7u << 8);
@@ -461,17 +457,11 @@ TEST_F(NodedLaunchTest, PlainTermIsDeliveredNotEscalated) {
       "while true; do sleep 0.1; done\n";
   ASSERT_TRUE(Send(api::kLaunchJob, Job(84, script)).ok());
   ASSERT_TRUE(WaitUntil([&] { return Output(84).find("READY") != std::string::npos; }));
-  wire::SignalJobRequest term;
-  term.set_job_id(84);
-  term.set_signal(SIGTERM);
-  ASSERT_TRUE(Send(api::kSignalJob, term).ok());
+  ASSERT_TRUE(Signal(84, SIGTERM).ok());
   EXPECT_TRUE(WaitUntil([&] { return Output(84).find("GOT_TERM") != std::string::npos; },
                         std::chrono::seconds(3)));
   EXPECT_FALSE(fake_.WaitForExit(84, std::chrono::seconds(3)).has_value());  // > KillWait
-  wire::SignalJobRequest kill_req;
-  kill_req.set_job_id(84);
-  kill_req.set_signal(SIGKILL);
-  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  ASSERT_TRUE(Signal(84, SIGKILL).ok());
   auto exit = fake_.WaitForExit(84);
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
@@ -486,18 +476,11 @@ TEST_F(NodedLaunchTest, BatchOnlyTermIsOnlyAWarning) {
       "while true; do sleep 0.1; done\n";
   ASSERT_TRUE(Send(api::kLaunchJob, Job(83, script)).ok());
   ASSERT_TRUE(WaitUntil([&] { return Output(83).find("READY") != std::string::npos; }));
-  wire::SignalJobRequest warn;
-  warn.set_job_id(83);
-  warn.set_signal(SIGTERM);
-  warn.set_batch_only(true);
-  ASSERT_TRUE(Send(api::kSignalJob, warn).ok());
+  ASSERT_TRUE(Signal(83, SIGTERM, false, true).ok());
   EXPECT_TRUE(WaitUntil([&] { return Output(83).find("WARNED") != std::string::npos; },
                         std::chrono::seconds(3)));
   EXPECT_FALSE(fake_.WaitForExit(83, std::chrono::seconds(3)).has_value());  // > KillWait
-  wire::SignalJobRequest kill_req;
-  kill_req.set_job_id(83);
-  kill_req.set_signal(SIGKILL);
-  ASSERT_TRUE(Send(api::kSignalJob, kill_req).ok());
+  ASSERT_TRUE(Signal(83, SIGKILL).ok());
   auto exit = fake_.WaitForExit(83);
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
