@@ -2,7 +2,8 @@
 
 // Plays the controller towards node 1 of a NodedCluster: builds the launch
 // request a controller would send it, and sends requests with the cluster's
-// credentials — for tests that drive rotad without a rotactld.
+// credentials (through cli::NodeCaller) — for tests that drive rotad without
+// a rotactld.
 
 #include <chrono>
 #include <memory>
@@ -10,8 +11,8 @@
 
 #include "api/auth_settings.h"
 #include "auth/credential.h"
+#include "cli/node_caller.h"
 #include "conf/config_loader.h"
-#include "rpc/client.h"
 #include "tests/integration/noded_harness.h"
 
 namespace rota::testing {
@@ -26,12 +27,14 @@ class DirectLaunch {
       status_ = InvalidArgument(diags.ToString());
       return;
     }
-    auto issuer = auth::MakeIssuer(api::AuthSettingsFor(**config));
+    config_ = *config;
+    auto issuer = auth::MakeIssuer(api::AuthSettingsFor(*config_));
     if (!issuer.ok()) {
       status_ = issuer.status();
       return;
     }
     issuer_ = std::move(issuer).value();
+    caller_ = std::make_unique<cli::NodeCaller>(*config_, *issuer_);
   }
   const Status& status() const { return status_; }
 
@@ -60,15 +63,7 @@ class DirectLaunch {
 
   // One call to node 1's rotad, as the controller makes it.
   Status Send(uint16_t method, const google::protobuf::MessageLite& message) const {
-    rpc::RpcClient client;
-    ROTA_RETURN_IF_ERROR(
-        client.Connect("127.0.0.1", cluster_.NodePort(1), std::chrono::seconds(3)));
-    std::string body = message.SerializeAsString();
-    auto cred = issuer_->Issue(auth::RpcBindingBytes(method, body));
-    if (!cred.ok()) return cred.status();
-    auto answer = client.Call(method, *cred, body, std::chrono::seconds(10));
-    if (!answer.ok()) return answer.status();
-    return answer->ToStatus();
+    return caller_->Call(cluster_.Node(1), method, message, std::chrono::seconds(10));
   }
 
   // What job `id` wrote to its default output file.
@@ -79,7 +74,9 @@ class DirectLaunch {
  private:
   const NodedCluster& cluster_;
   Status status_;
+  std::shared_ptr<const conf::ClusterConfig> config_;
   std::unique_ptr<auth::CredentialIssuer> issuer_;
+  std::unique_ptr<cli::NodeCaller> caller_;
 };
 
 }  // namespace rota::testing
