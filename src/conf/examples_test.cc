@@ -112,6 +112,28 @@ TEST(ExamplesTest, GpuClusterContentsAreUnderstood) {
   EXPECT_EQ(c.topology.switches[c.topology.leaf_of.at("gpu12")].name, "leaf2");
 }
 
+// The seed's node line gives CPUs and Sockets only: Rota derives 64 cores a
+// socket (with one warning), so its gres.conf Cores=0-63 / 64-127 are the two
+// sockets' cores.
+TEST(ExamplesTest, SeedNodeLineWithoutCoresPerSocketLoads) {
+  Diagnostics diags;
+  auto config = LoadClusterConfig((ExamplesDir() / "seed-verbatim" / "slurm.conf").string(), diags);
+  ASSERT_TRUE(config.ok()) << diags.ToString();
+  EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+  const NodeConfig* n = (*config)->FindNode("gpu16");
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->sockets, 2u);
+  EXPECT_EQ(n->cores_per_socket, 64u);
+  EXPECT_EQ(n->cores(), 128u);
+  const std::vector<GresDevice>* devices = (*config)->gres.DevicesOf("gpu16");
+  ASSERT_NE(devices, nullptr);
+  ASSERT_EQ(devices->size(), 8u);
+  EXPECT_EQ((*devices)[4].cores.front(), 64u);
+  EXPECT_EQ((*devices)[4].cores.back(), 127u);
+  EXPECT_NE(diags.ToString().find("CoresPerSocket not given; using 64"), std::string::npos)
+      << diags.ToString();
+}
+
 TEST(ExamplesTest, HeterogeneousDefaultsApplyAcrossNodeLines) {
   Diagnostics diags;
   auto config = LoadClusterConfig((ExamplesDir() / "heterogeneous" / "slurm.conf").string(), diags);

@@ -20,6 +20,7 @@ struct NodeLineFields {
   std::string ports;      // Port=: one port, or a range aligned with NodeName= ("[17001-17004]")
   bool cpus_given = false;
   bool sockets_given = false;
+  bool cores_given = false;
   uint32_t sockets_per_board = 0;
 };
 
@@ -65,7 +66,10 @@ const KeyTable<NodeLineFields>& NodeKeys() {
        }},
       {"SocketsPerBoard", Uint32Field(&F::sockets_per_board)},
       {"CoresPerSocket",
-       [](F& f, std::string_view v) { return ParseUint32Value(v, f.node.cores_per_socket); }},
+       [](F& f, std::string_view v) {
+         f.cores_given = true;
+         return ParseUint32Value(v, f.node.cores_per_socket);
+       }},
       {"ThreadsPerCore",
        [](F& f, std::string_view v) { return ParseUint32Value(v, f.node.threads_per_core); }},
       {"RealMemory",
@@ -108,16 +112,27 @@ bool IsAcceptedNodeKey(std::string_view key) {
   return false;
 }
 
-// Fills in the counts Slurm infers from the ones given.
+// Fills in the counts Slurm infers from the ones given. A line that gives
+// CPUs and Sockets but no CoresPerSocket (the form many sites paste, e.g.
+// "CPUs=128 Sockets=2") has CPUs / (Sockets * ThreadsPerCore) cores per
+// socket: without that, gres.conf Cores= ranges over the real cores would
+// name cores the node does not have.
 void DeriveCounts(NodeLineFields& f, const SourceLocation& where, std::string_view names,
                   Diagnostics& diags) {
   NodeConfig& n = f.node;
-  if (!f.sockets_given) {
-    if (f.sockets_per_board > 0) {
-      n.sockets = n.boards * f.sockets_per_board;
-    } else if (f.cpus_given && n.cores_per_socket * n.threads_per_core > 0) {
-      n.sockets = std::max(1u, n.cpus / (n.cores_per_socket * n.threads_per_core));
+  const bool sockets_known = f.sockets_given || f.sockets_per_board > 0;
+  if (!f.sockets_given && f.sockets_per_board > 0) n.sockets = n.boards * f.sockets_per_board;
+  if (f.cpus_given && sockets_known && !f.cores_given && n.sockets * n.threads_per_core > 0) {
+    const uint32_t derived = std::max(1u, n.cpus / (n.sockets * n.threads_per_core));
+    if (derived != n.cores_per_socket) {
+      diags.Warning(where, fmt::format("NodeName={}: CoresPerSocket not given; using {} "
+                                       "(CPUs={} / Sockets={} / ThreadsPerCore={})",
+                                       names, derived, n.cpus, n.sockets, n.threads_per_core));
+      n.cores_per_socket = derived;
     }
+  }
+  if (!sockets_known && f.cpus_given && n.cores_per_socket * n.threads_per_core > 0) {
+    n.sockets = std::max(1u, n.cpus / (n.cores_per_socket * n.threads_per_core));
   }
   if (n.sockets == 0 || n.cores_per_socket == 0 || n.threads_per_core == 0) {
     diags.Error(where, fmt::format("NodeName={}: Sockets, CoresPerSocket and ThreadsPerCore must "

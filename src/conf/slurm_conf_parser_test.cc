@@ -47,6 +47,38 @@ TEST(SlurmConfParserTest, CpusDerivedFromTopology) {
   EXPECT_EQ(n->real_memory_mb, 65536u);
 }
 
+// "CPUs=128 Sockets=2" with no CoresPerSocket, as sites paste it: 64 cores a
+// socket, so gres.conf Cores= over both sockets' cores is valid; one warning
+// says what was assumed.
+TEST(SlurmConfParserTest, CoresPerSocketDerivedFromCpusAndSockets) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "GresTypes=gpu\n"
+                                        "NodeName=g[01-02] CPUs=128 Sockets=2 Gres=gpu:a100:8\n"
+                                        "NodeName=h1 CPUs=32 Sockets=2 ThreadsPerCore=2\n"
+                                        "NodeName=c1 CPUs=16 Sockets=2 CoresPerSocket=8\n"
+                                        "PartitionName=p Nodes=ALL\n",
+            "NodeName=g[01-02] Name=gpu Type=a100 File=/dev/nvidia[0-3] Cores=0-63\n"
+            "NodeName=g[01-02] Name=gpu Type=a100 File=/dev/nvidia[4-7] Cores=64-127\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_FALSE(loaded.diags.has_errors()) << loaded.Text();
+  const ClusterConfig& c = **loaded.config;
+  EXPECT_EQ(c.FindNode("g02")->sockets, 2u);
+  EXPECT_EQ(c.FindNode("g02")->cores_per_socket, 64u);
+  EXPECT_EQ(c.FindNode("g02")->cpus, 128u);
+  EXPECT_EQ(c.FindNode("h1")->cores_per_socket, 8u);
+  EXPECT_EQ(c.FindNode("h1")->cores(), 16u);
+  EXPECT_EQ(c.FindNode("c1")->cores_per_socket, 8u);
+  int derived_warnings = 0;
+  for (const Diagnostic& d : loaded.diags.all()) {
+    if (d.message.find("CoresPerSocket not given") == std::string::npos) continue;
+    ++derived_warnings;
+    EXPECT_EQ(d.severity, Severity::kWarning);
+  }
+  // One for the g[01-02] line, one for h1; none for c1, which gave it.
+  EXPECT_EQ(derived_warnings, 2) << loaded.Text();
+}
+
 TEST(SlurmConfParserTest, NodeAndPartitionDefaultsAccumulate) {
   TempDir dir;
   auto loaded = LoadConfigFiles(

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "noded/cpu_list.h"
 #include "noded/device_holders.h"
+#include "noded/gres_device_files.h"
 #include "noded/job_environment.h"
 #include "noded/job_process.h"
 #include "noded/node_script.h"
@@ -117,20 +118,8 @@ Result<CageLimits> BatchJob::LimitsFor() const {
     }
   }
   if (conf.constrain_devices) {
-    std::vector<DeviceRule> allowed = BaseDeviceRules();
-    for (const GpuDevice& gpu : gpus_) {
-      if (gpu.file.empty()) continue;  // Count-only: nothing to open.
-      Result<DeviceRule> rule = DeviceRuleFor(gpu.file);
-      if (!rule.ok()) return rule.status();
-      allowed.push_back(*rule);
-      // A MIG instance is reached through its parent GPU's node as well.
-      if (!gpu.parent_file.empty()) {
-        Result<DeviceRule> parent = DeviceRuleFor(gpu.parent_file);
-        if (!parent.ok()) return parent.status();
-        allowed.push_back(*parent);
-      }
-    }
-    limits.allowed_devices = std::move(allowed);
+    limits.denied_devices =
+        DeniedDevicesFor(*node_.config, node_.settings.node_name, node_.gpus->devices(), gpus_);
   }
   return limits;
 }

@@ -51,7 +51,7 @@ long Bpf(int command, bpf_attr* attr) { return syscall(SYS_bpf, command, attr, s
 
 }  // namespace
 
-std::vector<bpf_insn> BuildDeviceFilter(const std::vector<DeviceRule>& allowed) {
+std::vector<bpf_insn> BuildDeviceDenyFilter(const std::vector<DeviceRule>& denied) {
   std::vector<bpf_insn> out;
   // struct bpf_cgroup_dev_ctx { u32 access_type; u32 major; u32 minor; }, where
   // access_type is (access << 16) | device type.
@@ -59,9 +59,9 @@ std::vector<bpf_insn> BuildDeviceFilter(const std::vector<DeviceRule>& allowed) 
   out.push_back(Insn(BPF_ALU64 | BPF_AND | BPF_K, kType, 0, 0, 0xffff));
   out.push_back(LoadCtxWord(kMajor, offsetof(bpf_cgroup_dev_ctx, major)));
   out.push_back(LoadCtxWord(kMinor, offsetof(bpf_cgroup_dev_ctx, minor)));
-  for (const DeviceRule& rule : allowed) {
+  for (const DeviceRule& rule : denied) {
     // One block per rule: each test that fails jumps past the rest of the
-    // block (the remaining tests and the two instructions that allow).
+    // block (the remaining tests and the two instructions that deny).
     std::vector<std::pair<uint8_t, int32_t>> tests = {
         {kType, rule.type == 'b' ? BPF_DEVCG_DEV_BLOCK : BPF_DEVCG_DEV_CHAR},
         {kMajor, static_cast<int32_t>(rule.major)}};
@@ -70,9 +70,9 @@ std::vector<bpf_insn> BuildDeviceFilter(const std::vector<DeviceRule>& allowed) 
       const int16_t skip = static_cast<int16_t>(tests.size() - 1 - i + 2);
       out.push_back(JumpIfNotEqual(tests[i].first, tests[i].second, skip));
     }
-    EmitReturn(1, out);
+    EmitReturn(0, out);
   }
-  EmitReturn(0, out);
+  EmitReturn(1, out);
   return out;
 }
 
@@ -128,7 +128,7 @@ Status AttachDeviceFilter(int program_fd, const std::string& cgroup_dir) {
 }
 
 Status ProbeDeviceFilterSupport() {
-  Result<int> fd = LoadDeviceFilter(BuildDeviceFilter({}));
+  Result<int> fd = LoadDeviceFilter(BuildDeviceDenyFilter({}));
   if (!fd.ok()) return fd.status();
   close(*fd);
   return Status::Ok();

@@ -32,19 +32,6 @@ std::string DeviceRule::ToString() const {
   return std::string(1, type) + " " + std::to_string(major) + ":" + minor_text + " rwm";
 }
 
-std::vector<DeviceRule> BaseDeviceRules() {
-  return {
-      {'c', 1, 3},     // /dev/null
-      {'c', 1, 5},     // /dev/zero
-      {'c', 1, 7},     // /dev/full
-      {'c', 1, 8},     // /dev/random
-      {'c', 1, 9},     // /dev/urandom
-      {'c', 5, 0},     // /dev/tty
-      {'c', 5, 2},     // /dev/ptmx
-      {'c', 136, -1},  // /dev/pts/*
-  };
-}
-
 std::optional<std::vector<uint32_t>> HostCpusOf(const std::vector<uint32_t>& ids,
                                                 const std::vector<uint32_t>& host_cpus) {
   std::vector<uint32_t> cpus;

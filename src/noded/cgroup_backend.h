@@ -23,7 +23,8 @@
 
 namespace rota::noded {
 
-// One line of a device allow list: "c 195:3 rwm"; minor -1 stands for '*'.
+// One device, or all minors of a major, as a devices.allow / devices.deny line:
+// "c 195:3 rwm"; minor -1 stands for '*'.
 struct DeviceRule {
   char type = 'c';  // 'c' or 'b'
   int64_t major = 0;
@@ -39,7 +40,10 @@ struct CageLimits {
   // these (the allocation's CPU ids) when the host has them all, else the first N.
   std::vector<uint32_t> cpu_ids;
   std::optional<uint64_t> memory_bytes;
-  std::optional<std::vector<DeviceRule>> allowed_devices;  // Everything else is denied.
+  // ConstrainDevices: the devices the job may not open (its node's GRES
+  // files it was not given, gres_device_files.h); every other device stays
+  // open, as under Slurm. Unset: devices are not constrained.
+  std::optional<std::vector<DeviceRule>> denied_devices;
 };
 
 // What a step's cage (job_<id>/step_<s>, below its job's) enforces within the
@@ -59,8 +63,10 @@ struct StepCageLimits {
 
 // What a task's cage (step_<s>/task_<n>) narrows within its step's.
 struct TaskCageLimits {
-  std::vector<uint32_t> cpu_ids;                           // Allocation ids; empty: the step's CPUs
-  std::optional<std::vector<DeviceRule>> allowed_devices;  // Unset: the step's devices
+  std::vector<uint32_t> cpu_ids;  // Allocation ids; empty: the step's CPUs
+  // Devices denied to the task besides its step's (the job's GPUs not bound
+  // to it); unset: the step's devices.
+  std::optional<std::vector<DeviceRule>> denied_devices;
 };
 
 class CgroupBackend {
@@ -145,9 +151,6 @@ class CgroupBackend {
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
                                                  const std::string& node);
 
-// The allow list every job gets under ConstrainDevices=yes: /dev/null, zero,
-// full, random, urandom, tty, ptmx and the pseudo-terminals.
-std::vector<DeviceRule> BaseDeviceRules();
 // The host CPUs that allocation CPU ids stand for on a host offering
 // `host_cpus` (id i is the i-th); nullopt when an id is beyond the host (a
 // virtual node larger than its host: its CPUs cannot be confined).

@@ -175,14 +175,19 @@ Status CgroupV1::SetLimits(uint32_t job_id, const CageLimits& limits) {
     ROTA_RETURN_IF_ERROR(WriteFile(JobDir("memory", job_id) + "/memory.limit_in_bytes",
                                    std::to_string(*limits.memory_bytes)));
   }
-  if (limits.allowed_devices) {
-    if (!Has("devices"))
-      return FailedPrecondition("ConstrainDevices: no devices controller mounted");
-    const std::string dir = JobDir("devices", job_id);
-    ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.deny", "a"));
-    for (const DeviceRule& rule : *limits.allowed_devices) {
-      ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.allow", rule.ToString()));
-    }
+  if (limits.denied_devices) {
+    ROTA_RETURN_IF_ERROR(
+        DenyDevices(JobDir("devices", job_id), *limits.denied_devices, /*reset=*/true));
+  }
+  return Status::Ok();
+}
+
+Status CgroupV1::DenyDevices(const std::string& dir, const std::vector<DeviceRule>& denied,
+                             bool reset) const {
+  if (!Has("devices")) return FailedPrecondition("ConstrainDevices: no devices controller mounted");
+  if (reset) ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.allow", "a"));
+  for (const DeviceRule& rule : denied) {
+    ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.deny", rule.ToString()));
   }
   return Status::Ok();
 }

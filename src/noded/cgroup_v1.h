@@ -63,6 +63,12 @@ class CgroupV1 : public CgroupBackend {
   void SweepUnused(const std::vector<uint32_t>& stale);
 
   std::string NodeDir(const std::string& controller) const;
+  // ConstrainDevices in the devices cgroup `dir`: every device allowed
+  // ("a" in devices.allow, for a job's cage that may be reused), then each of
+  // `denied` in devices.deny. A new cgroup starts with its parent's rules, so a
+  // step or task cage needs only its own denials (`reset` false).
+  Status DenyDevices(const std::string& dir, const std::vector<DeviceRule>& denied,
+                     bool reset) const;
   bool Has(const std::string& controller) const;
   // The processes in the job's cgroup of `controller` and those below it
   // (steps, tasks); empty when it is gone.

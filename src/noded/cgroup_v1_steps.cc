@@ -103,15 +103,12 @@ Status CgroupV1::ConfineTask(uint32_t job_id, const std::string& step, const std
       ROTA_RETURN_IF_ERROR(WriteFile(dir + "/cgroup.procs", std::to_string(pid)));
     }
   }
-  if (limits.allowed_devices) {
+  if (limits.denied_devices) {
     if (!Has("devices"))
       return FailedPrecondition("ConstrainDevices: no devices controller mounted");
     const std::string dir = JobDir("devices", job_id) + "/" + step + "/" + task;
     ROTA_RETURN_IF_ERROR(MakeDir(dir));
-    ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.deny", "a"));
-    for (const DeviceRule& rule : *limits.allowed_devices) {
-      ROTA_RETURN_IF_ERROR(WriteFile(dir + "/devices.allow", rule.ToString()));
-    }
+    ROTA_RETURN_IF_ERROR(DenyDevices(dir, *limits.denied_devices, /*reset=*/false));
     ROTA_RETURN_IF_ERROR(WriteFile(dir + "/cgroup.procs", std::to_string(pid)));
   }
   return Status::Ok();

@@ -276,11 +276,11 @@ Status CgroupV2::SetLimits(uint32_t job_id, const CageLimits& limits) {
     }
     ROTA_RETURN_IF_ERROR(WriteFile(job + "/memory.max", std::to_string(*limits.memory_bytes)));
   }
-  if (limits.allowed_devices) {
+  if (limits.denied_devices) {
     if (!device_control_.ok()) {
       return FailedPrecondition("ConstrainDevices: " + device_control_.message());
     }
-    Result<int> program = LoadDeviceFilter(BuildDeviceFilter(*limits.allowed_devices));
+    Result<int> program = LoadDeviceFilter(BuildDeviceDenyFilter(*limits.denied_devices));
     if (!program.ok()) return FailedPrecondition("ConstrainDevices: " + program.status().message());
     Status attached = AttachDeviceFilter(*program, job);
     close(*program);

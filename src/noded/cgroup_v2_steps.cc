@@ -96,11 +96,11 @@ Status CgroupV2::ConfineTask(uint32_t job_id, const std::string& step, const std
       ROTA_RETURN_IF_ERROR(WriteFile(dir + "/cpuset.cpus", FormatCpuList(*cpus)));
     }
   }
-  if (limits.allowed_devices) {
+  if (limits.denied_devices) {
     if (!device_control_.ok()) {
       return FailedPrecondition("ConstrainDevices: " + device_control_.message());
     }
-    Result<int> program = LoadDeviceFilter(BuildDeviceFilter(*limits.allowed_devices));
+    Result<int> program = LoadDeviceFilter(BuildDeviceDenyFilter(*limits.denied_devices));
     if (!program.ok()) return FailedPrecondition("ConstrainDevices: " + program.status().message());
     Status attached = AttachDeviceFilter(*program, dir);
     close(*program);

@@ -25,6 +25,7 @@
 #include "common/log.h"
 #include "common/step_io_pattern.h"
 #include "noded/cpu_list.h"
+#include "noded/gres_device_files.h"
 #include "noded/job_environment.h"
 #include "noded/pmi2_tasks.h"
 #include "noded/step_cage.h"
@@ -105,6 +106,15 @@ std::string JoinNumbers(const std::vector<uint32_t>& v) {
   return out;
 }
 
+// The node's GPUs of `indices`.
+std::vector<GpuDevice> GpusOf(const NodeContext& node, const std::vector<uint32_t>& indices) {
+  std::vector<GpuDevice> gpus;
+  for (const GpuDevice& gpu : node.gpus->devices()) {
+    if (std::find(indices.begin(), indices.end(), gpu.index) != indices.end()) gpus.push_back(gpu);
+  }
+  return gpus;
+}
+
 // What a node's share of the job allows (as the batch job's cage does).
 Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord& job,
                                  const std::vector<uint32_t>& gpu_indices) {
@@ -123,37 +133,10 @@ Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord&
     limits.memory_bytes = CageMemoryBytes(conf, job.mem_by_node_mb(here));
   }
   if (conf.constrain_devices) {
-    std::vector<DeviceRule> allowed = BaseDeviceRules();
-    for (const GpuDevice& gpu : node.gpus->devices()) {
-      if (std::find(gpu_indices.begin(), gpu_indices.end(), gpu.index) == gpu_indices.end()) {
-        continue;
-      }
-      for (const std::string& file : {gpu.file, gpu.parent_file}) {
-        if (file.empty()) continue;
-        Result<DeviceRule> rule = DeviceRuleFor(file);
-        if (!rule.ok()) return rule.status();
-        allowed.push_back(*rule);
-      }
-    }
-    limits.allowed_devices = std::move(allowed);
+    limits.denied_devices = DeniedDevicesFor(*node.config, node.settings.node_name,
+                                             node.gpus->devices(), GpusOf(node, gpu_indices));
   }
   return limits;
-}
-
-// The devices a task bound to `gpus` may open: the base set and its GPUs.
-Result<std::vector<DeviceRule>> TaskDeviceRules(const NodeContext& node,
-                                                const std::vector<uint32_t>& gpus) {
-  std::vector<DeviceRule> allowed = BaseDeviceRules();
-  for (const GpuDevice& gpu : node.gpus->devices()) {
-    if (std::find(gpus.begin(), gpus.end(), gpu.index) == gpus.end()) continue;
-    for (const std::string& file : {gpu.file, gpu.parent_file}) {
-      if (file.empty()) continue;
-      Result<DeviceRule> rule = DeviceRuleFor(file);
-      if (!rule.ok()) return rule.status();
-      allowed.push_back(*rule);
-    }
-  }
-  return allowed;
 }
 
 // Binds `pid` to `cpus` (before it execs: what it starts inherits it).
@@ -745,9 +728,9 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     const std::vector<uint32_t>& bound_cpus = cpu_binding->task_cpus[t];
     TaskCageLimits task_limits;
     if (confine_gpus) {
-      Result<std::vector<DeviceRule>> rules = TaskDeviceRules(node_, gpus);
-      if (!rules.ok()) return fail(rules.status());
-      task_limits.allowed_devices = std::move(rules).value();
+      // Everything the job may not open, and the job's GPUs not bound to this task.
+      task_limits.denied_devices = DeniedDevicesFor(*node_.config, node_.settings.node_name,
+                                                    node_.gpus->devices(), GpusOf(node_, gpus));
     }
     if (step_limits.task_cpusets) task_limits.cpu_ids = bound_cpus;
     Result<TaskProcess> started = SpawnTaskProcess(process, [&](pid_t pid) -> Status {

@@ -1,7 +1,9 @@
 // The cgroup v2 cage against the real kernel: the cgroup2 hierarchy found in
 // /proc/self/mounts (on a hybrid host the one at /sys/fs/cgroup/unified), a
-// BPF device program that lets a job open its own fake GPU (ENXIO: no driver)
-// but not another (EPERM), limits written or clearly refused, and the final
+// BPF device program that keeps a job from the GPUs it was not given (EPERM)
+// and from nothing else: its own fake GPU, a fake nvidiactl, a fake uvm and a
+// fake uverbs device open with ENXIO (no driver), /dev/fuse opens; limits
+// written or clearly refused, and the final
 // kill reaching a daemonised grandchild. Needs root.
 //
 // Cages live under rota/cg2t<pid>/, and the fixture removes that subtree,
@@ -108,8 +110,11 @@ class CgroupV2CageTest : public ::testing::Test {
   }
 
   std::string MakeGpu(unsigned minor) {
-    std::string path = (dir_.path() / ("nvidia" + std::to_string(minor))).string();
-    EXPECT_EQ(mknod(path.c_str(), S_IFCHR | 0666, makedev(195, minor)), 0) << path;
+    return MakeDevice("nvidia" + std::to_string(minor), 195, minor);
+  }
+  std::string MakeDevice(const std::string& name, unsigned major, unsigned minor) {
+    std::string path = (dir_.path() / name).string();
+    EXPECT_EQ(mknod(path.c_str(), S_IFCHR | 0666, makedev(major, minor)), 0) << path;
     return path;
   }
 
@@ -129,16 +134,26 @@ int OpenErrno(const std::string& path) {
   return errno;
 }
 
-TEST_F(CgroupV2CageTest, DeviceProgramAllowsTheAllocatedGpuOnly) {
+// The rule for the device file `path`.
+DeviceRule RuleOf(const std::string& path) {
+  auto rule = noded::DeviceRuleFor(path);
+  EXPECT_TRUE(rule.ok()) << path;
+  return rule.value_or(DeviceRule{});
+}
+
+// Whether opening a device from inside a cage was allowed by the cage: it
+// opened, or the missing driver answered (ENXIO, ENODEV); EPERM is the cage.
+bool CageAllowed(int err) { return err == 0 || err == ENXIO || err == ENODEV; }
+
+TEST_F(CgroupV2CageTest, DeviceProgramDeniesOnlyTheGpusNotGiven) {
   const std::string mine = MakeGpu(250);
   const std::string other = MakeGpu(251);
+  const std::string ctl = MakeDevice("nvidiactl", 195, 255);
+  const std::string uvm = MakeDevice("nvidia-uvm", testing::UnusedCharMajor(), 0);
+  const std::string uverbs = MakeDevice("uverbs0", 231, 192);
   ASSERT_TRUE(cgroups_->Create(1).ok());
-  std::vector<DeviceRule> allowed = noded::BaseDeviceRules();
-  auto rule = noded::DeviceRuleFor(mine);
-  ASSERT_TRUE(rule.ok());
-  allowed.push_back(*rule);
   CageLimits limits;
-  limits.allowed_devices = allowed;
+  limits.denied_devices = std::vector<DeviceRule>{RuleOf(other)};
   Status set = cgroups_->SetLimits(1, limits);
   if (!cgroups_->device_control().ok()) {
     // The kernel refuses device programs: the job must not start, and the
@@ -157,14 +172,18 @@ TEST_F(CgroupV2CageTest, DeviceProgramAllowsTheAllocatedGpuOnly) {
   CagedChild child([&] {
     int failed = 0;
     if (OpenErrno("/dev/null") != 0) failed |= 1;
-    if (OpenErrno("/dev/zero") != 0) failed |= 2;
+    if (!CageAllowed(OpenErrno(ctl)) || !CageAllowed(OpenErrno(uvm)) ||
+        !CageAllowed(OpenErrno(uverbs)) || !CageAllowed(OpenErrno("/dev/fuse"))) {
+      failed |= 2;
+    }
     if (OpenErrno(mine) != ENXIO) failed |= 4;
     if (OpenErrno(other) != EPERM) failed |= 8;
-    // mknod of a forbidden device is refused as well.
+    // mknod of a forbidden device is refused as well; of another, not.
     std::string made = mine + ".copy";
-    if (mknod(made.c_str(), S_IFCHR | 0666, makedev(195, 252)) == 0 || errno != EPERM) {
+    if (mknod(made.c_str(), S_IFCHR | 0666, makedev(195, 251)) == 0 || errno != EPERM) {
       failed |= 16;
     }
+    if (mknod(made.c_str(), S_IFCHR | 0666, makedev(195, 250)) != 0) failed |= 32;
     return failed;
   });
   ASSERT_GT(child.pid(), 0);
@@ -175,17 +194,21 @@ TEST_F(CgroupV2CageTest, DeviceProgramAllowsTheAllocatedGpuOnly) {
   child.Go();
   int status = child.Wait();
   ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "failed checks (bits: null, zero, mine, other, mknod)";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "failed checks (bits: null, driver files, mine, other, mknod other, mknod mine)";
   EXPECT_TRUE(cgroups_->KillAll(1).ok());
   EXPECT_TRUE(cgroups_->Remove(1).ok());
   EXPECT_FALSE(fs::exists(cgroups_->JobDir(1)));
 }
 
-// srun's per-task cages: a task below the job may open only its own GPU,
-// though the job holds both.
+// srun's per-task cages: a task below the job may open only its own GPU of
+// the two the job holds; the job's program still runs below (the node's third
+// GPU stays shut) and the driver's files stay open.
 TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
   const std::string mine = MakeGpu(250);
   const std::string sibling = MakeGpu(251);
+  const std::string foreign = MakeGpu(252);
+  const std::string ctl = MakeDevice("nvidiactl", 195, 255);
   ASSERT_TRUE(cgroups_->Create(4).ok());
   noded::StepCageLimits step;
   step.task_cages = true;
@@ -193,32 +216,26 @@ TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
   if (!cgroups_->device_control().ok()) {
     // The kernel refuses device programs: no task starts unconfined.
     noded::TaskCageLimits any;
-    any.allowed_devices = std::vector<DeviceRule>{};
+    any.denied_devices = std::vector<DeviceRule>{};
     Status refused = cgroups_->ConfineTask(4, "step_0", "task_0", getpid(), any);
     EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition) << refused.message();
     return;
   }
-  std::vector<DeviceRule> job = noded::BaseDeviceRules();
-  std::vector<DeviceRule> task = noded::BaseDeviceRules();
-  for (const std::string& gpu : {mine, sibling}) {
-    auto rule = noded::DeviceRuleFor(gpu);
-    ASSERT_TRUE(rule.ok());
-    job.push_back(*rule);
-    if (gpu == mine) task.push_back(*rule);
-  }
   CageLimits limits;
-  limits.allowed_devices = job;
+  limits.denied_devices = std::vector<DeviceRule>{RuleOf(foreign)};
   ASSERT_TRUE(cgroups_->SetLimits(4, limits).ok());
   CagedChild child([&] {
     int failed = 0;
     if (OpenErrno("/dev/null") != 0) failed |= 1;
     if (OpenErrno(mine) != ENXIO) failed |= 2;
     if (OpenErrno(sibling) != EPERM) failed |= 4;
+    if (OpenErrno(foreign) != EPERM) failed |= 8;
+    if (OpenErrno(ctl) != ENXIO) failed |= 16;
     return failed;
   });
   ASSERT_GT(child.pid(), 0);
   noded::TaskCageLimits task_limits;
-  task_limits.allowed_devices = task;
+  task_limits.denied_devices = std::vector<DeviceRule>{RuleOf(sibling)};
   Status confined = cgroups_->ConfineTask(4, "step_0", "task_0", child.pid(), task_limits);
   ASSERT_TRUE(confined.ok()) << confined.message();
   EXPECT_NE(ReadFileText("/proc/" + std::to_string(child.pid()) + "/cgroup")
@@ -227,7 +244,7 @@ TEST_F(CgroupV2CageTest, TaskCageNarrowsTheJobsDevices) {
   child.Go();
   int status = child.Wait();
   ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "failed checks (bits: null, mine, sibling)";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "failed checks (bits: null, mine, sibling, foreign, ctl)";
   EXPECT_TRUE(cgroups_->RemoveStep(4, "step_0").ok());
   EXPECT_FALSE(fs::exists(cgroups_->JobDir(4) + "/step_0"));
   EXPECT_TRUE(cgroups_->Remove(4).ok());
@@ -243,7 +260,7 @@ TEST_F(CgroupV2CageTest, KernelLoadsTheFilterProgram) {
     return;
   }
   // A program the verifier refuses (it never exits): the error quotes the verifier.
-  std::vector<bpf_insn> broken = noded::BuildDeviceFilter({});
+  std::vector<bpf_insn> broken = noded::BuildDeviceDenyFilter({});
   broken.pop_back();
   auto refused = noded::LoadDeviceFilter(broken);
   ASSERT_FALSE(refused.ok());
@@ -251,10 +268,11 @@ TEST_F(CgroupV2CageTest, KernelLoadsTheFilterProgram) {
   EXPECT_NE(refused.status().message().find("Invalid argument (EINVAL); verifier: "),
             std::string::npos)
       << refused.status().message();
-  // Many rules (64 GPUs) load.
-  std::vector<DeviceRule> many = noded::BaseDeviceRules();
+  // Many rules (64 GPUs and 64 MIG capabilities) load.
+  std::vector<DeviceRule> many;
   for (int minor = 0; minor < 64; ++minor) many.push_back({'c', 195, minor});
-  auto fd = noded::LoadDeviceFilter(noded::BuildDeviceFilter(many));
+  for (int minor = 0; minor < 64; ++minor) many.push_back({'c', 511, minor});
+  auto fd = noded::LoadDeviceFilter(noded::BuildDeviceDenyFilter(many));
   ASSERT_TRUE(fd.ok()) << fd.status().message();
   close(*fd);
 }
@@ -340,9 +358,9 @@ TEST_F(CgroupV2CageTest, StaleCagesAreSweptAndARecreatedCageIsFresh) {
   });
   ASSERT_GT(orphan.pid(), 0);
   ASSERT_TRUE(cgroups_->AddPid(7, orphan.pid()).ok());
-  // A device program that forbids everything, left on job 8.
+  // A device program that forbids /dev/null, left on job 8.
   CageLimits none;
-  none.allowed_devices = std::vector<DeviceRule>{};
+  none.denied_devices = std::vector<DeviceRule>{{'c', 1, 3}};
   if (cgroups_->device_control().ok()) {
     ASSERT_TRUE(cgroups_->SetLimits(8, none).ok());
   }
@@ -365,11 +383,11 @@ TEST_F(CgroupV2CageTest, StaleCagesAreSweptAndARecreatedCageIsFresh) {
 // kill and remove it, with no process in it. Printed beside cgroup v1's for
 // the same work; bounded loosely so that a loaded host does not fail it.
 TEST_F(CgroupV2CageTest, CageSetUpAndTearDownTime) {
-  std::vector<DeviceRule> allowed = noded::BaseDeviceRules();
-  for (int minor = 0; minor < 8; ++minor) allowed.push_back({'c', 195, minor});
-  allowed.push_back({'c', 195, 255});
+  // One GPU of eight held: the other seven denied.
+  std::vector<DeviceRule> denied;
+  for (int minor = 1; minor < 8; ++minor) denied.push_back({'c', 195, minor});
   CageLimits limits;
-  limits.allowed_devices = allowed;
+  limits.denied_devices = denied;
   auto v1 = noded::CgroupV1::Open("/sys/fs/cgroup", node_);
   constexpr int kCycles = 50;
   auto cycle = [&](noded::CgroupBackend& cage) {
@@ -384,7 +402,7 @@ TEST_F(CgroupV2CageTest, CageSetUpAndTearDownTime) {
                .count() /
            kCycles;
   };
-  if (!cgroups_->device_control().ok()) limits.allowed_devices.reset();
+  if (!cgroups_->device_control().ok()) limits.denied_devices.reset();
   const double v2_us = cycle(*cgroups_);
   std::cerr << "cgroup v2 cage, create + device filter + kill + remove: " << v2_us << " us\n";
   EXPECT_LT(v2_us, 100'000.0);

@@ -1,7 +1,7 @@
 // rotad with CgroupPlugin=cgroup/v2, started for real as root with fake GPUs:
 // jobs run in <cgroup2 mount>/rota/<node>/uid_<uid>/job_<id>/step_batch, a BPF device
-// program lets them open their own GPU only, limits the hierarchy cannot
-// enforce stop the job with a clear error, and nothing outlives the job.
+// program keeps them from the GPUs they were not given (and from nothing else), limits the
+// hierarchy cannot enforce stop the job with a clear error, and nothing outlives the job.
 #include <gtest/gtest.h>
 
 #include "common/strings.h"
@@ -96,7 +96,7 @@ TEST_F(NodedCgroupV2Test, GpuJobOpensItsOwnGpuOnlyAndLeavesNothingBehind) {
       "(exec 3<" +
       cluster_->Gpu(1, 1) + ") 2>&1 | sed 's/^/OPEN_MINE /'\n" + "(exec 3<" + cluster_->Gpu(1, 0) +
       ") 2>&1 | sed 's/^/OPEN_UNALLOCATED /'\n" + "(exec 3<" + cluster_->Gpu(2, 0) +
-      ") 2>&1 | sed 's/^/OPEN_OTHER_NODE /'\n" +
+      ") 2>&1 | sed 's/^/OPEN_OTHER_NODE /'\n" + cluster_->DriverProbeLines() +
       "echo hello > /dev/null && echo NULL_OK\n"
       "setsid sleep 1000 </dev/null >/dev/null 2>&1 &\n"
       "echo $! > " +
@@ -128,6 +128,8 @@ TEST_F(NodedCgroupV2Test, GpuJobOpensItsOwnGpuOnlyAndLeavesNothingBehind) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("NULL_OK\n"), std::string::npos) << out;
+  // The cage denies GRES files only: the driver's own files stay open.
+  EXPECT_TRUE(NodedCluster::DriverFilesOpen(out)) << out;
   std::optional<int64_t> pid = ParseInt(Trim(ReadFileText(pid_file)));
   ASSERT_TRUE(pid.has_value());
   EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(static_cast<pid_t>(*pid)); },

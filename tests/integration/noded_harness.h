@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -45,6 +46,21 @@ inline std::string ReadFileText(const std::string& path) {
   return buf.str();
 }
 
+// A character device major that no driver of this host registered (from the
+// top of the dynamic range down), so that a fake device made with it opens
+// with ENXIO, as a real driver's device does where that driver is not loaded.
+inline unsigned UnusedCharMajor() {
+  std::istringstream devices(ReadFileText("/proc/devices"));
+  std::vector<unsigned> used;
+  for (std::string line; std::getline(devices, line) && line != "Block devices:";) {
+    unsigned major = 0;
+    if (std::istringstream(line) >> major) used.push_back(major);
+  }
+  unsigned major = 511;
+  while (std::find(used.begin(), used.end(), major) != used.end()) --major;
+  return major;
+}
+
 // Alive and not a zombie (a killed orphan may wait as a zombie for init).
 inline bool ProcessAlive(pid_t pid) {
   std::string stat = ReadFileText("/proc/" + std::to_string(pid) + "/stat");
@@ -68,9 +84,12 @@ bool WaitUntil(F condition, std::chrono::milliseconds timeout = std::chrono::sec
 // (SIGTERM, then SIGKILL) and reaped on destruction.
 class DaemonProcess {
  public:
-  DaemonProcess(std::vector<std::string> argv, std::string log) : log_(std::move(log)) {
+  // `env`: NAME=value words added to the daemon's environment.
+  DaemonProcess(std::vector<std::string> argv, std::string log, std::vector<std::string> env = {})
+      : log_(std::move(log)) {
     pid_ = fork();
     if (pid_ == 0) {
+      for (std::string& e : env) putenv(e.data());
       int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       dup2(fd, 1);
       dup2(fd, 2);
@@ -199,6 +218,11 @@ class NodedCluster {
         mknod(Gpu(n, g).c_str(), S_IFCHR | 0666, makedev(195, Minor(n, g)));
       }
     }
+    // Files of drivers a GPU job needs that are no GRES: ConstrainDevices
+    // must leave them open, as on a real node.
+    mknod(DriverDevice("nvidiactl").c_str(), S_IFCHR | 0666, makedev(195, 255));
+    mknod(DriverDevice("nvidia-uvm").c_str(), S_IFCHR | 0666, makedev(UnusedCharMajor(), 0));
+    mknod(DriverDevice("uverbs0").c_str(), S_IFCHR | 0666, makedev(231, 192));
     conf_ = dir_.Write("slurm.conf",
                        "ClusterName=ndtest\n"
                        "SlurmctldHost=localhost(127.0.0.1)\n"
@@ -241,13 +265,40 @@ class NodedCluster {
         .string();
   }
   static unsigned Minor(int n, int g) { return kFirstMinor + (n - 1) * kGpusPerNode + g; }
+  // A fake driver file no gres.conf line names: "nvidiactl" (195:255),
+  // "nvidia-uvm" (a major no driver here has), "uverbs0" (231:192).
+  std::string DriverDevice(const std::string& name) const {
+    return (dir_.path() / "dev" / name).string();
+  }
+  // Shell lines for a job's script: open each driver file and /dev/fuse, and
+  // print "DRIVER <name> <how>" with how ENXIO (no driver: the cage let it
+  // through), EPERM (the cage refused it), OK (it opened) or the message.
+  std::string DriverProbeLines() const {
+    std::string lines =
+        "probe() { m=$( (exec 3<\"$2\") 2>&1 ); case \"$m\" in\n"
+        "  '') h=OK;; *'No such device'*) h=ENXIO;; *'not permitted'*) h=EPERM;; *) h=\"$m\";;"
+        " esac; echo \"DRIVER $1 $h\"; }\n";
+    for (const char* name : {"nvidiactl", "nvidia-uvm", "uverbs0"}) {
+      lines += std::string("probe ") + name + " " + DriverDevice(name) + "\n";
+    }
+    return lines + "probe fuse /dev/fuse\n";
+  }
+  // Whether `out` shows every driver file let through by the cage.
+  static bool DriverFilesOpen(const std::string& out) {
+    for (const char* name : {"nvidiactl", "nvidia-uvm", "uverbs0"}) {
+      if (out.find(std::string("DRIVER ") + name + " ENXIO\n") == std::string::npos) return false;
+    }
+    return out.find("DRIVER fuse OK\n") != std::string::npos ||
+           out.find("DRIVER fuse ENXIO\n") != std::string::npos;
+  }
   uint16_t NodePort(int n) const { return ports_[n - 1]; }
 
-  // Starts rotad -N for node `n` and waits until it listens.
-  bool StartNode(int n) {
+  // Starts rotad -N for node `n` (`env`: NAME=value words for its
+  // environment, e.g. ROTA_FAKE_GPUS=) and waits until it listens.
+  bool StartNode(int n, std::vector<std::string> env = {}) {
     auto p = std::make_unique<DaemonProcess>(
         std::vector<std::string>{BinDir() + "/rotad", "-N", Node(n), "-f", conf_},
-        (dir_.path() / ("rotad-" + std::to_string(n) + ".log")).string());
+        (dir_.path() / ("rotad-" + std::to_string(n) + ".log")).string(), std::move(env));
     DaemonProcess* raw = p.get();
     nodes_.push_back(std::move(p));
     node_of_.push_back(n);

@@ -83,9 +83,8 @@ TEST_F(NodedLaunchTest, JobRunsCagedWithSlurmEnvironmentAndGpus) {
       cluster_->Gpu(1, 0) +
       ") 2>&1 | sed 's/^/OPEN_ALLOCATED /'\n"
       "(exec 3<" +
-      cluster_->Gpu(2, 0) +
-      ") 2>&1 | sed 's/^/OPEN_OTHER_NODE /'\n"
-      "exit 0\n";
+      cluster_->Gpu(2, 0) + ") 2>&1 | sed 's/^/OPEN_OTHER_NODE /'\n" +
+      cluster_->DriverProbeLines() + "exit 0\n";
   wire::LaunchJobRequest req = Job(21, script, 2);
   req.mutable_job()->mutable_spec()->add_argv("alpha");
   req.mutable_job()->mutable_spec()->add_argv("beta");
@@ -119,6 +118,8 @@ TEST_F(NodedLaunchTest, JobRunsCagedWithSlurmEnvironmentAndGpus) {
   EXPECT_NE(out.find("cannot open " + cluster_->Gpu(2, 0) + ": Operation not permitted"),
             std::string::npos)
       << out;
+  // The cage denies GRES files only: the driver's own files stay open.
+  EXPECT_TRUE(NodedCluster::DriverFilesOpen(out)) << out;
   // Gone once the exit was reported: the cage and the spooled script.
   EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("devices", cluster_->Node(1), 21)));
   EXPECT_FALSE(
@@ -151,6 +152,56 @@ TEST_F(NodedLaunchTest, SecondJobGetsTheNextGpusAndUnallocatedOnesAreForbidden) 
   ASSERT_TRUE(exit.has_value());
   EXPECT_TRUE(WIFSIGNALED(exit->wait_status()));
   EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
+}
+
+// A MIG instance is reached through its access capability file and its
+// parent GPU's file: a job on one instance may open both, not the other
+// instance's capability, while the driver's other capabilities (not GRES)
+// stay open. The instances come from a fake inventory, as NVML would list them.
+TEST(NodedMigTest, AJobOpensItsOwnMigInstanceOnly) {
+  ASSERT_EQ(geteuid(), 0u) << "this test needs root (cgroups, mknod)";
+  testing::FakeController fake;
+  NodedCluster cluster(fake.port());
+  const std::filesystem::path dev = cluster.dir().path() / "dev";
+  const unsigned caps_major = testing::UnusedCharMajor();
+  const std::string parent = (dev / "nvidia-mig-parent").string();
+  auto cap = [&](int minor) { return (dev / ("nvidia-cap" + std::to_string(minor))).string(); };
+  ASSERT_EQ(mknod(parent.c_str(), S_IFCHR | 0666, makedev(195, 230)), 0);
+  for (int minor : {1, 21, 30}) {
+    ASSERT_EQ(mknod(cap(minor).c_str(), S_IFCHR | 0666, makedev(caps_major, minor)), 0);
+  }
+  const std::string inventory = cluster.dir().Write(
+      "mig-inventory", "Type=1g.10gb File=" + cap(21) + " ParentFile=" + parent + " Uuid=MIG-a\n" +
+                           "Type=1g.10gb File=" + cap(30) + " ParentFile=" + parent +
+                           " Uuid=MIG-b\n");
+  testing::DirectLaunch launch(cluster);
+  ASSERT_TRUE(launch.status().ok()) << launch.status().message();
+  ASSERT_TRUE(cluster.StartNode(1, {"ROTA_FAKE_GPUS=" + inventory})) << cluster.NodeLogs();
+  auto probe = [](const std::string& name, const std::string& path) {
+    return "(exec 3<" + path + ") 2>&1 | sed 's/^/" + name + " /'\n";
+  };
+  const std::string script = "#!/bin/sh\necho CVD=$CUDA_VISIBLE_DEVICES\n" +
+                             probe("MINE", cap(21)) + probe("PARENT", parent) +
+                             probe("OTHER", cap(30)) + probe("CONFIG", cap(1)) +
+                             probe("A100", cluster.Gpu(1, 0));
+  wire::LaunchJobRequest req = launch.Job(61, script, 1, "mig");
+  req.mutable_job()->set_gpu_type("1g.10gb");
+  ASSERT_TRUE(launch.Send(api::kLaunchJob, req).ok());
+  auto exit = fake.WaitForExit(61);
+  ASSERT_TRUE(exit.has_value()) << cluster.NodeLogs();
+  const std::string out = launch.Output(61);
+  EXPECT_NE(out.find("cannot open " + cap(21) + ": No such device or address"), std::string::npos)
+      << out << cluster.NodeLogs();
+  EXPECT_NE(out.find("cannot open " + parent + ": No such device or address"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("cannot open " + cap(30) + ": Operation not permitted"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("cannot open " + cap(1) + ": No such device or address"), std::string::npos)
+      << out;
+  // gres.conf's GPU files of the node stay denied, found or not by discovery.
+  EXPECT_NE(out.find("cannot open " + cluster.Gpu(1, 0) + ": Operation not permitted"),
+            std::string::npos)
+      << out;
 }
 
 TEST_F(NodedLaunchTest, ExitCodeAndFailedStartAreReported) {

@@ -43,7 +43,43 @@ class StepsTest : public testing::TwoNodeClusterTest {
         "n=$((SLURM_NODEID + 1))\n"
         "echo T=$SLURM_PROCID N=$SLURM_NODEID L=$SLURM_LOCALID S=$SLURM_STEP_ID"
         " CVD=$CUDA_VISIBLE_DEVICES G0=$(try " +
-            DevDir() + "/nvidia${n}_0) G1=$(try " + DevDir() + "/nvidia${n}_1)\n");
+            DevDir() + "/nvidia${n}_0) G1=$(try " + DevDir() + "/nvidia${n}_1)\n" +
+            cluster_->DriverProbeLines());
+  }
+
+  // Inside an sbatch allocation with --gpus-per-task, every srun task gets a
+  // GPU of its own and can open only that one of its node's GRES files; the
+  // driver's files (nvidiactl, uvm, uverbs, fuse) stay open to every task.
+  void ExpectEveryTaskOpensItsOwnGpuOnly() {
+    std::string id = Submit("-N2 --ntasks-per-node=2 --gpus-per-task=1",
+                            "srun -l " + cluster_->work_dir() + "/task.sh\necho rc=$?\n");
+    ASSERT_FALSE(id.empty());
+    ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+    std::string out = Output(id);
+    EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+    std::map<int, int> enxio_gpu;  // Task -> the GPU it may open
+    for (int t = 0; t < 4; ++t) {
+      const std::string label = std::to_string(t) + ": ";
+      std::string line = LineOf(out, label + "T=" + std::to_string(t) + " ");
+      ASSERT_FALSE(line.empty()) << "task " << t << " in:\n" << out;
+      EXPECT_NE(line.find(" N=" + std::to_string(t / 2) + " L=" + std::to_string(t % 2) + " S=0 "),
+                std::string::npos)
+          << line;
+      // Confined to one GPU, CUDA numbers it 0.
+      EXPECT_NE(line.find(" CVD=0 "), std::string::npos) << line;
+      bool g0 = line.find("G0=ENXIO G1=EPERM") != std::string::npos;
+      bool g1 = line.find("G0=EPERM G1=ENXIO") != std::string::npos;
+      EXPECT_TRUE(g0 != g1) << "exactly one GPU must open: " << line;
+      enxio_gpu[t] = g0 ? 0 : 1;
+      for (const char* name : {"nvidiactl", "nvidia-uvm", "uverbs0"}) {
+        EXPECT_NE(out.find(label + "DRIVER " + name + " ENXIO\n"), std::string::npos)
+            << "task " << t << ", " << name << " in:\n"
+            << out;
+      }
+      EXPECT_EQ(out.find(label + "DRIVER fuse EPERM"), std::string::npos) << out;
+    }
+    EXPECT_NE(enxio_gpu[0], enxio_gpu[1]) << out;
+    EXPECT_NE(enxio_gpu[2], enxio_gpu[3]) << out;
   }
 
   std::string DevDir() const { return (cluster_->dir().path() / "dev").string(); }
@@ -93,32 +129,22 @@ class StepsTest : public testing::TwoNodeClusterTest {
   int scripts_ = 0;
 };
 
-// The case container users report with other schedulers: inside an sbatch
-// allocation with --gpus-per-task, every srun task gets a GPU of its own and
-// can open only that one.
+// The case container users report with other schedulers (cgroup v1 here).
 TEST_F(StepsTest, GpusPerTaskGivesEveryTaskItsOwnGpuAndOnlyThatOne) {
-  std::string id = Submit("-N2 --ntasks-per-node=2 --gpus-per-task=1",
-                          "srun -l " + cluster_->work_dir() + "/task.sh\necho rc=$?\n");
-  ASSERT_FALSE(id.empty());
-  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
-  std::string out = Output(id);
-  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
-  std::map<int, int> enxio_gpu;  // Task -> the GPU it may open
-  for (int t = 0; t < 4; ++t) {
-    std::string line = LineOf(out, std::to_string(t) + ": T=" + std::to_string(t) + " ");
-    ASSERT_FALSE(line.empty()) << "task " << t << " in:\n" << out;
-    EXPECT_NE(line.find(" N=" + std::to_string(t / 2) + " L=" + std::to_string(t % 2) + " S=0 "),
-              std::string::npos)
-        << line;
-    // Confined to one GPU, CUDA numbers it 0.
-    EXPECT_NE(line.find(" CVD=0 "), std::string::npos) << line;
-    bool g0 = line.find("G0=ENXIO G1=EPERM") != std::string::npos;
-    bool g1 = line.find("G0=EPERM G1=ENXIO") != std::string::npos;
-    EXPECT_TRUE(g0 != g1) << "exactly one GPU must open: " << line;
-    enxio_gpu[t] = g0 ? 0 : 1;
+  ExpectEveryTaskOpensItsOwnGpuOnly();
+}
+
+// The same on cgroup v2, where the job's and each task's BPF device programs
+// both run.
+class StepsCgroupV2Test : public StepsTest {
+ protected:
+  std::string CgroupConf() const override {
+    return "CgroupPlugin=cgroup/v2\nConstrainDevices=yes\n";
   }
-  EXPECT_NE(enxio_gpu[0], enxio_gpu[1]) << out;
-  EXPECT_NE(enxio_gpu[2], enxio_gpu[3]) << out;
+};
+
+TEST_F(StepsCgroupV2Test, GpusPerTaskGivesEveryTaskItsOwnGpuAndOnlyThatOne) {
+  ExpectEveryTaskOpensItsOwnGpuOnly();
 }
 
 TEST_F(StepsTest, StepEnvironmentAndBindingChoices) {
