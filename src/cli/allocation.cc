@@ -8,6 +8,7 @@
 #include "api/methods.h"
 #include "common/hostlist.h"
 #include "model/job_state.h"
+#include "model/job_variables.h"
 
 namespace rota::cli {
 namespace {
@@ -118,18 +119,9 @@ std::vector<std::pair<std::string, std::string>> AllocationVariables(
       {"SLURM_SUBMIT_DIR", submit_dir},
       {"SLURM_SUBMIT_HOST", submit_host},
   };
-  const wire::JobSpec& js = job.spec();
-  if (js.num_tasks() != 0) {
-    vars.emplace_back("SLURM_NTASKS", std::to_string(js.num_tasks()));
-    vars.emplace_back("SLURM_NPROCS", std::to_string(js.num_tasks()));
-  }
-  if (js.ntasks_per_node() != 0) {
-    vars.emplace_back("SLURM_NTASKS_PER_NODE", std::to_string(js.ntasks_per_node()));
-  }
-  if (js.cpus_per_task() != 0) {
-    vars.emplace_back("SLURM_CPUS_PER_TASK", std::to_string(js.cpus_per_task()));
-  }
-  if (!js.gpus_per_task().empty()) vars.emplace_back("SLURM_GPUS_PER_TASK", js.gpus_per_task());
+  // What the allocation was asked for: the steps started in it take these as
+  // their defaults, as in a batch job.
+  for (auto& var : model::RequestVariables(job.spec())) vars.push_back(std::move(var));
   return vars;
 }
 

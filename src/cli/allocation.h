@@ -46,7 +46,8 @@ void ReleaseAllocation(ControllerClient& client, uint32_t job_id, bool cancel, b
                        const char* program);
 
 // The job's variables for what runs in the allocation (SLURM_JOB_ID,
-// SLURM_JOB_NODELIST, SLURM_NNODES, SLURM_NTASKS, ...).
+// SLURM_JOB_NODELIST, SLURM_NNODES, and what it asked for: SLURM_NTASKS,
+// SLURM_GPUS_PER_TASK, SLURM_GPU_BIND, ...; model/job_variables.h).
 std::vector<std::pair<std::string, std::string>> AllocationVariables(
     const Allocation& allocation, const std::string& submit_dir, const std::string& submit_host);
 

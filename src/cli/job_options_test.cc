@@ -151,11 +151,12 @@ TEST(JobOptionsTest, LongOptionsFillTheSpec) {
 
 TEST(JobOptionsTest, GpuOptionsFillTheSpec) {
   wire::JobSpec s = SpecOf({"--gpus=a100:4", "--gpus-per-node=2", "--gpus-per-task=1",
-                            "--gpus-per-socket=v100:1", "--mem-per-cpu=2G"});
+                            "--gpus-per-socket=v100:1", "--mem-per-cpu=2G", "--gpu-freq=high"});
   EXPECT_EQ(s.gpus(), "a100:4");
   EXPECT_EQ(s.gpus_per_node(), "2");
   EXPECT_EQ(s.gpus_per_task(), "1");
   EXPECT_EQ(s.gpus_per_socket(), "v100:1");
+  EXPECT_EQ(s.gpu_freq(), "high");
   EXPECT_EQ(s.mem_per_cpu_mb(), 2048u);
   EXPECT_FALSE(s.mem_given());
 }
@@ -542,7 +543,7 @@ TEST(JobOptionsTest, SbatchEnvironmentVariables) {
                      {"SBATCH_QOS", "qos"},          {"SBATCH_REQUEUE", ""},
                      {"SBATCH_RESERVATION", "resv"}, {"SBATCH_TIMELIMIT", "1:00:00"},
                      {"SBATCH_WAIT", "1"},           {"SBATCH_REQ_SWITCH", "2"},
-                     {"SBATCH_WAIT4SWITCH", "5:00"},
+                     {"SBATCH_WAIT4SWITCH", "5:00"}, {"SBATCH_GPU_FREQ", "low"},
                  }});
   const wire::JobSpec& s = p.spec;
   EXPECT_EQ(s.account(), "acct");
@@ -555,6 +556,7 @@ TEST(JobOptionsTest, SbatchEnvironmentVariables) {
   EXPECT_EQ(s.gpus(), "4");
   EXPECT_EQ(s.gpus_per_node(), "2");
   EXPECT_EQ(s.gpus_per_task(), "1");
+  EXPECT_EQ(s.gpu_freq(), "low");
   EXPECT_EQ(s.name(), "envjob");
   EXPECT_EQ(s.mem_per_cpu_mb(), 1024u);
   EXPECT_EQ(s.open_mode(), "append");

@@ -31,6 +31,7 @@ enum LongOnly : int {
   kMemPerCpu,
   kGres,
   kCpuBind,
+  kGpusPerNode,
   kAllocationOnly,  // + index in JobOptionTable()
 };
 
@@ -64,6 +65,7 @@ const option kOptions[] = {
     {"gres", required_argument, nullptr, kGres},
     {"gpus", required_argument, nullptr, 'G'},
     {"cpu-bind", required_argument, nullptr, kCpuBind},
+    {"gpus-per-node", required_argument, nullptr, kGpusPerNode},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -81,10 +83,9 @@ Result<uint32_t> Count(std::string_view what, std::string_view value, bool range
 }
 
 // "1", "a100:1": the count after an optional type.
-Result<uint32_t> GpuCount(std::string_view value) {
+Result<uint32_t> GpuCount(std::string_view what, std::string_view value) {
   size_t colon = value.rfind(':');
-  return Count("--gpus-per-task", colon == std::string_view::npos ? value : value.substr(colon + 1),
-               false);
+  return Count(what, colon == std::string_view::npos ? value : value.substr(colon + 1), false);
 }
 
 // -K's optional value: none or non-zero sets it, 0 clears it.
@@ -190,8 +191,18 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     Result<uint32_t> n = Count(e.name, v, e.range);
     if (n.ok()) *e.target = *n;
   }
-  if (std::string v = from_env("SLURM_GPUS_PER_TASK"); !v.empty()) {
-    if (Result<uint32_t> n = GpuCount(v); n.ok()) o.gpus_per_task = *n;
+  // The job's GPU request (sbatch --gpus-per-task, ...): the step asks the
+  // same, unless its command line asks for GPUs itself (below).
+  struct EnvGpus {
+    const char* name;
+    uint32_t* target;
+  };
+  for (const EnvGpus& e :
+       {EnvGpus{"SLURM_GPUS_PER_TASK", &o.gpus_per_task},
+        EnvGpus{"SLURM_GPUS_PER_NODE", &o.gpus_per_node}, EnvGpus{"SLURM_GPUS", &o.gpus}}) {
+    std::string v = from_env(e.name);
+    if (v.empty()) continue;
+    if (Result<uint32_t> n = GpuCount(e.name, v); n.ok()) *e.target = *n;
   }
   o.gpu_bind = from_env("SLURM_GPU_BIND");
   // What srun sets in its tasks' environment ("quiet,mask_cpu:...") is not a
@@ -216,7 +227,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   bool nodes_given = false;
   bool tasks_given = false;
   bool error_given = false;
-  bool io_given = false;  // -o, -e or -i
+  bool io_given = false;    // -o, -e or -i
+  bool gpus_given = false;  // --gpus-per-task, --gpus-per-node, --gres=gpu, -G
 
   std::vector<std::string> storage = {"srun"};
   storage.insert(storage.end(), args.begin(), args.end());
@@ -275,8 +287,16 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         if (n.ok()) o.cpus_per_task = *n;
         break;
       case kGpusPerTask:
-        n = GpuCount(value);
+        if (!gpus_given) o.gpus_per_node = o.gpus = 0;
+        gpus_given = true;
+        n = GpuCount("--gpus-per-task", value);
         if (n.ok()) o.gpus_per_task = *n;
+        break;
+      case kGpusPerNode:
+        if (!gpus_given) o.gpus_per_task = o.gpus = 0;
+        gpus_given = true;
+        n = GpuCount("--gpus-per-node", value);
+        if (n.ok()) o.gpus_per_node = *n;
         break;
       case kGpuBind:
         o.gpu_bind = value;
@@ -363,14 +383,23 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
       case kGres: {
         Result<std::vector<GresSpec>> list = ParseGresList(value);
         if (!list.ok()) return Error("Invalid generic resource (gres) specification");
-        o.gpus_per_node = 0;
+        uint32_t gres_gpus = 0;
+        bool names_gpus = false;
         for (const GresSpec& g : *list) {
-          if (g.name == "gpu") o.gpus_per_node += static_cast<uint32_t>(g.count);
+          if (g.name != "gpu") continue;
+          gres_gpus += static_cast<uint32_t>(g.count);
+          names_gpus = true;
         }
+        if (!names_gpus) break;  // --gres=nic:1 leaves the GPU request as it is.
+        if (!gpus_given) o.gpus_per_task = o.gpus = 0;
+        gpus_given = true;
+        o.gpus_per_node = gres_gpus;
         break;
       }
       case 'G':
-        n = GpuCount(value);
+        if (!gpus_given) o.gpus_per_task = o.gpus_per_node = 0;
+        gpus_given = true;
+        n = GpuCount("--gpus", value);
         if (n.ok()) o.gpus = *n;
         break;
       case kCpuBind:

@@ -2,8 +2,11 @@
 
 // srun's command line for a step inside an allocation: the options it acts on
 // and the command to run. Slurm's input environment variables (SLURM_NTASKS,
-// SLURM_CPUS_PER_TASK, ...) give the defaults, the command line wins; the
-// first argument that is not an option starts the command.
+// SLURM_CPUS_PER_TASK, SLURM_GPU_BIND, SLURM_GPUS_PER_TASK, ...; a batch job's
+// environment holds them as the job asked: model/job_variables.h) give the
+// defaults, the command line wins; a step asking for GPUs on its command line
+// (--gres=gpu, -G, --gpus-per-task, --gpus-per-node) takes none of the GPU
+// variables' counts. The first argument that is not an option starts the command.
 
 #include <cstdint>
 #include <map>
@@ -43,7 +46,7 @@ struct SrunOptions {
   // What the step holds of the allocation (docs/steps.md); 0: not asked.
   uint64_t mem_per_node_mb = 0;  // --mem
   uint64_t mem_per_cpu_mb = 0;   // --mem-per-cpu
-  uint32_t gpus_per_node = 0;    // --gres=gpu[:type]:N
+  uint32_t gpus_per_node = 0;    // --gres=gpu[:type]:N or --gpus-per-node
   uint32_t gpus = 0;             // --gpus/-G, for the whole step
   bool overlap = false;          // --overlap: shares resources with other steps
   std::string cpu_bind;          // --cpu-bind as given (checked)

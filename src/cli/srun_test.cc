@@ -55,6 +55,62 @@ TEST(SrunOptionsTest, EnvironmentGivesDefaults) {
   EXPECT_EQ(o->ntasks_per_node, 3u);
 }
 
+// A batch job's environment (sbatch -n2 --gpus-per-task=1 --gpu-bind=closest)
+// makes its sruns ask the same; the command line still wins.
+TEST(SrunOptionsTest, TheJobsGpuVariablesAreTheStepsDefaults) {
+  Environment env{{"SLURM_JOB_ID", "42"},
+                  {"SLURM_NTASKS", "2"},
+                  {"SLURM_GPU_BIND", "closest"},
+                  {"SLURM_GPUS_PER_TASK", "1"},
+                  {"SLURM_GPUS_PER_NODE", "a100:2"},
+                  {"SLURM_GPUS", "4"}};
+  Result<SrunOptions> o = ParseSrunOptions({"true"}, env);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->num_tasks, 2u);
+  EXPECT_EQ(o->gpu_bind, "closest");
+  EXPECT_EQ(o->gpus_per_task, 1u);
+  EXPECT_EQ(o->gpus_per_node, 2u);
+  EXPECT_EQ(o->gpus, 4u);
+
+  o = ParseSrunOptions({"--gpu-bind=none", "-n1", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->gpu_bind, "none");
+  EXPECT_EQ(o->num_tasks, 1u);
+  EXPECT_EQ(o->gpus_per_task, 1u);  // Not a GPU option: the job's GPU request stays.
+
+  // A GPU request of the step's own replaces the job's, whatever its form.
+  o = ParseSrunOptions({"--gres=gpu:1", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->gpus_per_node, 1u);
+  EXPECT_EQ(o->gpus_per_task, 0u);
+  EXPECT_EQ(o->gpus, 0u);
+  o = ParseSrunOptions({"-G", "1", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->gpus, 1u);
+  EXPECT_EQ(o->gpus_per_task, 0u);
+  EXPECT_EQ(o->gpus_per_node, 0u);
+  o = ParseSrunOptions({"--gpus-per-node=a100:1", "--gpus-per-task=2", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->gpus_per_node, 1u);
+  EXPECT_EQ(o->gpus_per_task, 2u);
+  EXPECT_EQ(o->gpus, 0u);
+  // A GRES that is no GPU leaves it alone.
+  o = ParseSrunOptions({"--gres=nic:1", "true"}, env);
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->gpus_per_task, 1u);
+  EXPECT_EQ(o->gpus_per_node, 2u);
+
+  // What the job was not given stays unset for the step.
+  o = ParseSrunOptions({"true"}, {{"SLURM_JOB_ID", "42"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->gpu_bind, "");
+  EXPECT_EQ(o->gpus_per_task, 0u);
+  EXPECT_EQ(o->gpus_per_node, 0u);
+  EXPECT_EQ(o->gpus, 0u);
+  // --gpu-freq and the other allocation options are let through.
+  EXPECT_TRUE(ParseSrunOptions({"--gpu-freq=high", "--cpus-per-gpu=2", "true"}, env).ok());
+}
+
 TEST(SrunOptionsTest, RefusesBadValues) {
   Result<SrunOptions> o = ParseSrunOptions({"-n", "zero", "true"}, {});
   ASSERT_FALSE(o.ok());

@@ -18,7 +18,10 @@ std::vector<GpuDevice> GpuAllocator::InventoryOf(const conf::ClusterConfig& conf
       if (d.name != "gpu") continue;
       uint64_t n = d.file.empty() ? d.count : 1;
       for (uint64_t i = 0; i < n; ++i) {
-        out.push_back({static_cast<uint32_t>(out.size()), d.type, d.file});
+        // Cores= goes along: --gpu-bind=closest binds by it (step_tasks.cc).
+        GpuDevice& gpu = out.emplace_back(static_cast<uint32_t>(out.size()), d.type, d.file);
+        gpu.cores = d.cores;
+        gpu.more_files = d.more_files;
       }
     }
   }

@@ -58,13 +58,15 @@ TEST(GpuAllocatorTest, InventoryFromGresConfOrNodeLine) {
                                                                 "NodeName=b1 Gres=gpu:3\n"
                                                                 "PartitionName=p Nodes=ALL\n",
                            "NodeName=a1 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n"
-                           "NodeName=a2 Name=gpu Type=a100 File=/dev/nvidia[2-3]\n"));
+                           "NodeName=a2 Name=gpu Type=a100 File=/dev/nvidia[2-3] Cores=0\n"));
   ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
   std::vector<GpuDevice> a2 = GpuAllocator::InventoryOf(**loaded.config, "a2");
   ASSERT_EQ(a2.size(), 2u);
   EXPECT_EQ(a2[0].index, 0u);
   EXPECT_EQ(a2[0].file, "/dev/nvidia2");
   EXPECT_EQ(a2[1].type, "a100");
+  EXPECT_EQ(a2[1].cores, (std::vector<uint32_t>{0}));  // For --gpu-bind=closest.
+  EXPECT_TRUE(GpuAllocator::InventoryOf(**loaded.config, "a1")[0].cores.empty());
   std::vector<GpuDevice> b1 = GpuAllocator::InventoryOf(**loaded.config, "b1");
   ASSERT_EQ(b1.size(), 3u);
   EXPECT_EQ(b1[2].index, 2u);

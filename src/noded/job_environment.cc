@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "common/hostlist.h"
 #include "common/strings.h"
+#include "model/job_variables.h"
 
 namespace rota::noded {
 namespace {
@@ -96,32 +98,32 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   env.Set("SLURM_NNODES", num_nodes);
   env.Set("SLURM_CPUS_ON_NODE", std::to_string(cpus));
   env.Set("SLURM_JOB_CPUS_PER_NODE", FormatPerNodeCounts(cpus_by_node));
-  if (!tasks_by_node.empty() && spec.num_tasks() != 0) {
-    env.Set("SLURM_TASKS_PER_NODE", FormatPerNodeCounts(tasks_by_node));
+  if (spec.num_tasks() == 0 && spec.ntasks_per_node() == 0) {
+    // No task count asked: as many tasks as the CPUs hold (Slurm's layout of
+    // the batch job), not the one per node the allocation counted.
+    tasks_by_node.clear();
+    for (uint32_t c : cpus_by_node) {
+      tasks_by_node.push_back(c / std::max<uint32_t>(1, spec.cpus_per_task()));
+    }
   }
+  if (!tasks_by_node.empty()) env.Set("SLURM_TASKS_PER_NODE", FormatPerNodeCounts(tasks_by_node));
   env.Set("SLURM_NODEID", "0");  // The batch script runs on the first node.
   env.Set("SLURMD_NODENAME", input.node_name);
   env.Set("SLURM_SUBMIT_DIR", spec.work_dir());
   if (!spec.submit_host().empty()) env.Set("SLURM_SUBMIT_HOST", spec.submit_host());
   env.Set("SLURM_CLUSTER_NAME", input.cluster_name);
   env.Set("SLURM_RESTART_COUNT", std::to_string(job.restart_count()));
-  if (spec.num_tasks() != 0) {
-    env.Set("SLURM_NTASKS", std::to_string(spec.num_tasks()));
-    env.Set("SLURM_NPROCS", std::to_string(spec.num_tasks()));
-  }
-  if (spec.cpus_per_task() != 0)
-    env.Set("SLURM_CPUS_PER_TASK", std::to_string(spec.cpus_per_task()));
-  // srun inside the job takes these as its defaults (docs/steps.md).
-  if (spec.ntasks_per_node() != 0)
-    env.Set("SLURM_NTASKS_PER_NODE", std::to_string(spec.ntasks_per_node()));
-  if (!spec.gpus_per_task().empty()) env.Set("SLURM_GPUS_PER_TASK", spec.gpus_per_task());
-  if (!job.mem_by_node_mb().empty()) {
+  // What the job asked for: srun inside it takes these as its defaults
+  // (SLURM_GPU_BIND, SLURM_GPUS_PER_TASK, ...; docs/steps.md).
+  for (const auto& [name, value] : model::RequestVariables(spec)) env.Set(name, value);
+  const bool memory_asked = spec.mem_per_cpu_mb() != 0 || spec.mem_per_gpu_mb() != 0 ||
+                            (spec.mem_given() && spec.mem_per_node_mb() != 0);
+  if (!memory_asked && !job.mem_by_node_mb().empty()) {
+    // --mem=0 or the partition's default: what the allocation holds on the
+    // script's node.
     env.Set("SLURM_MEM_PER_NODE", std::to_string(job.mem_by_node_mb(0)));
   }
-  if (job.array_job_id() != 0) {
-    env.Set("SLURM_ARRAY_JOB_ID", std::to_string(job.array_job_id()));
-    env.Set("SLURM_ARRAY_TASK_ID", std::to_string(job.array_task_id()));
-  }
+  for (const auto& [name, value] : model::ArrayVariables(job)) env.Set(name, value);
   if (!input.gpu_indices.empty()) {
     std::vector<uint32_t> visible = input.gpu_indices;
     if (input.devices_constrained) {
@@ -134,6 +136,7 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
     env.Set("GPU_DEVICE_ORDINAL", ordinals);
     env.Set("CUDA_VISIBLE_DEVICES", ordinals);
     env.Set("ROCR_VISIBLE_DEVICES", ordinals);
+    env.Set("ZE_AFFINITY_MASK", ordinals);
   }
   return env.Take();
 }

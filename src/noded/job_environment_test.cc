@@ -91,5 +91,91 @@ TEST(JobEnvironmentTest, ArrayTasksAndGpus) {
   EXPECT_EQ(m["CUDA_VISIBLE_DEVICES"], "1,3");
 }
 
+// What the job asked for reaches the script, so that srun inside it takes
+// the same options; what it did not ask for stays unset.
+TEST(JobEnvironmentTest, RequestedGpuOptionsOnlyThoseGiven) {
+  Fixture f;
+  auto m = AsMap(BuildJobEnvironment(f.input));
+  for (const char* unset :
+       {"SLURM_GPU_BIND", "SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK",
+        "SLURM_GPUS_PER_SOCKET", "SLURM_CPUS_PER_GPU", "SLURM_MEM_PER_GPU", "SLURM_NTASKS_PER_GPU",
+        "SLURM_GPU_FREQ", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_CPUS_PER_TASK"}) {
+    EXPECT_EQ(m.count(unset), 0u) << unset;
+  }
+  wire::JobSpec& spec = *f.job.mutable_spec();
+  spec.set_num_tasks(2);
+  spec.set_gpu_bind("closest");
+  spec.set_gpus_per_task("1");
+  spec.set_gpus_per_node("a100:2");
+  spec.set_gpu_freq("high");
+  spec.set_mem_per_gpu_mb(1024);
+  f.input.gpu_indices = {0, 1};
+  m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["SLURM_GPU_BIND"], "closest");
+  EXPECT_EQ(m["SLURM_GPUS_PER_TASK"], "1");
+  EXPECT_EQ(m["SLURM_GPUS_PER_NODE"], "a100:2");
+  EXPECT_EQ(m["SLURM_GPU_FREQ"], "high");
+  EXPECT_EQ(m["SLURM_MEM_PER_GPU"], "1024");
+  EXPECT_EQ(m["SLURM_NTASKS"], "2");
+  EXPECT_EQ(m["SLURM_NPROCS"], "2");
+  EXPECT_EQ(m["ZE_AFFINITY_MASK"], "0,1");
+  EXPECT_EQ(m.count("SLURM_MEM_PER_NODE"), 0u);
+}
+
+TEST(JobEnvironmentTest, TasksPerNodeFromTheAllocationOrItsCpus) {
+  Fixture f;
+  for (uint32_t cpus : {4u, 2u}) {
+    wire::NodeAlloc& a = *f.job.add_allocs();
+    a.set_cpus(cpus);
+    a.set_tasks(1);
+  }
+  // No task count asked: one task per CPU (per --cpus-per-task CPUs).
+  auto m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["SLURM_TASKS_PER_NODE"], "4,2");
+  EXPECT_EQ(m["SLURM_JOB_CPUS_PER_NODE"], "4,2");
+  f.job.mutable_spec()->set_cpus_per_task(2);
+  EXPECT_EQ(AsMap(BuildJobEnvironment(f.input))["SLURM_TASKS_PER_NODE"], "2,1");
+  // -n: the allocation's layout.
+  f.job.mutable_spec()->set_num_tasks(3);
+  f.job.mutable_allocs(0)->set_tasks(2);
+  m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["SLURM_TASKS_PER_NODE"], "2,1");
+  EXPECT_EQ(m["SLURM_NTASKS"], "3");
+  EXPECT_EQ(m["SLURM_CPUS_PER_TASK"], "2");
+}
+
+TEST(JobEnvironmentTest, MemoryAsAskedElseTheAllocations) {
+  Fixture f;
+  f.job.add_mem_by_node_mb(400);
+  f.job.add_mem_by_node_mb(400);
+  auto m = AsMap(BuildJobEnvironment(f.input));  // A default (DefMemPerCPU ...).
+  EXPECT_EQ(m["SLURM_MEM_PER_NODE"], "400");
+  wire::JobSpec& spec = *f.job.mutable_spec();
+  spec.set_mem_per_cpu_mb(100);
+  m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["SLURM_MEM_PER_CPU"], "100");
+  EXPECT_EQ(m.count("SLURM_MEM_PER_NODE"), 0u);
+  spec.set_mem_per_cpu_mb(0);
+  spec.set_mem_given(true);
+  spec.set_mem_per_node_mb(300);
+  EXPECT_EQ(AsMap(BuildJobEnvironment(f.input))["SLURM_MEM_PER_NODE"], "300");
+  spec.set_mem_per_node_mb(0);  // --mem=0: the node's memory, as allocated.
+  EXPECT_EQ(AsMap(BuildJobEnvironment(f.input))["SLURM_MEM_PER_NODE"], "400");
+}
+
+TEST(JobEnvironmentTest, TheWholeArraySet) {
+  Fixture f;
+  f.job.set_array_job_id(5);
+  f.job.set_array_task_id(7);
+  f.job.mutable_spec()->set_array("1-9:2");
+  auto m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["SLURM_ARRAY_JOB_ID"], "5");
+  EXPECT_EQ(m["SLURM_ARRAY_TASK_ID"], "7");
+  EXPECT_EQ(m["SLURM_ARRAY_TASK_COUNT"], "5");
+  EXPECT_EQ(m["SLURM_ARRAY_TASK_MIN"], "1");
+  EXPECT_EQ(m["SLURM_ARRAY_TASK_MAX"], "9");
+  EXPECT_EQ(m["SLURM_ARRAY_TASK_STEP"], "2");
+}
+
 }  // namespace
 }  // namespace rota::noded

@@ -1,0 +1,32 @@
+#pragma once
+
+// The environment variables Slurm derives from what a job asked for and from
+// its place in an array: what sbatch's and salloc's output environment holds,
+// and what srun inside the job reads back as the defaults of its options
+// (SLURM_GPU_BIND, SLURM_GPUS_PER_TASK, ...). Pure: a record in, NAME/value
+// pairs out. The allocation's own variables (nodes, CPUs, GPU ids) are the
+// node daemon's (noded/job_environment.h).
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rota.pb.h"
+
+namespace rota::model {
+
+using EnvVariables = std::vector<std::pair<std::string, std::string>>;
+
+// One variable per option the job was given, and none for an option it was
+// not (Slurm leaves SLURM_GPUS_PER_TASK unset without --gpus-per-task). Values
+// as Slurm writes them: GPU counts as typed ("a100:2"), memory in MB, binding
+// and frequency as given. --mem=0 ("all the node's memory") sets nothing: the
+// amount is the allocation's, known where the job runs.
+EnvVariables RequestVariables(const wire::JobSpec& spec);
+
+// SLURM_ARRAY_JOB_ID, SLURM_ARRAY_TASK_ID and, from the job's --array,
+// SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP (the step of "1-9:2"; 1 when
+// the expression gives none). Empty when the job is not an array task.
+EnvVariables ArrayVariables(const wire::JobRecord& job);
+
+}  // namespace rota::model
