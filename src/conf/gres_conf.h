@@ -13,9 +13,12 @@ namespace rota::conf {
 
 // One device (or, for count-only GRES, one counted pool) on one node.
 struct GresDevice {
-  std::string name;                // "gpu"
-  std::string type;                // "a100"; empty when untyped
-  std::string file;                // "/dev/nvidia3"; empty for count-only GRES
+  std::string name;  // "gpu"
+  std::string type;  // "a100"; empty when untyped
+  std::string file;  // "/dev/nvidia3"; empty for count-only GRES
+  // MultipleFiles= beyond the first (which is `file`): one device reached
+  // through several files, e.g. a MIG instance's parent GPU and capabilities.
+  std::vector<std::string> more_files;
   std::vector<uint32_t> cores;     // Cores= affinity (core indices); empty: any
   uint64_t count = 1;              // 1 per file; Count= for count-only GRES
   std::vector<std::string> flags;  // Flags=

@@ -16,6 +16,7 @@ struct GresLine {
   std::string name;
   std::string type;
   std::string files;
+  std::string multiple_files;  // MultipleFiles=: the files of one device
   std::vector<uint32_t> cores;
   std::optional<uint64_t> count;
   std::vector<std::string> flags;
@@ -37,6 +38,7 @@ const KeyTable<GresLine>& GresKeys() {
       {"Type", StringField(&L::type)},
       {"File", StringField(&L::files)},
       {"Files", StringField(&L::files)},
+      {"MultipleFiles", StringField(&L::multiple_files)},
       {"Cores", [](L& l, std::string_view v) { return ParseIndexListValue(v, l.cores); }},
       {"CPUs", [](L& l, std::string_view v) { return ParseIndexListValue(v, l.cores); }},
       {"Count", [](L& l, std::string_view v) { return ParseCount(v, l.count); }},
@@ -129,9 +131,38 @@ GresConf ParseGresConf(const std::vector<ConfigLine>& lines, const ClusterConfig
       }
     }
 
+    // MultipleFiles= is one device with several files (Slurm: a MIG instance
+    // with its parent GPU and capability files), so it excludes File=.
+    std::vector<std::string> one_device_files;
+    if (!l.multiple_files.empty()) {
+      if (!l.files.empty()) {
+        diags.Error(line.where, "File= and MultipleFiles= cannot be given together");
+        continue;
+      }
+      Result<std::vector<std::string>> expanded = ExpandHostlist(l.multiple_files);
+      if (!expanded.ok()) {
+        diags.Error(line.where, fmt::format("MultipleFiles={}: {}", l.multiple_files,
+                                            expanded.status().message()));
+        continue;
+      }
+      if (l.count && *l.count != 1) {
+        diags.Error(
+            line.where,
+            fmt::format("Count={} with MultipleFiles=: the files are one device", *l.count));
+        continue;
+      }
+      one_device_files = std::move(expanded).value();
+    }
+
     for (const std::string& node : nodes) {
       std::vector<GresDevice>& devices = gres.devices_by_node[node];
-      GresDevice d{l.name, l.type, "", l.cores, 1, l.flags, line.where};
+      GresDevice d{l.name, l.type, "", {}, l.cores, 1, l.flags, line.where};
+      if (!one_device_files.empty()) {
+        d.file = one_device_files.front();
+        d.more_files.assign(one_device_files.begin() + 1, one_device_files.end());
+        devices.push_back(d);
+        continue;
+      }
       if (files.empty()) {
         d.count = l.count.value_or(1);
         devices.push_back(d);

@@ -34,6 +34,46 @@ TEST(GresConfParserTest, FilesExpandPerNodeWithAffinity) {
   EXPECT_EQ((*devices)[0].where.line, 2);
 }
 
+// MIG configured by hand, as sites without NVML autodetection write it: each
+// instance is one device reached through its parent GPU and capability files.
+TEST(GresConfParserTest, MultipleFilesAreOneDevice) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "NodeName=m1 CPUs=8 Gres=gpu:1g.10gb:2\n",
+            "AutoDetect=off\n"
+            "NodeName=m1 Name=gpu Type=1g.10gb "
+            "MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap[21-22]\n"
+            "NodeName=m1 Name=gpu Type=1g.10gb "
+            "MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap30,/dev/nvidia-caps/"
+            "nvidia-cap31\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_EQ(loaded.Text(), "");
+  const auto* devices = (*loaded.config)->gres.DevicesOf("m1");
+  ASSERT_NE(devices, nullptr);
+  ASSERT_EQ(devices->size(), 2u);
+  EXPECT_EQ((*devices)[0].file, "/dev/nvidia0");
+  EXPECT_EQ((*devices)[0].more_files, (std::vector<std::string>{"/dev/nvidia-caps/nvidia-cap21",
+                                                                "/dev/nvidia-caps/nvidia-cap22"}));
+  EXPECT_EQ((*devices)[1].more_files.back(), "/dev/nvidia-caps/nvidia-cap31");
+}
+
+TEST(GresConfParserTest, MultipleFilesWithFileOrACountIsAnError) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) + "NodeName=m1 CPUs=8 Gres=gpu:1\n",
+                            "NodeName=m1 Name=gpu File=/dev/nvidia0 MultipleFiles=/dev/nvidia0\n"
+                            "NodeName=m1 Name=gpu Count=2 MultipleFiles=/dev/nvidia0,/dev/x\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(
+      loaded.Text().find("gres.conf line 1: File= and MultipleFiles= cannot be given together"),
+      std::string::npos)
+      << loaded.Text();
+  EXPECT_NE(loaded.Text().find("gres.conf line 2: Count=2 with MultipleFiles=: the files are one "
+                               "device"),
+            std::string::npos)
+      << loaded.Text();
+}
+
 TEST(GresConfParserTest, LinesWithoutNodeNameApplyToEveryNode) {
   TempDir dir;
   auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) + kTwoGpuNodes,

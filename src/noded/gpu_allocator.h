@@ -34,6 +34,9 @@ struct GpuDevice {
   std::vector<uint32_t> cores;  // gres.conf Cores= of the GPU's line.
   std::string uuid;             // "GPU-…", or "MIG-…" for a MIG instance.
   std::string parent_file;      // A MIG instance's parent device node, needed too.
+  // gres.conf MultipleFiles= beyond the first: more files the GPU is reached
+  // through (a MIG instance's capabilities); granted and denied with it.
+  std::vector<std::string> more_files;
 };
 
 class GpuAllocator {

@@ -80,6 +80,7 @@ std::vector<GpuDevice> MergeWithGresConf(const std::vector<DiscoveredGpu>& found
       line_matched[i] = named = true;
       if (!lines[i]->type.empty()) device.type = lines[i]->type;
       device.cores = lines[i]->cores;
+      device.more_files = lines[i]->more_files;
       break;
     }
     if (!named) {

@@ -13,6 +13,7 @@ std::vector<std::string> HostGresFiles(const conf::ClusterConfig& config, const 
     if (const std::vector<conf::GresDevice>* devices = config.gres.DevicesOf(name)) {
       for (const conf::GresDevice& d : *devices) {
         if (!d.file.empty()) files.insert(d.file);
+        files.insert(d.more_files.begin(), d.more_files.end());
       }
     }
   };
@@ -32,6 +33,7 @@ std::vector<std::string> GrantedFiles(const std::vector<GpuDevice>& gpus) {
     for (const std::string* file : {&gpu.file, &gpu.parent_file}) {
       if (!file->empty()) files.push_back(*file);
     }
+    files.insert(files.end(), gpu.more_files.begin(), gpu.more_files.end());
   }
   return files;
 }

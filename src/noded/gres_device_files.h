@@ -17,7 +17,7 @@
 namespace rota::noded {
 
 // Every GRES device file of the host that node `node` runs on: gres.conf's
-// File= of every GRES line (gpu, mps, shard, nic, a site's own) of `node` and
+// File= and MultipleFiles= of every GRES line (gpu, mps, shard, nic, a site's own) of `node` and
 // of the other nodes slurm.conf places at the same address (virtual nodes
 // sharing one host, whose GPUs are no less forbidden), and the files of the
 // GPUs discovery found (`inventory`: /dev/nvidiaN, a MIG instance's access
@@ -25,8 +25,8 @@ namespace rota::noded {
 std::vector<std::string> HostGresFiles(const conf::ClusterConfig& config, const std::string& node,
                                        const std::vector<GpuDevice>& inventory);
 
-// The files that holding `gpus` lets a job open: each GPU's own and, for a
-// MIG instance, its parent GPU's.
+// The files that holding `gpus` lets a job open: each GPU's own, for a MIG
+// instance its parent GPU's, and gres.conf's MultipleFiles= of each.
 std::vector<std::string> GrantedFiles(const std::vector<GpuDevice>& gpus);
 
 // The rules that deny the devices of `gres_files` except those of `granted`.

@@ -88,5 +88,25 @@ TEST(GresDeviceFilesTest, DevicesAreComparedByNumberAndMissingFilesSkipped) {
   EXPECT_TRUE(DeniedDeviceRules({"/etc/hostname"}, {}).empty());
 }
 
+// gres.conf MultipleFiles= (MIG by hand): all of a device's files are the
+// host's, and granted with it.
+TEST(GresDeviceFilesTest, MultipleFilesAreDeniedAndGrantedTogether) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {"ClusterName=test\nSlurmctldHost=ctl\nGresTypes=gpu\n"
+                                      "NodeName=m1 CPUs=4 Gres=gpu:2\nPartitionName=p Nodes=ALL\n",
+                                      "NodeName=m1 Name=gpu MultipleFiles=/dev/null,/dev/zero\n"
+                                      "NodeName=m1 Name=gpu MultipleFiles=/dev/null,/dev/full\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  std::vector<GpuDevice> gpus = GpuAllocator::InventoryOf(**loaded.config, "m1");
+  ASSERT_EQ(gpus.size(), 2u);
+  EXPECT_EQ(HostGresFiles(**loaded.config, "m1", gpus),
+            (std::vector<std::string>{"/dev/full", "/dev/null", "/dev/zero"}));
+  // The first instance: its capability and the shared parent open, the other's not.
+  EXPECT_EQ(DeniedDevicesFor(**loaded.config, "m1", gpus, {gpus[0]}),
+            std::vector<DeviceRule>{kFull});
+  EXPECT_EQ(DeniedDevicesFor(**loaded.config, "m1", gpus, {}),
+            (std::vector<DeviceRule>{kNull, kZero, kFull}));
+}
+
 }  // namespace
 }  // namespace rota::noded
