@@ -458,6 +458,7 @@ const JobOption kJobOptions[] = {
     {"exclude", 'x', A::kRequired, kAll, &SetString<&S::mutable_exclude>},
     {"reservation", 0, A::kRequired, kAll, &SetString<&S::mutable_reservation>},
     {"comment", 0, A::kRequired, kAll, &SetString<&S::mutable_comment>},
+    {"licenses", 'L', A::kRequired, kAll, &SetString<&S::mutable_licenses>},
     {"overcommit", 'O', A::kNone, kAll, &SetFlag<&S::set_overcommit>},
     {"contiguous", 0, A::kNone, kAll, &SetFlag<&S::set_contiguous>},
     {"array", 'a', A::kRequired, kSb, &SetArray},

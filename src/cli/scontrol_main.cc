@@ -6,6 +6,7 @@
 #include "api/methods.h"
 #include "cli/controller_client.h"
 #include "cli/scontrol_hostlist.h"
+#include "cli/scontrol_licenses.h"
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_show.h"
 #include "cli/show_config.h"
@@ -91,6 +92,24 @@ int ShowPartitions(const std::vector<std::string>& names, bool one_liner) {
     any = true;
   }
   if (!any && !names.empty()) return Fail("Partition " + names.front() + " not found");
+  return 0;
+}
+
+int ShowLicenses(const std::vector<std::string>& names, bool one_liner) {
+  rota::conf::Diagnostics diags;
+  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags,
+                                              rota::conf::ConfigScope::kSlurmConfOnly);
+  if (!config.ok()) return Fail(diags.ToString() + config.status().message());
+  auto client = Connect();
+  if (!client) return 1;
+  rota::wire::ListJobsResponse resp;
+  rota::Status s = client->Call(rota::api::kListJobs, rota::wire::ListJobsRequest(), &resp);
+  if (!s.ok()) return Fail(s.message());
+  const std::string name = names.empty() ? "" : names.front();
+  std::string out = rota::cli::FormatLicenses((*config)->settings.licenses, resp, name, one_liner);
+  if (out.empty() && !name.empty()) return Fail("License " + name + " not found");
+  if (out.empty()) out = "No licenses configured in the system\n";
+  std::cout << out;
   return 0;
 }
 
@@ -191,7 +210,7 @@ int main(int argc, char** argv) {
   }
   if (args.empty()) {
     std::cerr
-        << "Usage: scontrol [-o] show job|node|partition|config|hostnames|hostlist ...\n"
+        << "Usage: scontrol [-o] show job|node|partition|licenses|config|hostnames|hostlist ...\n"
            "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
            "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
            "       scontrol create|update|delete|show reservation ...\n"
@@ -216,6 +235,10 @@ int main(int argc, char** argv) {
       return ShowPartitions(targets, one_liner);
     }
     if (EqualsIgnoreCase(entity, "config")) return ShowConfig();
+    if (EqualsIgnoreCase(entity, "licenses") || EqualsIgnoreCase(entity, "license") ||
+        EqualsIgnoreCase(entity, "lic")) {
+      return ShowLicenses(targets, one_liner);
+    }
     if (EqualsIgnoreCase(entity, "reservation") || EqualsIgnoreCase(entity, "reservations") ||
         EqualsIgnoreCase(entity, "res")) {
       return rota::cli::ShowReservationCommand(targets, one_liner, std::cout, std::cerr);

@@ -135,8 +135,8 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   lines.push_back(fmt::format("MinCPUsNode={} {} MinTmpDiskNode=0", cpt, mem));
   lines.push_back(fmt::format("Features={} DelayBoot=00:00:00", OrNull(s.constraint())));
   if (!s.reservation().empty()) lines.push_back(fmt::format("Reservation={}", s.reservation()));
-  lines.push_back(fmt::format("OverSubscribe={} Contiguous=0 Licenses=(null) Network=(null)",
-                              s.exclusive() ? "NO" : "OK"));
+  lines.push_back(fmt::format("OverSubscribe={} Contiguous=0 Licenses={} Network=(null)",
+                              s.exclusive() ? "NO" : "OK", OrNull(s.licenses())));
   lines.push_back(fmt::format("Command={}", s.argv_size() > 0 ? s.argv(0) : "(null)"));
   lines.push_back(fmt::format("WorkDir={}", s.work_dir()));
   if (!s.comment().empty()) lines.push_back(fmt::format("Comment={}", s.comment()));

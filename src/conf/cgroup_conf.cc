@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "conf/key_table.h"
+#include "conf/unenforced_keys.h"
 
 namespace rota::conf {
 namespace {
@@ -39,23 +40,16 @@ const KeyTable<CgroupConf>& CgroupKeys() {
   return table;
 }
 
-constexpr std::string_view kAcceptedCgroupKeys[] = {
-    "CgroupAutomount",         "ConstrainKmemSpace", "AllowedKmemSpace",
-    "MaxKmemPercent",          "MinKmemSpace",       "MemorySwappiness",
-    "IgnoreSystemdOnFailure",  "EnableControllers",  "CgroupReleaseAgentDir",
-    "SignalChildrenProcesses",
-};
-
 }  // namespace
 
 CgroupConf ParseCgroupConf(const std::vector<ConfigLine>& lines, Diagnostics& diags) {
   CgroupConf conf;
   for (const ConfigLine& line : lines) {
     for (const KeyValue& kv : line.pairs) {
-      if (CgroupKeys().Apply(kv, conf, line.where, diags)) continue;
-      bool accepted = false;
-      for (std::string_view k : kAcceptedCgroupKeys) accepted |= EqualsIgnoreCase(k, kv.key);
-      if (!accepted) diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
+      bool known = CgroupKeys().Apply(kv, conf, line.where, diags);
+      if (!WarnIfUnenforced(KeyPlace::kCgroupConf, kv.key, line.where, diags) && !known) {
+        diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
+      }
     }
   }
   return conf;

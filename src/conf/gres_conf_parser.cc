@@ -6,6 +6,7 @@
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/key_table.h"
+#include "conf/unenforced_keys.h"
 
 namespace rota::conf {
 namespace {
@@ -50,8 +51,6 @@ const KeyTable<GresLine>& GresKeys() {
   return table;
 }
 
-constexpr std::string_view kAcceptedGresKeys[] = {"Links", "MultipleFiles"};
-
 bool InGresTypes(const ClusterConfig& config, const std::string& name) {
   for (const std::string& t : config.settings.gres_types) {
     if (EqualsIgnoreCase(t, name)) return true;
@@ -67,10 +66,10 @@ GresConf ParseGresConf(const std::vector<ConfigLine>& lines, const ClusterConfig
   for (const ConfigLine& line : lines) {
     GresLine l;
     for (const KeyValue& kv : line.pairs) {
-      if (GresKeys().Apply(kv, l, line.where, diags)) continue;
-      bool accepted = false;
-      for (std::string_view k : kAcceptedGresKeys) accepted |= EqualsIgnoreCase(k, kv.key);
-      if (!accepted) diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
+      bool known = GresKeys().Apply(kv, l, line.where, diags);
+      if (!WarnIfUnenforced(KeyPlace::kGresConf, kv.key, line.where, diags) && !known) {
+        diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
+      }
     }
 
     // The nodes this line speaks for: its NodeName= list, or every node.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,34 @@ auto TimeField(DurationSecs T::*field) {
 template <typename T>
 auto BoolField(bool T::*field) {
   return [field](T& t, std::string_view v) { return ParseBoolValue(v, t.*field); };
+}
+// Keys with no default: unset unless the file gives them.
+template <typename T>
+auto OptionalUint32Field(std::optional<uint32_t> T::*field) {
+  return [field](T& t, std::string_view v) {
+    uint32_t n = 0;
+    Status s = ParseUint32Value(v, n);
+    if (s.ok()) t.*field = n;
+    return s;
+  };
+}
+template <typename T>
+auto OptionalMemoryField(std::optional<MemoryMb> T::*field) {
+  return [field](T& t, std::string_view v) {
+    MemoryMb mb = 0;
+    Status s = ParseMemoryValue(v, mb);
+    if (s.ok()) t.*field = mb;
+    return s;
+  };
+}
+template <typename T>
+auto OptionalTimeField(std::optional<DurationSecs> T::*field) {
+  return [field](T& t, std::string_view v) {
+    DurationSecs d = 0;
+    Status s = ParseTimeValue(v, d);
+    if (s.ok()) t.*field = d;
+    return s;
+  };
 }
 template <typename T>
 auto ListField(std::vector<std::string> T::*field) {

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "conf/key_table.h"
 #include "conf/slurm_conf_parser.h"
+#include "conf/unenforced_keys.h"
 
 namespace rota::conf {
 namespace {
@@ -100,18 +101,6 @@ const KeyTable<NodeLineFields>& NodeKeys() {
   return table;
 }
 
-// NodeName keys Rota accepts but does not use yet.
-constexpr std::string_view kAcceptedNodeKeys[] = {
-    "CoreSpecCount", "CpuBind", "CpuSpecList", "MemSpecLimit", "Bcast", "TRESWeights",
-};
-
-bool IsAcceptedNodeKey(std::string_view key) {
-  for (std::string_view k : kAcceptedNodeKeys) {
-    if (EqualsIgnoreCase(k, key)) return true;
-  }
-  return false;
-}
-
 // Fills in the counts Slurm infers from the ones given. A line that gives
 // CPUs and Sockets but no CoresPerSocket (the form many sites paste, e.g.
 // "CPUs=128 Sockets=2") has CPUs / (Sockets * ThreadsPerCore) cores per
@@ -183,7 +172,8 @@ void ParseNodeLine(const ConfigLine& line, const std::vector<KeyValue>& defaults
   for (const KeyValue& kv : defaults) NodeKeys().Apply(kv, fields, line.where, diags);
   for (size_t i = 1; i < line.pairs.size(); ++i) {
     const KeyValue& kv = line.pairs[i];
-    if (!NodeKeys().Apply(kv, fields, line.where, diags) && !IsAcceptedNodeKey(kv.key)) {
+    bool known = NodeKeys().Apply(kv, fields, line.where, diags);
+    if (!WarnIfUnenforced(KeyPlace::kNodeLine, kv.key, line.where, diags) && !known) {
       diags.Warning(line.where, fmt::format("unknown NodeName key {} (ignored)", kv.key));
     }
   }

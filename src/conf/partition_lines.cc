@@ -5,6 +5,7 @@
 #include "common/strings.h"
 #include "conf/key_table.h"
 #include "conf/slurm_conf_parser.h"
+#include "conf/unenforced_keys.h"
 
 namespace rota::conf {
 namespace {
@@ -35,15 +36,6 @@ Status ParseOverSubscribe(std::string_view v, std::string& out) {
   }
   out = ToUpper(v);
   return Status::Ok();
-}
-
-auto OptionalMemory(std::optional<MemoryMb> PartitionConfig::*field) {
-  return [field](PartitionConfig& p, std::string_view v) {
-    MemoryMb mb = 0;
-    Status s = ParseMemoryValue(v, mb);
-    if (s.ok()) p.*field = mb;
-    return s;
-  };
 }
 
 const KeyTable<PartitionConfig>& PartitionKeys() {
@@ -86,40 +78,16 @@ const KeyTable<PartitionConfig>& PartitionKeys() {
        [](P& p, std::string_view v) { return ParseOverSubscribe(v, p.oversubscribe); }},
       {"Shared", [](P& p, std::string_view v) { return ParseOverSubscribe(v, p.oversubscribe); }},
       {"Hidden", BoolField(&P::hidden)},
-      {"DefMemPerCPU", OptionalMemory(&P::def_mem_per_cpu)},
-      {"MaxMemPerNode", OptionalMemory(&P::max_mem_per_node)},
+      {"DefMemPerCPU", OptionalMemoryField(&P::def_mem_per_cpu)},
+      {"MaxMemPerNode", OptionalMemoryField(&P::max_mem_per_node)},
+      {"DefCpuPerGPU", OptionalUint32Field(&P::def_cpu_per_gpu)},
+      {"DefMemPerGPU", OptionalMemoryField(&P::def_mem_per_gpu)},
+      {"MaxMemPerCPU", OptionalMemoryField(&P::max_mem_per_cpu)},
+      {"MaxCPUsPerNode",
+       [](P& p, std::string_view v) { return ParseCountOrUnlimited(v, p.max_cpus_per_node); }},
+      {"OverTimeLimit", OptionalTimeField(&P::over_time_limit)},
   };
   return table;
-}
-
-// PartitionName keys Rota accepts but does not use yet.
-constexpr std::string_view kAcceptedPartitionKeys[] = {
-    "AllocNodes",
-    "Alternate",
-    "CpuBind",
-    "DefCpuPerGPU",
-    "DefMemPerGPU",
-    "DefMemPerNode",
-    "DisableRootJobs",
-    "JobDefaults",
-    "LLN",
-    "MaxCPUsPerNode",
-    "MaxMemPerCPU",
-    "OverTimeLimit",
-    "PowerDownOnIdle",
-    "ReqResv",
-    "ResumeTimeout",
-    "RootOnly",
-    "SelectTypeParameters",
-    "SuspendTime",
-    "SuspendTimeout",
-};
-
-bool IsAcceptedPartitionKey(std::string_view key) {
-  for (std::string_view k : kAcceptedPartitionKeys) {
-    if (EqualsIgnoreCase(k, key)) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -137,7 +105,9 @@ void ParsePartitionLine(const ConfigLine& line, const std::vector<KeyValue>& def
   for (const KeyValue& kv : defaults) PartitionKeys().Apply(kv, p, line.where, diags);
   for (size_t i = 1; i < line.pairs.size(); ++i) {
     const KeyValue& kv = line.pairs[i];
-    if (!PartitionKeys().Apply(kv, p, line.where, diags) && !IsAcceptedPartitionKey(kv.key)) {
+    bool known = PartitionKeys().Apply(kv, p, line.where, diags);
+    // Keys without effect (unenforced_keys.cc) are told apart from unknown ones.
+    if (!WarnIfUnenforced(KeyPlace::kPartitionLine, kv.key, line.where, diags) && !known) {
       diags.Warning(line.where, fmt::format("unknown PartitionName key {} (ignored)", kv.key));
     }
   }

@@ -102,6 +102,14 @@ struct PartitionConfig {
   bool hidden = false;
   std::optional<MemoryMb> def_mem_per_cpu;
   std::optional<MemoryMb> max_mem_per_node;
+  // Unset: the cluster-wide DefCpuPerGPU / DefMemPerGPU / MaxMemPerCPU /
+  // OverTimeLimit apply.
+  std::optional<uint32_t> def_cpu_per_gpu;
+  std::optional<MemoryMb> def_mem_per_gpu;
+  std::optional<MemoryMb> max_mem_per_cpu;
+  std::optional<DurationSecs> over_time_limit;
+  // CPUs of one node that the partition's jobs may hold together.
+  uint32_t max_cpus_per_node = kUnlimitedCount;
   SourceLocation where;
 };
 
@@ -160,6 +168,25 @@ struct SlurmConf {
   uint32_t return_to_service = 0;
   std::vector<std::string> slurmd_parameters;
   std::optional<MemoryMb> def_mem_per_cpu;
+  // For jobs that ask for GPUs: CPUs per GPU without --cpus-per-task or
+  // --cpus-per-gpu; memory per GPU without --mem, --mem-per-cpu or --mem-per-gpu.
+  std::optional<uint32_t> def_cpu_per_gpu;
+  std::optional<MemoryMb> def_mem_per_gpu;
+  // A job asking for more memory per CPU gets more CPUs per task instead.
+  std::optional<MemoryMb> max_mem_per_cpu;
+  // NO: a job beyond its partition's limits pends (PartitionTimeLimit...);
+  // ANY or ALL (the same with one partition per job): it is refused at submit.
+  std::string enforce_part_limits = "NO";
+  // How long a job may run past its time limit before it is killed;
+  // kInfiniteDuration: never.
+  DurationSecs over_time_limit = 0;
+  bool job_requeue = true;  // Batch jobs without --requeue/--no-requeue may be requeued
+  // When fair-share usage goes back to 0: NONE, NOW (once, at start),
+  // DAILY, WEEKLY, MONTHLY, QUARTERLY, YEARLY.
+  std::string priority_usage_reset_period = "NONE";
+  // Licenses=: the cluster's own licenses and how many of each; jobs ask
+  // with -L and wait (reason Licenses) until enough are free.
+  std::map<std::string, uint32_t> licenses;
   uint32_t first_job_id = 1;
 
   // Every key as written in the file (canonical spelling -> value), for

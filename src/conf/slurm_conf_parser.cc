@@ -4,12 +4,15 @@
 
 #include "common/strings.h"
 #include "conf/key_table.h"
+#include "conf/license_list.h"
+#include "conf/unenforced_keys.h"
 
 namespace rota::conf {
 namespace {
 
-// Keys Rota reads today with their typed destination. Keys of Slurm that Rota
-// accepts but does not act on yet are in kAcceptedKeys below.
+// Keys Rota reads with their typed destination. Keys of Slurm that Rota
+// accepts but does not act on are in unenforced_keys.cc (a few of those are
+// parsed here all the same, so that a bad value is still an error).
 const KeyTable<SlurmConf>& GlobalKeys() {
   static const KeyTable<SlurmConf> table{
       {"ClusterName", StringField(&SlurmConf::cluster_name)},
@@ -118,93 +121,50 @@ const KeyTable<SlurmConf>& GlobalKeys() {
          if (s.ok()) c.def_mem_per_cpu = mb;
          return s;
        }},
+      {"DefCpuPerGPU", OptionalUint32Field(&SlurmConf::def_cpu_per_gpu)},
+      {"DefMemPerGPU", OptionalMemoryField(&SlurmConf::def_mem_per_gpu)},
+      {"MaxMemPerCPU", OptionalMemoryField(&SlurmConf::max_mem_per_cpu)},
+      {"EnforcePartLimits",
+       [](SlurmConf& c, std::string_view v) {
+         Status s = ParseChoiceValue(v, {"NO", "ANY", "ALL", "YES"}, c.enforce_part_limits);
+         // YES is the older spelling of ANY.
+         if (c.enforce_part_limits == "YES") c.enforce_part_limits = "ANY";
+         return s;
+       }},
+      {"OverTimeLimit", TimeField(&SlurmConf::over_time_limit)},
+      {"JobRequeue",
+       [](SlurmConf& c, std::string_view v) {
+         uint32_t n = 0;
+         Status s = ParseUint32Value(v, n);
+         if (s.ok() && n > 1) return InvalidArgument("is not 0 or 1");
+         c.job_requeue = n == 1;
+         return s;
+       }},
+      {"Licenses",
+       [](SlurmConf& c, std::string_view v) {
+         Result<LicenseCounts> licenses = ParseLicenseList(v);
+         if (!licenses.ok()) return licenses.status();
+         c.licenses = std::move(licenses).value();
+         return Status::Ok();
+       }},
+      {"PriorityUsageResetPeriod",
+       ChoiceField(&SlurmConf::priority_usage_reset_period,
+                   {"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY"})},
   };
   return table;
 }
 
-// Slurm keys that Rota accepts without acting on them (yet). They are kept in
-// SlurmConf::raw, so `scontrol show config` shows them; no warning is printed.
-constexpr std::string_view kAcceptedKeys[] = {
-    "AccountingStorageExternalHost",
-    "AccountingStoragePass",
-    "AccountingStorageUser",
-    "AcctGatherNodeFreq",
-    "AuthAltTypes",
-    "AuthInfo",
-    "CommunicationParameters",
-    "CompleteWait",
-    "CredType",
-    "DefCpuPerGPU",
-    "DefMemPerGPU",
-    "DefMemPerNode",
-    "DependencyParameters",
-    "EnforcePartLimits",
-    "EpilogSlurmctld",
-    "FairShareDampeningFactor",
-    "GpuFreqDef",
-    "InactiveLimit",
-    "JobAcctGatherFrequency",
-    "JobAcctGatherParams",
-    "JobAcctGatherType",
-    "JobCompLoc",
-    "JobCompType",
-    "JobRequeue",
-    "JobSubmitPlugins",
-    "KillOnBadExit",
-    "LaunchParameters",
-    "Licenses",
-    "LogTimeFormat",
-    "MailProg",
-    "MaxMemPerCPU",
-    "MaxMemPerNode",
-    "MaxStepCount",
-    "MaxTasksPerNode",
-    "MessageTimeout",
-    "MpiParams",
-    "OverTimeLimit",
-    "PluginDir",
-    "PriorityParameters",
-    "PriorityUsageResetPeriod",
-    "PrivateData",
-    "PrologEpilogTimeout",
-    "PrologSlurmctld",
-    "PropagateResourceLimits",
-    "PropagateResourceLimitsExcept",
-    "RebootProgram",
-    "ResumeTimeout",
-    "ResvOverRun",
-    "SlurmctldDebug",
-    "SlurmctldLogFile",
-    "SlurmctldParameters",
-    "SlurmctldPidFile",
-    "SlurmctldSyslogDebug",
-    "SlurmdDebug",
-    "SlurmdLogFile",
-    "SlurmdPidFile",
-    "SlurmdSyslogDebug",
-    "SlurmdUser",
-    "SlurmSchedLogFile",
-    "SlurmSchedLogLevel",
-    "SrunEpilog",
-    "SrunProlog",
-    "SuspendTime",
-    "SwitchType",
-    "TaskEpilog",
-    "TaskPluginParam",
-    "TaskProlog",
-    "TCPTimeout",
-    "TmpFS",
-    "TrackWCKey",
-    "TreeWidth",
-    "UnkillableStepProgram",
-    "UnkillableStepTimeout",
-    "UsePAM",
-    "VSizeFactor",
-    "WaitTime",
+// Keys other parts of Rota read from SlurmConf::raw rather than from a typed
+// field. The keys Rota accepts without acting on them are in
+// unenforced_keys.cc.
+constexpr std::string_view kRawKeys[] = {
+    "AuthInfo",  // api/auth_settings.cc: socket=
 };
 
 std::string_view CanonicalAcceptedKey(std::string_view key) {
-  for (std::string_view k : kAcceptedKeys) {
+  std::string_view unenforced = UnenforcedKey(KeyPlace::kSlurmConf, key);
+  if (!unenforced.empty()) return unenforced;
+  for (std::string_view k : kRawKeys) {
     if (EqualsIgnoreCase(k, key)) return k;
   }
   return {};
@@ -232,6 +192,13 @@ void AddController(std::string_view value, const SourceLocation& where, SlurmCon
     return;
   }
   settings.controllers.push_back({std::string(name), std::string(address)});
+}
+
+// NodeName=DEFAULT / PartitionName=DEFAULT lines.
+void WarnUnenforcedDefaults(KeyPlace place, const ConfigLine& line, Diagnostics& diags) {
+  for (size_t i = 1; i < line.pairs.size(); ++i) {
+    WarnIfUnenforced(place, line.pairs[i].key, line.where, diags);
+  }
 }
 
 bool ApplySpecialGlobal(const KeyValue& kv, const SourceLocation& where, SlurmConf& settings,
@@ -273,6 +240,7 @@ void ApplyGlobalPair(const KeyValue& kv, const SourceLocation& where, SlurmConf&
     diags.Warning(where, fmt::format("unknown key {} (ignored)", kv.key));
     return;
   }
+  WarnIfUnenforced(KeyPlace::kSlurmConf, canonical, where, diags);
   settings.raw[canonical] = kv.value;
 }
 
@@ -284,12 +252,15 @@ void ParseSlurmConf(const std::vector<ConfigLine>& lines, ClusterConfig& config,
     const KeyValue& first = line.pairs.front();
     if (EqualsIgnoreCase(first.key, "NodeName")) {
       if (EqualsIgnoreCase(first.value, "DEFAULT")) {
+        // Told here, once, rather than on every line the default reaches.
+        WarnUnenforcedDefaults(KeyPlace::kNodeLine, line, diags);
         node_defaults.insert(node_defaults.end(), line.pairs.begin() + 1, line.pairs.end());
       } else {
         ParseNodeLine(line, node_defaults, config, diags);
       }
     } else if (EqualsIgnoreCase(first.key, "PartitionName")) {
       if (EqualsIgnoreCase(first.value, "DEFAULT")) {
+        WarnUnenforcedDefaults(KeyPlace::kPartitionLine, line, diags);
         partition_defaults.insert(partition_defaults.end(), line.pairs.begin() + 1,
                                   line.pairs.end());
       } else {

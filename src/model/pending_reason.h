@@ -23,6 +23,7 @@ inline constexpr std::string_view kPartitionInactive = "PartitionInactive";
 inline constexpr std::string_view kReqNodeNotAvail = "ReqNodeNotAvail";
 inline constexpr std::string_view kJobArrayTaskLimit = "JobArrayTaskLimit";
 inline constexpr std::string_view kDeadline = "DeadLine";
+inline constexpr std::string_view kLicenses = "Licenses";  // Too few of its -L licenses free
 // Advance reservations: waiting for its reservation's window, the reservation
 // gone, and nodes held by a maintenance reservation.
 inline constexpr std::string_view kReservation = "Reservation";

@@ -130,6 +130,30 @@ TEST(RotactldCheckConfigTest, RejectsEveryBrokenExampleWithItsExpectedError) {
   EXPECT_GE(seen, 4);
 }
 
+TEST(RotactldCheckConfigTest, WarnsAtEveryKeyThatHasNoEffect) {
+  testing::TempDir dir;
+  std::string conf = dir.Write("slurm.conf",
+                               "ClusterName=c\n"
+                               "SlurmctldHost=h\n"
+                               "SlurmdUser=root\n"                         // line 3
+                               "OverTimeLimit=5\n"                         // acted on
+                               "NodeName=n1 CPUs=4 CoreSpecCount=1\n"      // line 5
+                               "PartitionName=p Nodes=n1 RootOnly=no\n");  // line 6
+  dir.Write("cgroup.conf", "ConstrainCores=yes\nMemorySwappiness=10\n");
+  RunResult r = RunProgram("rotactld", {"-f", conf, "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string cgroup = (dir.path() / "cgroup.conf").string();
+  for (const std::string& expected :
+       {"warning: " + conf + " line 3: SlurmdUser is accepted, has no effect in Rota\n",
+        "warning: " + conf + " line 5: CoreSpecCount is accepted, has no effect in Rota\n",
+        "warning: " + conf + " line 6: RootOnly is accepted, has no effect in Rota\n",
+        "warning: " + cgroup + " line 2: MemorySwappiness is accepted, has no effect in Rota\n",
+        std::string("configuration OK: cluster c, 1 nodes, 1 partitions, 4 warnings\n")}) {
+    EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+  }
+  EXPECT_EQ(r.out.find("OverTimeLimit"), std::string::npos) << r.out;
+}
+
 TEST(RotactldCheckConfigTest, MissingFileAndBadOptions) {
   RunResult r = RunProgram("rotactld", {"-f", "/nonexistent/slurm.conf", "--check-config"});
   EXPECT_EQ(r.exit_code, 1);

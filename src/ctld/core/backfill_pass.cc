@@ -11,7 +11,9 @@
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/license_pool.h"
 #include "ctld/core/limit_check.h"
+#include "ctld/core/partition_cpu_cap.h"
 #include "ctld/core/queue_order.h"
 #include "model/pending_reason.h"
 #include "sched/availability_profile.h"
@@ -99,11 +101,14 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   const sched::ClusterModel& model = nodes_.model();
   // Each partition's usable nodes once; its index names it for the planner.
   std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates;
+  std::map<const conf::PartitionConfig*, PartitionCpuCap> caps;  // Partitions with MaxCPUsPerNode
   std::vector<sched::BackfillJob> jobs;
   jobs.reserve(queue.size());
+  LicensePool licenses = LicensesInUse();
   for (const wire::JobRecord* j : queue) {
     const conf::PartitionConfig* partition = config_->FindPartition(j->spec().partition());
     if (partition == nullptr) continue;
+    if (!licenses.Available(j->spec())) continue;          // Reason Licenses, from the main pass
     if (gang::RowsOf(*config_, *partition) > 0) continue;  // Time-sliced: the main pass's
     Result<JobShape> shape = ShapeJob(j->spec(), *partition, *config_, model);
     if (!shape.ok() || !shape->partition_reason.empty()) continue;
@@ -111,6 +116,12 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     if (fresh) {
       it->second = std::make_unique<std::vector<uint32_t>>(CandidatesFor(*partition).usable);
       DropPreemptHolds(0, *it->second);  // Kept for a preemptor: never backfilled
+      if (partition->max_cpus_per_node != conf::kUnlimitedCount) {
+        // MaxCPUsPerNode: nodes where the partition holds all it may are out.
+        PartitionCpuCap& cap = caps.try_emplace(partition, *partition, model).first->second;
+        for (const auto& [id, job] : jobs_) cap.Count(*job);
+        cap.DropFullNodes(*it->second);
+      }
     }
     sched::BackfillJob& b = jobs.emplace_back();
     b.id = j->job_id();
@@ -195,6 +206,15 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
         Mutable(d.id).set_reason(limit);
         continue;
       }
+      // The plan does not know MaxCPUsPerNode: a start that would pass it waits.
+      auto cap = caps.find(config_->FindPartition(it->second->spec().partition()));
+      if (cap != caps.end()) {
+        if (!cap->second.Exceeding(d.allocation).empty()) continue;
+        cap->second.Add(d.allocation);
+      }
+      // Nor do licenses: those of the jobs started before it in this pass count.
+      if (!licenses.Available(it->second->spec())) continue;
+      licenses.Take(it->second->spec());
       CountStarted(usage.get(), *it->second);
       StartOn(d.id, d.allocation, now, effects);
       stats_.JobBackfilled();

@@ -7,8 +7,11 @@
 #include "common/strings.h"
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/allocation_record.h"
+#include "ctld/core/job_defaults.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/license_pool.h"
 #include "ctld/core/multifactor.h"
+#include "ctld/core/partition_cpu_cap.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_payload.h"
@@ -103,6 +106,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     }
   }
   PruneSteps();
+  ApplyUsageResetNow();
   node_events_.Restore(*config_, nodes_);
   next_wake_.reset();
   RefreshReservedWindows();
@@ -200,6 +204,12 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   return out;
 }
 
+void ControllerCore::ApplyUsageResetNow() {
+  if (!EqualsIgnoreCase(config_->settings.priority_usage_reset_period, "NOW")) return;
+  if (!usage_.entries().empty()) usage_cleared_unsaved_ = true;
+  usage_.Clear();
+}
+
 void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> config) {
   NodeTable fresh(*config);
   for (NodeRuntime& n : fresh.nodes()) {
@@ -217,6 +227,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
   config_ = std::move(config);
   enforcement_ = Enforcement::FromSettings(config_->settings.accounting_storage_enforce);
   nodes_ = std::move(fresh);
+  ApplyUsageResetNow();
   RefreshReservedWindows();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED ||
@@ -336,9 +347,24 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     if (!known) return InvalidArgument("Invalid qos specification");
   }
 
+  if (!spec.licenses().empty()) {
+    Result<std::string> licenses = CheckLicenseRequest(config_->settings.licenses, spec.licenses());
+    if (!licenses.ok()) return licenses.status();
+    spec.set_licenses(*licenses);
+  }
+  ApplyJobDefaults(*partition, *config_, spec);
   Result<JobShape> shape = ShapeJob(spec, *partition, *config_, nodes_.model());
   if (!shape.ok()) return shape.status();
   ROTA_RETURN_IF_ERROR(CheckCanEverRun(*shape, *partition, nodes_.model()));
+  ROTA_RETURN_IF_ERROR(EnforcePartitionLimits(*config_, shape->partition_reason));
+  if (PartitionCpuCap cap(*partition, nodes_.model()); cap.capped()) {
+    // MaxCPUsPerNode below what the job needs on a node: it could never start.
+    if (!SelectWithinCap(nodes_.model(), nodes_.model().empty_usage,
+                         PartitionNodeIndices(*partition, nodes_.model()), shape->request, cap)
+             .allocation) {
+      return InvalidArgument(kNodeConfigNotAvailable);
+    }
+  }
 
   std::optional<model::ArraySpec> array;
   if (!spec.array().empty()) {
@@ -411,7 +437,9 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   job.set_state(wire::JOB_STATE_PENDING);
   job.set_submit_time(now);
   job.set_eligible_time(std::max(now, job.spec().begin_time()));
-  job.set_requeue(job.spec().requeue() != 2);
+  // --requeue / --no-requeue, else the cluster's JobRequeue.
+  job.set_requeue(job.spec().requeue() == 0 ? config_->settings.job_requeue
+                                            : job.spec().requeue() == 1);
   job.set_dependency_state(job.spec().dependency());
   if (array) {
     job.set_array_job_id(job.job_id());

@@ -22,6 +22,7 @@
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
 #include "ctld/core/gang_scheduler.h"
+#include "ctld/core/license_pool.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/node_events.h"
 #include "ctld/core/node_table.h"
@@ -200,6 +201,9 @@ class ControllerCore {
   // Fair-share (fairshare_hooks.cc): accrues usage up to `now` and rebuilds
   // the share tree the fair-share factor reads; appends the ledger's record.
   void UpdateFairshare(int64_t now, Effects& effects);
+  // PriorityUsageResetPeriod=NOW: all usage is cleared when the controller
+  // reads its configuration (start, reconfigure).
+  void ApplyUsageResetNow();
   // The share tree from the policy's accounts and users (or, without one, the
   // jobs' own user/account pairs) and the ledger's usage.
   ShareTree BuildShareTree() const;
@@ -256,6 +260,11 @@ class ControllerCore {
   void BackfillPass(int64_t now, Effects& effects);
   std::string DependencyReason(const wire::JobRecord& job, int64_t now) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;
+  // Licenses= : the licenses the jobs holding allocations use now.
+  LicensePool LicensesInUse() const;
+  // When running `job` (with a time limit) is killed: its end time plus
+  // OverTimeLimit; nullopt when OverTimeLimit is UNLIMITED.
+  std::optional<int64_t> TimeLimitKillTime(const wire::JobRecord& job) const;
   // One walk over all jobs: time limits reached, finished jobs past MinJobAge,
   // and the next time anything is due (next_wake_).
   void SweepTimers(int64_t now, Effects& effects);
@@ -406,6 +415,7 @@ class ControllerCore {
   bool maybe_suspended_ = true;
   std::shared_ptr<const PolicyTable> policy_;  // Null until rotadbd's is known
   UsageLedger usage_;                          // Fair-share usage (usage_ledger.h)
+  bool usage_cleared_unsaved_ = false;         // ApplyUsageResetNow cleared usage: log it
   std::shared_ptr<const ShareTree> shares_;    // Null until the first recomputation
   Enforcement enforcement_;                    // From AccountingStorageEnforce
   ReservationTable reservations_;

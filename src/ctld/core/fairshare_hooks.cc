@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "ctld/core/controller_core.h"
+#include "ctld/core/usage_reset.h"
 #include "model/job_state.h"
 
 namespace rota::ctld {
@@ -76,10 +77,12 @@ void ControllerCore::UpdateFairshare(int64_t now, Effects& effects) {
     charges.push_back(std::move(c));
   }
   const bool had_usage = !usage_.entries().empty();
-  usage_.Advance(now, config_->settings.priority_decay_half_life, charges);
+  usage_.Advance(now, config_->settings.priority_decay_half_life, charges,
+                 LastUsageReset(config_->settings.priority_usage_reset_period, now));
   shares_ = std::make_shared<const ShareTree>(BuildShareTree());
   // One record per recomputation (PriorityCalcPeriod), none while no usage.
-  if (had_usage || !usage_.entries().empty()) {
+  if (had_usage || usage_cleared_unsaved_ || !usage_.entries().empty()) {
+    usage_cleared_unsaved_ = false;
     *effects.records.emplace_back().mutable_fairshare_usage() = usage_.ToState();
   }
 }

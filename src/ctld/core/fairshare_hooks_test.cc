@@ -203,5 +203,48 @@ TEST_F(FairshareCoreTest, AccountsSharesAndUsageFactorWithClassic) {
   EXPECT_EQ(Row(tree, "physics", "")->depth(), 1u);
 }
 
+TEST_F(FairshareCoreTest, DailyUsageResetKeepsOnlyWhatRanSinceMidnight) {
+  Load("PriorityUsageResetPeriod=DAILY\n");
+  const int64_t midnight = kT0 - kT0 % 86400 + 86400;  // kT0 is 08:00 UTC
+  RunGpuJob(alice_, 100);                              // Keeps running past midnight
+  Tick();
+  EXPECT_DOUBLE_EQ(core_->usage_ledger().Usage("root", "alice"), 2100);
+  // The nodes keep answering, so the job keeps running.
+  auto tick_at = [&](int64_t t) {
+    now_ = t;
+    Effects e;
+    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
+    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+    Tick();
+  };
+  for (int64_t t = kT0 + 200; t < midnight - 100; t += 200) tick_at(t);
+  tick_at(midnight - 100);
+  EXPECT_DOUBLE_EQ(core_->usage_ledger().Usage("root", "alice"), 21.0 * (midnight - 100 - kT0));
+  tick_at(midnight + 200);  // PriorityCalcPeriod=1 is a minute
+  ASSERT_EQ(core_->FindJob(1)->state(), wire::JOB_STATE_RUNNING);
+  // Only the 200 s since midnight count, at 21 a second.
+  EXPECT_DOUBLE_EQ(core_->usage_ledger().Usage("root", "alice"), 4200);
+  EXPECT_DOUBLE_EQ(core_->usage_ledger().Usage("root"), 4200);
+}
+
+TEST_F(FairshareCoreTest, UsageResetNowClearsWhenTheConfigurationIsRead) {
+  Load("");
+  RunGpuJob(alice_, 100);
+  Tick();
+  ASSERT_DOUBLE_EQ(core_->usage_ledger().Usage("root", "alice"), 2100);
+  wire::StateSnapshot snap = core_->Snapshot();
+  Load("PriorityUsageResetPeriod=NOW\n");
+  core_->Restore(&snap, {});
+  EXPECT_DOUBLE_EQ(core_->usage_ledger().Usage("root", "alice"), 0);
+  // The cleared ledger is logged at the next recomputation, so that a
+  // restart without NOW does not bring the old usage back.
+  Effects e = Tick();
+  bool logged = false;
+  for (const wire::StateRecord& r : e.records) {
+    if (r.has_fairshare_usage()) logged = true;
+  }
+  EXPECT_TRUE(logged);
+}
+
 }  // namespace
 }  // namespace rota::ctld

@@ -9,7 +9,9 @@
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/license_pool.h"
 #include "ctld/core/limit_check.h"
+#include "ctld/core/partition_cpu_cap.h"
 #include "ctld/core/queue_order.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
@@ -67,6 +69,25 @@ void ControllerCore::Tick(int64_t now, Effects& effects) {
   SchedulePass(now, effects);
 }
 
+LicensePool ControllerCore::LicensesInUse() const {
+  LicensePool pool(config_->settings.licenses);
+  if (!config_->settings.licenses.empty()) {
+    for (const auto& [id, job] : jobs_) pool.Count(*job);
+  }
+  return pool;
+}
+
+std::optional<int64_t> ControllerCore::TimeLimitKillTime(const wire::JobRecord& job) const {
+  // The partition's OverTimeLimit, else the cluster's.
+  DurationSecs over = config_->settings.over_time_limit;
+  if (const conf::PartitionConfig* p = config_->FindPartition(job.spec().partition());
+      p != nullptr && p->over_time_limit) {
+    over = *p->over_time_limit;
+  }
+  if (over == kInfiniteDuration) return std::nullopt;
+  return job.end_time() + over;
+}
+
 void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> expired;
   std::vector<uint32_t> warn;
@@ -91,10 +112,12 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
             NoteWake(*t);
           }
         }
-        if (now >= job->end_time()) {
-          expired.push_back(id);
-        } else {
-          NoteWake(job->end_time());
+        if (std::optional<int64_t> kill = TimeLimitKillTime(*job)) {
+          if (now >= *kill) {
+            expired.push_back(id);
+          } else {
+            NoteWake(*kill);
+          }
         }
         break;
       case wire::JOB_STATE_PENDING:
@@ -255,7 +278,14 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
         std::string(maint ? model::reason::kReservedForMaintenance : model::reason::kResources);
     return false;
   }
-  sched::Selection selection = sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
+  // MaxCPUsPerNode: what the partition's jobs hold now, this pass's starts included.
+  PartitionCpuCap cap(*partition, nodes_.model());
+  if (cap.capped()) {
+    for (const auto& [id, job] : jobs_) cap.Count(*job);
+  }
+  sched::Selection selection =
+      cap.capped() ? SelectWithinCap(nodes_.model(), nodes_.usage(), c.usable, req, cap)
+                   : sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
   if (!selection.allocation) {
     if (maint) {
       *reason = std::string(model::reason::kReservedForMaintenance);
@@ -325,6 +355,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   // QoS and association limits (null unless enforced): running jobs, and
   // those started in this pass.
   std::unique_ptr<LimitUsage> usage = RunningUsage(now);
+  LicensePool licenses = LicensesInUse();
   for (const wire::JobRecord* queued : queue) {
     const uint32_t id = queued->job_id();
     // Records in `queue` stay alive for the pass (a published view or jobs_
@@ -401,6 +432,11 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       set_reason(held);
       continue;
     }
+    // Nor does a job waiting for licenses, as in Slurm.
+    if (!licenses.Available(spec)) {
+      set_reason(model::reason::kLicenses);
+      continue;
+    }
     // A job that displaced others is tried even behind a blocked job: the
     // nodes held for it would otherwise stay idle.
     if (blocked[static_cast<size_t>(partition - partitions.data())] &&
@@ -427,6 +463,10 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
         set_reason(held);
         break;
       }
+      if (started > 0 && !licenses.Available(spec)) {
+        set_reason(model::reason::kLicenses);
+        break;
+      }
       std::string reason;
       if (!TryStart(id, now, effects, &reason)) {
         // Under preemption it waits (Resources) while displaced jobs leave.
@@ -439,6 +479,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       }
       ++running;
       ++started;
+      licenses.Take(spec);
       CountStarted(usage.get(), *it->second);
       if (!is_array) break;
     }

@@ -35,19 +35,13 @@ double JobBilling(const TresCounts& tres, const TresWeights& weights, bool max_t
 }
 
 void UsageLedger::Advance(int64_t now, int64_t half_life_s, const std::vector<UsageCharge>& charges,
-                          int64_t reset_period_s) {
+                          int64_t last_reset) {
   if (updated_ != 0 && now < updated_) return;
-  if (reset_period_s > 0) {
-    // Cleared when a period boundary (a multiple of it since the epoch) lies
-    // between the last update and now: only what ran since counts.
-    int64_t boundary = now - now % reset_period_s;
-    if (updated_ != 0 && updated_ < boundary) {
-      usage_.clear();
-      tres_usage_.clear();
-      qos_usage_.clear();
-      updated_ = boundary;
-      last_reset_ = boundary;
-    }
+  if (last_reset > 0 && last_reset <= now && updated_ != 0 && updated_ < last_reset) {
+    // Charges below then start at the boundary.
+    Clear();
+    updated_ = last_reset;
+    last_reset_ = last_reset;
   }
   if (updated_ != 0) {
     double decay = DecayFactor(now - updated_, half_life_s);
@@ -82,6 +76,12 @@ void UsageLedger::Advance(int64_t now, int64_t half_life_s, const std::vector<Us
     if (!c.qos.empty()) charge(qos_usage_[c.qos]);
   }
   updated_ = now;
+}
+
+void UsageLedger::Clear() {
+  usage_.clear();
+  tres_usage_.clear();
+  qos_usage_.clear();
 }
 
 double UsageLedger::Usage(const std::string& account, const std::string& user) const {

@@ -50,10 +50,13 @@ class UsageLedger {
   // Decays every association's usage from the last update to `now`, then adds
   // each charge (rate x seconds run since the last update) to its user's
   // association and to every account of its lineage. A `now` before the last
-  // update changes nothing. `reset_period_s` > 0 clears all usage when a
-  // period boundary (multiples of it since the epoch) was crossed.
+  // update changes nothing. `last_reset` > 0 (PriorityUsageResetPeriod's
+  // latest boundary at or before `now`, usage_reset.h) clears all usage when
+  // the last update came before it: only what ran since counts.
   void Advance(int64_t now, int64_t half_life_s, const std::vector<UsageCharge>& charges,
-               int64_t reset_period_s = 0);
+               int64_t last_reset = 0);
+  // Clears all usage now (PriorityUsageResetPeriod=NOW).
+  void Clear();
 
   double Usage(const std::string& account, const std::string& user = "") const;
   // Decayed TRES-seconds of `tres` ("cpu", "gres/gpu", "billing", ...) of an

@@ -114,11 +114,17 @@ TEST(UsageLedgerTest, UsageFactorScalesTheRate) {
 
 TEST(UsageLedgerTest, ResetPeriodClearsUsage) {
   UsageLedger ledger;
-  ledger.Advance(1000, 0, {Charge("ann", {"a", "root"}, 1.0, 500)}, 86400);
+  ledger.Advance(1000, 0, {Charge("ann", {"a", "root"}, 1.0, 500)}, 0);
   EXPECT_DOUBLE_EQ(ledger.Usage("a", "ann"), 500);
-  // Crossing midnight (a multiple of the period): only what ran since counts.
+  // Crossing midnight (the last reset): only what ran since counts.
   ledger.Advance(86400 + 100, 0, {Charge("ann", {"a", "root"}, 1.0, 500)}, 86400);
   EXPECT_DOUBLE_EQ(ledger.Usage("a", "ann"), 100);
+  // The same boundary again clears nothing more.
+  ledger.Advance(86400 + 200, 0, {Charge("ann", {"a", "root"}, 1.0, 500)}, 86400);
+  EXPECT_DOUBLE_EQ(ledger.Usage("a", "ann"), 200);
+  ledger.Clear();
+  EXPECT_DOUBLE_EQ(ledger.Usage("a", "ann"), 0);
+  EXPECT_DOUBLE_EQ(ledger.Usage("a"), 0);
 }
 
 TEST(UsageLedgerTest, StateRoundTrips) {

@@ -1,0 +1,158 @@
+#include "conf/unenforced_keys.h"
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+
+namespace rota::conf {
+namespace {
+
+struct Unenforced {
+  KeyPlace place;
+  std::string_view key;  // Canonical spelling, as Slurm's documentation writes it
+};
+
+using P = KeyPlace;
+
+// Every key Rota reads (it parses, so a bad value is still an error, or
+// merely accepts) without acting on it. When a feature makes a key take
+// effect, its line goes. Keys whose value Rota stores for `scontrol show`
+// but never uses are here too: shown is not enforced.
+constexpr Unenforced kUnenforcedKeys[] = {
+    // slurm.conf, cluster-wide.
+    {P::kSlurmConf, "AccountingStorageExternalHost"},
+    {P::kSlurmConf, "AccountingStoragePass"},
+    {P::kSlurmConf, "AccountingStorageUser"},
+    {P::kSlurmConf, "AcctGatherNodeFreq"},
+    {P::kSlurmConf, "AuthAltTypes"},
+    {P::kSlurmConf, "CommunicationParameters"},
+    {P::kSlurmConf, "CompleteWait"},
+    {P::kSlurmConf, "CredType"},
+    {P::kSlurmConf, "DefMemPerNode"},
+    {P::kSlurmConf, "DependencyParameters"},
+    {P::kSlurmConf, "EpilogSlurmctld"},
+    {P::kSlurmConf, "FairShareDampeningFactor"},
+    {P::kSlurmConf, "GpuFreqDef"},
+    {P::kSlurmConf, "InactiveLimit"},
+    {P::kSlurmConf, "JobAcctGatherFrequency"},
+    {P::kSlurmConf, "JobAcctGatherParams"},
+    {P::kSlurmConf, "JobAcctGatherType"},
+    {P::kSlurmConf, "JobCompLoc"},
+    {P::kSlurmConf, "JobCompType"},
+    {P::kSlurmConf, "JobSubmitPlugins"},
+    {P::kSlurmConf, "KillOnBadExit"},
+    {P::kSlurmConf, "LaunchParameters"},
+    {P::kSlurmConf, "LogTimeFormat"},
+    {P::kSlurmConf, "MailProg"},
+    {P::kSlurmConf, "MaxMemPerNode"},
+    {P::kSlurmConf, "MaxStepCount"},
+    {P::kSlurmConf, "MaxTasksPerNode"},
+    {P::kSlurmConf, "MessageTimeout"},
+    {P::kSlurmConf, "MpiParams"},
+    {P::kSlurmConf, "PluginDir"},
+    {P::kSlurmConf, "PriorityParameters"},
+    {P::kSlurmConf, "PrivateData"},
+    {P::kSlurmConf, "ProctrackType"},  // Jobs are always tracked by their cgroup
+    {P::kSlurmConf, "PrologEpilogTimeout"},
+    {P::kSlurmConf, "PrologSlurmctld"},
+    {P::kSlurmConf, "PropagateResourceLimits"},
+    {P::kSlurmConf, "PropagateResourceLimitsExcept"},
+    {P::kSlurmConf, "RebootProgram"},
+    {P::kSlurmConf, "ResumeTimeout"},
+    {P::kSlurmConf, "ResvOverRun"},
+    {P::kSlurmConf, "SlurmctldDebug"},
+    {P::kSlurmConf, "SlurmctldLogFile"},
+    {P::kSlurmConf, "SlurmctldParameters"},
+    {P::kSlurmConf, "SlurmctldPidFile"},
+    {P::kSlurmConf, "SlurmctldSyslogDebug"},
+    {P::kSlurmConf, "SlurmctldTimeout"},  // No backup controller takes over yet
+    {P::kSlurmConf, "SlurmdDebug"},
+    {P::kSlurmConf, "SlurmdLogFile"},
+    {P::kSlurmConf, "SlurmdPidFile"},
+    {P::kSlurmConf, "SlurmdSyslogDebug"},
+    {P::kSlurmConf, "SlurmdUser"},
+    {P::kSlurmConf, "SlurmSchedLogFile"},
+    {P::kSlurmConf, "SlurmSchedLogLevel"},
+    {P::kSlurmConf, "SrunEpilog"},
+    {P::kSlurmConf, "SrunProlog"},
+    {P::kSlurmConf, "SuspendTime"},
+    {P::kSlurmConf, "SwitchType"},
+    {P::kSlurmConf, "TaskEpilog"},
+    {P::kSlurmConf, "TaskPluginParam"},
+    {P::kSlurmConf, "TaskProlog"},
+    {P::kSlurmConf, "TCPTimeout"},
+    {P::kSlurmConf, "TmpFS"},
+    {P::kSlurmConf, "TrackWCKey"},
+    {P::kSlurmConf, "TreeWidth"},
+    {P::kSlurmConf, "UnkillableStepProgram"},
+    {P::kSlurmConf, "UnkillableStepTimeout"},
+    {P::kSlurmConf, "UsePAM"},
+    {P::kSlurmConf, "VSizeFactor"},
+    {P::kSlurmConf, "WaitTime"},
+
+    // NodeName lines.
+    {P::kNodeLine, "Bcast"},
+    {P::kNodeLine, "CoreSpecCount"},
+    {P::kNodeLine, "CpuBind"},
+    {P::kNodeLine, "CpuSpecList"},
+    {P::kNodeLine, "MemSpecLimit"},
+    {P::kNodeLine, "TRESWeights"},
+
+    // PartitionName lines.
+    {P::kPartitionLine, "AllocNodes"},
+    {P::kPartitionLine, "Alternate"},
+    {P::kPartitionLine, "CpuBind"},
+    {P::kPartitionLine, "DefMemPerNode"},
+    {P::kPartitionLine, "DisableRootJobs"},
+    {P::kPartitionLine, "ExclusiveUser"},  // Shown by scontrol, not enforced
+    {P::kPartitionLine, "JobDefaults"},
+    {P::kPartitionLine, "LLN"},
+    {P::kPartitionLine, "MaxMemPerNode"},  // Shown by scontrol, not enforced
+    {P::kPartitionLine, "MinNodes"},       // Shown by scontrol and sinfo, not enforced
+    {P::kPartitionLine, "PowerDownOnIdle"},
+    {P::kPartitionLine, "ReqResv"},
+    {P::kPartitionLine, "ResumeTimeout"},
+    {P::kPartitionLine, "RootOnly"},
+    {P::kPartitionLine, "SelectTypeParameters"},
+    {P::kPartitionLine, "SuspendTime"},
+    {P::kPartitionLine, "SuspendTimeout"},
+
+    // cgroup.conf.
+    {P::kCgroupConf, "AllowedKmemSpace"},
+    {P::kCgroupConf, "AllowedSwapSpace"},
+    {P::kCgroupConf, "CgroupAutomount"},
+    {P::kCgroupConf, "CgroupReleaseAgentDir"},
+    {P::kCgroupConf, "ConstrainKmemSpace"},
+    {P::kCgroupConf, "ConstrainSwapSpace"},
+    {P::kCgroupConf, "EnableControllers"},
+    {P::kCgroupConf, "IgnoreSystemd"},  // Rota never asks systemd for a scope
+    {P::kCgroupConf, "IgnoreSystemdOnFailure"},
+    {P::kCgroupConf, "MaxKmemPercent"},
+    {P::kCgroupConf, "MaxRAMPercent"},
+    {P::kCgroupConf, "MaxSwapPercent"},
+    {P::kCgroupConf, "MemorySwappiness"},
+    {P::kCgroupConf, "MinKmemSpace"},
+    {P::kCgroupConf, "SignalChildrenProcesses"},
+
+    // gres.conf.
+    {P::kGresConf, "Links"},
+};
+
+}  // namespace
+
+std::string_view UnenforcedKey(KeyPlace place, std::string_view key) {
+  for (const Unenforced& u : kUnenforcedKeys) {
+    if (u.place == place && EqualsIgnoreCase(u.key, key)) return u.key;
+  }
+  return {};
+}
+
+bool WarnIfUnenforced(KeyPlace place, std::string_view key, const SourceLocation& where,
+                      Diagnostics& diags) {
+  std::string_view canonical = UnenforcedKey(place, key);
+  if (canonical.empty()) return false;
+  diags.Warning(where, fmt::format("{} is accepted, has no effect in Rota", canonical));
+  return true;
+}
+
+}  // namespace rota::conf
