@@ -172,6 +172,7 @@ Status BatchJob::Launch() {
   for (const GpuDevice& gpu : gpus_) env.gpu_indices.push_back(gpu.index);
   std::sort(env.gpu_indices.begin(), env.gpu_indices.end());
   env.devices_constrained = node_.config->cgroup.constrain_devices && node_.cgroups->enforcing();
+  env.default_mem_per_cpu_mb = DefaultMemPerCpuMb(*node_.config, spec.partition());
 
   JobProcessSpec process;
   process.program = JobSpoolDir() + "/script";

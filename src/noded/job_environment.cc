@@ -58,6 +58,12 @@ std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts) {
   return Join(parts, ",");
 }
 
+uint64_t DefaultMemPerCpuMb(const conf::ClusterConfig& config, const std::string& partition) {
+  const conf::PartitionConfig* p = config.FindPartition(partition);
+  if (p != nullptr && p->def_mem_per_cpu) return *p->def_mem_per_cpu;
+  return config.settings.def_mem_per_cpu.value_or(0);
+}
+
 std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   const wire::JobRecord& job = *input.job;
   const wire::JobSpec& spec = job.spec();
@@ -118,9 +124,12 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   for (const auto& [name, value] : model::RequestVariables(spec)) env.Set(name, value);
   const bool memory_asked = spec.mem_per_cpu_mb() != 0 || spec.mem_per_gpu_mb() != 0 ||
                             (spec.mem_given() && spec.mem_per_node_mb() != 0);
-  if (!memory_asked && !job.mem_by_node_mb().empty()) {
-    // --mem=0 or the partition's default: what the allocation holds on the
-    // script's node.
+  if (!memory_asked && !spec.mem_given() && input.default_mem_per_cpu_mb != 0) {
+    // The memory came from DefMemPerCPU: Slurm reports the rule, per CPU.
+    env.Set("SLURM_MEM_PER_CPU", std::to_string(input.default_mem_per_cpu_mb));
+  } else if (!memory_asked && !job.mem_by_node_mb().empty()) {
+    // --mem=0, or no default: the whole node, as the allocation holds it on
+    // the script's node.
     env.Set("SLURM_MEM_PER_NODE", std::to_string(job.mem_by_node_mb(0)));
   }
   for (const auto& [name, value] : model::ArrayVariables(job)) env.Set(name, value);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "conf/cluster_config.h"
 #include "rota.pb.h"
 
 namespace rota::noded {
@@ -22,7 +23,14 @@ struct JobEnvironmentInput {
   // cgroup.conf ConstrainDevices=yes: the job sees only its GPUs, so CUDA
   // numbers them 0..n-1; otherwise it sees all and needs the physical indices.
   bool devices_constrained = false;
+  // The DefMemPerCPU the job's memory came from when it asked for none
+  // (DefaultMemPerCpuMb); 0: none applies.
+  uint64_t default_mem_per_cpu_mb = 0;
 };
+
+// DefMemPerCPU for a job of `partition`: the partition's, else the
+// cluster's; 0 when neither is set.
+uint64_t DefaultMemPerCpuMb(const conf::ClusterConfig& config, const std::string& partition);
 
 // Per-node counts as Slurm writes them: {8, 8, 2} -> "8(x2),2".
 std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts);

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "testing/config_files.h"
+
 namespace rota::noded {
 namespace {
 
@@ -148,8 +150,13 @@ TEST(JobEnvironmentTest, MemoryAsAskedElseTheAllocations) {
   Fixture f;
   f.job.add_mem_by_node_mb(400);
   f.job.add_mem_by_node_mb(400);
-  auto m = AsMap(BuildJobEnvironment(f.input));  // A default (DefMemPerCPU ...).
+  auto m = AsMap(BuildJobEnvironment(f.input));  // No default: the whole node's.
   EXPECT_EQ(m["SLURM_MEM_PER_NODE"], "400");
+  EXPECT_EQ(m.count("SLURM_MEM_PER_CPU"), 0u);
+  f.input.default_mem_per_cpu_mb = 200;  // DefMemPerCPU=200 gave it.
+  m = AsMap(BuildJobEnvironment(f.input));
+  EXPECT_EQ(m["SLURM_MEM_PER_CPU"], "200");
+  EXPECT_EQ(m.count("SLURM_MEM_PER_NODE"), 0u);
   wire::JobSpec& spec = *f.job.mutable_spec();
   spec.set_mem_per_cpu_mb(100);
   m = AsMap(BuildJobEnvironment(f.input));
@@ -161,6 +168,20 @@ TEST(JobEnvironmentTest, MemoryAsAskedElseTheAllocations) {
   EXPECT_EQ(AsMap(BuildJobEnvironment(f.input))["SLURM_MEM_PER_NODE"], "300");
   spec.set_mem_per_node_mb(0);  // --mem=0: the node's memory, as allocated.
   EXPECT_EQ(AsMap(BuildJobEnvironment(f.input))["SLURM_MEM_PER_NODE"], "400");
+}
+
+TEST(JobEnvironmentTest, DefaultMemPerCpuOfThePartitionElseTheClusters) {
+  testing::TempDir dir;
+  auto loaded = testing::LoadConfigFiles(
+      dir, testing::ConfigFiles(std::string(testing::kMinimalHead) +
+                                    "DefMemPerCPU=100\nNodeName=a1 CPUs=2\n"
+                                    "PartitionName=p Nodes=ALL DefMemPerCPU=300\n"
+                                    "PartitionName=q Nodes=ALL\n",
+                                ""));
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_EQ(DefaultMemPerCpuMb(**loaded.config, "p"), 300u);
+  EXPECT_EQ(DefaultMemPerCpuMb(**loaded.config, "q"), 100u);
+  EXPECT_EQ(DefaultMemPerCpuMb(**loaded.config, "gone"), 100u);
 }
 
 TEST(JobEnvironmentTest, TheWholeArraySet) {

@@ -627,9 +627,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     SetEnv(base_env, name, value);
   }
   for (const auto& [name, value] : CpuBindEnvironment(*cpu_binding)) SetEnv(base_env, name, value);
-  if (step.gpus_per_task() > 0) {
-    SetEnv(base_env, "SLURM_GPUS_PER_TASK", std::to_string(step.gpus_per_task()));
-  }
+  // SLURM_GPUS_PER_TASK is what srun inherited, as in Slurm 22.05: a step's
+  // own --gpus-per-task does not set it for its tasks.
   const std::string work_dir = request.work_dir().empty() ? "/tmp" : request.work_dir();
   std::vector<std::string> argv(request.argv().begin(), request.argv().end());
   StepIoFields io_fields;
