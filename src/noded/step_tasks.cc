@@ -504,7 +504,10 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   for (uint32_t index : step_held_gpus) {
     JobGpu g{index, {}};
     for (const GpuDevice& d : node_.gpus->devices()) {
-      if (d.index == index) g.cpus = !d.cpus.empty() ? d.cpus : d.cores;
+      // NVML's CPU affinity, else gres.conf Cores= (core indices) as CPUs.
+      if (d.index == index) {
+        g.cpus = !d.cpus.empty() ? d.cpus : CpusOfCores(d.cores, cpu_request.threads_per_core);
+      }
     }
     gpu_request.gpus.push_back(std::move(g));
   }

@@ -93,6 +93,15 @@ Result<GpuBindSpec> ParseGpuBind(std::string_view text) {
   return Invalid(text, "expected none, closest, single:N, map_gpu:LIST or mask_gpu:LIST");
 }
 
+std::vector<uint32_t> CpusOfCores(const std::vector<uint32_t>& cores, uint32_t threads_per_core) {
+  threads_per_core = std::max<uint32_t>(1, threads_per_core);
+  std::vector<uint32_t> cpus;
+  for (uint32_t core : cores) {
+    for (uint32_t t = 0; t < threads_per_core; ++t) cpus.push_back(core * threads_per_core + t);
+  }
+  return cpus;
+}
+
 Result<TaskGpuBinding> BindTaskGpus(const GpuBindSpec& spec, const TaskGpuRequest& request) {
   TaskGpuBinding out;
   std::vector<uint32_t> all;

@@ -55,6 +55,11 @@ struct TaskGpuBinding {
   bool per_task = false;
 };
 
+// The CPU ids of gres.conf Cores= (core indices): core c holds CPUs
+// c * threads_per_core .. + threads_per_core - 1, as NodeAlloc.cpu_ids counts
+// them; JobGpu.cpus wants CPUs.
+std::vector<uint32_t> CpusOfCores(const std::vector<uint32_t>& cores, uint32_t threads_per_core);
+
 // Errors: kInvalidArgument when the binding asks for GPUs the job does not
 // hold here, or more than it holds.
 Result<TaskGpuBinding> BindTaskGpus(const GpuBindSpec& spec, const TaskGpuRequest& request);

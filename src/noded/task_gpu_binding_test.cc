@@ -67,6 +67,13 @@ TEST(TaskGpuBindingTest, ClosestPrefersGpusNearTheTasksCpus) {
   EXPECT_EQ(b->task_gpus, (Lists{{0}, {1}}));
 }
 
+TEST(TaskGpuBindingTest, CoresAreCpusTimesThreads) {
+  EXPECT_EQ(CpusOfCores({0, 2}, 2), (std::vector<uint32_t>{0, 1, 4, 5}));
+  EXPECT_EQ(CpusOfCores({1}, 1), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(CpusOfCores({3}, 0), (std::vector<uint32_t>{3}));  // Unknown: one thread.
+  EXPECT_TRUE(CpusOfCores({}, 2).empty());
+}
+
 TEST(TaskGpuBindingTest, SingleSharesEachGpuBetweenNTasks) {
   Result<TaskGpuBinding> b = BindTaskGpus(Spec("single:2"), Request({4, 7}, 4, 0));
   ASSERT_TRUE(b.ok());
