@@ -150,6 +150,14 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   if (!s.gres().empty()) tres_per_node = "gres:" + s.gres();
   if (!s.gpus_per_node().empty()) tres_per_node = "gres:gpu:" + s.gpus_per_node();
   if (!tres_per_node.empty()) lines.push_back(fmt::format("TresPerNode={}", tres_per_node));
+  // --cpus-per-gpu / --mem-per-gpu, or slurm.conf's DefCpuPerGPU / DefMemPerGPU
+  // the controller filled in.
+  if (s.cpus_per_gpu() > 0) {
+    lines.push_back(fmt::format("CpusPerTres=gres:gpu:{}", s.cpus_per_gpu()));
+  }
+  if (s.mem_per_gpu_mb() > 0) {
+    lines.push_back(fmt::format("MemPerTres=gres:gpu:{}", s.mem_per_gpu_mb()));
+  }
   lines.push_back("");
   std::string out = Layout(lines, one_liner);
   return one_liner ? out : out + "\n";
