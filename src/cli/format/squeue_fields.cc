@@ -264,6 +264,9 @@ SqueueTable BuildTable() {
       {{{0, "LastSchedEval", "LAST_SCHED_EVAL"},
         [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.last_sched_eval(), c); }},
        Rec(R::kLastSchedEvalFieldNumber)},
+      {{{'W', "Licenses", "LICENSES"},
+        [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().licenses()); }},
+       Spec(S::kLicensesFieldNumber)},
       {{{'c', "MinCpus", "MIN_CPUS"},
         [](const JobRecord& j, const Ctx&) {
           return U(std::max<uint32_t>(j.spec().cpus_per_task(), 1));

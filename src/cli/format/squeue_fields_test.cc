@@ -303,6 +303,29 @@ TEST(SqueueFormatTest, ArrayIdForms) {
             "  1234_[8-1000%50]   1234   1234 8-1000%50\n");
 }
 
+TEST(SqueueFormatTest, LicensesByLetterAndName) {
+  JobRecord with;
+  with.set_job_id(7);
+  with.mutable_spec()->set_licenses("fluent:2");
+  JobRecord without;
+  without.set_job_id(8);
+  std::vector<JobRecord> jobs = {with, without};
+  SqueueOptions o;
+  o.format = "%.4i %W";
+  o.sort = "i";
+  Result<Listing> listing = RenderSqueue(jobs, o, SqueueContext{kNow, 0});
+  ASSERT_TRUE(listing.ok());
+  EXPECT_EQ(listing->text,
+            "JOBI LICENSES\n"
+            "   7 fluent:2\n"
+            "   8 (null)\n");
+  o.format.clear();
+  o.format_long = "JobId:4,Licenses";
+  listing = RenderSqueue(jobs, o, SqueueContext{kNow, 0});
+  ASSERT_TRUE(listing.ok());
+  EXPECT_NE(listing->text.find("fluent:2"), std::string::npos) << listing->text;
+}
+
 TEST(SqueueFormatTest, UnknownFieldsAreReportedLikeSlurm) {
   SqueueOptions o;
   o.format = "%.6i %X|%j";
