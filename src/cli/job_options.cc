@@ -14,6 +14,7 @@
 #include "common/gres_spec.h"
 #include "common/memory_size.h"
 #include "common/strings.h"
+#include "model/mail_type.h"
 
 namespace rota::cli {
 
@@ -389,6 +390,14 @@ Status SetOpenMode(OptionSink& sink, const JobOption&, std::string_view value, b
   return Status::Ok();
 }
 
+// --mail-type: kept as its event bits (model/mail_type.h).
+Status SetMailType(OptionSink& sink, const JobOption&, std::string_view value, bool) {
+  std::optional<uint32_t> events = model::ParseMailType(value);
+  if (!events) return sink.Error("--mail-type=" + std::string(value) + " invalid");
+  sink.spec().set_mail_type(*events);
+  return Status::Ok();
+}
+
 Status SetExport(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
   for (std::string_view item : Split(value, ',')) {
     if (!item.empty() && item.front() == '=') return InvalidSpecification(sink, option);
@@ -459,6 +468,8 @@ const JobOption kJobOptions[] = {
     {"reservation", 0, A::kRequired, kAll, &SetString<&S::mutable_reservation>},
     {"comment", 0, A::kRequired, kAll, &SetString<&S::mutable_comment>},
     {"licenses", 'L', A::kRequired, kAll, &SetString<&S::mutable_licenses>},
+    {"mail-type", 0, A::kRequired, kAll, &SetMailType},
+    {"mail-user", 0, A::kRequired, kAll, &SetString<&S::mutable_mail_user>},
     {"overcommit", 'O', A::kNone, kAll, &SetFlag<&S::set_overcommit>},
     {"contiguous", 0, A::kNone, kAll, &SetFlag<&S::set_contiguous>},
     {"array", 'a', A::kRequired, kSb, &SetArray},
@@ -520,6 +531,8 @@ constexpr EnvBinding kSbatchEnv[] = {
     {"SBATCH_GRES_FLAGS", "gres-flags"},
     {"SBATCH_INPUT", "input"},
     {"SBATCH_JOB_NAME", "job-name"},
+    {"SBATCH_MAIL_TYPE", "mail-type"},
+    {"SBATCH_MAIL_USER", "mail-user"},
     {"SBATCH_MEM_PER_CPU", "mem-per-cpu"},
     {"SBATCH_MEM_PER_GPU", "mem-per-gpu"},
     {"SBATCH_MEM_PER_NODE", "mem"},
@@ -552,6 +565,8 @@ constexpr EnvBinding kSrunEnv[] = {
     {"SLURM_GRES", "gres"},
     {"SLURM_GRES_FLAGS", "gres-flags"},
     {"SLURM_JOB_NAME", "job-name"},
+    {"SLURM_MAIL_TYPE", "mail-type"},
+    {"SLURM_MAIL_USER", "mail-user"},
     {"SLURM_MEM_PER_CPU", "mem-per-cpu"},
     {"SLURM_MEM_PER_GPU", "mem-per-gpu"},
     {"SLURM_MEM_PER_NODE", "mem"},
@@ -578,6 +593,8 @@ constexpr EnvBinding kSallocEnv[] = {
     {"SALLOC_GRES", "gres"},
     {"SALLOC_GRES_FLAGS", "gres-flags"},
     {"SALLOC_JOB_NAME", "job-name"},
+    {"SALLOC_MAIL_TYPE", "mail-type"},
+    {"SALLOC_MAIL_USER", "mail-user"},
     {"SALLOC_MEM_PER_CPU", "mem-per-cpu"},
     {"SALLOC_MEM_PER_GPU", "mem-per-gpu"},
     {"SALLOC_MEM_PER_NODE", "mem"},

@@ -635,6 +635,19 @@ TEST(JobOptionsTest, SallocNoShell) {
   EXPECT_NE(ErrorOf({.args = {"--no-shell"}, .command = Command::kSbatch}), "");
 }
 
+TEST(JobOptionsTest, MailTypeAndUser) {
+  ParsedJobOptions p =
+      MustParse({.args = {"--mail-type=BEGIN,end", "--mail-user=ada@example.org"}});
+  EXPECT_EQ(p.spec.mail_type(), 3u);  // BEGIN | END
+  EXPECT_EQ(p.spec.mail_user(), "ada@example.org");
+  ParsedJobOptions env = MustParse(
+      {.args = {}, .env = {{"SLURM_MAIL_TYPE", "TIME_LIMIT_90"}}, .command = Command::kSrun});
+  EXPECT_EQ(env.spec.mail_type(), 1u << 5);
+  EXPECT_EQ(MustParse({.args = {}, .env = {{"SBATCH_MAIL_USER", "bob"}}}).spec.mail_user(), "bob");
+  EXPECT_EQ(ErrorOf({.args = {"--mail-type=SOMETIMES"}}),
+            "sbatch: error: --mail-type=SOMETIMES invalid");
+}
+
 TEST(JobOptionsTest, TableHasUniqueNamesAndLettersPerCommand) {
   for (Command command : {Command::kSbatch, Command::kSrun, Command::kSalloc}) {
     std::set<std::string_view> names;

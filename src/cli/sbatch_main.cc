@@ -14,6 +14,7 @@
 #include "cli/batch_script.h"
 #include "cli/controller_client.h"
 #include "cli/job_options.h"
+#include "cli/propagated_limits.h"
 #include "cli/slurm_time.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
@@ -96,6 +97,8 @@ int main(int argc, char** argv) {
   }
   rota::wire::SubmitJobRequest request;
   *request.mutable_spec() = parsed->spec;
+  rota::cli::AddPropagatedLimits((*client)->config().settings,
+                                 request.mutable_spec()->mutable_rlimits());
   request.set_test_only(parsed->test_only);
   rota::wire::SubmitJobResponse response;
   rota::Status s = (*client)->Call(rota::api::kSubmitJob, request, &response);

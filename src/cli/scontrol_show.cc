@@ -7,6 +7,7 @@
 #include "common/hostlist.h"
 #include "common/memory_size.h"
 #include "model/job_state.h"
+#include "model/mail_type.h"
 
 namespace rota::cli {
 namespace {
@@ -157,6 +158,11 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   }
   if (s.mem_per_gpu_mb() > 0) {
     lines.push_back(fmt::format("MemPerTres=gres:gpu:{}", s.mem_per_gpu_mb()));
+  }
+  // As Slurm: only for a job that asked for mail.
+  if (s.mail_type() != 0 && !s.mail_user().empty()) {
+    lines.push_back(fmt::format("MailUser={} MailType={}", s.mail_user(),
+                                model::FormatMailType(s.mail_type())));
   }
   lines.push_back("");
   std::string out = Layout(lines, one_liner);

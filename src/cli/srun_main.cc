@@ -38,6 +38,7 @@
 #include "cli/mpi_type.h"
 #include "cli/node_caller.h"
 #include "cli/pmi_fence.h"
+#include "cli/propagated_limits.h"
 #include "cli/raw_terminal.h"
 #include "cli/srun_options.h"
 #include "cli/step_usage_tally.h"
@@ -391,6 +392,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   *launch.mutable_std_err() = WireMode(options.error, false);
   *launch.mutable_std_in() = WireMode(options.input, true);
   launch.set_append(options.append);
+  AddPropagatedLimits(config.settings, launch.mutable_rlimits());
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd) != nullptr) launch.set_work_dir(cwd);
   launch.set_io_host(io_host);

@@ -152,6 +152,20 @@ struct SlurmConf {
   std::vector<std::string> prolog_flags;
   std::string prolog;
   std::string epilog;
+  // Run as the job's user in each task's process before the task (its output
+  // can set the task's environment: noded/task_starter.h) and after it ends.
+  std::string task_prolog;
+  std::string task_epilog;
+  // Which of the submitting command's resource limits its job's tasks get
+  // (common/resource_limits.h); empty: ALL. Only one of the two may be set.
+  std::vector<std::string> propagate_resource_limits;
+  std::vector<std::string> propagate_resource_limits_except;
+  // PrivateData: what users may see only of their own (lower case: jobs,
+  // usage, users, accounts, ...); root, SlurmUser and operators see all.
+  std::vector<std::string> private_data;
+  // MailProg: what the controller runs to mail a job's --mail-type events;
+  // empty: Slurm's default, /bin/mail (ctld/server/mail_sender.h).
+  std::string mail_prog;
   std::string health_check_program;
   DurationSecs health_check_interval = 0;
   std::vector<std::string> health_check_node_state = {"ANY"};

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/resource_limits.h"
 #include "common/strings.h"
 #include "conf/key_table.h"
 #include "conf/license_list.h"
@@ -9,6 +10,15 @@
 
 namespace rota::conf {
 namespace {
+
+// PropagateResourceLimits[Except]: Slurm's limit names, and for the first
+// key ALL and NONE.
+Choices ResourceLimitChoices(bool all_or_none) {
+  Choices choices;
+  if (all_or_none) choices = {"ALL", "NONE"};
+  for (std::string_view name : ResourceLimitNames()) choices.emplace_back(name);
+  return choices;
+}
 
 // Keys Rota reads with their typed destination. Keys of Slurm that Rota
 // accepts but does not act on are in unenforced_keys.cc (a few of those are
@@ -92,6 +102,28 @@ const KeyTable<SlurmConf>& GlobalKeys() {
       {"MpiDefault", StringField(&SlurmConf::mpi_default)},
       {"Prolog", StringField(&SlurmConf::prolog)},
       {"Epilog", StringField(&SlurmConf::epilog)},
+      {"TaskProlog", StringField(&SlurmConf::task_prolog)},
+      {"MailProg", StringField(&SlurmConf::mail_prog)},
+      {"PrivateData",
+       ChoiceListField(&SlurmConf::private_data, {"accounts", "cloud", "events", "jobs", "nodes",
+                                                  "partitions", "reservations", "usage", "users"})},
+      {"TaskEpilog", StringField(&SlurmConf::task_epilog)},
+      {"PropagateResourceLimits",
+       [](SlurmConf& c, std::string_view v) {
+         if (!c.propagate_resource_limits_except.empty()) {
+           return InvalidArgument("cannot be used with PropagateResourceLimitsExcept");
+         }
+         return ParseChoiceListValue(v, ResourceLimitChoices(/*all_or_none=*/true),
+                                     c.propagate_resource_limits);
+       }},
+      {"PropagateResourceLimitsExcept",
+       [](SlurmConf& c, std::string_view v) {
+         if (!c.propagate_resource_limits.empty()) {
+           return InvalidArgument("cannot be used with PropagateResourceLimits");
+         }
+         return ParseChoiceListValue(v, ResourceLimitChoices(/*all_or_none=*/false),
+                                     c.propagate_resource_limits_except);
+       }},
       {"HealthCheckProgram", StringField(&SlurmConf::health_check_program)},
       {"HealthCheckInterval", SecondsField(&SlurmConf::health_check_interval)},
       {"HealthCheckNodeState",

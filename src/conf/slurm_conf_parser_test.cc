@@ -287,5 +287,34 @@ TEST(SlurmConfParserTest, WarnsWhenGpuUsageWouldNotBeRecordedOrBilled) {
       << loaded.Text();
 }
 
+TEST(SlurmConfParserTest, TaskScriptsAndPropagatedLimits) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "TaskProlog=/etc/slurm/task_prolog\n"
+                                        "TaskEpilog=/etc/slurm/task_epilog\n"
+                                        "PropagateResourceLimitsExcept=memlock,STACK\n"
+                                        "NodeName=n1 CPUs=8\nPartitionName=p Nodes=n1\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const SlurmConf& s = (**loaded.config).settings;
+  EXPECT_EQ(s.task_prolog, "/etc/slurm/task_prolog");
+  EXPECT_EQ(s.task_epilog, "/etc/slurm/task_epilog");
+  EXPECT_TRUE(s.propagate_resource_limits.empty());
+  EXPECT_EQ(s.propagate_resource_limits_except, (std::vector<std::string>{"MEMLOCK", "STACK"}));
+
+  // A name Slurm does not know is an error; so is giving both keys.
+  auto bad = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "PropagateResourceLimits=NOFILE,FILES\n"
+                                        "NodeName=n1 CPUs=8\nPartitionName=p Nodes=n1\n"});
+  EXPECT_FALSE(bad.config.ok());
+  EXPECT_NE(bad.Text().find("FILES"), std::string::npos) << bad.Text();
+  auto both = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) + "PropagateResourceLimits=NOFILE\n"
+                                        "PropagateResourceLimitsExcept=CORE\n"
+                                        "NodeName=n1 CPUs=8\nPartitionName=p Nodes=n1\n"});
+  EXPECT_FALSE(both.config.ok());
+  EXPECT_NE(both.Text().find("cannot be used with PropagateResourceLimits"), std::string::npos)
+      << both.Text();
+}
+
 }  // namespace
 }  // namespace rota::conf

@@ -12,16 +12,15 @@ namespace rota::dbd {
 namespace {
 
 // slurmdbd.conf keys of Slurm's that rotadbd does not use.
-constexpr std::array<std::string_view, 33> kIgnoredKeys = {
+constexpr std::array<std::string_view, 32> kIgnoredKeys = {
     "ArchiveDir",        "ArchiveEvents",    "ArchiveJobs",       "ArchiveResvs",
     "ArchiveScript",     "ArchiveSteps",     "ArchiveSuspend",    "ArchiveTXN",
     "ArchiveUsage",      "AuthAltTypes",     "AuthAltParameters", "AuthInfo",
     "AuthType",          "CommitDelay",      "DbdBackupHost",     "DebugFlags",
     "DebugLevel",        "DebugLevelSyslog", "LogFile",           "LogTimeFormat",
-    "MaxQueryTimeRange", "MessageTimeout",   "PidFile",           "PrivateData",
-    "PurgeEventAfter",   "PurgeJobAfter",    "PurgeResvAfter",    "PurgeStepAfter",
-    "PurgeSuspendAfter", "PurgeTXNAfter",    "PurgeUsageAfter",   "SlurmUser",
-    "StorageParameters",
+    "MaxQueryTimeRange", "MessageTimeout",   "PidFile",           "PurgeEventAfter",
+    "PurgeJobAfter",     "PurgeResvAfter",   "PurgeStepAfter",    "PurgeSuspendAfter",
+    "PurgeTXNAfter",     "PurgeUsageAfter",  "SlurmUser",         "StorageParameters",
 };
 
 }  // namespace
@@ -65,6 +64,15 @@ DbdConf ParseDbdConf(const std::vector<conf::ConfigLine>& lines, conf::Diagnosti
         port(out.dbd_port);
       } else if (is("DbdHost") || is("DbdAddr")) {
         out.dbd_host = kv.value;
+      } else if (is("PrivateData")) {
+        std::vector<std::string> values;
+        Status s = conf::ParseChoiceListValue(
+            kv.value, {"accounts", "events", "jobs", "reservations", "usage", "users"}, values);
+        if (!s.ok()) {
+          diags.Error(line.where, fmt::format("{}={} {}", kv.key, kv.value, s.message()));
+        } else {
+          out.private_data = std::move(values);
+        }
       } else {
         bool known = false;
         for (std::string_view k : kIgnoredKeys) known = known || is(k);

@@ -29,6 +29,8 @@ struct DbdConf {
   std::string storage_loc;
   std::optional<uint16_t> dbd_port;  // DbdPort: overrides AccountingStoragePort
   std::string dbd_host;              // DbdHost / DbdAddr: informational
+  // PrivateData (lower case); unset: slurm.conf's applies (private_data.h).
+  std::optional<std::vector<std::string>> private_data;
 };
 
 // Errors and warnings go to `diags`, each naming file and line.

@@ -30,6 +30,19 @@ TEST(DbdConfTest, ReadsThePostgresqlSettings) {
   EXPECT_EQ(c.dbd_port, 7031);
 }
 
+TEST(DbdConfTest, PrivateDataIsReadWhenSet) {
+  testing::TempDir dir;
+  conf::Diagnostics diags;
+  DbdConf c = LoadDbdConf(dir.Write("slurmdbd.conf", "PrivateData=Jobs,users\n"), true, diags);
+  EXPECT_FALSE(diags.has_errors()) << diags.ToString();
+  EXPECT_EQ(c.private_data, (std::vector<std::string>{"jobs", "users"}));
+  EXPECT_FALSE(
+      LoadDbdConf(dir.Write("unset.conf", "DbdPort=7031\n"), true, diags).private_data.has_value());
+  conf::Diagnostics bad;
+  LoadDbdConf(dir.Write("bad.conf", "PrivateData=jobs,secrets\n"), true, bad);
+  EXPECT_TRUE(bad.has_errors());
+}
+
 TEST(DbdConfTest, DefaultsToSqliteWhenThereIsNoFile) {
   conf::Diagnostics diags;
   DbdConf c = LoadDbdConf("/nonexistent/slurmdbd.conf", false, diags);

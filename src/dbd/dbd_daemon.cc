@@ -113,8 +113,12 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
     const conf::ControllerHost& primary = d->config_->settings.controllers.front();
     home.control_host = primary.address.empty() ? primary.name : primary.address;
   }
-  d->service_ = std::make_unique<DbdService>(std::move(store).value(), *d->verifier_,
-                                             UidOf(d->config_->settings.slurm_user), home);
+  // slurmdbd.conf's PrivateData, else slurm.conf's (private_data.h).
+  const PrivateData private_data =
+      PrivateData::From(dbd.private_data.value_or(d->config_->settings.private_data));
+  d->service_ =
+      std::make_unique<DbdService>(std::move(store).value(), *d->verifier_,
+                                   UidOf(d->config_->settings.slurm_user), home, private_data);
 
   rpc::ServerOptions server_options;
   server_options.address = ListenAddress(*d->config_);

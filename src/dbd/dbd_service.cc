@@ -1,6 +1,9 @@
 #include "dbd/dbd_service.h"
 
 #include <fmt/format.h>
+#include <pwd.h>
+
+#include <vector>
 
 #include "accounting.pb.h"
 #include "accounting_admin.pb.h"
@@ -11,13 +14,25 @@
 #include "rota.pb.h"
 
 namespace rota::dbd {
+namespace {
+
+std::string UserName(uint32_t uid) {
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
+  return found != nullptr ? std::string(pw.pw_name) : std::string();
+}
+
+}  // namespace
 
 DbdService::DbdService(std::unique_ptr<AccountingStore> store, auth::CredentialVerifier& verifier,
-                       uint32_t slurm_user_uid, HomeCluster home)
+                       uint32_t slurm_user_uid, HomeCluster home, PrivateData private_data)
     : store_(std::move(store)),
       verifier_(verifier),
       slurm_user_uid_(slurm_user_uid),
-      home_(std::move(home)) {
+      home_(std::move(home)),
+      private_data_(private_data) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -104,11 +119,14 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
         respond.Fail(InvalidArgument("malformed request"));
         return;
       }
-      Post([this, req, respond] {
+      Post([this, req, respond, uid = id->uid] {
         Result<std::vector<wire::AccountingJob>> jobs = store_->QueryJobs(*req);
         if (!jobs.ok()) {
           respond.Fail(jobs.status());
           return;
+        }
+        if (private_data_.jobs && !SeesEverything(uid, UserName(uid), slurm_user_uid_, *store_)) {
+          KeepOwnJobs(uid, *jobs);
         }
         wire::QueryJobsResponse out;
         out.mutable_jobs()->Reserve(static_cast<int>(jobs->size()));
@@ -145,15 +163,16 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
       HandleEntities(context.method, std::move(body), respond);
       return;
     case api::kDbdListEntities:
-      HandleEntities(context.method, std::move(body), respond);
+      HandleEntities(context.method, std::move(body), respond, id->uid);
       return;
     default:
       respond.Fail(InvalidArgument(fmt::format("unknown method {}", context.method)));
   }
 }
 
-void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responder respond) {
-  Post([this, method, body = std::move(body), respond] {
+void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responder respond,
+                                uint32_t caller) {
+  Post([this, method, body = std::move(body), respond, caller] {
     if (method == api::kDbdAddEntities) {
       wire::AddEntitiesRequest req;
       if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
@@ -193,6 +212,13 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
       auto found = req.kind() == "cluster" ? ListClusters(names, home_, *store_)
                                            : store_->ListEntities(req.kind(), names);
       if (!found.ok()) return respond.Fail(found.status());
+      // PrivateData=users: an ordinary user is shown only themself.
+      if (req.kind() == "user" && private_data_.users) {
+        const std::string me = UserName(caller);
+        if (!SeesEverything(caller, me, slurm_user_uid_, *store_)) {
+          std::erase_if(*found, [&](const wire::AcctEntity& e) { return e.name() != me; });
+        }
+      }
       wire::ListEntitiesResponse out;
       for (wire::AcctEntity& e : *found) *out.add_entities() = std::move(e);
       respond(0, out.SerializeAsString());

@@ -15,6 +15,7 @@
 #include "auth/credential.h"
 #include "dbd/accounting_store.h"
 #include "dbd/cluster_entities.h"
+#include "dbd/private_data.h"
 #include "rpc/server.h"
 
 namespace rota::dbd {
@@ -23,8 +24,9 @@ class DbdService {
  public:
   // `slurm_user_uid`: SlurmUser, allowed (like root) to record jobs.
   // `home`: the cluster of slurm.conf, whose association tree this is.
+  // `private_data`: what ordinary users see only of their own.
   DbdService(std::unique_ptr<AccountingStore> store, auth::CredentialVerifier& verifier,
-             uint32_t slurm_user_uid, HomeCluster home = {});
+             uint32_t slurm_user_uid, HomeCluster home = {}, PrivateData private_data = {});
   ~DbdService();  // Finishes queued work, then stops the storage thread.
   DbdService(const DbdService&) = delete;
   DbdService& operator=(const DbdService&) = delete;
@@ -34,7 +36,9 @@ class DbdService {
 
  private:
   // sacctmgr's requests, on the storage thread.
-  void HandleEntities(uint16_t method, std::string body, rpc::Responder respond);
+  // `caller`: who asked, for PrivateData=users.
+  void HandleEntities(uint16_t method, std::string body, rpc::Responder respond,
+                      uint32_t caller = 0);
   // sacctmgr delete user [where Account=...]: associations, then users.
   void DeleteUsers(const wire::DeleteEntitiesRequest& req, rpc::Responder respond);
   void Post(std::function<void()> task);
@@ -44,6 +48,7 @@ class DbdService {
   auth::CredentialVerifier& verifier_;
   uint32_t slurm_user_uid_;
   const HomeCluster home_;
+  const PrivateData private_data_;
 
   std::mutex mu_;
   std::condition_variable cv_;

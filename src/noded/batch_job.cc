@@ -24,6 +24,9 @@
 #include "noded/node_script.h"
 #include "noded/stdio_path.h"
 #include "noded/step_usage.h"
+#include "noded/task_epilog.h"
+#include "noded/task_limits.h"
+#include "noded/task_starter.h"
 
 namespace rota::noded {
 namespace {
@@ -187,6 +190,15 @@ Status BatchJob::Launch() {
   process.stdout_path = stdio.out;
   process.stderr_path = stdio.err;
   process.append = stdio.append;
+  process.soft_limits = SoftLimitsFrom(spec.rlimits());
+  // The TaskEpilog runs as the script ran, after it (task_epilog.h).
+  task_ = process;
+  if (const std::string& prolog = node_.config->settings.task_prolog; !prolog.empty()) {
+    // The TaskProlog runs in the script's own process, just before it
+    // (task_starter.h): rota-task takes the place of the script and execs it.
+    process.argv.insert(process.argv.begin(), {TaskStarterProgram(), prolog});
+    process.program = process.argv.front();
+  }
 
   // Prolog and Epilog see the job's Slurm variables (not the user's environment).
   script_env_ = {kScriptPath};
@@ -271,6 +283,7 @@ wire::JobExitedRequest BatchJob::Run(const std::function<void(const Status&)>& l
       spdlog::warn("job {}: cannot report the end of its script ({})", job_id(), told.message());
     }
   }
+  RunTaskEpilogHere();
   CleanUp();
   run_epilog();
   return Outcome(static_cast<uint32_t>(status));
@@ -290,6 +303,18 @@ void BatchJob::Signal(int signal, bool batch_only, bool terminate) {
   if (terminate && !ended_ && !killer_.joinable()) {
     auto wait = std::chrono::seconds(std::max<int64_t>(0, node_.config->settings.kill_wait));
     killer_ = std::thread([this, wait] { KillAfterWait(wait); });
+  }
+}
+
+void BatchJob::RunTaskEpilogHere() {
+  const std::string& program = node_.config->settings.task_epilog;
+  if (program.empty() || !cage_created_) return;
+  Result<int> ran = RunTaskEpilog(
+      program, task_, [this](pid_t child) { return node_.cgroups->AddPid(job_id(), child); });
+  if (!ran.ok()) {
+    spdlog::error("job {}: TaskEpilog {}: {}", job_id(), program, ran.status().message());
+  } else if (*ran != 0) {
+    spdlog::error("job {}: TaskEpilog {} failed with wait status {:#x}", job_id(), program, *ran);
   }
 }
 

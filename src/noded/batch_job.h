@@ -22,6 +22,7 @@
 
 #include "common/status.h"
 #include "noded/gpu_allocator.h"
+#include "noded/job_process.h"
 #include "noded/node_context.h"
 #include "rota.pb.h"
 #include "usage.pb.h"
@@ -77,6 +78,11 @@ class BatchJob {
   wire::StepUsage usage_;                // Measured once the script ended; owned by Run's thread.
   std::string prolog_failure_;           // Why the Prolog failed (Launch); empty: it did not.
   std::vector<std::string> script_env_;  // Environment for Prolog/Epilog, set by Launch.
+  // How the batch script was started (before any TaskProlog), for the
+  // TaskEpilog; set by Launch, owned by Run's thread.
+  JobProcessSpec task_;
+  // Runs slurm.conf's TaskEpilog, if any, in the job's cage after the script ended.
+  void RunTaskEpilogHere();
 
   // Waits KillWait after a SIGTERM, then sends SIGKILL unless the script ended.
   void KillAfterWait(std::chrono::seconds wait);

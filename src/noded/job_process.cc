@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,6 +101,7 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
     errno = EPERM;
     fail(Stage::kUid);
   }
+  ApplySoftLimits(spec.soft_limits);
   if (chdir(spec.work_dir.c_str()) != 0) (void)!chdir("/tmp");
   umask(022);
 
@@ -133,6 +135,17 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+void ApplySoftLimits(const std::vector<SoftLimit>& limits) {
+  for (const SoftLimit& limit : limits) {
+    const auto resource = static_cast<__rlimit_resource_t>(limit.resource);
+    rlimit r{};
+    if (getrlimit(resource, &r) != 0) continue;
+    r.rlim_cur = limit.value == UINT64_MAX ? RLIM_INFINITY : static_cast<rlim_t>(limit.value);
+    // Above the hard limit setrlimit refuses (EINVAL): the node's limit stays.
+    (void)setrlimit(resource, &r);
+  }
+}
 
 Result<std::vector<gid_t>> GroupsOf(const std::string& user, gid_t gid) {
   int n = 64;

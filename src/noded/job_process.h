@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -18,6 +19,14 @@
 #include "common/status.h"
 
 namespace rota::noded {
+
+// A soft resource limit the child sets for itself once it is the user
+// (PropagateResourceLimits): its hard limit stays the daemon's, and a value
+// above it is not set, as in Slurm.
+struct SoftLimit {
+  int resource = 0;    // RLIMIT_*
+  uint64_t value = 0;  // UINT64_MAX: unlimited
+};
 
 struct JobProcessSpec {
   std::string program;  // Path of the script to exec.
@@ -30,7 +39,12 @@ struct JobProcessSpec {
   std::string stdout_path;    // Absolute; created as the user, 0644 before the umask.
   std::string stderr_path;    // Absolute; may equal stdout_path (one shared file).
   bool append = false;        // O_APPEND instead of truncating.
+  std::vector<SoftLimit> soft_limits;
 };
+
+// Sets `limits` on the calling process (only system calls: safe between fork
+// and exec). One that cannot be set is left as it was.
+void ApplySoftLimits(const std::vector<SoftLimit>& limits);
 
 // Runs with the waiting child's pid; an error kills the child.
 using BeforeExec = std::function<Status(pid_t)>;

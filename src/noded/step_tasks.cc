@@ -31,8 +31,11 @@
 #include "noded/step_cage.h"
 #include "noded/step_channel.h"
 #include "noded/task_cpu_binding.h"
+#include "noded/task_epilog.h"
 #include "noded/task_gpu_binding.h"
+#include "noded/task_limits.h"
 #include "noded/task_process.h"
+#include "noded/task_starter.h"
 #include "noded/task_terminal.h"
 
 namespace rota::noded {
@@ -180,6 +183,8 @@ struct LocalTask {
   // --pty: the pseudo-terminal's master side (task 0 only), for its size.
   // fds[0] and stdin_fd are copies of it: output and input go through it.
   int terminal = -1;
+  // Its environment, kept for the TaskEpilog when slurm.conf names one.
+  std::vector<std::string> env;
 };
 
 // Where one output stream of task `task` goes: "" for srun (a pipe), else a file.
@@ -696,6 +701,12 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     process.gid = spec.gid();
     process.groups = groups;
     process.work_dir = work_dir;
+    process.soft_limits = SoftLimitsFrom(request.rlimits());
+    if (const std::string& prolog = node_.config->settings.task_prolog; !prolog.empty()) {
+      // The TaskProlog runs in the task's own process, just before the
+      // command (task_starter.h): rota-task execs the command after it.
+      process.argv.insert(process.argv.begin(), {TaskStarterProgram(), prolog});
+    }
     io_fields.task_id = task.global_id;
     // --pty: task 0 on a terminal of its own; srun sends the others' output
     // to /dev/null (ONE_TASK 0), as Slurm's srun does.
@@ -735,6 +746,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
                                                     node_.gpus->devices(), GpusOf(node_, gpus));
     }
     if (step_limits.task_cpusets) task_limits.cpu_ids = bound_cpus;
+    if (!node_.config->settings.task_epilog.empty()) task.env = process.env;
     Result<TaskProcess> started = SpawnTaskProcess(process, [&](pid_t pid) -> Status {
       if (step_limits.task_cages) {
         ROTA_RETURN_IF_ERROR(node_.cgroups->ConfineTask(
@@ -797,6 +809,40 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   answered = true;
   spdlog::info("step {}.{}: {} task(s) started as uid {}", job_id, step_id, local_tasks,
                spec.uid());
+
+  // slurm.conf's TaskEpilog after each task, before its exit is told to srun
+  // (task_epilog.h); a kill of the step reaches it meanwhile.
+  auto run_task_epilog = [&](const LocalTask& task) {
+    const std::string& program = node_.config->settings.task_epilog;
+    if (program.empty()) return;
+    JobProcessSpec as_task;
+    as_task.env = task.env;
+    as_task.uid = spec.uid();
+    as_task.gid = spec.gid();
+    as_task.groups = groups;
+    as_task.work_dir = work_dir;
+    as_task.soft_limits = SoftLimitsFrom(request.rlimits());
+    pid_t running_epilog = -1;
+    Result<int> ran = RunTaskEpilog(
+        program, std::move(as_task),
+        [&](pid_t pid) { return node_.cgroups->AddStepPid(job_id, step_cage, pid); },
+        [&](pid_t pid) {
+          std::lock_guard<std::mutex> step_lock(running->mu);
+          if (pid > 0) {
+            running->live.push_back(pid);
+          } else {
+            std::erase(running->live, running_epilog);
+          }
+          running_epilog = pid > 0 ? pid : running_epilog;
+        });
+    if (!ran.ok()) {
+      spdlog::error("step {}.{}: task {}: TaskEpilog {}: {}", job_id, step_id, task.global_id,
+                    program, ran.status().message());
+    } else if (*ran != 0) {
+      spdlog::error("step {}.{}: task {}: TaskEpilog {} failed with wait status {:#x}", job_id,
+                    step_id, task.global_id, program, *ran);
+    }
+  };
 
   // Relay output and exits until every task has ended and said all.
   bool srun_gone = false;
@@ -894,6 +940,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
           task.max_rss_kb = static_cast<uint64_t>(std::max<long>(0, used.ru_maxrss));
           if (task.stdin_fd >= 0) close(task.stdin_fd);
           task.stdin_fd = -1;
+          run_task_epilog(task);
           // A task that failed after the kernel killed in its step's cage for
           // memory (itself or a child of it) ended Out Of Memory.
           if (status != 0 && node_.config->cgroup.constrain_ram_space) {

@@ -98,6 +98,7 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
       errno = EPERM;
       fail(3);
     }
+    ApplySoftLimits(spec.soft_limits);
     if (chdir(spec.work_dir.c_str()) != 0) (void)!chdir("/tmp");
     // Files are opened here, as the task's user, relative to its directory.
     if (terminal) {

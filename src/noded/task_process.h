@@ -39,6 +39,7 @@ struct TaskProcessSpec {
   // A descriptor the task keeps under its own number (its PMI_FD, srun
   // --mpi=pmi2); -1: none. The caller closes it.
   int keep_fd = -1;
+  std::vector<SoftLimit> soft_limits;  // Set once the task is its user (job_process.h)
 };
 
 struct TaskProcess {

@@ -322,6 +322,8 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   spec.set_gid(caller.gid);
   spec.set_user(caller.user);
   spec.set_group(caller.group);
+  // --mail-type without --mail-user mails the submitting user, as in Slurm.
+  if (spec.mail_type() != 0 && spec.mail_user().empty()) spec.set_mail_user(caller.user);
 
   const conf::PartitionConfig* partition = nullptr;
   if (spec.partition().empty()) {

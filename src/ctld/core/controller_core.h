@@ -126,6 +126,10 @@ class ControllerCore {
   bool SetPolicy(wire::PolicyState state, Effects& effects);
   // The table in force; null until one is known.
   const PolicyTable* policy() const { return policy_.get(); }
+  // slurm.conf PrivateData=jobs: the uid whose jobs and steps alone `caller`
+  // may list; none when it may list everyone's (root, SlurmUser, AdminLevel
+  // Operator or Administrator, or jobs not private).
+  std::optional<uint32_t> JobsVisibleOnlyTo(const Caller& caller) const;
 
   // ---- Advance reservations (reservations.cc) ----
   // scontrol create|update|delete reservation: root, SlurmUser and

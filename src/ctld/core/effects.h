@@ -30,6 +30,15 @@ struct SignalJob {
   bool terminate = false;  // SIGKILL after KillWait if the job is still there
 };
 
+// Run slurm.conf's MailProg as `MailProg -s SUBJECT RECIPIENT` with
+// `environment` (a job's --mail-type event; ctld/core/job_mail.h).
+struct MailNotice {
+  uint32_t job_id = 0;
+  std::string recipient;
+  std::string subject;
+  std::vector<std::string> environment;  // NAME=value
+};
+
 struct Effects {
   std::vector<wire::StateRecord> records;  // To append to the write-ahead log
   std::vector<LaunchJob> launches;
@@ -39,10 +48,11 @@ struct Effects {
   std::vector<wire::AccountingJob> accounting;
   // Nodes gone out of service or back (node_events.h), made durable with them.
   std::vector<wire::NodeEvent> node_events;
+  std::vector<MailNotice> mails;
 
   bool empty() const {
     return records.empty() && launches.empty() && signals.empty() && accounting.empty() &&
-           node_events.empty();
+           node_events.empty() && mails.empty();
   }
 };
 

@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/controller_core.h"
+#include "ctld/core/job_mail.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/prepared_nodes.h"
 #include "model/dependency.h"
@@ -106,6 +107,9 @@ void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64
   stats_.JobEnded(state);
   NoteWake(job.end_time() + config_->settings.min_job_age);
   if (job.start_time() == 0) job.set_start_time(now);  // Slurm shows the end as the start.
+  if (std::optional<model::MailEvent> mail = EndMailEvent(job, state)) {
+    AddJobMail(job, *mail, now, config_->settings.cluster_name, effects);
+  }
   Persist(job, effects);
 }
 
@@ -307,6 +311,8 @@ void ControllerCore::SetHeldReason(wire::JobRecord& job) {
 
 void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
                                    Effects& effects) {
+  // Told while the run's times are still there (its run time).
+  AddJobMail(job, model::kMailRequeue, now, config_->settings.cluster_name, effects);
   const size_t accounted = effects.accounting.size();
   AccountAttemptEnd(*config_, job, attempt_state, now, effects);
   if (effects.accounting.size() > accounted) AttachSteps(job, effects.accounting.back());

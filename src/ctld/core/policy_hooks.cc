@@ -80,6 +80,13 @@ Caller ControllerCore::WithAdminLevel(const Caller& caller) const {
   return elevated;
 }
 
+std::optional<uint32_t> ControllerCore::JobsVisibleOnlyTo(const Caller& caller) const {
+  const std::vector<std::string>& hidden = config_->settings.private_data;
+  if (std::find(hidden.begin(), hidden.end(), "jobs") == hidden.end()) return std::nullopt;
+  if (WithAdminLevel(caller).privileged) return std::nullopt;
+  return caller.uid;
+}
+
 PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
   PriorityJob p = MakePriorityJob(job, *config_);
   if (policy_) {

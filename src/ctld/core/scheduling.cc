@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
+#include "ctld/core/job_mail.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/license_pool.h"
 #include "ctld/core/limit_check.h"
@@ -93,6 +94,7 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> warn;
   std::vector<uint32_t> old;
   std::vector<uint32_t> displaced;  // Preempted, their GraceTime over
+  std::vector<uint32_t> mail_due;   // A time-limit mail to send
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     switch (job->state()) {
@@ -105,6 +107,11 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
           NoteWake(job->preempt_kill_time());
         }
         if (job->time_limit_s() < 0 || job->timed_out()) break;
+        if (job->spec().mail_type() != 0) {  // --mail-type=TIME_LIMIT*
+          std::optional<int64_t> next_mail;
+          if (!DueTimeLimitMails(*job, now, &next_mail).empty()) mail_due.push_back(id);
+          if (next_mail) NoteWake(*next_mail);
+        }
         if (std::optional<int64_t> t = WarnTime(*job)) {
           if (now >= *t) {
             warn.push_back(id);
@@ -133,6 +140,14 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     }
   }
   for (uint32_t id : warn) SendWarning(id, effects);
+  for (uint32_t id : mail_due) {
+    wire::JobRecord& j = Mutable(id);
+    for (model::MailEvent event : DueTimeLimitMails(j, now)) {
+      AddJobMail(j, event, now, config_->settings.cluster_name, effects);
+      j.set_mail_sent(j.mail_sent() | event);
+    }
+    Persist(j, effects);
+  }
   for (uint32_t id : displaced) StopDisplaced(Mutable(id), now, effects);
   for (uint32_t id : expired) {
     // The node daemon sends SIGTERM, then SIGKILL after KillWait; the job is
@@ -325,7 +340,9 @@ uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& alloc
   job.set_timed_out(false);
   job.set_cancel_requested(false);
   job.set_warned(false);
+  job.clear_mail_sent();
   if (std::optional<int64_t> warn = WarnTime(job)) NoteWake(*warn);
+  AddJobMail(job, model::kMailBegin, now, config_->settings.cluster_name, effects);
   stats_.JobStarted();
   if (!launch) return id;  // The caller takes the resources, persists and launches
   nodes_.Allocate(job);

@@ -11,6 +11,7 @@
 #include "conf/config_loader.h"
 #include "conf/preempt_mode.h"
 #include "ctld/core/accounting_records.h"
+#include "ctld/server/mail_sender.h"
 #include "ctld/server/node_messenger.h"
 #include "ctld/state/state_store.h"
 
@@ -91,7 +92,11 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   if (!issuer.ok()) return issuer.status();
   auto messenger = std::make_unique<NodeMessenger>(d->config_, std::move(issuer).value());
   NodeMessenger* messenger_ptr = messenger.get();
-  d->sink_ = std::move(messenger);
+  // Mails (--mail-type) go to MailProg; the rest on to the node daemons.
+  auto mail_sender = std::make_unique<MailSender>(MailProgram(d->config_->settings.mail_prog),
+                                                  std::move(messenger));
+  MailSender* mail_sender_ptr = mail_sender.get();
+  d->sink_ = std::move(mail_sender);
   d->loop_ = std::make_unique<StateLoop>(
       std::move(core), std::move(store).value(), d->sink_.get(),
       [] { return static_cast<int64_t>(std::time(nullptr)); }, StateLoop::Options{});
@@ -103,11 +108,12 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
     d->outbox_->Start();
   }
   d->loop_->Start();
-  // The policy table is fetched for what reads it: enforcement, and
-  // preempt/qos's Preempt lists.
+  // The policy table is fetched for what reads it: enforcement,
+  // preempt/qos's Preempt lists, and PrivateData (operators see all).
   if (AccountingEnabled(*d->config_) &&
       (Enforcement::FromSettings(d->config_->settings.accounting_storage_enforce).any() ||
-       d->config_->settings.preempt_type == conf::kPreemptQos)) {
+       d->config_->settings.preempt_type == conf::kPreemptQos ||
+       !d->config_->settings.private_data.empty())) {
     auto policy_issuer = auth::MakeIssuer(auth_settings);
     if (!policy_issuer.ok()) return policy_issuer.status();
     std::string host = d->config_->settings.accounting_storage_host;
@@ -131,7 +137,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   }
   d->service_ = std::make_unique<ControllerService>(
       *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path,
-      [messenger_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
+      [messenger_ptr, mail_sender_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
+        mail_sender_ptr->SetProgram(MailProgram(config->settings.mail_prog));
         messenger_ptr->SetConfig(std::move(config));
       });
   if (PolicyFetcher* fetcher = d->policy_fetcher_.get()) {

@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 
+#include <optional>
 #include <vector>
 
 #include "api/methods.h"
@@ -34,11 +35,14 @@ void Answer(const rpc::Responder& respond, const google::protobuf::MessageLite& 
 // the memory. (Field 1 `jobs` is length-delimited, field 2 `now` a varint.)
 // With a projection in the request, each record carries only the fields the
 // client will read: most of a listing's bytes are fields squeue never shows.
-std::string EncodeJobList(const JobView& view, const wire::ListJobsRequest& req, int64_t now) {
+// `only_uid`: PrivateData=jobs hides the jobs of every other user.
+std::string EncodeJobList(const JobView& view, const wire::ListJobsRequest& req, int64_t now,
+                          std::optional<uint32_t> only_uid) {
   std::string out;
   const model::JobFieldSet fields = model::JobFieldSet::FromRequest(req);
   std::string whole;  // One record serialized, reused.
   for (const auto& job : view) {
+    if (only_uid && job->spec().uid() != *only_uid) continue;
     if (!JobMatches(*job, req)) continue;
     if (fields.empty()) {
       model::AppendMessageField(out, wire::ListJobsResponse::kJobsFieldNumber, *job);
@@ -193,11 +197,14 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kListJobs: {
       wire::ListJobsRequest req;
       if (!ParseOrFail(body, req, respond)) return;
-      loop_.EnqueueRead([this, req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                              Effects&) -> StateLoop::Reply {
+      loop_.EnqueueRead([this, req = std::move(req), caller, respond](
+                            ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
         std::shared_ptr<const JobView> view = core.PublishJobs();
-        return [this, view, req, respond, now] {
-          readers_.Post([view, req, respond, now] { respond(0, EncodeJobList(*view, req, now)); });
+        const std::optional<uint32_t> only_uid = core.JobsVisibleOnlyTo(caller);
+        return [this, view, req, respond, now, only_uid] {
+          readers_.Post([view, req, respond, now, only_uid] {
+            respond(0, EncodeJobList(*view, req, now, only_uid));
+          });
         };
       });
       return;
@@ -382,15 +389,21 @@ void ControllerService::HandleStep(uint16_t method, const Caller& caller, const 
   } else {
     wire::ListStepsRequest req;
     if (!ParseOrFail(body, req, respond)) return;
-    loop_.EnqueueRead([req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                      Effects&) -> StateLoop::Reply {
+    loop_.EnqueueRead([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                              Effects&) -> StateLoop::Reply {
       core.PruneSteps();
       auto out = std::make_shared<wire::ListStepsResponse>();
       out->set_now(now);
-      for (wire::JobStepRecord& step : core.steps().List(req)) *out->add_steps() = std::move(step);
+      // PrivateData=jobs: other users' steps and jobs are not listed.
+      const std::optional<uint32_t> only_uid = core.JobsVisibleOnlyTo(caller);
+      for (wire::JobStepRecord& step : core.steps().List(req)) {
+        if (only_uid && step.uid() != *only_uid) continue;
+        *out->add_steps() = std::move(step);
+      }
       if (req.with_jobs()) {
         for (uint32_t id : req.job_ids()) {
-          if (const wire::JobRecord* job = core.FindJob(id)) {
+          if (const wire::JobRecord* job = core.FindJob(id);
+              job != nullptr && (!only_uid || job->spec().uid() == *only_uid)) {
             wire::JobRecord& copy = *out->add_jobs();
             copy = *job;
             copy.mutable_spec()->clear_script();

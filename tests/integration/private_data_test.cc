@@ -1,0 +1,111 @@
+// PrivateData=jobs,users with a real rotactld and rotadbd: an ordinary user
+// (made for the test with useradd) sees only their own jobs in squeue,
+// scontrol and sacct, and only themself in sacctmgr's user list; root sees
+// everyone's; once accounting makes the user an Operator, so do they.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "common/strings.h"
+#include "tests/integration/controller_calls.h"
+#include "tests/integration/controller_process.h"
+#include "tests/integration/dbd_process.h"
+
+namespace rota {
+namespace {
+
+using testing::AccountingConf;
+using testing::CommandResult;
+using testing::ControllerProcess;
+using testing::DbdProcess;
+
+class PrivateDataTest : public ::testing::Test {
+ protected:
+  PrivateDataTest()
+      : dbd_port_(testing::FreeLoopbackPort()),
+        ctld_(AccountingConf(dbd_port_) + "PrivateData=jobs,users\n"),
+        dbd_(ctld_, dbd_port_),
+        user_("rotapd" + std::to_string(getpid())) {}
+
+  void SetUp() override {
+    ASSERT_EQ(geteuid(), 0u) << "this test makes a user and runs commands as them";
+    ASSERT_EQ(std::system(("useradd -M -N -s /bin/sh " + user_ + " 2>/dev/null").c_str()), 0);
+    made_user_ = true;
+    passwd* pw = getpwnam(user_.c_str());
+    ASSERT_NE(pw, nullptr);
+    // The user's commands read slurm.conf in the test's directory.
+    ASSERT_EQ(chmod(ctld_.dir().path().c_str(), 0755), 0);
+    // auth/slurm: the user signs with the shared key, so it must be theirs to
+    // read (mode 0600); the daemons, as root, still read it.
+    ASSERT_EQ(chown((ctld_.dir().path() / "slurm.key").c_str(), pw->pw_uid, 0), 0);
+    ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+    ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  }
+  void TearDown() override {
+    if (HasFailure()) std::cerr << "rotactld:\n" << ctld_.Log() << "rotadbd:\n" << dbd_.Log();
+    ctld_.Kill(SIGTERM);
+    dbd_.Kill(SIGTERM);
+    if (made_user_) std::system(("userdel " + user_ + " 2>/dev/null").c_str());
+  }
+
+  // Runs a built command as the test user.
+  CommandResult AsUser(const std::string& command_line) const {
+    return ctld_.Run("su -s /bin/sh " + user_ + " -c \"SLURM_CONF=" + ctld_.conf() + " " +
+                     testing::BinDir() + "/" + command_line + "\"");
+  }
+  // Runs `run` until it prints `expected`, for up to 10 s; the last output.
+  template <typename F>
+  static std::string Until(F run, const std::string& expected) {
+    std::string out;
+    for (int i = 0; i < 200; ++i) {
+      out = run().out;
+      if (out == expected) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return out;
+  }
+
+  uint16_t dbd_port_;
+  ControllerProcess ctld_;
+  DbdProcess dbd_;
+  std::string user_;
+  bool made_user_ = false;
+};
+
+TEST_F(PrivateDataTest, OrdinaryUsersSeeOnlyTheirOwn) {
+  ASSERT_EQ(ctld_.Run("sacctmgr -i add user " + user_ + " DefaultAccount=root").exit_code, 0);
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --hold -J roots --wrap=true").out, "1\n");
+  CommandResult mine = AsUser("sbatch --parsable --hold -J mine --wrap=true");
+  ASSERT_EQ(mine.out, "2\n") << mine.out;
+
+  // The controller: squeue and scontrol.
+  EXPECT_EQ(ctld_.Run("squeue -h -o %i").out, "1\n2\n");
+  EXPECT_EQ(AsUser("squeue -h -o %i").out, "2\n");
+  EXPECT_EQ(AsUser("squeue -h -o %i -j 1").out.find('1'), std::string::npos);
+  EXPECT_EQ(AsUser("scontrol show job 1").out.find("JobId=1 "), std::string::npos);
+  EXPECT_NE(AsUser("scontrol show job 2").out.find("JobId=2 "), std::string::npos);
+  EXPECT_NE(ctld_.Run("scontrol show job 2").out.find("JobId=2 "), std::string::npos);
+
+  // rotadbd: sacct -a (all users) and sacctmgr's list of users. Jobs reach
+  // rotadbd when they end.
+  ASSERT_EQ(ctld_.Run("scancel 1 2").exit_code, 0);
+  EXPECT_EQ(testing::SacctUntil(ctld_, "-a -n -P -X -o JobID,JobName", "1|roots\n2|mine\n"),
+            "1|roots\n2|mine\n");
+  EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID,JobName").out, "2|mine\n");
+  EXPECT_EQ(AsUser("sacctmgr -n -P show user format=User").out, user_ + "\n");
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user format=User").out, "root\n" + user_ + "\n");
+
+  // An Operator sees everyone's, in both daemons.
+  ASSERT_EQ(ctld_.Run("sacctmgr -i modify user " + user_ + " set AdminLevel=Operator").exit_code,
+            0);
+  EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID").out, "1\n2\n");
+  EXPECT_EQ(Until([&] { return AsUser("squeue -h -t all -o %i"); }, "1\n2\n"), "1\n2\n");
+}
+
+}  // namespace
+}  // namespace rota
