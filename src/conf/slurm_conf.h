@@ -166,6 +166,9 @@ struct SlurmConf {
   // MailProg: what the controller runs to mail a job's --mail-type events;
   // empty: Slurm's default, /bin/mail (ctld/server/mail_sender.h).
   std::string mail_prog;
+  // EpilogSlurmctld: what the controller runs (as itself) for each job whose
+  // allocation ends (ctld/server/slurmctld_scripts.h).
+  std::string epilog_slurmctld;
   std::string health_check_program;
   DurationSecs health_check_interval = 0;
   std::vector<std::string> health_check_node_state = {"ANY"};

@@ -104,6 +104,7 @@ const KeyTable<SlurmConf>& GlobalKeys() {
       {"Epilog", StringField(&SlurmConf::epilog)},
       {"TaskProlog", StringField(&SlurmConf::task_prolog)},
       {"MailProg", StringField(&SlurmConf::mail_prog)},
+      {"EpilogSlurmctld", StringField(&SlurmConf::epilog_slurmctld)},
       {"PrivateData",
        ChoiceListField(&SlurmConf::private_data, {"accounts", "cloud", "events", "jobs", "nodes",
                                                   "partitions", "reservations", "usage", "users"})},

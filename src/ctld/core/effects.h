@@ -39,6 +39,14 @@ struct MailNotice {
   std::vector<std::string> environment;  // NAME=value
 };
 
+// Run slurm.conf's EpilogSlurmctld (`program`) for a job whose allocation
+// ended, with the job's variables (ctld/core/job_script_env.h).
+struct ControllerScript {
+  uint32_t job_id = 0;
+  std::string program;
+  std::vector<std::string> environment;  // NAME=value
+};
+
 struct Effects {
   std::vector<wire::StateRecord> records;  // To append to the write-ahead log
   std::vector<LaunchJob> launches;
@@ -49,10 +57,11 @@ struct Effects {
   // Nodes gone out of service or back (node_events.h), made durable with them.
   std::vector<wire::NodeEvent> node_events;
   std::vector<MailNotice> mails;
+  std::vector<ControllerScript> scripts;
 
   bool empty() const {
     return records.empty() && launches.empty() && signals.empty() && accounting.empty() &&
-           node_events.empty() && mails.empty();
+           node_events.empty() && mails.empty() && scripts.empty();
   }
 };
 

@@ -11,6 +11,7 @@
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_mail.h"
+#include "ctld/core/job_script_env.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/prepared_nodes.h"
 #include "model/dependency.h"
@@ -110,6 +111,7 @@ void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64
   if (std::optional<model::MailEvent> mail = EndMailEvent(job, state)) {
     AddJobMail(job, *mail, now, config_->settings.cluster_name, effects);
   }
+  AddEpilogSlurmctld(job, config_->settings, effects);
   Persist(job, effects);
 }
 
@@ -311,8 +313,9 @@ void ControllerCore::SetHeldReason(wire::JobRecord& job) {
 
 void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
                                    Effects& effects) {
-  // Told while the run's times are still there (its run time).
+  // Told while the run's times and nodes are still there.
   AddJobMail(job, model::kMailRequeue, now, config_->settings.cluster_name, effects);
+  AddEpilogSlurmctld(job, config_->settings, effects);
   const size_t accounted = effects.accounting.size();
   AccountAttemptEnd(*config_, job, attempt_state, now, effects);
   if (effects.accounting.size() > accounted) AttachSteps(job, effects.accounting.back());

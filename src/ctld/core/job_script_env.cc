@@ -45,4 +45,15 @@ std::vector<std::string> JobScriptEnvironment(const wire::JobRecord& job,
   return env;
 }
 
+void AddEpilogSlurmctld(const wire::JobRecord& job, const conf::SlurmConf& settings,
+                        Effects& effects) {
+  if (settings.epilog_slurmctld.empty() || job.nodes().empty()) return;
+  ControllerScript script;
+  script.job_id = job.job_id();
+  script.program = settings.epilog_slurmctld;
+  script.environment = JobScriptEnvironment(job, settings.cluster_name, /*ended=*/true);
+  script.environment.push_back("SLURM_SCRIPT_CONTEXT=epilog_slurmctld");
+  effects.scripts.push_back(std::move(script));
+}
+
 }  // namespace rota::ctld

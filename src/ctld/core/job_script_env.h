@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "conf/slurm_conf.h"
+#include "ctld/core/effects.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -21,5 +23,12 @@ namespace rota::ctld {
 // SLURM_JOB_EXIT_CODE2 ("status:signal").
 std::vector<std::string> JobScriptEnvironment(const wire::JobRecord& job,
                                               const std::string& cluster_name, bool ended);
+
+// Appends slurm.conf's EpilogSlurmctld, when set, for `job`, whose
+// allocation just ended (it completed, failed, was cancelled or requeued),
+// with its variables and SLURM_SCRIPT_CONTEXT=epilog_slurmctld. A job that
+// never held nodes runs none, as in Slurm.
+void AddEpilogSlurmctld(const wire::JobRecord& job, const conf::SlurmConf& settings,
+                        Effects& effects);
 
 }  // namespace rota::ctld

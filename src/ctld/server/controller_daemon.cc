@@ -13,6 +13,7 @@
 #include "ctld/core/accounting_records.h"
 #include "ctld/server/mail_sender.h"
 #include "ctld/server/node_messenger.h"
+#include "ctld/server/slurmctld_scripts.h"
 #include "ctld/state/state_store.h"
 
 namespace rota::ctld {
@@ -92,9 +93,11 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   if (!issuer.ok()) return issuer.status();
   auto messenger = std::make_unique<NodeMessenger>(d->config_, std::move(issuer).value());
   NodeMessenger* messenger_ptr = messenger.get();
-  // Mails (--mail-type) go to MailProg; the rest on to the node daemons.
-  auto mail_sender = std::make_unique<MailSender>(MailProgram(d->config_->settings.mail_prog),
-                                                  std::move(messenger));
+  // Mails (--mail-type) go to MailProg, EpilogSlurmctld runs here; the rest
+  // goes on to the node daemons.
+  auto mail_sender =
+      std::make_unique<MailSender>(MailProgram(d->config_->settings.mail_prog),
+                                   std::make_unique<SlurmctldScripts>(std::move(messenger)));
   MailSender* mail_sender_ptr = mail_sender.get();
   d->sink_ = std::move(mail_sender);
   d->loop_ = std::make_unique<StateLoop>(

@@ -35,7 +35,8 @@ void MailSender::Carry(const Effects& effects) {
     }
     cv_.notify_one();
   }
-  if (next_ != nullptr && (!effects.launches.empty() || !effects.signals.empty())) {
+  if (next_ != nullptr &&
+      (!effects.launches.empty() || !effects.signals.empty() || !effects.scripts.empty())) {
     next_->Carry(effects);
   }
 }

@@ -149,7 +149,9 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
   }
   if (sink_ != nullptr) {
     for (const Effects* e : {&effects, &pass_effects}) {
-      if (!e->launches.empty() || !e->signals.empty() || !e->mails.empty()) sink_->Carry(*e);
+      if (!e->launches.empty() || !e->signals.empty() || !e->mails.empty() || !e->scripts.empty()) {
+        sink_->Carry(*e);
+      }
     }
   }
 

@@ -1,0 +1,98 @@
+#include "ctld/core/job_script_env.h"
+
+#include <gtest/gtest.h>
+
+#include "ctld/core/controller_core.h"
+#include "testing/config_files.h"
+
+namespace rota::ctld {
+namespace {
+
+using rota::testing::LoadConfigFiles;
+using rota::testing::TempDir;
+
+std::string EnvOf(const std::vector<std::string>& env, const std::string& name) {
+  for (const std::string& e : env) {
+    if (e.rfind(name + "=", 0) == 0) return e.substr(name.size() + 1);
+  }
+  return "(unset)";
+}
+
+TEST(JobScriptEnvTest, TheJobsVariables) {
+  wire::JobRecord job;
+  job.set_job_id(12);
+  job.set_array_job_id(10);
+  job.set_array_task_id(2);
+  job.set_state(wire::JOB_STATE_FAILED);
+  job.set_exit_code(3 << 8);
+  job.add_nodes("gpu1");
+  job.add_nodes("gpu2");
+  wire::JobSpec& s = *job.mutable_spec();
+  s.set_name("train");
+  s.set_user("ada");
+  s.set_uid(1000);
+  s.set_account("physics");
+  s.set_partition("gpu");
+  s.set_work_dir("/home/ada");
+  std::vector<std::string> env = JobScriptEnvironment(job, "c1", /*ended=*/true);
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_ID"), "12");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_USER"), "ada");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_UID"), "1000");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_ACCOUNT"), "physics");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_PARTITION"), "gpu");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_NODELIST"), "gpu[1-2]");
+  EXPECT_EQ(EnvOf(env, "SLURM_CLUSTER_NAME"), "c1");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_WORK_DIR"), "/home/ada");
+  EXPECT_EQ(EnvOf(env, "SLURM_ARRAY_JOB_ID"), "10");
+  EXPECT_EQ(EnvOf(env, "SLURM_ARRAY_TASK_ID"), "2");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_STATE"), "FAILED");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_EXIT_CODE"), "768");
+  EXPECT_EQ(EnvOf(env, "SLURM_JOB_EXIT_CODE2"), "3:0");
+  EXPECT_EQ(EnvOf(JobScriptEnvironment(job, "c1", false), "SLURM_JOB_EXIT_CODE"), "(unset)");
+}
+
+// The core asks for EpilogSlurmctld when a job that held nodes ends, not for
+// one cancelled while it waited.
+TEST(JobScriptEnvTest, EpilogSlurmctldForEachAllocationThatEnds) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\nBatchStartTimeout=100000\n"
+            "EpilogSlurmctld=/etc/slurm/epilog_ctld\n"
+            "NodeName=n1 CPUs=4 RealMemory=16000\n"
+            "PartitionName=batch Nodes=n1 Default=YES MaxTime=1-00:00:00\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  ControllerCore core(*loaded.config);
+  const int64_t now = 1'800'000'000;
+  Effects e;
+  ASSERT_TRUE(core.NodeRegistered("n1", now, now, e).ok());
+  Caller alice{1000, 1000, "alice", "alice", false};
+  wire::SubmitJobRequest req;
+  req.mutable_spec()->set_name("first");
+  ASSERT_TRUE(core.Submit(req, alice, now, e).ok());
+  req.mutable_spec()->set_hold(true);
+  ASSERT_TRUE(core.Submit(req, alice, now, e).ok());
+  Effects started;
+  core.Tick(now + 1, started);
+  ASSERT_EQ(started.launches.size(), 1u);
+  EXPECT_TRUE(started.scripts.empty());
+
+  Effects ended;
+  ASSERT_TRUE(core.JobExited(1, 0, now + 5, ended).ok());
+  ASSERT_EQ(ended.scripts.size(), 1u);
+  EXPECT_EQ(ended.scripts[0].job_id, 1u);
+  EXPECT_EQ(ended.scripts[0].program, "/etc/slurm/epilog_ctld");
+  EXPECT_EQ(EnvOf(ended.scripts[0].environment, "SLURM_SCRIPT_CONTEXT"), "epilog_slurmctld");
+  EXPECT_EQ(EnvOf(ended.scripts[0].environment, "SLURM_JOB_STATE"), "COMPLETED");
+  EXPECT_EQ(EnvOf(ended.scripts[0].environment, "SLURM_JOB_NODELIST"), "n1");
+
+  wire::SignalJobsRequest cancel;
+  cancel.add_job_ids("2");
+  Caller root{0, 0, "root", "root", true};
+  Effects cancelled;
+  core.SignalJobs(cancel, root, now + 6, cancelled);
+  EXPECT_TRUE(cancelled.scripts.empty());
+  EXPECT_EQ(core.FindJob(2)->state(), wire::JOB_STATE_CANCELLED);
+}
+
+}  // namespace
+}  // namespace rota::ctld
