@@ -38,6 +38,8 @@ bench: build
 	  awk '/^BM_/ {print $$1, $$4, $$5}'
 	@$(BUILD_DIR)/bin/device_holders_bench --benchmark_min_time=0.2 2>/dev/null | \
 	  awk '/^BM_/ {print $$1, $$4, $$5}'
+	@$(BUILD_DIR)/bin/device_rules_bench --benchmark_min_time=0.2 2>/dev/null | \
+	  awk '/^BM_/ {print $$1, $$4, $$5}'
 	@$(BUILD_DIR)/bin/select_bench --benchmark_min_time=0.2 2>/dev/null | \
 	  awk '/^BM_/ {print $$1, $$4, $$5}'
 	@$(BUILD_DIR)/bin/backfill_bench 2>/dev/null | \
