@@ -3,6 +3,10 @@ BUILD_DIR      ?= build
 TEST_BUILD_DIR ?= build-asan
 CMAKE_FLAGS    ?=
 GENERATOR      := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+# ccache keys objects by paths relative to the checkout, so that another clone of the same
+# commit (a second worktree, a CI run) reuses what this one compiled.
+export CCACHE_BASEDIR  := $(CURDIR)
+export CCACHE_NOHASHDIR := true
 
 .PHONY: all build test deps format check-format bench quickstart down bench-vs-slurm \
         bench-vs-slurmdbd clean
