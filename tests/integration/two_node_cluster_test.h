@@ -22,9 +22,6 @@ class TwoNodeClusterTest : public ::testing::Test {
   // gres.conf for the fixtures that need another (empty: the cluster's, its
   // GPUs without Cores=); called once cluster_ exists, before any daemon starts.
   virtual std::string GresConf() const { return ""; }
-  // gres.conf for the fixtures that need another (empty: the cluster's, its
-  // GPUs without Cores=); called once cluster_ exists, before any daemon starts.
-  virtual std::string GresConf() const { return ""; }
   // cgroup.conf for the fixtures that need another (empty: the cluster's
   // cgroup v1 one, constraining cores, memory and devices).
   virtual std::string CgroupConf() const { return ""; }
@@ -33,7 +30,6 @@ class TwoNodeClusterTest : public ::testing::Test {
     ASSERT_EQ(geteuid(), 0u) << "these tests need root (cgroups, mknod, setuid)";
     uint16_t port = FreeLoopbackPort();
     cluster_ = std::make_unique<NodedCluster>(port, Settings());
-    if (std::string gres = GresConf(); !gres.empty()) cluster_->dir().Write("gres.conf", gres);
     if (std::string gres = GresConf(); !gres.empty()) cluster_->dir().Write("gres.conf", gres);
     if (!CgroupConf().empty()) cluster_->dir().Write("cgroup.conf", CgroupConf());
     ctld_ = std::make_unique<DaemonProcess>(
