@@ -151,8 +151,8 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   if (!s.gres().empty()) tres_per_node = "gres:" + s.gres();
   if (!s.gpus_per_node().empty()) tres_per_node = "gres:gpu:" + s.gpus_per_node();
   if (!tres_per_node.empty()) lines.push_back(fmt::format("TresPerNode={}", tres_per_node));
-  // --cpus-per-gpu / --mem-per-gpu, or slurm.conf's DefCpuPerGPU / DefMemPerGPU
-  // the controller filled in.
+  // --cpus-per-gpu / --mem-per-gpu as the job gave them (slurm.conf's
+  // DefCpuPerGPU / DefMemPerGPU stay defaults and are not shown, as in Slurm).
   if (s.cpus_per_gpu() > 0) {
     lines.push_back(fmt::format("CpusPerTres=gres:gpu:{}", s.cpus_per_gpu()));
   }

@@ -87,15 +87,16 @@ TEST_F(JobLimitsTest, GpuJobWithoutCpuOrMemoryOptionsGetsTheDefaults) {
   std::string shown = ShowJob(job);
   EXPECT_NE(shown.find("NumCPUs=2 "), std::string::npos) << shown;  // DefCpuPerGPU=2
   EXPECT_NE(shown.find(" Mem=300 "), std::string::npos) << shown;   // DefMemPerGPU=300
-  EXPECT_NE(shown.find("CpusPerTres=gres:gpu:2\n"), std::string::npos) << shown;
-  EXPECT_NE(shown.find("MemPerTres=gres:gpu:300\n"), std::string::npos) << shown;
+  // Defaults, not what the job asked for: as in Slurm, no CpusPerTres/MemPerTres.
+  EXPECT_EQ(shown.find("PerTres="), std::string::npos) << shown;
   // A job that says what it wants keeps it.
-  std::string own = SubmitOk("--gres=gpu:1 -c1 --mem=200 --wrap='sleep 5'");
+  std::string own = SubmitOk("--gres=gpu:1 --cpus-per-gpu=1 --mem-per-gpu=200 --wrap='sleep 5'");
   ASSERT_TRUE(WaitForState(own, "RUNNING")) << Squeue(own, "%T %r");
   shown = ShowJob(own);
   EXPECT_NE(shown.find("NumCPUs=1 "), std::string::npos) << shown;
   EXPECT_NE(shown.find(" Mem=200 "), std::string::npos) << shown;
-  EXPECT_EQ(shown.find("PerTres="), std::string::npos) << shown;
+  EXPECT_NE(shown.find("CpusPerTres=gres:gpu:1\n"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("MemPerTres=gres:gpu:200\n"), std::string::npos) << shown;
 }
 
 TEST_F(JobLimitsTest, MaxCpusPerNodeSpreadsAPartitionsJobs) {

@@ -7,6 +7,7 @@
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "common/tres.h"
+#include "ctld/core/job_defaults.h"
 #include "model/index_set.h"
 #include "model/job_state.h"
 
@@ -50,6 +51,10 @@ uint64_t RequestedMemMb(const conf::ClusterConfig& config, const wire::JobRecord
   if (s.mem_per_gpu_mb() > 0) return s.mem_per_gpu_mb() * gpus;
   std::optional<MemoryMb> per_cpu = config.settings.def_mem_per_cpu;
   if (const conf::PartitionConfig* p = config.FindPartition(s.partition())) {
+    // DefMemPerGPU, as the selection applies it (job_defaults.h).
+    if (MemoryMb per_gpu = GpuDefaultsFor(s, *p, config).mem_per_gpu; per_gpu > 0 && gpus > 0) {
+      return per_gpu * gpus;
+    }
     if (p->def_mem_per_cpu) per_cpu = p->def_mem_per_cpu;
   }
   return per_cpu ? *per_cpu * cpus : 0;

@@ -354,7 +354,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     if (!licenses.ok()) return licenses.status();
     spec.set_licenses(*licenses);
   }
-  ApplyJobDefaults(*partition, *config_, spec);
+  ApplyMaxMemPerCpu(*partition, *config_, spec);
   Result<JobShape> shape = ShapeJob(spec, *partition, *config_, nodes_.model());
   if (!shape.ok()) return shape.status();
   ROTA_RETURN_IF_ERROR(CheckCanEverRun(*shape, *partition, nodes_.model()));

@@ -30,25 +30,29 @@ bool AsksForGpus(const wire::JobSpec& spec) {
          spec.ntasks_per_gpu() > 0;
 }
 
-void ApplyJobDefaults(const conf::PartitionConfig& partition, const conf::ClusterConfig& config,
-                      wire::JobSpec& spec) {
+GpuDefaults GpuDefaultsFor(const wire::JobSpec& spec, const conf::PartitionConfig& partition,
+                           const conf::ClusterConfig& config) {
+  GpuDefaults d;
+  if (!AsksForGpus(spec)) return d;
   const conf::SlurmConf& c = config.settings;
-  if (AsksForGpus(spec)) {
-    if (spec.cpus_per_task() == 0 && spec.cpus_per_gpu() == 0) {
-      spec.set_cpus_per_gpu(Chosen(partition.def_cpu_per_gpu, c.def_cpu_per_gpu));
-    }
-    const bool memory_asked = spec.mem_given() || spec.mem_per_node_mb() > 0 ||
-                              spec.mem_per_cpu_mb() > 0 || spec.mem_per_gpu_mb() > 0;
-    // A partition's own DefMemPerCPU is nearer to the job than the cluster's
-    // DefMemPerGPU.
-    const bool partition_per_cpu =
-        partition.def_mem_per_cpu.value_or(0) > 0 && partition.def_mem_per_gpu.value_or(0) == 0;
-    if (!memory_asked && !partition_per_cpu) {
-      spec.set_mem_per_gpu_mb(Chosen(partition.def_mem_per_gpu, c.def_mem_per_gpu));
-    }
+  if (spec.cpus_per_task() == 0 && spec.cpus_per_gpu() == 0) {
+    d.cpus_per_gpu = Chosen(partition.def_cpu_per_gpu, c.def_cpu_per_gpu);
   }
+  const bool memory_asked = spec.mem_given() || spec.mem_per_node_mb() > 0 ||
+                            spec.mem_per_cpu_mb() > 0 || spec.mem_per_gpu_mb() > 0;
+  // A partition's own DefMemPerCPU is nearer to the job than the cluster's
+  // DefMemPerGPU.
+  const bool partition_per_cpu =
+      partition.def_mem_per_cpu.value_or(0) > 0 && partition.def_mem_per_gpu.value_or(0) == 0;
+  if (!memory_asked && !partition_per_cpu) {
+    d.mem_per_gpu = Chosen(partition.def_mem_per_gpu, c.def_mem_per_gpu);
+  }
+  return d;
+}
 
-  const MemoryMb max_per_cpu = Chosen(partition.max_mem_per_cpu, c.max_mem_per_cpu);
+void ApplyMaxMemPerCpu(const conf::PartitionConfig& partition, const conf::ClusterConfig& config,
+                       wire::JobSpec& spec) {
+  const MemoryMb max_per_cpu = Chosen(partition.max_mem_per_cpu, config.settings.max_mem_per_cpu);
   if (max_per_cpu > 0 && spec.mem_per_cpu_mb() > max_per_cpu) {
     // Slurm's trade: the same memory per task over more CPUs, each within
     // the limit.

@@ -1,6 +1,7 @@
-// DefCpuPerGPU, DefMemPerGPU and MaxMemPerCPU filled into a job's request at
-// submission, and EnforcePartLimits' verdicts; then the same through the
-// controller core, with JobRequeue and OverTimeLimit, on an injected clock.
+// DefCpuPerGPU and DefMemPerGPU for GPU jobs that did not say, MaxMemPerCPU
+// adjusting a job's request at submission, and EnforcePartLimits' verdicts;
+// then the same through the controller core, with JobRequeue and
+// OverTimeLimit, on an injected clock.
 #include "ctld/core/job_defaults.h"
 
 #include <gtest/gtest.h>
@@ -34,10 +35,16 @@ std::shared_ptr<const conf::ClusterConfig> Load(const TempDir& dir, const std::s
   return loaded.config.ok() ? *loaded.config : nullptr;
 }
 
+GpuDefaults Defaults(const conf::ClusterConfig& config, std::function<void(wire::JobSpec&)> edit) {
+  wire::JobSpec spec;
+  edit(spec);
+  return GpuDefaultsFor(spec, config.partitions.front(), config);
+}
+
 wire::JobSpec Applied(const conf::ClusterConfig& config, std::function<void(wire::JobSpec&)> edit) {
   wire::JobSpec spec;
   edit(spec);
-  ApplyJobDefaults(config.partitions.front(), config, spec);
+  ApplyMaxMemPerCpu(config.partitions.front(), config, spec);
   return spec;
 }
 
@@ -57,41 +64,41 @@ TEST(JobDefaultsTest, ClusterDefaultsForGpuJobsOnly) {
   TempDir dir;
   auto config = Load(dir, "DefCpuPerGPU=6\nDefMemPerGPU=8G\nDefMemPerCPU=1000\n");
   ASSERT_NE(config, nullptr);
-  wire::JobSpec gpu = Applied(*config, [](auto& s) { s.set_gres("gpu:2"); });
-  EXPECT_EQ(gpu.cpus_per_gpu(), 6u);
-  EXPECT_EQ(gpu.mem_per_gpu_mb(), 8192u);
-  wire::JobSpec cpu = Applied(*config, [](auto& s) { s.set_num_tasks(2); });
-  EXPECT_EQ(cpu.cpus_per_gpu(), 0u);
-  EXPECT_EQ(cpu.mem_per_gpu_mb(), 0u);
-  // What the job said stays: --cpus-per-task or --cpus-per-gpu, any memory option.
-  wire::JobSpec own = Applied(*config, [](auto& s) {
+  GpuDefaults gpu = Defaults(*config, [](auto& s) { s.set_gres("gpu:2"); });
+  EXPECT_EQ(gpu.cpus_per_gpu, 6u);
+  EXPECT_EQ(gpu.mem_per_gpu, 8192u);
+  GpuDefaults cpu = Defaults(*config, [](auto& s) { s.set_num_tasks(2); });
+  EXPECT_EQ(cpu.cpus_per_gpu, 0u);
+  EXPECT_EQ(cpu.mem_per_gpu, 0u);
+  // None where the job said: --cpus-per-task or --cpus-per-gpu, any memory option.
+  GpuDefaults own = Defaults(*config, [](auto& s) {
     s.set_gpus("2");
     s.set_cpus_per_task(3);
     s.set_mem_per_cpu_mb(500);
   });
-  EXPECT_EQ(own.cpus_per_gpu(), 0u);
-  EXPECT_EQ(own.mem_per_gpu_mb(), 0u);
-  wire::JobSpec whole = Applied(*config, [](auto& s) {
+  EXPECT_EQ(own.cpus_per_gpu, 0u);
+  EXPECT_EQ(own.mem_per_gpu, 0u);
+  GpuDefaults whole = Defaults(*config, [](auto& s) {
     s.set_gpus_per_node("1");
     s.set_cpus_per_gpu(2);
     s.set_mem_given(true);  // --mem=0
   });
-  EXPECT_EQ(whole.cpus_per_gpu(), 2u);
-  EXPECT_EQ(whole.mem_per_gpu_mb(), 0u);
+  EXPECT_EQ(whole.cpus_per_gpu, 0u);
+  EXPECT_EQ(whole.mem_per_gpu, 0u);
 }
 
 TEST(JobDefaultsTest, PartitionDefaultsWin) {
   TempDir dir;
   auto config = Load(dir, "DefCpuPerGPU=6\nDefMemPerGPU=8G\n", "DefCpuPerGPU=2 DefMemPerGPU=1000");
   ASSERT_NE(config, nullptr);
-  wire::JobSpec s = Applied(*config, [](auto& s) { s.set_gres("gpu:1"); });
-  EXPECT_EQ(s.cpus_per_gpu(), 2u);
-  EXPECT_EQ(s.mem_per_gpu_mb(), 1000u);
+  GpuDefaults d = Defaults(*config, [](auto& s) { s.set_gres("gpu:1"); });
+  EXPECT_EQ(d.cpus_per_gpu, 2u);
+  EXPECT_EQ(d.mem_per_gpu, 1000u);
   // A partition's DefMemPerCPU is nearer to the job than the cluster's DefMemPerGPU.
   TempDir dir2;
   auto per_cpu = Load(dir2, "DefMemPerGPU=8G\n", "DefMemPerCPU=700");
   ASSERT_NE(per_cpu, nullptr);
-  EXPECT_EQ(Applied(*per_cpu, [](auto& s) { s.set_gres("gpu:1"); }).mem_per_gpu_mb(), 0u);
+  EXPECT_EQ(Defaults(*per_cpu, [](auto& s) { s.set_gres("gpu:1"); }).mem_per_gpu, 0u);
 }
 
 TEST(JobDefaultsTest, MaxMemPerCpuRaisesCpusPerTask) {
@@ -181,7 +188,9 @@ TEST_F(ConfKeysCoreTest, GpuDefaultsShapeTheAllocation) {
   Tick();
   const wire::JobRecord& job = Job(id);
   ASSERT_EQ(job.state(), wire::JOB_STATE_RUNNING);
-  EXPECT_EQ(job.spec().cpus_per_gpu(), 3u);
+  // Defaults, not the job's own request (scontrol shows no CpusPerTres).
+  EXPECT_EQ(job.spec().cpus_per_gpu(), 0u);
+  EXPECT_EQ(job.spec().mem_per_gpu_mb(), 0u);
   EXPECT_EQ(job.alloc_cpus(), 6u);
   ASSERT_EQ(job.allocs_size(), 1);
   EXPECT_EQ(job.allocs(0).mem_mb(), 8000u);

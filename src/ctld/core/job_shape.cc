@@ -8,6 +8,7 @@
 #include "common/gres_spec.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
+#include "ctld/core/job_defaults.h"
 #include "sched/select.h"
 
 namespace rota::ctld {
@@ -67,11 +68,12 @@ Status ApplyNodeNames(const std::string& text, const sched::ClusterModel& model,
   return Status::Ok();
 }
 
-// The memory rule: --mem, --mem-per-cpu, --mem-per-gpu, else DefMemPerCPU,
-// else the whole node (Slurm's default without DefMemPerCPU).
+// The memory rule: --mem, --mem-per-cpu, --mem-per-gpu, else DefMemPerGPU
+// for a GPU job (`gpu_defaults`), else DefMemPerCPU, else the whole node
+// (Slurm's default without DefMemPerCPU).
 void ApplyMemory(const wire::JobSpec& spec, const conf::PartitionConfig& partition,
                  const conf::ClusterConfig& config, const sched::ClusterModel& model,
-                 sched::Request& req) {
+                 const GpuDefaults& gpu_defaults, sched::Request& req) {
   using sched::MemoryRule;
   if (!model.memory_consumable) return;
   std::optional<MemoryMb> def_per_cpu =
@@ -87,6 +89,9 @@ void ApplyMemory(const wire::JobSpec& spec, const conf::PartitionConfig& partiti
   } else if (spec.mem_per_gpu_mb() > 0) {
     req.memory = MemoryRule::kPerGpu;
     req.mem_mb = spec.mem_per_gpu_mb();
+  } else if (gpu_defaults.mem_per_gpu > 0) {
+    req.memory = MemoryRule::kPerGpu;
+    req.mem_mb = gpu_defaults.mem_per_gpu;
   } else if (def_per_cpu) {
     req.memory = MemoryRule::kPerCpu;
     req.mem_mb = *def_per_cpu;
@@ -153,7 +158,9 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   req.gpus_per_task = per_task.count;
   req.gpus_per_socket = per_socket.count;
   req.sockets_per_node = spec.sockets_per_node();
-  req.cpus_per_gpu = spec.cpus_per_gpu();
+  // DefCpuPerGPU / DefMemPerGPU when the job did not say (job_defaults.h).
+  const GpuDefaults gpu_defaults = GpuDefaultsFor(spec, partition, config);
+  req.cpus_per_gpu = spec.cpus_per_gpu() > 0 ? spec.cpus_per_gpu() : gpu_defaults.cpus_per_gpu;
   req.cpus_per_task = std::max(1u, spec.cpus_per_task());
 
   // Nodes and tasks.
@@ -200,7 +207,7 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
           ? req.nodes
           : std::max(req.nodes, CeilDiv(uint64_t{tasks} * req.cpus_per_task, max_node_cpus));
 
-  ApplyMemory(spec, partition, config, model, req);
+  ApplyMemory(spec, partition, config, model, gpu_defaults, req);
   req.exclusive = spec.exclusive() || partition.oversubscribe == "EXCLUSIVE";
   req.enforce_binding = spec.gres_flags().find("enforce-binding") != std::string::npos;
   if (!spec.constraint().empty())
