@@ -47,7 +47,7 @@ CgroupConf ParseCgroupConf(const std::vector<ConfigLine>& lines, Diagnostics& di
   for (const ConfigLine& line : lines) {
     for (const KeyValue& kv : line.pairs) {
       bool known = CgroupKeys().Apply(kv, conf, line.where, diags);
-      if (!WarnIfUnenforced(KeyPlace::kCgroupConf, kv.key, line.where, diags) && !known) {
+      if (!WarnIfUnenforced(KeyPlace::kCgroupConf, kv.key, kv.value, line.where, diags) && !known) {
         diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
       }
     }

@@ -67,7 +67,7 @@ GresConf ParseGresConf(const std::vector<ConfigLine>& lines, const ClusterConfig
     GresLine l;
     for (const KeyValue& kv : line.pairs) {
       bool known = GresKeys().Apply(kv, l, line.where, diags);
-      if (!WarnIfUnenforced(KeyPlace::kGresConf, kv.key, line.where, diags) && !known) {
+      if (!WarnIfUnenforced(KeyPlace::kGresConf, kv.key, kv.value, line.where, diags) && !known) {
         diags.Warning(line.where, fmt::format("unknown key {} (ignored)", kv.key));
       }
     }

@@ -173,7 +173,7 @@ void ParseNodeLine(const ConfigLine& line, const std::vector<KeyValue>& defaults
   for (size_t i = 1; i < line.pairs.size(); ++i) {
     const KeyValue& kv = line.pairs[i];
     bool known = NodeKeys().Apply(kv, fields, line.where, diags);
-    if (!WarnIfUnenforced(KeyPlace::kNodeLine, kv.key, line.where, diags) && !known) {
+    if (!WarnIfUnenforced(KeyPlace::kNodeLine, kv.key, kv.value, line.where, diags) && !known) {
       diags.Warning(line.where, fmt::format("unknown NodeName key {} (ignored)", kv.key));
     }
   }

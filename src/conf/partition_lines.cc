@@ -107,7 +107,8 @@ void ParsePartitionLine(const ConfigLine& line, const std::vector<KeyValue>& def
     const KeyValue& kv = line.pairs[i];
     bool known = PartitionKeys().Apply(kv, p, line.where, diags);
     // Keys without effect (unenforced_keys.cc) are told apart from unknown ones.
-    if (!WarnIfUnenforced(KeyPlace::kPartitionLine, kv.key, line.where, diags) && !known) {
+    if (!WarnIfUnenforced(KeyPlace::kPartitionLine, kv.key, kv.value, line.where, diags) &&
+        !known) {
       diags.Warning(line.where, fmt::format("unknown PartitionName key {} (ignored)", kv.key));
     }
   }

@@ -230,7 +230,7 @@ void AddController(std::string_view value, const SourceLocation& where, SlurmCon
 // NodeName=DEFAULT / PartitionName=DEFAULT lines.
 void WarnUnenforcedDefaults(KeyPlace place, const ConfigLine& line, Diagnostics& diags) {
   for (size_t i = 1; i < line.pairs.size(); ++i) {
-    WarnIfUnenforced(place, line.pairs[i].key, line.where, diags);
+    WarnIfUnenforced(place, line.pairs[i].key, line.pairs[i].value, line.where, diags);
   }
 }
 
@@ -273,7 +273,7 @@ void ApplyGlobalPair(const KeyValue& kv, const SourceLocation& where, SlurmConf&
     diags.Warning(where, fmt::format("unknown key {} (ignored)", kv.key));
     return;
   }
-  WarnIfUnenforced(KeyPlace::kSlurmConf, canonical, where, diags);
+  WarnIfUnenforced(KeyPlace::kSlurmConf, canonical, kv.value, where, diags);
   settings.raw[canonical] = kv.value;
 }
 

@@ -10,6 +10,8 @@ namespace {
 struct Unenforced {
   KeyPlace place;
   std::string_view key;  // Canonical spelling, as Slurm's documentation writes it
+  // A value (any case) that asks for what Rota does anyway: no warning for it.
+  std::string_view same_as_rota = {};
 };
 
 using P = KeyPlace;
@@ -49,7 +51,8 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "MpiParams"},
     {P::kSlurmConf, "PluginDir"},
     {P::kSlurmConf, "PriorityParameters"},
-    {P::kSlurmConf, "ProctrackType"},  // Jobs are always tracked by their cgroup
+    // Jobs are always tracked by their cgroup.
+    {P::kSlurmConf, "ProctrackType", "proctrack/cgroup"},
     {P::kSlurmConf, "PrologEpilogTimeout"},
     {P::kSlurmConf, "PrologSlurmctld"},
     {P::kSlurmConf, "RebootProgram"},
@@ -71,7 +74,7 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "SrunEpilog"},
     {P::kSlurmConf, "SrunProlog"},
     {P::kSlurmConf, "SuspendTime"},
-    {P::kSlurmConf, "SwitchType"},
+    {P::kSlurmConf, "SwitchType", "switch/none"},
     {P::kSlurmConf, "TaskPluginParam"},
     {P::kSlurmConf, "TCPTimeout"},
     {P::kSlurmConf, "TmpFS"},
@@ -118,7 +121,7 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kCgroupConf, "ConstrainKmemSpace"},
     {P::kCgroupConf, "ConstrainSwapSpace"},
     {P::kCgroupConf, "EnableControllers"},
-    {P::kCgroupConf, "IgnoreSystemd"},  // Rota never asks systemd for a scope
+    {P::kCgroupConf, "IgnoreSystemd", "yes"},  // Rota never asks systemd for a scope
     {P::kCgroupConf, "IgnoreSystemdOnFailure"},
     {P::kCgroupConf, "MaxKmemPercent"},
     {P::kCgroupConf, "MaxRAMPercent"},
@@ -131,20 +134,27 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kGresConf, "Links"},
 };
 
+const Unenforced* Find(KeyPlace place, std::string_view key) {
+  for (const Unenforced& u : kUnenforcedKeys) {
+    if (u.place == place && EqualsIgnoreCase(u.key, key)) return &u;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string_view UnenforcedKey(KeyPlace place, std::string_view key) {
-  for (const Unenforced& u : kUnenforcedKeys) {
-    if (u.place == place && EqualsIgnoreCase(u.key, key)) return u.key;
-  }
-  return {};
+  const Unenforced* u = Find(place, key);
+  return u == nullptr ? std::string_view() : u->key;
 }
 
-bool WarnIfUnenforced(KeyPlace place, std::string_view key, const SourceLocation& where,
-                      Diagnostics& diags) {
-  std::string_view canonical = UnenforcedKey(place, key);
-  if (canonical.empty()) return false;
-  diags.Warning(where, fmt::format("{} is accepted, has no effect in Rota", canonical));
+bool WarnIfUnenforced(KeyPlace place, std::string_view key, std::string_view value,
+                      const SourceLocation& where, Diagnostics& diags) {
+  const Unenforced* u = Find(place, key);
+  if (u == nullptr) return false;
+  if (u->same_as_rota.empty() || !EqualsIgnoreCase(u->same_as_rota, value)) {
+    diags.Warning(where, fmt::format("{} is accepted, has no effect in Rota", u->key));
+  }
   return true;
 }
 

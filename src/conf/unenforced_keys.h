@@ -26,8 +26,10 @@ enum class KeyPlace {
 // `place` (any case matches); empty otherwise.
 std::string_view UnenforcedKey(KeyPlace place, std::string_view key);
 
-// When `key` has no effect in `place`, warns at `where` and returns true.
-bool WarnIfUnenforced(KeyPlace place, std::string_view key, const SourceLocation& where,
-                      Diagnostics& diags);
+// When `key` is one Rota accepts without effect in `place`, returns true and
+// warns at `where`, unless `value` is what Rota does anyway (e.g.
+// ProctrackType=proctrack/cgroup: jobs are always tracked by their cgroup).
+bool WarnIfUnenforced(KeyPlace place, std::string_view key, std::string_view value,
+                      const SourceLocation& where, Diagnostics& diags);
 
 }  // namespace rota::conf

@@ -91,6 +91,25 @@ TEST(UnenforcedKeysTest, ParsedKeysWithoutEffectStillCheckTheirValue) {
   EXPECT_NE(text.find("error: slurm.conf line 7: MaxMemPerNode=lots"), std::string::npos) << text;
 }
 
+TEST(UnenforcedKeysTest, AValueThatAsksForWhatRotaDoesAnywayIsNotWarned) {
+  TempDir dir;
+  auto same = LoadConfigFiles(dir, {std::string(kMinimalHead) + "ProctrackType=proctrack/cgroup\n"
+                                                                "SwitchType=switch/none\n"
+                                                                "NodeName=n1\n",
+                                    "", "IgnoreSystemd=YES\n"});
+  ASSERT_TRUE(same.config.ok()) << same.Text();
+  EXPECT_EQ(same.Text(), "");
+  TempDir dir2;
+  auto other =
+      LoadConfigFiles(dir2, {std::string(kMinimalHead) + "ProctrackType=proctrack/linuxproc\n"  // 4
+                                                         "NodeName=n1\n",
+                             "", "IgnoreSystemd=no\n"});
+  ASSERT_TRUE(other.config.ok()) << other.Text();
+  EXPECT_EQ(other.Text(),
+            "warning: slurm.conf line 4: ProctrackType is accepted, has no effect in Rota\n"
+            "warning: cgroup.conf line 1: IgnoreSystemd is accepted, has no effect in Rota\n");
+}
+
 TEST(UnenforcedKeysTest, UnknownKeysAreToldApart) {
   TempDir dir;
   auto loaded = LoadConfigFiles(
