@@ -169,6 +169,9 @@ struct SlurmConf {
   // EpilogSlurmctld: what the controller runs (as itself) for each job whose
   // allocation ends (ctld/server/slurmctld_scripts.h).
   std::string epilog_slurmctld;
+  // PrologSlurmctld: run by the controller when a job is allocated, before
+  // its launch; a failure requeues the job, or kills it when it cannot be.
+  std::string prolog_slurmctld;
   std::string health_check_program;
   DurationSecs health_check_interval = 0;
   std::vector<std::string> health_check_node_state = {"ANY"};

@@ -105,6 +105,7 @@ const KeyTable<SlurmConf>& GlobalKeys() {
       {"TaskProlog", StringField(&SlurmConf::task_prolog)},
       {"MailProg", StringField(&SlurmConf::mail_prog)},
       {"EpilogSlurmctld", StringField(&SlurmConf::epilog_slurmctld)},
+      {"PrologSlurmctld", StringField(&SlurmConf::prolog_slurmctld)},
       {"PrivateData",
        ChoiceListField(&SlurmConf::private_data, {"accounts", "cloud", "events", "jobs", "nodes",
                                                   "partitions", "reservations", "usage", "users"})},

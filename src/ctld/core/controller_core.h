@@ -108,6 +108,11 @@ class ControllerCore {
   // kill for the memory limit.
   Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
                    const std::string& node = "", bool out_of_memory = false);
+  // PrologSlurmctld of run `run` (restart count) of `job_id` ended: on
+  // success the batch script is launched; on failure the job is requeued,
+  // or killed when it may not be requeued, as in Slurm. Stale answers (a
+  // later run, a job that ended meanwhile) change nothing else.
+  void PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok, int64_t now, Effects& effects);
   // Time-driven work: begin times, time limits, purging old jobs, then a
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);
@@ -403,7 +408,10 @@ class ControllerCore {
   bool backfill_only_to_start_ = false;  // SetBackfillOnlyToStart
   std::map<std::string, gang::PartitionSlice> gang_slices_;  // By partition (gang_pass.cc)
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
-  uint64_t version_ = 0;              // Bumped on every change visible to readers
+  // Jobs whose PrologSlurmctld this process asked for and has not heard back
+  // about (a restart forgets them: SweepTimers asks again).
+  std::set<uint32_t> prologs_in_flight_;
+  uint64_t version_ = 0;  // Bumped on every change visible to readers
   uint64_t published_version_ = UINT64_MAX;
   std::shared_ptr<const JobView> published_;
   StepTable steps_;

@@ -39,12 +39,15 @@ struct MailNotice {
   std::vector<std::string> environment;  // NAME=value
 };
 
-// Run slurm.conf's EpilogSlurmctld (`program`) for a job whose allocation
-// ended, with the job's variables (ctld/core/job_script_env.h).
+// Run slurm.conf's EpilogSlurmctld or PrologSlurmctld (`program`) for a job,
+// with the job's variables (ctld/core/job_script_env.h). A prolog's outcome
+// goes back to ControllerCore::PrologSlurmctldDone with `run`.
 struct ControllerScript {
   uint32_t job_id = 0;
   std::string program;
   std::vector<std::string> environment;  // NAME=value
+  bool prolog = false;
+  uint32_t run = 0;  // The job's restart count when asked
 };
 
 struct Effects {

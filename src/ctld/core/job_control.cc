@@ -456,6 +456,40 @@ Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t 
   return Status::Ok();
 }
 
+void ControllerCore::PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok, int64_t now,
+                                         Effects& effects) {
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end() || it->second->restart_count() != run) return;
+  prologs_in_flight_.erase(job_id);
+  if (!it->second->prolog_slurmctld_running()) return;
+  wire::JobRecord& job = Mutable(job_id);
+  job.set_prolog_slurmctld_running(false);
+  if (Completing(job)) {
+    // Cancelled while the prolog ran: no node ever had anything of it.
+    NodeCleanedUp(job, "", now, effects);
+    return;
+  }
+  if (!Running(job)) {
+    Persist(job, effects);
+    return;
+  }
+  if (ok) {
+    Persist(job, effects);
+    effects.launches.push_back({jobs_.at(job_id), FindPayload(job)});
+    return;
+  }
+  if (job.requeue() && !job.spec().interactive()) {
+    ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
+    Persist(job, effects);
+    ++version_;
+    return;
+  }
+  // It may not run again: killed, as Slurm kills it.
+  job.set_cancel_requested(true);
+  FinishJob(job, wire::JOB_STATE_CANCELLED, now, effects);
+  ++version_;
+}
+
 std::optional<int64_t> ControllerCore::WarnTime(const wire::JobRecord& job) const {
   if (job.spec().signal().empty() || job.time_limit_s() < 0 || job.warned() || job.timed_out())
     return std::nullopt;

@@ -56,4 +56,16 @@ void AddEpilogSlurmctld(const wire::JobRecord& job, const conf::SlurmConf& setti
   effects.scripts.push_back(std::move(script));
 }
 
+void AddPrologSlurmctld(const wire::JobRecord& job, const conf::SlurmConf& settings,
+                        Effects& effects) {
+  ControllerScript script;
+  script.job_id = job.job_id();
+  script.program = settings.prolog_slurmctld;
+  script.environment = JobScriptEnvironment(job, settings.cluster_name, /*ended=*/false);
+  script.environment.push_back("SLURM_SCRIPT_CONTEXT=prolog_slurmctld");
+  script.prolog = true;
+  script.run = job.restart_count();
+  effects.scripts.push_back(std::move(script));
+}
+
 }  // namespace rota::ctld

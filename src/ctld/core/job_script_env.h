@@ -31,4 +31,10 @@ std::vector<std::string> JobScriptEnvironment(const wire::JobRecord& job,
 void AddEpilogSlurmctld(const wire::JobRecord& job, const conf::SlurmConf& settings,
                         Effects& effects);
 
+// Appends slurm.conf's PrologSlurmctld for `job`, just allocated, with its
+// variables and SLURM_SCRIPT_CONTEXT=prolog_slurmctld.
+// REQUIRES: settings.prolog_slurmctld is set.
+void AddPrologSlurmctld(const wire::JobRecord& job, const conf::SlurmConf& settings,
+                        Effects& effects);
+
 }  // namespace rota::ctld

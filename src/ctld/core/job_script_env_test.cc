@@ -94,5 +94,59 @@ TEST(JobScriptEnvTest, EpilogSlurmctldForEachAllocationThatEnds) {
   EXPECT_EQ(core.FindJob(2)->state(), wire::JOB_STATE_CANCELLED);
 }
 
+// PrologSlurmctld: the launch waits for it; success launches, failure
+// requeues (or kills a job that may not be requeued); a stale answer does
+// nothing.
+TEST(JobScriptEnvTest, PrologSlurmctldGatesTheLaunch) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\nBatchStartTimeout=100000\n"
+            "PrologSlurmctld=/etc/slurm/prolog_ctld\n"
+            "NodeName=n[1-3] CPUs=1 RealMemory=16000\n"
+            "PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=1-00:00:00\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  ControllerCore core(*loaded.config);
+  const int64_t now = 1'800'000'000;
+  Effects e;
+  for (const char* n : {"n1", "n2", "n3"}) ASSERT_TRUE(core.NodeRegistered(n, now, now, e).ok());
+  Caller alice{1000, 1000, "alice", "alice", false};
+  wire::SubmitJobRequest req;
+  req.mutable_spec()->set_requeue(1);  // --requeue
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(core.Submit(req, alice, now, e).ok());
+  req.mutable_spec()->set_requeue(2);  // --no-requeue
+  ASSERT_TRUE(core.Submit(req, alice, now, e).ok());
+
+  Effects started;
+  core.Tick(now + 1, started);
+  EXPECT_TRUE(started.launches.empty());
+  ASSERT_EQ(started.scripts.size(), 3u);
+  EXPECT_TRUE(started.scripts[0].prolog);
+  EXPECT_EQ(started.scripts[0].program, "/etc/slurm/prolog_ctld");
+  EXPECT_EQ(EnvOf(started.scripts[0].environment, "SLURM_SCRIPT_CONTEXT"), "prolog_slurmctld");
+  EXPECT_EQ(core.FindJob(1)->state(), wire::JOB_STATE_RUNNING);
+  Effects again;
+  core.Tick(now + 2, again);  // Asked already: not again
+  EXPECT_TRUE(again.scripts.empty());
+
+  Effects ok;
+  core.PrologSlurmctldDone(1, 0, true, now + 3, ok);
+  ASSERT_EQ(ok.launches.size(), 1u);
+  EXPECT_EQ(ok.launches[0].job->job_id(), 1u);
+  Effects stale;
+  core.PrologSlurmctldDone(1, 0, true, now + 3, stale);
+  EXPECT_TRUE(stale.launches.empty());
+
+  Effects failed;
+  core.PrologSlurmctldDone(2, 0, false, now + 4, failed);
+  EXPECT_TRUE(failed.launches.empty());
+  EXPECT_EQ(core.FindJob(2)->state(), wire::JOB_STATE_PENDING);
+  EXPECT_EQ(core.FindJob(2)->restart_count(), 1u);
+
+  Effects killed;
+  core.PrologSlurmctldDone(3, 0, false, now + 4, killed);
+  EXPECT_TRUE(killed.launches.empty());
+  EXPECT_EQ(core.FindJob(3)->state(), wire::JOB_STATE_CANCELLED);
+}
+
 }  // namespace
 }  // namespace rota::ctld

@@ -57,6 +57,9 @@ void ControllerCore::ReconcileNodeJobs(const wire::NodeRegisterRequest& report, 
   for (const auto& [id, job] : jobs_) {
     if (held.count(id) != 0 || job->nodes().empty() || job->start_time() + grace > now) continue;
     if (job->gang_launch_pending()) continue;  // Waits for its first time slice: not there yet
+    if (job->prolog_slurmctld_running() && job->state() == wire::JOB_STATE_RUNNING) {
+      continue;  // Not launched before its PrologSlurmctld succeeds
+    }
     if ((job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED) &&
         job->nodes(0) == node) {
       lost.push_back(id);

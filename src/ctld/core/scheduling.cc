@@ -9,6 +9,7 @@
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_mail.h"
+#include "ctld/core/job_script_env.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/license_pool.h"
 #include "ctld/core/limit_check.h"
@@ -93,8 +94,9 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> expired;
   std::vector<uint32_t> warn;
   std::vector<uint32_t> old;
-  std::vector<uint32_t> displaced;  // Preempted, their GraceTime over
-  std::vector<uint32_t> mail_due;   // A time-limit mail to send
+  std::vector<uint32_t> displaced;     // Preempted, their GraceTime over
+  std::vector<uint32_t> mail_due;      // A time-limit mail to send
+  std::vector<uint32_t> prolog_again;  // PrologSlurmctld asked before a restart
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     switch (job->state()) {
@@ -105,6 +107,9 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
             break;
           }
           NoteWake(job->preempt_kill_time());
+        }
+        if (job->prolog_slurmctld_running() && prologs_in_flight_.count(id) == 0) {
+          prolog_again.push_back(id);
         }
         if (job->time_limit_s() < 0 || job->timed_out()) break;
         if (job->spec().mail_type() != 0) {  // --mail-type=TIME_LIMIT*
@@ -140,6 +145,16 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     }
   }
   for (uint32_t id : warn) SendWarning(id, effects);
+  // A controller that restarted while a PrologSlurmctld ran has lost it: it
+  // runs again, and the launch waits for that one.
+  for (uint32_t id : prolog_again) {
+    if (config_->settings.prolog_slurmctld.empty()) {
+      PrologSlurmctldDone(id, jobs_.at(id)->restart_count(), true, now, effects);
+      continue;
+    }
+    AddPrologSlurmctld(*jobs_.at(id), config_->settings, effects);
+    prologs_in_flight_.insert(id);
+  }
   for (uint32_t id : mail_due) {
     wire::JobRecord& j = Mutable(id);
     for (model::MailEvent event : DueTimeLimitMails(j, now)) {
@@ -346,7 +361,14 @@ uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& alloc
   stats_.JobStarted();
   if (!launch) return id;  // The caller takes the resources, persists and launches
   nodes_.Allocate(job);
+  job.set_prolog_slurmctld_running(!config_->settings.prolog_slurmctld.empty());
   Persist(job, effects);
+  if (job.prolog_slurmctld_running()) {
+    // The launch waits for PrologSlurmctld (PrologSlurmctldDone).
+    AddPrologSlurmctld(job, config_->settings, effects);
+    prologs_in_flight_.insert(id);
+    return id;
+  }
   effects.launches.push_back({jobs_.at(id), FindPayload(job)});
   return id;
 }

@@ -95,14 +95,26 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   NodeMessenger* messenger_ptr = messenger.get();
   // Mails (--mail-type) go to MailProg, EpilogSlurmctld runs here; the rest
   // goes on to the node daemons.
+  auto scripts = std::make_unique<SlurmctldScripts>(std::move(messenger));
+  SlurmctldScripts* scripts_ptr = scripts.get();
+  d->scripts_ = scripts_ptr;
   auto mail_sender =
-      std::make_unique<MailSender>(MailProgram(d->config_->settings.mail_prog),
-                                   std::make_unique<SlurmctldScripts>(std::move(messenger)));
+      std::make_unique<MailSender>(MailProgram(d->config_->settings.mail_prog), std::move(scripts));
   MailSender* mail_sender_ptr = mail_sender.get();
   d->sink_ = std::move(mail_sender);
   d->loop_ = std::make_unique<StateLoop>(
       std::move(core), std::move(store).value(), d->sink_.get(),
       [] { return static_cast<int64_t>(std::time(nullptr)); }, StateLoop::Options{});
+  // A PrologSlurmctld's outcome is a command like any other: the launch, or
+  // the requeue, follows on the loop.
+  StateLoop* loop_for_prologs = d->loop_.get();
+  scripts_ptr->SetPrologDone([loop_for_prologs](uint32_t job_id, uint32_t run, bool ok) {
+    loop_for_prologs->Enqueue(
+        [job_id, run, ok](ControllerCore& core, int64_t now, Effects& effects) -> StateLoop::Reply {
+          core.PrologSlurmctldDone(job_id, run, ok, now, effects);
+          return [] {};
+        });
+  });
   if (AccountingEnabled(*d->config_)) {
     auto outbox = OpenControllerOutbox(*d->config_, &d->outbox_files_);
     if (!outbox.ok()) return outbox.status();
@@ -167,6 +179,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
 void ControllerDaemon::Stop() {
   if (server_) server_->Stop();
   if (policy_fetcher_) policy_fetcher_->Stop();
+  // Prologs still running must not reach a loop that is going away.
+  if (scripts_ != nullptr) scripts_->SetPrologDone(nullptr);
   if (loop_) loop_->Stop();
   if (outbox_) outbox_->Stop();
 }

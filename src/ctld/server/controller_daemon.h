@@ -11,6 +11,7 @@
 #include "ctld/server/accounting_outbox.h"
 #include "ctld/server/controller_service.h"
 #include "ctld/server/policy_fetcher.h"
+#include "ctld/server/slurmctld_scripts.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"
 
@@ -36,6 +37,7 @@ class ControllerDaemon {
   std::shared_ptr<const conf::ClusterConfig> config_;
   std::unique_ptr<auth::CredentialVerifier> verifier_;
   std::unique_ptr<EffectSink> sink_;
+  SlurmctldScripts* scripts_ = nullptr;  // Within sink_
   PosixFileOps outbox_files_;
   std::unique_ptr<AccountingOutbox> outbox_;  // Accounting on only; outlives loop_.
   std::unique_ptr<StateLoop> loop_;

@@ -16,6 +16,11 @@ SlurmctldScripts::~SlurmctldScripts() {
   for (Run& run : runs) run.thread.join();
 }
 
+void SlurmctldScripts::SetPrologDone(PrologDone prolog_done) {
+  std::lock_guard<std::mutex> lock(done_mu_);
+  prolog_done_ = std::move(prolog_done);
+}
+
 void SlurmctldScripts::JoinEndedLocked() {
   std::erase_if(running_, [](Run& run) {
     if (!run.done->load()) return false;
@@ -29,13 +34,18 @@ void SlurmctldScripts::Carry(const Effects& effects) {
     std::lock_guard<std::mutex> lock(mu_);
     JoinEndedLocked();
     auto done = std::make_shared<std::atomic<bool>>(false);
-    std::thread thread([script, done] {
+    std::thread thread([this, script, done] {
+      const char* what = script.prolog ? "PrologSlurmctld" : "EpilogSlurmctld";
       ProgramOutcome ran = RunControllerProgram({script.program}, script.environment, kTimeout);
       if (ran.ok) {
-        spdlog::info("job {}: EpilogSlurmctld {} done", script.job_id, script.program);
+        spdlog::info("job {}: {} {} done", script.job_id, what, script.program);
       } else {
-        spdlog::error("job {}: EpilogSlurmctld {} {}; its output was '{}'", script.job_id,
-                      script.program, ran.problem, ran.output);
+        spdlog::error("job {}: {} {} {}; its output was '{}'", script.job_id, what, script.program,
+                      ran.problem, ran.output);
+      }
+      if (script.prolog) {
+        std::lock_guard<std::mutex> lock(done_mu_);
+        if (prolog_done_) prolog_done_(script.job_id, script.run, ran.ok);
       }
       done->store(true);
     });
