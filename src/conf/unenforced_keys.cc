@@ -54,7 +54,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     // Jobs are always tracked by their cgroup.
     {P::kSlurmConf, "ProctrackType", "proctrack/cgroup"},
     {P::kSlurmConf, "PrologEpilogTimeout"},
-    {P::kSlurmConf, "PrologSlurmctld"},
     {P::kSlurmConf, "RebootProgram"},
     {P::kSlurmConf, "ResumeTimeout"},
     {P::kSlurmConf, "ResvOverRun"},
