@@ -1,6 +1,6 @@
 // PrivateData=jobs,users with a real rotactld and rotadbd: an ordinary user
 // (made for the test with useradd) sees only their own jobs in squeue,
-// scontrol and sacct, and only themself in sacctmgr's user list; root sees
+// scontrol, sprio and sacct, and only themself in sacctmgr's user list; root sees
 // everyone's; once accounting makes the user an Operator, so do they.
 #include <gtest/gtest.h>
 #include <pwd.h>
@@ -28,7 +28,8 @@ class PrivateDataTest : public ::testing::Test {
  protected:
   PrivateDataTest()
       : dbd_port_(testing::FreeLoopbackPort()),
-        ctld_(AccountingConf(dbd_port_) + "PrivateData=jobs,users\n"),
+        ctld_(AccountingConf(dbd_port_) +
+              "PrivateData=jobs,users\nPriorityType=priority/multifactor\n"),
         dbd_(ctld_, dbd_port_),
         user_("rotapd" + std::to_string(getpid())) {}
 
@@ -91,20 +92,27 @@ TEST_F(PrivateDataTest, OrdinaryUsersSeeOnlyTheirOwn) {
   EXPECT_NE(AsUser("scontrol show job 2").out.find("JobId=2 "), std::string::npos);
   EXPECT_NE(ctld_.Run("scontrol show job 2").out.find("JobId=2 "), std::string::npos);
 
+  // sprio (pending jobs, held or not: no node is up to run them).
+  ASSERT_EQ(ctld_.Run("sbatch --parsable -J rootpend --wrap=true").out, "3\n");
+  ASSERT_EQ(AsUser("sbatch --parsable -J minepend --wrap=true").out, "4\n");
+  EXPECT_EQ(ctld_.Run("sprio -h -o %i").out, "1\n2\n3\n4\n");
+  EXPECT_EQ(AsUser("sprio -h -o %i").out, "2\n4\n");
+
   // rotadbd: sacct -a (all users) and sacctmgr's list of users. Jobs reach
   // rotadbd when they end.
-  ASSERT_EQ(ctld_.Run("scancel 1 2").exit_code, 0);
-  EXPECT_EQ(testing::SacctUntil(ctld_, "-a -n -P -X -o JobID,JobName", "1|roots\n2|mine\n"),
-            "1|roots\n2|mine\n");
-  EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID,JobName").out, "2|mine\n");
+  ASSERT_EQ(ctld_.Run("scancel 1 2 3 4").exit_code, 0);
+  const std::string all = "1|roots\n2|mine\n3|rootpend\n4|minepend\n";
+  EXPECT_EQ(testing::SacctUntil(ctld_, "-a -n -P -X -o JobID,JobName", all), all);
+  EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID,JobName").out, "2|mine\n4|minepend\n");
   EXPECT_EQ(AsUser("sacctmgr -n -P show user format=User").out, user_ + "\n");
   EXPECT_EQ(ctld_.Run("sacctmgr -n -P show user format=User").out, "root\n" + user_ + "\n");
 
   // An Operator sees everyone's, in both daemons.
   ASSERT_EQ(ctld_.Run("sacctmgr -i modify user " + user_ + " set AdminLevel=Operator").exit_code,
             0);
-  EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID").out, "1\n2\n");
-  EXPECT_EQ(Until([&] { return AsUser("squeue -h -t all -o %i"); }, "1\n2\n"), "1\n2\n");
+  EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID").out, "1\n2\n3\n4\n");
+  EXPECT_EQ(Until([&] { return AsUser("squeue -h -t all -o %i | sort"); }, "1\n2\n3\n4\n"),
+            "1\n2\n3\n4\n");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -286,9 +287,17 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kListPriorities: {
       wire::PriorityRequest req;
       if (!ParseOrFail(body, req, respond)) return;
-      loop_.EnqueueRead([req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                        Effects&) -> StateLoop::Reply {
+      loop_.EnqueueRead([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                                Effects&) -> StateLoop::Reply {
         auto out = std::make_shared<wire::PriorityResponse>(core.DescribePriorities(req, now));
+        // PrivateData=jobs: sprio shows an ordinary user their own jobs only.
+        if (core.JobsVisibleOnlyTo(caller)) {
+          auto* rows = out->mutable_rows();
+          rows->erase(std::remove_if(
+                          rows->begin(), rows->end(),
+                          [&](const wire::PriorityRow& row) { return row.user() != caller.user; }),
+                      rows->end());
+        }
         return [out, respond] { Answer(respond, *out); };
       });
       return;
