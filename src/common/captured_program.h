@@ -1,0 +1,30 @@
+#pragma once
+
+// Runs a site's program to its end with its output captured: what rotad does
+// with Prolog, Epilog and HealthCheckProgram, and rotactld with MailProg and
+// PrologSlurmctld. The caller's daemon has other threads, so everything the
+// child needs is prepared before fork, and the child only dup2s and execs.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace rota {
+
+struct CapturedRun {
+  // How it could not be started ("pipe: ...", "fork: ..."); empty when it ran.
+  std::string start_error;
+  bool timed_out = false;  // Killed, with everything it started, at the timeout
+  int wait_status = 0;     // As waitpid gives it; 127 exit: execve failed
+  std::string output;      // Standard output and error together, the first 64 KiB
+};
+
+// Runs argv[0] (no shell, no PATH search) with `environment` (NAME=value) and
+// stdin from /dev/null, in a session of its own with default signal handling,
+// until it and everything holding its output end, or `timeout` passes.
+// REQUIRES: argv is not empty.
+CapturedRun RunCaptured(const std::vector<std::string>& argv,
+                        const std::vector<std::string>& environment,
+                        std::chrono::milliseconds timeout);
+
+}  // namespace rota
