@@ -19,6 +19,7 @@
 #include "cli/sacct_fields.h"
 #include "cli/sacct_json.h"
 #include "common/strings.h"
+#include "common/user_names.h"
 #include "conf/config_loader.h"
 #include "model/job_state.h"
 
@@ -56,14 +57,6 @@ int64_t Midnight(int64_t now) {
   local.tm_sec = 0;
   local.tm_isdst = -1;
   return static_cast<int64_t>(mktime(&local));
-}
-
-std::string UserName(uid_t uid) {
-  passwd pw{};
-  passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
-  return found != nullptr ? std::string(pw.pw_name) : std::to_string(uid);
 }
 
 }  // namespace
@@ -224,7 +217,7 @@ int main(int argc, char** argv) {
     const uid_t uid = getuid();
     const std::string& slurm_user = (*client)->config().settings.slurm_user;
     if (uid != 0 && slurm_user != std::to_string(uid)) {
-      query.add_users(UserName(uid));
+      query.add_users(rota::UserNameOrNumber(uid));
     }
   }
   rota::wire::QueryJobsResponse answer;

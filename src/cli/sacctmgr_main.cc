@@ -18,6 +18,7 @@
 #include "cli/sacctmgr_command.h"
 #include "cli/sacctmgr_events.h"
 #include "common/strings.h"
+#include "common/user_names.h"
 #include "conf/config_loader.h"
 #include "policy.pb.h"
 #include "rota.pb.h"
@@ -92,15 +93,6 @@ int ShowAssociations(rota::cli::AccountingClient& client, const rota::cli::Sacct
   return 0;
 }
 
-// uid -> login, the number when it has none.
-std::string UserName(uint32_t uid) {
-  std::vector<char> buf(16384);
-  passwd pw{};
-  passwd* found = nullptr;
-  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
-  return found != nullptr ? std::string(pw.pw_name) : std::to_string(uid);
-}
-
 // The accounting daemon's client; says why on stderr when there is none.
 rota::Result<std::unique_ptr<rota::cli::AccountingClient>> OpenAccounting() {
   auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
@@ -125,7 +117,7 @@ int ListEvents(const std::vector<std::string>& words, SacctLayout layout, bool n
     return 1;
   }
   auto text = rota::cli::RenderEvents({resp.events().begin(), resp.events().end()}, *command,
-                                      layout, no_header, UserName);
+                                      layout, no_header, rota::UserNameOrNumber);
   if (!text.ok()) {
     std::cerr << " " << text.status().message() << "\n";
     return 1;

@@ -9,22 +9,13 @@
 #include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
 #include "common/log.h"
+#include "common/user_names.h"
 #include "dbd/acct_entities.h"
 #include "dbd/assoc_entities.h"
 #include "rota.pb.h"
 
 namespace rota::dbd {
-namespace {
-
-std::string UserName(uint32_t uid) {
-  passwd pw{};
-  passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
-  return found != nullptr ? std::string(pw.pw_name) : std::string();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 DbdService::DbdService(std::unique_ptr<AccountingStore> store, auth::CredentialVerifier& verifier,
                        uint32_t slurm_user_uid, HomeCluster home, PrivateData private_data)

@@ -16,6 +16,7 @@
 
 #include "api/methods.h"
 #include "common/log.h"
+#include "common/user_names.h"
 #include "noded/cpu_list.h"
 #include "noded/device_holders.h"
 #include "noded/gres_device_files.h"
@@ -33,14 +34,6 @@ namespace {
 
 // Slurm's convention for a batch script that could not start: exit code 1.
 constexpr uint32_t kLaunchFailedStatus = 1 << 8;
-
-std::string UserName(uint32_t uid) {
-  passwd pw{};
-  passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
-  return found != nullptr ? std::string(pw.pw_name) : std::string();
-}
 
 Status WriteOwnedFile(const std::string& path, const std::string& text, uid_t uid, gid_t gid,
                       mode_t mode) {

@@ -24,6 +24,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/step_io_pattern.h"
+#include "common/user_names.h"
 #include "noded/cpu_list.h"
 #include "noded/gres_device_files.h"
 #include "noded/job_environment.h"
@@ -53,14 +54,6 @@ struct StepTasks::Running {
 };
 
 namespace {
-
-std::string UserName(uint32_t uid) {
-  passwd pw{};
-  passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  getpwuid_r(uid, &pw, buf.data(), buf.size(), &found);
-  return found != nullptr ? std::string(pw.pw_name) : std::string();
-}
 
 Result<int> ConnectTcp(const std::string& host, uint32_t port) {
   addrinfo hints{};
