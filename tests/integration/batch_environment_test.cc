@@ -74,9 +74,6 @@ class BatchEnvironmentTest : public testing::TwoNodeClusterTest {
     EXPECT_EQ(r.exit_code, 0) << r.out;
     return std::string(Trim(r.out));
   }
-  std::string Output(const std::string& name) {
-    return ReadFileText(cluster_->work_dir() + "/slurm-" + name + ".out");
-  }
 
   int scripts_ = 0;
 };

@@ -73,11 +73,6 @@ class ExternStepTest : public testing::TwoNodeClusterTest {
     return std::string(Trim(r.out));
   }
   std::string Show(const std::string& job) { return cluster_->Run("scontrol show job " + job).out; }
-  bool WaitForState(const std::string& job, const std::string& state) {
-    return WaitUntil(
-        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
-        std::chrono::seconds(40));
-  }
   // The extern step's cgroup of `job` on node `n`, in `controller`'s hierarchy.
   std::string ExternDir(int n, const std::string& job, const std::string& controller) const {
     return NodedCluster::CgroupDir(controller, cluster_->Node(n),

@@ -34,14 +34,6 @@ class NodedClusterTest : public testing::TwoNodeClusterTest {
     EXPECT_EQ(r.exit_code, 0) << r.out;
     return std::string(Trim(r.out));
   }
-  bool WaitForState(const std::string& job, const std::string& state) {
-    return WaitUntil(
-        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
-        std::chrono::seconds(30));
-  }
-  std::string Output(const std::string& job) {
-    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
-  }
   // sinfo's compact state of node `n` ("idle", "drain", "down*", ...).
   std::string NodeState(int n) {
     return std::string(Trim(cluster_->Run("sinfo -h -o %t -n " + cluster_->Node(n)).out));

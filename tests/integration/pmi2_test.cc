@@ -32,14 +32,6 @@ class Pmi2Test : public testing::TwoNodeClusterTest {
     EXPECT_EQ(r.exit_code, 0) << r.out;
     return std::string(Trim(r.out));
   }
-  bool WaitForState(const std::string& job, const std::string& state) {
-    return WaitUntil(
-        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
-        std::chrono::seconds(60));
-  }
-  std::string Output(const std::string& job) {
-    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
-  }
   std::string Client() const { return testing::BinDir() + "/pmi2_test_client"; }
   // Every one of 4 ranks on 2 nodes x 2 saw the 3 others' values.
   void ExpectFullExchange(const std::string& out, const std::string& job) {

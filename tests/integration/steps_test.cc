@@ -99,14 +99,6 @@ class StepsTest : public testing::TwoNodeClusterTest {
     EXPECT_EQ(r.exit_code, 0) << r.out;
     return std::string(Trim(r.out));
   }
-  bool WaitForState(const std::string& job, const std::string& state) {
-    return WaitUntil(
-        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
-        std::chrono::seconds(40));
-  }
-  std::string Output(const std::string& job) {
-    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
-  }
   // The id of the job called `name` that squeue lists ("" when none).
   std::string JobNamed(const std::string& name) {
     const std::string listed = cluster_->Run("squeue -h -o '%i %j'").out;

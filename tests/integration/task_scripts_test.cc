@@ -72,14 +72,6 @@ class TaskScriptsTest : public testing::TwoNodeClusterTest {
     EXPECT_EQ(r.exit_code, 0) << r.out;
     return std::string(Trim(r.out));
   }
-  bool WaitForState(const std::string& job, const std::string& state) {
-    return WaitUntil(
-        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
-        std::chrono::seconds(40));
-  }
-  std::string Output(const std::string& job) {
-    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
-  }
   std::vector<std::string> EpilogLines(const std::string& job) {
     std::vector<std::string> lines;
     const std::string log = ReadFileText(cluster_->work_dir() + "/task_epilog.log");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "tests/integration/noded_harness.h"
 
 namespace rota::testing {
@@ -49,6 +50,17 @@ class TwoNodeClusterTest : public ::testing::Test {
     // Nodes first (they kill their jobs and report), then the controller.
     cluster_.reset();
     ctld_.reset();
+  }
+
+  // Polls squeue until job `job` is in `state` ("COMPLETED", "RUNNING", ...).
+  bool WaitForState(const std::string& job, const std::string& state) {
+    return WaitUntil(
+        [&] { return Trim(cluster_->Run("squeue -h -t all -o %T -j " + job).out) == state; },
+        std::chrono::seconds(60));
+  }
+  // What job `job` wrote to its default output file (slurm-JOB.out in the work dir).
+  std::string Output(const std::string& job) const {
+    return ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out");
   }
 
   std::unique_ptr<NodedCluster> cluster_;
