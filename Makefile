@@ -52,7 +52,10 @@ bench: build
 
 # A local cluster under run/quickstart/: rotactld and six rotad (4 GPU nodes with fake A100s,
 # 2 CPU nodes) on loopback, plus a demo job. Run again to see it, or to restart a daemon that died.
-quickstart: build
+# Builds only the daemons and commands it starts (the `programs` target), not the tests.
+quickstart: deps
+	@cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_DIR) --target programs
 	@ROTA_BIN=$(abspath $(BUILD_DIR))/bin bash scripts/quickstart.sh
 
 # Stops exactly what quickstart started and removes its cgroups; CLEAN=1 also deletes run/quickstart/.
