@@ -18,6 +18,9 @@ enum DbdMethod : uint16_t {
   kDbdModifyEntities = 56,  // ModifyEntitiesRequest -> ModifyEntitiesResponse
   // sacctmgr list events, sreport's Down figures
   kDbdQueryNodeEvents = 57,  // QueryNodeEventsRequest -> QueryNodeEventsResponse
+  // sreport's user and account usage reports: kDbdQueryJobs's records, which
+  // PrivateData=usage also narrows to the caller's own.
+  kDbdQueryUsage = 58,  // QueryJobsRequest -> QueryJobsResponse
 };
 
 }  // namespace rota::api

@@ -245,7 +245,11 @@ int main(int argc, char** argv) {
   query.set_window_end(window.end);
   query.set_cluster(cluster);
   rota::wire::QueryJobsResponse answer;
-  rota::Status s = (*client)->Call(rota::api::kDbdQueryJobs, query, &answer);
+  // The user and account reports show usage, which PrivateData=usage keeps to
+  // the caller's own; the cluster's totals and the job reports read the jobs.
+  const bool usage_report = top_usage || acct_by_user || user_by_acct;
+  rota::Status s = (*client)->Call(
+      usage_report ? rota::api::kDbdQueryUsage : rota::api::kDbdQueryJobs, query, &answer);
   if (!s.ok()) return Fail(s.message());
   std::vector<rota::wire::AccountingJob> jobs(answer.jobs().begin(), answer.jobs().end());
 

@@ -104,19 +104,22 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
       });
       return;
     }
-    case api::kDbdQueryJobs: {
+    case api::kDbdQueryJobs:
+    case api::kDbdQueryUsage: {
       auto req = std::make_shared<wire::QueryJobsRequest>();
       if (!req->ParseFromString(body)) {
         respond.Fail(InvalidArgument("malformed request"));
         return;
       }
-      Post([this, req, respond, uid = id->uid] {
+      const bool usage_report = context.method == api::kDbdQueryUsage;
+      Post([this, req, respond, uid = id->uid, usage_report] {
         Result<std::vector<wire::AccountingJob>> jobs = store_->QueryJobs(*req);
         if (!jobs.ok()) {
           respond.Fail(jobs.status());
           return;
         }
-        if (private_data_.jobs && !SeesEverything(uid, UserName(uid), slurm_user_uid_, *store_)) {
+        if (private_data_.OwnJobsOnly(usage_report) &&
+            !SeesEverything(uid, UserName(uid), slurm_user_uid_, *store_)) {
           KeepOwnJobs(uid, *jobs);
         }
         wire::QueryJobsResponse out;
@@ -208,6 +211,15 @@ void DbdService::HandleEntities(uint16_t method, std::string body, rpc::Responde
         const std::string me = UserName(caller);
         if (!SeesEverything(caller, me, slurm_user_uid_, *store_)) {
           std::erase_if(*found, [&](const wire::AcctEntity& e) { return e.name() != me; });
+        }
+      }
+      // PrivateData=accounts: an ordinary user is shown only their own accounts
+      // and the associations under them.
+      if ((req.kind() == "account" || req.kind() == "assoc") && private_data_.accounts) {
+        const std::string me = UserName(caller);
+        if (!SeesEverything(caller, me, slurm_user_uid_, *store_)) {
+          Status s = KeepOwnAccounts(req.kind(), me, *store_, *found);
+          if (!s.ok()) return respond.Fail(s);
         }
       }
       wire::ListEntitiesResponse out;

@@ -1,6 +1,8 @@
-// PrivateData=jobs,users with a real rotactld and rotadbd: an ordinary user
+// PrivateData with a real rotactld and rotadbd. jobs,users: an ordinary user
 // (made for the test with useradd) sees only their own jobs in squeue,
-// scontrol, sprio and sacct, and only themself in sacctmgr's user list; root sees
+// scontrol, sprio and sacct, and only themself in sacctmgr's user list.
+// usage,accounts: only their own accounts and associations in sacctmgr, and
+// only their own rows in sshare and sreport's usage reports. Root sees
 // everyone's; once accounting makes the user an Operator, so do they.
 #include <gtest/gtest.h>
 #include <pwd.h>
@@ -26,10 +28,10 @@ using testing::DbdProcess;
 
 class PrivateDataTest : public ::testing::Test {
  protected:
-  PrivateDataTest()
+  explicit PrivateDataTest(const std::string& private_data = "jobs,users")
       : dbd_port_(testing::FreeLoopbackPort()),
-        ctld_(AccountingConf(dbd_port_) +
-              "PrivateData=jobs,users\nPriorityType=priority/multifactor\n"),
+        ctld_(AccountingConf(dbd_port_) + "PrivateData=" + private_data +
+              "\nPriorityType=priority/multifactor\n"),
         dbd_(ctld_, dbd_port_),
         user_("rotapd" + std::to_string(getpid())) {}
 
@@ -113,6 +115,74 @@ TEST_F(PrivateDataTest, OrdinaryUsersSeeOnlyTheirOwn) {
   EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID").out, "1\n2\n3\n4\n");
   EXPECT_EQ(Until([&] { return AsUser("squeue -h -t all -o %i | sort"); }, "1\n2\n3\n4\n"),
             "1\n2\n3\n4\n");
+}
+
+// usage and accounts without jobs: sacct still shows everyone's jobs, as in
+// Slurm, while sreport's usage reports and sshare do not.
+class PrivateUsageTest : public PrivateDataTest {
+ protected:
+  PrivateUsageTest() : PrivateDataTest("usage,accounts") {}
+};
+
+TEST_F(PrivateUsageTest, AccountsAndUsageOfOthersAreHidden) {
+  ASSERT_EQ(ctld_.Run("sacctmgr -i add account physics").exit_code, 0);
+  ASSERT_EQ(ctld_.Run("sacctmgr -i add account chem").exit_code, 0);
+  ASSERT_EQ(ctld_.Run("sacctmgr -i add user " + user_ + " DefaultAccount=physics").exit_code, 0);
+  ASSERT_EQ(ctld_.Run("sacctmgr -i add user root account=chem").exit_code, 0);
+
+  // rotadbd: accounts and associations.
+  EXPECT_EQ(ctld_.Run("sacctmgr -n -P show account format=Account").out, "chem\nphysics\nroot\n");
+  EXPECT_EQ(AsUser("sacctmgr -n -P show account format=Account").out, "physics\n");
+  const std::string assocs = ctld_.Run("sacctmgr -n -P show assoc format=Account,User").out;
+  EXPECT_NE(assocs.find("chem|root\n"), std::string::npos) << assocs;
+  EXPECT_NE(assocs.find("root|root\n"), std::string::npos) << assocs;
+  const std::string mine = AsUser("sacctmgr -n -P show assoc format=Account,User").out;
+  EXPECT_NE(mine.find("physics|" + user_ + "\n"), std::string::npos) << mine;
+  // (sacctmgr draws the tree from root down, so an empty root row stays.)
+  EXPECT_EQ(mine.find("chem"), std::string::npos) << mine;
+  EXPECT_EQ(mine.find("root|root"), std::string::npos) << mine;
+
+  // rotactld: sshare, even when the user asks for everyone or for root.
+  // (sshare indents the Account column by depth.)
+  const std::string own = "  physics|" + user_ + "\n";
+  EXPECT_EQ(Until([&] { return AsUser("sshare -a -n -P -o Account,User"); }, own), own);
+  EXPECT_EQ(AsUser("sshare -n -P -o Account,User -u root").out, "");
+  EXPECT_EQ(AsUser("sshare -n -P -o Account,User -A chem -a").out, "");
+  const std::string tree = ctld_.Run("sshare -a -n -P -o Account,User").out;
+  EXPECT_NE(tree.find("chem|root\n"), std::string::npos) << tree;
+  EXPECT_NE(tree.find(own), std::string::npos) << tree;
+
+  // rotadbd: sreport's usage reports. One job each, run on a node the test
+  // registers, for over a second so that each user has usage.
+  testing::RegisterFakeNodes(ctld_, {"n1"});
+  ASSERT_EQ(ctld_.Run("sbatch --parsable -J roots --wrap=true").out, "1\n");
+  ASSERT_EQ(AsUser("sbatch --parsable -J mine --wrap=true").out, "2\n");
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, "1", "RUNNING"));
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, "2", "RUNNING"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  testing::ReportJobExit(ctld_, 1, 0);
+  testing::ReportJobExit(ctld_, 2, 0);
+  const std::string ended = "1|COMPLETED\n2|COMPLETED\n";
+  ASSERT_EQ(testing::SacctUntil(ctld_, "-a -n -P -X -o JobID,State", ended), ended);
+  EXPECT_EQ(AsUser("sacct -a -n -P -X -o JobID,State").out, ended);
+  const std::string top = "sreport -n -P -t seconds user topusage start=now-1hour";
+  const std::string everyone = ctld_.Run(top).out;
+  EXPECT_NE(everyone.find("|root|"), std::string::npos) << everyone;
+  EXPECT_NE(everyone.find("|" + user_ + "|"), std::string::npos) << everyone;
+  const std::string own_usage = AsUser(top).out;
+  EXPECT_NE(own_usage.find("|" + user_ + "|"), std::string::npos) << own_usage;
+  EXPECT_EQ(own_usage.find("root"), std::string::npos) << own_usage;
+  const std::string by_account =
+      AsUser("sreport -n -P -t seconds cluster UserUtilizationByAccount start=now-1hour").out;
+  EXPECT_NE(by_account.find("|" + user_ + "|"), std::string::npos) << by_account;
+  EXPECT_EQ(by_account.find("root"), std::string::npos) << by_account;
+
+  // An Operator sees every account and the whole tree.
+  ASSERT_EQ(ctld_.Run("sacctmgr -i modify user " + user_ + " set AdminLevel=Operator").exit_code,
+            0);
+  EXPECT_EQ(AsUser("sacctmgr -n -P show account format=Account").out, "chem\nphysics\nroot\n");
+  EXPECT_EQ(AsUser(top).out, everyone);
+  EXPECT_EQ(Until([&] { return AsUser("sshare -a -n -P -o Account,User"); }, tree), tree);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "api/methods.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
+#include "ctld/core/fairshare_privacy.h"
 #include "ctld/server/job_filter.h"
 #include "model/job_payload.h"
 #include "model/record_projection.h"
@@ -311,9 +312,12 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kListFairshare: {
       wire::FairshareRequest req;
       if (!ParseOrFail(body, req, respond)) return;
-      loop_.EnqueueRead([req = std::move(req), user = caller.user, respond](
-                            ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
-        auto out = std::make_shared<wire::FairshareResponse>(core.DescribeFairshare(req, user));
+      loop_.EnqueueRead([req = std::move(req), caller, respond](ControllerCore& core, int64_t,
+                                                                Effects&) -> StateLoop::Reply {
+        auto out =
+            std::make_shared<wire::FairshareResponse>(core.DescribeFairshare(req, caller.user));
+        // PrivateData=usage/accounts: filtered here, by the caller's uid.
+        HidePrivateShares(core.config().settings.private_data, caller, core.policy(), *out);
         return [out, respond] { Answer(respond, *out); };
       });
       return;
