@@ -82,33 +82,27 @@ template <typename T>
 auto BoolField(bool T::*field) {
   return [field](T& t, std::string_view v) { return ParseBoolValue(v, t.*field); };
 }
-// Keys with no default: unset unless the file gives them.
-template <typename T>
-auto OptionalUint32Field(std::optional<uint32_t> T::*field) {
-  return [field](T& t, std::string_view v) {
-    uint32_t n = 0;
-    Status s = ParseUint32Value(v, n);
-    if (s.ok()) t.*field = n;
+// Keys with no default: unset unless the file gives them; `parse` reads the value.
+template <typename T, typename V>
+auto OptionalParsedField(std::optional<V> T::*field, Status (*parse)(std::string_view, V&)) {
+  return [field, parse](T& t, std::string_view v) {
+    V value{};
+    Status s = parse(v, value);
+    if (s.ok()) t.*field = value;
     return s;
   };
+}
+template <typename T>
+auto OptionalUint32Field(std::optional<uint32_t> T::*field) {
+  return OptionalParsedField(field, &ParseUint32Value);
 }
 template <typename T>
 auto OptionalMemoryField(std::optional<MemoryMb> T::*field) {
-  return [field](T& t, std::string_view v) {
-    MemoryMb mb = 0;
-    Status s = ParseMemoryValue(v, mb);
-    if (s.ok()) t.*field = mb;
-    return s;
-  };
+  return OptionalParsedField(field, &ParseMemoryValue);
 }
 template <typename T>
 auto OptionalTimeField(std::optional<DurationSecs> T::*field) {
-  return [field](T& t, std::string_view v) {
-    DurationSecs d = 0;
-    Status s = ParseTimeValue(v, d);
-    if (s.ok()) t.*field = d;
-    return s;
-  };
+  return OptionalParsedField(field, &ParseTimeValue);
 }
 template <typename T>
 auto ListField(std::vector<std::string> T::*field) {

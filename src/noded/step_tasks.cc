@@ -584,6 +584,10 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       cpu_bind->kind != CpuBindSpec::kDefault && cpu_binding->bound();
   cage_request.task_cpus = cpu_binding->task_cpus;
   cage_request.tasks_confined_to_gpus = confine_gpus;
+  // The host's GRES files, looked up once for all of the step's task cages.
+  const std::vector<std::string> host_gres_files =
+      confine_gpus ? HostGresFiles(*node_.config, node_.settings.node_name, node_.gpus->devices())
+                   : std::vector<std::string>{};
   const StepCageLimits step_limits =
       PlanStepCage(node_.config->cgroup, node_.cgroups->enforcing(), cage_request);
   step_caged = true;  // Removed on the way out, also when half made.
@@ -735,8 +739,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     TaskCageLimits task_limits;
     if (confine_gpus) {
       // Everything the job may not open, and the job's GPUs not bound to this task.
-      task_limits.denied_devices = DeniedDevicesFor(*node_.config, node_.settings.node_name,
-                                                    node_.gpus->devices(), GpusOf(node_, gpus));
+      task_limits.denied_devices =
+          DeniedDeviceRules(host_gres_files, GrantedFiles(GpusOf(node_, gpus)));
     }
     if (step_limits.task_cpusets) task_limits.cpu_ids = bound_cpus;
     if (!node_.config->settings.task_epilog.empty()) task.env = process.env;
