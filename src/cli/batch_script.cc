@@ -1,7 +1,6 @@
 #include "cli/batch_script.h"
 
 #include <fstream>
-#include <sstream>
 
 #include "common/strings.h"
 
@@ -10,6 +9,14 @@ namespace {
 
 Status SbatchError(std::string_view text) {
   return InvalidArgument("sbatch: error: " + std::string(text));
+}
+
+// What the controller answers for a script or environment over
+// max_script_size; sbatch tells it without sending them.
+Status TooLarge() {
+  return InvalidArgument(
+      "sbatch: error: Batch job submission failed: "
+      "Pathname of a file, directory or other parameter too long");
 }
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
@@ -50,17 +57,22 @@ std::string WrapScript(std::string_view command) {
   return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + std::string(command) + "\n";
 }
 
-Result<std::string> ReadBatchScript(const std::string& path, std::istream& in) {
-  std::ostringstream text;
-  if (path.empty()) {
-    text << in.rdbuf();
-    return text.str();
+Result<std::string> ReadBatchScript(const std::string& path, std::istream& in, uint64_t max_bytes) {
+  std::ifstream file;
+  if (!path.empty()) {
+    file.open(path, std::ios::binary);
+    if (!file) return SbatchError("Unable to open file " + path);
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return SbatchError("Unable to open file " + path);
-  text << file.rdbuf();
-  if (file.bad()) return SbatchError("Unable to open file " + path);
-  return text.str();
+  std::istream& from = path.empty() ? in : file;
+  std::string text;
+  char chunk[65536];
+  while (from) {
+    from.read(chunk, sizeof chunk);
+    text.append(chunk, static_cast<size_t>(from.gcount()));
+    if (text.size() > max_bytes) return TooLarge();
+  }
+  if (from.bad()) return SbatchError("Unable to open file " + path);
+  return text;
 }
 
 Status CheckBatchScript(std::string_view script) {
@@ -116,7 +128,7 @@ Result<ParsedJobOptions> ParseSbatchInvocation(const std::vector<std::string>& a
     default_name = "wrap";
   } else {
     const std::string path = first->positional.empty() ? "" : first->positional.front();
-    Result<std::string> text = ReadBatchScript(path, in);
+    Result<std::string> text = ReadBatchScript(path, in, context.max_script_bytes);
     if (!text.ok()) return text.status();
     script = std::move(text).value();
     default_name = path.empty() ? "sbatch" : std::string(BaseName(path));
@@ -126,6 +138,11 @@ Result<ParsedJobOptions> ParseSbatchInvocation(const std::vector<std::string>& a
   Result<ParsedJobOptions> parsed =
       ParseJobOptions(Command::kSbatch, {args, ExtractDirectives(script)}, context);
   if (!parsed.ok()) return parsed;
+  uint64_t environment_bytes = 0;
+  for (const std::string& var : parsed->spec.environment()) environment_bytes += var.size() + 1;
+  if (script.size() > context.max_script_bytes || environment_bytes > context.max_script_bytes) {
+    return TooLarge();
+  }
   parsed->spec.set_script(std::move(script));
   if (parsed->spec.name().empty()) parsed->spec.set_name(default_name);
   return parsed;

@@ -6,6 +6,7 @@
 // Errors are Status values whose message holds the exact lines sbatch prints
 // before exiting 1, as in job_options.h.
 
+#include <cstdint>
 #include <istream>
 #include <string>
 #include <string_view>
@@ -20,8 +21,11 @@ namespace rota::cli {
 std::string WrapScript(std::string_view command);
 
 // Reads the whole script from `path`, or from `in` (sbatch's stdin) when
-// `path` is empty.
-Result<std::string> ReadBatchScript(const std::string& path, std::istream& in);
+// `path` is empty; never more than `max_bytes` + 1 bytes: a longer script
+// fails with the controller's answer for it (max_script_size), so that
+// "sbatch /dev/zero" ends at once.
+Result<std::string> ReadBatchScript(const std::string& path, std::istream& in,
+                                    uint64_t max_bytes = 4 * 1024 * 1024);
 
 // Refuses what Slurm refuses: empty or whitespace-only scripts, a NUL byte,
 // DOS line breaks, and a first line that is not "#!interpreter".

@@ -121,7 +121,34 @@ TEST(BatchScriptTest, ReadsFromStdinOrFile) {
             "sbatch: error: Unable to open file /nonexistent/job.sh");
 }
 
+const char kTooLarge[] =
+    "sbatch: error: Batch job submission failed: "
+    "Pathname of a file, directory or other parameter too long";
+
+TEST(BatchScriptTest, ReadsNoMoreThanTheBound) {
+  std::istringstream in("#!/bin/sh\n" + std::string(100, '#'));
+  EXPECT_EQ(ReadBatchScript("", in, 100).status().message(), kTooLarge);
+  std::istringstream fits("#!/bin/sh\n" + std::string(90, '#'));
+  EXPECT_EQ(ReadBatchScript("", fits, 100)->size(), 100u);
+  // An endless file ends at the bound (4 MB by default), not in bad_alloc.
+  std::istringstream unused;
+  EXPECT_EQ(ReadBatchScript("/dev/zero", unused).status().message(), kTooLarge);
+}
+
 JobOptionsContext Context(Environment env = {}) { return {std::move(env), "/home/ada", 1000}; }
+
+TEST(SbatchInvocationTest, MaxScriptSizeBoundsScriptAndEnvironment) {
+  JobOptionsContext small = Context({{"BIG", std::string(200, 'x')}});
+  small.max_script_bytes = 100;
+  std::istringstream in;
+  EXPECT_EQ(ParseSbatchInvocation({"/dev/zero"}, small, in).status().message(), kTooLarge);
+  EXPECT_EQ(ParseSbatchInvocation({"--wrap=true"}, small, in).status().message(), kTooLarge);
+  small.env.clear();
+  EXPECT_TRUE(ParseSbatchInvocation({"--wrap=true"}, small, in).ok());
+  EXPECT_EQ(
+      ParseSbatchInvocation({"--wrap=" + std::string(100, 'x')}, small, in).status().message(),
+      kTooLarge);
+}
 
 TEST(SbatchInvocationTest, AllThreeSourcesInOrderOfPrecedence) {
   ScriptFile file("train.sh",

@@ -43,4 +43,22 @@ wire::JobRecord* JobListing::Load(size_t i) {
   return &job_;
 }
 
+bool IsJobIdText(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || text.find_first_not_of('0') >= digits) return false;
+  const std::string_view rest = text.substr(digits);
+  if (rest.empty()) return true;
+  if (rest.size() < 2) return false;
+  if (rest.front() == '+') return rest.find_first_not_of("0123456789", 1) == std::string_view::npos;
+  if (rest.front() != '_') return false;
+  std::string_view tasks = rest.substr(1);
+  if (tasks.front() == '[') {
+    if (tasks.size() < 3 || tasks.back() != ']') return false;
+    tasks = tasks.substr(1, tasks.size() - 2);
+    return tasks.find_first_not_of("0123456789,-:%") == std::string_view::npos;
+  }
+  return tasks == "*" || tasks.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 }  // namespace rota::cli

@@ -46,4 +46,8 @@ class JobListing {
   wire::JobRecord job_;
 };
 
+// Whether `text` names a job as squeue -j takes it: a job id above zero,
+// alone, with an array task ("12_3", "12_[1-4]") or a component ("12+1").
+bool IsJobIdText(std::string_view text);
+
 }  // namespace rota::cli

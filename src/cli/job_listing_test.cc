@@ -53,5 +53,15 @@ TEST(JobListingTest, MalformedAnswersAreRefused) {
   EXPECT_EQ(listing->Load(0), nullptr);
 }
 
+TEST(JobListingTest, JobIdTextIsAJobIdWithAnOptionalTaskOrComponent) {
+  for (const char* good : {"1", "123", "123_4", "123_[1-4]", "123_[1,3-5%2]", "123_*", "12+1"}) {
+    EXPECT_TRUE(IsJobIdText(good)) << good;
+  }
+  for (const char* bad :
+       {"", "abc", "0", "12abc", "12_", "12_x", "12_[1-2", "+1", "12+", "-1", "12.0", " 12"}) {
+    EXPECT_FALSE(IsJobIdText(bad)) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace rota::cli

@@ -1,11 +1,14 @@
 #include "cli/job_options.h"
 
+#include <fmt/format.h>
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <climits>
+#include <cstdlib>
 #include <ctime>
 #include <optional>
 
@@ -82,6 +85,17 @@ std::string_view CommandName(Command command) {
       return "salloc";
   }
   return "sbatch";
+}
+
+std::string UmaskText(unsigned mask) {
+  return fmt::format("0{}{}{}", (mask >> 6) & 07, (mask >> 3) & 07, mask & 07);
+}
+
+void ExportUmask() {
+  if (std::getenv("SLURM_UMASK") != nullptr) return;
+  const mode_t mask = umask(0);
+  umask(mask);
+  setenv("SLURM_UMASK", UmaskText(mask).c_str(), 0);
 }
 
 Environment EnvironmentFromEnvp(const char* const* envp) {

@@ -39,6 +39,15 @@ using Environment = std::map<std::string, std::string, std::less<>>;
 // Builds an Environment from a NULL-terminated `envp` ("NAME=value" strings).
 Environment EnvironmentFromEnvp(const char* const* envp);
 
+// A umask as Slurm's commands write it in SLURM_UMASK: "0" and three octal
+// digits ("0077").
+std::string UmaskText(unsigned mask);
+// What sbatch, srun and salloc do first: put the process's umask in
+// SLURM_UMASK, unless the user set that variable already, so that the job
+// and the files it creates get the submitter's umask.
+// NOT thread-safe (setenv).
+void ExportUmask();
+
 // One #SBATCH line, already split into arguments as a shell would.
 struct ScriptDirective {
   int line = 0;  // 1-based line number in the script, for error messages.
@@ -51,6 +60,8 @@ struct JobOptionsContext {
   Environment env;  // The submitting process's environment.
   std::string cwd;  // Default work_dir; base for a relative --chdir.
   int64_t now = 0;  // Unix seconds; base for --begin=now+1hour and friends.
+  // The largest batch script sbatch reads (SchedulerParameters=max_script_size).
+  uint64_t max_script_bytes = 4 * 1024 * 1024;
 };
 
 // The parser's input. `command_line` is argv without argv[0].

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <ctime>
@@ -62,6 +63,21 @@ std::string ErrorOf(const Call& call) {
 }
 
 wire::JobSpec SpecOf(std::vector<std::string> args) { return MustParse({std::move(args)}).spec; }
+
+TEST(JobOptionsTest, UmaskTravelsInSlurmUmaskUnlessTheUserSetIt) {
+  EXPECT_EQ(UmaskText(077), "0077");
+  EXPECT_EQ(UmaskText(022), "0022");
+  EXPECT_EQ(UmaskText(0), "0000");
+  const mode_t saved = umask(077);
+  unsetenv("SLURM_UMASK");
+  ExportUmask();
+  EXPECT_STREQ(std::getenv("SLURM_UMASK"), "0077");
+  setenv("SLURM_UMASK", "0002", 1);
+  ExportUmask();
+  EXPECT_STREQ(std::getenv("SLURM_UMASK"), "0002");
+  unsetenv("SLURM_UMASK");
+  umask(saved);
+}
 
 TEST(JobOptionsTest, LongOptionsFillTheSpec) {
   wire::JobSpec s = SpecOf({

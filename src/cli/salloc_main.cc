@@ -34,6 +34,7 @@ void OnTerminate(int) { release_requested = 1; }
 }  // namespace
 
 int main(int argc, char** argv) {
+  rota::cli::ExportUmask();
   rota::cli::JobOptionsContext context;
   context.env = rota::cli::EnvironmentFromEnvp(environ);
   char cwd[PATH_MAX];

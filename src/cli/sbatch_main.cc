@@ -64,11 +64,18 @@ int WaitForJob(rota::cli::ControllerClient& client, uint32_t job_id) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rota::cli::ExportUmask();
   rota::cli::JobOptionsContext context;
   context.env = rota::cli::EnvironmentFromEnvp(environ);
   char cwd[PATH_MAX];
   context.cwd = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/";
   context.now = static_cast<int64_t>(std::time(nullptr));
+  // slurm.conf first, for the script's size bound; its errors are told after
+  // those of the options.
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (client.ok()) {
+    context.max_script_bytes = (*client)->config().settings.scheduler.max_script_size;
+  }
 
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = rota::cli::ParseSbatchInvocation(args, context, std::cin);
@@ -90,7 +97,6 @@ int main(int argc, char** argv) {
   gethostname(host, sizeof host - 1);
   parsed->spec.set_submit_host(host);
 
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "sbatch: error: " << client.status().message() << "\n";
     return 1;

@@ -105,7 +105,14 @@ int main(int argc, char** argv) {
         AddList(request.mutable_users(), optarg);
         break;
       case 'j':
-        if (optarg != nullptr) AddList(request.mutable_job_ids(), optarg);
+        if (optarg == nullptr) break;
+        AddList(request.mutable_job_ids(), optarg);
+        for (const std::string& id : request.job_ids()) {
+          if (!rota::cli::IsJobIdText(id)) {
+            std::cerr << "squeue: error: Invalid job id: " << id << "\n";
+            return 1;
+          }
+        }
         break;
       case 'p':
         AddList(request.mutable_partitions(), optarg);

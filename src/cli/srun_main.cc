@@ -816,6 +816,7 @@ int RunInNewAllocation(SrunOptions options, const std::vector<std::string>& args
 
 int main(int argc, char** argv) {
   using namespace rota::cli;
+  ExportUmask();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto options = ParseSrunOptions(args, EnvironmentFromEnvp(environ));
   if (!options.ok()) {

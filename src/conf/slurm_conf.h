@@ -42,6 +42,9 @@ struct SchedulerParameters {
   DurationSecs sched_interval = 60;
   int64_t sched_min_interval_us = 2;
   uint32_t sched_max_job_start = 0;
+  // The largest batch script the controller accepts, in bytes (Slurm's
+  // max_script_size, default 4 MB). It also bounds a job's environment.
+  uint64_t max_script_size = 4 * 1024 * 1024;
 };
 
 struct PriorityWeights {

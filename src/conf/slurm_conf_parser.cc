@@ -357,6 +357,10 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       p.sched_min_interval_us = us;
     } else if (key == "sched_max_job_start") {
       s = ParseUint32Value(v, p.sched_max_job_start);
+    } else if (key == "max_script_size") {
+      uint32_t bytes = 0;
+      s = ParseUint32Value(v, bytes);
+      p.max_script_size = bytes;
     } else {
       diags.Warning(where, fmt::format("SchedulerParameters: unknown option {} (ignored)", item));
       continue;

@@ -184,6 +184,7 @@ Status BatchJob::Launch() {
   process.stderr_path = stdio.err;
   process.append = stdio.append;
   process.soft_limits = SoftLimitsFrom(spec.rlimits());
+  process.umask = UmaskFromEnvironment(process.env);
   // The TaskEpilog runs as the script ran, after it (task_epilog.h).
   task_ = process;
   if (const std::string& prolog = node_.config->settings.task_prolog; !prolog.empty()) {

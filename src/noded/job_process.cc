@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 namespace rota::noded {
 namespace {
@@ -103,16 +104,16 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   }
   ApplySoftLimits(spec.soft_limits);
   if (chdir(spec.work_dir.c_str()) != 0) (void)!chdir("/tmp");
-  umask(022);
+  umask(spec.umask);
 
   const int mode = O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC);
   int in = open("/dev/null", O_RDONLY);
   if (in < 0) fail(Stage::kStdin);
-  int out = open(spec.stdout_path.c_str(), mode, 0644);
+  int out = open(spec.stdout_path.c_str(), mode, 0666);
   if (out < 0) fail(Stage::kStdout);
   int err = out;
   if (spec.stderr_path != spec.stdout_path) {
-    err = open(spec.stderr_path.c_str(), mode, 0644);
+    err = open(spec.stderr_path.c_str(), mode, 0666);
     if (err < 0) fail(Stage::kStderr);
   }
   if (dup2(in, 0) < 0) fail(Stage::kStdin);
@@ -135,6 +136,22 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+mode_t UmaskFromEnvironment(const std::vector<std::string>& env) {
+  constexpr std::string_view kName = "SLURM_UMASK=";
+  for (const std::string& var : env) {
+    if (!var.starts_with(kName)) continue;
+    const std::string_view digits = std::string_view(var).substr(kName.size());
+    if (digits.empty() || digits.size() > 4) return 022;
+    mode_t mask = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '7') return 022;
+      mask = mask * 8 + static_cast<mode_t>(c - '0');
+    }
+    return mask & 0777;
+  }
+  return 022;
+}
 
 void ApplySoftLimits(const std::vector<SoftLimit>& limits) {
   for (const SoftLimit& limit : limits) {

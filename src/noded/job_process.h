@@ -36,11 +36,17 @@ struct JobProcessSpec {
   gid_t gid = 0;
   std::vector<gid_t> groups;  // Supplementary groups (from initgroups' view of the user).
   std::string work_dir;       // When it cannot be entered the job starts in /tmp, as Slurm's does.
-  std::string stdout_path;    // Absolute; created as the user, 0644 before the umask.
+  std::string stdout_path;    // Absolute; created as the user, 0666 less the umask.
   std::string stderr_path;    // Absolute; may equal stdout_path (one shared file).
   bool append = false;        // O_APPEND instead of truncating.
   std::vector<SoftLimit> soft_limits;
+  mode_t umask = 022;  // The submitter's (UmaskFromEnvironment), for every file the job makes.
 };
+
+// The umask the submitting command sent in SLURM_UMASK ("0077", octal, as
+// sbatch, srun and salloc set it), or 022 when `env` holds none or one that is
+// not an octal mask.
+mode_t UmaskFromEnvironment(const std::vector<std::string>& env);
 
 // Sets `limits` on the calling process (only system calls: safe between fork
 // and exec). One that cannot be set is left as it was.
@@ -50,7 +56,7 @@ void ApplySoftLimits(const std::vector<SoftLimit>& limits);
 using BeforeExec = std::function<Status(pid_t)>;
 
 // Forks, and in the child: new session, the user's groups, gid and uid,
-// working directory, umask 022, stdin /dev/null, stdout/stderr to their files,
+// working directory, spec.umask, stdin /dev/null, stdout/stderr to their files,
 // default signal handling, no other open descriptors, then exec. Returns the
 // pid once the exec succeeded. Errors: why the child could not get there
 // ("cannot open /x/out: Permission denied"), the child already reaped.

@@ -282,9 +282,10 @@ void StepTasks::Launch(wire::LaunchTasksRequest request, uint32_t caller_uid, bo
       });
 }
 
-int StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, int signal,
-                      uint32_t caller_uid, bool privileged, bool ends_job) {
+Result<int> StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, int signal,
+                              uint32_t caller_uid, bool privileged, bool ends_job) {
   int reached = 0;
+  bool refused = false;
   std::lock_guard<std::mutex> lock(mu_);
   // The job itself killed (not one step): tasks of its steps still being
   // started are killed as they come. (A launch registered after this asks the
@@ -293,7 +294,10 @@ int StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, int sign
   for (auto& [key, running] : steps_) {
     if (key.first != job_id || (step_id && key.second != *step_id)) continue;
     std::lock_guard<std::mutex> step_lock(running->mu);
-    if (!privileged && running->uid != caller_uid) continue;
+    if (!privileged && running->uid != caller_uid) {
+      refused = true;
+      continue;
+    }
     if (job_killed) running->killed = true;
     for (pid_t pid : running->live) {
       kill(-pid, signal);
@@ -301,6 +305,7 @@ int StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, int sign
       ++reached;
     }
   }
+  if (refused && reached == 0) return Status(StatusCode::kPermissionDenied, "Invalid user id");
   return reached;
 }
 
@@ -664,6 +669,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     TaskProcessSpec process;
     process.argv = argv;
     process.env = base_env;
+    process.umask = UmaskFromEnvironment(base_env);
     SetEnv(process.env, "SLURM_PROCID", std::to_string(task.global_id));
     SetEnv(process.env, "SLURM_LOCALID", std::to_string(t));
     if (pmi) {
@@ -819,6 +825,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     as_task.groups = groups;
     as_task.work_dir = work_dir;
     as_task.soft_limits = SoftLimitsFrom(request.rlimits());
+    as_task.umask = UmaskFromEnvironment(task.env);
     pid_t running_epilog = -1;
     Result<int> ran = RunTaskEpilog(
         program, std::move(as_task),

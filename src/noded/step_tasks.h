@@ -46,9 +46,10 @@ class StepTasks {
   // Sends `signal` to the tasks of `job_id` (of one step when `step_id` is set).
   // `caller_uid` must own the job unless `privileged`. `ends_job`: the job is
   // being ended (cancel, time limit), so tasks of its steps that start after
-  // this are killed at once. Returns how many tasks it reached.
-  int Signal(uint32_t job_id, std::optional<uint32_t> step_id, int signal, uint32_t caller_uid,
-             bool privileged, bool ends_job = false);
+  // this are killed at once. Returns how many tasks it reached; "Invalid user
+  // id" (slurmstepd's answer) when steps matched but none is the caller's.
+  Result<int> Signal(uint32_t job_id, std::optional<uint32_t> step_id, int signal,
+                     uint32_t caller_uid, bool privileged, bool ends_job = false);
   // Kills every task and waits for the steps' threads.
   void Stop();
 

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +101,7 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     }
     ApplySoftLimits(spec.soft_limits);
     if (chdir(spec.work_dir.c_str()) != 0) (void)!chdir("/tmp");
+    umask(spec.umask);
     // Files are opened here, as the task's user, relative to its directory.
     if (terminal) {
       if (dup2(spec.terminal_fd, 0) < 0 || dup2(spec.terminal_fd, 1) < 0 ||
@@ -112,11 +114,11 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
       stdin_fd = open(spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path.c_str(), O_RDONLY);
     if (stdin_fd < 0) fail(6);
     int stdout_fd = terminal ? 1 : out[1];
-    if (stdout_fd < 0) stdout_fd = open(spec.stdout_path.c_str(), out_flags, 0644);
+    if (stdout_fd < 0) stdout_fd = open(spec.stdout_path.c_str(), out_flags, 0666);
     if (stdout_fd < 0) fail(7);
     int stderr_fd = terminal ? 2 : err[1];
     if (shared_out) stderr_fd = stdout_fd;
-    if (stderr_fd < 0) stderr_fd = open(spec.stderr_path.c_str(), err_flags, 0644);
+    if (stderr_fd < 0) stderr_fd = open(spec.stderr_path.c_str(), err_flags, 0666);
     if (stderr_fd < 0) fail(8);
     if (!terminal && (dup2(stdin_fd, 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(stderr_fd, 2) < 0)) {
       fail(4);

@@ -40,6 +40,7 @@ struct TaskProcessSpec {
   // --mpi=pmi2); -1: none. The caller closes it.
   int keep_fd = -1;
   std::vector<SoftLimit> soft_limits;  // Set once the task is its user (job_process.h)
+  mode_t umask = 022;  // The submitter's (UmaskFromEnvironment), for every file the task makes.
 };
 
 struct TaskProcess {

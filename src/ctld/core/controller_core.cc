@@ -12,6 +12,7 @@
 #include "ctld/core/license_pool.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/partition_cpu_cap.h"
+#include "ctld/core/submit_checks.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_payload.h"
@@ -324,6 +325,14 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   spec.set_group(caller.group);
   // --mail-type without --mail-user mails the submitting user, as in Slurm.
   if (spec.mail_type() != 0 && spec.mail_user().empty()) spec.set_mail_user(caller.user);
+  ROTA_RETURN_IF_ERROR(CheckSubmitFields(spec, WithAdminLevel(caller).privileged, now));
+  // A packed payload's sizes come with the request (the server measured
+  // them before packing).
+  const bool packed = !request.packed_payload().empty();
+  ROTA_RETURN_IF_ERROR(
+      CheckSubmitSizes(packed ? request.script_bytes() : spec.script().size(),
+                       packed ? request.environment_bytes() : EnvironmentBytes(spec),
+                       config_->settings.scheduler.max_script_size));
 
   const conf::PartitionConfig* partition = nullptr;
   if (spec.partition().empty()) {

@@ -392,6 +392,10 @@ class ControllerCore {
   // Drains `node` when its last registration fell short; true when it did.
   bool DrainForShortfall(NodeRuntime& node, int64_t now);
   std::vector<uint32_t> ResolveJobIds(const std::string& text, std::string* error);
+  // Why `job_id` may not take the dependency `text` (Slurm's words), or
+  // empty: bad syntax, a job that does not exist, itself, or a chain of
+  // dependencies that leads back to it.
+  std::string DependencyProblem(uint32_t job_id, const std::string& text) const;
   std::string UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
                            const Caller& caller, int64_t now, Effects& effects);
 

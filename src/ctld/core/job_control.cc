@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <set>
 
 #include "common/duration.h"
 #include "common/hostlist.h"
@@ -24,6 +25,7 @@ namespace {
 
 constexpr char kInvalidJobId[] = "Invalid job id specified";
 constexpr char kPermissionDenied[] = "Access/permission denied";
+constexpr char kDependencyProblem[] = "Job dependency problem";
 constexpr char kAlreadyDone[] = "Job/step already completing or completed";
 constexpr char kNotPending[] = "Job is no longer pending execution";
 constexpr char kPendingExecution[] = "Job is pending execution";
@@ -211,10 +213,15 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
   std::vector<std::pair<std::string, uint32_t>> targets;
   std::vector<std::pair<std::string, std::optional<model::IndexSet>>> task_filters;
   if (request.job_ids().empty()) {
+    // "-u OTHER" names another user's jobs outright: each one the caller may
+    // see but not control is refused by name, as in Slurm. Other filters
+    // ("-p batch") only pick from the caller's own.
+    const std::optional<uint32_t> visible_only_to = JobsVisibleOnlyTo(caller);
     for (const auto& [id, job] : jobs_) {
-      if (!Done(*job) && matches_filters(*job) && MayControl(caller, *job)) {
-        targets.push_back({std::to_string(id), id});
-      }
+      if (Done(*job) || !matches_filters(*job)) continue;
+      const bool named =
+          !request.user().empty() && (!visible_only_to || *visible_only_to == job->spec().uid());
+      if (MayControl(caller, *job) || named) targets.push_back({std::to_string(id), id});
     }
   }
   for (const std::string& text : request.job_ids()) {
@@ -546,6 +553,37 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
   }
 }
 
+std::string ControllerCore::DependencyProblem(uint32_t job_id, const std::string& text) const {
+  Result<model::Dependency> dep = model::ParseDependency(text);
+  if (!dep.ok()) return kDependencyProblem;
+  // Slurm refuses a job named that does not exist, and the job itself.
+  for (const model::DependencyTerm& t : dep->terms) {
+    if (t.type == model::DependencyType::kSingleton) continue;
+    if (t.job_id == job_id || jobs_.count(t.job_id) == 0) return kDependencyProblem;
+  }
+  // A chain that leads back to the job would wait forever.
+  std::vector<uint32_t> to_visit;
+  std::set<uint32_t> seen;
+  for (const model::DependencyTerm& t : dep->terms) {
+    if (t.type != model::DependencyType::kSingleton) to_visit.push_back(t.job_id);
+  }
+  while (!to_visit.empty()) {
+    const uint32_t id = to_visit.back();
+    to_visit.pop_back();
+    if (!seen.insert(id).second) continue;
+    auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second->spec().dependency().empty()) continue;
+    Result<model::Dependency> next = model::ParseDependency(it->second->spec().dependency());
+    if (!next.ok()) continue;
+    for (const model::DependencyTerm& t : next->terms) {
+      if (t.type == model::DependencyType::kSingleton) continue;
+      if (t.job_id == job_id) return "Circular dependency";
+      to_visit.push_back(t.job_id);
+    }
+  }
+  return "";
+}
+
 std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
                                          const Caller& caller, int64_t now, Effects& effects) {
   const wire::JobRecord& current = *jobs_.at(job_id);
@@ -660,7 +698,10 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       updated.mutable_spec()->set_comment(value);
     } else if (EqualsIgnoreCase(key, "Dependency")) {
       if (!pending) return kNotPending;
-      if (!value.empty() && !model::ParseDependency(value).ok()) return "Job dependency problem";
+      if (!value.empty()) {
+        std::string problem = DependencyProblem(job_id, value);
+        if (!problem.empty()) return problem;
+      }
       updated.mutable_spec()->set_dependency(value);
       updated.set_dependency_state(value);
     } else if (EqualsIgnoreCase(key, "ArrayTaskThrottle")) {

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "conf/config_loader.h"
 #include "ctld/core/fairshare_privacy.h"
+#include "ctld/core/submit_checks.h"
 #include "ctld/server/job_filter.h"
 #include "model/job_payload.h"
 #include "model/record_projection.h"
@@ -168,6 +169,8 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       if (!ParseOrFail(body, req, respond)) return;
       // Pack the script and environment here, on an RPC thread, not on the loop.
       wire::JobPayload payload;
+      req.set_script_bytes(req.spec().script().size());
+      req.set_environment_bytes(EnvironmentBytes(req.spec()));
       payload.set_script(std::move(*req.mutable_spec()->mutable_script()));
       payload.mutable_environment()->Swap(req.mutable_spec()->mutable_environment());
       req.mutable_spec()->clear_script();
