@@ -105,14 +105,7 @@ int main(int argc, char** argv) {
         AddList(request.mutable_users(), optarg);
         break;
       case 'j':
-        if (optarg == nullptr) break;
-        AddList(request.mutable_job_ids(), optarg);
-        for (const std::string& id : request.job_ids()) {
-          if (!rota::cli::IsJobIdText(id)) {
-            std::cerr << "squeue: error: Invalid job id: " << id << "\n";
-            return 1;
-          }
-        }
+        if (optarg != nullptr) AddList(request.mutable_job_ids(), optarg);
         break;
       case 'p':
         AddList(request.mutable_partitions(), optarg);
@@ -166,6 +159,14 @@ int main(int argc, char** argv) {
     }
   }
   for (int i = optind; i < argc; ++i) AddList(request.mutable_job_ids(), argv[i]);
+  if (!steps) {
+    for (const std::string& id : request.job_ids()) {
+      if (!rota::cli::IsJobIdText(id)) {
+        std::cerr << "squeue: error: Invalid job id: " << id << "\n";
+        return 1;
+      }
+    }
+  }
   if (steps) {  // Running job steps (cli/step_commands.h).
     return rota::cli::ListStepsCommand(rota::conf::DefaultSlurmConfPath(),
                                        {request.job_ids().begin(), request.job_ids().end()},
