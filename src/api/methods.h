@@ -8,7 +8,7 @@
 namespace rota::api {
 
 enum Method : uint16_t {
-  kPing = 1,           // Empty -> Empty
+  kPing = 1,           // Empty -> PingResponse
   kSubmitJob = 2,      // SubmitJobRequest -> SubmitJobResponse
   kListJobs = 3,       // ListJobsRequest -> ListJobsResponse
   kSignalJobs = 4,     // SignalJobsRequest -> SignalJobsResponse

@@ -131,6 +131,27 @@ int ShowConfig() {
   return 0;
 }
 
+// scontrol ping: whether the controller answers, as Slurm prints it; and, on a
+// second line of Rota's own, why it refuses changes when it does.
+int Ping() {
+  rota::conf::Diagnostics diags;
+  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags);
+  if (!config.ok()) return Fail(diags.ToString() + config.status().message());
+  const auto& controllers = (*config)->settings.controllers;
+  const std::string host = controllers.empty() ? "" : controllers[0].name;
+  rota::wire::PingResponse pong;
+  bool up = false;
+  if (auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+      client.ok()) {
+    up = (*client)->Call(rota::api::kPing, rota::wire::Empty(), &pong).ok();
+  }
+  std::cout << "Slurmctld(primary) at " << host << " is " << (up ? "UP" : "DOWN") << "\n";
+  if (up && !pong.refusing_changes().empty()) {
+    std::cout << "Slurmctld(primary) refuses changes: " << pong.refusing_changes() << "\n";
+  }
+  return up ? 0 : 1;
+}
+
 int JobAction(const std::string& action, const std::vector<std::string>& ids,
               const std::vector<std::pair<std::string, std::string>>& fields = {}) {
   if (ids.empty()) return Fail("job id required");
@@ -214,7 +235,7 @@ int main(int argc, char** argv) {
            "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
            "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
            "       scontrol create|update|delete|show reservation ...\n"
-           "       scontrol reconfigure\n";
+           "       scontrol reconfigure | ping\n";
     return 1;
   }
   const std::string& verb = args[0];
@@ -268,6 +289,7 @@ int main(int argc, char** argv) {
                ? rota::cli::CreateReservationCommand(fields, std::cout, std::cerr)
                : rota::cli::DeleteReservationCommand(fields, std::cerr);
   }
+  if (EqualsIgnoreCase(verb, "ping")) return Ping();
   if (EqualsIgnoreCase(verb, "reconfigure")) {
     auto client = Connect();
     if (!client) return 1;

@@ -35,6 +35,8 @@ std::string FormatSdiag(const wire::DiagResponse& d,
   line("sdiag output at " + When(d.now(), utc_offset));
   line("Data since      " + When(d.data_since(), utc_offset));
   line(stars);
+  // Not in Slurm's sdiag: the one condition an administrator must act on.
+  if (!d.refusing_changes().empty()) line("CHANGES REFUSED: " + d.refusing_changes());
   line(fmt::format("Server thread count:  {}", d.server_thread_count()));
   line(fmt::format("Agent queue size:     {}", d.agent_queue_size()));
   line(fmt::format("Agent count:          {}", d.agent_count()));

@@ -161,9 +161,12 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
   timed.SetCaller(caller.uid, caller.user);
 
   switch (context.method) {
-    case api::kPing:
-      Answer(respond, wire::Empty());
+    case api::kPing: {
+      wire::PingResponse pong;
+      pong.set_refusing_changes(loop_.refusing_changes());
+      Answer(respond, pong);
       return;
+    }
     case api::kSubmitJob: {
       wire::SubmitJobRequest req;
       if (!ParseOrFail(body, req, respond)) return;
@@ -193,9 +196,9 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         };
       };
       if (can_start) {
-        loop_.Enqueue(std::move(work));
+        loop_.Enqueue(std::move(work), RefuseThrough(respond));
       } else {
-        loop_.EnqueueWithoutPass(std::move(work));
+        loop_.EnqueueWithoutPass(std::move(work), RefuseThrough(respond));
       }
       return;
     }
@@ -217,39 +220,45 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kSignalJobs: {
       wire::SignalJobsRequest req;
       if (!ParseOrFail(body, req, respond)) return;
-      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                            Effects& effects) -> StateLoop::Reply {
-        auto out =
-            std::make_shared<wire::SignalJobsResponse>(core.SignalJobs(req, caller, now, effects));
-        return [out, respond] { Answer(respond, *out); };
-      });
+      loop_.Enqueue(
+          [req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                  Effects& effects) -> StateLoop::Reply {
+            auto out = std::make_shared<wire::SignalJobsResponse>(
+                core.SignalJobs(req, caller, now, effects));
+            return [out, respond] { Answer(respond, *out); };
+          },
+          RefuseThrough(respond));
       return;
     }
     case api::kUpdateJob: {
       wire::UpdateJobRequest req;
       if (!ParseOrFail(body, req, respond)) return;
-      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                            Effects& effects) -> StateLoop::Reply {
-        auto out =
-            std::make_shared<wire::UpdateJobResponse>(core.UpdateJobs(req, caller, now, effects));
-        return [out, respond] { Answer(respond, *out); };
-      });
+      loop_.Enqueue(
+          [req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                  Effects& effects) -> StateLoop::Reply {
+            auto out = std::make_shared<wire::UpdateJobResponse>(
+                core.UpdateJobs(req, caller, now, effects));
+            return [out, respond] { Answer(respond, *out); };
+          },
+          RefuseThrough(respond));
       return;
     }
     case api::kUpdateNode: {
       wire::UpdateNodeRequest req;
       if (!ParseOrFail(body, req, respond)) return;
-      loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
-                                                            Effects& effects) -> StateLoop::Reply {
-        Status s = core.UpdateNodes(req, caller, now, effects);
-        return [s, respond] {
-          if (s.ok()) {
-            Answer(respond, wire::Empty());
-          } else {
-            respond.Fail(s);
-          }
-        };
-      });
+      loop_.Enqueue(
+          [req = std::move(req), caller, respond](ControllerCore& core, int64_t now,
+                                                  Effects& effects) -> StateLoop::Reply {
+            Status s = core.UpdateNodes(req, caller, now, effects);
+            return [s, respond] {
+              if (s.ok()) {
+                Answer(respond, wire::Empty());
+              } else {
+                respond.Fail(s);
+              }
+            };
+          },
+          RefuseThrough(respond));
       return;
     }
     case api::kListNodes: {
@@ -339,19 +348,23 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       if (context.method == api::kNodeRegister) {
         wire::NodeRegisterRequest req;
         if (!ParseOrFail(body, req, respond)) return;
-        loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                      Effects& effects) -> StateLoop::Reply {
-          Status s = core.NodeRegistered(req, now, effects);
-          return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
-        });
+        loop_.Enqueue(
+            [req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                            Effects& effects) -> StateLoop::Reply {
+              Status s = core.NodeRegistered(req, now, effects);
+              return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
+            },
+            RefuseThrough(respond));
       } else {
         wire::JobExitedRequest req;
         if (!ParseOrFail(body, req, respond)) return;
-        loop_.Enqueue([req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                                      Effects& effects) -> StateLoop::Reply {
-          Status s = core.ReportExit(req, now, effects);
-          return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
-        });
+        loop_.Enqueue(
+            [req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                            Effects& effects) -> StateLoop::Reply {
+              Status s = core.ReportExit(req, now, effects);
+              return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
+            },
+            RefuseThrough(respond));
       }
       return;
     }
@@ -373,12 +386,14 @@ void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond
     respond.Fail(InvalidArgument(diags.ToString() + config.status().message()));
     return;
   }
-  loop_.Enqueue([this, config = *config, respond](ControllerCore& core, int64_t,
-                                                  Effects&) -> StateLoop::Reply {
-    core.Reconfigure(config);
-    if (on_reconfigure_) on_reconfigure_(config);  // E.g. node addresses for the messenger.
-    return [respond] { Answer(respond, wire::Empty()); };
-  });
+  loop_.Enqueue(
+      [this, config = *config, respond](ControllerCore& core, int64_t,
+                                        Effects&) -> StateLoop::Reply {
+        core.Reconfigure(config);
+        if (on_reconfigure_) on_reconfigure_(config);  // E.g. node addresses for the messenger.
+        return [respond] { Answer(respond, wire::Empty()); };
+      },
+      RefuseThrough(respond));
 }
 
 // Steps are not logged (step_table.h) and change no scheduling decision, so

@@ -66,6 +66,7 @@ void ControllerService::Diag(const Caller& caller, const std::string& body,
   auto out = std::make_shared<wire::DiagResponse>();
   rpc_stats_.Fill(*out);
   out->set_gettimeofday_latency_us(WallClockLatency1000());
+  out->set_refusing_changes(loop_.refusing_changes());
   loop_.EnqueueRead([this, out, respond](ControllerCore& core, int64_t now,
                                          Effects&) -> StateLoop::Reply {
     out->set_now(now);

@@ -22,25 +22,29 @@ void ControllerService::HandleReservation(uint16_t method, const Caller& caller,
     wire::ReservationRequest req;
     if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
     const bool create = method == api::kCreateReservation;
-    loop_.Enqueue([req = std::move(req), caller, create, answer](
-                      ControllerCore& core, int64_t now, Effects& effects) -> StateLoop::Reply {
-      auto out = std::make_shared<Result<wire::ReservationResponse>>(
-          create ? core.CreateReservation(req, caller, now, effects)
-                 : core.UpdateReservation(req, caller, now, effects));
-      return [out, answer] { answer(*out); };
-    });
+    loop_.Enqueue(
+        [req = std::move(req), caller, create, answer](ControllerCore& core, int64_t now,
+                                                       Effects& effects) -> StateLoop::Reply {
+          auto out = std::make_shared<Result<wire::ReservationResponse>>(
+              create ? core.CreateReservation(req, caller, now, effects)
+                     : core.UpdateReservation(req, caller, now, effects));
+          return [out, answer] { answer(*out); };
+        },
+        RefuseThrough(respond));
     return;
   }
   wire::ReservationNameRequest req;
   if (!req.ParseFromString(body)) return respond.Fail(InvalidArgument("malformed request"));
   if (method == api::kDeleteReservation) {
-    loop_.Enqueue([req = std::move(req), caller, respond](ControllerCore& core, int64_t,
-                                                          Effects& effects) -> StateLoop::Reply {
-      Status s = core.DeleteReservation(req.name(), caller, effects);
-      return [s, respond] {
-        s.ok() ? respond(0, wire::Empty().SerializeAsString()) : respond.Fail(s);
-      };
-    });
+    loop_.Enqueue(
+        [req = std::move(req), caller, respond](ControllerCore& core, int64_t,
+                                                Effects& effects) -> StateLoop::Reply {
+          Status s = core.DeleteReservation(req.name(), caller, effects);
+          return [s, respond] {
+            s.ok() ? respond(0, wire::Empty().SerializeAsString()) : respond.Fail(s);
+          };
+        },
+        RefuseThrough(respond));
     return;
   }
   loop_.EnqueueRead([req = std::move(req), answer](ControllerCore& core, int64_t now,

@@ -1,5 +1,7 @@
 #include "ctld/server/state_loop.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -49,11 +51,17 @@ void StateLoop::FinishSnapshot(bool wait) {
   if (!s.ok()) spdlog::error("snapshot failed: {}", s.ToString());
 }
 
-void StateLoop::Enqueue(Work work) { Push({std::move(work), /*wants_pass=*/true}); }
+void StateLoop::Enqueue(Work work, Refuse refuse) {
+  Push({std::move(work), /*wants_pass=*/true, /*read=*/false, std::move(refuse)});
+}
 
-void StateLoop::EnqueueWithoutPass(Work work) { Push({std::move(work), /*wants_pass=*/false}); }
+void StateLoop::EnqueueWithoutPass(Work work, Refuse refuse) {
+  Push({std::move(work), /*wants_pass=*/false, /*read=*/false, std::move(refuse)});
+}
 
-void StateLoop::EnqueueRead(Work work) { Push({std::move(work), /*wants_pass=*/false}); }
+void StateLoop::EnqueueRead(Work work) {
+  Push({std::move(work), /*wants_pass=*/false, /*read=*/true, nullptr});
+}
 
 void StateLoop::Push(Queued queued) {
   {
@@ -68,7 +76,13 @@ StateLoop::Stats StateLoop::stats() const {
   return stats_;
 }
 
+std::string StateLoop::refusing_changes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return refusing_;
+}
+
 bool StateLoop::PassDue(SteadyClock::time_point now, bool wanted) const {
+  if (refusing()) return false;  // What a pass starts could not be recorded.
   if (now - last_pass_ >= options_.periodic_pass) return true;
   // After a change, pass again soon — but never spend more than about a third
   // of the loop's time scheduling, however deep the queue.
@@ -91,6 +105,8 @@ void StateLoop::Run() {
       int64_t secs = *t - clock_();
       wake = std::min(wake, SteadyClock::now() + std::chrono::seconds(std::max<int64_t>(0, secs)));
     }
+    // While refusing no pass runs, so only the next try is due.
+    if (refusing()) wake = last_retry_ + options_.retry_durable;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_until(lock, wake, [&] { return stopping_ || !queue_.empty(); });
@@ -111,6 +127,12 @@ void StateLoop::Run() {
 }
 
 void StateLoop::RunBatch(std::deque<Queued>& batch) {
+  if (refusing() && SteadyClock::now() - last_retry_ >= options_.retry_durable) TryToResume();
+  if (!refusing() &&
+      std::any_of(batch.begin(), batch.end(), [](const Queued& q) { return !q.read; })) {
+    EnoughSpace();
+  }
+  if (refusing()) return RunBatchWhileRefusing(batch);
   int64_t now = clock_();
   Effects effects;
   std::vector<Reply> replies;
@@ -129,7 +151,11 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
   // comes after, so that a pass over a deep queue never delays an answer. A
   // request that arrives meanwhile is applied after the pass, so it sees what
   // the pass started.
-  MakeDurable(effects);
+  int stage = 0;
+  if (Status durable = MakeDurable(effects, &stage); !durable.ok()) {
+    Hold({std::move(effects), std::move(replies), stage}, durable);
+    return;
+  }
   for (Reply& r : replies) {
     if (r) r();
   }
@@ -145,15 +171,15 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
     pass_wanted_ = false;
     passed = true;
     // What the pass started is durable before any node hears of it.
-    MakeDurable(pass_effects);
-  }
-  if (sink_ != nullptr) {
-    for (const Effects* e : {&effects, &pass_effects}) {
-      if (!e->launches.empty() || !e->signals.empty() || !e->mails.empty() || !e->scripts.empty()) {
-        sink_->Carry(*e);
-      }
+    int pass_stage = 0;
+    if (Status durable = MakeDurable(pass_effects, &pass_stage); !durable.ok()) {
+      Carry(effects);
+      Hold({std::move(pass_effects), {}, pass_stage}, durable);
+      pass_effects = Effects();
     }
   }
+  Carry(effects);
+  Carry(pass_effects);
 
   std::lock_guard<std::mutex> lock(mu_);
   ++stats_.batches;
@@ -165,31 +191,122 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
   }
 }
 
-void StateLoop::MakeDurable(const Effects& effects) {
-  if (accounting_ != nullptr && (!effects.accounting.empty() || !effects.node_events.empty())) {
-    Status s = accounting_->Record(effects.accounting);
-    if (s.ok()) s = accounting_->RecordNodeEvents(effects.node_events);
-    if (!s.ok()) {
-      spdlog::critical("cannot make accounting records durable ({}); stopping", s.ToString());
-      std::abort();
+void StateLoop::Carry(const Effects& effects) {
+  if (sink_ == nullptr) return;
+  if (!effects.launches.empty() || !effects.signals.empty() || !effects.mails.empty() ||
+      !effects.scripts.empty()) {
+    sink_->Carry(effects);
+  }
+}
+
+Status StateLoop::MakeDurable(const Effects& effects, int* stage) {
+  if (accounting_ != nullptr) {
+    if (*stage < 1 && !effects.accounting.empty()) {
+      Status s = accounting_->Record(effects.accounting);
+      if (!s.ok()) return Status(s.code(), "accounting records: " + s.message());
+    }
+    *stage = std::max(*stage, 1);
+    if (*stage < 2 && !effects.node_events.empty()) {
+      Status s = accounting_->RecordNodeEvents(effects.node_events);
+      if (!s.ok()) return Status(s.code(), "node events: " + s.message());
     }
   }
-  if (effects.records.empty()) return;
+  *stage = 2;
+  if (effects.records.empty()) return Status::Ok();
   std::vector<std::string> payloads;
   payloads.reserve(effects.records.size());
   for (const wire::StateRecord& r : effects.records) payloads.push_back(r.SerializeAsString());
   Result<uint64_t> seq = store_->Append(payloads);
   if (!seq.ok()) {
-    // Nothing of this batch may be acknowledged or carried out, and the
-    // in-memory state is now ahead of the disk: stop here; a restart recovers
-    // what was durable.
-    spdlog::critical("cannot make state durable ({}); stopping", seq.status().ToString());
-    std::abort();
+    if (seq.status().code() != StatusCode::kUnavailable) {
+      // The log cannot tell what reached the disk (a failed sync): nothing
+      // of this batch may be acknowledged or carried out, and nothing later
+      // could be recorded after it. A restart recovers what was durable.
+      spdlog::critical("cannot make state durable ({}); stopping", seq.status().ToString());
+      std::abort();
+    }
+    return seq.status();
   }
   FinishSnapshot(false);
   if (!snapshot_.valid() && store_->bytes_since_snapshot() >= options_.snapshot_after_bytes) {
     StartSnapshot(*seq);
   }
+  return Status::Ok();
+}
+
+void StateLoop::StartRefusing(std::string why) {
+  std::string refusing = "the controller cannot save its state in " + store_->dir() + " (" + why +
+                         "); changes are refused until it can";
+  last_retry_ = SteadyClock::now();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (refusing_.empty()) {
+    // Once per episode, not once per try.
+    spdlog::error("{}; serving reads meanwhile and trying again every {} ms", refusing,
+                  options_.retry_durable.count());
+  }
+  refusing_ = std::move(refusing);
+}
+
+void StateLoop::Hold(Undurable held, const Status& why) {
+  held_ = std::move(held);
+  StartRefusing(why.message());
+}
+
+bool StateLoop::EnoughSpace() {
+  struct statvfs fs {};
+  if (statvfs(store_->dir().c_str(), &fs) != 0) return true;  // The write will tell.
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  short_of_space_ = free_bytes < options_.min_free_bytes;
+  if (short_of_space_) {
+    StartRefusing(fmt::format("{} KiB free, less than the {} KiB kept in reserve", free_bytes >> 10,
+                              options_.min_free_bytes >> 10));
+  }
+  return !short_of_space_;
+}
+
+void StateLoop::TryToResume() {
+  last_retry_ = SteadyClock::now();
+  if (held_) {
+    if (!MakeDurable(held_->effects, &held_->stage).ok()) return;  // Said once already.
+    Undurable held = std::move(*held_);
+    held_.reset();
+    for (Reply& r : held.replies) {
+      if (r) r();
+    }
+    Carry(held.effects);
+  }
+  if (!EnoughSpace()) return;
+  spdlog::info("the controller can save its state again; accepting changes");
+  std::lock_guard<std::mutex> lock(mu_);
+  refusing_.clear();
+  // What was kept goes first, in its order, before anything that came later.
+  while (!deferred_.empty()) {
+    queue_.push_front(std::move(deferred_.back()));
+    deferred_.pop_back();
+  }
+  pass_wanted_ = true;
+}
+
+void StateLoop::RunBatchWhileRefusing(std::deque<Queued>& batch) {
+  const std::string why = refusing_changes();
+  const int64_t now = clock_();
+  std::vector<Reply> replies;
+  for (Queued& q : batch) {
+    if (q.read) {
+      Effects none;
+      replies.push_back(q.work(*core_, now, none));
+    } else if (q.refuse) {
+      q.refuse(Status(StatusCode::kUnavailable, why));
+    } else {
+      deferred_.push_back(std::move(q));
+    }
+  }
+  for (Reply& r : replies) {
+    if (r) r();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.batches;
+  stats_.commands += batch.size();
 }
 
 }  // namespace rota::ctld

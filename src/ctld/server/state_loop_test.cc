@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <thread>
 
+#include "ctld/state/state_test_util.h"
 #include "testing/config_files.h"
 
 namespace rota::ctld {
@@ -155,6 +157,120 @@ TEST_F(StateLoopPassTest, HeldSubmissionsMakeNoPassDueButOthersDo) {
 
   SubmitThrough(*loop_, "asks");  // Enqueue: may start something
   EXPECT_GT(SettledPasses(), passes);
+}
+
+// A held submission through the loop, answered with its job id, or 0 and the
+// refusal's message.
+struct Submitted {
+  std::future<uint32_t> id;
+  std::shared_ptr<std::string> refusal = std::make_shared<std::string>();
+};
+Submitted SubmitRefusable(StateLoop& loop, const std::string& name) {
+  auto done = std::make_shared<std::promise<uint32_t>>();
+  Submitted out{done->get_future()};
+  loop.EnqueueWithoutPass(
+      [done, name](ControllerCore& core, int64_t now, Effects& effects) -> StateLoop::Reply {
+        wire::SubmitJobRequest req;
+        req.mutable_spec()->set_name(name);
+        req.mutable_spec()->set_hold(true);
+        req.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
+        auto r = core.Submit(req, Caller{0, 0, "root", "root", true}, now, effects);
+        const uint32_t id = r.ok() ? r->job_id() : 0;
+        return [done, id] { done->set_value(id); };
+      },
+      [done, refusal = out.refusal](const Status& why) {
+        *refusal = why.message();
+        done->set_value(0);
+      });
+  return out;
+}
+
+// The state disk fills: the loop neither stops nor acknowledges what it could
+// not write. Reads go on, changes are refused with the reason, and once the
+// disk takes writes again the held submission is answered and recorded.
+TEST(StateLoopDiskTest, FailedWriteHoldsTheBatchRefusesChangesAndResumes) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
+                                      "PartitionName=p Nodes=n1 Default=YES\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const std::string state_dir = (dir.path() / "state").string();
+  testing::CountingFileOps ops;
+  Recovered recovered;
+  auto store = StateStore::Open(state_dir, &recovered, StateStoreOptions{&ops});
+  ASSERT_TRUE(store.ok());
+  StateLoop::Options options;
+  options.retry_durable = std::chrono::milliseconds(20);
+  options.min_free_bytes = 0;  // Only the failed writes count here.
+  StateLoop loop(
+      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
+      [] { return int64_t{1000}; }, options);
+  loop.Start();
+  EXPECT_EQ(SubmitRefusable(loop, "before").id.get(), 1u);
+
+  ops.fail_writes = 1'000'000;  // Every write fails until the disk is cleared.
+  Submitted held = SubmitRefusable(loop, "held");
+  for (int i = 0; i < 5000 && loop.refusing_changes().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_NE(loop.refusing_changes(), "");
+  // A read in a later batch is answered, while every retry still fails.
+  std::promise<size_t> jobs;
+  loop.EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+    const size_t n = core.PublishJobs()->size();
+    return [&jobs, n] { jobs.set_value(n); };
+  });
+  EXPECT_EQ(jobs.get_future().get(), 2u);
+  Submitted refused = SubmitRefusable(loop, "refused");
+  EXPECT_EQ(refused.id.get(), 0u);
+  EXPECT_NE(refused.refusal->find("cannot save its state"), std::string::npos) << *refused.refusal;
+  EXPECT_NE(loop.refusing_changes().find("changes are refused"), std::string::npos);
+  EXPECT_EQ(held.id.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+
+  ops.fail_writes = 0;
+  EXPECT_EQ(held.id.get(), 2u);
+  EXPECT_EQ(SubmitRefusable(loop, "after").id.get(), 3u);
+  EXPECT_EQ(loop.refusing_changes(), "");
+  loop.Stop();
+
+  Recovered again;
+  auto reopened = StateStore::Open(state_dir, &again);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  // before, held and after were recorded; the refused one was not.
+  auto recorded = [&](const std::string& name) {
+    return std::any_of(again.records.begin(), again.records.end(),
+                       [&](const std::string& r) { return r.find(name) != std::string::npos; });
+  };
+  EXPECT_TRUE(recorded("before"));
+  EXPECT_TRUE(recorded("held"));
+  EXPECT_TRUE(recorded("after"));
+  EXPECT_FALSE(recorded("refused"));
+}
+
+// Below the reserve of free space, changes are refused before they are made.
+TEST(StateLoopDiskTest, ShortOfSpaceRefusesChangesBeforeMakingThem) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
+                                      "PartitionName=p Nodes=n1 Default=YES\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  Recovered recovered;
+  auto store = StateStore::Open((dir.path() / "state").string(), &recovered);
+  ASSERT_TRUE(store.ok());
+  StateLoop::Options options;
+  options.min_free_bytes = uint64_t{1} << 62;  // More than any disk has.
+  StateLoop loop(
+      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
+      [] { return int64_t{1000}; }, options);
+  loop.Start();
+  Submitted refused = SubmitRefusable(loop, "refused");
+  EXPECT_EQ(refused.id.get(), 0u);
+  EXPECT_NE(refused.refusal->find("kept in reserve"), std::string::npos) << *refused.refusal;
+  std::promise<size_t> jobs;
+  loop.EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+    const size_t n = core.PublishJobs()->size();
+    return [&jobs, n] { jobs.set_value(n); };
+  });
+  EXPECT_EQ(jobs.get_future().get(), 0u);
+  loop.Stop();
 }
 
 }  // namespace

@@ -57,8 +57,10 @@ class StateStore {
 
   // Durably appends one record per payload, in one write and one fdatasync
   // (group commit: batch many submissions into one call). Returns the last
-  // record's seq; the batch has seqs last - payloads.size() + 1 .. last. After
-  // a failed write every later Append fails: restart and recover.
+  // record's seq; the batch has seqs last - payloads.size() + 1 .. last.
+  // kUnavailable: nothing was written (a full disk) and a later Append may
+  // succeed. Any other error (a failed sync): every later Append fails too;
+  // restart and recover.
   Result<uint64_t> Append(const std::vector<std::string>& payloads);
 
   // Writes snapshot.<covers_seq> atomically, keeps the newest two snapshots and

@@ -1,11 +1,12 @@
 #pragma once
 
 // Test helpers for the state store: a FileOps that counts the calls that cost
-// a disk round trip and can fail a sync on demand, and byte-level file surgery.
+// a disk round trip and can fail a write or a sync on demand, and byte-level file surgery.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -24,8 +25,17 @@ class CountingFileOps : public PosixFileOps {
   int dir_syncs = 0;
   bool fail_data_sync = false;
 
+  // Writes half of the next writes' data, then fails as a full disk does.
+  // Atomic: a test may set it while the state loop's thread writes.
+  std::atomic<int> fail_writes = 0;
+
   Status Write(int fd, std::string_view data) override {
     ++writes;
+    if (fail_writes > 0) {
+      --fail_writes;
+      (void)PosixFileOps::Write(fd, data.substr(0, data.size() / 2));
+      return IoError("injected write failure: No space left on device");
+    }
     return PosixFileOps::Write(fd, data);
   }
   Status DataSync(int fd) override {

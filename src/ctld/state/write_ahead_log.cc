@@ -195,6 +195,23 @@ Status WriteAheadLog::StartSegment(uint64_t first_seq) {
   return Status::Ok();
 }
 
+Status WriteAheadLog::UndoFailedWrite(bool new_segment) {
+  const uint64_t first_seq = segments_.back();
+  // A partial write may have reached the file: cut it back to the records
+  // that were synced, durably, so that no torn tail sits before later ones.
+  Status status = ops_->Truncate(active_fd_, active_size_);
+  if (status.ok()) status = ops_->Sync(active_fd_);
+  if (!status.ok()) return status;
+  CloseActive();  // The next append starts a fresh segment,
+  if (new_segment) {
+    // ... under this one's name, so this (now empty) one goes.
+    segments_.pop_back();
+    status = ops_->Remove(PathOf(first_seq));
+    if (status.ok()) status = ops_->SyncDir(dir_);
+  }
+  return status;
+}
+
 Result<uint64_t> WriteAheadLog::AppendBatch(const std::vector<std::string>& payloads) {
   if (!broken_.ok()) return broken_;
   if (payloads.empty()) return last_seq_;
@@ -216,6 +233,13 @@ Result<uint64_t> WriteAheadLog::AppendBatch(const std::vector<std::string>& payl
   if (new_segment) ROTA_RETURN_IF_ERROR(StartSegment(last_seq_ + 1));
 
   Status status = ops_->Write(active_fd_, batch);
+  if (!status.ok() && UndoFailedWrite(new_segment).ok()) {
+    // A write that failed (a full disk, most often) left nothing behind once
+    // undone: the log is as it was, and a later call may succeed.
+    return Status(StatusCode::kUnavailable, "the state log could not write " +
+                                                std::to_string(batch.size()) + " bytes (" +
+                                                status.message() + "); nothing was recorded");
+  }
   if (status.ok()) status = ops_->DataSync(active_fd_);
   // The new file's name must survive a crash as well as its contents.
   if (status.ok() && new_segment) status = ops_->SyncDir(dir_);

@@ -48,9 +48,11 @@ class WriteAheadLog {
 
   // Appends one record per payload with the next sequence numbers, in one
   // write and one fdatasync (plus a directory fsync when it starts a segment).
-  // On OK every record is durable; returns the last one's seq. After a failed
-  // write or sync the file's state is unknown, so every later call fails too
-  // until the process reopens the log.
+  // On OK every record is durable; returns the last one's seq. A write that
+  // fails (ENOSPC) is undone (kUnavailable: try again later), and the log
+  // takes later batches as if it had not been tried; when it cannot be undone, or after a failed
+  // sync, the file's state is unknown, so every later call fails too until the process reopens the
+  // log.
   Result<uint64_t> AppendBatch(const std::vector<std::string>& payloads);
 
   // Deletes the segments whose records all have seq <= `seq`.
@@ -73,6 +75,8 @@ class WriteAheadLog {
   Status RemoveEmptySegment(const std::string& path);
   Status TruncateSegment(const std::string& path, uint64_t size);
   Status StartSegment(uint64_t first_seq);
+  // Takes back what a failed write of the active segment may have added.
+  Status UndoFailedWrite(bool new_segment);
   void CloseActive();
   std::string PathOf(uint64_t first_seq) const;
 

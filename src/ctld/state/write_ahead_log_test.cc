@@ -147,6 +147,37 @@ TEST_F(WriteAheadLogTest, FailedSyncStopsTheLogUntilReopened) {
   AppendEach(log.get(), replay_.last_seq + 1, replay_.last_seq + 1);
 }
 
+// A full disk: the failed write is undone and the log goes on, with every
+// record it acknowledged and none of the failed batch.
+TEST_F(WriteAheadLogTest, FailedWriteIsUndoneAndTheLogGoesOn) {
+  auto log = Open();
+  AppendEach(log.get(), 1, 2);
+  ops_.fail_writes = 1;
+  Result<uint64_t> failed = log->AppendBatch({Payload(3), Payload(4)});
+  EXPECT_EQ(failed.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(failed.status().message().find("nothing was recorded"), std::string::npos);
+  EXPECT_EQ(log->last_seq(), 2u);
+  AppendEach(log.get(), 3, 3);
+  log.reset();
+  log = Open();
+  ASSERT_EQ(replay_.records.size(), 3u);
+  for (uint64_t i = 1; i <= 3; ++i) EXPECT_EQ(replay_.records[i - 1], Payload(i));
+  EXPECT_TRUE(replay_.warnings.empty());
+}
+
+// The same when the failed write was the first of a new segment.
+TEST_F(WriteAheadLogTest, FailedFirstWriteOfASegmentLeavesNoSegment) {
+  auto log = Open();
+  ops_.fail_writes = 1;
+  EXPECT_FALSE(log->AppendBatch({Payload(1)}).ok());
+  EXPECT_TRUE(Names(dir_.path(), "log.").empty());
+  AppendEach(log.get(), 1, 2);
+  log.reset();
+  log = Open();
+  ASSERT_EQ(replay_.records.size(), 2u);
+  EXPECT_EQ(replay_.records[1], Payload(2));
+}
+
 TEST_F(WriteAheadLogTest, EmptyBatchDoesNoIo) {
   auto log = Open();
   ops_.Reset();
