@@ -332,7 +332,10 @@ void BatchJob::CleanUp() {
                    oom_kills);
     }
     Status killed = node_.cgroups->KillAll(job_id());
-    if (!killed.ok()) spdlog::error("job {}: {}", job_id(), killed.message());
+    if (!killed.ok()) {
+      spdlog::error("job {}: {}", job_id(), killed.message());
+      DrainNode("Kill task failed");  // Slurm's reason for processes that survive the job.
+    }
     Status removed = node_.cgroups->Remove(job_id());
     if (!removed.ok()) spdlog::error("job {}: {}", job_id(), removed.message());
   }

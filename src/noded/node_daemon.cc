@@ -428,9 +428,12 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   if (!outcome.failure_reason().empty() && !outcome.prolog_failed()) {
     spdlog::error("job {}: {}", job_id, outcome.failure_reason());
   }
-  // The job's processes are gone: its GPUs are free here before the controller
-  // hears of it, since the controller may launch the next job on them at once.
-  gpus_->Release(job_id);
+  // rota-stepd empties the job's cage before it records an outcome, but one
+  // that was killed (kill -9, the OOM killer) left the job's processes running
+  // in it with the job's devices. Confirm the cage empty before anything is
+  // released or reported: the controller may launch the next job on these GPUs
+  // at once. A cage that will not empty drains the node, its GPUs kept held.
+  if (EmptyJobCage(job_id)) gpus_->Release(job_id);
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch_started_.erase(job_id);
@@ -452,6 +455,23 @@ bool NodeDaemon::SignalStep(uint32_t job_id, const wire::StepSignal& signal) {
     if (answer.ok()) return true;
     if (ReadStepOutcome(context_.settings.spool_dir, job_id)) return false;  // It has ended.
     // Reported and cleaned away (a kill for a job that is already gone).
+bool NodeDaemon::EmptyJobCage(uint32_t job_id) {
+  Status killed = cgroups_->KillAll(job_id);
+  if (!killed.ok()) {
+    spdlog::error("job {}: {}; draining the node", job_id, killed.message());
+    wire::UpdateNodeRequest drain;
+    drain.set_nodes(options_.node_name);
+    drain.set_state("DRAIN");
+    drain.set_reason("Kill task failed");  // Slurm's reason for an unkillable job.
+    Status asked = context_.controller->Call(api::kUpdateNode, drain);
+    if (!asked.ok()) spdlog::error("job {}: cannot drain the node: {}", job_id, asked.message());
+    return false;
+  }
+  Status removed = cgroups_->Remove(job_id);
+  if (!removed.ok()) spdlog::warn("job {}: {}", job_id, removed.message());
+  return true;
+}
+
     if (!ReadStepRecord(context_.settings.spool_dir, job_id).ok()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

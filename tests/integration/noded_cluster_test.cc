@@ -140,6 +140,62 @@ TEST_F(NodedClusterTest, NothingOutlivesTheJob) {
   EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("devices", cluster_->Node(1), job)));
 }
 
+// The nearest ancestor of `pid` whose command is rota-stepd (0 when none).
+pid_t StepDaemonAbove(pid_t pid) {
+  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
+    std::string stat = ReadFileText("/proc/" + std::to_string(pid) + "/stat");
+    size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) return 0;
+    std::vector<std::string_view> fields = Split(std::string_view(stat).substr(paren + 2), ' ');
+    if (fields.size() < 2) return 0;
+    pid = static_cast<pid_t>(ParseInt(fields[1]).value_or(0));
+    if (ReadFileText("/proc/" + std::to_string(pid) + "/cmdline").find("rota-stepd") !=
+        std::string::npos) {
+      return pid;
+    }
+  }
+  return 0;
+}
+
+// A job whose rota-stepd is killed with SIGKILL: rotad kills what is left in
+// the job's cage before it reports the end, so no process of the job runs with
+// its GPUs once the controller gives them to the next job.
+TEST_F(NodedClusterTest, KilledStepDaemonLeavesNothingRunningWhenTheJobEnds) {
+  const std::string work = cluster_->work_dir();
+  const std::string node = cluster_->Node(1);
+  std::string id = Submit("-w " + node + " --gres=gpu:2 --wrap='sleep 1000 & echo $! > " + work +
+                          "/child.pid; echo $$ > " + work + "/script.pid; wait'");
+  ASSERT_TRUE(WaitForState(id, "RUNNING")) << cluster_->Run("squeue -t all").out;
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/script.pid")).empty(); }));
+  auto pid_in = [&](const std::string& file) {
+    return static_cast<pid_t>(ParseInt(Trim(ReadFileText(work + "/" + file))).value_or(0));
+  };
+  const pid_t script = pid_in("script.pid");
+  const pid_t child = pid_in("child.pid");
+  ASSERT_GT(script, 0);
+  ASSERT_GT(child, 0);
+  const pid_t stepd = StepDaemonAbove(script);
+  ASSERT_GT(stepd, 0) << "no rota-stepd above pid " << script;
+  ASSERT_EQ(kill(stepd, SIGKILL), 0);
+
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        std::string state = std::string(Trim(cluster_->Run("squeue -h -t all -o %T -j " + id).out));
+        return state != "RUNNING" && state != "COMPLETING";
+      },
+      std::chrono::seconds(60)))
+      << cluster_->Run("squeue -t all").out;
+  // Ended as far as the controller knows: nothing of the job may still run
+  // (a killed process may take a moment to be reaped by init).
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(script); }, std::chrono::seconds(2)));
+  EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(child); }, std::chrono::seconds(2)));
+  EXPECT_FALSE(std::filesystem::exists(
+      NodedCluster::CgroupDir("freezer", node, static_cast<uint32_t>(*ParseUint(id)))));
+  // Its GPUs go to the next job, which runs.
+  std::string next = Submit("-w " + node + " --gres=gpu:2 --wrap=true");
+  EXPECT_TRUE(WaitForState(next, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+}
+
 TEST_F(NodedClusterTest, CancelKillsARunningJob) {
   const std::string pid_file = cluster_->work_dir() + "/running.pid";
   std::string id = Submit("--wrap='echo $$ > " + pid_file + "; sleep 1000'");
