@@ -13,7 +13,14 @@ auth::AuthSettings AuthSettingsFor(const conf::ClusterConfig& config) {
   auto info = config.settings.raw.find("AuthInfo");
   if (info != config.settings.raw.end()) {
     for (std::string_view item : Split(info->second, ',')) {
-      if (StartsWithIgnoreCase(item, "socket=")) s.munge_socket = std::string(item.substr(7));
+      if (!StartsWithIgnoreCase(item, "socket=")) continue;
+      // The socket of whatever issues credentials to users: munged's, or
+      // under auth/slurm the credential socket of rotad and rota-authd.
+      if (s.auth_type == "auth/slurm") {
+        s.credential_socket = std::string(item.substr(7));
+      } else {
+        s.munge_socket = std::string(item.substr(7));
+      }
     }
   }
   return s;

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 
+#include "auth/credential_socket.h"
 #include "auth/munge_auth.h"
 #include "auth/none_auth.h"
 #include "auth/slurm_key_auth.h"
@@ -22,12 +25,16 @@ Status UnknownAuthType(const AuthSettings& settings) {
       "unknown AuthType \"{}\"; expected auth/munge, auth/slurm or auth/none", settings.auth_type));
 }
 
-Result<std::shared_ptr<const SlurmKey>> LoadConfiguredKey(const AuthSettings& settings) {
+Result<std::shared_ptr<const SlurmKey>> LoadConfiguredKey(const AuthSettings& settings,
+                                                          int* open_errno = nullptr) {
   if (settings.key_path.empty()) {
     return InvalidArgument("auth/slurm needs the path of its key file (slurm.key)");
   }
-  return LoadSlurmKey(settings.key_path);
+  return LoadSlurmKey(settings.key_path, open_errno);
 }
+
+constexpr std::string_view kStaleMarker = "stale credential: ";
+constexpr std::string_view kStartedAtMarker = "the daemon started at ";
 
 }  // namespace
 
@@ -50,9 +57,38 @@ Status PermissionDenied(std::string why) {
   return Status(StatusCode::kPermissionDenied, std::move(why));
 }
 
+Status StaleCredential(int64_t issued_at, int64_t started_at) {
+  return PermissionDenied(fmt::format(
+      "{}issued at {}, but {}{} and cannot know whether its previous run accepted it; sign "
+      "again (a clock more than a second behind the daemon's makes every credential stale)",
+      kStaleMarker, issued_at, kStartedAtMarker, started_at));
+}
+
+bool IsStaleCredential(const Status& status, int64_t* started_at) {
+  if (status.code() != StatusCode::kPermissionDenied) return false;
+  const std::string& message = status.message();
+  if (message.rfind(kStaleMarker, 0) != 0) return false;
+  if (started_at != nullptr) {
+    *started_at = INT64_MAX;
+    const size_t at = message.find(kStartedAtMarker);
+    if (at != std::string::npos) {
+      const char* begin = message.data() + at + kStartedAtMarker.size();
+      std::from_chars(begin, message.data() + message.size(), *started_at);
+    }
+  }
+  return true;
+}
+
 Result<std::unique_ptr<CredentialIssuer>> MakeIssuer(const AuthSettings& settings) {
   if (settings.auth_type == "auth/slurm") {
-    auto key = LoadConfiguredKey(settings);
+    int open_errno = 0;
+    auto key = LoadConfiguredKey(settings, &open_errno);
+    // An ordinary user may not read the key (rightly): the local credential
+    // socket signs for them, with the identity the kernel vouches for.
+    if (!key.ok() && open_errno == EACCES) {
+      return std::unique_ptr<CredentialIssuer>(std::make_unique<CredentialSocketIssuer>(
+          settings.credential_socket, key.status().message()));
+    }
     if (!key.ok()) return key.status();
     return std::unique_ptr<CredentialIssuer>(
         std::make_unique<SlurmKeyIssuer>(std::move(key).value(), ProcessIdentity()));
@@ -70,8 +106,10 @@ Result<std::unique_ptr<CredentialVerifier>> MakeVerifier(const AuthSettings& set
   if (settings.auth_type == "auth/slurm") {
     auto key = LoadConfiguredKey(settings);
     if (!key.ok()) return key.status();
+    SlurmKeyVerifier::Options options;
+    options.started_at = SystemUnixNow();
     return std::unique_ptr<CredentialVerifier>(
-        std::make_unique<SlurmKeyVerifier>(std::move(key).value()));
+        std::make_unique<SlurmKeyVerifier>(std::move(key).value(), options));
   }
   if (settings.auth_type == "auth/munge") {
     return std::unique_ptr<CredentialVerifier>(

@@ -14,6 +14,10 @@
 //   client:     cred = issuer->Issue(RpcBindingBytes(method, body));
 //   controller: id = verifier->Verify(cred, RpcBindingBytes(method, body), now);
 // Every refusal is a Status with code kPermissionDenied saying why.
+//
+// Users who may not read slurm.key (auth/slurm) get their credentials from the
+// credential socket (credential_socket.h): MakeIssuer falls back to it when
+// opening the key fails with EACCES.
 
 #include <cstdint>
 #include <functional>
@@ -41,6 +45,9 @@ struct AuthSettings {
   // auth/munge: munged's socket; empty means libmunge's default
   // (/run/munge/munge.socket.2).
   std::string munge_socket;
+  // auth/slurm: the credential socket that rotad and rota-authd serve and the
+  // commands of users who cannot read the key ask (credential_socket.h).
+  std::string credential_socket = "/run/rota/auth.socket";
 };
 
 // Seconds since the Unix epoch. Injected so tests can move time by hand.
@@ -80,5 +87,15 @@ Result<std::unique_ptr<CredentialVerifier>> MakeVerifier(const AuthSettings& set
 
 // Status helper: kPermissionDenied with `why`.
 Status PermissionDenied(std::string why);
+
+// The refusal of a genuine credential issued (`issued_at`) at or before the
+// second its verifier's daemon started (`started_at`): the daemon restarted
+// since it was signed, and its replay cache cannot tell whether the previous
+// run accepted it. kPermissionDenied, with a message IsStaleCredential knows,
+// so that no new status code has to cross the wire.
+Status StaleCredential(int64_t issued_at, int64_t started_at);
+// Whether `status` is a StaleCredential refusal (as sent back by a daemon);
+// then `*started_at` (if not null) is the daemon's start second.
+bool IsStaleCredential(const Status& status, int64_t* started_at = nullptr);
 
 }  // namespace rota::auth

@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "auth/none_auth.h"
 #include "testing/temp_dir.h"
 
@@ -70,10 +73,53 @@ TEST(AuthFactoryTest, SlurmLoadsKeyAndRoundTrips) {
   auto verifier = MakeVerifier(settings);
   ASSERT_TRUE(issuer.ok()) << issuer.status().ToString();
   ASSERT_TRUE(verifier.ok()) << verifier.status().ToString();
+  const int64_t started = SystemUnixNow();
   const std::string bound = RpcBindingBytes(3, "body");
+  // The verifier refuses what was signed in (or before) its start second: its
+  // previous run may have accepted it.
+  auto refused = (*verifier)->Verify(*(*issuer)->Issue(bound), bound, started);
+  if (!refused.ok()) {
+    EXPECT_TRUE(IsStaleCredential(refused.status())) << refused.status().message();
+  }
+  while (SystemUnixNow() <= started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   auto identity = (*verifier)->Verify(*(*issuer)->Issue(bound), bound, SystemUnixNow());
   ASSERT_TRUE(identity.ok()) << identity.status().ToString();
   EXPECT_EQ(identity->uid, geteuid());
+}
+
+TEST(AuthFactoryTest, SlurmVerifierRefusesCredentialsSignedBeforeItStarted) {
+  rota::testing::TempDir dir;
+  std::string key_path = dir.Write("slurm.key", std::string(48, 'z'));
+  ASSERT_EQ(chmod(key_path.c_str(), 0600), 0);
+  AuthSettings settings = Settings("auth/slurm", key_path);
+  auto issuer = MakeIssuer(settings);
+  ASSERT_TRUE(issuer.ok()) << issuer.status().ToString();
+  const std::string bound = RpcBindingBytes(3, "body");
+  // Captured before a restart...
+  const std::string captured = *(*issuer)->Issue(bound);
+  auto first_run = MakeVerifier(settings);
+  ASSERT_TRUE(first_run.ok());
+  // ...and replayed to the next run, whose replay cache is empty.
+  const int64_t now = SystemUnixNow();
+  while (SystemUnixNow() <= now) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto restarted = MakeVerifier(settings);
+  ASSERT_TRUE(restarted.ok());
+  auto replayed = (*restarted)->Verify(captured, bound, SystemUnixNow());
+  ASSERT_FALSE(replayed.ok());
+  int64_t started_at = 0;
+  EXPECT_TRUE(IsStaleCredential(replayed.status(), &started_at)) << replayed.status().message();
+  EXPECT_GT(started_at, now);
+  EXPECT_EQ(replayed.status().code(), StatusCode::kPermissionDenied);
+}
+
+TEST(StaleCredentialTest, RecognisedOnlyAsSuch) {
+  int64_t started_at = 0;
+  EXPECT_TRUE(IsStaleCredential(StaleCredential(99, 1234), &started_at));
+  EXPECT_EQ(started_at, 1234);
+  EXPECT_FALSE(IsStaleCredential(PermissionDenied("replayed credential")));
+  EXPECT_FALSE(
+      IsStaleCredential(Status(StatusCode::kUnavailable, StaleCredential(1, 2).message())));
+  EXPECT_FALSE(IsStaleCredential(Status::Ok()));
 }
 
 TEST(AuthFactoryTest, SlurmRefusesLooseKeyAtConstruction) {

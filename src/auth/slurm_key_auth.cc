@@ -62,20 +62,24 @@ bool FillRandom(char* out, size_t size) {
 SlurmKeyIssuer::SlurmKeyIssuer(std::shared_ptr<const SlurmKey> key, Identity self, UnixClock clock)
     : key_(std::move(key)), self_(self), clock_(std::move(clock)) {}
 
-Result<std::string> SlurmKeyIssuer::Issue(std::string_view bound_bytes) {
+Result<std::string> SignSlurmCredential(const SlurmKey& key, Identity who, int64_t issued_at,
+                                        const Sha256Digest& digest) {
   std::string credential(kSlurmCredentialSize, '\0');
   credential[kVersionOffset] = static_cast<char>(kFormatVersion);
-  PutLe(credential, kUidOffset, self_.uid, 4);
-  PutLe(credential, kGidOffset, self_.gid, 4);
-  PutLe(credential, kIssuedAtOffset, static_cast<uint64_t>(clock_()), 8);
+  PutLe(credential, kUidOffset, who.uid, 4);
+  PutLe(credential, kGidOffset, who.gid, 4);
+  PutLe(credential, kIssuedAtOffset, static_cast<uint64_t>(issued_at), 8);
   if (!FillRandom(&credential[kNonceOffset], sizeof(ReplayCache::Nonce))) {
     return Internal("auth/slurm: the random number generator failed to produce a nonce");
   }
-  const Sha256Digest digest = Sha256(bound_bytes);
   std::memcpy(&credential[kDigestOffset], digest.data(), digest.size());
-  const Mac mac = ComputeMac(*key_, std::string_view(credential).substr(0, kPayloadSize));
+  const Mac mac = ComputeMac(key, std::string_view(credential).substr(0, kPayloadSize));
   std::memcpy(&credential[kPayloadSize], mac.data(), mac.size());
   return credential;
+}
+
+Result<std::string> SlurmKeyIssuer::Issue(std::string_view bound_bytes) {
+  return SignSlurmCredential(*key_, self_, clock_(), Sha256(bound_bytes));
 }
 
 SlurmKeyVerifier::SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key)
@@ -122,6 +126,10 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
     return PermissionDenied(
         "digest mismatch: credential was issued for a different request (method or body)");
   }
+
+  // After the MAC and digest: only a genuine credential for this very request
+  // can be called stale, which tells its sender to sign afresh.
+  if (issued_at <= options_.started_at) return StaleCredential(issued_at, options_.started_at);
 
   // Last, so that a credential refused above never occupies the cache.
   ReplayCache::Nonce nonce;

@@ -16,11 +16,18 @@
 
 #include "auth/credential.h"
 #include "auth/replay_cache.h"
+#include "auth/sha256.h"
 #include "auth/slurm_key_file.h"
 
 namespace rota::auth {
 
 inline constexpr size_t kSlurmCredentialSize = 97;
+
+// A credential naming `who`, dated `issued_at`, bound to the request whose
+// bound bytes have SHA-256 `digest`. SlurmKeyIssuer signs for its own process;
+// the credential socket (credential_socket_server.h) signs for its peer.
+Result<std::string> SignSlurmCredential(const SlurmKey& key, Identity who, int64_t issued_at,
+                                        const Sha256Digest& digest);
 
 class SlurmKeyIssuer final : public CredentialIssuer {
  public:
@@ -44,6 +51,12 @@ class SlurmKeyVerifier final : public CredentialVerifier {
     // Credentials accepted within one TTL beyond which Verify fails closed
     // (kUnavailable). ~100 bytes each: the default bounds the cache near 100 MiB.
     size_t max_replay_entries = size_t{1} << 20;
+    // When this verifier's daemon started (Unix s). The replay cache lives in
+    // memory only, so a credential issued at or before this second may have
+    // been accepted by the daemon's previous run: it is refused as stale
+    // (StaleCredential), and clients re-sign and retry (SendSigned). The
+    // default accepts any date; MakeVerifier sets the start.
+    int64_t started_at = INT64_MIN;
   };
 
   explicit SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key);

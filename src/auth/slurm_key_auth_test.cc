@@ -162,5 +162,22 @@ TEST_F(SlurmKeyAuthTest, ConcurrentVerifiersAcceptEachCredentialOnce) {
   EXPECT_EQ(accepted.load(), 200);
 }
 
+TEST_F(SlurmKeyAuthTest, CredentialsFromBeforeTheStartAreStale) {
+  SlurmKeyVerifier::Options options;
+  options.started_at = kNow;
+  SlurmKeyVerifier restarted(key_, options);
+  for (int64_t issued_at : {kNow - 10, kNow}) {
+    auto result = restarted.Verify(IssueAt(issued_at, bound_), bound_, kNow + 1);
+    ExpectDenied(result, "stale credential");
+    EXPECT_TRUE(IsStaleCredential(result.status()));
+  }
+  EXPECT_EQ(restarted.replay_cache_size(), 0u);
+  EXPECT_TRUE(restarted.Verify(IssueAt(kNow + 1, bound_), bound_, kNow + 1).ok());
+  // Genuineness is judged first: a forged credential is never called stale.
+  std::string forged = IssueAt(kNow - 1, bound_);
+  forged.back() ^= 1;
+  ExpectDenied(restarted.Verify(forged, bound_, kNow + 1), "bad MAC");
+}
+
 }  // namespace
 }  // namespace rota::auth

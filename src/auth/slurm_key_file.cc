@@ -44,9 +44,11 @@ class WipedBuffer {
 
 }  // namespace
 
-Result<std::shared_ptr<const SlurmKey>> LoadSlurmKey(const std::string& path) {
+Result<std::shared_ptr<const SlurmKey>> LoadSlurmKey(const std::string& path, int* open_errno) {
+  if (open_errno != nullptr) *open_errno = 0;
   FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
+    if (open_errno != nullptr) *open_errno = errno;
     return IoError(fmt::format("cannot open slurm key file {}: {}", path, std::strerror(errno)));
   }
   // fstat on the open descriptor, so the file checked is the file read.

@@ -34,7 +34,10 @@ class SlurmKey {
 // mode) a file that anyone but its owner may read or write: the mode must be
 // exactly 0400 or 0600, since whoever reads the key can forge any identity.
 // Refuses (kInvalidArgument) a key shorter than SlurmKey::kMinBytes, and
-// anything that is not a regular file.
-Result<std::shared_ptr<const SlurmKey>> LoadSlurmKey(const std::string& path);
+// anything that is not a regular file. When open(2) itself fails, `*open_errno`
+// (if not null) is its errno (EACCES: the caller may not read the key, see
+// MakeIssuer); otherwise 0.
+Result<std::shared_ptr<const SlurmKey>> LoadSlurmKey(const std::string& path,
+                                                     int* open_errno = nullptr);
 
 }  // namespace rota::auth

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "api/auth_settings.h"
+#include "auth/signed_send.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -42,12 +43,16 @@ Status AccountingClient::Call(uint16_t method, const google::protobuf::MessageLi
     }
   }
   std::string body = request.SerializeAsString();
-  Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
-  if (!credential.ok()) return credential.status();
-  Result<rpc::Response> answer = rpc_.Call(method, *credential, body, timeout_);
-  if (!answer.ok()) return answer.status();
-  if (!answer->ok()) return answer->ToStatus();
-  if (response != nullptr && !response->ParseFromString(answer->body)) {
+  std::string answer_body;
+  ROTA_RETURN_IF_ERROR(auth::SendSigned(
+      *issuer_, auth::RpcBindingBytes(method, body), [&](const std::string& credential) {
+        Result<rpc::Response> answer = rpc_.Call(method, credential, body, timeout_);
+        if (!answer.ok()) return answer.status();
+        if (!answer->ok()) return answer->ToStatus();
+        answer_body = std::move(answer->body);
+        return Status::Ok();
+      }));
+  if (response != nullptr && !response->ParseFromString(answer_body)) {
     return InvalidArgument("malformed answer from rotadbd");
   }
   return Status::Ok();

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "api/auth_settings.h"
+#include "auth/signed_send.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -53,12 +54,16 @@ Result<std::string> ControllerClient::CallForBody(uint16_t method,
                                                   const google::protobuf::MessageLite& request) {
   if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
   std::string body = request.SerializeAsString();
-  Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
-  if (!credential.ok()) return credential.status();
-  Result<rpc::Response> answer = rpc_.Call(method, *credential, body, timeout_);
-  if (!answer.ok()) return answer.status();
-  if (!answer->ok()) return answer->ToStatus();
-  return std::move(answer->body);
+  std::string answer_body;
+  ROTA_RETURN_IF_ERROR(auth::SendSigned(
+      *issuer_, auth::RpcBindingBytes(method, body), [&](const std::string& credential) {
+        Result<rpc::Response> answer = rpc_.Call(method, credential, body, timeout_);
+        if (!answer.ok()) return answer.status();
+        if (!answer->ok()) return answer->ToStatus();
+        answer_body = std::move(answer->body);
+        return Status::Ok();
+      }));
+  return answer_body;
 }
 
 Status ControllerClient::Call(uint16_t method, const google::protobuf::MessageLite& request,

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
+#include "auth/signed_send.h"
+
 namespace rota::noded {
 
 ControllerLink::ControllerLink(std::vector<ControllerAddress> controllers,
@@ -32,9 +36,14 @@ Status ControllerLink::Call(uint16_t method, const google::protobuf::MessageLite
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!client_.connected()) ROTA_RETURN_IF_ERROR(ConnectLocked());
     // Fresh each attempt: the controller may have seen (and remembers) the last one.
-    Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(method, body));
-    if (!credential.ok()) return credential.status();
-    Result<rpc::Response> answer = client_.Call(method, *credential, body, timeout_);
+    std::optional<Result<rpc::Response>> reply;
+    Status signed_call = auth::SendSigned(
+        *issuer_, auth::RpcBindingBytes(method, body), [&](const std::string& credential) {
+          reply = client_.Call(method, credential, body, timeout_);
+          return reply->ok() ? (*reply)->ToStatus() : reply->status();
+        });
+    if (!reply.has_value()) return signed_call;  // The issuer failed.
+    Result<rpc::Response>& answer = *reply;
     if (answer.ok()) {
       if (!answer->ok() || response == nullptr) return answer->ToStatus();
       if (!response->ParseFromString(answer->body)) return Internal("malformed answer");

@@ -19,6 +19,7 @@
 #include "noded/gpu_inventory.h"
 #include "noded/health_check_gate.h"
 #include "noded/host_facts.h"
+#include "noded/node_credential_socket.h"
 #include "noded/node_parts.h"
 #include "noded/node_script.h"
 #include "noded/step_channel.h"
@@ -80,6 +81,7 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   auto verifier = auth::MakeVerifier(parts->auth);
   if (!verifier.ok()) return verifier.status();
   d->verifier_ = std::move(verifier).value();
+  d->credential_socket_ = ServeNodeCredentials(parts->auth);
   d->slurm_user_uid_ = UidOf(parts->config->settings.slurm_user);
 
   std::error_code ec;

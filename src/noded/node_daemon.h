@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "auth/credential.h"
+#include "auth/credential_socket_server.h"
 #include "noded/node_context.h"
 #include "noded/prepared_jobs.h"
 #include "noded/step_forker.h"
@@ -92,6 +93,8 @@ class NodeDaemon {
 
   NodeDaemonOptions options_;
   std::unique_ptr<auth::CredentialVerifier> verifier_;
+  // auth/slurm: signs credentials for local users (node_credential_socket.h).
+  std::unique_ptr<auth::CredentialSocketServer> credential_socket_;
   uint32_t slurm_user_uid_ = 0;
   std::unique_ptr<GpuAllocator> gpus_;
   std::unique_ptr<CgroupBackend> cgroups_;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "api/methods.h"
+#include "auth/signed_send.h"
 #include "common/log.h"
 #include "ctld/core/prepared_nodes.h"
 #include "job_prepare.pb.h"
@@ -96,14 +97,12 @@ bool NodeMessenger::Deliver(const Message& message) {
   rpc::RpcClient client;
   Status s = client.Connect(node->address, port, std::chrono::seconds(3));
   if (s.ok()) {
-    Result<std::string> cred = issuer_->Issue(auth::RpcBindingBytes(message.method, message.body));
-    if (!cred.ok()) {
-      s = cred.status();
-    } else {
-      Result<rpc::Response> answer =
-          client.Call(message.method, *cred, message.body, std::chrono::seconds(10));
-      s = answer.ok() ? answer->ToStatus() : answer.status();
-    }
+    s = auth::SendSigned(*issuer_, auth::RpcBindingBytes(message.method, message.body),
+                         [&](const std::string& credential) {
+                           Result<rpc::Response> answer = client.Call(
+                               message.method, credential, message.body, std::chrono::seconds(10));
+                           return answer.ok() ? answer->ToStatus() : answer.status();
+                         });
   }
   if (!s.ok()) {
     spdlog::warn("node {} ({}:{}): message {} failed: {}", message.node, node->address, port,

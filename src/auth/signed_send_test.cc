@@ -1,0 +1,75 @@
+#include "auth/signed_send.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace rota::auth {
+namespace {
+
+// Numbers its credentials, so a test can tell them apart.
+class CountingIssuer final : public CredentialIssuer {
+ public:
+  Result<std::string> Issue(std::string_view) override {
+    return "cred" + std::to_string(++issued_);
+  }
+  int issued_ = 0;
+};
+
+TEST(SendSignedTest, SendsOnceWhenAccepted) {
+  CountingIssuer issuer;
+  std::vector<std::string> sent;
+  Status s = SendSigned(issuer, "bytes", [&](const std::string& credential) {
+    sent.push_back(credential);
+    return Status::Ok();
+  });
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(sent, std::vector<std::string>{"cred1"});
+}
+
+TEST(SendSignedTest, OtherRefusalsAreNotRetried) {
+  CountingIssuer issuer;
+  int sends = 0;
+  Status s = SendSigned(issuer, "bytes", [&](const std::string&) {
+    ++sends;
+    return PermissionDenied("replayed credential");
+  });
+  EXPECT_EQ(s.code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(sends, 1);
+}
+
+TEST(SendSignedTest, StaleCredentialIsSignedAgainOnceTheStartSecondHasPassed) {
+  CountingIssuer issuer;
+  int64_t clock = 100;
+  std::vector<std::string> sent;
+  Status s = SendSigned(
+      issuer, "bytes",
+      [&](const std::string& credential) {
+        sent.push_back(credential);
+        // The daemon started at 100; a credential signed at 100 is stale too.
+        if (sent.size() == 1) return StaleCredential(99, 100);
+        return Status::Ok();
+      },
+      [&] { return clock++; });
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(sent, (std::vector<std::string>{"cred1", "cred2"}));
+  EXPECT_GT(clock, 101);  // Waited until the clock read past the start second.
+}
+
+TEST(SendSignedTest, RetriesOnlyOnce) {
+  CountingIssuer issuer;
+  int sends = 0;
+  Status s = SendSigned(
+      issuer, "bytes",
+      [&](const std::string&) {
+        ++sends;
+        return StaleCredential(10, 10);
+      },
+      [] { return int64_t{11}; });
+  EXPECT_TRUE(IsStaleCredential(s));
+  EXPECT_EQ(sends, 2);
+}
+
+}  // namespace
+}  // namespace rota::auth
