@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "api/methods.h"
 #include "cli/controller_client.h"
@@ -46,6 +47,11 @@ class JobInputTest : public ::testing::Test {
     ASSERT_EQ(chmod(ctld_.dir().path().c_str(), 0755), 0);
     ASSERT_EQ(chown((ctld_.dir().path() / "slurm.key").c_str(), pw->pw_uid, 0), 0);
     ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+    // Credentials signed in the second the controller started are refused
+    // as stale; wait until one is not.
+    for (int i = 0; i < 100 && ctld_.Run("squeue -h").exit_code != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
   void TearDown() override {
     if (HasFailure()) std::cerr << "rotactld:\n" << ctld_.Log();
