@@ -78,6 +78,13 @@ class CredentialVerifier {
   // itself is down (munged unreachable, replay cache full).
   virtual Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
                                   int64_t now_unix) = 0;
+  // The part of Verify that needs no bound bytes, for before a request's body
+  // has arrived: is `credential` well formed and, as far as the mechanism can
+  // tell without the binding, genuine and within its time to live? Records
+  // nothing (no replay entry), so Verify must still follow. The RPC server
+  // calls it so that a peer without a credential cannot make a daemon read and
+  // hold a large body. Errors: kPermissionDenied with the reason.
+  virtual Status Screen(std::string_view credential, int64_t now_unix) = 0;
 };
 
 // Builds the mechanism named by settings.auth_type. auth/slurm loads and checks

@@ -120,4 +120,15 @@ Result<Identity> MungeVerifier::Verify(std::string_view credential, std::string_
   return Identity{.uid = static_cast<uint32_t>(uid), .gid = static_cast<uint32_t>(gid)};
 }
 
+Status MungeVerifier::Screen(std::string_view credential, int64_t /*now_unix*/) {
+  // munge credentials are a few hundred bytes of base64 between "MUNGE:" and ":".
+  constexpr size_t kMaxMungeCredential = 4096;
+  if (credential.size() < 8 || credential.size() > kMaxMungeCredential ||
+      !credential.starts_with("MUNGE:") || !credential.ends_with(":") ||
+      credential.find('\0') != std::string_view::npos) {
+    return PermissionDenied("malformed credential: not a munge credential string");
+  }
+  return Status::Ok();
+}
+
 }  // namespace rota::auth

@@ -31,6 +31,9 @@ class MungeVerifier final : public CredentialVerifier {
 
   Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
                           int64_t now_unix) override;
+  // The form only ("MUNGE:...:", no NUL): decoding here would spend munged's
+  // replay check before Verify runs.
+  Status Screen(std::string_view credential, int64_t now_unix) override;
 
  private:
   const std::string socket_path_;

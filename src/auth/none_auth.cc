@@ -39,4 +39,9 @@ Result<Identity> NoneVerifier::Verify(std::string_view credential, std::string_v
   return identity;
 }
 
+Status NoneVerifier::Screen(std::string_view credential, int64_t now_unix) {
+  Result<Identity> identity = Verify(credential, "", now_unix);
+  return identity.ok() ? Status::Ok() : identity.status();
+}
+
 }  // namespace rota::auth

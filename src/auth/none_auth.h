@@ -29,6 +29,8 @@ class NoneVerifier final : public CredentialVerifier {
   // Believes any well-formed credential; checks neither binding nor time.
   Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
                           int64_t now_unix) override;
+  // As Verify: the form only.
+  Status Screen(std::string_view credential, int64_t now_unix) override;
 };
 
 }  // namespace rota::auth

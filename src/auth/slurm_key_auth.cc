@@ -153,4 +153,24 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
                   .gid = static_cast<uint32_t>(GetLe(credential, kGidOffset, 4))};
 }
 
+Status SlurmKeyVerifier::Screen(std::string_view credential, int64_t now_unix) {
+  if (credential.size() != kSlurmCredentialSize ||
+      static_cast<uint8_t>(credential[kVersionOffset]) != kFormatVersion) {
+    return PermissionDenied("malformed credential: not an auth/slurm credential of this version");
+  }
+  const Mac expected = ComputeMac(*key_, credential.substr(0, kPayloadSize));
+  if (CRYPTO_memcmp(expected.data(), credential.data() + kPayloadSize, kMacSize) != 0) {
+    return PermissionDenied(
+        "bad MAC: credential forged, altered, or signed with a different slurm.key");
+  }
+  const auto issued_at = static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8));
+  if (issued_at < now_unix - options_.ttl_seconds ||
+      issued_at > now_unix + options_.max_future_skew_seconds) {
+    return PermissionDenied(
+        fmt::format("credential issued at {} is outside its time to live of {} s (now {})",
+                    issued_at, options_.ttl_seconds, now_unix));
+  }
+  return Status::Ok();
+}
+
 }  // namespace rota::auth

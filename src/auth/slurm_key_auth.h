@@ -64,6 +64,8 @@ class SlurmKeyVerifier final : public CredentialVerifier {
 
   Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
                           int64_t now_unix) override;
+  // Size, format version, MAC and time to live: all but the binding and replay.
+  Status Screen(std::string_view credential, int64_t now_unix) override;
 
   // Nonces remembered now (for tests and diagnostics).
   size_t replay_cache_size() const { return replay_cache_.size(); }

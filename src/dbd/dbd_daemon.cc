@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "api/auth_settings.h"
+#include "api/protobuf_log.h"
+#include "api/transport_limits.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -129,6 +131,10 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
     server_options.port = *dbd.dbd_port;
   }
   server_options.io_threads = options.io_threads;
+  rpc::RaiseDescriptorLimit();
+  api::RouteProtobufLogs();  // Malformed requests must not flood the log.
+  ROTA_RETURN_IF_ERROR(
+      api::ApplyTransportLimits(api::DbdBodyLimits(), d->verifier_.get(), &server_options));
   DbdService* service = d->service_.get();
   auto server = rpc::RpcServer::Start(
       server_options, [service](const rpc::RequestContext& c, std::string body, rpc::Responder r) {
@@ -136,7 +142,9 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
       });
   if (!server.ok()) return server.status();
   d->server_ = std::move(server).value();
-  spdlog::info("rotadbd listening on {}:{}", server_options.address, d->server_->port());
+  spdlog::info("rotadbd listening on {}:{} (at most {} connections, {} per peer address)",
+               server_options.address, d->server_->port(), d->server_->max_connections(),
+               server_options.max_connections_per_peer);
   return d;
 }
 

@@ -12,6 +12,8 @@
 
 #include "api/auth_settings.h"
 #include "api/methods.h"
+#include "api/protobuf_log.h"
+#include "api/transport_limits.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -122,6 +124,12 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   rpc::ServerOptions server_options;
   server_options.address = settings->listen_address;
   server_options.port = settings->port;
+  // Connections are capped well below the descriptor limit, so that job files,
+  // cgroups and step daemons keep descriptors in reserve.
+  rpc::RaiseDescriptorLimit();
+  api::RouteProtobufLogs();  // Malformed requests must not flood the log.
+  ROTA_RETURN_IF_ERROR(
+      api::ApplyTransportLimits(api::NodeBodyLimits(), d->verifier_.get(), &server_options));
   NodeDaemon* self = d.get();
   auto server = rpc::RpcServer::Start(
       server_options,

@@ -85,6 +85,17 @@ void RpcClient::Close() {
   received_.clear();
 }
 
+bool RpcClient::connected() const {
+  if (fd_ < 0) return false;
+  if (!received_.empty()) return true;
+  // A peek costs no state: end of stream, or a reset, means the server closed.
+  char byte;
+  const ssize_t n = recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n == 0) return false;
+  if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
+  return true;
+}
+
 Status RpcClient::Fail(Status why) {
   Close();
   return why;

@@ -53,7 +53,10 @@ class RpcClient {
   // Errors: kUnavailable (refused, unreachable, timed out), kNotFound (host).
   Status Connect(const std::string& host, uint16_t port, std::chrono::milliseconds timeout);
 
-  bool connected() const { return fd_ >= 0; }
+  // False once the connection is closed, on either side: a server closes
+  // connections idle past its idle timeout, and callers that reconnect when
+  // !connected() then do so instead of failing on a dead socket.
+  bool connected() const;
   void Close();
 
   // Sends one request and waits for its response, within `timeout` overall.

@@ -132,7 +132,10 @@ Status FrameDecoder::Consume(std::string_view data) {
       header_filled_ = 0;
       in_payload_ = true;
     }
-    if (!FillPayload(&data)) break;
+    if (!FillPayload(&data)) {
+      if (!error_.ok()) return error_;
+      break;
+    }
     in_payload_ = false;
     FinishFrame();
   }
@@ -145,6 +148,9 @@ bool FrameDecoder::FillPayload(std::string_view* data) {
     const size_t missing = part.length - part.target->size();
     if (missing == 0) {
       ++part_index_;
+      // May grow parts_, so `part` is not used past this point.
+      error_ = PartFilled(part_index_ - 1, &parts_);
+      if (!error_.ok()) return false;
       continue;
     }
     if (data->empty()) return false;
@@ -157,9 +163,14 @@ bool FrameDecoder::FillPayload(std::string_view* data) {
   return true;
 }
 
+Status FrameDecoder::PartFilled(size_t /*index*/, std::vector<Part>* /*parts*/) {
+  return Status::Ok();
+}
+
 // ---- RequestDecoder ----
 
-RequestDecoder::RequestDecoder(FrameLimits limits) : FrameDecoder(limits, kRequestHeaderSize) {}
+RequestDecoder::RequestDecoder(FrameLimits limits, RequestHeadCheck check_head)
+    : FrameDecoder(limits, kRequestHeaderSize), check_head_(std::move(check_head)) {}
 
 Status RequestDecoder::Feed(std::string_view data, std::vector<RequestFrame>* out) {
   out_ = out;
@@ -185,8 +196,26 @@ Status RequestDecoder::StartPayload(std::string_view header, std::vector<Part>* 
     return OutOfRange(fmt::format("request {} declares a body of {} bytes; the limit is {}",
                                   current_.request_id, body_length, limits_.max_body_bytes));
   }
+  // The body is asked for only once the credential is in (PartFilled), so that
+  // check_head_ can refuse it unread.
+  current_body_length_ = body_length;
   parts->push_back({&current_.credential, credential_length});
-  parts->push_back({&current_.body, body_length});
+  return Status::Ok();
+}
+
+Status RequestDecoder::PartFilled(size_t index, std::vector<Part>* parts) {
+  if (index != 0) return Status::Ok();
+  if (check_head_) {
+    Status verdict = check_head_(RequestHead{.method = current_.method,
+                                             .request_id = current_.request_id,
+                                             .credential = current_.credential,
+                                             .body_length = current_body_length_});
+    if (!verdict.ok()) {
+      refused_request_id_ = current_.request_id;
+      return verdict;
+    }
+  }
+  parts->push_back({&current_.body, current_body_length_});
   return Status::Ok();
 }
 

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,6 +112,9 @@ class FrameDecoder {
   // declared sizes against limits_ and returns the payload parts to fill (their
   // targets empty), or the refusal.
   virtual Status StartPayload(std::string_view header, std::vector<Part>* parts) = 0;
+  // Called each time part `index` of `*parts` is complete (in order, once
+  // each); may append further parts, or refuse the frame before they are read.
+  virtual Status PartFilled(size_t index, std::vector<Part>* parts);
   // Called when every part is filled.
   virtual void FinishFrame() = 0;
 
@@ -119,7 +123,7 @@ class FrameDecoder {
 
  private:
   // Moves bytes from the front of `data` into the current parts; true when the
-  // frame is complete.
+  // frame is complete. False with error_ set when PartFilled refused it.
   bool FillPayload(std::string_view* data);
 
   const size_t header_size_;
@@ -131,9 +135,22 @@ class FrameDecoder {
   Status error_;
 };
 
+// A request whose header and credential have arrived but whose body has not.
+struct RequestHead {
+  uint16_t method = 0;
+  uint64_t request_id = 0;
+  std::string_view credential;  // Valid only during the call it is passed to.
+  uint32_t body_length = 0;     // As declared; not read yet.
+};
+
+// Decides, before a request's body is read, whether to read it at all (its
+// size against a per-method limit, its credential); a refusal poisons the
+// decoder like an oversized frame.
+using RequestHeadCheck = std::function<Status(const RequestHead& head)>;
+
 class RequestDecoder final : public FrameDecoder {
  public:
-  explicit RequestDecoder(FrameLimits limits = {});
+  explicit RequestDecoder(FrameLimits limits = {}, RequestHeadCheck check_head = nullptr);
 
   // Consumes `data` (any piece of the stream) and appends every frame it
   // completes to `out`. On a bad magic, an unsupported version or a declared
@@ -144,9 +161,13 @@ class RequestDecoder final : public FrameDecoder {
 
  private:
   Status StartPayload(std::string_view header, std::vector<Part>* parts) override;
+  // After the credential: runs check_head_, then asks for the body.
+  Status PartFilled(size_t index, std::vector<Part>* parts) override;
   void FinishFrame() override;
 
+  const RequestHeadCheck check_head_;
   RequestFrame current_;
+  uint32_t current_body_length_ = 0;          // Declared by the current frame's header.
   std::vector<RequestFrame>* out_ = nullptr;  // Set for the duration of Feed.
 };
 

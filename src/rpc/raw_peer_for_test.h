@@ -20,12 +20,35 @@ namespace rota::rpc::testing {
 // A connected socket to 127.0.0.1:port; closed by the destructor.
 class RawConnection {
  public:
-  explicit RawConnection(uint16_t port) : fd_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  explicit RawConnection(uint16_t port) : RawConnection(port, Options{}) {}
+
+  struct Options {
+    // Local address to connect from (any 127.x.y.z works on loopback), so that
+    // a test can be several peers.
+    const char* source_address = nullptr;
+    int receive_buffer_bytes = 0;  // SO_RCVBUF before connecting; 0: the default.
+  };
+  RawConnection(uint16_t port, Options options)
+      : fd_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    if (fd_ >= 0 && options.receive_buffer_bytes > 0) {
+      setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &options.receive_buffer_bytes,
+                 sizeof(options.receive_buffer_bytes));
+    }
+    if (fd_ >= 0 && options.source_address != nullptr) {
+      sockaddr_in source{};
+      source.sin_family = AF_INET;
+      inet_pton(AF_INET, options.source_address, &source.sin_addr);
+      if (bind(fd_, reinterpret_cast<sockaddr*>(&source), sizeof(source)) != 0) {
+        close(fd_);
+        throw std::runtime_error("cannot bind to the source address");
+      }
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (fd_ < 0 || connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+      if (fd_ >= 0) close(fd_);
       throw std::runtime_error("cannot connect to 127.0.0.1");
     }
   }

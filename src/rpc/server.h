@@ -11,31 +11,95 @@
 // one that sends a malformed or oversized frame is told why (when the frame's
 // header allows) and closed. Other connections never wait on either.
 //
+// Nothing a peer can do without a credential holds much: connections are
+// capped in total and per peer address; one that sends no complete,
+// credential-screened request soon after connecting, or then stays idle, is
+// closed; a request's body is read only after its header and credential pass
+// the screen and its size the method's limit; and a connection's reading pauses
+// while the answers queued for it exceed a byte budget.
+//
 // asio stays out of this header so that its users compile quickly.
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "rpc/frame.h"
 
 namespace rota::rpc {
 
+// The largest request body accepted for each method; methods not listed get
+// `other`. Either way FrameLimits::max_body_bytes bounds every frame too.
+struct MethodBodyLimits {
+  std::map<uint16_t, uint32_t> by_method;
+  uint32_t other = UINT32_MAX;
+
+  uint32_t For(uint16_t method) const {
+    auto it = by_method.find(method);
+    return it == by_method.end() ? other : it->second;
+  }
+};
+
+// Checks a request's credential before its body is read, without the body
+// (so without the binding to it, which the handler still verifies). Called on
+// an io thread; must be quick and thread-safe. A refusal (its Status goes back
+// to the peer) closes the connection. `peer` is "address:port".
+using CredentialScreen =
+    std::function<Status(uint16_t method, std::string_view credential, std::string_view peer)>;
+
 struct ServerOptions {
   std::string address = "127.0.0.1";  // Numeric IPv4 or IPv6 address to listen on.
   uint16_t port = 0;                  // 0: the kernel picks one; see RpcServer::port().
   int io_threads = 2;
   FrameLimits limits;
+  MethodBodyLimits body_limits;
+  // Null: every credential passes to the handler unscreened (tests, and
+  // servers whose handlers need no credential).
+  CredentialScreen screen_credential;
   // A frame whose first byte has arrived must be complete within this.
   std::chrono::milliseconds frame_deadline{10'000};
-  // Requests read but not yet answered (and written) per connection; reading
-  // from that connection pauses at this many, so a client that floods requests
-  // or never reads its responses holds bounded memory.
-  size_t max_in_flight_per_connection = 1024;
+  // A connection must complete a request whose credential passed the screen
+  // within this of connecting, or it is closed.
+  std::chrono::milliseconds unauthenticated_timeout{10'000};
+  // A connection with no request in progress, none unanswered and nothing
+  // being written is closed after this long. A client whose answers wait
+  // unread this long is closed too.
+  std::chrono::milliseconds idle_timeout{60'000};
+  // Open connections in all; more are accepted and closed at once. 0: sized
+  // from RLIMIT_NOFILE at Start (DefaultMaxConnections), leaving descriptors
+  // for the daemon's own files.
+  size_t max_connections = 0;
+  // Open connections from one peer address (IP, any port).
+  size_t max_connections_per_peer = 256;
+  // Requests handed to the handler but not yet answered (and written) per
+  // connection; reading from that connection pauses at this many.
+  size_t max_in_flight_per_connection = 64;
+  // Bytes of answers queued for one connection and not yet written; handing
+  // its requests to the handler, and reading more, pause above this. So a
+  // client that never reads holds at most this plus the answers to the
+  // requests already handed over (at most max_in_flight_per_connection).
+  size_t max_queued_output_bytes_per_connection = 16u << 20;
 };
+
+// The peer ("address:port") whose request this thread is handing to the
+// handler right now, or "" outside a handler call. For log lines written below
+// the handler that cannot be told the peer (protobuf's decoding errors).
+std::string_view PeerBeingHandled();
+
+// Raises this process's RLIMIT_NOFILE soft limit to its hard limit (daemons
+// call it at start) and returns the soft limit now in force.
+uint64_t RaiseDescriptorLimit();
+
+// The total connection cap for a process whose descriptor limit is
+// `descriptor_limit`: a quarter of it (at least 256) stays in reserve for the
+// daemon's logs, state, outbox, job files and outgoing connections, and the
+// cap is at most 16,384.
+size_t DefaultMaxConnections(uint64_t descriptor_limit);
 
 struct RequestContext {
   uint16_t method = 0;
@@ -91,6 +155,16 @@ class RpcServer {
 
   // The port actually bound (useful when options.port was 0).
   uint16_t port() const { return port_; }
+
+  // The total connection cap in force (options.max_connections, or its default).
+  size_t max_connections() const;
+  // Connections open now.
+  size_t open_connections() const;
+  // Bytes of answers queued on all connections, not yet written (for tests and
+  // diagnostics).
+  size_t queued_output_bytes() const;
+  // Connections refused at accept because a cap was reached, since Start.
+  uint64_t refused_connections() const;
 
   // Stops accepting, closes every connection and joins the io threads.
   // Responders called afterwards do nothing. Idempotent.

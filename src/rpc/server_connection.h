@@ -4,14 +4,18 @@
 // with the server and with outstanding Responders. Not part of the API.
 
 #include <asio.hpp>  // Standalone asio: ASIO_STANDALONE comes from CMake.
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/log_rate_limit.h"
 #include "rpc/frame.h"
 #include "rpc/server.h"
 
@@ -26,6 +30,11 @@ struct ServerShared {
   const ServerOptions options;
   const RequestHandler handler;
 
+  // Answers queued on every connection and not yet written.
+  std::atomic<size_t> queued_output_bytes{0};
+  // Connections closed for a malformed, oversized or refused frame.
+  LogRateLimit refused_frame_log{std::chrono::seconds(10)};
+
   // Responders post to a connection's strand only while the gate is open, and
   // hold the gate's mutex while they do, so nothing is posted to an io_context
   // that Stop() is tearing down.
@@ -38,6 +47,8 @@ struct ServerShared {
   std::mutex connections_mutex;
   std::unordered_map<Connection*, std::shared_ptr<Connection>>
       connections;  // GUARDED_BY(connections_mutex)
+  // Open connections per peer IP address, for max_connections_per_peer.
+  std::unordered_map<std::string, size_t> connections_per_address;  // GUARDED_BY(connections_mutex)
 };
 
 // One client connection. Everything below runs on the connection's strand
@@ -45,7 +56,9 @@ struct ServerShared {
 // and CloseWithoutThreads (only once the io threads are joined).
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(asio::ip::tcp::socket socket, std::shared_ptr<ServerShared> shared);
+  // `peer_address`: the peer's IP address, under which ServerShared counts it.
+  Connection(asio::ip::tcp::socket socket, std::shared_ptr<ServerShared> shared,
+             std::string peer_address);
 
   // Begins reading. Call once, after registering in ServerShared::connections.
   void Start();
@@ -64,15 +77,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RefuseAndClose(const Status& why);
   void StartClosing();
   void QueueFrame(std::string frame, bool is_response);
+  void ForgetOutput(size_t bytes);
   void Flush();
   void OnWritten(const asio::error_code& error);
-  void UpdateFrameDeadline();
-  void ArmTimer(std::chrono::milliseconds after);
+  Status CheckHead(const RequestHead& head);
+  bool OutputBacklogged() const;
+  void UpdateTimer();
+  void ArmTimer(std::chrono::steady_clock::time_point deadline);
+  void OnTimer();
   void Shutdown(const char* why);
 
   const std::shared_ptr<ServerShared> shared_;
   asio::ip::tcp::socket socket_;
-  asio::steady_timer timer_;  // Frame deadline, or the grace period when closing.
+  // The earliest of the deadlines that apply (UpdateTimer), or the grace
+  // period when closing.
+  asio::steady_timer timer_;
+  const std::string peer_address_;
   const std::string peer_;
   RequestDecoder decoder_;
   ReadChunk read_buffer_;
@@ -81,7 +101,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool closing_ = false;  // No more reads; close once every answer is written.
   bool shut_ = false;     // Socket closed.
   bool timer_armed_ = false;
-  uint64_t timer_generation_ = 0;          // Tells a stale timer completion from a live one.
+  std::chrono::steady_clock::time_point timer_deadline_;  // While timer_armed_.
+  uint64_t timer_generation_ = 0;  // Tells a stale timer completion from a live one.
+  // A complete request has passed the credential screen (or any complete
+  // request, when there is no screen).
+  bool authenticated_ = false;
+  bool head_screened_ = false;  // The frame being read passed the screen.
+  const std::chrono::steady_clock::time_point connected_at_;
+  std::chrono::steady_clock::time_point frame_started_at_;  // While decoder_.mid_frame().
+  std::chrono::steady_clock::time_point last_activity_;     // Last frame read or write done.
+  // Bytes of answers posted (PostResponseFrame, any thread) and not yet
+  // written or dropped: in pending_, in sending_, or on their way to the strand.
+  std::atomic<size_t> queued_output_bytes_{0};
   size_t in_flight_ = 0;                   // Dispatched requests whose response is not yet written.
   std::deque<RequestFrame> undispatched_;  // Decoded, waiting for in-flight room.
   std::vector<std::string> pending_;       // Frames waiting for the current write to finish.

@@ -424,6 +424,280 @@ TEST(RpcServerTest, InFlightLimitPausesReadingUntilAnswersAreWritten) {
   EXPECT_EQ(held.size(), 10u);
 }
 
+// ---- Limits on what a peer without a credential can hold ----
+
+// Polls `condition` until it holds; false after `timeout`.
+template <typename Condition>
+bool WaitUntil(Condition condition, std::chrono::milliseconds timeout = kGenerous) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+std::vector<ResponseFrame> DecodeResponses(const std::string& bytes) {
+  ResponseDecoder decoder;
+  std::vector<ResponseFrame> frames;
+  EXPECT_TRUE(decoder.Feed(bytes, &frames).ok());
+  return frames;
+}
+
+// Only the credential "good" passes; counts what it sees.
+struct GoodCredentialScreen {
+  std::atomic<int> screened{0};
+  CredentialScreen Screen() {
+    return [this](uint16_t, std::string_view credential, std::string_view) {
+      ++screened;
+      if (credential == "good") return Status::Ok();
+      return Status(StatusCode::kPermissionDenied, "bad credential");
+    };
+  }
+};
+
+TEST(RpcServerLimitsTest, TotalConnectionCapRefusesExtrasWhileOthersAreServed) {
+  ServerOptions options;
+  options.max_connections = 4;
+  auto server = StartServer(EchoHandler, options);
+  EXPECT_EQ(server->max_connections(), 4u);
+  std::vector<std::unique_ptr<RawConnection>> idle;
+  for (int i = 0; i < 3; ++i) idle.push_back(std::make_unique<RawConnection>(server->port()));
+  ASSERT_TRUE(WaitUntil([&] { return server->open_connections() == 3; }));
+  auto client = ConnectTo(*server);
+  ASSERT_TRUE(client->Call(1, "", "x", kGenerous).ok());
+
+  RawConnection extra(server->port());
+  auto result = extra.ReadUntilClosed(kGenerous);
+  EXPECT_TRUE(result.closed_by_peer);
+  std::vector<ResponseFrame> frames = DecodeResponses(result.bytes);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(StatusCodeFromWire(frames[0].status), StatusCode::kUnavailable);
+  EXPECT_THAT(frames[0].body, HasSubstr("maximum of 4 connections"));
+  EXPECT_EQ(server->refused_connections(), 1u);
+  EXPECT_EQ(server->open_connections(), 4u);
+
+  // The admitted client is still served, and a closed connection frees a place.
+  EXPECT_TRUE(client->Call(1, "", "y", kGenerous).ok());
+  idle.pop_back();
+  ASSERT_TRUE(WaitUntil([&] { return server->open_connections() == 3; }));
+  EXPECT_TRUE(ConnectTo(*server)->Call(1, "", "z", kGenerous).ok());
+}
+
+TEST(RpcServerLimitsTest, PerPeerCapRefusesOnlyThatPeer) {
+  ServerOptions options;
+  options.max_connections_per_peer = 3;
+  auto server = StartServer(EchoHandler, options);
+  const RawConnection::Options flooder{.source_address = "127.0.0.2"};
+  std::vector<std::unique_ptr<RawConnection>> flood;
+  for (int i = 0; i < 3; ++i) {
+    flood.push_back(std::make_unique<RawConnection>(server->port(), flooder));
+  }
+  ASSERT_TRUE(WaitUntil([&] { return server->open_connections() == 3; }));
+
+  RawConnection fourth(server->port(), flooder);
+  auto result = fourth.ReadUntilClosed(kGenerous);
+  EXPECT_TRUE(result.closed_by_peer);
+  EXPECT_THAT(result.bytes, HasSubstr("127.0.0.2 has its maximum of 3 connections"));
+  EXPECT_EQ(server->refused_connections(), 1u);
+
+  // Another address is served meanwhile.
+  std::vector<std::unique_ptr<RpcClient>> clients;
+  for (int i = 0; i < 3; ++i) {
+    clients.push_back(ConnectTo(*server));
+    auto response = clients.back()->Call(1, "", "x", kGenerous);
+    ASSERT_TRUE(response.ok()) << i << ": " << response.status().ToString();
+    EXPECT_EQ(response->body, "1::x");
+  }
+  // A flooder's closed connection gives it a place back.
+  flood.pop_back();
+  ASSERT_TRUE(WaitUntil([&] { return server->open_connections() == 5; }));
+  RawConnection again(server->port(), flooder);
+  ASSERT_TRUE(again.Send(
+      EncodeRequestFrame({.method = 1, .request_id = 3, .credential = "", .body = "back"})));
+  std::string answer;
+  ASSERT_TRUE(WaitUntil([&] {
+    answer += again.ReadUntilClosed(50ms).bytes;
+    return answer.size() >= kResponseHeaderSize + 7;
+  }));
+  EXPECT_THAT(answer, HasSubstr("1::back"));
+}
+
+TEST(RpcServerLimitsTest, SilentConnectionIsClosedAfterTheUnauthenticatedTimeout) {
+  ServerOptions options;
+  options.unauthenticated_timeout = 300ms;
+  auto server = StartServer(EchoHandler, options);
+  RawConnection silent(server->port());
+  auto client = ConnectTo(*server);
+  ASSERT_TRUE(client->Call(1, "", "x", kGenerous).ok());
+  auto result = silent.ReadUntilClosed(kGenerous);
+  EXPECT_TRUE(result.closed_by_peer);
+  // The client that sent a request is not subject to it.
+  std::this_thread::sleep_for(400ms);
+  EXPECT_TRUE(client->Call(1, "", "y", kGenerous).ok());
+}
+
+TEST(RpcServerLimitsTest, ConnectionWithoutAScreenedRequestIsClosedEvenIfItTalks) {
+  // Sending refused-but-harmless bytes does not keep a connection open: only a
+  // request whose credential passed the screen counts.
+  GoodCredentialScreen screen;
+  ServerOptions options;
+  options.screen_credential = screen.Screen();
+  options.unauthenticated_timeout = 300ms;
+  options.frame_deadline = 10s;
+  auto server = StartServer(EchoHandler, options);
+  RawConnection raw(server->port());
+  // Half a frame, then nothing: the frame deadline is far off.
+  const std::string frame =
+      EncodeRequestFrame({.method = 1, .request_id = 1, .credential = "", .body = "abc"});
+  ASSERT_TRUE(raw.Send(std::string_view(frame).substr(0, 10)));
+  auto result = raw.ReadUntilClosed(5s);
+  EXPECT_TRUE(result.closed_by_peer);
+}
+
+TEST(RpcServerLimitsTest, IdleConnectionIsClosedAfterTheIdleTimeout) {
+  ServerOptions options;
+  options.idle_timeout = 300ms;
+  auto server = StartServer(EchoHandler, options);
+  RawConnection raw(server->port());
+  ASSERT_TRUE(
+      raw.Send(EncodeRequestFrame({.method = 1, .request_id = 9, .credential = "", .body = "hi"})));
+  auto result = raw.ReadUntilClosed(kGenerous);
+  EXPECT_TRUE(result.closed_by_peer);
+  std::vector<ResponseFrame> frames = DecodeResponses(result.bytes);
+  ASSERT_EQ(frames.size(), 1u);  // Answered first, then closed for idleness.
+  EXPECT_EQ(frames[0].body, "1::hi");
+}
+
+TEST(RpcServerLimitsTest, ClientSeesAnIdleCloseAsNotConnected) {
+  // Callers reconnect when !connected(), so an idle close costs them nothing.
+  ServerOptions options;
+  options.idle_timeout = 200ms;
+  auto server = StartServer(EchoHandler, options);
+  auto client = ConnectTo(*server);
+  ASSERT_TRUE(client->Call(1, "", "x", kGenerous).ok());
+  EXPECT_TRUE(client->connected());
+  ASSERT_TRUE(WaitUntil([&] { return server->open_connections() == 0; }));
+  ASSERT_TRUE(WaitUntil([&] { return !client->connected(); }));
+  ASSERT_TRUE(client->Connect("127.0.0.1", server->port(), kGenerous).ok());
+  EXPECT_TRUE(client->Call(1, "", "y", kGenerous).ok());
+}
+
+TEST(RpcServerLimitsTest, AConnectionAwaitingItsAnswerIsNotIdle) {
+  HeldRequests held;
+  ServerOptions options;
+  options.idle_timeout = 200ms;
+  auto server = StartServer(held.Handler(), options);
+  auto client = ConnectTo(*server);
+  ASSERT_TRUE(client->Send(1, "", "slow", kGenerous).ok());
+  ASSERT_TRUE(held.WaitFor(1));
+  std::this_thread::sleep_for(700ms);
+  held.Take(0).respond(0, "at last");
+  auto frame = client->Receive(kGenerous);
+  ASSERT_TRUE(frame.ok()) << frame.status().ToString();
+  EXPECT_EQ(frame->body, "at last");
+}
+
+TEST(RpcServerLimitsTest, ForgedCredentialIsRefusedBeforeALargeBodyIsRead) {
+  GoodCredentialScreen screen;
+  std::atomic<int> handled{0};
+  ServerOptions options;
+  options.screen_credential = screen.Screen();
+  auto server = StartServer(
+      [&](const RequestContext& context, std::string body, Responder respond) {
+        ++handled;
+        EchoHandler(context, std::move(body), std::move(respond));
+      },
+      options);
+  // A header announcing a 60 MiB body and a forged credential, and no body:
+  // the answer comes without the server waiting for (or buffering) the body.
+  std::string head =
+      EncodeRequestFrame({.method = 2, .request_id = 31, .credential = "forged", .body = ""});
+  const uint32_t announced = 60u << 20;
+  for (int i = 0; i < 4; ++i) head[20 + i] = static_cast<char>((announced >> (8 * i)) & 0xff);
+  RawConnection raw(server->port());
+  ASSERT_TRUE(raw.Send(head));
+  auto result = raw.ReadUntilClosed(kGenerous);
+  EXPECT_TRUE(result.closed_by_peer);
+  std::vector<ResponseFrame> frames = DecodeResponses(result.bytes);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].request_id, 31u);
+  EXPECT_EQ(StatusCodeFromWire(frames[0].status), StatusCode::kPermissionDenied);
+  EXPECT_EQ(handled.load(), 0);
+  EXPECT_EQ(screen.screened.load(), 1);
+
+  // A genuine credential still carries a large body.
+  auto client = ConnectTo(*server);
+  std::string body(2 << 20, 'b');
+  auto response = client->Call(2, "good", body, kGenerous);
+  ASSERT_TRUE(response.ok()) << response.status().ToString();
+  EXPECT_EQ(response->body, "2:good:" + body);
+}
+
+TEST(RpcServerLimitsTest, PerMethodBodyLimitRefusesBeforeTheBodyIsRead) {
+  ServerOptions options;
+  options.body_limits.by_method[7] = 100;  // A listing: small requests.
+  auto server = StartServer(EchoHandler, options);
+  auto client = ConnectTo(*server);
+  auto small = client->Call(7, "", std::string(100, 's'), kGenerous);
+  ASSERT_TRUE(small.ok()) << small.status().ToString();
+  EXPECT_EQ(small->status, 0);
+  // Other methods keep the general limit.
+  auto other = client->Call(8, "", std::string(5000, 'o'), kGenerous);
+  ASSERT_TRUE(other.ok() && other->ok());
+
+  RawConnection raw(server->port());
+  std::string head =
+      EncodeRequestFrame({.method = 7, .request_id = 12, .credential = "", .body = ""});
+  const uint32_t announced = 101;
+  for (int i = 0; i < 4; ++i) head[20 + i] = static_cast<char>((announced >> (8 * i)) & 0xff);
+  ASSERT_TRUE(raw.Send(head));
+  auto result = raw.ReadUntilClosed(kGenerous);
+  EXPECT_TRUE(result.closed_by_peer);
+  std::vector<ResponseFrame> frames = DecodeResponses(result.bytes);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].request_id, 12u);
+  EXPECT_EQ(StatusCodeFromWire(frames[0].status), StatusCode::kOutOfRange);
+  EXPECT_THAT(frames[0].body, HasSubstr("limit for that method is 100"));
+}
+
+TEST(RpcServerLimitsTest, ClientThatNeverReadsStopsBeingServedAtTheOutputByteCap) {
+  // Every answer is 1 MiB; the client asks 200 times and reads nothing. Without
+  // a byte cap the server would queue ~200 MiB for it.
+  constexpr size_t kAnswer = 1 << 20;
+  constexpr size_t kCap = 4 << 20;
+  std::atomic<int> handled{0};
+  ServerOptions options;
+  options.max_queued_output_bytes_per_connection = kCap;
+  auto server = StartServer(
+      [&](const RequestContext&, std::string, Responder respond) {
+        ++handled;
+        respond(0, std::string(kAnswer, 'a'));
+      },
+      options);
+  RawConnection raw(server->port(), {.receive_buffer_bytes = 4096});
+  std::string requests;
+  for (uint64_t id = 1; id <= 200; ++id) {
+    AppendRequestFrame(3, id, "", "", &requests);
+  }
+  ASSERT_TRUE(raw.Send(requests));
+  // Wait until the server stops handling (the count holds still for a while).
+  int last = -1;
+  ASSERT_TRUE(WaitUntil([&] {
+    const int now = handled.load();
+    if (now == last && now > 0) return true;
+    last = now;
+    std::this_thread::sleep_for(300ms);
+    return false;
+  }));
+  // What the kernel's socket buffers absorb is handled too, but not 200.
+  EXPECT_LT(handled.load(), 40);
+  EXPECT_LE(server->queued_output_bytes(), kCap + kAnswer + kResponseHeaderSize);
+  EXPECT_GT(server->queued_output_bytes(), 0u);
+  // Others are served meanwhile.
+  EXPECT_TRUE(ConnectTo(*server)->Call(1, "", "", kGenerous).ok());
+}
+
 TEST(RpcServerTest, StopClosesConnectionsAndLateAnswersAreHarmless) {
   HeldRequests held;
   auto server = StartServer(held.Handler());

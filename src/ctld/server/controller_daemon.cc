@@ -6,6 +6,8 @@
 #include <ctime>
 
 #include "api/auth_settings.h"
+#include "api/protobuf_log.h"
+#include "api/transport_limits.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -40,6 +42,12 @@ constexpr std::chrono::seconds kPolicyRefresh{5};
 
 Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOptions& options) {
   std::unique_ptr<ControllerDaemon> d(new ControllerDaemon());
+  // Before anything is opened: connections are capped well below the limit
+  // (rpc::DefaultMaxConnections), so the state log, the accounting outbox and
+  // job files keep descriptors in reserve.
+  const uint64_t descriptors = rpc::RaiseDescriptorLimit();
+  api::RouteProtobufLogs();  // Malformed requests must not flood the log.
+  spdlog::info("rotactld may open {} file descriptors", descriptors);
   conf::Diagnostics diags;
   auto config = conf::LoadClusterConfig(options.slurm_conf_path, diags);
   for (const conf::Diagnostic& finding : diags.all()) spdlog::warn("{}", finding.ToString());
@@ -165,6 +173,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   server_options.address = ListenAddress(*d->config_);
   server_options.port = d->config_->settings.slurmctld_port;
   server_options.io_threads = options.io_threads;
+  ROTA_RETURN_IF_ERROR(
+      api::ApplyTransportLimits(api::ControllerBodyLimits(), d->verifier_.get(), &server_options));
   ControllerService* service = d->service_.get();
   auto server = rpc::RpcServer::Start(
       server_options, [service](const rpc::RequestContext& c, std::string body, rpc::Responder r) {
@@ -172,7 +182,9 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
       });
   if (!server.ok()) return server.status();
   d->server_ = std::move(server).value();
-  spdlog::info("rotactld listening on {}:{}", server_options.address, d->server_->port());
+  spdlog::info("rotactld listening on {}:{} (at most {} connections, {} per peer address)",
+               server_options.address, d->server_->port(), d->server_->max_connections(),
+               server_options.max_connections_per_peer);
   return d;
 }
 
