@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stops the local cluster that scripts/quickstart.sh started: exactly the daemons whose pids it
 # recorded in run/quickstart/pids/ (and only if /proc/PID/cmdline is still that daemon), node
-# daemons first (they kill their jobs and report them), then the controller. SIGTERM, up to
+# daemons first (they kill their jobs and report them), then the controller, rotadbd and the
+# cluster's munged (auth/munge). SIGTERM, up to
 # 10 s, then SIGKILL. Then removes what is left of the quickstart nodes' cgroups,
 # /sys/fs/cgroup/*/rota/<node>/, for its own node names only.
 #
@@ -85,6 +86,8 @@ stop_all() {
 stop_all "${NODES[@]}"
 stop_all rotactld
 stop_all rotadbd
+# auth/munge: the cluster's own munged, last (the others sign their last reports with it).
+stop_all munged
 
 # Cgroups: rota/<node>/uid_*/job_*/ with their step_*/ and step_*/task_*/ levels
 # (rota/<node>/job_*/ from older versions), the uid_*

@@ -9,7 +9,9 @@ running_pid() {
   [ -n "$pid" ] || return 1
   [ -r "/proc/$pid/cmdline" ] || return 1
   cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
-  if [ "$name" = rotactld ] || [ "$name" = rotadbd ]; then
+  if [ "$name" = munged ]; then
+    [[ "$cmd" == */munged\ --foreground\ --force\ --socket="$QS/munge/munge.socket"\ * ]] || return 1
+  elif [ "$name" = rotactld ] || [ "$name" = rotadbd ]; then
     [[ "$cmd" == */"$name"\ -f\ "$CONF"\ * ]] || return 1
   else
     [[ "$cmd" == */rotad\ -N\ "$name"\ -f\ "$CONF"\ * ]] || return 1
