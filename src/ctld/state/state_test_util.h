@@ -29,6 +29,16 @@ class CountingFileOps : public PosixFileOps {
   // Atomic: a test may set it while the state loop's thread writes.
   std::atomic<int> fail_writes = 0;
 
+  // Fails the next opens as a process out of descriptors does.
+  std::atomic<int> fail_opens = 0;
+
+  Result<int> Open(const std::string& path, OpenMode mode) override {
+    if (fail_opens > 0) {
+      --fail_opens;
+      return IoError("injected open failure: Too many open files");
+    }
+    return PosixFileOps::Open(path, mode);
+  }
   Status Write(int fd, std::string_view data) override {
     ++writes;
     if (fail_writes > 0) {

@@ -230,7 +230,14 @@ Result<uint64_t> WriteAheadLog::AppendBatch(const std::vector<std::string>& payl
 
   if (active_fd_ >= 0 && active_size_ >= options_.segment_bytes) CloseActive();
   bool new_segment = active_fd_ < 0;
-  if (new_segment) ROTA_RETURN_IF_ERROR(StartSegment(last_seq_ + 1));
+  if (new_segment) {
+    if (Status started = StartSegment(last_seq_ + 1); !started.ok()) {
+      // Out of descriptors or of room for a new file: nothing was written, so
+      // the log is as it was and a later call may succeed.
+      return Status(StatusCode::kUnavailable, "the state log could not start a new segment (" +
+                                                  started.message() + "); nothing was recorded");
+    }
+  }
 
   Status status = ops_->Write(active_fd_, batch);
   if (!status.ok() && UndoFailedWrite(new_segment).ok()) {

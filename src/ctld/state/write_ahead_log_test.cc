@@ -178,6 +178,22 @@ TEST_F(WriteAheadLogTest, FailedFirstWriteOfASegmentLeavesNoSegment) {
   EXPECT_EQ(replay_.records[1], Payload(2));
 }
 
+// Out of descriptors when a new segment is due: the controller must be able
+// to refuse and retry, not stop (kUnavailable, as for a full disk).
+TEST_F(WriteAheadLogTest, SegmentThatCannotBeOpenedRecordsNothingAndTheLogGoesOn) {
+  auto log = Open();
+  ops_.fail_opens = 1;
+  Result<uint64_t> failed = log->AppendBatch({Payload(1)});
+  EXPECT_EQ(failed.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(failed.status().message().find("Too many open files"), std::string::npos);
+  EXPECT_TRUE(Names(dir_.path(), "log.").empty());
+  AppendEach(log.get(), 1, 2);
+  log.reset();
+  log = Open();
+  ASSERT_EQ(replay_.records.size(), 2u);
+  EXPECT_EQ(replay_.records[1], Payload(2));
+}
+
 TEST_F(WriteAheadLogTest, EmptyBatchDoesNoIo) {
   auto log = Open();
   ops_.Reset();
