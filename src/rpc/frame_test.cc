@@ -237,6 +237,50 @@ TEST(FrameTest, FramesBeforeABadOneAreDeliveredAndTheDecoderStaysPoisoned) {
   EXPECT_EQ(got.size(), 1u);
 }
 
+TEST(FrameTest, HeadCheckSeesTheCredentialBeforeAnyBodyByte) {
+  std::vector<RequestHead> seen;
+  std::vector<std::string> credentials;
+  RequestDecoder decoder({}, [&](const RequestHead& head) {
+    seen.push_back(head);
+    credentials.emplace_back(head.credential);
+    return Status::Ok();
+  });
+  const std::string frame =
+      EncodeRequestFrame({.method = 9, .request_id = 44, .credential = "cred", .body = "the body"});
+  std::vector<RequestFrame> out;
+  // Header and credential, and not one byte of the body: checked already.
+  ASSERT_TRUE(decoder.Feed(std::string_view(frame).substr(0, kRequestHeaderSize + 4), &out).ok());
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].method, 9);
+  EXPECT_EQ(seen[0].request_id, 44u);
+  EXPECT_EQ(seen[0].body_length, 8u);
+  EXPECT_EQ(credentials[0], "cred");
+  EXPECT_TRUE(out.empty());
+  ASSERT_TRUE(decoder.Feed(std::string_view(frame).substr(kRequestHeaderSize + 4), &out).ok());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].body, "the body");
+  EXPECT_EQ(seen.size(), 1u);  // Once per frame.
+}
+
+TEST(FrameTest, HeadCheckRefusalPoisonsTheDecoderBeforeTheBody) {
+  RequestDecoder decoder({}, [](const RequestHead& head) {
+    if (head.credential == "good") return Status::Ok();
+    return Status(StatusCode::kPermissionDenied, "forged");
+  });
+  std::vector<RequestFrame> out;
+  const std::string good =
+      EncodeRequestFrame({.method = 1, .request_id = 1, .credential = "good", .body = "a"});
+  const std::string forged =
+      EncodeRequestFrame({.method = 1, .request_id = 2, .credential = "evil", .body = "b"});
+  // The forged frame's body has not arrived: the refusal does not wait for it.
+  Status status = decoder.Feed(good + forged.substr(0, kRequestHeaderSize + 4), &out);
+  EXPECT_EQ(status.code(), StatusCode::kPermissionDenied);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].request_id, 1u);
+  EXPECT_EQ(decoder.refused_request_id(), 2u);
+  EXPECT_EQ(decoder.Feed("b", &out).code(), StatusCode::kPermissionDenied);
+}
+
 TEST(FrameTest, WireStatusRoundTrips) {
   EXPECT_EQ(WireStatus(StatusCode::kOk), 0);
   for (StatusCode code : {StatusCode::kInvalidArgument, StatusCode::kPermissionDenied,
