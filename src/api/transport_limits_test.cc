@@ -57,7 +57,7 @@ TEST(TransportLimitsTest, ScreenPassesGenuineCredentialsWithoutSpendingThem) {
 
   // Expired: refused before its body too.
   auth::SlurmKeyIssuer old_issuer(key, {.uid = 1000, .gid = 1000},
-                                  [] { return auth::SystemUnixNow() - 3600; });
+                                  [] { return (auth::SystemUnixNow() - 3600) * 1000; });
   Result<std::string> old = old_issuer.Issue(auth::RpcBindingBytes(kSubmitJob, body));
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(options.screen_credential(kSubmitJob, *old, "10.0.0.9:4000").code(),

@@ -59,8 +59,8 @@ Status PermissionDenied(std::string why) {
 
 Status StaleCredential(int64_t issued_at, int64_t started_at) {
   return PermissionDenied(fmt::format(
-      "{}issued at {}, but {}{} and cannot know whether its previous run accepted it; sign "
-      "again (a clock more than a second behind the daemon's makes every credential stale)",
+      "{}issued at {} ms, but {}{} ms and cannot know whether its previous run accepted it; "
+      "sign again (a clock seconds behind the daemon's makes its credentials stale for that long)",
       kStaleMarker, issued_at, kStartedAtMarker, started_at));
 }
 
@@ -107,7 +107,7 @@ Result<std::unique_ptr<CredentialVerifier>> MakeVerifier(const AuthSettings& set
     auto key = LoadConfiguredKey(settings);
     if (!key.ok()) return key.status();
     SlurmKeyVerifier::Options options;
-    options.started_at = SystemUnixNow();
+    options.started_at_ms = SystemUnixMillis();
     return std::unique_ptr<CredentialVerifier>(
         std::make_unique<SlurmKeyVerifier>(std::move(key).value(), options));
   }

@@ -95,14 +95,14 @@ Result<std::unique_ptr<CredentialVerifier>> MakeVerifier(const AuthSettings& set
 // Status helper: kPermissionDenied with `why`.
 Status PermissionDenied(std::string why);
 
-// The refusal of a genuine credential issued (`issued_at`) at or before the
-// second its verifier's daemon started (`started_at`): the daemon restarted
+// The refusal of a genuine credential issued (`issued_at`, Unix ms) at or before
+// the instant its verifier's daemon started (`started_at`, ms): it restarted
 // since it was signed, and its replay cache cannot tell whether the previous
 // run accepted it. kPermissionDenied, with a message IsStaleCredential knows,
 // so that no new status code has to cross the wire.
 Status StaleCredential(int64_t issued_at, int64_t started_at);
 // Whether `status` is a StaleCredential refusal (as sent back by a daemon);
-// then `*started_at` (if not null) is the daemon's start second.
+// then `*started_at` (if not null) is the daemon's start (Unix ms).
 bool IsStaleCredential(const Status& status, int64_t* started_at = nullptr);
 
 }  // namespace rota::auth

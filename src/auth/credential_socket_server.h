@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "auth/credential.h"
+#include "auth/slurm_key_auth.h"
 #include "auth/slurm_key_file.h"
 
 namespace rota::auth {
@@ -37,9 +38,10 @@ class CredentialSocketServer {
   };
 
   // Binds and listens, then serves on a thread of its own until Stop.
-  static Result<std::unique_ptr<CredentialSocketServer>> Start(std::shared_ptr<const SlurmKey> key,
-                                                               Options options,
-                                                               UnixClock clock = SystemUnixNow);
+  // `millis_clock` (Unix ms) dates the credentials.
+  static Result<std::unique_ptr<CredentialSocketServer>> Start(
+      std::shared_ptr<const SlurmKey> key, Options options,
+      UnixClock millis_clock = SystemUnixMillis);
   ~CredentialSocketServer();  // Stop().
   CredentialSocketServer(const CredentialSocketServer&) = delete;
   CredentialSocketServer& operator=(const CredentialSocketServer&) = delete;

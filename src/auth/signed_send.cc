@@ -3,23 +3,30 @@
 #include <chrono>
 #include <thread>
 
+#include "auth/slurm_key_auth.h"
+
 namespace rota::auth {
 
 Status SendSigned(CredentialIssuer& issuer, std::string_view bound_bytes,
+                  const std::function<Status(const std::string& credential)>& send) {
+  return SendSigned(issuer, bound_bytes, send, SystemUnixMillis);
+}
+
+Status SendSigned(CredentialIssuer& issuer, std::string_view bound_bytes,
                   const std::function<Status(const std::string& credential)>& send,
-                  UnixClock clock) {
+                  UnixClock millis_clock) {
   Result<std::string> credential = issuer.Issue(bound_bytes);
   if (!credential.ok()) return credential.status();
   Status verdict = send(*credential);
   int64_t started_at = 0;
   if (!IsStaleCredential(verdict, &started_at)) return verdict;
 
-  // A credential dated the daemon's start second is stale too: wait for the
-  // next one. Polled, since `clock` is whole seconds; bounded, since a clock
-  // far behind the daemon's cannot be waited out.
+  // A clock behind the daemon's would date the new credential before its
+  // start again: wait until it has passed. Bounded, since a clock far behind
+  // cannot be waited out.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-  while (clock() <= started_at && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  while (millis_clock() <= started_at && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   credential = issuer.Issue(bound_bytes);
   if (!credential.ok()) return credential.status();

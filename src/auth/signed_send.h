@@ -18,11 +18,14 @@ namespace rota::auth {
 // Issues a credential for `bound_bytes` and calls `send` with it; `send`
 // returns the daemon's verdict (its answer's status, or the transport error).
 // When that verdict is a StaleCredential refusal, waits until this host's
-// clock has passed the daemon's start second (at most 3 s) and calls `send`
-// once more with a fresh credential. Returns the last verdict, or the issuer's
+// clock (`millis_clock`, Unix ms) has passed the daemon's start (at most 3 s:
+// on one host, or with clocks in step, it already has) and calls `send` once
+// more with a fresh credential. Returns the last verdict, or the issuer's
 // error.
 Status SendSigned(CredentialIssuer& issuer, std::string_view bound_bytes,
+                  const std::function<Status(const std::string& credential)>& send);
+Status SendSigned(CredentialIssuer& issuer, std::string_view bound_bytes,
                   const std::function<Status(const std::string& credential)>& send,
-                  UnixClock clock = SystemUnixNow);
+                  UnixClock millis_clock);
 
 }  // namespace rota::auth

@@ -5,6 +5,7 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
@@ -13,7 +14,7 @@
 namespace rota::auth {
 namespace {
 
-constexpr uint8_t kFormatVersion = 1;
+constexpr uint8_t kFormatVersion = 2;
 constexpr size_t kVersionOffset = 0;
 constexpr size_t kUidOffset = 1;
 constexpr size_t kGidOffset = 5;
@@ -57,18 +58,29 @@ bool FillRandom(char* out, size_t size) {
   return true;
 }
 
+// The credential's date, whole seconds (rounded down) for the time-to-live checks.
+int64_t IssuedAtSeconds(int64_t issued_at_ms) {
+  return issued_at_ms >= 0 ? issued_at_ms / 1000 : -((-(issued_at_ms + 1)) / 1000) - 1;
+}
+
 }  // namespace
+
+int64_t SystemUnixMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 SlurmKeyIssuer::SlurmKeyIssuer(std::shared_ptr<const SlurmKey> key, Identity self, UnixClock clock)
     : key_(std::move(key)), self_(self), clock_(std::move(clock)) {}
 
-Result<std::string> SignSlurmCredential(const SlurmKey& key, Identity who, int64_t issued_at,
+Result<std::string> SignSlurmCredential(const SlurmKey& key, Identity who, int64_t issued_at_ms,
                                         const Sha256Digest& digest) {
   std::string credential(kSlurmCredentialSize, '\0');
   credential[kVersionOffset] = static_cast<char>(kFormatVersion);
   PutLe(credential, kUidOffset, who.uid, 4);
   PutLe(credential, kGidOffset, who.gid, 4);
-  PutLe(credential, kIssuedAtOffset, static_cast<uint64_t>(issued_at), 8);
+  PutLe(credential, kIssuedAtOffset, static_cast<uint64_t>(issued_at_ms), 8);
   if (!FillRandom(&credential[kNonceOffset], sizeof(ReplayCache::Nonce))) {
     return Internal("auth/slurm: the random number generator failed to produce a nonce");
   }
@@ -107,7 +119,8 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
         "bad MAC: credential forged, altered, or signed with a different slurm.key");
   }
 
-  const auto issued_at = static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8));
+  const auto issued_at_ms = static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8));
+  const int64_t issued_at = IssuedAtSeconds(issued_at_ms);
   // Compare against now +/- limits rather than subtracting from issued_at, which
   // could overflow for absurd values.
   if (issued_at < now_unix - options_.ttl_seconds) {
@@ -129,7 +142,9 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
 
   // After the MAC and digest: only a genuine credential for this very request
   // can be called stale, which tells its sender to sign afresh.
-  if (issued_at <= options_.started_at) return StaleCredential(issued_at, options_.started_at);
+  if (issued_at_ms <= options_.started_at_ms) {
+    return StaleCredential(issued_at_ms, options_.started_at_ms);
+  }
 
   // Last, so that a credential refused above never occupies the cache.
   ReplayCache::Nonce nonce;
@@ -163,7 +178,8 @@ Status SlurmKeyVerifier::Screen(std::string_view credential, int64_t now_unix) {
     return PermissionDenied(
         "bad MAC: credential forged, altered, or signed with a different slurm.key");
   }
-  const auto issued_at = static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8));
+  const int64_t issued_at =
+      IssuedAtSeconds(static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8)));
   if (issued_at < now_unix - options_.ttl_seconds ||
       issued_at > now_unix + options_.max_future_skew_seconds) {
     return PermissionDenied(

@@ -3,11 +3,13 @@
 // auth/slurm: credentials signed with a shared key (slurm.key).
 //
 // Wire format (little-endian), 97 bytes:
-//   payload: u8 version (=1) | u32 uid | u32 gid | i64 issued_at (Unix s)
+//   payload: u8 version (=2) | u32 uid | u32 gid | i64 issued_at (Unix ms)
 //            | 16-byte random nonce | SHA-256 of the bound bytes
 //   mac:     HMAC-SHA256(key, payload)
 // Anyone holding the key can vouch for any uid, which is why the key file must
-// be readable by its owner only (slurm_key_file.h).
+// be readable by its owner only (slurm_key_file.h). Version 2 dates credentials
+// in milliseconds (version 1, in seconds, is refused): a daemon refuses those
+// issued before it started, and the finer date makes that instant exact.
 
 #include <cstdint>
 #include <memory>
@@ -23,17 +25,21 @@ namespace rota::auth {
 
 inline constexpr size_t kSlurmCredentialSize = 97;
 
-// A credential naming `who`, dated `issued_at`, bound to the request whose
+// Milliseconds since the Unix epoch: what auth/slurm credentials are dated with.
+int64_t SystemUnixMillis();
+
+// A credential naming `who`, dated `issued_at_ms`, bound to the request whose
 // bound bytes have SHA-256 `digest`. SlurmKeyIssuer signs for its own process;
 // the credential socket (credential_socket_server.h) signs for its peer.
-Result<std::string> SignSlurmCredential(const SlurmKey& key, Identity who, int64_t issued_at,
+Result<std::string> SignSlurmCredential(const SlurmKey& key, Identity who, int64_t issued_at_ms,
                                         const Sha256Digest& digest);
 
 class SlurmKeyIssuer final : public CredentialIssuer {
  public:
-  // `self` is the identity every credential names; `clock` stamps issued_at.
+  // `self` is the identity every credential names; `millis_clock` (Unix ms)
+  // stamps issued_at.
   SlurmKeyIssuer(std::shared_ptr<const SlurmKey> key, Identity self,
-                 UnixClock clock = SystemUnixNow);
+                 UnixClock millis_clock = SystemUnixMillis);
 
   Result<std::string> Issue(std::string_view bound_bytes) override;
 
@@ -51,12 +57,12 @@ class SlurmKeyVerifier final : public CredentialVerifier {
     // Credentials accepted within one TTL beyond which Verify fails closed
     // (kUnavailable). ~100 bytes each: the default bounds the cache near 100 MiB.
     size_t max_replay_entries = size_t{1} << 20;
-    // When this verifier's daemon started (Unix s). The replay cache lives in
-    // memory only, so a credential issued at or before this second may have
+    // When this verifier's daemon started (Unix ms). The replay cache lives in
+    // memory only, so a credential issued at or before this instant may have
     // been accepted by the daemon's previous run: it is refused as stale
     // (StaleCredential), and clients re-sign and retry (SendSigned). The
     // default accepts any date; MakeVerifier sets the start.
-    int64_t started_at = INT64_MIN;
+    int64_t started_at_ms = INT64_MIN;
   };
 
   explicit SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key);

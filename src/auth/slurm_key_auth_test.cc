@@ -24,7 +24,10 @@ class SlurmKeyAuthTest : public ::testing::Test {
  protected:
   // Issues as alice with the clock reading `issued_at`.
   std::string IssueAt(int64_t issued_at, std::string_view bound) {
-    SlurmKeyIssuer issuer(key_, kAlice, [issued_at] { return issued_at; });
+    // In milliseconds; absurd dates (the overflow test's) stay as they are.
+    const bool absurd = issued_at > INT64_MAX / 1000 || issued_at < INT64_MIN / 1000;
+    const int64_t ms = absurd ? issued_at : issued_at * 1000;
+    SlurmKeyIssuer issuer(key_, kAlice, [ms] { return ms; });
     auto credential = issuer.Issue(bound);
     EXPECT_TRUE(credential.ok()) << credential.status().ToString();
     return credential.value_or("");
@@ -142,8 +145,8 @@ TEST_F(SlurmKeyAuthTest, MalformedCredentialsAreRefused) {
   ExpectDenied(verifier_.Verify(std::string(96, 'x'), bound_, kNow), "malformed");
   ExpectDenied(verifier_.Verify(std::string(98, 'x'), bound_, kNow), "malformed");
   std::string wrong_version = IssueAt(kNow, bound_);
-  wrong_version[0] = 2;
-  ExpectDenied(verifier_.Verify(wrong_version, bound_, kNow), "version 2");
+  wrong_version[0] = 1;  // Dated in seconds: refused, not misread.
+  ExpectDenied(verifier_.Verify(wrong_version, bound_, kNow), "version 1");
 }
 
 TEST_F(SlurmKeyAuthTest, ConcurrentVerifiersAcceptEachCredentialOnce) {
@@ -164,7 +167,7 @@ TEST_F(SlurmKeyAuthTest, ConcurrentVerifiersAcceptEachCredentialOnce) {
 
 TEST_F(SlurmKeyAuthTest, CredentialsFromBeforeTheStartAreStale) {
   SlurmKeyVerifier::Options options;
-  options.started_at = kNow;
+  options.started_at_ms = kNow * 1000;
   SlurmKeyVerifier restarted(key_, options);
   for (int64_t issued_at : {kNow - 10, kNow}) {
     auto result = restarted.Verify(IssueAt(issued_at, bound_), bound_, kNow + 1);
@@ -173,6 +176,15 @@ TEST_F(SlurmKeyAuthTest, CredentialsFromBeforeTheStartAreStale) {
   }
   EXPECT_EQ(restarted.replay_cache_size(), 0u);
   EXPECT_TRUE(restarted.Verify(IssueAt(kNow + 1, bound_), bound_, kNow + 1).ok());
+  // The start is exact to the millisecond: no second-long blind spot.
+  options.started_at_ms = kNow * 1000 + 500;
+  SlurmKeyVerifier started_mid_second(key_, options);
+  auto at_ms = [&](int64_t ms) {
+    SlurmKeyIssuer issuer(key_, kAlice, [ms] { return ms; });
+    return *issuer.Issue(bound_);
+  };
+  ExpectDenied(started_mid_second.Verify(at_ms(kNow * 1000 + 500), bound_, kNow), "stale");
+  EXPECT_TRUE(started_mid_second.Verify(at_ms(kNow * 1000 + 501), bound_, kNow).ok());
   // Genuineness is judged first: a forged credential is never called stale.
   std::string forged = IssueAt(kNow - 1, bound_);
   forged.back() ^= 1;

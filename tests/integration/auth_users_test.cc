@@ -107,13 +107,6 @@ class SocketDir {
   std::string path_;
 };
 
-// Credentials dated a daemon's start second are stale to it: tests that send
-// a credential once, by hand, sign it after that second.
-void WaitForNextSecond() {
-  const int64_t now = auth::SystemUnixNow();
-  while (auth::SystemUnixNow() <= now) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-}
-
 // ---------------------------------------------------------------------------
 // auth/slurm on a login host: rota-authd serves the socket.
 
@@ -191,7 +184,6 @@ TEST_F(AuthdUsersTest, UsersSubmitListAndCancelTheirOwnJobsThroughTheSocket) {
 // A client that sends, after its request, the uid and gid it would like (0:
 // root) still gets a credential naming its own.
 TEST_F(AuthdUsersTest, AClientClaimingRootIsSignedForItsOwnUid) {
-  WaitForNextSecond();  // The request is sent once, by hand.
   wire::SubmitJobRequest req;
   req.mutable_spec()->set_name("claims-root");
   req.mutable_spec()->set_hold(true);
@@ -281,7 +273,6 @@ TEST_F(NodeSocketUsersTest, AUsersJobSignedByRotadRunsAsThatUser) {
 // rotad's replay cache is lost when it restarts too: a request signed before
 // the restart is refused after it.
 TEST_F(NodeSocketUsersTest, RotadRefusesARequestSignedBeforeItsRestart) {
-  WaitForNextSecond();
   conf::Diagnostics diags;
   auto config = conf::LoadClusterConfig(cluster_->conf(), diags, conf::ConfigScope::kSlurmConfOnly);
   ASSERT_TRUE(config.ok()) << diags.ToString();
@@ -386,8 +377,6 @@ class ReplayAfterRestartTest : public ::testing::Test {
   // (a copy of slurm.conf beside the same key, another port), which keeps
   // the request frame and answers nothing.
   std::string CaptureSbatchFrame() {
-    // Signed after the controller's start second, so that it is fresh to it.
-    WaitForNextSecond();
     rpc::testing::RawListener listener;
     std::string conf = testing::ReadFileText(ctld_.conf());
     const std::string port_line = "SlurmctldPort=" + std::to_string(ctld_.port()) + "\n";

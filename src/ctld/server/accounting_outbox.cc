@@ -4,6 +4,7 @@
 
 #include "api/auth_settings.h"
 #include "api/dbd_methods.h"
+#include "auth/signed_send.h"
 #include "common/log.h"
 #include "common/strings.h"
 
@@ -49,12 +50,12 @@ Status RpcAccountingTransport::Send(const wire::RecordJobsRequest& request) {
     ROTA_RETURN_IF_ERROR(client_.Connect(host_, port_, std::chrono::seconds(5)));
   }
   std::string body = request.SerializeAsString();
-  Result<std::string> credential = issuer_->Issue(auth::RpcBindingBytes(api::kDbdRecordJobs, body));
-  if (!credential.ok()) return credential.status();
-  Result<rpc::Response> answer =
-      client_.Call(api::kDbdRecordJobs, *credential, body, std::chrono::seconds(30));
-  if (!answer.ok()) return answer.status();
-  return answer->ToStatus();
+  return auth::SendSigned(*issuer_, auth::RpcBindingBytes(api::kDbdRecordJobs, body),
+                          [&](const std::string& credential) {
+                            Result<rpc::Response> answer = client_.Call(
+                                api::kDbdRecordJobs, credential, body, std::chrono::seconds(30));
+                            return answer.ok() ? answer->ToStatus() : answer.status();
+                          });
 }
 
 Result<std::unique_ptr<AccountingOutbox>> AccountingOutbox::Open(

@@ -2,6 +2,7 @@
 
 #include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
+#include "auth/signed_send.h"
 #include "common/log.h"
 
 namespace rota::ctld {
@@ -19,18 +20,22 @@ Result<wire::PolicyState> RpcPolicySource::Fetch() {
     wire::ListEntitiesRequest request;
     request.set_kind(kind);
     std::string body = request.SerializeAsString();
-    Result<std::string> credential =
-        issuer_->Issue(auth::RpcBindingBytes(api::kDbdListEntities, body));
-    if (!credential.ok()) return credential.status();
-    Result<rpc::Response> answer =
-        client_.Call(api::kDbdListEntities, *credential, body, std::chrono::seconds(30));
-    if (!answer.ok()) {
-      client_.Close();
-      return answer.status();
-    }
-    ROTA_RETURN_IF_ERROR(answer->ToStatus());
+    std::string answer_body;
+    ROTA_RETURN_IF_ERROR(auth::SendSigned(
+        *issuer_, auth::RpcBindingBytes(api::kDbdListEntities, body),
+        [&](const std::string& credential) {
+          Result<rpc::Response> answer =
+              client_.Call(api::kDbdListEntities, credential, body, std::chrono::seconds(30));
+          if (!answer.ok()) {
+            client_.Close();
+            return answer.status();
+          }
+          ROTA_RETURN_IF_ERROR(answer->ToStatus());
+          answer_body = std::move(answer->body);
+          return Status::Ok();
+        }));
     wire::ListEntitiesResponse listed;
-    if (!listed.ParseFromString(answer->body)) {
+    if (!listed.ParseFromString(answer_body)) {
       return InvalidArgument("rotadbd's entity list does not parse");
     }
     // AcctEntity and PolicyEntity share their wire form.
