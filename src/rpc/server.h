@@ -84,6 +84,10 @@ struct ServerOptions {
   // client that never reads holds at most this plus the answers to the
   // requests already handed over (at most max_in_flight_per_connection).
   size_t max_queued_output_bytes_per_connection = 16u << 20;
+  // Bytes of answers queued on all connections together; above this, every
+  // connection with answers still unwritten pauses as above, while those
+  // whose answers are all written (clients that read) go on.
+  size_t max_queued_output_bytes = 256u << 20;
 };
 
 // The peer ("address:port") whose request this thread is handing to the

@@ -142,7 +142,9 @@ Status Connection::CheckHead(const RequestHead& head) {
 }
 
 bool Connection::OutputBacklogged() const {
-  return queued_output_bytes_ > shared_->options.max_queued_output_bytes_per_connection;
+  const size_t mine = queued_output_bytes_;
+  return mine > shared_->options.max_queued_output_bytes_per_connection ||
+         (mine > 0 && shared_->queued_output_bytes > shared_->options.max_queued_output_bytes);
 }
 
 void Connection::ReadMore() {

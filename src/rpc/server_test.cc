@@ -698,6 +698,48 @@ TEST(RpcServerLimitsTest, ClientThatNeverReadsStopsBeingServedAtTheOutputByteCap
   EXPECT_TRUE(ConnectTo(*server)->Call(1, "", "", kGenerous).ok());
 }
 
+TEST(RpcServerLimitsTest, ClientsThatNeverReadShareOneServerWideOutputBudget) {
+  constexpr size_t kAnswer = 1 << 20;
+  constexpr size_t kBudget = 4 << 20;
+  std::atomic<int> handled{0};
+  ServerOptions options;
+  options.max_queued_output_bytes_per_connection = 64 << 20;
+  options.max_queued_output_bytes = kBudget;
+  auto server = StartServer(
+      [&](const RequestContext& context, std::string, Responder respond) {
+        ++handled;
+        respond(0, std::string(context.method == 3 ? kAnswer : 1, 'a'));
+      },
+      options);
+  std::string requests;
+  for (uint64_t id = 1; id <= 100; ++id) AppendRequestFrame(3, id, "", "", &requests);
+  std::vector<std::unique_ptr<RawConnection>> silent;
+  for (const char* source : {"127.0.0.2", "127.0.0.3", "127.0.0.4"}) {
+    silent.push_back(std::make_unique<RawConnection>(
+        server->port(),
+        RawConnection::Options{.source_address = source, .receive_buffer_bytes = 4096}));
+    ASSERT_TRUE(silent.back()->Send(requests));
+  }
+  int last = -1;
+  ASSERT_TRUE(WaitUntil([&] {
+    const int now = handled.load();
+    if (now == last && now > 0) return true;
+    last = now;
+    std::this_thread::sleep_for(300ms);
+    return false;
+  }));
+  // Each connection may cross the budget by one answer; the kernel's socket
+  // buffers hold some more, but not the 300 MiB asked for.
+  EXPECT_LT(handled.load(), 100);
+  EXPECT_LE(server->queued_output_bytes(), kBudget + 3 * (kAnswer + kResponseHeaderSize));
+  // A client that reads its answers is still served.
+  auto client = ConnectTo(*server);
+  for (int i = 0; i < 5; ++i) {
+    auto response = client->Call(1, "", "", kGenerous);
+    ASSERT_TRUE(response.ok()) << i << ": " << response.status().ToString();
+  }
+}
+
 TEST(RpcServerTest, StopClosesConnectionsAndLateAnswersAreHarmless) {
   HeldRequests held;
   auto server = StartServer(held.Handler());
