@@ -36,6 +36,13 @@ const KeyTable<CgroupConf>& CgroupKeys() {
       {"MinRAMSpace",
        [](C& c, std::string_view v) { return ParseMemoryValue(v, c.min_ram_space_mb); }},
       {"IgnoreSystemd", BoolField(&C::ignore_systemd)},
+      {"MaxTasksPerJob",
+       [](C& c, std::string_view v) {
+         std::optional<uint64_t> n = ParseUint(v);
+         if (!n) return InvalidArgument("is not a number of tasks (0: no limit)");
+         c.max_tasks_per_job = *n;
+         return Status::Ok();
+       }},
   };
   return table;
 }

@@ -2,6 +2,7 @@
 
 // cgroup.conf: how rotad cages jobs. Defaults are Slurm's.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct CgroupConf {
   double max_swap_percent = 100.0;
   uint64_t min_ram_space_mb = 30;
   bool ignore_systemd = false;
+  // Rota's own key, MaxTasksPerJob: the most processes and threads a job may
+  // have on a node at once (cgroup pids controller), so that a fork bomb in
+  // one job cannot take the host's process table from the others. Unset: a
+  // quarter of the host's limit (kernel.threads-max, kernel.pid_max); 0: none.
+  std::optional<uint64_t> max_tasks_per_job;
 };
 
 CgroupConf ParseCgroupConf(const std::vector<ConfigLine>& lines, Diagnostics& diags);

@@ -63,6 +63,26 @@ TEST(ConfigLoaderTest, CgroupConfErrors) {
             std::string::npos);
 }
 
+// MaxTasksPerJob, Rota's own: a number of tasks, 0 for none, else an error at its line.
+TEST(ConfigLoaderTest, CgroupConfMaxTasksPerJob) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) + "NodeName=n1\n", "",
+                                      "ConstrainCores=yes\nMaxTasksPerJob=512\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_EQ((*loaded.config)->cgroup.max_tasks_per_job, std::optional<uint64_t>(512));
+  TempDir unset;
+  loaded = LoadConfigFiles(unset, {std::string(kMinimalHead) + "NodeName=n1\n", "", ""});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_FALSE((*loaded.config)->cgroup.max_tasks_per_job.has_value());
+  TempDir bad;
+  loaded = LoadConfigFiles(
+      bad, {std::string(kMinimalHead) + "NodeName=n1\n", "", "\nMaxTasksPerJob=lots\n"});
+  EXPECT_FALSE(loaded.config.ok());
+  EXPECT_NE(loaded.Text().find("cgroup.conf line 2: MaxTasksPerJob=lots is not a number of tasks"),
+            std::string::npos)
+      << loaded.Text();
+}
+
 // The commands read slurm.conf alone: what the node files say (even an error
 // in them) is the daemons' business, as with Slurm's commands.
 TEST(ConfigLoaderTest, SlurmConfOnlyLeavesTheNodeFilesUnread) {

@@ -117,6 +117,7 @@ Result<CageLimits> BatchJob::LimitsFor() const {
     limits.denied_devices =
         DeniedDevicesFor(*node_.config, node_.settings.node_name, node_.gpus->devices(), gpus_);
   }
+  limits.max_tasks = JobTaskLimit(conf);
   return limits;
 }
 

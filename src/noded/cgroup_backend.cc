@@ -4,6 +4,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -68,6 +69,21 @@ int CgroupBackend::KillAndRemove(const std::vector<uint32_t>& stale) {
   return removed;
 }
 
+std::optional<uint64_t> JobTaskLimit(const conf::CgroupConf& conf) {
+  if (conf.max_tasks_per_job) {
+    if (*conf.max_tasks_per_job == 0) return std::nullopt;
+    return conf.max_tasks_per_job;
+  }
+  uint64_t host = 0;
+  for (const char* file : {"/proc/sys/kernel/threads-max", "/proc/sys/kernel/pid_max"}) {
+    std::ifstream in(file);
+    uint64_t value = 0;
+    if (in >> value && value > 0) host = host == 0 ? value : std::min(host, value);
+  }
+  if (host == 0) return std::nullopt;
+  return std::max<uint64_t>(host / 4, 64);
+}
+
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
                                                  const std::string& node) {
   if (geteuid() != 0) return Unenforced("rotad is not running as root");
@@ -77,7 +93,8 @@ std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
   if (conf.plugin != "cgroup/v2") {
     // The memory controller is used whatever cgroup.conf says: the peak
     // memory and out-of-memory kills it counts are accounted.
-    std::vector<std::string> unneeded{"pids"};
+    std::vector<std::string> unneeded;
+    if (!JobTaskLimit(conf)) unneeded.push_back("pids");
     if (!conf.constrain_cores) unneeded.push_back("cpuset");
     if (!conf.constrain_devices) unneeded.push_back("devices");
     auto v1 = CgroupV1::Open(root, node, unneeded);

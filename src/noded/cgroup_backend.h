@@ -44,6 +44,8 @@ struct CageLimits {
   // files it was not given, gres_device_files.h); every other device stays
   // open, as under Slurm. Unset: devices are not constrained.
   std::optional<std::vector<DeviceRule>> denied_devices;
+  // The most processes and threads the job may have here (pids.max).
+  std::optional<uint64_t> max_tasks;
 };
 
 // What a step's cage (job_<id>/step_<s>, below its job's) enforces within the
@@ -150,6 +152,11 @@ class CgroupBackend {
 // and logs a loud warning saying so.
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
                                                  const std::string& node);
+
+// The per-job task limit cgroup.conf asks for: MaxTasksPerJob, or a quarter
+// of the host's own limit (the smaller of kernel.threads-max and
+// kernel.pid_max) when it is unset; nullopt for none (MaxTasksPerJob=0).
+std::optional<uint64_t> JobTaskLimit(const conf::CgroupConf& conf);
 
 // The host CPUs that allocation CPU ids stand for on a host offering
 // `host_cpus` (id i is the i-th); nullopt when an id is beyond the host (a

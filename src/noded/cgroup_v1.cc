@@ -179,6 +179,12 @@ Status CgroupV1::SetLimits(uint32_t job_id, const CageLimits& limits) {
     ROTA_RETURN_IF_ERROR(
         DenyDevices(JobDir("devices", job_id), *limits.denied_devices, /*reset=*/true));
   }
+  // A host without the pids controller runs jobs unlimited (rotad says so
+  // once at start); the limit is protection, not a request of the job's.
+  if (limits.max_tasks && Has("pids")) {
+    ROTA_RETURN_IF_ERROR(
+        WriteFile(JobDir("pids", job_id) + "/pids.max", std::to_string(*limits.max_tasks)));
+  }
   return Status::Ok();
 }
 

@@ -31,7 +31,7 @@ using std::chrono::steady_clock;
 constexpr std::pair<const char*, const char*> kControllers[] = {
     {"cpuset", "ConstrainCores cannot be enforced, and a job that asks for it will not start"},
     {"memory", "ConstrainRAMSpace cannot be enforced, and a job that asks for it will not start"},
-    {"pids", "jobs' process counts are not accounted (tracking needs no controller)"},
+    {"pids", "MaxTasksPerJob cannot be enforced: a job may fork until the host runs out"},
 };
 constexpr const char* kStepLeaf = "step_batch";
 
@@ -285,6 +285,10 @@ Status CgroupV2::SetLimits(uint32_t job_id, const CageLimits& limits) {
     Status attached = AttachDeviceFilter(*program, job);
     close(*program);
     if (!attached.ok()) return FailedPrecondition("ConstrainDevices: " + attached.message());
+  }
+  // As under v1: without the pids controller the limit is not enforced.
+  if (limits.max_tasks && Has("pids")) {
+    ROTA_RETURN_IF_ERROR(WriteFile(job + "/pids.max", std::to_string(*limits.max_tasks)));
   }
   return Status::Ok();
 }

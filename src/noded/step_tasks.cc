@@ -132,6 +132,7 @@ Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord&
     limits.denied_devices = DeniedDevicesFor(*node.config, node.settings.node_name,
                                              node.gpus->devices(), GpusOf(node, gpu_indices));
   }
+  limits.max_tasks = JobTaskLimit(conf);
   return limits;
 }
 

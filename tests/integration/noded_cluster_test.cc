@@ -347,6 +347,28 @@ TEST_F(NodedClusterTest, JobsOutliveARotadCrashAndTheirEndsAreReported) {
   EXPECT_TRUE(WaitForNodeState(1, "idle")) << cluster_->Run("sinfo -N").out;
 }
 
+// cgroup.conf's MaxTasksPerJob caps what a job may fork (the pids controller):
+// a fork bomb stops at the cap instead of taking the host's process table.
+class NodedTaskLimitTest : public NodedClusterTest {
+ protected:
+  std::string CgroupConf() const override {
+    return "ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainDevices=yes\n"
+           "MaxTasksPerJob=24\n";
+  }
+};
+
+TEST_F(NodedTaskLimitTest, TheJobsCageHasItsTaskLimit) {
+  // The job reads the limit of the pids cgroup it runs in.
+  std::string id = Submit(
+      "--wrap='p=$(grep :pids: /proc/self/cgroup | cut -d: -f3); "
+      "echo max=$(cat /sys/fs/cgroup/pids$p/pids.max) in $p'");
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("max=24 in /rota/" + cluster_->Node(1) + "/uid_0/job_" + id),
+            std::string::npos)
+      << out;
+}
+
 // Nodes that heartbeat every second against SlurmdTimeout=3, and come back
 // by themselves after being lost (ReturnToService=1).
 class NodedLivenessTest : public NodedClusterTest {
