@@ -5,6 +5,7 @@
 #include <openssl/crypto.h>
 
 #include <cstdlib>
+#include <optional>
 #include <utility>
 
 #include "auth/sha256.h"
@@ -74,10 +75,10 @@ Result<std::string> MungeIssuer::Issue(std::string_view bound_bytes) {
   return std::string(credential.get());
 }
 
-MungeVerifier::MungeVerifier(std::string socket_path) : socket_path_(std::move(socket_path)) {}
+MungeVerifier::MungeVerifier(std::string socket_path, size_t max_screened)
+    : socket_path_(std::move(socket_path)), max_screened_(max_screened) {}
 
-Result<Identity> MungeVerifier::Verify(std::string_view credential, std::string_view bound_bytes,
-                                       int64_t /*now_unix: munged keeps time*/) {
+Result<MungeVerifier::Decoded> MungeVerifier::Decode(std::string_view credential) {
   // munge_decode reads a C string, so an embedded NUL would hide a suffix.
   if (credential.empty() || credential.find('\0') != std::string_view::npos) {
     return PermissionDenied("malformed credential: not a munge credential string");
@@ -110,17 +111,50 @@ Result<Identity> MungeVerifier::Verify(std::string_view credential, std::string_
     default:
       return PermissionDenied("malformed or forged credential (munge: " + ctx.Explain(err) + ")");
   }
+  Decoded decoded;
+  decoded.identity = Identity{.uid = static_cast<uint32_t>(uid), .gid = static_cast<uint32_t>(gid)};
+  if (payload != nullptr && payload_length > 0) {
+    decoded.payload.assign(static_cast<const char*>(payload.get()),
+                           static_cast<size_t>(payload_length));
+  }
+  time_t encoded_at = 0;
+  int ttl = 0;
+  if (munge_ctx_get(ctx.get(), MUNGE_OPT_ENCODE_TIME, &encoded_at) != EMUNGE_SUCCESS ||
+      munge_ctx_get(ctx.get(), MUNGE_OPT_TTL, &ttl) != EMUNGE_SUCCESS) {
+    encoded_at = 0;
+    ttl = 0;
+  }
+  decoded.expires_at = static_cast<int64_t>(encoded_at) + ttl;
+  return decoded;
+}
 
+Result<Identity> MungeVerifier::Verify(std::string_view credential, std::string_view bound_bytes,
+                                       int64_t /*now_unix: munged keeps time*/) {
+  std::optional<Decoded> decoded;
+  {
+    // Screened already: munged has spent it, so it is taken from here, once.
+    std::lock_guard lock(mutex_);
+    auto it = screened_.find(credential);
+    if (it != screened_.end()) {
+      decoded = std::move(it->second);
+      screened_.erase(it);
+    }
+  }
+  if (!decoded) {
+    Result<Decoded> fresh = Decode(credential);
+    if (!fresh.ok()) return fresh.status();
+    decoded = std::move(fresh).value();
+  }
   const Sha256Digest digest = Sha256(bound_bytes);
-  if (payload_length != static_cast<int>(digest.size()) ||
-      CRYPTO_memcmp(payload.get(), digest.data(), digest.size()) != 0) {
+  if (decoded->payload.size() != digest.size() ||
+      CRYPTO_memcmp(decoded->payload.data(), digest.data(), digest.size()) != 0) {
     return PermissionDenied(
         "digest mismatch: credential was issued for a different request (method or body)");
   }
-  return Identity{.uid = static_cast<uint32_t>(uid), .gid = static_cast<uint32_t>(gid)};
+  return decoded->identity;
 }
 
-Status MungeVerifier::Screen(std::string_view credential, int64_t /*now_unix*/) {
+Status MungeVerifier::Screen(std::string_view credential, int64_t now_unix) {
   // munge credentials are a few hundred bytes of base64 between "MUNGE:" and ":".
   constexpr size_t kMaxMungeCredential = 4096;
   if (credential.size() < 8 || credential.size() > kMaxMungeCredential ||
@@ -128,6 +162,20 @@ Status MungeVerifier::Screen(std::string_view credential, int64_t /*now_unix*/) 
       credential.find('\0') != std::string_view::npos) {
     return PermissionDenied("malformed credential: not a munge credential string");
   }
+  {
+    std::lock_guard lock(mutex_);
+    std::erase_if(screened_, [&](const auto& entry) { return entry.second.expires_at < now_unix; });
+    if (screened_.size() >= max_screened_) {
+      return Status(StatusCode::kUnavailable,
+                    fmt::format("auth/munge: {} credentials are awaiting their requests' bodies; "
+                                "retry later",
+                                screened_.size()));
+    }
+  }
+  Result<Decoded> decoded = Decode(credential);
+  if (!decoded.ok()) return decoded.status();
+  std::lock_guard lock(mutex_);
+  screened_.emplace(std::string(credential), std::move(decoded).value());
   return Status::Ok();
 }
 

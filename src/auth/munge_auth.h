@@ -6,6 +6,10 @@
 // TTL and replay protection with its own clock, so Verify ignores `now_unix`.
 // Each call opens its own munge context: contexts are not thread-safe.
 
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -27,16 +31,31 @@ class MungeIssuer final : public CredentialIssuer {
 
 class MungeVerifier final : public CredentialVerifier {
  public:
-  explicit MungeVerifier(std::string socket_path);
+  // `max_screened`: credentials Screen may hold for Verify at once.
+  explicit MungeVerifier(std::string socket_path, size_t max_screened = 65536);
 
   Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
                           int64_t now_unix) override;
-  // The form only ("MUNGE:...:", no NUL): decoding here would spend munged's
-  // replay check before Verify runs.
+  // Decodes the credential with munged, which checks it and spends its replay
+  // entry, and keeps what it vouches for until Verify asks for it (Verify
+  // then checks only the binding). A credential screened and never verified
+  // (its connection dropped) is forgotten once its munge TTL has run out.
+  // Errors: kPermissionDenied; kUnavailable when munged cannot be reached or
+  // max_screened credentials are held already.
   Status Screen(std::string_view credential, int64_t now_unix) override;
 
  private:
+  struct Decoded {
+    Identity identity;
+    std::string payload;     // The SHA-256 of the bound bytes, if genuine.
+    int64_t expires_at = 0;  // Unix s: encode time + TTL.
+  };
+  Result<Decoded> Decode(std::string_view credential);
+
   const std::string socket_path_;
+  const size_t max_screened_;
+  std::mutex mutex_;
+  std::map<std::string, Decoded, std::less<>> screened_;  // GUARDED_BY(mutex_)
 };
 
 }  // namespace rota::auth

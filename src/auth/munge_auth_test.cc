@@ -81,6 +81,58 @@ TEST_F(MungeAuthTest, TamperedOrForeignCredentialsAreRefused) {
   }
 }
 
+// Screen runs before a request's body is read; Verify then checks the binding.
+TEST_F(MungeAuthTest, ScreenedCredentialIsVerifiedOnceAgainstItsBody) {
+  auto credential = issuer_->Issue(bound_);
+  ASSERT_TRUE(credential.ok());
+  ASSERT_TRUE(verifier_->Screen(*credential, SystemUnixNow()).ok());
+  auto identity = verifier_->Verify(*credential, bound_, SystemUnixNow());
+  ASSERT_TRUE(identity.ok()) << identity.status().ToString();
+  EXPECT_EQ(identity->uid, geteuid());
+  // Spent: neither a second Verify nor a second Screen accepts it.
+  EXPECT_THAT(verifier_->Verify(*credential, bound_, SystemUnixNow()).status().message(),
+              HasSubstr("replayed"));
+  EXPECT_EQ(verifier_->Screen(*credential, SystemUnixNow()).code(), StatusCode::kPermissionDenied);
+}
+
+TEST_F(MungeAuthTest, ScreenRefusesForgedAndReplayedCredentialsBeforeTheBody) {
+  auto credential = issuer_->Issue(bound_);
+  ASSERT_TRUE(credential.ok());
+  std::string tampered = *credential;
+  char& c = tampered[tampered.size() / 2];
+  c = (c == 'A') ? 'B' : 'A';
+  for (const std::string& bad : {tampered, std::string("MUNGE:garbage:"), std::string("x")}) {
+    EXPECT_EQ(verifier_->Screen(bad, SystemUnixNow()).code(), StatusCode::kPermissionDenied) << bad;
+  }
+  ASSERT_TRUE(verifier_->Verify(*credential, bound_, SystemUnixNow()).ok());
+  Status replayed = verifier_->Screen(*credential, SystemUnixNow());
+  EXPECT_EQ(replayed.code(), StatusCode::kPermissionDenied);
+  EXPECT_THAT(replayed.message(), HasSubstr("replayed"));
+}
+
+TEST_F(MungeAuthTest, ScreenedCredentialForAnotherBodyIsRefused) {
+  auto credential = issuer_->Issue(bound_);
+  ASSERT_TRUE(credential.ok());
+  ASSERT_TRUE(verifier_->Screen(*credential, SystemUnixNow()).ok());
+  auto identity = verifier_->Verify(*credential, RpcBindingBytes(11, "submit that"), 0);
+  ASSERT_FALSE(identity.ok());
+  EXPECT_THAT(identity.status().message(), HasSubstr("digest mismatch"));
+}
+
+TEST_F(MungeAuthTest, ScreenHoldsABoundedNumberOfCredentials) {
+  MungeVerifier small(munged_->socket_path(), /*max_screened=*/2);
+  for (int i = 0; i < 2; ++i) {
+    auto credential = issuer_->Issue(bound_);
+    ASSERT_TRUE(credential.ok());
+    ASSERT_TRUE(small.Screen(*credential, SystemUnixNow()).ok()) << i;
+  }
+  auto third = issuer_->Issue(bound_);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(small.Screen(*third, SystemUnixNow()).code(), StatusCode::kUnavailable);
+  // Once their TTL has run out, the held ones make room.
+  EXPECT_TRUE(small.Screen(*third, SystemUnixNow() + 3600).ok());
+}
+
 TEST_F(MungeAuthTest, FactoryHonoursSocketPath) {
   AuthSettings settings;
   settings.auth_type = "auth/munge";
