@@ -1,11 +1,13 @@
-// A real rotactld under a connection flood from one peer address: it refuses
-// what is over the per-peer cap (lowered for the test through
+// Real daemons under a connection flood from one peer address: rotactld
+// refuses what is over the per-peer cap (lowered for the test through
 // ROTA_RPC_MAX_CONNECTIONS_PER_PEER), keeps serving the commands of others,
-// says so in a few log lines, and is alive afterwards.
+// says so in a few log lines, and is alive afterwards; a rotad with few
+// descriptors, flooded, still runs the job sent to it.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "tests/integration/controller_process.h"
+#include "tests/integration/two_node_cluster_test.h"
 
 namespace rota {
 namespace {
@@ -143,6 +147,39 @@ TEST(TransportLimitsTest, ConnectionFloodFromOnePeerLeavesTheControllerServing) 
   EXPECT_EQ(r.exit_code, 0) << r.out;
   r = ctld.Run("scancel 1");
   EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+// The node half of issue 28's flood: a rotad started with a soft descriptor
+// limit of 512, flooded with 600 connections from one address, still runs the
+// job the controller sends it. Before, the flood took every descriptor (rotad
+// neither raised its limit nor capped connections) and the launch failed.
+class NodeFloodTest : public testing::TwoNodeClusterTest {};
+
+TEST_F(NodeFloodTest, FloodedNodeStillRunsItsJob) {
+  cluster_->StopNode(1);
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &before), 0);
+  // The soft limit only: a daemon may raise it to the hard limit, and so may
+  // this process afterwards.
+  const rlimit few{512, before.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &few), 0);  // Inherited by the rotad started now.
+  const bool started = cluster_->StartNode(1, {"ROTA_RPC_MAX_CONNECTIONS_PER_PEER=50"});
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &before), 0);
+  ASSERT_TRUE(started) << cluster_->NodeLogs();
+  ASSERT_TRUE(testing::WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
+      << cluster_->Run("sinfo").out;
+
+  Flood flood(cluster_->NodePort(1), 600);
+  ASSERT_EQ(flood.opened(), 600u);
+  EXPECT_GE(flood.ClosedByPeer(550, std::chrono::seconds(5)), 550u);
+
+  // First fit puts a one-node job on node 1.
+  CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " -w " +
+                                  cluster_->Node(1) + " --wrap='echo flooded-but-fine'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string id(Trim(r.out));
+  EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
+  EXPECT_EQ(Output(id), "flooded-but-fine\n");
 }
 
 }  // namespace
