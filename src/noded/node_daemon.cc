@@ -455,16 +455,6 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   finished_.push_back({job_id, run});
 }
 
-bool NodeDaemon::SignalStep(uint32_t job_id, const wire::StepSignal& signal) {
-  const std::string socket = StepSocketPath(context_.settings.spool_dir, job_id);
-  wire::StepRequest request;
-  *request.mutable_signal() = signal;
-  // A step daemon just started may not listen yet.
-  for (int attempt = 0; attempt < 60; ++attempt) {
-    Result<wire::StepStatus> answer = AskStepDaemon(socket, request, std::chrono::seconds(5));
-    if (answer.ok()) return true;
-    if (ReadStepOutcome(context_.settings.spool_dir, job_id)) return false;  // It has ended.
-    // Reported and cleaned away (a kill for a job that is already gone).
 bool NodeDaemon::EmptyJobCage(uint32_t job_id) {
   Status killed = cgroups_->KillAll(job_id);
   if (!killed.ok()) {
@@ -482,6 +472,16 @@ bool NodeDaemon::EmptyJobCage(uint32_t job_id) {
   return true;
 }
 
+bool NodeDaemon::SignalStep(uint32_t job_id, const wire::StepSignal& signal) {
+  const std::string socket = StepSocketPath(context_.settings.spool_dir, job_id);
+  wire::StepRequest request;
+  *request.mutable_signal() = signal;
+  // A step daemon just started may not listen yet.
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    Result<wire::StepStatus> answer = AskStepDaemon(socket, request, std::chrono::seconds(5));
+    if (answer.ok()) return true;
+    if (ReadStepOutcome(context_.settings.spool_dir, job_id)) return false;  // It has ended.
+    // Reported and cleaned away (a kill for a job that is already gone).
     if (!ReadStepRecord(context_.settings.spool_dir, job_id).ok()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

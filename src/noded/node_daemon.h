@@ -72,10 +72,10 @@ class NodeDaemon {
   // Reports `outcome`, frees the job's GPUs and, once the controller has it,
   // its spool files. Runs on the job's thread.
   void FinishStep(wire::JobExitedRequest outcome, uint32_t run);
-  // Starts the step daemon of `job_id`: forked from forker_, else by exec.
   // Kills whatever is left in the job's cage and removes it; false (and the
   // node drained) when processes survive SIGKILL.
   bool EmptyJobCage(uint32_t job_id);
+  // Starts the step daemon of `job_id`: forked from forker_, else by exec.
   Status SpawnStep(uint32_t job_id);
   // Asks the job's rota-stepd to deliver a signal; false when none answered.
   bool SignalStep(uint32_t job_id, const wire::StepSignal& signal);
