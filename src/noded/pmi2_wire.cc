@@ -30,15 +30,21 @@ std::string EncodePmi2(const Pmi2Message& message) {
     for (const auto& [k, v] : message.attributes) line += " " + k + "=" + v;
     return line + "\n";
   }
-  std::string body = "cmd=" + message.command + ";";
+  // Every value doubles its ';', the command's too: a parsed command may hold
+  // one (";;" on the wire), and its echo must parse back to the same.
+  auto append_value = [](std::string& out, std::string_view value) {
+    for (char c : value) {
+      if (c == ';') out += ';';
+      out += c;
+    }
+    out += ';';
+  };
+  std::string body = "cmd=";
+  append_value(body, message.command);
   for (const auto& [k, v] : message.attributes) {
     body += k;
     body += '=';
-    for (char c : v) {
-      if (c == ';') body += ';';
-      body += c;
-    }
-    body += ';';
+    append_value(body, v);
   }
   std::string length = std::to_string(body.size());
   length.resize(std::max(length.size(), kLengthDigits), ' ');

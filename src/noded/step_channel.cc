@@ -7,6 +7,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -73,8 +74,16 @@ Status ReadStepMessage(int fd, google::protobuf::MessageLite& message,
   uint32_t size = (uint32_t{header[0]} << 24) | (uint32_t{header[1]} << 16) |
                   (uint32_t{header[2]} << 8) | uint32_t{header[3]};
   if (size > kMaxStepMessageBytes) return InvalidArgument("step message too large");
-  std::string body(size, '\0');
-  ROTA_RETURN_IF_ERROR(ReadAll(fd, body.data(), body.size(), timeout));
+  // Grown as the bytes arrive, not by what the header claims: a peer that
+  // announces 64 MiB and sends nothing more costs nothing.
+  constexpr size_t kPiece = 64 << 10;
+  std::string body;
+  while (body.size() < size) {
+    const size_t at = body.size();
+    const size_t n = std::min<size_t>(kPiece, size - at);
+    body.resize(at + n);  // Capacity doubles: linear in all.
+    ROTA_RETURN_IF_ERROR(ReadAll(fd, body.data() + at, n, timeout));
+  }
   if (!message.ParseFromString(body)) return InvalidArgument("malformed step message");
   return Status::Ok();
 }
