@@ -203,7 +203,7 @@ class AuthzMatrixTest : public ::testing::Test {
     ASSERT_EQ(start_error_, "") << cluster_->Logs();
   }
   void TearDown() override {
-    if (HasFailure()) std::cerr << cluster_->Logs();
+    if (HasFailure() && cluster_ != nullptr) std::cerr << cluster_->Logs();
   }
 
   // Runs every cell of `rows` against `port`, with `cases` by row name.
