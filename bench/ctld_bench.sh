@@ -13,6 +13,9 @@
 # Environment knobs:
 #   CTLD_BENCH_ENVIRONMENT=1  ctld_load jobs carry this shell's environment
 #   CTLD_BENCH_BIN_REV=REV    the source revision of BIN_DIR, for the JSON
+#   CTLD_BENCH_MILLION=1      then on to a million jobs (arrays and singles): RSS,
+#                             idle CPU, restart time and cancelling them all
+#                             (about 2 GiB of controller memory, a few minutes)
 set -euo pipefail
 export LC_ALL=C  # EPOCHREALTIME and printf use '.' as the decimal point.
 
@@ -74,7 +77,7 @@ StateSaveLocation=$WORK_DIR/state
 GresTypes=gpu
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=1024
-MaxJobCount=200000
+MaxJobCount=$([[ "${CTLD_BENCH_MILLION:-0}" == 1 ]] && echo 2000000 || echo 200000)
 MaxArraySize=100001
 NodeName=n[1-4] CPUs=32 Sockets=2 CoresPerSocket=16 RealMemory=512000 Gres=gpu:a100:8
 PartitionName=batch Nodes=ALL Default=YES MaxTime=1-00:00:00 DefaultTime=01:00:00
@@ -257,6 +260,63 @@ log "submitting 20000 more held jobs at 100,000 pending"
   ${LOAD_FLAGS[@]+"${LOAD_FLAGS[@]}"} >"$WORK_DIR/load_at_100k.txt"
 figure ctld_submit_ceiling_at_100k "$(load_figure ctld_submit_ceiling "$WORK_DIR/load_at_100k.txt")" jobs/s
 figure ctld_submit_p99_us_at_100k "$(load_figure ctld_submit_p99_us "$WORK_DIR/load_at_100k.txt")" us
+
+# ---------------------------------------------------------------- a million jobs
+
+restart_controller() {  # Stops rotactld (SIGTERM) and starts it on the same state.
+  kill "$CTLD_PID"
+  wait "$CTLD_PID" 2>/dev/null || true
+  "$BIN/rotactld" -f "$SLURM_CONF" >>"$WORK_DIR/rotactld.log" 2>&1 &
+  CTLD_PID=$!
+  for _ in $(seq 3000); do
+    "$BIN/squeue" -h -j 1 >/dev/null 2>&1 && return
+    kill -0 "$CTLD_PID" 2>/dev/null || { tail -20 "$WORK_DIR/rotactld.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  log "rotactld did not answer within 300 s of its restart"
+  exit 1
+}
+
+if [[ "${CTLD_BENCH_MILLION:-0}" == 1 ]]; then
+  # 40 arrays of 10,000 tasks (a pending array is one record, as in Slurm) and
+  # singles up to 600,000 records: about a million jobs.
+  log "40 held arrays of 10,000 tasks"
+  now_us; a=$REPLY
+  for _ in $(seq 40); do "$BIN/sbatch" --hold --array=0-9999 --wrap=true >/dev/null; done
+  now_us; b=$REPLY
+  figure sbatch_array_10000_ms "$(ms $(((b - a) / 40)))" ms
+  fill_to 600000 "$WORK_DIR/load_600k.txt"
+  figure ctld_submit_ceiling_to_600k "$(load_figure ctld_submit_ceiling "$WORK_DIR/load_600k.txt")" jobs/s
+  sleep 1
+  jobs_in_queue=$("$BIN/squeue" -h -r -o %i | wc -l)
+  figure ctld_jobs_1m "$jobs_in_queue" jobs
+  figure ctld_rss_1m_mib "$(rss_mib)" MiB
+  figure state_dir_1m_mib "$(du -sm "$WORK_DIR/state" | cut -f1)" MiB
+  ticks_a=$(cpu_ticks); now_us; a=$REPLY
+  sleep 5
+  ticks_b=$(cpu_ticks); now_us; b=$REPLY
+  figure ctld_idle_cpu_1m_ms_per_s "$(awk -v t=$((ticks_b - ticks_a)) -v hz="$(getconf CLK_TCK)" \
+    -v us=$((b - a)) 'BEGIN { printf "%.1f", t*1000/hz / (us/1e6) }')" ms/s
+  time_ms "$BIN/squeue"
+  figure squeue_1m_ms "$REPLY_MS" ms
+
+  log "restarting the controller on the state of a million jobs"
+  now_us; a=$REPLY
+  restart_controller
+  now_us; b=$REPLY
+  figure ctld_restart_1m_s "$(awk -v us=$((b - a)) 'BEGIN { printf "%.1f", us/1e6 }')" s
+  figure ctld_rss_1m_after_restart_mib "$(rss_mib)" MiB
+  after=$("$BIN/squeue" -h -r -o %i | wc -l)
+  ((after == jobs_in_queue)) || { log "$jobs_in_queue jobs before the restart, $after after"; exit 1; }
+
+  log "cancelling every job"
+  time_ms "$BIN/scancel" -u "$(id -un)"
+  figure scancel_all_1m_ms "$REPLY_MS" ms
+  left=$("$BIN/squeue" -h -t PENDING -r -o %i | wc -l)
+  ((left == 0)) || { log "$left jobs still pending after scancel"; exit 1; }
+  sleep 1
+  figure ctld_rss_1m_after_cancel_mib "$(rss_mib)" MiB
+fi
 
 # ---------------------------------------------------------------- results
 
