@@ -38,6 +38,7 @@
 #include "rpc/raw_peer_for_test.h"
 #include "tests/integration/controller_process.h"
 #include "tests/integration/noded_harness.h"
+#include "tests/integration/test_user.h"
 #include "tests/integration/two_node_cluster_test.h"
 
 namespace rota {
@@ -47,42 +48,8 @@ using testing::BinDir;
 using testing::CommandResult;
 using testing::ControllerProcess;
 using testing::DaemonProcess;
+using testing::TestUser;
 using testing::WaitUntil;
-
-// An ordinary user made for one test and removed after it, pass or fail.
-class TestUser {
- public:
-  explicit TestUser(const std::string& tag)
-      : name_("rota" + tag + std::to_string(getpid() % 100000)) {
-    made_ = std::system(("useradd -M -N -s /bin/sh " + name_ + " 2>/dev/null").c_str()) == 0;
-    if (passwd* pw = getpwnam(name_.c_str()); made_ && pw != nullptr) {
-      uid_ = pw->pw_uid;
-      gid_ = pw->pw_gid;
-    }
-  }
-  ~TestUser() {
-    if (made_) std::system(("userdel " + name_ + " 2>/dev/null").c_str());
-  }
-  TestUser(const TestUser&) = delete;
-  TestUser& operator=(const TestUser&) = delete;
-
-  bool ok() const { return made_ && uid_ != 0; }
-  const std::string& name() const { return name_; }
-  uid_t uid() const { return uid_; }
-  gid_t gid() const { return gid_; }
-  // The shell line that runs `command_line` (a built command and its
-  // arguments, without single quotes) as this user against `conf`.
-  std::string Line(const std::string& conf, const std::string& command_line) const {
-    return "su -s /bin/sh " + name_ + " -c 'SLURM_CONF=" + conf + " " + BinDir() + "/" +
-           command_line + "'";
-  }
-
- private:
-  std::string name_;
-  bool made_ = false;
-  uid_t uid_ = 0;
-  gid_t gid_ = 0;
-};
 
 // "UserId=NAME(UID)" as scontrol show job prints it.
 std::string UserIdField(const TestUser& user) {
@@ -146,8 +113,8 @@ class AuthdUsersTest : public ::testing::Test {
 
   SocketDir sockets_;
   ControllerProcess ctld_;
-  TestUser alice_{"a"};
-  TestUser bob_{"b"};
+  TestUser alice_{"rota", "a"};
+  TestUser bob_{"rota", "b"};
   std::unique_ptr<DaemonProcess> authd_;
 };
 
@@ -251,7 +218,7 @@ class NodeSocketUsersTest : public testing::TwoNodeClusterTest {
   std::string Settings() const override { return "AuthInfo=socket=" + sockets_.Socket() + "\n"; }
 
   SocketDir sockets_;
-  TestUser alice_{"n"};
+  TestUser alice_{"rota", "n"};
 };
 
 TEST_F(NodeSocketUsersTest, AUsersJobSignedByRotadRunsAsThatUser) {
@@ -341,8 +308,8 @@ class MungeUsersTest : public ::testing::Test {
   }
 
   ControllerProcess ctld_;
-  TestUser alice_{"ma"};
-  TestUser bob_{"mb"};
+  TestUser alice_{"rota", "ma"};
+  TestUser bob_{"rota", "mb"};
   std::unique_ptr<auth::testing::MungedProcess> munged_;
 };
 

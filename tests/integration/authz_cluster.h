@@ -28,6 +28,7 @@
 #include "rpc/frame.h"
 #include "tests/integration/dbd_process.h"
 #include "tests/integration/noded_harness.h"
+#include "tests/integration/test_user.h"
 
 namespace rota::testing::authz {
 
@@ -50,33 +51,12 @@ inline constexpr std::array<const char*, kCallers> kCallerNames = {
 // ---------------------------------------------------------------------------
 // Users.
 
-// An ordinary user made for the suite and removed after it, pass or fail.
-class TestUser {
- public:
-  explicit TestUser(const std::string& tag)
-      : name_("rotaz" + tag + std::to_string(getpid() % 100000)) {
-    made_ = std::system(("useradd -M -N -s /bin/sh " + name_ + " 2>/dev/null").c_str()) == 0;
-    if (passwd* pw = getpwnam(name_.c_str()); made_ && pw != nullptr) {
-      uid_ = pw->pw_uid;
-      gid_ = pw->pw_gid;
-    }
-  }
-  ~TestUser() {
-    if (made_) std::system(("userdel " + name_ + " 2>/dev/null").c_str());
-  }
-  TestUser(const TestUser&) = delete;
-  TestUser& operator=(const TestUser&) = delete;
+using testing::TestUser;
 
-  bool ok() const { return made_ && uid_ != 0; }
-  const std::string& name() const { return name_; }
-  auth::Identity id() const { return {.uid = uid_, .gid = gid_}; }
-
- private:
-  std::string name_;
-  bool made_ = false;
-  uid_t uid_ = 0;
-  gid_t gid_ = 0;
-};
+// The identity a credential of `user` carries.
+inline auth::Identity IdentityOf(const TestUser& user) {
+  return {.uid = user.uid(), .gid = user.gid()};
+}
 
 // ---------------------------------------------------------------------------
 // The cluster: rotadbd, rotactld and one rotad, shared by the whole suite.
@@ -173,18 +153,18 @@ class Cluster {
   auth::Identity IdOf(Who who) const {
     switch (who) {
       case kOther:
-        return other_.id();
+        return IdentityOf(other_);
       case kOperator:
-        return operator_.id();
+        return IdentityOf(operator_);
       case kAdmin:
-        return admin_.id();
+        return IdentityOf(admin_);
       case kRoot:
       case kExpired:
         return {};
       case kSlurmUser:
-        return slurm_user_.id();
+        return IdentityOf(slurm_user_);
       default:
-        return owner_.id();
+        return IdentityOf(owner_);
     }
   }
 
@@ -280,11 +260,11 @@ class Cluster {
   }
 
  private:
-  TestUser owner_{"o"};
-  TestUser other_{"x"};
-  TestUser operator_{"p"};
-  TestUser admin_{"a"};
-  TestUser slurm_user_{"s"};
+  TestUser owner_{"rotaz", "o"};
+  TestUser other_{"rotaz", "x"};
+  TestUser operator_{"rotaz", "p"};
+  TestUser admin_{"rotaz", "a"};
+  TestUser slurm_user_{"rotaz", "s"};
   uint16_t dbd_port_;
   uint16_t ctld_port_;
   NodedCluster nodes_;
