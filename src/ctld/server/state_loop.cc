@@ -255,6 +255,13 @@ void StateLoop::Hold(Undurable held, const Status& why) {
 bool StateLoop::EnoughSpace() {
   struct statvfs fs {};
   if (statvfs(store_->dir().c_str(), &fs) != 0) return true;  // The write will tell.
+  // A file system the kernel made read-only (errors=remount-ro) would fail
+  // the write in a way the log cannot undo: refuse before writing.
+  if ((fs.f_flag & ST_RDONLY) != 0) {
+    short_of_space_ = true;
+    StartRefusing("its file system is read-only");
+    return false;
+  }
   const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
   short_of_space_ = free_bytes < options_.min_free_bytes;
   if (short_of_space_) {

@@ -137,7 +137,8 @@ class StateLoop {
   // Holds what could not be made durable and starts refusing changes.
   void Hold(Undurable held, const Status& why);
   bool refusing() const { return held_.has_value() || short_of_space_; }
-  // Whether the state directory has min_free_bytes; says why not once.
+  // Whether the state directory is writable and has min_free_bytes; says why
+  // not once.
   bool EnoughSpace();
   void StartRefusing(std::string why);
   // Writes the held batch (answering it and carrying it out), checks the
@@ -169,7 +170,7 @@ class StateLoop {
   std::chrono::microseconds last_pass_duration_{0};
   bool pass_wanted_ = true;
   std::optional<Undurable> held_;  // Loop thread only
-  bool short_of_space_ = false;    // Loop thread only
+  bool short_of_space_ = false;    // Loop thread only: or read-only
   std::deque<Queued> deferred_;    // Loop thread only: changes kept while refusing
   std::chrono::steady_clock::time_point last_retry_{};
   std::string refusing_;          // Guarded by mu_.

@@ -1,9 +1,12 @@
 #include "ctld/server/state_loop.h"
 
 #include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <future>
 #include <thread>
 
@@ -270,6 +273,51 @@ TEST(StateLoopDiskTest, ShortOfSpaceRefusesChangesBeforeMakingThem) {
     return [&jobs, n] { jobs.set_value(n); };
   });
   EXPECT_EQ(jobs.get_future().get(), 0u);
+  loop.Stop();
+}
+
+// A state directory on a file system that turned read-only: changes are
+// refused before anything is written, and taken again once it is writable.
+TEST(StateLoopDiskTest, ReadOnlyStateDirRefusesChangesUntilWritable) {
+  ASSERT_EQ(geteuid(), 0u) << "a read-only bind mount needs root";
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
+                                      "PartitionName=p Nodes=n1 Default=YES\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const std::string state_dir = (dir.path() / "state").string();
+  Recovered recovered;
+  auto store = StateStore::Open(state_dir, &recovered);
+  ASSERT_TRUE(store.ok());
+  // The store writes nothing until the first append: the directory can be
+  // made read-only under it (a bind mount of itself, remounted read-only).
+  ASSERT_EQ(mount(state_dir.c_str(), state_dir.c_str(), nullptr, MS_BIND, nullptr), 0)
+      << strerror(errno);
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{state_dir};
+  ASSERT_EQ(mount(nullptr, state_dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr),
+            0)
+      << strerror(errno);
+  StateLoop::Options options;
+  options.retry_durable = std::chrono::milliseconds(20);
+  options.min_free_bytes = 0;
+  StateLoop loop(
+      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
+      [] { return int64_t{1000}; }, options);
+  loop.Start();
+  Submitted refused = SubmitRefusable(loop, "refused");
+  EXPECT_EQ(refused.id.get(), 0u);
+  EXPECT_NE(refused.refusal->find("read-only"), std::string::npos) << *refused.refusal;
+
+  ASSERT_EQ(mount(nullptr, state_dir.c_str(), nullptr, MS_REMOUNT | MS_BIND, nullptr), 0)
+      << strerror(errno);
+  uint32_t id = 0;
+  for (int i = 0; i < 500 && id == 0; ++i) {
+    id = SubmitRefusable(loop, "after").id.get();
+    if (id == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(id, 1u);
   loop.Stop();
 }
 
