@@ -386,7 +386,9 @@ echo
 if [ "$USE_MUNGE" = yes ]; then
   say "credentials: auth/munge, this cluster's munged on $MUNGE_DIR/munge.socket"
 else
-  say "credentials: auth/slurm; other users get theirs from rotad on $(sed -n 's/^AuthInfo=socket=//p' "$CONF")"
+  # A slurm.conf kept from before the credential socket names none: rotad's default.
+  socket="$(sed -n 's/^AuthInfo=socket=//p' "$CONF")"
+  say "credentials: auth/slurm; other users get theirs from rotad on ${socket:-/run/rota/auth.socket}"
 fi
 cat <<EOF
 quickstart: logs in $QS/log/, pids in $QS/pids/
