@@ -298,12 +298,12 @@ void NodeDaemon::Handle(const rpc::RequestContext& context, std::string body,
   if (context.method == api::kSignalTasks) {
     wire::SignalTasksRequest req;
     if (!ParseOrFail(body, req, respond)) return;
-    Result<int> reached = step_tasks_->Signal(
-        req.job_id(), req.step_id(), req.signal() == 0 ? SIGKILL : req.signal(), id->uid,
-        privileged);
+    Result<int> reached =
+        step_tasks_->Signal(req.job_id(), req.step_id(), req.signal() == 0 ? SIGKILL : req.signal(),
+                            id->uid, privileged);
     if (!reached.ok()) {
-      spdlog::warn("refused to signal job {} step {} for uid {} at {}", req.job_id(),
-                   req.step_id(), id->uid, context.peer);
+      spdlog::warn("refused to signal job {} step {} for uid {} at {}", req.job_id(), req.step_id(),
+                   id->uid, context.peer);
       respond.Fail(reached.status());
       return;
     }
