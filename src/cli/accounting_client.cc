@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "api/auth_settings.h"
-#include "auth/signed_send.h"
+#include "cli/signed_call.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -42,17 +42,10 @@ Status AccountingClient::Call(uint16_t method, const google::protobuf::MessageLi
                     fmt::format("Problem talking to the database: {}", s.message()));
     }
   }
-  std::string body = request.SerializeAsString();
-  std::string answer_body;
-  ROTA_RETURN_IF_ERROR(auth::SendSigned(
-      *issuer_, auth::RpcBindingBytes(method, body), [&](const std::string& credential) {
-        Result<rpc::Response> answer = rpc_.Call(method, credential, body, timeout_);
-        if (!answer.ok()) return answer.status();
-        if (!answer->ok()) return answer->ToStatus();
-        answer_body = std::move(answer->body);
-        return Status::Ok();
-      }));
-  if (response != nullptr && !response->ParseFromString(answer_body)) {
+  Result<std::string> answer_body =
+      SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
+  if (!answer_body.ok()) return answer_body.status();
+  if (response != nullptr && !response->ParseFromString(*answer_body)) {
     return InvalidArgument("malformed answer from rotadbd");
   }
   return Status::Ok();

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "api/auth_settings.h"
-#include "auth/signed_send.h"
+#include "cli/signed_call.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -53,17 +53,7 @@ Status ControllerClient::Connect() {
 Result<std::string> ControllerClient::CallForBody(uint16_t method,
                                                   const google::protobuf::MessageLite& request) {
   if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
-  std::string body = request.SerializeAsString();
-  std::string answer_body;
-  ROTA_RETURN_IF_ERROR(auth::SendSigned(
-      *issuer_, auth::RpcBindingBytes(method, body), [&](const std::string& credential) {
-        Result<rpc::Response> answer = rpc_.Call(method, credential, body, timeout_);
-        if (!answer.ok()) return answer.status();
-        if (!answer->ok()) return answer->ToStatus();
-        answer_body = std::move(answer->body);
-        return Status::Ok();
-      }));
-  return answer_body;
+  return SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
 }
 
 Status ControllerClient::Call(uint16_t method, const google::protobuf::MessageLite& request,
