@@ -188,55 +188,77 @@ Submitted SubmitRefusable(StateLoop& loop, const std::string& name) {
   return out;
 }
 
+// A loop over one node whose state directory the tests make full or read-only.
+class StateLoopDiskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    loaded_ = LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
+                                     "PartitionName=p Nodes=n1 Default=YES\n"});
+    ASSERT_TRUE(loaded_.config.ok()) << loaded_.Text();
+  }
+  std::string StateDir() const { return (dir_.path() / "state").string(); }
+  // The store, opened through `ops` (nullptr: the real file system).
+  std::unique_ptr<StateStore> OpenStore(FileOps* ops = nullptr) {
+    Recovered recovered;
+    auto store = StateStore::Open(StateDir(), &recovered, StateStoreOptions{ops});
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+  std::unique_ptr<StateLoop> StartLoop(std::unique_ptr<StateStore> store,
+                                       StateLoop::Options options) {
+    auto loop = std::make_unique<StateLoop>(
+        std::make_unique<ControllerCore>(*loaded_.config), std::move(store), nullptr,
+        [] { return int64_t{1000}; }, options);
+    loop->Start();
+    return loop;
+  }
+  // How many jobs the core holds, read through the loop.
+  static size_t JobCount(StateLoop& loop) {
+    std::promise<size_t> jobs;
+    loop.EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+      const size_t n = core.PublishJobs()->size();
+      return [&jobs, n] { jobs.set_value(n); };
+    });
+    return jobs.get_future().get();
+  }
+
+  TempDir dir_;
+  rota::testing::LoadedConfig loaded_;
+};
+
 // The state disk fills: the loop neither stops nor acknowledges what it could
 // not write. Reads go on, changes are refused with the reason, and once the
 // disk takes writes again the held submission is answered and recorded.
-TEST(StateLoopDiskTest, FailedWriteHoldsTheBatchRefusesChangesAndResumes) {
-  TempDir dir;
-  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
-                                      "PartitionName=p Nodes=n1 Default=YES\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  const std::string state_dir = (dir.path() / "state").string();
+TEST_F(StateLoopDiskTest, FailedWriteHoldsTheBatchRefusesChangesAndResumes) {
   testing::CountingFileOps ops;
-  Recovered recovered;
-  auto store = StateStore::Open(state_dir, &recovered, StateStoreOptions{&ops});
-  ASSERT_TRUE(store.ok());
   StateLoop::Options options;
   options.retry_durable = std::chrono::milliseconds(20);
   options.min_free_bytes = 0;  // Only the failed writes count here.
-  StateLoop loop(
-      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
-      [] { return int64_t{1000}; }, options);
-  loop.Start();
-  EXPECT_EQ(SubmitRefusable(loop, "before").id.get(), 1u);
+  std::unique_ptr<StateLoop> loop = StartLoop(OpenStore(&ops), options);
+  EXPECT_EQ(SubmitRefusable(*loop, "before").id.get(), 1u);
 
   ops.fail_writes = 1'000'000;  // Every write fails until the disk is cleared.
-  Submitted held = SubmitRefusable(loop, "held");
-  for (int i = 0; i < 5000 && loop.refusing_changes().empty(); ++i) {
+  Submitted held = SubmitRefusable(*loop, "held");
+  for (int i = 0; i < 5000 && loop->refusing_changes().empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ASSERT_NE(loop.refusing_changes(), "");
+  ASSERT_NE(loop->refusing_changes(), "");
   // A read in a later batch is answered, while every retry still fails.
-  std::promise<size_t> jobs;
-  loop.EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
-    const size_t n = core.PublishJobs()->size();
-    return [&jobs, n] { jobs.set_value(n); };
-  });
-  EXPECT_EQ(jobs.get_future().get(), 2u);
-  Submitted refused = SubmitRefusable(loop, "refused");
+  EXPECT_EQ(JobCount(*loop), 2u);
+  Submitted refused = SubmitRefusable(*loop, "refused");
   EXPECT_EQ(refused.id.get(), 0u);
   EXPECT_NE(refused.refusal->find("cannot save its state"), std::string::npos) << *refused.refusal;
-  EXPECT_NE(loop.refusing_changes().find("changes are refused"), std::string::npos);
+  EXPECT_NE(loop->refusing_changes().find("changes are refused"), std::string::npos);
   EXPECT_EQ(held.id.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
 
   ops.fail_writes = 0;
   EXPECT_EQ(held.id.get(), 2u);
-  EXPECT_EQ(SubmitRefusable(loop, "after").id.get(), 3u);
-  EXPECT_EQ(loop.refusing_changes(), "");
-  loop.Stop();
+  EXPECT_EQ(SubmitRefusable(*loop, "after").id.get(), 3u);
+  EXPECT_EQ(loop->refusing_changes(), "");
+  loop->Stop();
 
   Recovered again;
-  auto reopened = StateStore::Open(state_dir, &again);
+  auto reopened = StateStore::Open(StateDir(), &again);
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   // before, held and after were recorded; the refused one was not.
   auto recorded = [&](const std::string& name) {
@@ -250,46 +272,26 @@ TEST(StateLoopDiskTest, FailedWriteHoldsTheBatchRefusesChangesAndResumes) {
 }
 
 // Below the reserve of free space, changes are refused before they are made.
-TEST(StateLoopDiskTest, ShortOfSpaceRefusesChangesBeforeMakingThem) {
-  TempDir dir;
-  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
-                                      "PartitionName=p Nodes=n1 Default=YES\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  Recovered recovered;
-  auto store = StateStore::Open((dir.path() / "state").string(), &recovered);
-  ASSERT_TRUE(store.ok());
+TEST_F(StateLoopDiskTest, ShortOfSpaceRefusesChangesBeforeMakingThem) {
   StateLoop::Options options;
   options.min_free_bytes = uint64_t{1} << 62;  // More than any disk has.
-  StateLoop loop(
-      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
-      [] { return int64_t{1000}; }, options);
-  loop.Start();
-  Submitted refused = SubmitRefusable(loop, "refused");
+  std::unique_ptr<StateLoop> loop = StartLoop(OpenStore(), options);
+  Submitted refused = SubmitRefusable(*loop, "refused");
   EXPECT_EQ(refused.id.get(), 0u);
   EXPECT_NE(refused.refusal->find("kept in reserve"), std::string::npos) << *refused.refusal;
-  std::promise<size_t> jobs;
-  loop.EnqueueRead([&](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
-    const size_t n = core.PublishJobs()->size();
-    return [&jobs, n] { jobs.set_value(n); };
-  });
-  EXPECT_EQ(jobs.get_future().get(), 0u);
-  loop.Stop();
+  EXPECT_EQ(JobCount(*loop), 0u);
+  loop->Stop();
 }
 
 // A state directory on a file system that turned read-only: changes are
 // refused before anything is written, and taken again once it is writable.
-TEST(StateLoopDiskTest, ReadOnlyStateDirRefusesChangesUntilWritable) {
+TEST_F(StateLoopDiskTest, ReadOnlyStateDirRefusesChangesUntilWritable) {
   ASSERT_EQ(geteuid(), 0u) << "a read-only bind mount needs root";
-  TempDir dir;
-  auto loaded = LoadConfigFiles(dir, {"ClusterName=c\nSlurmctldHost=h\nNodeName=n1 CPUs=4\n"
-                                      "PartitionName=p Nodes=n1 Default=YES\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  const std::string state_dir = (dir.path() / "state").string();
-  Recovered recovered;
-  auto store = StateStore::Open(state_dir, &recovered);
-  ASSERT_TRUE(store.ok());
+  std::unique_ptr<StateStore> store = OpenStore();
+  ASSERT_NE(store, nullptr);
   // The store writes nothing until the first append: the directory can be
   // made read-only under it (a bind mount of itself, remounted read-only).
+  const std::string state_dir = StateDir();
   ASSERT_EQ(mount(state_dir.c_str(), state_dir.c_str(), nullptr, MS_BIND, nullptr), 0)
       << strerror(errno);
   struct Unmount {
@@ -302,11 +304,8 @@ TEST(StateLoopDiskTest, ReadOnlyStateDirRefusesChangesUntilWritable) {
   StateLoop::Options options;
   options.retry_durable = std::chrono::milliseconds(20);
   options.min_free_bytes = 0;
-  StateLoop loop(
-      std::make_unique<ControllerCore>(*loaded.config), std::move(store).value(), nullptr,
-      [] { return int64_t{1000}; }, options);
-  loop.Start();
-  Submitted refused = SubmitRefusable(loop, "refused");
+  std::unique_ptr<StateLoop> loop = StartLoop(std::move(store), options);
+  Submitted refused = SubmitRefusable(*loop, "refused");
   EXPECT_EQ(refused.id.get(), 0u);
   EXPECT_NE(refused.refusal->find("read-only"), std::string::npos) << *refused.refusal;
 
@@ -314,11 +313,11 @@ TEST(StateLoopDiskTest, ReadOnlyStateDirRefusesChangesUntilWritable) {
       << strerror(errno);
   uint32_t id = 0;
   for (int i = 0; i < 500 && id == 0; ++i) {
-    id = SubmitRefusable(loop, "after").id.get();
+    id = SubmitRefusable(*loop, "after").id.get();
     if (id == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(id, 1u);
-  loop.Stop();
+  loop->Stop();
 }
 
 }  // namespace
