@@ -59,8 +59,9 @@ Status PermissionDenied(std::string why) {
 
 Status StaleCredential(int64_t issued_at, int64_t started_at) {
   return PermissionDenied(fmt::format(
-      "{}issued at {} ms, but {}{} ms and cannot know whether its previous run accepted it; "
-      "sign again (a clock seconds behind the daemon's makes its credentials stale for that long)",
+      "{}issued at {} ms, but {}{} ms (or its clock stepped back to then) and cannot know "
+      "whether it accepted it before; sign again (a clock seconds behind the daemon's makes its "
+      "credentials stale for that long)",
       kStaleMarker, issued_at, kStartedAtMarker, started_at));
 }
 

@@ -1,5 +1,6 @@
 #include "auth/replay_cache.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -22,6 +23,11 @@ ReplayCache::Outcome ReplayCache::Insert(const Nonce& nonce, int64_t expires_at,
   seen_.insert(nonce);
   expiry_queue_.emplace(expires_at, nonce);
   return Outcome::kFresh;
+}
+
+void ReplayCache::RestartEviction(int64_t now) {
+  std::lock_guard lock(mutex_);
+  evicted_before_ = std::min(evicted_before_, now);
 }
 
 size_t ReplayCache::size() const {

@@ -36,6 +36,11 @@ class ReplayCache {
   // slightly different `now` values; eviction never goes back in time.
   Outcome Insert(const Nonce& nonce, int64_t expires_at, int64_t now);
 
+  // After the wall clock stepped back: evicts by `now` from here on (entries
+  // still held stay until their own expiry). Credentials whose nonces were
+  // evicted under the old time are the caller's to refuse.
+  void RestartEviction(int64_t now);
+
   // Entries held now (expired ones are dropped only by Insert).
   size_t size() const;
 

@@ -78,6 +78,17 @@ TEST(ReplayCacheTest, EvictionNeverGoesBackInTime) {
   EXPECT_EQ(cache.Insert(MakeNonce(1), 1000, 1000), Outcome::kExpired);
 }
 
+TEST(ReplayCacheTest, EvictionRestartsAfterTheClockSteppedBack) {
+  ReplayCache cache(100);
+  ASSERT_EQ(cache.Insert(MakeNonce(1), 8500, 8200), Outcome::kFresh);
+  // Two hours back: a new credential is not read as expired.
+  cache.RestartEviction(1010);
+  EXPECT_EQ(cache.Insert(MakeNonce(2), 1310, 1010), Outcome::kFresh);
+  // What was held is still held.
+  EXPECT_EQ(cache.Insert(MakeNonce(1), 8500, 1011), Outcome::kReplayed);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
 TEST(ReplayCacheTest, ConcurrentInsertsAcceptEachNonceOnce) {
   ReplayCache cache(1'000'000);
   constexpr int kThreads = 4;

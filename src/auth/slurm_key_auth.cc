@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <openssl/crypto.h>
+#include <spdlog/spdlog.h>
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -98,7 +100,29 @@ SlurmKeyVerifier::SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key)
     : SlurmKeyVerifier(std::move(key), Options{}) {}
 
 SlurmKeyVerifier::SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key, Options options)
-    : key_(std::move(key)), options_(options), replay_cache_(options.max_replay_entries) {}
+    : key_(std::move(key)),
+      options_(options),
+      replay_cache_(options.max_replay_entries),
+      stale_up_to_ms_(options.started_at_ms) {}
+
+int64_t SlurmKeyVerifier::StaleUpToMs(int64_t now_unix) {
+  std::lock_guard lock(clock_mutex_);
+  if (latest_now_ != INT64_MIN && now_unix < latest_now_ - options_.clock_step_back_seconds) {
+    spdlog::warn(
+        "the wall clock stepped back {} s; credentials issued before now must be signed again",
+        latest_now_ - now_unix);
+    replay_cache_.RestartEviction(now_unix);
+    // Up to the whole second of detection: a credential of the old time
+    // dated within it cannot be told from a new one. On the new clock, not
+    // the greater of both: the start, or an earlier step's floor, may lie
+    // ahead of it now.
+    stale_up_to_ms_ = (now_unix + 1) * 1000 - 1;
+    latest_now_ = now_unix;
+  } else {
+    latest_now_ = std::max(latest_now_, now_unix);
+  }
+  return stale_up_to_ms_;
+}
 
 Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::string_view bound_bytes,
                                           int64_t now_unix) {
@@ -142,8 +166,8 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
 
   // After the MAC and digest: only a genuine credential for this very request
   // can be called stale, which tells its sender to sign afresh.
-  if (issued_at_ms <= options_.started_at_ms) {
-    return StaleCredential(issued_at_ms, options_.started_at_ms);
+  if (const int64_t stale_up_to = StaleUpToMs(now_unix); issued_at_ms <= stale_up_to) {
+    return StaleCredential(issued_at_ms, stale_up_to);
   }
 
   // Last, so that a credential refused above never occupies the cache.

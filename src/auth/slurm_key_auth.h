@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,13 @@ class SlurmKeyVerifier final : public CredentialVerifier {
     // (StaleCredential), and clients re-sign and retry (SendSigned). The
     // default accepts any date; MakeVerifier sets the start.
     int64_t started_at_ms = INT64_MIN;
+    // A `now` this many seconds behind the latest one seen is the wall clock
+    // stepped back (NTP, `date -s`). The replay cache then evicts by the new
+    // time (else every credential would read as expired until the clock
+    // caught up), and credentials issued at or before the step's detection
+    // are refused as stale, as after a start: their nonces may have been
+    // evicted under the old time.
+    int64_t clock_step_back_seconds = 5;
   };
 
   explicit SlurmKeyVerifier(std::shared_ptr<const SlurmKey> key);
@@ -77,9 +85,16 @@ class SlurmKeyVerifier final : public CredentialVerifier {
   size_t replay_cache_size() const { return replay_cache_.size(); }
 
  private:
+  // Credentials issued at or before the returned instant (Unix ms) are stale:
+  // the daemon's start, or the latest step back of the clock seen at `now_unix`.
+  int64_t StaleUpToMs(int64_t now_unix);
+
   const std::shared_ptr<const SlurmKey> key_;
   const Options options_;
   ReplayCache replay_cache_;
+  std::mutex clock_mutex_;
+  int64_t latest_now_ = INT64_MIN;  // GUARDED_BY(clock_mutex_)
+  int64_t stale_up_to_ms_;          // GUARDED_BY(clock_mutex_)
 };
 
 }  // namespace rota::auth

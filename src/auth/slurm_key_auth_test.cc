@@ -191,5 +191,44 @@ TEST_F(SlurmKeyAuthTest, CredentialsFromBeforeTheStartAreStale) {
   ExpectDenied(restarted.Verify(forged, bound_, kNow + 1), "bad MAC");
 }
 
+// The wall clock stepped forward two hours, then back: credentials signed
+// after the step back are accepted (not read as expired until the clock
+// catches up); those dated up to the step's detection are stale, so an old
+// credential whose nonce was evicted under the later time is not taken again.
+TEST_F(SlurmKeyAuthTest, AClockSteppedBackRefusesOnlyWhatCouldBeReplayed) {
+  const std::string before_steps = IssueAt(kNow, bound_);
+  ASSERT_TRUE(verifier_.Verify(before_steps, bound_, kNow).ok());
+  constexpr int64_t kAhead = kNow + 7200;
+  ASSERT_TRUE(verifier_.Verify(IssueAt(kAhead, bound_), bound_, kAhead).ok());
+  EXPECT_EQ(verifier_.replay_cache_size(), 1u);  // kNow's nonce was evicted
+
+  auto stepped = verifier_.Verify(IssueAt(kNow + 10, bound_), bound_, kNow + 10);
+  ExpectDenied(stepped, "stale credential");
+  EXPECT_TRUE(IsStaleCredential(stepped.status()));
+  // The replay of the evicted credential is refused too.
+  ExpectDenied(verifier_.Verify(before_steps, bound_, kNow + 10), "stale credential");
+  // Signed again a second later, as SendSigned does: accepted, once.
+  const std::string fresh = IssueAt(kNow + 11, bound_);
+  EXPECT_TRUE(verifier_.Verify(fresh, bound_, kNow + 11).ok());
+  ExpectDenied(verifier_.Verify(fresh, bound_, kNow + 12), "replayed credential");
+  // Small differences between threads' clocks are not steps.
+  EXPECT_TRUE(verifier_.Verify(IssueAt(kNow + 12, bound_), bound_, kNow + 8).ok());
+  // A second step back, an hour before the first: the same again, not
+  // stale until the clock is back where the first step left it.
+  ExpectDenied(verifier_.Verify(IssueAt(kNow - 3600, bound_), bound_, kNow - 3600), "stale");
+  EXPECT_TRUE(verifier_.Verify(IssueAt(kNow - 3599, bound_), bound_, kNow - 3599).ok());
+}
+
+// A daemon started while its clock was ahead: after the step back its
+// start lies in the future, yet credentials signed after the step pass.
+TEST_F(SlurmKeyAuthTest, AStartAheadOfTheClockStopsMattersAfterAStepBack) {
+  SlurmKeyVerifier::Options options;
+  options.started_at_ms = (kNow + 7200) * 1000;
+  SlurmKeyVerifier started_ahead(key_, options);
+  ASSERT_TRUE(started_ahead.Verify(IssueAt(kNow + 7201, bound_), bound_, kNow + 7201).ok());
+  ExpectDenied(started_ahead.Verify(IssueAt(kNow, bound_), bound_, kNow), "stale");
+  EXPECT_TRUE(started_ahead.Verify(IssueAt(kNow + 1, bound_), bound_, kNow + 1).ok());
+}
+
 }  // namespace
 }  // namespace rota::auth
