@@ -116,6 +116,10 @@ class ControllerCore {
   // Time-driven work: begin times, time limits, purging old jobs, then a
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);
+  // The wall clock stepped by `step` seconds (now reads `now`): the times of
+  // what is in progress move with it, so that durations are kept
+  // (clock_step.cc). The caller asks for a pass afterwards.
+  void ClockStepped(int64_t step, int64_t now, Effects& effects);
   // With `on`, a backfill pass that could start no job (each needs more CPUs
   // or GPUs than are free now) is skipped instead of planning reservations
   // that only squeue --start would show, and no pass writes its reservations

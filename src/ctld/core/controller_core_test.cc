@@ -923,6 +923,63 @@ TEST_F(NodeLivenessTest, SilentNodeGoesDownStarAndItsJobsRequeueOrFail) {
   EXPECT_EQ(replayed.nodes().Find("n1")->reason, "Not responding");
 }
 
+// The wall clock stepped two hours forward, then back: a running job keeps
+// its time limit and its nodes their SlurmdTimeout in elapsed time, and a
+// restarted controller replays the moved times from the log.
+TEST_F(NodeLivenessTest, ClockStepsKeepTimeLimitsAndNodeTimeoutsInElapsedTime) {
+  Reload("SlurmdTimeout=100\n");
+  Register("n1");
+  Register("n2");
+  uint32_t running = SubmitOk(Spec([](auto& s) { s.set_time_limit_s(600); }));
+  Tick();
+  now_ = kT0 + 10;
+  uint32_t pending = SubmitOk(Spec([](auto& s) { s.set_hold(true); }));
+  ASSERT_EQ(StateOf(running), "RUNNING");
+  ASSERT_EQ(Job(running).start_time(), kT0);
+
+  now_ = kT0 + 20 + 7200;
+  Effects e;
+  core_->ClockStepped(7200, now_, e);
+  Collect(e);
+  Tick();
+  EXPECT_EQ(StateOf(running), "RUNNING");
+  EXPECT_EQ(Job(running).start_time(), kT0 + 7200);
+  EXPECT_EQ(Job(running).end_time(), kT0 + 7200 + 600);
+  EXPECT_EQ(Job(pending).submit_time(), kT0 + 10 + 7200);
+  EXPECT_EQ(Node("n1").StateName(), "MIXED");
+  EXPECT_EQ(Node("n2").StateName(), "IDLE");
+
+  now_ = kT0 + 30;  // And back
+  core_->ClockStepped(-7210, now_, e = Effects());
+  Collect(e);
+  Tick();
+  EXPECT_EQ(Job(running).start_time(), kT0 - 10);
+  EXPECT_EQ(Job(pending).submit_time(), kT0);
+  // Node liveness still runs on elapsed time: n2 silent since kT0 (moved to
+  // kT0 - 10) is DOWN* at its 100 s, not an hour later.
+  now_ = kT0 + 80;
+  Register("n1");
+  Tick();
+  EXPECT_EQ(Node("n2").StateName(), "IDLE");
+  now_ = kT0 + 90;
+  Tick();
+  EXPECT_EQ(Node("n2").StateName(), "DOWN*");
+  // The time limit in elapsed time: 600 s after the (moved) start; n1 answers.
+  for (now_ = kT0 + 90; now_ < kT0 + 590; now_ += 50) {
+    Register("n1");
+    Tick();
+    ASSERT_EQ(StateOf(running), "RUNNING") << now_ - kT0;
+  }
+  now_ = kT0 + 590;
+  Tick();
+  EXPECT_EQ(Job(running).final_state(), wire::JOB_STATE_TIMEOUT);
+
+  ControllerCore replayed(config_);
+  replayed.Restore(nullptr, log_);
+  EXPECT_EQ(replayed.FindJob(pending)->submit_time(), kT0);
+  EXPECT_EQ(replayed.FindJob(running)->start_time(), kT0 - 10);
+}
+
 TEST_F(NodeLivenessTest, ReturnToServiceOneBringsSilentNodesBackButNotAdminDown) {
   Reload("SlurmdTimeout=100\nReturnToService=1\n");
   Register("n1");

@@ -55,6 +55,11 @@ class UsageLedger {
   // the last update came before it: only what ran since counts.
   void Advance(int64_t now, int64_t half_life_s, const std::vector<UsageCharge>& charges,
                int64_t last_reset = 0);
+  // The wall clock stepped by `step` seconds: the last update moves with it,
+  // so the next Advance charges and decays only the time truly elapsed.
+  void ShiftTime(int64_t step) {
+    if (updated_ > 0) updated_ += step;
+  }
   // Clears all usage now (PriorityUsageResetPeriod=NOW).
   void Clear();
 

@@ -112,7 +112,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   d->sink_ = std::move(mail_sender);
   d->loop_ = std::make_unique<StateLoop>(
       std::move(core), std::move(store).value(), d->sink_.get(),
-      [] { return static_cast<int64_t>(std::time(nullptr)); }, StateLoop::Options{});
+      [] { return static_cast<int64_t>(std::time(nullptr)); },
+      StateLoop::Options{.follow_clock_steps = true});
   // A PrologSlurmctld's outcome is a command like any other: the launch, or
   // the requeue, follows on the loop.
   StateLoop* loop_for_prologs = d->loop_.get();

@@ -138,6 +138,16 @@ void StateLoop::RunBatch(std::deque<Queued>& batch) {
   std::vector<Reply> replies;
   replies.reserve(batch.size());
   bool wanted = false;
+  if (options_.follow_clock_steps) {
+    if (const int64_t step = clock_steps_.Sample(now, SteadyClock::now()); step != 0) {
+      spdlog::warn(
+          "the wall clock stepped {:+} s; running and pending jobs and node contacts keep their "
+          "durations",
+          step);
+      core_->ClockStepped(step, now, effects);
+      wanted = true;
+    }
+  }
   for (Queued& q : batch) {
     replies.push_back(q.work(*core_, now, effects));
     wanted |= q.wants_pass;

@@ -28,6 +28,7 @@
 
 #include "ctld/core/controller_core.h"
 #include "ctld/server/accounting_sink.h"
+#include "ctld/server/clock_step_watch.h"
 #include "ctld/state/state_store.h"
 
 namespace rota::ctld {
@@ -70,6 +71,11 @@ class StateLoop {
     // Changes are refused while the state directory has less free than this
     // (room for a large batch and a snapshot's start).
     uint64_t min_free_bytes = 8ull << 20;
+    // Watch the wall clock for steps against the monotonic one and have the
+    // core keep durations across them (ControllerCore::ClockStepped). For a
+    // clock that follows the system's: a test's fixed clock would read as
+    // stepping back.
+    bool follow_clock_steps = false;
   };
 
   StateLoop(std::unique_ptr<ControllerCore> core, std::unique_ptr<StateStore> store,
@@ -159,6 +165,7 @@ class StateLoop {
   AccountingSink* accounting_ = nullptr;
   WallClock clock_;
   Options options_;
+  ClockStepWatch clock_steps_;  // Loop thread only
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
