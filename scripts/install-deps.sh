@@ -14,6 +14,7 @@ packages=(
   libhwloc-dev
   libsqlite3-dev
   libpq-dev postgresql
+  libfaketime
 )
 
 missing=()

@@ -116,7 +116,7 @@ std::string TresUsageInMax(const wire::AccountingJob&, const SacctContext& ctx) 
   return u != nullptr ? "mem=" + SacctMemoryKb(u->max_rss_kb()) : "";
 }
 
-const std::array<SacctField, 31> kFields = {{
+const std::array<SacctField, 32> kFields = {{
     {"JobID", 12, true, JobId},
     {"JobIDRaw", 12, true,
      [](const wire::AccountingJob& j, const SacctContext& ctx) {
@@ -142,6 +142,10 @@ const std::array<SacctField, 31> kFields = {{
     {"Elapsed", 10, false,
      [](const wire::AccountingJob& j, const SacctContext& ctx) {
        return SacctElapsed(ElapsedSeconds(j, ctx));
+     }},
+    {"ElapsedRaw", 10, false,
+     [](const wire::AccountingJob& j, const SacctContext& ctx) {
+       return std::to_string(ElapsedSeconds(j, ctx));
      }},
     {"State", 10, false,
      [](const wire::AccountingJob& j, const SacctContext&) { return SacctState(j); }},
