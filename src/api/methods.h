@@ -42,6 +42,8 @@ enum Method : uint16_t {
   // PrologFlags=Alloc/Contain, to a job's nodes other than its first
   // (proto/job_prepare.proto).
   kPrepareJob = 34,  // PrepareJobRequest -> Empty (cage made, Prolog run)
+  // A controller that starts asks its nodes to register at once.
+  kRegisterNow = 35,  // Empty -> Empty
   // Served by the node daemon, called by srun (and the controller for scancel).
   kLaunchTasks = 32,  // LaunchTasksRequest -> Empty (tasks started)
   kSignalTasks = 33,  // SignalTasksRequest -> Empty

@@ -60,6 +60,7 @@ rpc::MethodBodyLimits NodeBodyLimits() {
       {kLaunchTasks, kLargeBody},
       {kPrepareJob, kLargeBody},
       {kPing, kQueryBody},
+      {kRegisterNow, kQueryBody},
   });
 }
 

@@ -160,6 +160,7 @@ void NodeDaemon::Stop() {
   }
   if (server_) server_->Stop();
   stop_.Set();
+  NudgeHeartbeat();  // Its wait ends on the stop
   if (step_tasks_) step_tasks_->Stop();
   if (prepared_) prepared_->Stop();
   if (heartbeat_.joinable()) heartbeat_.join();
@@ -224,8 +225,23 @@ void NodeDaemon::HeartbeatLoop() {
     // Until the controller has heard of us, keep trying often.
     auto wait = registered ? std::chrono::milliseconds(options_.heartbeat_interval)
                            : std::chrono::milliseconds(1000);
-    if (stop_.WaitFor(wait)) return;
+    if (WaitForHeartbeat(wait)) return;
   }
+}
+
+void NodeDaemon::NudgeHeartbeat() {
+  {
+    std::lock_guard<std::mutex> lock(nudge_mu_);
+    nudged_ = true;
+  }
+  nudge_cv_.notify_all();
+}
+
+bool NodeDaemon::WaitForHeartbeat(std::chrono::milliseconds wait) {
+  std::unique_lock<std::mutex> lock(nudge_mu_);
+  nudge_cv_.wait_for(lock, wait, [this] { return nudged_ || stop_.IsSet(); });
+  nudged_ = false;
+  return stop_.IsSet();
 }
 
 uint32_t NodeDaemon::HeldCpus() {
@@ -318,6 +334,10 @@ void NodeDaemon::Handle(const rpc::RequestContext& context, std::string body,
   }
   switch (context.method) {
     case api::kPing:
+      AnswerEmpty(respond);
+      return;
+    case api::kRegisterNow:
+      NudgeHeartbeat();
       AnswerEmpty(respond);
       return;
     case api::kLaunchJob: {

@@ -4,6 +4,8 @@
 // bookkeeping, registration with heartbeats, and the RPC service the
 // controller calls to launch and signal jobs.
 
+#include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -83,6 +85,11 @@ class NodeDaemon {
   // reporting those that ended or were lost. Returns the live ones.
   std::set<uint32_t> RecoverSteps();
   void HeartbeatLoop();
+  // The controller asked for a registration now (api::kRegisterNow, sent by
+  // a controller that starts): the heartbeat's wait ends early.
+  void NudgeHeartbeat();
+  // Waits up to `wait` or until nudged; true once the daemon stops.
+  bool WaitForHeartbeat(std::chrono::milliseconds wait);
   // HealthCheckProgram every HealthCheckInterval; a failure drains the node
   // with what the program printed.
   void HealthCheckLoop();
@@ -103,6 +110,9 @@ class NodeDaemon {
   // is exec'd).
   std::unique_ptr<StepForker> forker_;
   StopFlag stop_;
+  std::mutex nudge_mu_;
+  std::condition_variable nudge_cv_;
+  bool nudged_ = false;  // Guarded by nudge_mu_.
   NodeContext context_;
   std::unique_ptr<rpc::RpcServer> server_;
   std::thread heartbeat_;

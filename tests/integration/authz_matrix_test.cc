@@ -152,6 +152,7 @@ const Row kDbdMatrix[] = {
 // rotad knows no AdminLevel: operators and administrators are ordinary users there.
 const Row kNodeMatrix[] = {
   {"NodePing",               api::kPing,              {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
+  {"RegisterNow",            api::kRegisterNow,       {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
   {"LaunchJob",              api::kLaunchJob,         {kDenied, kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
   {"SignalJob",              api::kSignalJob,         {kDenied, kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
   {"PrepareJob",             api::kPrepareJob,        {kDenied, kDenied, kDenied, kDenied, kAdmitted, kAdmitted, kBad, kAgain, kBad}},
@@ -678,6 +679,7 @@ TEST_F(AuthzMatrixTest, Node) {
   std::map<std::string, Case> cases;
   cases["NodePing"] = {nullptr, [](Cluster&, const Target&) { return Serialized(wire::Empty()); },
                        nullptr};
+  cases["RegisterNow"] = cases["NodePing"];
   static uint32_t next_job = 800000;
   cases["LaunchJob"] = {
       [](Cluster&, Who, const std::string& unique) {

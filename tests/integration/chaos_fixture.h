@@ -244,13 +244,7 @@ struct JobRow {
 
 class ChaosTest : public testing::TwoNodeClusterTest {
  protected:
-  // SlurmdTimeout=15: rotad heartbeats every 5 s (a third of it), so that a
-  // restarted controller learns of its nodes within 5 s. rotactld does not ask
-  // nodes to register when it starts: with the default (300 s, heartbeats
-  // every 30 s) nothing starts for up to 30 s after a controller restart.
-  std::string Settings() const override {
-    return testing::AccountingConf(dbd_port_) + "SlurmdTimeout=15\n";
-  }
+  std::string Settings() const override { return testing::AccountingConf(dbd_port_); }
   void SetUp() override {
     start_ = Clock::now();
     token_ = std::to_string(getpid()) + "_" + std::to_string(seed_);

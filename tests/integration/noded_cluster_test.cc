@@ -347,6 +347,30 @@ TEST_F(NodedClusterTest, JobsOutliveARotadCrashAndTheirEndsAreReported) {
   EXPECT_TRUE(WaitForNodeState(1, "idle")) << cluster_->Run("sinfo -N").out;
 }
 
+// A controller that starts asks its nodes to register at once: a job
+// submitted right after a restart starts within seconds, not at the nodes'
+// next heartbeat (every 30 s here).
+TEST_F(NodedClusterTest, RestartedControllerStartsJobsBeforeTheNextHeartbeat) {
+  kill(ctld_->pid(), SIGKILL);
+  ctld_->Stop();
+  ctld_ = std::make_unique<testing::DaemonProcess>(
+      std::vector<std::string>{testing::BinDir() + "/rotactld", "-f", cluster_->conf()},
+      (cluster_->dir().path() / "rotactld.log").string());
+  ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }));
+  const auto up = std::chrono::steady_clock::now();
+  std::string job = Submit("--wrap=true");
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        const std::string out = cluster_->Run("squeue -h -t all -o %T -j " + job).out;
+        const std::string_view state = Trim(out);
+        return state == "RUNNING" || state == "COMPLETING" || state == "COMPLETED";
+      },
+      std::chrono::seconds(40)));
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - up).count();
+  EXPECT_LT(waited, 5.0) << "the job started " << waited << " s after the controller came up";
+}
+
 // cgroup.conf's MaxTasksPerJob caps what a job may fork (the pids controller):
 // a fork bomb stops at the cap instead of taking the host's process table.
 class NodedTaskLimitTest : public NodedClusterTest {

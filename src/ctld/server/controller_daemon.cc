@@ -15,6 +15,7 @@
 #include "ctld/core/accounting_records.h"
 #include "ctld/server/mail_sender.h"
 #include "ctld/server/node_messenger.h"
+#include "ctld/server/registration_nudge.h"
 #include "ctld/server/slurmctld_scripts.h"
 #include "ctld/state/state_store.h"
 
@@ -99,6 +100,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
 
   auto issuer = auth::MakeIssuer(auth_settings);
   if (!issuer.ok()) return issuer.status();
+  auto nudge_issuer = auth::MakeIssuer(auth_settings);
+  if (!nudge_issuer.ok()) return nudge_issuer.status();
   auto messenger = std::make_unique<NodeMessenger>(d->config_, std::move(issuer).value());
   NodeMessenger* messenger_ptr = messenger.get();
   // Mails (--mail-type) go to MailProg, EpilogSlurmctld runs here; the rest
@@ -186,10 +189,14 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   spdlog::info("rotactld listening on {}:{} (at most {} connections, {} per peer address)",
                server_options.address, d->server_->port(), d->server_->max_connections(),
                server_options.max_connections_per_peer);
+  // Listening: the nodes' registrations can be taken from now on.
+  d->nudge_ = std::make_unique<RegistrationNudge>(d->config_, std::move(nudge_issuer).value());
+  d->nudge_->Start();
   return d;
 }
 
 void ControllerDaemon::Stop() {
+  if (nudge_) nudge_->Stop();
   if (server_) server_->Stop();
   if (policy_fetcher_) policy_fetcher_->Stop();
   // Prologs still running must not reach a loop that is going away.

@@ -11,6 +11,7 @@
 #include "ctld/server/accounting_outbox.h"
 #include "ctld/server/controller_service.h"
 #include "ctld/server/policy_fetcher.h"
+#include "ctld/server/registration_nudge.h"
 #include "ctld/server/slurmctld_scripts.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"
@@ -44,6 +45,7 @@ class ControllerDaemon {
   std::unique_ptr<PolicyFetcher> policy_fetcher_;  // AccountingStorageEnforce only
   std::unique_ptr<ControllerService> service_;
   std::unique_ptr<rpc::RpcServer> server_;
+  std::unique_ptr<RegistrationNudge> nudge_;  // Asks the nodes to register at start
 };
 
 }  // namespace rota::ctld
