@@ -103,6 +103,12 @@ Status PosixFileOps::Sync(int fd) {
   return Status::Ok();
 }
 
+Result<uint64_t> PosixFileOps::Size(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return ErrnoError("cannot stat", fd, errno);
+  return static_cast<uint64_t>(st.st_size);
+}
+
 Status PosixFileOps::Truncate(int fd, uint64_t size) {
   if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
     return ErrnoError("cannot truncate", fd, errno);

@@ -36,6 +36,8 @@ class FileOps {
   virtual Status DataSync(int fd) = 0;  // fdatasync(2): the data and the size.
   virtual Status Sync(int fd) = 0;      // fsync(2).
   virtual Status Truncate(int fd, uint64_t size) = 0;
+  // The open file's size (fstat(2)): works on a read-only file system too.
+  virtual Result<uint64_t> Size(int fd) = 0;
   virtual Status Close(int fd) = 0;
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   virtual Status Remove(const std::string& path) = 0;
@@ -54,6 +56,7 @@ class PosixFileOps : public FileOps {
   Status DataSync(int fd) override;
   Status Sync(int fd) override;
   Status Truncate(int fd, uint64_t size) override;
+  Result<uint64_t> Size(int fd) override;
   Status Close(int fd) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status Remove(const std::string& path) override;

@@ -29,6 +29,11 @@ class CountingFileOps : public PosixFileOps {
   // Atomic: a test may set it while the state loop's thread writes.
   std::atomic<int> fail_writes = 0;
 
+  // Fails the next writes without writing anything, as a file system that
+  // turned read-only does; with fail_truncates, truncates fail the same way.
+  std::atomic<int> refuse_writes = 0;
+  bool fail_truncates = false;
+
   // Fails the next opens as a process out of descriptors does.
   std::atomic<int> fail_opens = 0;
 
@@ -41,12 +46,20 @@ class CountingFileOps : public PosixFileOps {
   }
   Status Write(int fd, std::string_view data) override {
     ++writes;
+    if (refuse_writes > 0) {
+      --refuse_writes;
+      return IoError("injected write failure: Read-only file system");
+    }
     if (fail_writes > 0) {
       --fail_writes;
       (void)PosixFileOps::Write(fd, data.substr(0, data.size() / 2));
       return IoError("injected write failure: No space left on device");
     }
     return PosixFileOps::Write(fd, data);
+  }
+  Status Truncate(int fd, uint64_t size) override {
+    if (fail_truncates) return IoError("injected truncate failure: Read-only file system");
+    return PosixFileOps::Truncate(fd, size);
   }
   Status DataSync(int fd) override {
     ++data_syncs;

@@ -196,6 +196,13 @@ Status WriteAheadLog::StartSegment(uint64_t first_seq) {
 }
 
 Status WriteAheadLog::UndoFailedWrite(bool new_segment) {
+  // Nothing of the batch reached the file (a file system turned read-only
+  // refuses the first byte, and would refuse a truncate too): the log is as
+  // it was, and the segment stays open for the next append. An empty new
+  // segment left so is removed by the next start's replay.
+  if (Result<uint64_t> size = ops_->Size(active_fd_); size.ok() && *size == active_size_) {
+    return Status::Ok();
+  }
   const uint64_t first_seq = segments_.back();
   // A partial write may have reached the file: cut it back to the records
   // that were synced, durably, so that no torn tail sits before later ones.

@@ -178,6 +178,36 @@ TEST_F(WriteAheadLogTest, FailedFirstWriteOfASegmentLeavesNoSegment) {
   EXPECT_EQ(replay_.records[1], Payload(2));
 }
 
+// The state's file system turned read-only between the controller's check
+// and the write: nothing reached the file and nothing can be truncated. The
+// append is refused (kUnavailable, the controller refuses changes until it
+// can write) instead of stopping the log; in a segment's middle and as a new
+// segment's first write.
+TEST_F(WriteAheadLogTest, WriteRefusedByAReadOnlyFileSystemRecordsNothingAndTheLogGoesOn) {
+  auto log = Open();
+  AppendEach(log.get(), 1, 2);
+  ops_.fail_truncates = true;
+  ops_.refuse_writes = 1;
+  Result<uint64_t> failed = log->AppendBatch({Payload(3)});
+  EXPECT_EQ(failed.status().code(), StatusCode::kUnavailable) << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find("Read-only file system"), std::string::npos);
+  AppendEach(log.get(), 3, 3);
+  log.reset();
+
+  log = Open(0, /*segment_bytes=*/1);  // Every append starts a new segment
+  ops_.refuse_writes = 1;
+  EXPECT_EQ(log->AppendBatch({Payload(4)}).status().code(), StatusCode::kUnavailable);
+  log.reset();  // Restarted while refusing: the empty segment goes
+  log = Open(0, /*segment_bytes=*/1);
+  ASSERT_EQ(replay_.records.size(), 3u);
+  ops_.fail_truncates = false;
+  AppendEach(log.get(), 4, 5);
+  log.reset();
+  log = Open();
+  ASSERT_EQ(replay_.records.size(), 5u);
+  for (uint64_t i = 1; i <= 5; ++i) EXPECT_EQ(replay_.records[i - 1], Payload(i));
+}
+
 // Out of descriptors when a new segment is due: the controller must be able
 // to refuse and retry, not stop (kUnavailable, as for a full disk).
 TEST_F(WriteAheadLogTest, SegmentThatCannotBeOpenedRecordsNothingAndTheLogGoesOn) {
