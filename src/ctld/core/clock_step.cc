@@ -43,8 +43,8 @@ void ControllerCore::ClockStepped(int64_t step, int64_t now, Effects& effects) {
     }
   }
   last_backfill_ = moved(last_backfill_);
-  last_priority_calc_ = moved(last_priority_calc_);
-  usage_.ShiftTime(step);
+  priority_clock_.ClockStepped(step);
+  fairshare_.ClockStepped(step);
   next_wake_.reset();  // The next Tick's sweep finds what is due on the new clock
   ++version_;
 }

@@ -68,9 +68,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
     for (const wire::JobStepsState& steps : snapshot->job_steps()) steps_.Apply(steps);
     reservations_.Restore(snapshot->reservations());
-    if (snapshot->has_fairshare_usage()) {
-      usage_ = UsageLedger::FromState(snapshot->fairshare_usage());
-    }
+    if (snapshot->has_fairshare_usage()) fairshare_.Restore(snapshot->fairshare_usage());
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -100,7 +98,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         reservations_.Apply(r.reservation());
         break;
       case wire::StateRecord::kFairshareUsage:
-        usage_ = UsageLedger::FromState(r.fairshare_usage());
+        fairshare_.Restore(r.fairshare_usage());
         break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
@@ -153,7 +151,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   if (policy_) *s.mutable_policy() = policy_->state();
   for (wire::JobStepsState& steps : steps_.States()) *s.add_job_steps() = std::move(steps);
   if (!reservations_.empty()) *s.mutable_reservations() = reservations_.State();
-  if (usage_.updated() != 0) *s.mutable_fairshare_usage() = usage_.ToState();
+  if (usage_ledger().updated() != 0) *s.mutable_fairshare_usage() = usage_ledger().ToState();
   return s;
 }
 
@@ -171,8 +169,8 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   v.policy = policy_;
   v.steps = steps_.States();
   if (!reservations_.empty()) v.reservations = reservations_.State();
-  if (usage_.updated() != 0) {
-    v.usage = std::make_shared<const wire::UsageLedgerState>(usage_.ToState());
+  if (usage_ledger().updated() != 0) {
+    v.usage = std::make_shared<const wire::UsageLedgerState>(usage_ledger().ToState());
   }
   return v;
 }
@@ -207,8 +205,7 @@ std::string ControllerCore::SnapshotView::Serialize() const {
 
 void ControllerCore::ApplyUsageResetNow() {
   if (!EqualsIgnoreCase(config_->settings.priority_usage_reset_period, "NOW")) return;
-  if (!usage_.entries().empty()) usage_cleared_unsaved_ = true;
-  usage_.Clear();
+  fairshare_.ClearNow();
 }
 
 void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> config) {
@@ -272,7 +269,7 @@ uint32_t ControllerCore::AllocateJobId() {
 
 uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   if (IsMultifactor(*config_)) {
-    int64_t now = std::max(last_priority_calc_, job.submit_time());
+    int64_t now = std::max(priority_clock_.last(), job.submit_time());
     return ComputePriority(PriorityInputs(job), PriorityTotals(), MakePrioritySettings(*config_),
                            now)
         .priority;

@@ -21,12 +21,14 @@
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
+#include "ctld/core/fairshare_engine.h"
 #include "ctld/core/gang_scheduler.h"
 #include "ctld/core/license_pool.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/node_events.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
+#include "ctld/core/priority_clock.h"
 #include "ctld/core/reservation_table.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
@@ -183,11 +185,13 @@ class ControllerCore {
   // priority/multifactor (priority_recalc.cc): the breakdown sprio shows.
   wire::PriorityResponse DescribePriorities(const wire::PriorityRequest& request,
                                             int64_t now) const;
-  // Fair-share (fairshare_hooks.cc): the association tree with usage that
+  // Fair-share (fairshare_engine.h): the association tree with usage that
   // sshare shows; `caller_user` is shown alone unless all users are asked for.
   wire::FairshareResponse DescribeFairshare(const wire::FairshareRequest& request,
-                                            const std::string& caller_user) const;
-  const UsageLedger& usage_ledger() const { return usage_; }
+                                            const std::string& caller_user) const {
+    return fairshare_.Describe(FairshareInputs(), request, caller_user);
+  }
+  const UsageLedger& usage_ledger() const { return fairshare_.ledger(); }
 
  private:
   using JobPtr = std::shared_ptr<wire::JobRecord>;
@@ -211,25 +215,24 @@ class ControllerCore {
   // accrued (one fair-share usage record), then pending jobs' priorities are
   // recomputed in memory only (no record: a restart recomputes them).
   void RecomputePriorities(int64_t now, Effects& effects);
-  // Fair-share (fairshare_hooks.cc): accrues usage up to `now` and rebuilds
-  // the share tree the fair-share factor reads; appends the ledger's record.
-  void UpdateFairshare(int64_t now, Effects& effects);
+  // What the fair-share engine reads of this core.
+  FairshareEngine::Inputs FairshareInputs() const { return {*config_, policy_.get(), jobs_}; }
   // PriorityUsageResetPeriod=NOW: all usage is cleared when the controller
   // reads its configuration (start, reconfigure).
   void ApplyUsageResetNow();
-  // The share tree from the policy's accounts and users (or, without one, the
-  // jobs' own user/account pairs) and the ledger's usage.
-  ShareTree BuildShareTree() const;
-  // The account a job's usage and factor go to: its own, else its user's
-  // default account, else root.
-  std::string FairshareAccount(const wire::JobSpec& spec) const;
+  // The account a job's usage and factor go to (FairshareEngine::AccountOf).
+  std::string FairshareAccount(const wire::JobSpec& spec) const {
+    return FairshareEngine::AccountOf(spec, policy_.get());
+  }
   // `caller`, privileged too when accounting gives its user AdminLevel
   // Operator or Administrator (scancel, scontrol update/hold/release).
   Caller WithAdminLevel(const Caller& caller) const;
   // What the factors read of `job`, its QoS's Priority included (policy_hooks.cc).
   PriorityJob PriorityInputs(const wire::JobRecord& job) const;
   // The cluster totals the factors divide by, cached per configuration and policy.
-  const PriorityCluster& PriorityTotals() const;
+  const PriorityCluster& PriorityTotals() const {
+    return priority_clock_.Totals(config_, policy_.get());
+  }
   // Keeps a submission's payload (packing it unless it already is).
   void StorePayload(const wire::JobPayload& payload);
 
@@ -424,9 +427,7 @@ class ControllerCore {
   std::shared_ptr<const JobView> published_;
   StepTable steps_;
   SchedStats stats_;
-  int64_t last_priority_calc_ = 0;  // When pending priorities were last recomputed; 0: never
-  mutable std::shared_ptr<const conf::ClusterConfig> priority_totals_of_;
-  mutable PriorityCluster priority_totals_;
+  PriorityClock priority_clock_;  // Last recomputation, cluster totals
   // Preemption: by node index, the pending job the node is held for (0: none);
   // empty when no node is held. Rebuilt at each scheduling pass.
   std::vector<uint32_t> preempt_holds_;
@@ -434,9 +435,7 @@ class ControllerCore {
   // cleared by a ResumeDisplaced walk that finds none).
   bool maybe_suspended_ = true;
   std::shared_ptr<const PolicyTable> policy_;  // Null until rotadbd's is known
-  UsageLedger usage_;                          // Fair-share usage (usage_ledger.h)
-  bool usage_cleared_unsaved_ = false;         // ApplyUsageResetNow cleared usage: log it
-  std::shared_ptr<const ShareTree> shares_;    // Null until the first recomputation
+  FairshareEngine fairshare_;                  // Usage ledger and share tree
   Enforcement enforcement_;                    // From AccountingStorageEnforce
   ReservationTable reservations_;
   // The reservations' windows over the node model, for one scheduling pass

@@ -67,7 +67,7 @@ bool ControllerCore::SetPolicy(wire::PolicyState state, Effects& effects) {
   if (policy_ && Canonical(policy_->state()) == Canonical(state)) return false;
   *effects.records.emplace_back().mutable_policy() = state;
   policy_ = PolicyTable::FromState(std::move(state));
-  priority_totals_of_.reset();  // The highest QoS priority may have changed
+  priority_clock_.PolicyChanged();  // The highest QoS priority may have changed
   return true;
 }
 
@@ -95,7 +95,10 @@ PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
     if (qos != nullptr) p.qos_priority = qos->priority;
     p.assoc_priority = policy_->AssocPriority(job.spec().user(), FairshareAccount(job.spec()));
   }
-  if (shares_) p.fairshare = shares_->Factor(FairshareAccount(job.spec()), job.spec().user());
+  if (std::optional<double> factor =
+          fairshare_.Factor(FairshareAccount(job.spec()), job.spec().user())) {
+    p.fairshare = *factor;
+  }
   return p;
 }
 
@@ -175,7 +178,7 @@ Status ControllerCore::CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uin
 std::unique_ptr<LimitUsage> ControllerCore::RunningUsage(int64_t now) const {
   if (policy_ == nullptr || !enforcement_.limits || !policy_->has_start_limits()) return nullptr;
   auto usage = std::make_unique<LimitUsage>(policy_);
-  if (policy_->has_tres_mins_limits()) usage->SetTresMinutes(&usage_, enforcement_.safe);
+  if (policy_->has_tres_mins_limits()) usage->SetTresMinutes(&usage_ledger(), enforcement_.safe);
   for (const auto& [id, job] : jobs_) {
     if (!Holds(job->state())) continue;
     JobDemand d = DemandOf(*config_, *job);

@@ -27,28 +27,14 @@ std::string FormatFactorTres(const std::vector<std::pair<std::string, double>>& 
 
 }  // namespace
 
-const PriorityCluster& ControllerCore::PriorityTotals() const {
-  if (priority_totals_of_ != config_) {
-    priority_totals_ = MakePriorityCluster(*config_);
-    if (policy_) {
-      priority_totals_.max_qos_priority = policy_->MaxQosPriority();
-      priority_totals_.max_assoc_priority = policy_->MaxAssocPriority();
-    }
-    priority_totals_of_ = config_;
-  }
-  return priority_totals_;
-}
-
 void ControllerCore::RecomputePriorities(int64_t now, Effects& effects) {
   if (!IsMultifactor(*config_)) return;
-  int64_t period = std::max<int64_t>(config_->settings.priority_calc_period, 1);
-  if (last_priority_calc_ != 0 && now < last_priority_calc_ + period) {
-    NoteWake(last_priority_calc_ + period);
+  if (int64_t next = 0; !priority_clock_.Due(*config_, now, &next)) {
+    NoteWake(next);
     return;
   }
-  last_priority_calc_ = now;
-  NoteWake(now + period);
-  UpdateFairshare(now, effects);
+  NoteWake(priority_clock_.Ran(*config_, now));
+  fairshare_.Update(FairshareInputs(), now, effects);
   const PriorityCluster& cluster = PriorityTotals();
   const PrioritySettings settings = MakePrioritySettings(*config_);
   for (const auto& [id, job] : jobs_) {

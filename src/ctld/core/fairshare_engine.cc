@@ -1,11 +1,9 @@
-// Fair-share inside the controller core: usage accrued from the jobs at each
-// PriorityCalcPeriod recomputation (usage_ledger.h), the share tree the
-// fair-share factor reads (fairshare.h) and what sshare shows.
+#include "ctld/core/fairshare_engine.h"
+
 #include <algorithm>
 #include <unordered_set>
 
 #include "common/strings.h"
-#include "ctld/core/controller_core.h"
 #include "ctld/core/usage_reset.h"
 #include "model/job_state.h"
 
@@ -28,20 +26,22 @@ bool Listed(const auto& list, const std::string& value) {
 
 }  // namespace
 
-std::string ControllerCore::FairshareAccount(const wire::JobSpec& spec) const {
+std::string FairshareEngine::AccountOf(const wire::JobSpec& spec, const PolicyTable* policy) {
   if (!spec.account().empty()) return spec.account();
-  if (policy_) {
-    const UserPolicy* user = policy_->FindUser(spec.user());
+  if (policy != nullptr) {
+    const UserPolicy* user = policy->FindUser(spec.user());
     if (user != nullptr && !user->default_account.empty()) return user->default_account;
   }
   return kRootAccount;
 }
 
-void ControllerCore::UpdateFairshare(int64_t now, Effects& effects) {
-  const bool max_tres = HasFlag(*config_, "MAX_TRES");
+void FairshareEngine::Update(const Inputs& in, int64_t now, Effects& effects) {
+  const conf::ClusterConfig& config = in.config;
+  const PolicyTable* policy = in.policy;
+  const bool max_tres = HasFlag(config, "MAX_TRES");
   std::vector<UsageCharge> charges;
-  const int64_t since = usage_.updated();
-  for (const auto& [id, job] : jobs_) {
+  const int64_t since = ledger_.updated();
+  for (const auto& [id, job] : in.jobs) {
     wire::JobState state = job->state();
     if (job->start_time() <= 0) continue;
     const bool running = state == wire::JOB_STATE_RUNNING;
@@ -53,9 +53,9 @@ void ControllerCore::UpdateFairshare(int64_t now, Effects& effects) {
     c.user = job->spec().user();
     c.start = job->start_time();
     c.end = running ? 0 : job->end_time();
-    const std::string account = FairshareAccount(job->spec());
-    if (policy_) {
-      for (const AccountPolicy* a : policy_->Lineage(account)) c.lineage.push_back(a->name);
+    const std::string account = AccountOf(job->spec(), policy);
+    if (policy != nullptr) {
+      for (const AccountPolicy* a : policy->Lineage(account)) c.lineage.push_back(a->name);
     }
     if (c.lineage.empty()) c.lineage.push_back(account);
     if (c.lineage.back() != kRootAccount) c.lineage.push_back(kRootAccount);
@@ -63,11 +63,11 @@ void ControllerCore::UpdateFairshare(int64_t now, Effects& effects) {
     TresCounts counts = tres.ok() ? *tres : TresCounts{};
     if (!counts.Has("cpu")) counts.Set("cpu", std::max<uint32_t>(job->alloc_cpus(), 1));
     static const TresWeights kNoWeights;
-    const conf::PartitionConfig* part = config_->FindPartition(job->spec().partition());
+    const conf::PartitionConfig* part = config.FindPartition(job->spec().partition());
     c.rate = JobBilling(counts, part != nullptr ? part->billing_weights : kNoWeights, max_tres);
     c.qos = job->spec().qos().empty() ? kDefaultQos : job->spec().qos();
-    if (policy_) {
-      const QosPolicy* qos = policy_->FindQos(c.qos);
+    if (policy != nullptr) {
+      const QosPolicy* qos = policy->FindQos(c.qos);
       if (qos != nullptr) {
         c.rate *= qos->usage_factor;
         c.usage_factor = qos->usage_factor;
@@ -76,18 +76,33 @@ void ControllerCore::UpdateFairshare(int64_t now, Effects& effects) {
     c.tres = std::move(counts);
     charges.push_back(std::move(c));
   }
-  const bool had_usage = !usage_.entries().empty();
-  usage_.Advance(now, config_->settings.priority_decay_half_life, charges,
-                 LastUsageReset(config_->settings.priority_usage_reset_period, now));
-  shares_ = std::make_shared<const ShareTree>(BuildShareTree());
+  const bool had_usage = !ledger_.entries().empty();
+  ledger_.Advance(now, config.settings.priority_decay_half_life, charges,
+                  LastUsageReset(config.settings.priority_usage_reset_period, now));
+  tree_ = std::make_shared<const ShareTree>(BuildTree(in));
   // One record per recomputation (PriorityCalcPeriod), none while no usage.
-  if (had_usage || usage_cleared_unsaved_ || !usage_.entries().empty()) {
-    usage_cleared_unsaved_ = false;
-    *effects.records.emplace_back().mutable_fairshare_usage() = usage_.ToState();
+  if (had_usage || cleared_unsaved_ || !ledger_.entries().empty()) {
+    cleared_unsaved_ = false;
+    *effects.records.emplace_back().mutable_fairshare_usage() = ledger_.ToState();
   }
 }
 
-ShareTree ControllerCore::BuildShareTree() const {
+std::optional<double> FairshareEngine::Factor(const std::string& account,
+                                              const std::string& user) const {
+  if (!tree_) return std::nullopt;
+  return tree_->Factor(account, user);
+}
+
+void FairshareEngine::Restore(const wire::UsageLedgerState& state) {
+  ledger_ = UsageLedger::FromState(state);
+}
+
+void FairshareEngine::ClearNow() {
+  if (!ledger_.entries().empty()) cleared_unsaved_ = true;
+  ledger_.Clear();
+}
+
+ShareTree FairshareEngine::BuildTree(const Inputs& in) const {
   std::vector<ShareNode> nodes;
   std::unordered_set<std::string> known;
   auto key = [](const std::string& account, const std::string& user) {
@@ -102,38 +117,37 @@ ShareTree ControllerCore::BuildShareTree() const {
     n.parent = parent;
     n.shares = shares;
     n.shares_parent = shares_parent;
-    n.raw_usage = usage_.Usage(account, user);
+    n.raw_usage = ledger_.Usage(account, user);
     nodes.push_back(std::move(n));
   };
-  if (policy_) {
-    for (const auto& [name, a] : policy_->accounts()) {
+  if (in.policy != nullptr) {
+    for (const auto& [name, a] : in.policy->accounts()) {
       add(name, "", a.parent, a.shares, a.shares_parent);
     }
     // Each association of each user: a user in two accounts is two leaves.
-    for (const auto& [key, a] : policy_->associations()) {
+    for (const auto& [key, a] : in.policy->associations()) {
       add(a.account, a.user, "", a.shares, a.shares_parent);
     }
   }
   // Without accounting (or beyond it): each user under the account its jobs
   // name, with one share.
-  for (const auto& [k, usage] : usage_.entries()) add(k.first, k.second, "", 1, false);
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [k, usage] : ledger_.entries()) add(k.first, k.second, "", 1, false);
+  for (const auto& [id, job] : in.jobs) {
     if (model::IsFinished(job->state())) continue;
-    const std::string account = FairshareAccount(job->spec());
+    const std::string account = AccountOf(job->spec(), in.policy);
     add(account, "", "", 1, false);
     add(account, job->spec().user(), "", 1, false);
   }
-  return ShareTree::Compute(std::move(nodes), !HasFlag(*config_, "NO_FAIR_TREE"));
+  return ShareTree::Compute(std::move(nodes), !HasFlag(in.config, "NO_FAIR_TREE"));
 }
 
-wire::FairshareResponse ControllerCore::DescribeFairshare(const wire::FairshareRequest& request,
-                                                          const std::string& caller_user) const {
+wire::FairshareResponse FairshareEngine::Describe(const Inputs& in,
+                                                  const wire::FairshareRequest& request,
+                                                  const std::string& caller_user) const {
   wire::FairshareResponse out;
-  out.set_priority_type(config_->settings.priority_type);
-  out.set_fair_tree(!HasFlag(*config_, "NO_FAIR_TREE"));
-  // Built afresh: the associations and shares as they are now, the usage as of
-  // the last recomputation.
-  const ShareTree tree = BuildShareTree();
+  out.set_priority_type(in.config.settings.priority_type);
+  out.set_fair_tree(!HasFlag(in.config, "NO_FAIR_TREE"));
+  const ShareTree tree = BuildTree(in);
   for (const ShareRow& r : tree.rows()) {
     if (!request.accounts().empty() && !Listed(request.accounts(), r.account)) continue;
     if (!r.user.empty()) {
