@@ -5,53 +5,30 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
-
-class FairshareCoreTest : public ::testing::Test {
+class FairshareCoreTest : public testing::CoreTest {
  protected:
   void Load(const std::string& extra) {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
-                               "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
-                               "PriorityCalcPeriod=1\nPriorityDecayHalfLife=0\n" +
-                               extra +
-                               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-                               "TRESBillingWeights=CPU=1,GRES/gpu=10\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+    Start(
+        "GresTypes=gpu\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+        "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
+        "PriorityCalcPeriod=1\nPriorityDecayHalfLife=0\n" +
+        extra +
+        "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+        "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+        "TRESBillingWeights=CPU=1,GRES/gpu=10\n");
   }
 
-  uint32_t Submit(const Caller& who, std::function<void(wire::JobSpec&)> edit) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_name("job");
-    req.mutable_spec()->set_num_tasks(1);
-    edit(*req.mutable_spec());
-    Effects e;
-    auto r = core_->Submit(req, who, now_, e);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->job_id() : 0;
-  }
-  Effects Tick() {
-    Effects e;
-    core_->Tick(now_, e);
-    return e;
+  uint32_t Submit(const Caller& who, const SpecEdit& edit) {
+    return SubmitOkAs(who, [&](wire::JobSpec& s) {
+      s.set_num_tasks(1);
+      edit(s);
+    });
   }
   uint32_t PriorityOf(uint32_t id) { return core_->FindJob(id)->priority(); }
   // A job taking a GPU pair on one node for `seconds`: 1 CPU + 2 GPUs x 10 = 21 a second.
@@ -80,13 +57,6 @@ class FairshareCoreTest : public ::testing::Test {
     }
     return nullptr;
   }
-
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
-  Caller bob_{1001, 1001, "bob", "bob", false};
-  int64_t now_ = kT0;
 };
 
 TEST_F(FairshareCoreTest, HeavierUserGetsTheLowerPriority) {

@@ -4,18 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
-
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
 
 TEST(LicensePoolTest, RequestsAreCheckedAgainstTheCluster) {
   conf::LicenseCounts cluster = {{"fluent", 4}, {"ansys", 1}};
@@ -47,41 +39,20 @@ TEST(LicensePoolTest, CountsWhatAllocatedJobsHold) {
   EXPECT_FALSE(pool.Available(one));
 }
 
-class LicenseCoreTest : public ::testing::Test {
+class LicenseCoreTest : public testing::CoreTest {
  protected:
   void SetUp() override {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nLicenses=fluent:2\n"
-               "NodeName=n[1-2] CPUs=8 RealMemory=64000\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    core_ = std::make_unique<ControllerCore>(*loaded.config);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+    Start(
+        "Licenses=fluent:2\n"
+        "NodeName=n[1-2] CPUs=8 RealMemory=64000\n"
+        "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00\n");
   }
   Result<wire::SubmitJobResponse> Submit(const std::string& licenses) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_name("job");
-    req.mutable_spec()->set_licenses(licenses);
-    Effects e;
-    return core_->Submit(req, alice_, now_, e);
+    return SubmitAs(alice_, [&](wire::JobSpec& s) { s.set_licenses(licenses); });
   }
   uint32_t SubmitOk(const std::string& licenses) {
-    auto r = Submit(licenses);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->job_id() : 0;
+    return SubmitOkAs(alice_, [&](wire::JobSpec& s) { s.set_licenses(licenses); });
   }
-  void Tick() {
-    Effects e;
-    core_->Tick(now_, e);
-  }
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
-
-  TempDir dir_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
-  int64_t now_ = kT0;
 };
 
 TEST_F(LicenseCoreTest, AJobWaitsForLicensesWithoutBlockingOthers) {

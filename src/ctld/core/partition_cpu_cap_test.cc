@@ -5,58 +5,31 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
-
-class PartitionCpuCapTest : public ::testing::Test {
+class PartitionCpuCapTest : public testing::CoreTest {
  protected:
   void SetUp() override {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\n"
-                               "NodeName=n[1-2] CPUs=8 RealMemory=64000\n"
-                               "PartitionName=cpu Nodes=n[1-2] Default=YES MaxCPUsPerNode=4\n"
-                               "PartitionName=all Nodes=n[1-2]\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    EXPECT_EQ(loaded.Text(), "");  // MaxCPUsPerNode takes effect: no warning
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, kT0, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, kT0, e).ok());
+    Start(
+        "NodeName=n[1-2] CPUs=8 RealMemory=64000\n"
+        "PartitionName=cpu Nodes=n[1-2] Default=YES MaxCPUsPerNode=4\n"
+        "PartitionName=all Nodes=n[1-2]\n");
+    EXPECT_EQ(load_warnings_, "");  // MaxCPUsPerNode takes effect: no warning
   }
   Result<wire::SubmitJobResponse> Submit(const std::string& partition, uint32_t cpus) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_name("job");
-    req.mutable_spec()->set_partition(partition);
-    req.mutable_spec()->set_cpus_per_task(cpus);
-    Effects e;
-    return core_->Submit(req, alice_, kT0, e);
+    return SubmitAs(alice_, [&](wire::JobSpec& s) {
+      s.set_partition(partition);
+      s.set_cpus_per_task(cpus);
+    });
   }
   uint32_t SubmitOk(const std::string& partition, uint32_t cpus) {
     auto r = Submit(partition, cpus);
     EXPECT_TRUE(r.ok()) << r.status().message();
     return r.ok() ? r->job_id() : 0;
   }
-  void Tick() {
-    Effects e;
-    core_->Tick(kT0, e);
-  }
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
-
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
 };
 
 TEST_F(PartitionCpuCapTest, CountsHeldCpusAndChecksSelections) {

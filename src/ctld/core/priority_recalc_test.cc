@@ -4,63 +4,32 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
-
-class PriorityCoreTest : public ::testing::Test {
+class PriorityCoreTest : public testing::CoreTest {
  protected:
   void SetUp() override {
-    // 2 nodes x 4 CPUs; partition factors 1 and 4.
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
-               "PriorityType=priority/multifactor\nPriorityWeightAge=700\n"
-               "PriorityWeightJobSize=1000\nPriorityWeightPartition=400\n"
-               "PriorityWeightTRES=GRES/gpu=800\nPriorityMaxAge=7-0\nPriorityCalcPeriod=1\n"
-               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-               "PriorityJobFactor=1\n"
-               "PartitionName=high Nodes=n[1-2] PriorityJobFactor=4\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
+    // 2 nodes x 4 CPUs; partition factors 1 and 4. No node has registered.
+    Start(
+        "GresTypes=gpu\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+        "PriorityType=priority/multifactor\nPriorityWeightAge=700\n"
+        "PriorityWeightJobSize=1000\nPriorityWeightPartition=400\n"
+        "PriorityWeightTRES=GRES/gpu=800\nPriorityMaxAge=7-0\nPriorityCalcPeriod=1\n"
+        "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+        "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+        "PriorityJobFactor=1\n"
+        "PartitionName=high Nodes=n[1-2] PriorityJobFactor=4\n",
+        /*register_nodes=*/false);
   }
 
-  uint32_t Submit(std::function<void(wire::JobSpec&)> edit) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_name("job");
-    edit(*req.mutable_spec());
-    Effects e;
-    auto r = core_->Submit(req, alice_, now_, e);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->job_id() : 0;
-  }
-  Effects Tick() {
-    Effects e;
-    core_->Tick(now_, e);
-    return e;
-  }
-  uint32_t PriorityOf(uint32_t id) { return core_->FindJob(id)->priority(); }
+  uint32_t Submit(const SpecEdit& edit) { return SubmitOkAs(alice_, edit); }
+  uint32_t PriorityOf(uint32_t id) { return Job(id).priority(); }
   std::string StateOf(uint32_t id) {
-    return core_->FindJob(id)->state() == wire::JOB_STATE_RUNNING ? "RUNNING" : "PENDING";
+    return Job(id).state() == wire::JOB_STATE_RUNNING ? "RUNNING" : "PENDING";
   }
-
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
-  Caller root_{0, 0, "root", "root", true};
-  int64_t now_ = kT0;
 };
 
 TEST_F(PriorityCoreTest, SubmitComputesTheWeightedSum) {
