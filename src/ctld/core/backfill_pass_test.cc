@@ -8,52 +8,37 @@
 
 #include "cli/format/squeue_fields.h"
 #include "cli/scontrol_show.h"
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;  // A multiple of bf_resolution (60 s)
-
-class BackfillPassTest : public ::testing::Test {
+// The fixture's kT0 is a multiple of bf_resolution (60 s); jobs are submitted
+// at now_, which stays kT0 here.
+class BackfillPassTest : public testing::CoreTest {
  protected:
   void Start(const std::string& scheduler) {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n" + scheduler +
-                               "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
-                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-                               "DefaultTime=1:00:00\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    core_ = std::make_unique<ControllerCore>(*loaded.config);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, kT0, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, kT0, e).ok());
+    CoreTest::Start("SlurmdTimeout=0\n" + scheduler +
+                    "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+                    "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+                    "DefaultTime=1:00:00\n");
   }
 
   // sbatch -N nodes -n tasks [--time=minutes] (0: no --time), expected to
   // run `expected_minutes` (0: as long as its limit).
   uint32_t Submit(const std::string& name, uint32_t nodes, uint32_t tasks, int64_t minutes,
                   int64_t expected_minutes = 0) {
-    wire::SubmitJobRequest req;
-    wire::JobSpec& s = *req.mutable_spec();
-    s.set_expected_run_s(expected_minutes * 60);
-    s.set_name(name);
-    s.set_min_nodes(nodes);
-    s.set_num_tasks(tasks);
-    s.set_time_limit_s(minutes * 60);
-    s.set_script("#!/bin/sh\ntrue\n");
-    Effects e;
-    auto r = core_->Submit(req, Caller{1000, 1000, "alice", "alice", false}, kT0, e);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->job_id() : 0;
+    return SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_expected_run_s(expected_minutes * 60);
+      s.set_name(name);
+      s.set_min_nodes(nodes);
+      s.set_num_tasks(tasks);
+      s.set_time_limit_s(minutes * 60);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
   }
 
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
   std::string State(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
 
   std::string SqueueStart() {
@@ -66,9 +51,6 @@ class BackfillPassTest : public ::testing::Test {
     EXPECT_TRUE(listing.ok());
     return listing.ok() ? listing->text : "";
   }
-
-  TempDir dir_;
-  std::unique_ptr<ControllerCore> core_;
 };
 
 TEST_F(BackfillPassTest, PlannedStartsAreShownAndShortJobsFillTheHole) {

@@ -4,57 +4,32 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/format/squeue_fields.h"
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
-
-class GangPassTest : public ::testing::Test {
+class GangPassTest : public testing::CoreTest {
  protected:
   void Start(const std::string& conf) {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n"
-                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n" +
-                               conf});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    for (const conf::NodeConfig& n : config_->nodes) {
-      ASSERT_TRUE(core_->NodeRegistered(n.name, kT0, now_, e).ok());
-    }
+    CoreTest::Start("SlurmdTimeout=0\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n" +
+                    conf);
   }
 
   uint32_t Submit(const std::string& partition, uint32_t cpus = 4) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_name("j" + std::to_string(next_name_++));
-    req.mutable_spec()->set_partition(partition);
-    req.mutable_spec()->set_cpus_per_task(cpus);
-    req.mutable_spec()->set_time_limit_s(3600);
-    req.mutable_spec()->set_script("#!/bin/sh\ntrue\n");
-    Effects e;
-    auto r = core_->Submit(req, Caller{1000, 1000, "alice", "alice", false}, now_, e);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->job_id() : 0;
-  }
-
-  Effects Tick() {
-    Effects e;
-    core_->Tick(now_, e);
-    return e;
+    return SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_name("j" + std::to_string(next_name_++));
+      s.set_partition(partition);
+      s.set_cpus_per_task(cpus);
+      s.set_time_limit_s(3600);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
   }
 
   // The node's reports that the job's script ended and that it is clean.
@@ -71,7 +46,6 @@ class GangPassTest : public ::testing::Test {
     }
   }
 
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
   std::string State(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
 
   static bool Signalled(const Effects& e, uint32_t id, int signal) {
@@ -97,10 +71,6 @@ class GangPassTest : public ::testing::Test {
     return listing.ok() ? listing->text : "";
   }
 
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  int64_t now_ = kT0;
   int next_name_ = 1;
 };
 

@@ -3,27 +3,19 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
-
-class JobStepsTest : public ::testing::Test {
+class JobStepsTest : public testing::CoreTest {
  protected:
   void SetUp() override {
-    auto loaded = LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\n"
-                                         "AccountingStorageType=accounting_storage/slurmdbd\n"
-                                         "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
-                                         "PartitionName=batch Nodes=n[1-2] Default=YES\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = Fresh();
+    ASSERT_NO_FATAL_FAILURE(
+        Start("AccountingStorageType=accounting_storage/slurmdbd\n"
+              "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+              "PartitionName=batch Nodes=n[1-2] Default=YES\n"));
+    // Not the fixture's SubmitAs: what the submission logs and accounts is kept.
     wire::SubmitJobRequest req;
     req.mutable_spec()->set_name("job");
     req.mutable_spec()->set_min_nodes(2);
@@ -34,10 +26,11 @@ class JobStepsTest : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.status().message();
     job_ = r->job_id();
     Keep(e);
-    core_->Tick(kT0, e);
-    Keep(e);
+    Effects tick = Tick();  // At now_, kT0
+    Keep(tick);
     ASSERT_EQ(core_->FindJob(job_)->state(), wire::JOB_STATE_RUNNING);
   }
+  // A restarted controller on the same configuration, its nodes registered.
   std::unique_ptr<ControllerCore> Fresh() {
     auto core = std::make_unique<ControllerCore>(config_);
     Effects e;
@@ -82,10 +75,6 @@ class JobStepsTest : public ::testing::Test {
     return ids;
   }
 
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
   uint32_t job_ = 0;
   std::vector<wire::StateRecord> log_;
   std::vector<wire::AccountingJob> accounting_;

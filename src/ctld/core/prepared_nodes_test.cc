@@ -9,42 +9,31 @@
 
 #include <csignal>
 
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
 
-constexpr int64_t kT0 = 1'800'000'000;
-
-class PreparedNodesTest : public ::testing::Test {
+class PreparedNodesTest : public testing::CoreTest {
  protected:
   void Start(const std::string& settings) {
-    auto loaded = testing::LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\n" + settings +
-               "NodeName=n[1-3] CPUs=4 RealMemory=16000\n"
-               "PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=1-00:00:00\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    for (const char* n : {"n1", "n2", "n3"})
-      ASSERT_TRUE(core_->NodeRegistered(n, kT0, kT0, e).ok());
+    CoreTest::Start(settings +
+                    "NodeName=n[1-3] CPUs=4 RealMemory=16000\n"
+                    "PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=1-00:00:00\n");
   }
-  // A running job on `nodes` nodes.
+  // A running job on `nodes` nodes: submitted at now_ (kT0, as now_ stays
+  // here), scheduled at kT0 + 1.
   uint32_t Run(uint32_t nodes) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_min_nodes(nodes);
-    req.mutable_spec()->set_script("#!/bin/sh\nsleep 100\n");
-    Caller alice{1000, 1000, "alice", "alice", false};
-    Effects e;
-    auto r = core_->Submit(req, alice, kT0, e);
-    EXPECT_TRUE(r.ok()) << r.status().message();
+    uint32_t id = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.clear_name();  // Unnamed, as before the fixture
+      s.set_min_nodes(nodes);
+      s.set_script("#!/bin/sh\nsleep 100\n");
+    });
     Effects tick;
     core_->Tick(kT0 + 1, tick);
     EXPECT_EQ(tick.launches.size(), 1u);
-    return r.ok() ? r->job_id() : 0;
+    return id;
   }
   Effects Report(uint32_t id, const std::string& node, bool cleanup_follows,
                  bool prolog_failed = false) {
@@ -61,11 +50,6 @@ class PreparedNodesTest : public ::testing::Test {
     EXPECT_TRUE(core_->ReportExit(req, kT0 + 5, e).ok());
     return e;
   }
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
-
-  testing::TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
 };
 
 TEST_F(PreparedNodesTest, TheFlagsThatPrepareEveryNode) {

@@ -5,36 +5,26 @@
 #include <memory>
 #include <string>
 
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;  // A multiple of bf_resolution (60 s)
+// The fixture's kT0 is a multiple of bf_resolution (60 s). The tests name
+// their callers by these constants (one is a default argument below).
 const Caller kRoot{0, 0, "root", "root", true};
 const Caller kAlice{1000, 1000, "alice", "alice", false};
 const Caller kBob{1001, 1001, "bob", "bob", false};
 
-class ReservationsTest : public ::testing::Test {
+class ReservationsTest : public testing::CoreTest {
  protected:
   void SetUp() override {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n"
-                               "NodeName=n[1-4] CPUs=4 RealMemory=16000\n"
-                               "PartitionName=batch Nodes=n[1-4] Default=YES MaxTime=1-00:00:00 "
-                               "DefaultTime=1:00:00\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    for (const char* n : {"n1", "n2", "n3", "n4"}) {
-      ASSERT_TRUE(core_->NodeRegistered(n, kT0, kT0, e).ok());
-    }
+    Start(
+        "SlurmdTimeout=0\n"
+        "NodeName=n[1-4] CPUs=4 RealMemory=16000\n"
+        "PartitionName=batch Nodes=n[1-4] Default=YES MaxTime=1-00:00:00 "
+        "DefaultTime=1:00:00\n");
   }
 
   Result<wire::ReservationResponse> Create(const std::string& name, const std::string& nodes,
@@ -55,6 +45,7 @@ class ReservationsTest : public ::testing::Test {
   }
 
   // sbatch -N nodes --exclusive-ish (4 tasks a node) --time=minutes [--reservation].
+  // Not the fixture's SubmitAs: what the submission logs goes to log_.
   Result<wire::SubmitJobResponse> TrySubmit(const Caller& who, uint32_t nodes, int64_t minutes,
                                             const std::string& reservation = "") {
     wire::SubmitJobRequest req;
@@ -81,7 +72,6 @@ class ReservationsTest : public ::testing::Test {
     core_->Tick(at, e);
     log_.insert(log_.end(), e.records.begin(), e.records.end());
   }
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
   std::string State(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
   std::string Nodes(uint32_t id) {
     std::string out;
@@ -89,9 +79,6 @@ class ReservationsTest : public ::testing::Test {
     return out;
   }
 
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
   std::vector<wire::StateRecord> log_;
 };
 

@@ -8,16 +8,12 @@
 #include <map>
 #include <string>
 
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
+constexpr int64_t kT0 = 1'800'000'000;  // The plain tests' clock; the fixture has its own
 
 TEST(SubmitChecksTest, NiceAndDeadline) {
   wire::JobSpec spec;
@@ -51,23 +47,21 @@ TEST(SubmitChecksTest, ScriptAndEnvironmentSizes) {
   EXPECT_EQ(EnvironmentBytes(spec), 4u + 6u);
 }
 
-class SubmitChecksCoreTest : public ::testing::Test {
+class SubmitChecksCoreTest : public testing::CoreTest {
  protected:
   void SetUp() override {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nMinJobAge=300\n"
-                               "SchedulerParameters=max_script_size=64\n"
-                               "NodeName=n1 CPUs=4 RealMemory=16000\n"
-                               "PartitionName=batch Nodes=n1 Default=YES MaxTime=1-00:00:00\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    core_ = std::make_unique<ControllerCore>(*loaded.config);
+    // No node has registered.
+    Start(
+        "MinJobAge=300\n"
+        "SchedulerParameters=max_script_size=64\n"
+        "NodeName=n1 CPUs=4 RealMemory=16000\n"
+        "PartitionName=batch Nodes=n1 Default=YES MaxTime=1-00:00:00\n",
+        /*register_nodes=*/false);
   }
 
+  // `spec` as it is (its name too, replacing the fixture's), at now_ (kT0).
   Result<uint32_t> Submit(wire::JobSpec spec, const Caller& who) {
-    Effects e;
-    wire::SubmitJobRequest req;
-    *req.mutable_spec() = std::move(spec);
-    auto r = core_->Submit(req, who, kT0, e);
+    auto r = SubmitAs(who, [&](wire::JobSpec& s) { s = std::move(spec); });
     if (!r.ok()) return r.status();
     return r->job_id();
   }
@@ -80,12 +74,6 @@ class SubmitChecksCoreTest : public ::testing::Test {
     auto r = core_->UpdateJobs(req, who, kT0, e);
     return {r.errors().begin(), r.errors().end()};
   }
-
-  TempDir dir_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
-  Caller bob_{1001, 1001, "bob", "bob", false};
-  Caller root_{0, 0, "root", "root", true};
 };
 
 TEST_F(SubmitChecksCoreTest, OnlyPrivilegedUsersSubmitWithANegativeNice) {
