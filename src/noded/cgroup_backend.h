@@ -146,13 +146,6 @@ class CgroupBackend {
   int KillAndRemove(const std::vector<uint32_t>& stale);
 };
 
-// The backend cgroup.conf and the host call for, for node `node` (whose
-// cgroups live under rota/<node>/ so that virtual nodes can share a host).
-// Without root or without usable cgroups it returns the unenforced stand-in
-// and logs a loud warning saying so.
-std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
-                                                 const std::string& node);
-
 // The per-job task limit cgroup.conf asks for: MaxTasksPerJob, or a quarter
 // of the host's own limit (the smaller of kernel.threads-max and
 // kernel.pid_max) when it is unset; nullopt for none (MaxTasksPerJob=0).

@@ -2,6 +2,7 @@
 
 #include "api/auth_settings.h"
 #include "conf/config_loader.h"
+#include "noded/cgroup_factory.h"
 #include "noded/gpu_inventory.h"
 
 namespace rota::noded {
