@@ -35,6 +35,7 @@ Result<std::shared_ptr<const SlurmKey>> LoadConfiguredKey(const AuthSettings& se
 
 constexpr std::string_view kStaleMarker = "stale credential: ";
 constexpr std::string_view kStartedAtMarker = "the daemon started at ";
+constexpr std::string_view kSignAfterMarker = "sign again after ";
 
 }  // namespace
 
@@ -65,16 +66,25 @@ Status StaleCredential(int64_t issued_at, int64_t started_at) {
       kStaleMarker, issued_at, kStartedAtMarker, started_at));
 }
 
+Status FutureCredential(int64_t issued_at, int64_t now, int64_t max_skew_s) {
+  return PermissionDenied(fmt::format(
+      "{}credential issued in the future (issued at {} ms, now {} ms): clocks differ by more "
+      "than {} s (a clock stepped back, or the sender's runs ahead); {}{} ms",
+      kStaleMarker, issued_at, now, max_skew_s, kSignAfterMarker, now));
+}
+
 bool IsStaleCredential(const Status& status, int64_t* started_at) {
   if (status.code() != StatusCode::kPermissionDenied) return false;
   const std::string& message = status.message();
   if (message.rfind(kStaleMarker, 0) != 0) return false;
   if (started_at != nullptr) {
     *started_at = INT64_MAX;
-    const size_t at = message.find(kStartedAtMarker);
-    if (at != std::string::npos) {
-      const char* begin = message.data() + at + kStartedAtMarker.size();
+    for (std::string_view marker : {kStartedAtMarker, kSignAfterMarker}) {
+      const size_t at = message.find(marker);
+      if (at == std::string::npos) continue;
+      const char* begin = message.data() + at + marker.size();
       std::from_chars(begin, message.data() + message.size(), *started_at);
+      break;
     }
   }
   return true;

@@ -101,8 +101,15 @@ Status PermissionDenied(std::string why);
 // run accepted it. kPermissionDenied, with a message IsStaleCredential knows,
 // so that no new status code has to cross the wire.
 Status StaleCredential(int64_t issued_at, int64_t started_at);
-// Whether `status` is a StaleCredential refusal (as sent back by a daemon);
-// then `*started_at` (if not null) is the daemon's start (Unix ms).
+// The refusal of a genuine credential dated more than `max_skew_s` after its
+// verifier's `now` (ms): the sender signs again once its clock has passed
+// `now`. After a step back of the clocks, a request signed just before the
+// step and checked just after is dated ahead by the step: signed again, it
+// goes through; a sender whose clock runs ahead is refused again.
+Status FutureCredential(int64_t issued_at, int64_t now, int64_t max_skew_s);
+// Whether `status` is a StaleCredential or FutureCredential refusal (as sent
+// back by a daemon); then `*started_at` (if not null) is the instant (Unix
+// ms) the sender's clock must pass before it signs again.
 bool IsStaleCredential(const Status& status, int64_t* started_at = nullptr);
 
 }  // namespace rota::auth

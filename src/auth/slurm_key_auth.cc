@@ -153,9 +153,7 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
                     now_unix, options_.ttl_seconds));
   }
   if (issued_at > now_unix + options_.max_future_skew_seconds) {
-    return PermissionDenied(fmt::format(
-        "credential issued in the future (issued at {}, now {}): clocks differ by more than {} s",
-        issued_at, now_unix, options_.max_future_skew_seconds));
+    return FutureCredential(issued_at_ms, now_unix * 1000, options_.max_future_skew_seconds);
   }
 
   const Sha256Digest digest = Sha256(bound_bytes);
@@ -202,10 +200,12 @@ Status SlurmKeyVerifier::Screen(std::string_view credential, int64_t now_unix) {
     return PermissionDenied(
         "bad MAC: credential forged, altered, or signed with a different slurm.key");
   }
+  // A genuine credential dated ahead passes the screen: Verify refuses it
+  // with a FutureCredential answer on a connection that stays open, so that
+  // its sender can sign again (a clock stepped back while it was in flight).
   const int64_t issued_at =
       IssuedAtSeconds(static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8)));
-  if (issued_at < now_unix - options_.ttl_seconds ||
-      issued_at > now_unix + options_.max_future_skew_seconds) {
+  if (issued_at < now_unix - options_.ttl_seconds) {
     return PermissionDenied(
         fmt::format("credential issued at {} is outside its time to live of {} s (now {})",
                     issued_at, options_.ttl_seconds, now_unix));

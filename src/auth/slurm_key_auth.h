@@ -78,7 +78,8 @@ class SlurmKeyVerifier final : public CredentialVerifier {
 
   Result<Identity> Verify(std::string_view credential, std::string_view bound_bytes,
                           int64_t now_unix) override;
-  // Size, format version, MAC and time to live: all but the binding and replay.
+  // Size, format version, MAC and expiry: all but the binding, replay and a
+  // date ahead of the clock (Verify answers that one, so it can be signed again).
   Status Screen(std::string_view credential, int64_t now_unix) override;
 
   // Nonces remembered now (for tests and diagnostics).
