@@ -31,6 +31,7 @@
 #include "noded/pmi2_tasks.h"
 #include "noded/step_cage.h"
 #include "noded/step_channel.h"
+#include "noded/step_plan.h"
 #include "noded/task_cpu_binding.h"
 #include "noded/task_epilog.h"
 #include "noded/task_gpu_binding.h"
@@ -440,101 +441,27 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   if (known.steps_size() != 1 || known.jobs_size() != 1) {
     return fail(NotFound(fmt::format("step {}.{} is not running", job_id, step_id)));
   }
-  const wire::JobStepRecord& step = known.steps(0);
-  const wire::JobRecord& job = known.jobs(0);
-  if (!privileged && caller_uid != job.spec().uid()) {
-    return fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
-  }
+  Result<StepPlan> planned = PlanStep(node_, known, request.node_index(), caller_uid, privileged);
+  if (!planned.ok()) return fail(planned.status());
   {
     std::lock_guard<std::mutex> step_lock(running->mu);
-    running->uid = job.spec().uid();
+    running->uid = planned->job.spec().uid();
   }
-  const int node_index = static_cast<int>(request.node_index());
-  if (node_index >= step.nodes_size() || step.nodes(node_index) != me) {
-    return fail(InvalidArgument(fmt::format("step {}.{} has no tasks on {}", job_id, step_id, me)));
-  }
-  int alloc_index = -1;
-  for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
-    if (job.nodes(i) == me) alloc_index = i;
-  }
-  if (alloc_index < 0) return fail(InvalidArgument("the job holds nothing on " + me));
-  const wire::NodeAlloc& alloc = job.allocs(alloc_index);
-  const uint32_t local_tasks = step.tasks_per_node(node_index);
-  uint32_t first_task = 0;
-  for (int i = 0; i < node_index; ++i) first_task += step.tasks_per_node(i);
-
-  // What the step holds here of the job's CPUs and GPUs (the controller's
-  // record; all of the job's when it holds none of its own).
-  std::vector<uint32_t> job_gpus = ParseCpuList(alloc.gpu_ids()).value_or(std::vector<uint32_t>{});
-  std::sort(job_gpus.begin(), job_gpus.end());
-  std::vector<uint32_t> job_cpus = ParseCpuList(alloc.cpu_ids()).value_or(std::vector<uint32_t>{});
-  std::sort(job_cpus.begin(), job_cpus.end());
-  auto held_here = [&](const auto& lists, const std::vector<uint32_t>& job_ids) {
-    if (node_index >= lists.size()) return job_ids;
-    std::vector<uint32_t> held =
-        ParseCpuList(lists.Get(node_index)).value_or(std::vector<uint32_t>{});
-    std::sort(held.begin(), held.end());
-    const bool inside = std::includes(job_ids.begin(), job_ids.end(), held.begin(), held.end());
-    return held.empty() || !inside ? job_ids : held;
-  };
-  const std::vector<uint32_t> step_cpus = held_here(step.cpu_ids(), job_cpus);
-  const std::vector<uint32_t> step_held_gpus = held_here(step.gpu_ids(), job_gpus);
-  const bool step_holds_gpus =
-      node_index < step.gpu_ids_size() && !step.gpu_ids(node_index).empty();
-  const uint32_t cpus_per_task = std::max<uint32_t>(1, step.cpus_per_task());
-
-  // CPU binding (--cpu-bind, else the node's default).
-  Result<CpuBindSpec> cpu_bind = ParseCpuBindSpec(step.cpu_bind());
-  if (!cpu_bind.ok()) return fail(cpu_bind.status());
-  TaskCpuRequest cpu_request;
-  cpu_request.step_cpus = step_cpus;
-  cpu_request.job_cpus = job_cpus;
-  cpu_request.cpus_per_task = cpus_per_task;
-  cpu_request.local_tasks = local_tasks;
-  if (const conf::NodeConfig* shape = node_.config->FindNode(me); shape != nullptr) {
-    cpu_request.threads_per_core = shape->threads_per_core;
-    cpu_request.cores_per_socket = shape->cores_per_socket;
-  }
-  const std::vector<std::string>& plugins = node_.config->settings.task_plugins;
-  cpu_request.affinity_by_default =
-      std::find(plugins.begin(), plugins.end(), "task/affinity") != plugins.end();
-  Result<TaskCpuBinding> cpu_binding = BindTaskCpus(*cpu_bind, cpu_request);
-  if (!cpu_binding.ok()) return fail(cpu_binding.status());
-
-  // GPU binding, among the step's GPUs.
-  Result<GpuBindSpec> bind = ParseGpuBind(step.gpu_bind());
-  if (!bind.ok()) return fail(bind.status());
-  TaskGpuRequest gpu_request;
-  for (uint32_t index : step_held_gpus) {
-    JobGpu g{index, {}};
-    for (const GpuDevice& d : node_.gpus->devices()) {
-      // NVML's CPU affinity, else gres.conf Cores= (core indices) as CPUs.
-      if (d.index == index) {
-        g.cpus = !d.cpus.empty() ? d.cpus : CpusOfCores(d.cores, cpu_request.threads_per_core);
-      }
-    }
-    gpu_request.gpus.push_back(std::move(g));
-  }
-  gpu_request.local_tasks = local_tasks;
-  gpu_request.gpus_per_task = step.gpus_per_task();
-  for (uint32_t t = 0; t < local_tasks; ++t) {
-    // closest: the GPUs near the CPUs the task is bound to, else its share.
-    if (cpu_binding->bound()) {
-      gpu_request.task_cpus.push_back(cpu_binding->task_cpus[t]);
-      continue;
-    }
-    std::vector<uint32_t> mine;
-    for (uint32_t c = t * cpus_per_task; c < (t + 1) * cpus_per_task && c < step_cpus.size(); ++c) {
-      mine.push_back(step_cpus[c]);
-    }
-    gpu_request.task_cpus.push_back(std::move(mine));
-  }
-  Result<TaskGpuBinding> binding = BindTaskGpus(*bind, gpu_request);
-  if (!binding.ok()) return fail(binding.status());
-  const bool constrained = node_.config->cgroup.constrain_devices && node_.cgroups->enforcing();
-  // Tasks confined to their own GPUs: bound to some, or of a step that holds
-  // some of the job's apart from its other steps.
-  const bool confine_gpus = constrained && (binding->per_task || step_holds_gpus);
+  const StepPlan& plan = *planned;
+  const wire::JobRecord& job = plan.job;
+  const wire::JobStepRecord& step = plan.step;
+  const int node_index = plan.node_index;
+  const uint32_t local_tasks = plan.local_tasks;
+  const uint32_t first_task = plan.first_task;
+  const uint32_t cpus_per_task = plan.cpus_per_task;
+  const std::vector<uint32_t>& job_gpus = plan.job_gpus;
+  const std::vector<uint32_t>& step_cpus = plan.step_cpus;
+  const CpuBindSpec& cpu_bind = plan.cpu_bind;
+  const TaskCpuBinding& cpu_binding = plan.cpu_binding;
+  const GpuBindSpec& bind = plan.gpu_bind;
+  const TaskGpuBinding& binding = plan.gpu_binding;
+  const bool constrained = plan.devices_constrained;
+  const bool confine_gpus = plan.confine_gpus;
 
   Result<int> connected = ConnectTcp(request.io_host(), request.io_port());
   if (!connected.ok()) return fail(connected.status());
@@ -586,9 +513,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   StepCageRequest cage_request;
   cage_request.step_cpus = step_cpus;
   cage_request.step_mem_mb = node_index < step.mem_mb_size() ? step.mem_mb(node_index) : 0;
-  cage_request.tasks_bound_by_user =
-      cpu_bind->kind != CpuBindSpec::kDefault && cpu_binding->bound();
-  cage_request.task_cpus = cpu_binding->task_cpus;
+  cage_request.tasks_bound_by_user = cpu_bind.kind != CpuBindSpec::kDefault && cpu_binding.bound();
+  cage_request.task_cpus = cpu_binding.task_cpus;
   cage_request.tasks_confined_to_gpus = confine_gpus;
   // The host's GRES files, looked up once for all of the step's task cages.
   const std::vector<std::string> host_gres_files =
@@ -611,7 +537,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   std::vector<std::string> step_nodes(step.nodes().begin(), step.nodes().end());
   std::vector<uint32_t> per_node(step.tasks_per_node().begin(), step.tasks_per_node().end());
   std::vector<uint32_t> step_gpus;
-  for (const auto& list : binding->task_gpus)
+  for (const auto& list : binding.task_gpus)
     step_gpus.insert(step_gpus.end(), list.begin(), list.end());
   std::sort(step_gpus.begin(), step_gpus.end());
   step_gpus.erase(std::unique(step_gpus.begin(), step_gpus.end()), step_gpus.end());
@@ -637,7 +563,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
        }) {
     SetEnv(base_env, name, value);
   }
-  for (const auto& [name, value] : CpuBindEnvironment(*cpu_binding)) SetEnv(base_env, name, value);
+  for (const auto& [name, value] : CpuBindEnvironment(cpu_binding)) SetEnv(base_env, name, value);
   // SLURM_GPUS_PER_TASK is what srun inherited, as in Slurm 22.05: a step's
   // own --gpus-per-task does not set it for its tasks.
   const std::string work_dir = request.work_dir().empty() ? "/tmp" : request.work_dir();
@@ -666,7 +592,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     LocalTask& task = tasks[t];
     task.local_id = t;
     task.global_id = first_task + t;
-    const std::vector<uint32_t>& gpus = binding->task_gpus[t];
+    const std::vector<uint32_t>& gpus = binding.task_gpus[t];
     TaskProcessSpec process;
     process.argv = argv;
     process.env = base_env;
@@ -742,7 +668,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       default:
         break;
     }
-    const std::vector<uint32_t>& bound_cpus = cpu_binding->task_cpus[t];
+    const std::vector<uint32_t>& bound_cpus = cpu_binding.task_cpus[t];
     TaskCageLimits task_limits;
     if (confine_gpus) {
       // Everything the job may not open, and the job's GPUs not bound to this task.
@@ -762,7 +688,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
         Status bound = SetTaskAffinity(pid, bound_cpus);
         // The node's own default gives way to a host that cannot honour it;
         // a binding the user asked for does not.
-        if (!bound.ok() && cpu_bind->kind != CpuBindSpec::kDefault) return bound;
+        if (!bound.ok() && cpu_bind.kind != CpuBindSpec::kDefault) return bound;
         if (!bound.ok()) spdlog::warn("step {}.{}: {}", job_id, step_id, bound.message());
       }
       return Status::Ok();
@@ -792,15 +718,15 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
       kill(-task.pid, SIGKILL);
       kill(task.pid, SIGKILL);
     }
-    if (cpu_binding->verbose) {
+    if (cpu_binding.verbose) {
       wire::TaskIoFrame frame;
       frame.set_kind(wire::TaskIoFrame::STDERR);
       frame.set_task(task.global_id);
-      frame.set_data(DescribeTaskCpus(*cpu_binding, me, task.global_id, t, task.pid, step_cpus) +
+      frame.set_data(DescribeTaskCpus(cpu_binding, me, task.global_id, t, task.pid, step_cpus) +
                      "\n");
       WriteStepMessage(io, frame).ok();
     }
-    if (bind->verbose) {
+    if (bind.verbose) {
       wire::TaskIoFrame frame;
       frame.set_kind(wire::TaskIoFrame::STDERR);
       frame.set_task(task.global_id);
