@@ -8,10 +8,10 @@
 // still in progress are moved with it: running, suspended and completing
 // jobs (start, limit, suspension, grace), pending jobs' submission,
 // eligibility and accrual (past events, so that none starts "before" it was
-// submitted), nodes' last contact, and the passes' own stamps. What has
-// ended is history already accounted and stays as recorded; requested
-// absolute times (--begin, --deadline, reservations) mean the true time and
-// stay too.
+// submitted), nodes' last contact, gang scheduling's turns, and the passes'
+// own stamps. What has ended is history already accounted and stays as
+// recorded, and so do job steps' times; requested absolute times (--begin,
+// --deadline, reservations) mean the true time and stay too.
 #include "ctld/core/controller_core.h"
 #include "model/job_state.h"
 
@@ -43,6 +43,11 @@ void ControllerCore::ClockStepped(int64_t step, int64_t now, Effects& effects) {
     }
   }
   last_backfill_ = moved(last_backfill_);
+  // bf_continue's kept reservations were planned on the old clock: the next
+  // backfill pass starts over from the top.
+  backfill_resume_ = BackfillResume();
+  // Gang scheduling: each row keeps the rest of its turn.
+  for (auto& [partition, slice] : gang_slices_) slice.next_switch = moved(slice.next_switch);
   priority_clock_.ClockStepped(step);
   fairshare_.ClockStepped(step);
   next_wake_.reset();  // The next Tick's sweep finds what is due on the new clock

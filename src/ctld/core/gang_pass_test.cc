@@ -127,6 +127,25 @@ TEST_F(GangPassTest, TwoJobsOnOneNodeTakeTurnsEverySlice) {
   EXPECT_EQ(State(b), "RUNNING");
 }
 
+// The wall clock stepped back an hour mid-slice: the turns go on every 30 s
+// of elapsed time, not an hour later (ControllerCore::ClockStepped).
+TEST_F(GangPassTest, TurnsKeepTheirLengthAcrossAClockStep) {
+  Start(kForce2);
+  uint32_t a = Submit("shared");
+  uint32_t b = Submit("shared");
+  Tick();
+  ASSERT_EQ(State(a), "RUNNING");
+  now_ = kT0 + 10 - 3600;
+  Effects stepped;
+  core_->ClockStepped(-3600, now_, stepped);
+  Tick();
+  EXPECT_EQ(State(a), "RUNNING");  // 20 s of its turn left
+  now_ = kT0 + 30 - 3600;
+  Tick();
+  EXPECT_EQ(State(a), "SUSPENDED");
+  EXPECT_EQ(State(b), "RUNNING");
+}
+
 TEST_F(GangPassTest, AJobEndingLetsTheOtherRunWithoutSlices) {
   Start(kForce2);
   uint32_t a = Submit("shared");
