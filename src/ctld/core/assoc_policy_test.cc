@@ -4,42 +4,31 @@
 // association or QoS has used its TRES-minutes.
 #include <gtest/gtest.h>
 
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "ctld/core/limit_check.h"
 #include "ctld/core/usage_ledger.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
 constexpr char kInvalidAccount[] = "Invalid account or account/partition combination specified";
 constexpr char kInvalidQos[] = "Invalid qos specification";
 
-class AssocPolicyTest : public ::testing::Test {
+class AssocPolicyTest : public testing::CoreTest {
  protected:
   void SetUp() override { Load("AccountingStorageEnforce=associations,limits,qos\n"); }
 
   void Load(const std::string& enforce) {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
-                               "AccountingStorageTRES=gres/gpu\n"
-                               "PriorityType=priority/multifactor\nPriorityCalcPeriod=0:01\n"
-                               "PriorityDecayHalfLife=0\nSlurmdTimeout=0\n" +
-                               enforce +
-                               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-                               "DefaultTime=1:00:00\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    core_ = std::make_unique<ControllerCore>(*loaded.config);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+    Start(
+        "GresTypes=gpu\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+        "AccountingStorageTRES=gres/gpu\n"
+        "PriorityType=priority/multifactor\nPriorityCalcPeriod=0:01\n"
+        "PriorityDecayHalfLife=0\nSlurmdTimeout=0\n" +
+        enforce +
+        "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+        "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+        "DefaultTime=1:00:00\n");
   }
   void Add(const std::string& kind, const std::string& name,
            std::map<std::string, std::string> fields = {}) {
@@ -77,26 +66,19 @@ class AssocPolicyTest : public ::testing::Test {
     spec.set_gres(gres);
     spec.set_num_tasks(1);
     if (time_limit_s > 0) spec.set_time_limit_s(time_limit_s);
-    wire::SubmitJobRequest req;
-    *req.mutable_spec() = std::move(spec);
-    Effects e;
-    auto r = core_->Submit(req, bob_, now_, e);
+    // The whole request is `spec`: no name.
+    Result<wire::SubmitJobResponse> r =
+        SubmitAs(bob_, [&](wire::JobSpec& s) { s = std::move(spec); });
     if (!r.ok()) return r.status();
     return r->job_id();
   }
   void TickAt(int64_t at) {
     now_ = at;
-    Effects e;
-    core_->Tick(now_, e);
+    Tick();
   }
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
   std::string StateOf(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
 
-  TempDir dir_;
-  std::unique_ptr<ControllerCore> core_;
   wire::PolicyState policy_;
-  Caller bob_{1001, 1001, "bob", "bob", false};
-  int64_t now_ = kT0;
 };
 
 TEST_F(AssocPolicyTest, AJobRunsUnderAnyAccountOfTheUserAndDefaultsToItsDefault) {

@@ -3,40 +3,27 @@
 #include <gtest/gtest.h>
 
 #include "ctld/core/accounting_records.h"
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "ctld/core/limit_check.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
-
-class PolicyHooksTest : public ::testing::Test {
+class PolicyHooksTest : public testing::CoreTest {
  protected:
   void SetUp() override { Load("AccountingStorageEnforce=associations,limits,qos\n"); }
 
   void Load(const std::string& extra, const std::string& partition_extra = "") {
-    auto loaded =
-        LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-                               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
-                               "AccountingStorageTRES=gres/gpu\n" +
-                               extra +
-                               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-                               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-                               "DefaultTime=1:00:00\n"
-                               "PartitionName=guarded Nodes=n[1-2] " +
-                               partition_extra + "\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+    Start(
+        "GresTypes=gpu\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+        "AccountingStorageTRES=gres/gpu\n" +
+        extra +
+        "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+        "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+        "DefaultTime=1:00:00\n"
+        "PartitionName=guarded Nodes=n[1-2] " +
+        partition_extra + "\n");
   }
 
   void Add(const std::string& kind, const std::string& name,
@@ -60,12 +47,11 @@ class PolicyHooksTest : public ::testing::Test {
     return changed;
   }
 
+  // The whole request is `spec` (no name), one task unless it says otherwise.
   Result<uint32_t> Submit(wire::JobSpec spec, const Caller& who) {
-    Effects e;
-    wire::SubmitJobRequest req;
     if (spec.num_tasks() == 0) spec.set_num_tasks(1);
-    *req.mutable_spec() = std::move(spec);
-    auto r = core_->Submit(req, who, now_, e);
+    Result<wire::SubmitJobResponse> r =
+        SubmitAs(who, [&](wire::JobSpec& s) { s = std::move(spec); });
     if (!r.ok()) return r.status();
     return r->job_id();
   }
@@ -77,22 +63,11 @@ class PolicyHooksTest : public ::testing::Test {
     s.set_partition(partition);
     return s;
   }
-  void Tick() {
-    Effects e;
-    core_->Tick(now_, e);
-  }
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
   std::string StateOf(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
 
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
   wire::PolicyState policy_;
   std::vector<wire::StateRecord> log_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
-  Caller bob_{1001, 1001, "bob", "bob", false};
   Caller carol_{1002, 1002, "carol", "carol", false};
-  int64_t now_ = kT0;
 };
 
 TEST_F(PolicyHooksTest, NothingEnforcedBeforeAPolicyIsKnown) {
