@@ -9,7 +9,7 @@
 #include <csignal>
 #include <functional>
 
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "testing/config_files.h"
 
 namespace rota::ctld {
@@ -18,17 +18,18 @@ namespace {
 using rota::testing::LoadConfigFiles;
 using rota::testing::TempDir;
 
-constexpr int64_t kT0 = 1'800'000'000;
+// The slurm.conf of these tests after its ClusterName and SlurmctldHost lines.
+std::string ClusterLines(const std::string& global, const std::string& partition_keys) {
+  return "GresTypes=gpu\nSelectTypeParameters=CR_Core_Memory\n" + global +
+         "NodeName=n[1-2] CPUs=8 RealMemory=64000 Gres=gpu:a100:4\n"
+         "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 MaxNodes=1 " +
+         partition_keys + "\n";
+}
 
 std::shared_ptr<const conf::ClusterConfig> Load(const TempDir& dir, const std::string& global,
                                                 const std::string& partition_keys = "") {
   auto loaded = LoadConfigFiles(
-      dir, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-            "SelectTypeParameters=CR_Core_Memory\n" +
-            global +
-            "NodeName=n[1-2] CPUs=8 RealMemory=64000 Gres=gpu:a100:4\n"
-            "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 MaxNodes=1 " +
-            partition_keys + "\n"});
+      dir, {"ClusterName=c\nSlurmctldHost=h\n" + ClusterLines(global, partition_keys)});
   EXPECT_TRUE(loaded.config.ok()) << loaded.Text();
   // Keys that take effect are not reported as without effect.
   EXPECT_EQ(loaded.Text().find("has no effect"), std::string::npos) << loaded.Text();
@@ -146,40 +147,16 @@ TEST(JobDefaultsTest, EnforcePartLimitsRefusesWithSlurmsWords) {
 
 // ---- Through the controller core.
 
-class ConfKeysCoreTest : public ::testing::Test {
+class ConfKeysCoreTest : public testing::CoreTest {
  protected:
   void Start(const std::string& global, const std::string& partition_keys = "") {
-    config_ = Load(dir_, global, partition_keys);
-    ASSERT_NE(config_, nullptr);
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
+    CoreTest::Start(ClusterLines(global, partition_keys));
+    if (HasFatalFailure()) return;
+    // Keys that take effect are not reported as without effect.
+    EXPECT_EQ(load_warnings_.find("has no effect"), std::string::npos) << load_warnings_;
   }
-  Result<wire::SubmitJobResponse> Submit(std::function<void(wire::JobSpec&)> edit) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_name("job");
-    edit(*req.mutable_spec());
-    Effects e;
-    return core_->Submit(req, alice_, now_, e);
-  }
-  uint32_t SubmitOk(std::function<void(wire::JobSpec&)> edit) {
-    auto r = Submit(edit);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->job_id() : 0;
-  }
-  Effects Tick() {
-    Effects e;
-    core_->Tick(now_, e);
-    return e;
-  }
-  const wire::JobRecord& Job(uint32_t id) { return *core_->FindJob(id); }
-
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_{1000, 1000, "alice", "alice", false};
-  int64_t now_ = kT0;
+  Result<wire::SubmitJobResponse> Submit(const SpecEdit& edit) { return SubmitAs(alice_, edit); }
+  uint32_t SubmitOk(const SpecEdit& edit) { return SubmitOkAs(alice_, edit); }
 };
 
 TEST_F(ConfKeysCoreTest, GpuDefaultsShapeTheAllocation) {
