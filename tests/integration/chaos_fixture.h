@@ -120,22 +120,35 @@ inline pid_t StepDaemonOf(pid_t pid) {
   return 0;
 }
 
+// Calls `sample` every `period` on a thread of its own until destroyed; the
+// destructor stops and joins it, so a failed assertion leaves no thread. An
+// owner declares it last, so that it stops before what `sample` uses goes.
+class PeriodicSampler {
+ public:
+  PeriodicSampler(std::chrono::milliseconds period, std::function<void()> sample)
+      : thread_([this, period, sample = std::move(sample)] {
+          while (!stop_) {
+            sample();
+            std::this_thread::sleep_for(period);
+          }
+        }) {}
+  ~PeriodicSampler() {
+    stop_ = true;
+    thread_.join();
+  }
+  PeriodicSampler(const PeriodicSampler&) = delete;
+  PeriodicSampler& operator=(const PeriodicSampler&) = delete;
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;  // After stop_, which it reads from its start
+};
+
 // Watches the processes of a run's jobs every 100 ms until destroyed, and
 // records each moment two jobs' live processes hold the same GPU of a node.
 class GpuWatch {
  public:
-  explicit GpuWatch(std::string token) : token_(std::move(token)) {
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        Sample();
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-    });
-  }
-  ~GpuWatch() {
-    stop_ = true;
-    thread_.join();
-  }
+  explicit GpuWatch(std::string token) : token_(std::move(token)) {}
   std::vector<std::string> Overlaps() {
     std::lock_guard<std::mutex> lock(mu_);
     return overlaps_;
@@ -160,13 +173,12 @@ class GpuWatch {
     }
   }
 
-  std::string token_;
-  std::atomic<bool> stop_{false};
+  const std::string token_;
   std::atomic<int> samples_{0};
   std::atomic<int> gpu_samples_{0};
   std::mutex mu_;
   std::vector<std::string> overlaps_;  // Guarded by mu_.
-  std::thread thread_;
+  PeriodicSampler sampler_{std::chrono::milliseconds(100), [this] { Sample(); }};
 };
 
 // Four threads submitting jobs through sbatch until stopped (or destroyed,

@@ -106,37 +106,29 @@ class ClockJumpTest : public ChaosTest {
 // allocated is a node the controller wrongly thought silent.
 class NodeStateWatch {
  public:
-  explicit NodeStateWatch(const NodedCluster& cluster) : cluster_(cluster) {
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        const std::string states = cluster_.Run("sinfo -h -N -o '%N %t'").out;
-        for (std::string_view line : Split(states, '\n')) {
-          std::vector<std::string_view> cells = Split(line, ' ');
-          if (cells.size() != 2) continue;
-          if (cells[1] != "idle" && cells[1] != "mix" && cells[1] != "alloc") {
-            std::lock_guard<std::mutex> lock(mu_);
-            odd_.insert(std::string(line));
-          }
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
-      }
-    });
-  }
-  ~NodeStateWatch() {
-    stop_ = true;
-    thread_.join();
-  }
+  explicit NodeStateWatch(const NodedCluster& cluster) : cluster_(cluster) {}
   std::set<std::string> Odd() {
     std::lock_guard<std::mutex> lock(mu_);
     return odd_;
   }
 
  private:
+  void Sample() {
+    const std::string states = cluster_.Run("sinfo -h -N -o '%N %t'").out;
+    for (std::string_view line : Split(states, '\n')) {
+      std::vector<std::string_view> cells = Split(line, ' ');
+      if (cells.size() != 2) continue;
+      if (cells[1] != "idle" && cells[1] != "mix" && cells[1] != "alloc") {
+        std::lock_guard<std::mutex> lock(mu_);
+        odd_.insert(std::string(line));
+      }
+    }
+  }
+
   const NodedCluster& cluster_;
-  std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::set<std::string> odd_;  // Guarded by mu_.
-  std::thread thread_;
+  PeriodicSampler sampler_{std::chrono::milliseconds(250), [this] { Sample(); }};
 };
 
 // Forward two hours (past SlurmdTimeout and every job's time limit), back to
