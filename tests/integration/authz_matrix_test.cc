@@ -125,8 +125,8 @@ const Row kControllerMatrix[] = {
   {"Diag",                   api::kDiag,              {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
   {"Diag(reset)",            api::kDiag,              {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
   {"ListPriorities",         api::kListPriorities,    {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
-  // Only makes the controller read rotadbd again: anyone may ask.
-  {"PolicyChanged",          api::kPolicyChanged,     {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
+  // sacctmgr's after a change: only those rotadbd takes changes from.
+  {"PolicyChanged",          api::kPolicyChanged,     {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
   {"CreateReservation",      api::kCreateReservation, {kDenied, kDenied, kDone,   kDone,   kDone,  kDone,  kBad, kAgain, kBad}},
   {"UpdateReservation",      api::kUpdateReservation, {kDenied, kDenied, kDone,   kDone,   kDone,  kDone,  kBad, kAgain, kBad}},
   {"DeleteReservation",      api::kDeleteReservation, {kDenied, kDenied, kDone,   kDone,   kDone,  kDone,  kBad, kAgain, kBad}},

@@ -281,9 +281,15 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       Reconfigure(caller, respond);
       return;
     case api::kPolicyChanged:
-      // Only a read from rotadbd follows, so anyone may ask. The answer waits
-      // until the state loop has taken in what that read found, so that the
-      // next command after sacctmgr's is judged by the new limits.
+      // sacctmgr's, after a change that rotadbd takes from root and SlurmUser
+      // only: nobody else has a change to announce, and each call costs a
+      // read of rotadbd. The answer waits until the state loop has taken in
+      // what that read found, so that the next command after sacctmgr's is
+      // judged by the new limits.
+      if (!caller.privileged) {
+        respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+        return;
+      }
       if (!on_policy_changed_) {
         Answer(respond, wire::Empty());
         return;
