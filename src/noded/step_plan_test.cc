@@ -14,10 +14,10 @@ namespace {
 class StepPlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto loaded = rota::testing::LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-               "NodeName=n[1-2] CPUs=8 RealMemory=16000 Gres=gpu:4\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES\n"});
+    auto loaded =
+        rota::testing::LoadConfigFiles(dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
+                                              "NodeName=n[1-2] CPUs=8 RealMemory=16000 Gres=gpu:4\n"
+                                              "PartitionName=batch Nodes=n[1-2] Default=YES\n"});
     ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
     config_ = *loaded.config;
     node_.config = config_;
@@ -49,8 +49,8 @@ class StepPlanTest : public ::testing::Test {
 
   rota::testing::TempDir dir_;
   std::shared_ptr<const conf::ClusterConfig> config_;
-  GpuAllocator gpus_{{GpuDevice(0, "", ""), GpuDevice(1, "", ""), GpuDevice(2, "", ""),
-                      GpuDevice(3, "", "")}};
+  GpuAllocator gpus_{
+      {GpuDevice(0, "", ""), GpuDevice(1, "", ""), GpuDevice(2, "", ""), GpuDevice(3, "", "")}};
   UnenforcedCage cage_;
   NodeContext node_;
   wire::ListStepsResponse known_;
@@ -64,7 +64,8 @@ TEST_F(StepPlanTest, ThisNodesShareWithItsBindings) {
   EXPECT_EQ(plan->first_task, 1u);  // Task 0 is n1's
   EXPECT_EQ(plan->cpus_per_task, 2u);
   EXPECT_EQ(plan->job_gpus, (std::vector<uint32_t>{0, 1}));
-  EXPECT_EQ(plan->step_cpus, (std::vector<uint32_t>{0, 1, 2, 3}));  // The step holds none of its own
+  EXPECT_EQ(plan->step_cpus,
+            (std::vector<uint32_t>{0, 1, 2, 3}));  // The step holds none of its own
   ASSERT_EQ(plan->gpu_binding.task_gpus.size(), 2u);
   EXPECT_EQ(plan->gpu_binding.task_gpus[0], std::vector<uint32_t>{0});
   EXPECT_EQ(plan->gpu_binding.task_gpus[1], std::vector<uint32_t>{1});
