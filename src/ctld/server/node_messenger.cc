@@ -3,11 +3,10 @@
 #include <chrono>
 
 #include "api/methods.h"
-#include "auth/signed_send.h"
 #include "common/log.h"
 #include "ctld/core/prepared_nodes.h"
+#include "ctld/server/node_call.h"
 #include "job_prepare.pb.h"
-#include "rpc/client.h"
 
 namespace rota::ctld {
 namespace {
@@ -93,20 +92,11 @@ bool NodeMessenger::Deliver(const Message& message) {
                   message.method);
     return true;
   }
-  uint16_t port = node->port != 0 ? node->port : config->settings.slurmd_port;
-  rpc::RpcClient client;
-  Status s = client.Connect(node->address, port, std::chrono::seconds(3));
-  if (s.ok()) {
-    s = auth::SendSigned(*issuer_, auth::RpcBindingBytes(message.method, message.body),
-                         [&](const std::string& credential) {
-                           Result<rpc::Response> answer = client.Call(
-                               message.method, credential, message.body, std::chrono::seconds(10));
-                           return answer.ok() ? answer->ToStatus() : answer.status();
-                         });
-  }
+  Status s = CallNode(*config, *node, *issuer_, message.method, message.body,
+                      {std::chrono::seconds(3), std::chrono::seconds(10)});
   if (!s.ok()) {
-    spdlog::warn("node {} ({}:{}): message {} failed: {}", message.node, node->address, port,
-                 message.method, s.message());
+    spdlog::warn("node {} ({}:{}): message {} failed: {}", message.node, node->address,
+                 NodePort(*config, *node), message.method, s.message());
   }
   return s.ok();
 }

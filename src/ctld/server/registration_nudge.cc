@@ -6,8 +6,7 @@
 #include <chrono>
 
 #include "api/methods.h"
-#include "auth/signed_send.h"
-#include "rpc/client.h"
+#include "ctld/server/node_call.h"
 
 namespace rota::ctld {
 
@@ -34,17 +33,8 @@ void RegistrationNudge::AskNodes() {
   const std::string body;  // Empty
   for (size_t i = next_++; i < config_->nodes.size() && !stopping_; i = next_++) {
     const conf::NodeConfig& node = config_->nodes[i];
-    const uint16_t port = node.port != 0 ? node.port : config_->settings.slurmd_port;
-    rpc::RpcClient client;
-    Status s = client.Connect(node.address, port, std::chrono::seconds(1));
-    if (s.ok()) {
-      s = auth::SendSigned(*issuer_, auth::RpcBindingBytes(api::kRegisterNow, body),
-                           [&](const std::string& credential) {
-                             Result<rpc::Response> answer = client.Call(
-                                 api::kRegisterNow, credential, body, std::chrono::seconds(2));
-                             return answer.ok() ? answer->ToStatus() : answer.status();
-                           });
-    }
+    Status s = CallNode(*config_, node, *issuer_, api::kRegisterNow, body,
+                        {std::chrono::seconds(1), std::chrono::seconds(2)});
     if (s.ok()) {
       ++answered_;
     } else {
