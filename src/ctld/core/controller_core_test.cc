@@ -6,45 +6,41 @@
 #include <csignal>
 #include <set>
 
+#include "ctld/core/core_test_fixture.h"
 #include "ctld/core/node_liveness.h"
 #include "model/job_payload.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
-
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
 
 // Exit statuses in waitpid's encoding.
 constexpr uint32_t kExitOk = 0;
 constexpr uint32_t kExitOne = 1 << 8;
 
-class ControllerCoreTest : public ::testing::Test {
+// The tests replay what the core asked to persist (log_): the helpers here
+// keep their Effects, so Submit is this file's (not the fixture's SubmitAs,
+// which drops them) and Tick wraps the fixture's.
+class ControllerCoreTest : public testing::CoreTest {
  protected:
+  // The nodes are not registered: a test registers them (RegisterAll) when
+  // it wants them up.
   void SetUp() override {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\nMinJobAge=300\n"
-               "MaxArraySize=1001\n"
-               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-               "DefaultTime=1:00:00\n"
-               "PartitionName=short Nodes=n1 MaxTime=30:00 QOS=fast\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    alice_ = {1000, 1000, "alice", "alice", false};
-    bob_ = {1001, 1001, "bob", "bob", false};
-    root_ = {0, 0, "root", "root", true};
+    Start(
+        "GresTypes=gpu\n"
+        "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\nMinJobAge=300\n"
+        "MaxArraySize=1001\n"
+        "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+        "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+        "DefaultTime=1:00:00\n"
+        "PartitionName=short Nodes=n1 MaxTime=30:00 QOS=fast\n",
+        /*register_nodes=*/false);
   }
 
   // Every record the core asked to persist, in order: the log.
   void Collect(const Effects& e) { log_.insert(log_.end(), e.records.begin(), e.records.end()); }
 
+  // The whole request is `spec` (SubmitOk()'s has no name); its records go to log_.
   Result<uint32_t> Submit(wire::JobSpec spec, const Caller& who) {
     Effects e;
     wire::SubmitJobRequest req;
@@ -60,8 +56,7 @@ class ControllerCoreTest : public ::testing::Test {
     return id.value_or(0);
   }
   Effects Tick() {
-    Effects e;
-    core_->Tick(now_, e);
+    Effects e = CoreTest::Tick();
     Collect(e);
     return e;
   }
@@ -89,12 +84,6 @@ class ControllerCoreTest : public ::testing::Test {
     ASSERT_TRUE(core_->ReportExit(req, now_, e).ok());
     Collect(e);
   }
-  const wire::JobRecord& Job(uint32_t id) {
-    const wire::JobRecord* j = core_->FindJob(id);
-    EXPECT_NE(j, nullptr) << id;
-    static const wire::JobRecord kEmpty;
-    return j ? *j : kEmpty;
-  }
   std::string StateOf(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
   wire::SignalJobsResponse Cancel(const std::string& id, const Caller& who, int sig = 0) {
     wire::SignalJobsRequest req;
@@ -119,11 +108,6 @@ class ControllerCoreTest : public ::testing::Test {
     return {r.errors().begin(), r.errors().end()};
   }
 
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  Caller alice_, bob_, root_;
-  int64_t now_ = kT0;
   std::vector<wire::StateRecord> log_;
   Effects last_effects_;
 };
@@ -744,17 +728,16 @@ TEST_F(ControllerCoreTest, PublishedViewIsImmutable) {
 // ReturnToService, SlurmdParameters, ...) written before its nodes.
 class NodeLivenessTest : public ControllerCoreTest {
  protected:
+  // Nodes unregistered, as in ControllerCoreTest: the tests register them.
   void Reload(const std::string& settings) {
-    auto loaded = LoadConfigFiles(
-        dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\n"
-               "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\nMinJobAge=300\n" +
-               settings +
-               "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
-               "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-               "DefaultTime=1:00:00\n"});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
+    Start(
+        "GresTypes=gpu\n"
+        "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\nMinJobAge=300\n" +
+            settings +
+            "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+            "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+            "DefaultTime=1:00:00\n",
+        /*register_nodes=*/false);
   }
   // A node daemon's registration, reporting what its host has.
   Effects Register(const std::string& node, uint32_t cpus = 4, uint64_t mem = 16000,

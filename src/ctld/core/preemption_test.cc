@@ -4,23 +4,20 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <functional>
 #include <map>
+#include <string>
+#include <vector>
 
-#include "ctld/core/controller_core.h"
+#include "ctld/core/core_test_fixture.h"
 #include "model/job_state.h"
-#include "testing/config_files.h"
 
 namespace rota::ctld {
 namespace {
 
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
-
-constexpr int64_t kT0 = 1'800'000'000;
-
 // Two 4-CPU nodes shared by partitions of two tiers.
 constexpr char kConf[] =
-    "ClusterName=c\nSlurmctldHost=h\nSelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
+    "SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=1000\n"
     "AccountingStorageType=accounting_storage/slurmdbd\n"
     "PreemptMode=REQUEUE\n"
     "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
@@ -32,40 +29,29 @@ constexpr char kConf[] =
     "PartitionName=off Nodes=n[1-2] PriorityTier=1 PreemptMode=OFF\n"
     "PartitionName=high Nodes=n[1-2] PriorityTier=2\n";
 
-class PreemptionTest : public ::testing::Test {
+class PreemptionTest : public testing::CoreTest {
  protected:
   void SetUp() override { Load(kPartitionPrio); }
 
   static constexpr char kPartitionPrio[] = "PreemptType=preempt/partition_prio\n";
 
-  void Load(const std::string& extra) {
-    auto loaded = LoadConfigFiles(dir_, {std::string(kConf) + extra});
-    ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-    config_ = *loaded.config;
-    core_ = std::make_unique<ControllerCore>(config_);
-    Effects e;
-    ASSERT_TRUE(core_->NodeRegistered("n1", kT0, now_, e).ok());
-    ASSERT_TRUE(core_->NodeRegistered("n2", kT0, now_, e).ok());
-  }
+  // kConf and `extra`; both nodes registered.
+  void Load(const std::string& extra) { Start(std::string(kConf) + extra); }
 
-  // A whole-node (4 CPU) job in `partition`, started or queued by the next Tick.
+  // A whole-node (4 CPU) job of alice's in `partition`, started or queued by
+  // the next Tick.
   uint32_t Submit(const std::string& partition, int cpus = 4,
                   std::function<void(wire::JobSpec&)> edit = {}) {
-    wire::SubmitJobRequest req;
-    req.mutable_spec()->set_name("job");
-    req.mutable_spec()->set_partition(partition);
-    req.mutable_spec()->set_cpus_per_task(static_cast<uint32_t>(cpus));
-    req.mutable_spec()->set_time_limit_s(3600);
-    if (edit) edit(*req.mutable_spec());
-    Effects e;
-    Caller alice{1000, 1000, "alice", "alice", false};
-    auto r = core_->Submit(req, alice, now_, e);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return r.ok() ? r->job_id() : 0;
+    return SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_partition(partition);
+      s.set_cpus_per_task(static_cast<uint32_t>(cpus));
+      s.set_time_limit_s(3600);
+      if (edit) edit(s);
+    });
   }
+  // The fixture's pass, its accounting records kept.
   Effects Tick() {
-    Effects e;
-    core_->Tick(now_, e);
+    Effects e = CoreTest::Tick();
     Keep(e);
     return e;
   }
@@ -86,22 +72,15 @@ class PreemptionTest : public ::testing::Test {
       Keep(e);
     }
   }
-  const wire::JobRecord& Job(uint32_t id) {
-    const wire::JobRecord* j = core_->FindJob(id);
-    EXPECT_NE(j, nullptr) << id;
-    static const wire::JobRecord kEmpty;
-    return j ? *j : kEmpty;
-  }
   std::string StateOf(uint32_t id) { return std::string(model::JobStateName(Job(id).state())); }
   std::string NodeOf(uint32_t id) { return Job(id).nodes_size() ? Job(id).nodes(0) : ""; }
+  // scontrol `action` on the job as root, or else as alice.
   std::vector<std::string> Update(uint32_t id, bool root, const std::string& action) {
     wire::UpdateJobRequest req;
     req.add_job_ids(std::to_string(id));
     req.set_action(action);
-    Caller who =
-        root ? Caller{0, 0, "root", "root", true} : Caller{1000, 1000, "alice", "alice", false};
     Effects e;
-    auto r = core_->UpdateJobs(req, who, now_, e);
+    auto r = core_->UpdateJobs(req, root ? root_ : alice_, now_, e);
     last_ = e;
     return {r.errors().begin(), r.errors().end()};
   }
@@ -112,10 +91,6 @@ class PreemptionTest : public ::testing::Test {
     return false;
   }
 
-  TempDir dir_;
-  std::shared_ptr<const conf::ClusterConfig> config_;
-  std::unique_ptr<ControllerCore> core_;
-  int64_t now_ = kT0;
   std::vector<wire::AccountingJob> accounting_;
   Effects last_;
 };
@@ -339,7 +314,7 @@ TEST_F(PreemptionTest, APreemptorStartsEvenBehindABlockedJobOfItsPartition) {
   req.add_job_ids(std::to_string(big));
   (*req.mutable_fields())["Priority"] = "4000000000";
   Effects e;
-  ASSERT_EQ(core_->UpdateJobs(req, Caller{0, 0, "root", "root", true}, now_, e).errors_size(), 0);
+  ASSERT_EQ(core_->UpdateJobs(req, root_, now_, e).errors_size(), 0);
   Cleaned(b);
   Tick();
   EXPECT_EQ(StateOf(high), "RUNNING");
