@@ -82,6 +82,8 @@ bench: build
 	  awk '/^BM_/ {print $$1, $$4, $$5}'
 	@$(BUILD_DIR)/bin/backfill_bench 2>/dev/null | \
 	  awk '/^BM_/ {print $$1, $$4, $$5}'
+	@$(BUILD_DIR)/bin/core_pass_bench 2>/dev/null | \
+	  awk '/^BM_/ {print $$1, $$4, $$5}'
 	@bash bench/ctld_bench.sh $(BUILD_DIR)/bin
 
 # A local cluster under run/quickstart/: rotactld and six rotad (4 GPU nodes with fake A100s,

@@ -127,7 +127,7 @@ void BM_CountAndCheck(benchmark::State& state) {
     LimitUsage usage(policy);
     for (const JobDemand& d : running_demands) usage.Add(d);
     size_t held = 0;
-    for (const JobDemand& d : pending_demands) held += !StartLimitReason(usage, d).empty();
+    for (const JobDemand& d : pending_demands) held += StartLimitReason(usage, d).holds();
     benchmark::DoNotOptimize(held);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -162,7 +162,7 @@ void BM_CountAndCheckMinutes(benchmark::State& state) {
     usage.SetTresMinutes(&ledger, state.range(1) != 0);
     for (const JobDemand& d : running_demands) usage.Add(d);
     size_t held = 0;
-    for (const JobDemand& d : pending_demands) held += !StartLimitReason(usage, d).empty();
+    for (const JobDemand& d : pending_demands) held += StartLimitReason(usage, d).holds();
     benchmark::DoNotOptimize(held);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));

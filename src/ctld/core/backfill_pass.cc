@@ -89,11 +89,11 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     j.clear_sched_nodes();
   }
   if (queue.empty()) return;
-  if (last_backfill_ > 0 && now < last_backfill_ + params.bf_interval) {
-    NoteWake(last_backfill_ + params.bf_interval);
+  if (int64_t next = 0; !backfill_.Due(now, params.bf_interval, &next)) {
+    NoteWake(next);
     return;
   }
-  last_backfill_ = now;
+  backfill_.PassBegins(now);
   const int64_t pass_began = stats_.Now();
   if (params.bf_interval > 0) NoteWake(now + params.bf_interval);
   SortQueue(queue, *config_);
@@ -110,12 +110,12 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     if (partition == nullptr) continue;
     if (!licenses.Available(j->spec())) continue;          // Reason Licenses, from the main pass
     if (gang::RowsOf(*config_, *partition) > 0) continue;  // Time-sliced: the main pass's
-    Result<JobShape> shape = ShapeJob(j->spec(), *partition, *config_, model);
+    Result<JobShape> shape = jobs_.ShapeOf(*j, *partition, *config_, model);
     if (!shape.ok() || !shape->partition_reason.empty()) continue;
     auto [it, fresh] = candidates.try_emplace(partition);
     if (fresh) {
       it->second = std::make_unique<std::vector<uint32_t>>(CandidatesFor(*partition).usable);
-      DropPreemptHolds(0, *it->second);  // Kept for a preemptor: never backfilled
+      preempt_holds_.Drop(0, *it->second);  // Kept for a preemptor: never backfilled
       if (partition->max_cpus_per_node != conf::kUnlimitedCount) {
         // MaxCPUsPerNode: nodes where the partition holds all it may are out.
         PartitionCpuCap& cap = caps.try_emplace(partition, *partition, model).first->second;
@@ -140,7 +140,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   const DurationSecs max_time = params.bf_max_time.value_or(params.bf_interval);
   // A pass that cannot start anything would only plan reservations to show
   // (and, cut by bf_max_time, carry some): skipped when asked to.
-  if (backfill_only_to_start_ && max_time == 0 &&
+  if (backfill_.only_to_start && max_time == 0 &&
       !sched::SomeJobMayStartNow(model, nodes_.usage(), jobs)) {
     return;
   }
@@ -160,22 +160,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   // bf_continue: the jobs the last pass, cut by bf_max_time, went through
   // are not tried again (unless nothing else is left); they keep the
   // reservations it made.
-  if (params.bf_continue && !backfill_resume_.carried.empty()) {
-    size_t carried = 0;
-    for (sched::BackfillJob& b : jobs) {
-      if (!backfill_resume_.carried.contains(b.id)) continue;
-      b.carried = true;
-      ++carried;
-      auto kept = backfill_resume_.kept.find(b.id);
-      if (kept != backfill_resume_.kept.end()) b.kept = &kept->second;
-    }
-    if (carried == jobs.size()) {
-      for (sched::BackfillJob& b : jobs) {
-        b.carried = false;
-        b.kept = nullptr;
-      }
-    }
-  }
+  if (params.bf_continue) backfill_.MarkCarried(jobs);
   sched::BackfillControl control;
   if (max_time > 0) {
     const uint64_t budget_us = static_cast<uint64_t>(max_time) * 1'000'000;
@@ -184,26 +169,15 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     };
   }
   sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, ParamsOf(params), control);
-  BackfillResume next;
-  if (params.bf_continue && plan.out_of_time && plan.last_tested >= 0) {
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      if (i > static_cast<size_t>(plan.last_tested) && !jobs[i].carried) continue;
-      const sched::BackfillDecision& d = plan.decisions[i];
-      next.carried.insert(d.id);
-      if (d.outcome == sched::BackfillOutcome::kReserved) {
-        next.kept.emplace(d.id, sched::KeptReservation{d.start, d.allocation});
-      }
-    }
-  }
-  backfill_resume_ = std::move(next);
+  backfill_.KeepResume(plan, jobs, params.bf_continue);
   std::unique_ptr<LimitUsage> usage = RunningUsage(now);  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {
     auto it = jobs_.find(d.id);
     if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
     if (d.outcome == sched::BackfillOutcome::kStartNow) {
       // Jobs started in this pass count against the limits of the next.
-      if (std::string limit = LimitReason(usage.get(), *it->second); !limit.empty()) {
-        Mutable(d.id).set_reason(limit);
+      if (model::PendingReason limit = LimitReason(usage.get(), *it->second)) {
+        Mutable(d.id).set_reason(limit.text());
         continue;
       }
       // The plan does not know MaxCPUsPerNode: a start that would pass it waits.
@@ -220,7 +194,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       stats_.JobBackfilled();
       continue;
     }
-    if (backfill_only_to_start_) continue;  // No one reads the plan
+    if (backfill_.only_to_start) continue;  // No one reads the plan
     int64_t start = 0;
     std::string where;
     if (d.outcome == sched::BackfillOutcome::kReserved) {

@@ -42,16 +42,15 @@ void ControllerCore::ClockStepped(int64_t step, int64_t now, Effects& effects) {
       Persist(job, effects);  // A running job's accounted start moves too
     }
   }
-  last_backfill_ = moved(last_backfill_);
   // bf_continue's kept reservations were planned on the old clock: the next
   // backfill pass starts over from the top.
-  backfill_resume_ = BackfillResume();
+  backfill_.ClockStepped(step);
   // Gang scheduling: each row keeps the rest of its turn.
   for (auto& [partition, slice] : gang_slices_) slice.next_switch = moved(slice.next_switch);
   priority_clock_.ClockStepped(step);
   fairshare_.ClockStepped(step);
   next_wake_.reset();  // The next Tick's sweep finds what is due on the new clock
-  ++version_;
+  jobs_.Touch();
 }
 
 }  // namespace rota::ctld

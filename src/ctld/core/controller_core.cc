@@ -33,37 +33,19 @@ constexpr int64_t kBasicPriorityTop = 100000000;
 ControllerCore::ControllerCore(std::shared_ptr<const conf::ClusterConfig> config)
     : config_(std::move(config)),
       nodes_(*config_),
-      next_job_id_(std::max(1u, config_->settings.first_job_id)),
+      jobs_(config_->settings.first_job_id),
       enforcement_(Enforcement::FromSettings(config_->settings.accounting_storage_enforce)) {}
 
 // ---------------------------------------------------------------- recovery
 
-void ControllerCore::Insert(wire::JobRecord job) {
-  uint32_t id = job.job_id();
-  // Records written before payloads were separate carry the script inline.
-  if (!job.spec().script().empty() || job.spec().environment_size() > 0) {
-    wire::JobPayload payload;
-    payload.set_job_id(id);
-    payload.set_script(std::move(*job.mutable_spec()->mutable_script()));
-    payload.mutable_environment()->Swap(job.mutable_spec()->mutable_environment());
-    job.mutable_spec()->clear_script();
-    job.mutable_spec()->clear_environment();
-    StorePayload(payload);
-  }
-  next_job_id_ = std::max(next_job_id_, id + 1);
-  jobs_[id] = std::make_shared<wire::JobRecord>(std::move(job));
-  ++version_;
-}
-
 void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
                              const std::vector<wire::StateRecord>& records) {
-  jobs_.clear();
-  payloads_.clear();
+  jobs_.Clear();
   nodes_ = NodeTable(*config_);
   if (snapshot != nullptr) {
-    next_job_id_ = std::max(next_job_id_, snapshot->next_job_id());
-    for (const wire::JobPayload& p : snapshot->payloads()) StorePayload(p);
-    for (const wire::JobRecord& j : snapshot->jobs()) Insert(j);
+    jobs_.RaiseNextId(snapshot->next_job_id());
+    for (const wire::JobPayload& p : snapshot->payloads()) jobs_.StorePayload(p);
+    for (const wire::JobRecord& j : snapshot->jobs()) jobs_.Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
     if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
     for (const wire::JobStepsState& steps : snapshot->job_steps()) steps_.Apply(steps);
@@ -73,17 +55,16 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
       case wire::StateRecord::kJobUpsert:
-        Insert(r.job_upsert());
+        jobs_.Insert(r.job_upsert());
         break;
       case wire::StateRecord::kJobPurge:
-        jobs_.erase(r.job_purge());
-        payloads_.erase(r.job_purge());
+        jobs_.Erase(r.job_purge());
         break;
       case wire::StateRecord::kJobPayload:
-        StorePayload(r.job_payload());
+        jobs_.StorePayload(r.job_payload());
         break;
       case wire::StateRecord::kNextJobId:
-        next_job_id_ = std::max(next_job_id_, r.next_job_id());
+        jobs_.RaiseNextId(r.next_job_id());
         break;
       case wire::StateRecord::kNodeUpsert:
         nodes_.ApplyRecord(r.node_upsert());
@@ -133,14 +114,14 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
       NoteWake(job->end_time() + config_->settings.min_job_age);
     }
   }
-  ++version_;
+  jobs_.Touch();
 }
 
 wire::StateSnapshot ControllerCore::Snapshot() const {
   wire::StateSnapshot s;
-  s.set_next_job_id(next_job_id_);
+  s.set_next_job_id(jobs_.next_id());
   for (const auto& [id, job] : jobs_) *s.add_jobs() = *job;
-  for (const auto& [id, packed] : payloads_) {
+  for (const auto& [id, packed] : jobs_.payloads()) {
     wire::JobPayload* p = s.add_payloads();
     p->set_job_id(id);
     p->set_packed(*packed);
@@ -159,13 +140,13 @@ std::string ControllerCore::SerializeSnapshot() const { return TakeSnapshotView(
 
 ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   SnapshotView v;
-  v.next_job_id = next_job_id_;
+  v.next_job_id = jobs_.next_id();
   v.jobs.reserve(jobs_.size());
   for (const auto& [id, job] : jobs_) v.jobs.push_back(job);
   for (const NodeRuntime& n : nodes_.nodes()) {
     if (n.drain || n.admin_down || !n.reason.empty()) v.nodes.push_back(nodes_.ToRecord(n));
   }
-  v.payloads.assign(payloads_.begin(), payloads_.end());
+  v.payloads.assign(jobs_.payloads().begin(), jobs_.payloads().end());
   v.policy = policy_;
   v.steps = steps_.States();
   if (!reservations_.empty()) v.reservations = reservations_.State();
@@ -225,6 +206,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
   config_ = std::move(config);
   enforcement_ = Enforcement::FromSettings(config_->settings.accounting_storage_enforce);
   nodes_ = std::move(fresh);
+  jobs_.ForgetShapes();  // Made for the old partitions and node model
   ApplyUsageResetNow();
   RefreshReservedWindows();
   for (const auto& [id, job] : jobs_) {
@@ -234,17 +216,10 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
     }
     if (job->state() == wire::JOB_STATE_COMPLETING) nodes_.MarkCompleting(*job, +1);
   }
-  ++version_;
+  jobs_.Touch();
 }
 
 // ---------------------------------------------------------------- helpers
-
-wire::JobRecord& ControllerCore::Mutable(uint32_t job_id) {
-  JobPtr& p = jobs_.at(job_id);
-  if (p.use_count() > 1) p = std::make_shared<wire::JobRecord>(*p);
-  ++version_;
-  return *p;
-}
 
 void ControllerCore::Persist(const wire::JobRecord& job, Effects& effects) {
   *effects.records.emplace_back().mutable_job_upsert() = job;
@@ -261,12 +236,6 @@ void ControllerCore::PersistNode(const NodeRuntime& node, int64_t now, Effects& 
   node_events_.Observe(*config_, node, now, effects);
 }
 
-uint32_t ControllerCore::AllocateJobId() {
-  uint32_t id = next_job_id_++;
-  while (jobs_.count(id) > 0) id = next_job_id_++;  // Never reuse a live id.
-  return id;
-}
-
 uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   if (IsMultifactor(*config_)) {
     int64_t now = std::max(priority_clock_.last(), job.submit_time());
@@ -277,35 +246,6 @@ uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
   int64_t p = kBasicPriorityTop - order - job.spec().nice();
   return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, UINT32_MAX));
-}
-
-void ControllerCore::StorePayload(const wire::JobPayload& payload) {
-  payloads_[payload.job_id()] = std::make_shared<const std::string>(
-      payload.packed().empty() ? model::PackPayload(payload) : payload.packed());
-}
-
-std::shared_ptr<const wire::JobPayload> ControllerCore::FindPayload(
-    const wire::JobRecord& job) const {
-  auto it = payloads_.find(job.array_job_id() != 0 ? job.array_job_id() : job.job_id());
-  if (it == payloads_.end()) return nullptr;
-  Result<wire::JobPayload> payload = model::UnpackPayload(job.job_id(), *it->second);
-  if (!payload.ok()) return nullptr;
-  return std::make_shared<const wire::JobPayload>(std::move(payload).value());
-}
-
-const wire::JobRecord* ControllerCore::FindJob(uint32_t job_id) const {
-  auto it = jobs_.find(job_id);
-  return it == jobs_.end() ? nullptr : it->second.get();
-}
-
-std::shared_ptr<const JobView> ControllerCore::PublishJobs() {
-  if (published_ && published_version_ == version_) return published_;
-  auto view = std::make_shared<JobView>();
-  view->reserve(jobs_.size());
-  for (const auto& [id, job] : jobs_) view->push_back(job);
-  published_ = std::move(view);
-  published_version_ = version_;
-  return published_;
 }
 
 std::optional<int64_t> ControllerCore::NextWakeTime() const { return next_wake_; }
@@ -387,7 +327,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     Result<model::Dependency> dep = model::ParseDependency(spec.dependency());
     if (!dep.ok()) return InvalidArgument("Job dependency problem");
     for (const model::DependencyTerm& t : dep->terms) {
-      if (t.type != model::DependencyType::kSingleton && jobs_.count(t.job_id) == 0) {
+      if (t.type != model::DependencyType::kSingleton && !jobs_.contains(t.job_id)) {
         return InvalidArgument("Job dependency problem");
       }
     }
@@ -404,7 +344,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     // When and where would it start, were it alone in the queue? Now, or once
     // enough running jobs reach their time limits (the same selection, asked
     // at each end time).
-    response.set_job_id(next_job_id_);
+    response.set_job_id(jobs_.next_id());
     Candidates c = CandidatesFor(*partition);
     std::vector<sched::Release> releases;
     for (const auto& [id, job] : jobs_) {
@@ -441,7 +381,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   job.set_req_nodes(shape->nodes);
   ROTA_RETURN_IF_ERROR(
       CheckPolicyLimitsAtSubmit(job, array ? static_cast<uint32_t>(array->tasks.size()) : 1));
-  job.set_job_id(AllocateJobId());
+  job.set_job_id(jobs_.AllocateId());
   job.set_state(wire::JOB_STATE_PENDING);
   job.set_submit_time(now);
   job.set_eligible_time(std::max(now, job.spec().begin_time()));
@@ -482,9 +422,9 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   job.mutable_spec()->clear_script();
   job.mutable_spec()->clear_environment();
   *effects.records.emplace_back().mutable_job_payload() = payload;
-  StorePayload(payload);
+  jobs_.StorePayload(payload);
   Persist(job, effects);
-  Insert(std::move(job));
+  jobs_.Insert(std::move(job));
   return response;
 }
 

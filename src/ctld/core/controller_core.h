@@ -17,32 +17,32 @@
 #include "common/status.h"
 #include "conf/cluster_config.h"
 #include "conf/preempt_mode.h"
-#include "ctld/core/backfill_resume.h"
+#include "ctld/core/backfill_state.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
 #include "ctld/core/fairshare_engine.h"
 #include "ctld/core/gang_scheduler.h"
+#include "ctld/core/job_table.h"
 #include "ctld/core/license_pool.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/node_events.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
+#include "ctld/core/preempt_holds.h"
 #include "ctld/core/priority_clock.h"
 #include "ctld/core/reservation_table.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
 #include "ctld/core/usage_ledger.h"
 #include "fairshare.pb.h"
+#include "model/pending_reason.h"
 #include "priority.pb.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
 
 class LimitUsage;  // limit_check.h
-
-// An immutable view of every job, for listing commands on other threads.
-using JobView = std::vector<std::shared_ptr<const wire::JobRecord>>;
 
 class ControllerCore {
  public:
@@ -128,7 +128,7 @@ class ControllerCore {
   // into the jobs: the same starts for far less work. Not applied while
   // bf_max_time is set (bf_continue carries reservations). For rota-sim,
   // whose results are the starts; off in the controller.
-  void SetBackfillOnlyToStart(bool on) { backfill_only_to_start_ = on; }
+  void SetBackfillOnlyToStart(bool on) { backfill_.only_to_start = on; }
 
   // ---- Accounting policy (policy_hooks.cc) ----
   // Adopts the policy rotadbd holds now (AccountingStorageEnforce); a record
@@ -161,14 +161,17 @@ class ControllerCore {
   // When Tick next has work to do (nullopt: only when something happens).
   std::optional<int64_t> NextWakeTime() const;
   // A consistent view of all jobs; cheap when nothing changed since the last call.
-  std::shared_ptr<const JobView> PublishJobs();
-  const wire::JobRecord* FindJob(uint32_t job_id) const;
+  std::shared_ptr<const JobView> PublishJobs() { return jobs_.Publish(); }
+  const wire::JobRecord* FindJob(uint32_t job_id) const { return jobs_.Find(job_id); }
   // The script and environment of a job (arrays share their array's).
-  std::shared_ptr<const wire::JobPayload> FindPayload(const wire::JobRecord& job) const;
+  std::shared_ptr<const wire::JobPayload> FindPayload(const wire::JobRecord& job) const {
+    return jobs_.FindPayload(job);
+  }
   const NodeTable& nodes() const { return nodes_; }
   const conf::ClusterConfig& config() const { return *config_; }
-  uint32_t next_job_id() const { return next_job_id_; }
+  uint32_t next_job_id() const { return jobs_.next_id(); }
   size_t job_count() const { return jobs_.size(); }
+  const JobTable& jobs() const { return jobs_; }
   // The job steps of running jobs (srun); see step_table.h. Steps start and
   // end through CreateStep/EndStep (job_steps.cc), which log the change;
   // steps() is for reading.
@@ -194,10 +197,8 @@ class ControllerCore {
   const UsageLedger& usage_ledger() const { return fairshare_.ledger(); }
 
  private:
-  using JobPtr = std::shared_ptr<wire::JobRecord>;
-
   // Copy-on-write: a record shared with a published view is cloned first.
-  wire::JobRecord& Mutable(uint32_t job_id);
+  wire::JobRecord& Mutable(uint32_t job_id) { return jobs_.Mutable(job_id); }
   void Persist(const wire::JobRecord& job, Effects& effects);
   // job_steps.cc: the attempt's steps on its accounting record, and dropping
   // them once the attempt is over.
@@ -208,9 +209,7 @@ class ControllerCore {
   void NoteBatchUsage(const wire::JobExitedRequest& report);
   // Also tells accounting of the node going out of service or back (node_events.h).
   void PersistNode(const NodeRuntime& node, int64_t now, Effects& effects);
-  uint32_t AllocateJobId();
   uint32_t BasePriority(const wire::JobRecord& job) const;
-  void Insert(wire::JobRecord job);
   // priority/multifactor: every PriorityCalcPeriod, running jobs' usage is
   // accrued (one fair-share usage record), then pending jobs' priorities are
   // recomputed in memory only (no record: a restart recomputes them).
@@ -233,9 +232,6 @@ class ControllerCore {
   const PriorityCluster& PriorityTotals() const {
     return priority_clock_.Totals(config_, policy_.get());
   }
-  // Keeps a submission's payload (packing it unless it already is).
-  void StorePayload(const wire::JobPayload& payload);
-
   // The partition's nodes that can take jobs now (indices into the node
   // table's model); the others' names go to `unavailable`.
   struct Candidates {
@@ -253,15 +249,16 @@ class ControllerCore {
                              const Caller& caller) const;
   Status CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uint32_t jobs) const;
   // Scheduling: the running jobs' usage at the start of a pass (null when no
-  // limits are enforced), the limit that holds `job` pending ("" when none),
+  // limits are enforced), the limit that holds `job` pending (none when none),
   // and a job started in the pass counted.
   std::unique_ptr<LimitUsage> RunningUsage(int64_t now) const;
-  std::string LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const;
+  model::PendingReason LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const;
   void CountStarted(LimitUsage* usage, const wire::JobRecord& job) const;
 
   // Scheduling (scheduling.cc).
   void SchedulePass(int64_t now, Effects& effects);
-  bool TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason);
+  // Starts pending `job_id` now if it fits; else `reason` says why not.
+  bool TryStart(uint32_t job_id, int64_t now, Effects& effects, model::PendingReason* reason);
   // Starts pending `job_id` (an array's next task) on `allocation`, which must
   // be free now.
   // `launch` false: only the record is written (allocation, times, state);
@@ -274,7 +271,8 @@ class ControllerCore {
   // starts what fits without delaying a job ahead and records the planned
   // start and nodes of the others (sched_start_time, sched_nodes).
   void BackfillPass(int64_t now, Effects& effects);
-  std::string DependencyReason(const wire::JobRecord& job, int64_t now) const;
+  // Dependency or DependencyNeverSatisfied while its --dependency holds it.
+  model::PendingReason DependencyReason(const wire::JobRecord& job, int64_t now) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;
   // Licenses= : the licenses the jobs holding allocations use now.
   LicensePool LicensesInUse() const;
@@ -300,8 +298,8 @@ class ControllerCore {
   void ExpireReservations(int64_t now, Effects& effects);
   // Submission: the job's --reservation exists and admits it.
   Status CheckReservationAtSubmit(const wire::JobSpec& spec, const Caller& caller) const;
-  // Why a job of a reservation cannot be tried now ("" when it can).
-  std::string ReservationWaitReason(const wire::JobRecord& job, int64_t now) const;
+  // Why a job of a reservation cannot be tried now (none when it can).
+  model::PendingReason ReservationWaitReason(const wire::JobRecord& job, int64_t now) const;
   // Narrows `usable` for `job`: a reservation's job to its reservation's
   // nodes; any other job away from the windows its run would overlap. True
   // when a maintenance reservation took nodes away.
@@ -380,12 +378,6 @@ class ControllerCore {
                     const std::vector<uint32_t>& usable, int64_t now, Effects& effects);
   // scontrol suspend / resume (privileged): "" or the error for the user.
   std::string AdminSuspend(uint32_t job_id, bool suspend, int64_t now, Effects& effects);
-  // The nodes held for pending preemptors (preempt_nodes), gathered at each pass.
-  void ClearPreemptHolds();
-  void NotePreemptHold(const wire::JobRecord& job);
-  // Removes from `usable` the nodes held for a preemptor other than `job_id`
-  // (0: every held node).
-  void DropPreemptHolds(uint32_t job_id, std::vector<uint32_t>& usable) const;
 
   // Node liveness (node_liveness.cc). Nodes silent for SlurmdTimeout go DOWN*
   // and lose their jobs; notes when the next one would. Called from Tick.
@@ -408,29 +400,18 @@ class ControllerCore {
 
   std::shared_ptr<const conf::ClusterConfig> config_;
   NodeTable nodes_;
-  NodeEventTracker node_events_;     // Nodes out of service, for accounting
-  std::map<uint32_t, JobPtr> jobs_;  // By job id; ordered for deterministic passes
-  // Scripts and environments by the submission's job id, out of the records.
-  // Packed (model/job_payload.h): one small allocation per submission.
-  std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;
-  uint32_t next_job_id_;
-  int64_t last_backfill_ = 0;            // When the last backfill pass ran; 0: never
-  BackfillResume backfill_resume_;       // bf_continue (backfill_pass.cc)
-  bool backfill_only_to_start_ = false;  // SetBackfillOnlyToStart
+  NodeEventTracker node_events_;  // Nodes out of service, for accounting
+  JobTable jobs_;                 // Records, payloads and job ids
+  BackfillState backfill_;        // Between backfill passes: the last one, bf_continue
   std::map<std::string, gang::PartitionSlice> gang_slices_;  // By partition (gang_pass.cc)
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   // Jobs whose PrologSlurmctld this process asked for and has not heard back
   // about (a restart forgets them: SweepTimers asks again).
   std::set<uint32_t> prologs_in_flight_;
-  uint64_t version_ = 0;  // Bumped on every change visible to readers
-  uint64_t published_version_ = UINT64_MAX;
-  std::shared_ptr<const JobView> published_;
   StepTable steps_;
   SchedStats stats_;
   PriorityClock priority_clock_;  // Last recomputation, cluster totals
-  // Preemption: by node index, the pending job the node is held for (0: none);
-  // empty when no node is held. Rebuilt at each scheduling pass.
-  std::vector<uint32_t> preempt_holds_;
+  PreemptHolds preempt_holds_;    // Nodes held for preemptors; rebuilt at each pass
   // Some job may be SUSPENDED by preemption (set on suspend and restore,
   // cleared by a ResumeDisplaced walk that finds none).
   bool maybe_suspended_ = true;

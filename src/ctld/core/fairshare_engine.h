@@ -19,6 +19,7 @@
 #include "conf/cluster_config.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
+#include "ctld/core/job_table.h"
 #include "ctld/core/policy_table.h"
 #include "ctld/core/usage_ledger.h"
 #include "fairshare.pb.h"
@@ -28,12 +29,11 @@ namespace rota::ctld {
 
 class FairshareEngine {
  public:
-  using Jobs = std::map<uint32_t, std::shared_ptr<wire::JobRecord>>;
   // What the engine reads of the controller.
   struct Inputs {
     const conf::ClusterConfig& config;
     const PolicyTable* policy;  // Null until rotadbd's is known
-    const Jobs& jobs;
+    const JobTable& jobs;
   };
 
   // Accrues usage up to `now` from the jobs that ran since the last update,

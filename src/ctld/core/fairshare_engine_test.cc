@@ -29,20 +29,20 @@ class FairshareEngineTest : public ::testing::Test {
   }
   // A job of `user` holding `cpus` since `start` (0: pending).
   void AddJob(uint32_t id, const std::string& user, uint32_t cpus, int64_t start) {
-    auto job = std::make_shared<wire::JobRecord>();
-    job->set_job_id(id);
-    job->mutable_spec()->set_user(user);
-    job->mutable_spec()->set_partition("batch");
-    job->set_state(start > 0 ? wire::JOB_STATE_RUNNING : wire::JOB_STATE_PENDING);
-    job->set_start_time(start);
-    job->set_alloc_cpus(cpus);
-    jobs_[id] = job;
+    wire::JobRecord job;
+    job.set_job_id(id);
+    job.mutable_spec()->set_user(user);
+    job.mutable_spec()->set_partition("batch");
+    job.set_state(start > 0 ? wire::JOB_STATE_RUNNING : wire::JOB_STATE_PENDING);
+    job.set_start_time(start);
+    job.set_alloc_cpus(cpus);
+    jobs_.Insert(std::move(job));
   }
   FairshareEngine::Inputs In() const { return {*config_, nullptr, jobs_}; }
 
   TempDir dir_;
   std::shared_ptr<const conf::ClusterConfig> config_;
-  FairshareEngine::Jobs jobs_;
+  JobTable jobs_{1};
   FairshareEngine engine_;
 };
 
@@ -86,7 +86,7 @@ TEST_F(FairshareEngineTest, AClearedLedgerIsLoggedOnceAndRestoresFromItsRecord) 
   restored.Restore(logged);
   EXPECT_DOUBLE_EQ(restored.ledger().Usage("root", "alice"), 100);
 
-  jobs_.clear();
+  jobs_.Clear();
   restored.ClearNow();
   EXPECT_DOUBLE_EQ(restored.ledger().Usage("root", "alice"), 0);
   Effects after_clear;

@@ -135,7 +135,7 @@ void ControllerCore::GangTick(int64_t now, Effects& effects) {
       nodes_.Allocate(j);
       j.set_state(wire::JOB_STATE_SUSPENDED);
       j.set_suspend_time(now);
-      ++version_;
+      jobs_.Touch();
       Persist(j, effects);
     }
     bool any_waiting = false;
@@ -179,7 +179,7 @@ void ControllerCore::GangTick(int64_t now, Effects& effects) {
       j.set_start_time(now);
       j.set_end_time(j.time_limit_s() >= 0 ? now + j.time_limit_s() : 0);
       NoteWake(j.end_time());
-      ++version_;
+      jobs_.Touch();
       Persist(j, effects);
       effects.launches.push_back({jobs_.at(m.job_id), FindPayload(*jobs_.at(m.job_id))});
     }
@@ -257,7 +257,7 @@ bool ControllerCore::TryGangStart(uint32_t job_id, const sched::Request& request
     j.set_gang_launch_pending(true);
     j.set_state(wire::JOB_STATE_SUSPENDED);
     j.set_suspend_time(now);
-    ++version_;
+    jobs_.Touch();
     Persist(j, effects);
     if (slice.next_switch == 0) {
       slice.next_switch = now + std::max<int64_t>(1, config_->settings.scheduler_time_slice);

@@ -151,7 +151,7 @@ void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node
                   now, effects);
     SetHeldReason(job);
     Persist(job, effects);
-    ++version_;
+    jobs_.Touch();
   } else if (awaited->empty()) {
     FinishJob(job, job.final_state(), now, effects);
   } else {
@@ -389,7 +389,7 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
     node->reason_time = now;
     node->reason_uid = 0;
     PersistNode(*node, now, effects);
-    ++version_;
+    jobs_.Touch();
   }
   return Status::Ok();
 }
@@ -488,13 +488,13 @@ void ControllerCore::PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok,
   if (job.requeue() && !job.spec().interactive()) {
     ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
     Persist(job, effects);
-    ++version_;
+    jobs_.Touch();
     return;
   }
   // It may not run again: killed, as Slurm kills it.
   job.set_cancel_requested(true);
   FinishJob(job, wire::JOB_STATE_CANCELLED, now, effects);
-  ++version_;
+  jobs_.Touch();
 }
 
 std::optional<int64_t> ControllerCore::WarnTime(const wire::JobRecord& job) const {
@@ -559,7 +559,7 @@ std::string ControllerCore::DependencyProblem(uint32_t job_id, const std::string
   // Slurm refuses a job named that does not exist, and the job itself.
   for (const model::DependencyTerm& t : dep->terms) {
     if (t.type == model::DependencyType::kSingleton) continue;
-    if (t.job_id == job_id || jobs_.count(t.job_id) == 0) return kDependencyProblem;
+    if (t.job_id == job_id || !jobs_.contains(t.job_id)) return kDependencyProblem;
   }
   // A chain that leads back to the job would wait forever.
   std::vector<uint32_t> to_visit;
@@ -713,7 +713,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     }
   }
   (void)now;
-  Mutable(job_id) = updated;
+  jobs_.Replace(job_id, updated);
   Persist(updated, effects);
   return "";
 }
@@ -783,7 +783,7 @@ Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const
     PersistNode(*n, now, effects);
     if (state == "DOWN") FailJobsOn(name, now, effects);
   }
-  ++version_;
+  jobs_.Touch();
   return Status::Ok();
 }
 

@@ -183,7 +183,7 @@ const LimitUsage::Tally& LimitUsage::Association(const std::string& user,
   return Lookup(associations_, std::make_pair(user, account));
 }
 
-std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand) {
+model::PendingReason StartLimitReason(const LimitUsage& running, const JobDemand& demand) {
   const PolicyTable& table = running.table();
   if (const QosPolicy* qos = demand.qos.empty() ? nullptr : table.FindQos(demand.qos)) {
     const PolicyLimits& l = qos->limits;

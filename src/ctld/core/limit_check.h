@@ -14,6 +14,7 @@
 #include "common/tres.h"
 #include "ctld/core/policy_table.h"
 #include "ctld/core/usage_ledger.h"
+#include "model/pending_reason.h"
 
 namespace rota::ctld {
 
@@ -78,10 +79,10 @@ class LimitUsage {
 // The limit `demand` would break if it started now, given what running jobs
 // hold (`running`): Slurm's pending reason (QOSMaxJobsPerUserLimit,
 // AssocGrpCpuLimit, QOSGrpCPUMinutesLimit, AssocGrpGRESMinutes,
-// QOSGrpCPURunMinutesLimit, AssocGrpGRESRunMinutes, ...), or ""
+// QOSGrpCPURunMinutesLimit, AssocGrpGRESRunMinutes, ...), or none
 // when it may start. QoS limits come first, then the user's association
 // with the job's account, then its accounts from the nearest up.
-std::string StartLimitReason(const LimitUsage& running, const JobDemand& demand);
+model::PendingReason StartLimitReason(const LimitUsage& running, const JobDemand& demand);
 
 // Whether a submission of `jobs` jobs shaped like `demand` is refused, given
 // the jobs already submitted and not finished (`active`): MaxSubmitJobsPerUser,

@@ -31,7 +31,7 @@ class LimitCheckTest : public ::testing::Test {
   std::string ReasonAfter(const JobDemand& held, uint32_t n, const JobDemand& next) {
     LimitUsage usage(Table());
     usage.Add(held, n);
-    return StartLimitReason(usage, next);
+    return StartLimitReason(usage, next).text();
   }
 
   wire::PolicyState state_;
@@ -55,7 +55,7 @@ TEST_F(LimitCheckTest, QosJobCounts) {
   LimitUsage usage(Table());
   usage.Add(alice, 2);
   usage.Add(bob, 1);
-  EXPECT_EQ(StartLimitReason(usage, Job("carol", "q", "cpu=1")), "QOSGrpJobsLimit");
+  EXPECT_EQ(StartLimitReason(usage, Job("carol", "q", "cpu=1")).text(), "QOSGrpJobsLimit");
 }
 
 TEST_F(LimitCheckTest, QosMaxWall) {
@@ -113,7 +113,7 @@ TEST_F(LimitCheckTest, AssociationLimitsOnUsersAndAccounts) {
   LimitUsage usage(Table());
   usage.Add(alice, 2);
   usage.Add(Job("carol", "", "cpu=1", 600, "chemistry"), 1);
-  EXPECT_EQ(StartLimitReason(usage, Job("carol", "", "cpu=1", 600, "chemistry")),
+  EXPECT_EQ(StartLimitReason(usage, Job("carol", "", "cpu=1", 600, "chemistry")).text(),
             "AssocGrpJobsLimit");
   // science's GrpTRES on GPUs.
   EXPECT_EQ(ReasonAfter(Job("alice", "", "gres/gpu=3", 600), 1,

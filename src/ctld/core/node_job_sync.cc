@@ -86,7 +86,7 @@ void ControllerCore::ReconcileNodeJobs(const wire::NodeRegisterRequest& report, 
       FinishJob(job, wire::JOB_STATE_NODE_FAIL, now, effects);
     }
   }
-  if (!lost.empty() || !cleaned.empty()) ++version_;
+  if (!lost.empty() || !cleaned.empty()) jobs_.Touch();
 }
 
 }  // namespace rota::ctld

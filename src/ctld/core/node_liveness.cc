@@ -103,7 +103,7 @@ Status ControllerCore::NodeRegistered(const wire::NodeRegisterRequest& request, 
   if (changed) PersistNode(*n, now, effects);
   if (request.jobs_reported()) ReconcileNodeJobs(request, now, effects);
   if (settings.slurmd_timeout > 0) NoteWake(now + settings.slurmd_timeout);
-  ++version_;
+  jobs_.Touch();
   return Status::Ok();
 }
 
@@ -144,7 +144,7 @@ void ControllerCore::MarkNotResponding(NodeRuntime& node, int64_t now, Effects& 
   }
   PersistNode(node, now, effects);
   FailJobsOn(node.config->name, now, effects);
-  ++version_;
+  jobs_.Touch();
 }
 
 }  // namespace rota::ctld

@@ -189,7 +189,8 @@ std::unique_ptr<LimitUsage> ControllerCore::RunningUsage(int64_t now) const {
   return usage;
 }
 
-std::string ControllerCore::LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const {
+model::PendingReason ControllerCore::LimitReason(const LimitUsage* usage,
+                                                 const wire::JobRecord& job) const {
   if (usage == nullptr) return "";
   return StartLimitReason(*usage, DemandOf(*config_, job));
 }

@@ -50,24 +50,6 @@ void KeepOnlyMemory(wire::JobRecord& job) {
 
 }  // namespace
 
-void ControllerCore::ClearPreemptHolds() { preempt_holds_.clear(); }
-
-void ControllerCore::NotePreemptHold(const wire::JobRecord& job) {
-  if (preempt_holds_.empty()) preempt_holds_.assign(nodes_.model().nodes.size(), 0);
-  for (const std::string& name : job.preempt_nodes()) {
-    int32_t node = nodes_.model().IndexOf(name);
-    if (node >= 0) preempt_holds_[static_cast<size_t>(node)] = job.job_id();
-  }
-}
-
-void ControllerCore::DropPreemptHolds(uint32_t job_id, std::vector<uint32_t>& usable) const {
-  if (preempt_holds_.empty()) return;
-  std::erase_if(usable, [&](uint32_t n) {
-    uint32_t holder = preempt_holds_[n];
-    return holder != 0 && (job_id == 0 || holder != job_id);
-  });
-}
-
 bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
   std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_, policy_.get());
   const wire::JobRecord& pending = *jobs_.at(job_id);
@@ -92,12 +74,12 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
 
   std::optional<sched::PreemptPlan> plan;
   if (!preemptable.empty()) {
-    Result<JobShape> shape = ShapeJob(pending.spec(), *partition, *config_, nodes_.model());
+    Result<JobShape> shape = jobs_.ShapeOf(pending, *partition, *config_, nodes_.model());
     if (shape.ok()) {
       shape->request.switches_wait_over =
           shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
       std::vector<uint32_t> usable = CandidatesFor(*partition).usable;
-      DropPreemptHolds(job_id, usable);
+      preempt_holds_.Drop(job_id, usable);
       plan = sched::ChoosePreemptees(nodes_.model(), nodes_.usage(), usable, shape->request,
                                      std::move(preemptable));
     }
@@ -118,7 +100,7 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
     j.add_preempt_nodes(nodes_.model().nodes[a.node].name);
   }
   Persist(j, effects);
-  NotePreemptHold(j);
+  preempt_holds_.Note(j, nodes_.model());
   return true;
 }
 
@@ -157,7 +139,7 @@ void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now,
     job.set_state(wire::JOB_STATE_SUSPENDED);
     job.set_suspend_time(now);
     maybe_suspended_ = true;
-    ++version_;
+    jobs_.Touch();
     Persist(job, effects);
     return;
   }
@@ -194,7 +176,7 @@ void ControllerCore::StopDisplaced(wire::JobRecord& job, int64_t now, Effects& e
   // attempt recorded as PREEMPTED.
   BeginCompleting(job, requeue ? wire::JOB_STATE_REQUEUED : wire::JOB_STATE_PREEMPTED, now,
                   effects);
-  ++version_;
+  jobs_.Touch();
 }
 
 void ControllerCore::ResumeDisplaced(int64_t now, Effects& effects) {
@@ -254,7 +236,7 @@ void ControllerCore::ResumeJob(wire::JobRecord& job, int64_t now, Effects& effec
   job.clear_suspend_time();
   job.clear_preempted_by();
   job.set_suspended_by_admin(false);
-  ++version_;
+  jobs_.Touch();
   Persist(job, effects);
 }
 
@@ -272,7 +254,7 @@ std::string ControllerCore::AdminSuspend(uint32_t job_id, bool suspend, int64_t 
     j.set_suspend_time(now);
     j.set_suspended_by_admin(true);
     maybe_suspended_ = true;
-    ++version_;
+    jobs_.Touch();
     Persist(j, effects);
     return "";
   }

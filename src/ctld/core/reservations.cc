@@ -112,7 +112,8 @@ Status ControllerCore::CheckReservationAtSubmit(const wire::JobSpec& spec,
   return reservations_.CheckAccess(spec.reservation(), caller.user, spec.account());
 }
 
-std::string ControllerCore::ReservationWaitReason(const wire::JobRecord& job, int64_t now) const {
+model::PendingReason ControllerCore::ReservationWaitReason(const wire::JobRecord& job,
+                                                           int64_t now) const {
   const wire::ReservationRecord* r = reservations_.Find(job.spec().reservation());
   if (r == nullptr) return std::string(model::reason::kReservationDeleted);
   if (now < r->start_time()) return std::string(model::reason::kReservation);

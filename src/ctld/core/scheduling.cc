@@ -174,10 +174,8 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     BeginCompleting(j, wire::JOB_STATE_TIMEOUT, now, effects);
   }
   for (uint32_t id : old) {
-    jobs_.erase(id);
-    payloads_.erase(id);
+    jobs_.Erase(id);
     effects.records.emplace_back().set_job_purge(id);
-    ++version_;
   }
 }
 
@@ -196,16 +194,17 @@ uint32_t ControllerCore::SplitArrayTask(uint32_t meta_id, std::optional<uint32_t
   meta.set_array_pending(pending.ToString());
   Persist(meta, effects);
   wire::JobRecord split = meta;
-  split.set_job_id(AllocateJobId());
+  split.set_job_id(jobs_.AllocateId());
   split.set_array_meta(false);
   split.set_array_task_id(task_id);
   split.clear_array_pending();
   uint32_t id = split.job_id();
-  Insert(std::move(split));
+  jobs_.Insert(std::move(split));
   return id;
 }
 
-std::string ControllerCore::DependencyReason(const wire::JobRecord& job, int64_t now) const {
+model::PendingReason ControllerCore::DependencyReason(const wire::JobRecord& job,
+                                                      int64_t now) const {
   if (job.dependency_state().empty()) return "";
   Result<model::Dependency> dep = model::ParseDependency(job.dependency_state());
   if (!dep.ok()) return std::string(model::reason::kDependencyNeverSatisfied);
@@ -287,12 +286,13 @@ ControllerCore::Candidates ControllerCore::CandidatesFor(
   return c;
 }
 
-bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, std::string* reason) {
+bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects,
+                              model::PendingReason* reason) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
   const conf::PartitionConfig* partition = config_->FindPartition(pending.spec().partition());
-  Result<JobShape> shape = ShapeJob(pending.spec(), *partition, *config_, nodes_.model());
+  Result<JobShape> shape = jobs_.ShapeOf(pending, *partition, *config_, nodes_.model());
   if (!shape.ok()) {
-    *reason = std::string(model::reason::kPartitionConfig);
+    *reason = model::reason::kPartitionConfig;
     return false;
   }
   sched::Request& req = shape->request;
@@ -300,12 +300,11 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
   req.switches_wait_over =
       shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
   Candidates c = CandidatesFor(*partition);
-  DropPreemptHolds(job_id, c.usable);
+  preempt_holds_.Drop(job_id, c.usable);
   const bool maint = FilterReserved(pending, now, c.usable);
   if (gang::RowsOf(*config_, *partition) > 0) {  // Time-sliced: shares cores with other rows
     if (TryGangStart(job_id, req, c.usable, now, effects)) return true;
-    *reason =
-        std::string(maint ? model::reason::kReservedForMaintenance : model::reason::kResources);
+    *reason = maint ? model::reason::kReservedForMaintenance : model::reason::kResources;
     return false;
   }
   // MaxCPUsPerNode: what the partition's jobs hold now, this pass's starts included.
@@ -318,16 +317,16 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects, st
                    : sched::Select(nodes_.model(), nodes_.usage(), c.usable, req);
   if (!selection.allocation) {
     if (maint) {
-      *reason = std::string(model::reason::kReservedForMaintenance);
+      *reason = model::reason::kReservedForMaintenance;
       return false;
     }
     bool required_down = std::any_of(req.required_nodes.begin(), req.required_nodes.end(),
                                      [&](uint32_t n) { return !nodes_.nodes()[n].Usable(); });
     bool blocked_by_down = !c.unavailable.empty() && (c.usable.empty() || required_down);
-    *reason = blocked_by_down
-                  ? fmt::format("{}, UnavailableNodes:{}", model::reason::kReqNodeNotAvail,
-                                CompressHostlist(c.unavailable))
-                  : std::string(model::reason::kResources);
+    *reason = blocked_by_down ? model::PendingReason::WithDetail(
+                                    model::reason::kReqNodeNotAvail,
+                                    "UnavailableNodes:" + CompressHostlist(c.unavailable))
+                              : model::PendingReason(model::reason::kResources);
     return false;
   }
 
@@ -376,12 +375,12 @@ uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& alloc
 void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   const int64_t pass_began = stats_.Now();
   std::vector<const wire::JobRecord*> queue;
-  ClearPreemptHolds();
+  preempt_holds_.Clear();
   for (const auto& [id, job] : jobs_) {
     // Held jobs (priority 0) keep their reason and need no place in the order.
     if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) {
       queue.push_back(job.get());
-      if (job->preempt_nodes_size() > 0) NotePreemptHold(*job);
+      if (job->preempt_nodes_size() > 0) preempt_holds_.Note(*job, nodes_.model());
     }
   }
   SortQueue(queue, *config_);
@@ -425,14 +424,13 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       continue;
     }
     if (!spec.reservation().empty()) {
-      if (std::string wait = ReservationWaitReason(job, now); !wait.empty()) {
-        set_reason(wait);
+      if (model::PendingReason wait = ReservationWaitReason(job, now)) {
+        set_reason(wait.text());
         continue;
       }
     }
-    std::string dep = DependencyReason(job, now);
-    if (!dep.empty()) {
-      set_reason(dep);
+    if (model::PendingReason dep = DependencyReason(job, now)) {
+      set_reason(dep.text());
       continue;
     }
     if (!job.dependency_state().empty()) {
@@ -467,8 +465,8 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       continue;
     }
     // A job held by a limit is skipped: it does not block its partition.
-    if (std::string held = LimitReason(usage.get(), job); !held.empty()) {
-      set_reason(held);
+    if (model::PendingReason held = LimitReason(usage.get(), job)) {
+      set_reason(held.text());
       continue;
     }
     // Nor does a job waiting for licenses, as in Slurm.
@@ -497,20 +495,20 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
         break;
       }
       // The array's next task, after the ones started in this pass.
-      if (std::string held = started > 0 ? LimitReason(usage.get(), *it->second) : "";
-          !held.empty()) {
-        set_reason(held);
+      if (model::PendingReason held =
+              started > 0 ? LimitReason(usage.get(), *it->second) : model::PendingReason()) {
+        set_reason(held.text());
         break;
       }
       if (started > 0 && !licenses.Available(spec)) {
         set_reason(model::reason::kLicenses);
         break;
       }
-      std::string reason;
+      model::PendingReason reason;
       if (!TryStart(id, now, effects, &reason)) {
         // Under preemption it waits (Resources) while displaced jobs leave.
         if (reason == model::reason::kResources) TryPreempt(id, now, effects);
-        set_reason(reason);
+        set_reason(reason.text());
         // A reservation's job waits on its own nodes: it holds back no one else.
         if (spec.reservation().empty())
           blocked[static_cast<size_t>(partition - partitions.data())] = true;
