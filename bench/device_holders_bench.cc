@@ -1,12 +1,12 @@
 // The check after every GPU job that nothing still holds the job's GPUs
-// (noded/device_holders): one walk of every descriptor of every process on
+// (noded/gpu/device_holders): one walk of every descriptor of every process on
 // the host, for one device and for a job's eight.
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <vector>
 
-#include "noded/device_holders.h"
+#include "noded/gpu/device_holders.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // What ConstrainDevices costs rotad per job launch and per task cage: the
-// denied devices of a node with eight GPUs (noded/gres_device_files), i.e.
+// denied devices of a node with eight GPUs (noded/gpu/gres_device_files), i.e.
 // one stat(2) per GRES file of the host and per granted file. Eight real
 // character devices of /dev stand in for the GPUs, so no root is needed.
 #include <benchmark/benchmark.h>
@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "conf/config_loader.h"
-#include "noded/gpu_allocator.h"
-#include "noded/gres_device_files.h"
+#include "noded/gpu/gpu_allocator.h"
+#include "noded/gpu/gres_device_files.h"
 
 namespace {
 

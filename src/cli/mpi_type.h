@@ -1,7 +1,7 @@
 #pragma once
 
 // srun's --mpi types (docs/mpi.md): "none", "pmi2" (the PMI-2 server of each
-// node, noded/pmi2_tasks.h) and "list"; "pmix" is refused with a pointer to
+// node, noded/pmi/pmi2_tasks.h) and "list"; "pmix" is refused with a pointer to
 // pmi2.
 
 #include <string>

@@ -156,7 +156,7 @@ struct SlurmConf {
   std::string prolog;
   std::string epilog;
   // Run as the job's user in each task's process before the task (its output
-  // can set the task's environment: noded/task_starter.h) and after it ends.
+  // can set the task's environment: noded/stepd/task_starter.h) and after it ends.
   std::string task_prolog;
   std::string task_epilog;
   // Which of the submitting command's resource limits its job's tasks get

@@ -9,9 +9,9 @@
 #include <mutex>
 
 #include "conf/cluster_config.h"
-#include "noded/cgroup_backend.h"
+#include "noded/cage/cgroup_backend.h"
 #include "noded/controller_link.h"
-#include "noded/gpu_allocator.h"
+#include "noded/gpu/gpu_allocator.h"
 #include "noded/node_settings.h"
 
 namespace rota::noded {

@@ -17,16 +17,16 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
-#include "noded/batch_job.h"
-#include "noded/gpu_inventory.h"
+#include "noded/gpu/gpu_inventory.h"
 #include "noded/health_check_gate.h"
 #include "noded/host_facts.h"
 #include "noded/node_credential_socket.h"
 #include "noded/node_parts.h"
 #include "noded/node_script.h"
-#include "noded/step_channel.h"
-#include "noded/step_files.h"
-#include "noded/step_launcher.h"
+#include "noded/stepd/batch_job.h"
+#include "noded/stepd/step_channel.h"
+#include "noded/stepd/step_files.h"
+#include "noded/stepd/step_launcher.h"
 
 namespace rota::noded {
 namespace {

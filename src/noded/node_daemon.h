@@ -18,8 +18,8 @@
 #include "auth/credential_socket_server.h"
 #include "noded/node_context.h"
 #include "noded/prepared_jobs.h"
-#include "noded/step_forker.h"
-#include "noded/step_tasks.h"
+#include "noded/stepd/step_forker.h"
+#include "noded/stepd/step_tasks.h"
 #include "rota.pb.h"
 #include "rpc/server.h"
 #include "step.pb.h"
@@ -33,7 +33,7 @@ struct NodeDaemonOptions {
   // (see NodeSettings::heartbeat_interval).
   std::chrono::seconds heartbeat_interval{30};
   // ROTA_FAKE_GPUS: a fake GPU inventory file to use instead of the hardware
-  // (gpu_discovery/fake_gpu_provider.h); "" for none.
+  // (gpu/discovery/fake_gpu_provider.h); "" for none.
   std::string fake_gpus_file;
 };
 

@@ -2,8 +2,8 @@
 
 #include "api/auth_settings.h"
 #include "conf/config_loader.h"
-#include "noded/cgroup_factory.h"
-#include "noded/gpu_inventory.h"
+#include "noded/cage/cgroup_factory.h"
+#include "noded/gpu/gpu_inventory.h"
 
 namespace rota::noded {
 

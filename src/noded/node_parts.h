@@ -12,9 +12,9 @@
 #include "common/status.h"
 #include "conf/cluster_config.h"
 #include "conf/diagnostics.h"
-#include "noded/cgroup_backend.h"
+#include "noded/cage/cgroup_backend.h"
 #include "noded/controller_link.h"
-#include "noded/gpu_allocator.h"
+#include "noded/gpu/gpu_allocator.h"
 #include "noded/node_context.h"
 #include "noded/node_settings.h"
 

@@ -9,10 +9,10 @@
 #include "api/methods.h"
 #include "common/log.h"
 #include "common/strings.h"
-#include "noded/batch_job.h"
 #include "noded/cpu_list.h"
 #include "noded/job_environment.h"
 #include "noded/node_script.h"
+#include "noded/stepd/batch_job.h"
 
 namespace rota::noded {
 namespace {

@@ -28,7 +28,7 @@
 
 #include "job_prepare.pb.h"
 #include "noded/node_context.h"
-#include "noded/step_tasks.h"
+#include "noded/stepd/step_tasks.h"
 #include "rpc/server.h"
 
 namespace rota::noded {

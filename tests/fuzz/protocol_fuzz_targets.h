@@ -3,8 +3,8 @@
 // Fuzz targets for everything a daemon decodes from a peer before it touches
 // state: the RPC frame decoders (rpc/frame.h), credentials (auth/), the
 // request body of every method of rotactld, rotad and rotadbd with the pure
-// checks run on it, the rotad <-> rota-stepd channel (noded/step_channel.h),
-// and the PMI-2 wire and session that MPI tasks speak (noded/pmi2_*.h).
+// checks run on it, the rotad <-> rota-stepd channel (noded/stepd/step_channel.h),
+// and the PMI-2 wire and session that MPI tasks speak (noded/pmi/pmi2_*.h).
 //
 // Each target takes arbitrary bytes and returns 0; a crash, a sanitizer
 // report or a failed invariant (ROTA_FUZZ_CHECK: abort with a message) is a

@@ -20,9 +20,9 @@
 #include <fstream>
 
 #include "common/strings.h"
-#include "noded/bpf_device_filter.h"
-#include "noded/cgroup_v1.h"
-#include "noded/cgroup_v2.h"
+#include "noded/cage/bpf_device_filter.h"
+#include "noded/cage/cgroup_v1.h"
+#include "noded/cage/cgroup_v2.h"
 #include "tests/integration/noded_harness.h"
 
 namespace rota {

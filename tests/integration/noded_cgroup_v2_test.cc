@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "common/strings.h"
-#include "noded/bpf_device_filter.h"
-#include "noded/cgroup_v2.h"
+#include "noded/cage/bpf_device_filter.h"
+#include "noded/cage/cgroup_v2.h"
 #include "tests/integration/direct_launch.h"
 #include "tests/integration/noded_harness.h"
 

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "common/strings.h"
-#include "noded/step_files.h"
+#include "noded/stepd/step_files.h"
 #include "rpc/client.h"
 #include "tests/integration/direct_launch.h"
 #include "tests/integration/noded_harness.h"

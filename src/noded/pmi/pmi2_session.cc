@@ -1,0 +1,158 @@
+#include "noded/pmi/pmi2_session.h"
+
+#include <fmt/format.h>
+
+namespace rota::noded {
+
+std::string Pmi2ProcessMapping(const std::vector<uint32_t>& tasks_per_node) {
+  std::string out = "(vector";
+  size_t i = 0;
+  while (i < tasks_per_node.size()) {
+    size_t j = i;
+    while (j < tasks_per_node.size() && tasks_per_node[j] == tasks_per_node[i]) ++j;
+    out += fmt::format(",({},{},{})", i, j - i, tasks_per_node[i]);
+    i = j;
+  }
+  return out + ")";
+}
+
+Pmi2NodeSession::Pmi2NodeSession(Pmi2StepShape shape) : shape_(std::move(shape)) {}
+
+std::string Pmi2NodeSession::Reply(const Pmi2Message& request, Pmi2Message answer) const {
+  // A threaded client matches answers to requests by their thread id.
+  if (std::optional<std::string> thread = request.Find("thrid")) answer.Add("thrid", *thread);
+  answer.line_form = request.line_form;
+  return EncodePmi2(answer);
+}
+
+Pmi2Message Pmi2NodeSession::Found(std::string command,
+                                   const std::optional<std::string>& value) const {
+  Pmi2Message answer{std::move(command), {}, false};
+  answer.Add("rc", "0").Add("found", value ? "TRUE" : "FALSE");
+  if (value) answer.Add("value", *value);
+  return answer;
+}
+
+Pmi2NodeSession::Effects Pmi2NodeSession::OnMessage(uint32_t local_task,
+                                                    const Pmi2Message& message) {
+  Effects effects;
+  const uint32_t rank = shape_.first_rank + local_task;
+  auto reply = [&](Pmi2Message answer) {
+    effects.replies.emplace_back(local_task, Reply(message, std::move(answer)));
+  };
+  const std::string& cmd = message.command;
+  if (message.line_form) {
+    // Only the opening handshake is in the older form; it names the version
+    // the rest of the conversation speaks.
+    if (cmd == "init") {
+      Pmi2Message answer{"response_to_init", {}, true};
+      const bool two = message.Get("pmi_version") == "2";
+      answer.Add("pmi_version", "2").Add("pmi_subversion", "0").Add("rc", two ? "0" : "1");
+      reply(std::move(answer));
+    } else {
+      Pmi2Message answer{cmd + "_response", {}, true};
+      answer.Add("rc", "1").Add("msg", "this step speaks PMI-2 only");
+      reply(std::move(answer));
+    }
+    return effects;
+  }
+  if (cmd == "fullinit") {
+    initialised_.insert(local_task);
+    Pmi2Message answer{"fullinit-response", {}, false};
+    answer.Add("rc", "0")
+        .Add("pmi-version", "2")
+        .Add("pmi-subversion", "0")
+        .Add("rank", std::to_string(rank))
+        .Add("size", std::to_string(shape_.size))
+        .Add("appnum", "0")
+        .Add("debugged", "FALSE")
+        .Add("pmiverbose", "FALSE");
+    reply(std::move(answer));
+  } else if (cmd == "job-getid") {
+    Pmi2Message answer{"job-getid-response", {}, false};
+    answer.Add("rc", "0").Add("jobid", shape_.job_id);
+    reply(std::move(answer));
+  } else if (cmd == "info-getjobattr") {
+    const std::string key = message.Get("key");
+    std::optional<std::string> value;
+    if (key == "PMI_process_mapping") value = shape_.process_mapping;
+    if (key == "universeSize") value = std::to_string(shape_.size);
+    reply(Found("info-getjobattr-response", value));
+  } else if (cmd == "info-putnodeattr") {
+    const std::string key = message.Get("key");
+    node_attributes_[key] = message.Get("value");
+    reply(Pmi2Message{"info-putnodeattr-response", {{"rc", "0"}}, false});
+    auto [from, to] = attribute_waiters_.equal_range(key);
+    for (auto it = from; it != to; ++it) {
+      effects.replies.emplace_back(
+          it->second.first,
+          Reply(it->second.second, Found("info-getnodeattr-response", node_attributes_[key])));
+    }
+    attribute_waiters_.erase(from, to);
+  } else if (cmd == "info-getnodeattr") {
+    const std::string key = message.Get("key");
+    auto it = node_attributes_.find(key);
+    if (it == node_attributes_.end() && message.Get("wait") == "TRUE") {
+      attribute_waiters_.emplace(key, std::make_pair(local_task, message));
+    } else {
+      reply(Found("info-getnodeattr-response", it == node_attributes_.end()
+                                                   ? std::nullopt
+                                                   : std::optional<std::string>(it->second)));
+    }
+  } else if (cmd == "kvs-put") {
+    pending_[message.Get("key")] = message.Get("value");
+    reply(Pmi2Message{"kvs-put-response", {{"rc", "0"}}, false});
+  } else if (cmd == "kvs-get") {
+    const std::string key = message.Get("key");
+    std::optional<std::string> value;
+    if (auto p = pending_.find(key); p != pending_.end()) {
+      value = p->second;
+    } else if (auto c = committed_.find(key); c != committed_.end()) {
+      value = c->second;
+    }
+    reply(Found("kvs-get-response", value));
+  } else if (cmd == "kvs-fence") {
+    in_fence_[local_task] = message;
+    if (in_fence_.size() == shape_.local_tasks && !fence_sent_) {
+      effects.fence = Fence{round_, Pmi2Pairs(pending_.begin(), pending_.end())};
+      for (auto& [k, v] : pending_) committed_[k] = std::move(v);
+      pending_.clear();
+      fence_sent_ = true;
+    }
+  } else if (cmd == "finalize") {
+    finalized_.insert(local_task);
+    reply(Pmi2Message{"finalize-response", {{"rc", "0"}}, false});
+  } else if (cmd == "abort") {
+    effects.abort = Abort{rank, message.Get("msg", "(no message)")};
+  } else {
+    Pmi2Message answer{cmd + "-response", {}, false};
+    answer.Add("rc", "1").Add("errmsg", "unsupported PMI-2 command " + cmd);
+    reply(std::move(answer));
+  }
+  return effects;
+}
+
+Pmi2NodeSession::Effects Pmi2NodeSession::OnFenceDone(uint32_t round, const Pmi2Pairs& pairs) {
+  Effects effects;
+  if (!fence_sent_ || round != round_) return effects;  // Not the fence these tasks wait in
+  for (const auto& [k, v] : pairs) committed_[k] = v;
+  for (const auto& [task, request] : in_fence_) {
+    effects.replies.emplace_back(
+        task, Reply(request, Pmi2Message{"kvs-fence-response", {{"rc", "0"}}, false}));
+  }
+  in_fence_.clear();
+  fence_sent_ = false;
+  ++round_;
+  return effects;
+}
+
+Pmi2NodeSession::Effects Pmi2NodeSession::OnDisconnect(uint32_t local_task) {
+  Effects effects;
+  if (initialised_.count(local_task) != 0 && finalized_.count(local_task) == 0) {
+    effects.abort = Abort{shape_.first_rank + local_task,
+                          "the task ended without PMI2_Finalize; the others cannot go on"};
+  }
+  return effects;
+}
+
+}  // namespace rota::noded
