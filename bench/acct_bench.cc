@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/sacct_fields.h"
+#include "cli/accounting/sacct_fields.h"
 #include "ctld/server/accounting_outbox.h"
 #include "dbd/pgsql_store.h"
 #include "dbd/sqlite_store.h"

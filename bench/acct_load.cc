@@ -25,7 +25,7 @@
 
 #include "accounting.pb.h"
 #include "api/dbd_methods.h"
-#include "cli/accounting_client.h"
+#include "cli/client/accounting_client.h"
 #include "common/strings.h"
 
 namespace {

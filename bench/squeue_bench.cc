@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/format/squeue_fields.h"
-#include "cli/job_listing.h"
+#include "cli/query/job_listing.h"
 #include "model/record_projection.h"
 #include "model/wire_encoding.h"
 #include "rota.pb.h"

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "api/methods.h"
-#include "cli/controller_client.h"
+#include "cli/client/controller_client.h"
 #include "cli/signal_names.h"
-#include "cli/step_commands.h"
+#include "cli/step/step_commands.h"
 #include "conf/config_loader.h"
 #include "rota.pb.h"
 
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         return 1;
     }
   }
-  // JOBID.STEPID: the step's tasks, signalled on its nodes (cli/step_commands.h).
+  // JOBID.STEPID: the step's tasks, signalled on its nodes (cli/step/step_commands.h).
   int step_code = 0;
   for (int i = optind; i < argc; ++i) {
     if (auto step = rota::cli::ParseStepId(argv[i])) {

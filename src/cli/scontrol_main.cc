@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "api/methods.h"
-#include "cli/controller_client.h"
+#include "cli/client/controller_client.h"
 #include "cli/scontrol_hostlist.h"
 #include "cli/scontrol_licenses.h"
 #include "cli/scontrol_reservation.h"

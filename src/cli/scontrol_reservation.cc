@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "api/methods.h"
-#include "cli/controller_client.h"
+#include "cli/client/controller_client.h"
 #include "cli/event_time.h"
 #include "cli/slurm_time.h"
 #include "common/duration.h"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/sacct_json.h"
+#include "cli/accounting/sacct_json.h"
 
 namespace rota::sim {
 namespace {

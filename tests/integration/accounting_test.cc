@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "api/methods.h"
-#include "cli/controller_client.h"
+#include "cli/client/controller_client.h"
 #include "common/strings.h"
 #include "rota.pb.h"
 #include "tests/integration/controller_calls.h"

@@ -11,7 +11,7 @@
 
 #include "api/auth_settings.h"
 #include "auth/credential.h"
-#include "cli/node_caller.h"
+#include "cli/client/node_caller.h"
 #include "conf/config_loader.h"
 #include "tests/integration/noded_harness.h"
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "cli/job_options.h"
+#include "cli/submit/job_options.h"
 #include "common/hostlist.h"
 #include "common/memory_size.h"
 #include "common/strings.h"

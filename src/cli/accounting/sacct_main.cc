@@ -1,0 +1,246 @@
+// sacct: job accounting from rotadbd.
+#include <getopt.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "accounting.pb.h"
+#include "api/dbd_methods.h"
+#include "cli/accounting/sacct_fields.h"
+#include "cli/accounting/sacct_json.h"
+#include "cli/client/accounting_client.h"
+#include "cli/event_time.h"
+#include "cli/local_time.h"
+#include "common/strings.h"
+#include "common/user_names.h"
+#include "conf/config_loader.h"
+#include "model/job_state.h"
+
+namespace {
+
+using rota::cli::SacctLayout;
+
+void Usage(FILE* to) {
+  std::fprintf(to,
+               "Usage: sacct [options]\n"
+               "  -a, --allusers           all users' jobs\n"
+               "  -A, --accounts=LIST      jobs charged to these accounts\n"
+               "  -D, --duplicates         every attempt of a requeued job (default: the last)\n"
+               "  -E, --endtime=TIME       jobs active before TIME (default: now)\n"
+               "  -j, --jobs=LIST          these jobs, whatever their age\n"
+               "  -n, --noheader           no header\n"
+               "  -o, --format=LIST        fields, e.g. JobID,State,AllocTRES%%40\n"
+               "  -p, --parsable           '|' after every field\n"
+               "  -P, --parsable2          '|' between fields\n"
+               "  -r, --partition=LIST     jobs in these partitions\n"
+               "  -s, --state=LIST         jobs in these states (CD,F,CA,TO,NF,R,...)\n"
+               "  -S, --starttime=TIME     jobs active after TIME (default: midnight)\n"
+               "  -u, --user=LIST          these users' jobs\n"
+               "  -X, --allocations        allocations only, no steps\n"
+               "      --json               JSON output\n"
+               "  -h, --help               this text\n");
+}
+
+int64_t Midnight(int64_t now) {
+  time_t t = static_cast<time_t>(now);
+  tm local{};
+  localtime_r(&t, &local);
+  local.tm_hour = 0;
+  local.tm_min = 0;
+  local.tm_sec = 0;
+  local.tm_isdst = -1;
+  return static_cast<int64_t>(mktime(&local));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rota::wire::QueryJobsRequest query;
+  std::string format;
+  if (const char* env = std::getenv("SACCT_FORMAT"); env != nullptr) format = env;
+  SacctLayout layout = SacctLayout::kAligned;
+  bool no_header = false, all_users = false, json = false, allocations_only = false;
+  // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
+  std::map<uint32_t, std::vector<std::string>> only_steps;
+  std::set<uint32_t> whole_jobs;
+  std::string start_text, end_text;
+  enum { kJson = 1000 };
+  const option long_options[] = {
+      {"allusers", no_argument, nullptr, 'a'},
+      {"accounts", required_argument, nullptr, 'A'},
+      {"account", required_argument, nullptr, 'A'},
+      {"duplicates", no_argument, nullptr, 'D'},
+      {"endtime", required_argument, nullptr, 'E'},
+      {"jobs", required_argument, nullptr, 'j'},
+      {"noheader", no_argument, nullptr, 'n'},
+      {"format", required_argument, nullptr, 'o'},
+      {"parsable", no_argument, nullptr, 'p'},
+      {"parsable2", no_argument, nullptr, 'P'},
+      {"partition", required_argument, nullptr, 'r'},
+      {"state", required_argument, nullptr, 's'},
+      {"starttime", required_argument, nullptr, 'S'},
+      {"user", required_argument, nullptr, 'u'},
+      {"allocations", no_argument, nullptr, 'X'},
+      {"json", no_argument, nullptr, kJson},
+      {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0},
+  };
+  auto add_list = [](auto* out, const char* text) {
+    for (std::string_view piece : rota::Split(text, ',')) {
+      if (!piece.empty()) out->Add(std::string(piece));
+    }
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "aA:DE:j:no:pPr:s:S:u:Xh", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'a':
+        all_users = true;
+        break;
+      case 'A':
+        add_list(query.mutable_accounts(), optarg);
+        break;
+      case 'D':
+        query.set_all_attempts(true);
+        break;
+      case 'E':
+        end_text = optarg;
+        break;
+      case 'j':
+        for (std::string_view piece : rota::Split(optarg, ',')) {
+          // "28.batch" names a step of job 28: the job is what is recorded.
+          std::string_view id = piece.substr(0, piece.find('.'));
+          std::optional<uint64_t> n = rota::ParseUint(id);
+          if (!n) {
+            std::cerr << "sacct: error: Invalid job id: " << piece << "\n";
+            return 1;
+          }
+          query.add_job_ids(static_cast<uint32_t>(*n));
+          if (size_t dot = piece.find('.'); dot != std::string_view::npos) {
+            only_steps[static_cast<uint32_t>(*n)].emplace_back(piece.substr(dot + 1));
+          } else {
+            whole_jobs.insert(static_cast<uint32_t>(*n));
+          }
+        }
+        break;
+      case 'n':
+        no_header = true;
+        break;
+      case 'o':
+        format = optarg;
+        break;
+      case 'p':
+        layout = SacctLayout::kParsable;
+        break;
+      case 'P':
+        layout = SacctLayout::kParsable2;
+        break;
+      case 'r':
+        add_list(query.mutable_partitions(), optarg);
+        break;
+      case 's':
+        for (std::string_view piece : rota::Split(optarg, ',')) {
+          rota::wire::JobState state;
+          if (!rota::model::ParseJobState(piece, &state)) {
+            std::cerr << "sacct: error: Invalid state: " << piece << "\n";
+            return 1;
+          }
+          query.add_states(state);
+        }
+        break;
+      case 'S':
+        start_text = optarg;
+        break;
+      case 'u':
+        add_list(query.mutable_users(), optarg);
+        break;
+      case 'X':
+        allocations_only = true;
+        break;
+      case kJson:
+        json = true;
+        break;
+      case 'h':
+        Usage(stdout);
+        return 0;
+      default:
+        Usage(stderr);
+        return 1;
+    }
+  }
+  if (optind < argc) {
+    std::cerr << "sacct: error: unexpected argument '" << argv[optind] << "'\n";
+    return 1;
+  }
+
+  if (format.empty()) format = std::string(rota::cli::kSacctDefaultFormat);
+  auto columns = rota::cli::ParseSacctFormat(format);
+  if (!columns.ok()) {
+    std::cerr << "sacct: error: " << columns.status().message() << "\n";
+    return 1;
+  }
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  int64_t window_start = Midnight(now);
+  int64_t window_end = now;
+  if (!start_text.empty()) {
+    auto t = rota::cli::ParseEventTime(start_text, now);
+    if (!t.ok()) {
+      std::cerr << "sacct: error: Invalid time specification (pos=0): " << start_text << "\n";
+      return 1;
+    }
+    window_start = *t;
+  }
+  if (!end_text.empty()) {
+    auto t = rota::cli::ParseEventTime(end_text, now);
+    if (!t.ok()) {
+      std::cerr << "sacct: error: Invalid time specification (pos=0): " << end_text << "\n";
+      return 1;
+    }
+    window_end = *t;
+  }
+  query.set_window_start(window_start);
+  query.set_window_end(window_end);
+
+  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "sacct: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  // Without -a or -u a user sees their own jobs; root and SlurmUser see all.
+  if (!all_users && query.users().empty()) {
+    const uid_t uid = getuid();
+    const std::string& slurm_user = (*client)->config().settings.slurm_user;
+    if (uid != 0 && slurm_user != std::to_string(uid)) {
+      query.add_users(rota::UserNameOrNumber(uid));
+    }
+  }
+  rota::wire::QueryJobsResponse answer;
+  rota::Status s = (*client)->Call(rota::api::kDbdQueryJobs, query, &answer);
+  if (!s.ok()) {
+    std::cerr << "sacct: error: " << s.message() << "\n";
+    return 1;
+  }
+  // Moved, not copied: a protobuf message moves by swapping its innards.
+  std::vector<rota::wire::AccountingJob> jobs;
+  jobs.reserve(static_cast<size_t>(answer.jobs_size()));
+  for (rota::wire::AccountingJob& j : *answer.mutable_jobs()) jobs.push_back(std::move(j));
+  if (json) {
+    std::cout << rota::cli::SacctJson(jobs, now);
+    return 0;
+  }
+  rota::cli::SacctContext ctx;
+  ctx.now = now;
+  ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
+  ctx.steps = !allocations_only;
+  for (auto& [id, steps] : only_steps) {
+    if (!whole_jobs.count(id)) ctx.only_steps[id] = std::move(steps);
+  }
+  std::cout << rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
+  return 0;
+}

@@ -1,0 +1,79 @@
+#include "cli/client/controller_client.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "api/auth_settings.h"
+#include "cli/client/signed_call.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+
+namespace rota::cli {
+namespace {
+
+// A command must not fail on a warning a site lives with; errors still stop it.
+Result<std::shared_ptr<const conf::ClusterConfig>> LoadQuietly(const std::string& path) {
+  conf::Diagnostics diags;
+  auto config = conf::LoadClusterConfig(path, diags, conf::ConfigScope::kSlurmConfOnly);
+  if (!config.ok()) return InvalidArgument(diags.ToString() + config.status().message());
+  return config;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(
+    const std::string& slurm_conf_path) {
+  std::unique_ptr<ControllerClient> c(new ControllerClient());
+  auto config = LoadQuietly(slurm_conf_path);
+  if (!config.ok()) return config.status();
+  c->config_ = *config;
+  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(*c->config_));
+  if (!issuer.ok()) return issuer.status();
+  c->issuer_ = std::move(issuer).value();
+  if (const char* t = std::getenv("SLURM_CLIENT_TIMEOUT"); t != nullptr) {
+    if (std::optional<uint64_t> secs = ParseUint(t)) c->timeout_ = std::chrono::seconds(*secs);
+  }
+  return c;
+}
+
+Status ControllerClient::Connect() {
+  Status last = Status(StatusCode::kUnavailable, "no controller configured");
+  for (const conf::ControllerHost& host : config_->settings.controllers) {
+    std::string address = host.address.empty() ? host.name : host.address;
+    last = rpc_.Connect(address, config_->settings.slurmctld_port, std::chrono::seconds(5));
+    if (last.ok()) return last;
+  }
+  return Status(
+      StatusCode::kUnavailable,
+      fmt::format("Unable to contact slurm controller (connect failure): {}", last.message()));
+}
+
+Result<std::string> ControllerClient::CallForBody(uint16_t method,
+                                                  const google::protobuf::MessageLite& request) {
+  if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
+  return SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
+}
+
+Status ControllerClient::Call(uint16_t method, const google::protobuf::MessageLite& request,
+                              google::protobuf::MessageLite* response) {
+  Result<std::string> body = CallForBody(method, request);
+  if (!body.ok()) return body.status();
+  if (response != nullptr && !response->ParseFromString(*body)) {
+    return InvalidArgument("malformed answer from the controller");
+  }
+  return Status::Ok();
+}
+
+bool CallControllerOnce(std::string_view program, uint16_t method,
+                        const google::protobuf::MessageLite& request,
+                        google::protobuf::MessageLite* response) {
+  auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
+  Status s = client.ok() ? (*client)->Call(method, request, response) : client.status();
+  if (s.ok()) return true;
+  std::cerr << program << ": error: " << s.message() << "\n";
+  return false;
+}
+
+}  // namespace rota::cli

@@ -1,0 +1,72 @@
+// sdiag: the controller's scheduling and RPC statistics, or their reset.
+#include <getopt.h>
+
+#include <iostream>
+#include <string>
+
+#include "api/methods.h"
+#include "cli/client/controller_client.h"
+#include "cli/local_time.h"
+#include "cli/query/sdiag_format.h"
+#include "conf/config_loader.h"
+#include "diag.pb.h"
+
+namespace {
+
+void Usage() {
+  std::cout << "Usage: sdiag [OPTIONS]\n"
+               "  -a, --all      all statistics (the default)\n"
+               "  -r, --reset    reset the statistics (root and SlurmUser only)\n"
+               "  -h, --help     show this help\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool reset = false;
+  const option long_options[] = {
+      {"all", no_argument, nullptr, 'a'},
+      {"reset", no_argument, nullptr, 'r'},
+      {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "arh", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'a':
+        break;
+      case 'r':
+        reset = true;
+        break;
+      case 'h':
+        Usage();
+        return 0;
+      default:
+        std::cerr << "Try \"sdiag --help\" for more information\n";
+        return 1;
+    }
+  }
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "sdiag: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  rota::wire::DiagRequest request;
+  request.set_reset(reset);
+  rota::wire::DiagResponse response;
+  rota::Status s = (*client)->Call(rota::api::kDiag, request, &response);
+  if (reset) {
+    if (!s.ok()) {
+      std::cerr << "slurm_reset_statistics: " << s.message() << "\n";
+      return 1;
+    }
+    std::cout << "Reset scheduling statistics\n";
+    return 0;
+  }
+  if (!s.ok()) {
+    std::cerr << "slurm_get_statistics: " << s.message() << "\n";
+    return 1;
+  }
+  std::cout << rota::cli::FormatSdiag(response, rota::cli::UtcOffsetSeconds);
+  return 0;
+}

@@ -1,0 +1,165 @@
+// sinfo: view nodes and partitions.
+#include <getopt.h>
+#include <pwd.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "api/methods.h"
+#include "cli/client/controller_client.h"
+#include "cli/format/sinfo_fields.h"
+#include "cli/local_time.h"
+#include "common/hostlist.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+#include "rota.pb.h"
+
+namespace {
+
+using rota::cli::format::PartitionAvail;
+using rota::cli::format::SinfoPartition;
+
+SinfoPartition ToSinfo(const rota::conf::PartitionConfig& p) {
+  SinfoPartition s;
+  s.name = p.name;
+  s.is_default = p.is_default;
+  s.avail = p.state == "DOWN"       ? PartitionAvail::kDown
+            : p.state == "DRAIN"    ? PartitionAvail::kDrain
+            : p.state == "INACTIVE" ? PartitionAvail::kInactive
+                                    : PartitionAvail::kUp;
+  s.max_time = p.max_time;
+  s.default_time = p.default_time.value_or(0);
+  s.nodes = p.nodes;
+  s.min_nodes = p.min_nodes;
+  s.max_nodes = p.max_nodes == rota::conf::kUnlimitedCount ? 0 : p.max_nodes;
+  s.oversubscribe = p.oversubscribe;
+  s.allow_groups = rota::Join(p.allow_groups, ",");
+  s.priority_tier = p.priority_tier;
+  s.priority_job_factor = p.priority_job_factor;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rota::cli::format::SinfoOptions options;
+  std::vector<std::string> partitions;
+  std::vector<std::string> states;
+  std::string nodes_filter;
+  const option long_options[] = {
+      {"noheader", no_argument, nullptr, 'h'},
+      {"Node", no_argument, nullptr, 'N'},
+      {"long", no_argument, nullptr, 'l'},
+      {"list-reasons", no_argument, nullptr, 'R'},
+      {"format", required_argument, nullptr, 'o'},
+      {"Format", required_argument, nullptr, 'O'},
+      {"partition", required_argument, nullptr, 'p'},
+      {"states", required_argument, nullptr, 't'},
+      {"summarize", no_argument, nullptr, 's'},
+      {"sort", required_argument, nullptr, 'S'},
+      {"nodes", required_argument, nullptr, 'n'},
+      {"help", no_argument, nullptr, 1001},
+      {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "hNlRo:O:p:t:sS:n:av", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'h':
+        options.no_header = true;
+        break;
+      case 'N':
+        options.node_oriented = true;
+        break;
+      case 'l':
+        options.long_format = true;
+        break;
+      case 'R':
+        options.list_reasons = true;
+        break;
+      case 'o':
+        options.format = optarg;
+        break;
+      case 'O':
+        options.format_long = optarg;
+        break;
+      case 'p':
+        for (std::string_view p : rota::Split(optarg, ',')) partitions.emplace_back(p);
+        break;
+      case 't':
+        for (std::string_view t : rota::Split(optarg, ',')) states.emplace_back(rota::ToLower(t));
+        break;
+      case 's':
+        options.summarize = true;
+        break;
+      case 'S':
+        options.sort = optarg;
+        break;
+      case 'n':
+        nodes_filter = optarg;
+        break;
+      case 'a':
+      case 'v':
+        break;
+      case 1001:
+        std::cout
+            << "Usage: sinfo [-h] [-N] [-l] [-R] [-s] [-o FORMAT] [-O FORMAT] [-p PARTITIONS]\n"
+               "             [-t STATES] [-n NODES]\n";
+        return 0;
+      default:
+        std::cerr << "Try \"sinfo --help\" for more information\n";
+        return 1;
+    }
+  }
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "sinfo: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  rota::wire::ListNodesResponse response;
+  rota::Status s = (*client)->Call(rota::api::kListNodes, rota::wire::Empty(), &response);
+  if (!s.ok()) {
+    std::cerr << "sinfo: error: " << s.message() << "\n";
+    return 1;
+  }
+  std::vector<SinfoPartition> parts;
+  for (const auto& p : (*client)->config().partitions) {
+    if (p.hidden) continue;
+    if (!partitions.empty() &&
+        std::find(partitions.begin(), partitions.end(), p.name) == partitions.end())
+      continue;
+    parts.push_back(ToSinfo(p));
+  }
+  std::vector<std::string> wanted_nodes;
+  if (!nodes_filter.empty()) wanted_nodes = rota::ExpandHostlist(nodes_filter).value_or({});
+  std::vector<rota::wire::NodeInfo> nodes;
+  rota::cli::format::SinfoContext ctx;
+  ctx.now = response.now();
+  ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
+  for (const auto& n : response.nodes()) {
+    if (!wanted_nodes.empty() && std::find(wanted_nodes.begin(), wanted_nodes.end(),
+                                           n.record().name()) == wanted_nodes.end()) {
+      continue;
+    }
+    if (!states.empty()) {
+      std::string compact =
+          rota::cli::format::NodeStateCompactText(rota::cli::format::NodeStateBits(n));
+      std::string base = compact.substr(0, compact.find_first_of("*~#"));
+      if (std::find(states.begin(), states.end(), base) == states.end()) continue;
+    }
+    nodes.push_back(n);
+    uint32_t uid = n.record().reason_uid();
+    if (!ctx.user_names.count(uid)) {
+      passwd* pw = getpwuid(uid);
+      ctx.user_names[uid] = pw != nullptr ? pw->pw_name : std::to_string(uid);
+    }
+  }
+  auto listing = rota::cli::format::RenderSinfo(parts, nodes, options, ctx);
+  if (!listing.ok()) {
+    std::cerr << "sinfo: error: " << listing.status().message() << "\n";
+    return 1;
+  }
+  for (const std::string& e : listing->errors) std::cerr << "sinfo: error: " << e << "\n";
+  std::cout << listing->text;
+  return 0;
+}

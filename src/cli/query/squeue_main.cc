@@ -1,0 +1,262 @@
+// squeue: list jobs.
+#include <getopt.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/methods.h"
+#include "cli/client/controller_client.h"
+#include "cli/format/squeue_fields.h"
+#include "cli/local_time.h"
+#include "cli/query/job_listing.h"
+#include "cli/query/squeue_json.h"
+#include "cli/step/step_commands.h"
+#include "common/hostlist.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+#include "model/index_set.h"
+#include "rota.pb.h"
+
+namespace {
+
+void AddList(google::protobuf::RepeatedPtrField<std::string>* out, const char* text) {
+  for (std::string_view piece : rota::Split(text, ',')) {
+    if (!piece.empty()) out->Add(std::string(piece));
+  }
+}
+
+// One printed row: a record of the listing, or with -r one task of a pending
+// array's record (the collapsed 1234_[1-100] split into 1234_1 ... 1234_100).
+struct Row {
+  uint32_t record;
+  std::optional<uint32_t> task;
+};
+
+std::vector<Row> RowsOf(rota::cli::JobListing& listing, bool expand_arrays) {
+  std::vector<Row> rows;
+  rows.reserve(listing.size());
+  for (size_t i = 0; i < listing.size(); ++i) {
+    const auto record = static_cast<uint32_t>(i);
+    const rota::wire::JobRecord* job = expand_arrays ? listing.Load(i) : nullptr;
+    if (job == nullptr || !job->array_meta()) {
+      rows.push_back({record, std::nullopt});
+      continue;
+    }
+    rota::model::IndexSet tasks = rota::model::IndexSet::Parse(job->array_pending()).value_or({});
+    while (std::optional<uint32_t> t = tasks.PopFirst()) rows.push_back({record, *t});
+  }
+  return rows;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rota::cli::format::SqueueOptions options;
+  rota::wire::ListJobsRequest request;
+  bool expand_arrays = false;
+  bool steps = false;
+  std::string nodelist;
+  enum { kStart = 1000, kJson };
+  const option long_options[] = {
+      {"noheader", no_argument, nullptr, 'h'},
+      {"long", no_argument, nullptr, 'l'},
+      {"format", required_argument, nullptr, 'o'},
+      {"Format", required_argument, nullptr, 'O'},
+      {"user", required_argument, nullptr, 'u'},
+      {"jobs", optional_argument, nullptr, 'j'},
+      {"partition", required_argument, nullptr, 'p'},
+      {"states", required_argument, nullptr, 't'},
+      {"account", required_argument, nullptr, 'A'},
+      {"qos", required_argument, nullptr, 'q'},
+      {"name", required_argument, nullptr, 'n'},
+      {"nodelist", required_argument, nullptr, 'w'},
+      {"array", no_argument, nullptr, 'r'},
+      {"sort", required_argument, nullptr, 'S'},
+      {"start", no_argument, nullptr, kStart},
+      {"json", no_argument, nullptr, kJson},
+      {"help", no_argument, nullptr, 1003},
+      {"me", no_argument, nullptr, 1002},
+      {"all", no_argument, nullptr, 'a'},
+      {"steps", optional_argument, nullptr, 's'},
+      {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:n:w:rS:avs::", long_options, nullptr)) !=
+         -1) {
+    switch (c) {
+      case 'h':
+        options.no_header = true;
+        break;
+      case 'l':
+        options.long_format = true;
+        break;
+      case 'o':
+        options.format = optarg;
+        break;
+      case 'O':
+        options.format_long = optarg;
+        break;
+      case 'u':
+        AddList(request.mutable_users(), optarg);
+        break;
+      case 'j':
+        if (optarg != nullptr) AddList(request.mutable_job_ids(), optarg);
+        break;
+      case 'p':
+        AddList(request.mutable_partitions(), optarg);
+        break;
+      case 't':
+        AddList(request.mutable_states(), optarg);
+        break;
+      case 'A':
+        AddList(request.mutable_accounts(), optarg);
+        break;
+      case 'n':
+        AddList(request.mutable_names(), optarg);
+        break;
+      case 'q':
+        AddList(request.mutable_qos(), optarg);
+        break;
+      case 'w':
+        nodelist = optarg;
+        break;
+      case 'r':
+        expand_arrays = true;
+        break;
+      case 's':
+        steps = true;
+        if (optarg != nullptr) AddList(request.mutable_job_ids(), optarg);
+        break;
+      case 'S':
+        options.sort = optarg;
+        break;
+      case kStart:
+        options.start = true;
+        break;
+      case kJson:
+        options.json = true;
+        break;
+      case 1002:
+        request.add_users(std::to_string(getuid()));
+        break;
+      case 'a':
+      case 'v':
+        break;
+      case 1003:
+        std::cout
+            << "Usage: squeue [-h] [-l] [-r] [--start] [-o FORMAT] [-O FORMAT] [-u USERS] [-j "
+               "JOBS]\n"
+               "              [-p PARTITIONS] [-t STATES] [-A ACCOUNTS] [-q QOS] [-w NODES]\n";
+        return 0;
+      default:
+        std::cerr << "Try \"squeue --help\" for more information\n";
+        return 1;
+    }
+  }
+  for (int i = optind; i < argc; ++i) AddList(request.mutable_job_ids(), argv[i]);
+  if (!steps) {
+    for (const std::string& id : request.job_ids()) {
+      if (!rota::cli::IsJobIdText(id)) {
+        std::cerr << "squeue: error: Invalid job id: " << id << "\n";
+        return 1;
+      }
+    }
+  }
+  if (steps) {  // Running job steps (cli/step/step_commands.h).
+    return rota::cli::ListStepsCommand(rota::conf::DefaultSlurmConfPath(),
+                                       {request.job_ids().begin(), request.job_ids().end()},
+                                       !options.no_header);
+  }
+  // Ask only for the fields this listing reads; --json prints whole records.
+  if (!options.json) {
+    auto fields = rota::cli::format::SqueueProjection(options);
+    if (!fields.ok()) {
+      std::cerr << "squeue: error: " << fields.status().message() << "\n";
+      return 1;
+    }
+    if (!nodelist.empty()) fields->AddRecord({rota::wire::JobRecord::kNodesFieldNumber});
+    fields->ToRequest(request);
+  }
+
+  std::vector<std::string> wanted_nodes;
+  if (!nodelist.empty()) {
+    auto wanted = rota::ExpandHostlist(nodelist);
+    if (!wanted.ok()) {
+      std::cerr << "squeue: error: " << wanted.status().message() << "\n";
+      return 1;
+    }
+    wanted_nodes = std::move(wanted).value();
+  }
+
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) {
+    std::cerr << "squeue: error: " << client.status().message() << "\n";
+    return 1;
+  }
+  auto body = (*client)->CallForBody(rota::api::kListJobs, request);
+  if (!body.ok()) {
+    std::cerr << "squeue: error: " << body.status().message() << "\n";
+    return 1;
+  }
+  auto listing = rota::cli::JobListing::Parse(std::move(body).value());
+  if (!listing.ok()) {
+    std::cerr << "squeue: error: " << listing.status().message() << "\n";
+    return 1;
+  }
+  const std::vector<Row> rows = RowsOf(*listing, expand_arrays);
+  bool malformed = false;
+  // Each row is parsed when the listing asks for it, into one reused message.
+  auto source = [&](size_t k) -> const rota::wire::JobRecord* {
+    rota::wire::JobRecord* job = listing->Load(rows[k].record);
+    if (job == nullptr) {
+      malformed = true;
+      return nullptr;
+    }
+    if (rows[k].task) {
+      job->set_array_meta(false);
+      job->set_array_task_id(*rows[k].task);
+      job->clear_array_pending();
+    }
+    if (!wanted_nodes.empty() &&
+        std::none_of(job->nodes().begin(), job->nodes().end(), [&](const std::string& n) {
+          return std::find(wanted_nodes.begin(), wanted_nodes.end(), n) != wanted_nodes.end();
+        })) {
+      return nullptr;
+    }
+    return job;
+  };
+  if (options.json) {
+    std::vector<rota::wire::JobRecord> copies;
+    copies.reserve(rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (const rota::wire::JobRecord* job = source(k)) copies.push_back(*job);
+    }
+    if (malformed) {
+      std::cerr << "squeue: error: malformed answer from the controller\n";
+      return 1;
+    }
+    std::cout << rota::cli::SqueueJson(copies, listing->now());
+    return 0;
+  }
+  rota::cli::format::SqueueContext ctx;
+  ctx.now = listing->now();
+  ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
+  auto text = rota::cli::format::RenderSqueue(rows.size(), source, options, ctx);
+  if (!text.ok()) {
+    std::cerr << "squeue: error: " << text.status().message() << "\n";
+    return 1;
+  }
+  if (malformed) {
+    std::cerr << "squeue: error: malformed answer from the controller\n";
+    return 1;
+  }
+  for (const std::string& e : text->errors) std::cerr << "squeue: error: " << e << "\n";
+  std::cout << text->text;
+  std::cout.flush();
+  return std::cout.good() ? 0 : 1;
+}

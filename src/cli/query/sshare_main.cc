@@ -1,0 +1,98 @@
+// sshare: the fair-share tree with shares and usage (priority/multifactor).
+#include <getopt.h>
+
+#include <iostream>
+#include <string>
+
+#include "api/methods.h"
+#include "cli/client/controller_client.h"
+#include "cli/query/sshare_format.h"
+#include "common/strings.h"
+#include "conf/config_loader.h"
+#include "fairshare.pb.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "Usage: sshare [OPTIONS]\n"
+    "  -a, --all               list all users\n"
+    "  -A, --accounts=list     comma separated list of accounts to show\n"
+    "  -l, --long              long listing (NormUsage, and LevelFS under Fair Tree)\n"
+    "  -n, --noheader          no headers on output\n"
+    "  -o, --format=fields     comma separated fields (Account,User%12,...)\n"
+    "  -p, --parsable          '|' delimited, with a '|' at the end\n"
+    "  -P, --parsable2         '|' delimited, without a '|' at the end\n"
+    "  -u, --users=list        comma separated list of users to show\n"
+    "      --help              show this help message\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  rota::cli::SshareOptions options;
+  rota::wire::FairshareRequest request;
+  const option long_options[] = {
+      {"all", no_argument, nullptr, 'a'},          {"accounts", required_argument, nullptr, 'A'},
+      {"long", no_argument, nullptr, 'l'},         {"noheader", no_argument, nullptr, 'n'},
+      {"format", required_argument, nullptr, 'o'}, {"parsable", no_argument, nullptr, 'p'},
+      {"parsable2", no_argument, nullptr, 'P'},    {"users", required_argument, nullptr, 'u'},
+      {"help", no_argument, nullptr, 1001},        {nullptr, 0, nullptr, 0},
+  };
+  int c;
+  while ((c = getopt_long(argc, argv, "aA:lno:pPu:", long_options, nullptr)) != -1) {
+    switch (c) {
+      case 'a':
+        request.set_all_users(true);
+        break;
+      case 'A':
+        for (const std::string& a : rota::SplitCommaList(optarg)) request.add_accounts(a);
+        break;
+      case 'l':
+        options.long_format = true;
+        break;
+      case 'n':
+        options.no_header = true;
+        break;
+      case 'o':
+        for (const std::string& f : rota::SplitCommaList(optarg)) options.fields.push_back(f);
+        break;
+      case 'p':
+        options.parsable = true;
+        break;
+      case 'P':
+        options.parsable2 = true;
+        break;
+      case 'u':
+        for (const std::string& u : rota::SplitCommaList(optarg)) {
+          if (u == "all") {
+            request.set_all_users(true);
+          } else {
+            request.add_users(u);
+          }
+        }
+        break;
+      case 1001:
+        std::cout << kUsage;
+        return 0;
+      default:
+        std::cerr << "Try \"sshare --help\" for more information\n";
+        return 1;
+    }
+  }
+
+  rota::wire::FairshareResponse response;
+  if (!rota::cli::CallControllerOnce("sshare", rota::api::kListFairshare, request, &response))
+    return 1;
+  if (response.priority_type() != "priority/multifactor") {
+    std::cerr << "sshare: error: PriorityType is " << response.priority_type()
+              << "; sshare shows shares only under priority/multifactor\n";
+    return 1;
+  }
+  std::string error;
+  std::string out = rota::cli::FormatSshare(response, options, &error);
+  if (!error.empty()) {
+    std::cerr << "sshare: error: " << error << "\n";
+    return 1;
+  }
+  std::cout << out;
+  return 0;
+}
