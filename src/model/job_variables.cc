@@ -38,7 +38,7 @@ EnvVariables RequestVariables(const wire::JobSpec& spec) {
   count("SLURM_NTASKS_PER_GPU", spec.ntasks_per_gpu());
   count("SLURM_CPUS_PER_TASK", spec.cpus_per_task());
   count("SLURM_CPUS_PER_GPU", spec.cpus_per_gpu());
-  // The three memory options exclude each other (cli/job_options.cc).
+  // The three memory options exclude each other (cli/submit/job_options.cc).
   count("SLURM_MEM_PER_CPU", spec.mem_per_cpu_mb());
   if (spec.mem_given()) count("SLURM_MEM_PER_NODE", spec.mem_per_node_mb());
   count("SLURM_MEM_PER_GPU", spec.mem_per_gpu_mb());
