@@ -709,9 +709,17 @@ TEST_F(AuthzMatrixTest, Node) {
         return std::filesystem::exists(marker);
       }};
   cases["SignalJob"] = {[running, usr1](Cluster&, Who, const std::string& unique) {
-                          return Target{.job = running,
-                                        .step = static_cast<uint32_t>(LineCount(usr1)),
-                                        .name = unique};
+                          // The job's trap may still be writing the line of the
+                          // cell before: count once the file stops growing.
+                          int lines = LineCount(usr1);
+                          for (int i = 0; i < 15; ++i) {
+                            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                            const int now = LineCount(usr1);
+                            if (now == lines) break;
+                            lines = now;
+                          }
+                          return Target{
+                              .job = running, .step = static_cast<uint32_t>(lines), .name = unique};
                         },
                         [](Cluster&, const Target& t) {
                           wire::SignalJobRequest req;
