@@ -3,240 +3,159 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <optional>
+#include <cstdint>
+
+#include "cli/format/format_spec.h"
 
 namespace rota::cli {
 namespace {
 
-struct Field {
-  std::string literal;  // Text before the field (or all of it for a trailing literal)
-  char letter = 0;      // 0: literal only
-  bool right = false;
-  size_t width = 0;
+using format::Field;
+using format::FieldTable;
+using format::FormatItem;
+using format::FormatSpec;
+using wire::PriorityFactors;
+using wire::PriorityRow;
+using wire::PriorityWeightsInfo;
+
+// What a field may read besides the job: set, the line is -w's "Weights"
+// line and shows the configured weights instead (the row is then empty).
+struct SprioContext {
+  const PriorityWeightsInfo* weights = nullptr;
 };
 
-std::optional<std::vector<Field>> ParseFormat(const std::string& format, std::string* error) {
-  std::vector<Field> fields;
-  std::string literal;
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') {
-      literal += format[i];
-      continue;
-    }
-    Field f;
-    f.literal = std::move(literal);
-    literal.clear();
-    ++i;
-    if (i < format.size() && format[i] == '.') {
-      f.right = true;
-      ++i;
-    }
-    while (i < format.size() && format[i] >= '0' && format[i] <= '9') {
-      f.width = f.width * 10 + static_cast<size_t>(format[i] - '0');
-      ++i;
-    }
-    if (i >= format.size()) {
-      *error = "Invalid format specification: " + format;
-      return std::nullopt;
-    }
-    f.letter = format[i];
-    if (std::string_view("iruYySaAbBfFjJpPqQNnTtc").find(f.letter) == std::string_view::npos) {
-      *error = fmt::format("Invalid job format specification: {}", f.letter);
-      return std::nullopt;
-    }
-    fields.push_back(std::move(f));
-  }
-  if (!literal.empty()) {
-    Field tail;
-    tail.literal = std::move(literal);
-    fields.push_back(std::move(tail));
-  }
-  return fields;
-}
-
-std::string Header(char letter) {
-  switch (letter) {
-    case 'i':
-      return "JOBID";
-    case 'r':
-      return "PARTITION";
-    case 'u':
-      return "USER";
-    case 'Y':
-    case 'y':
-      return "PRIORITY";
-    case 'S':
-      return "SITE";
-    case 'a':
-    case 'A':
-      return "AGE";
-    case 'b':
-    case 'B':
-      return "ASSOC";
-    case 'f':
-    case 'F':
-      return "FAIRSHARE";
-    case 'j':
-    case 'J':
-      return "JOBSIZE";
-    case 'p':
-    case 'P':
-      return "PARTITION";
-    case 'q':
-    case 'Q':
-      return "QOS";
-    case 'N':
-    case 'n':
-      return "NICE";
-    case 't':
-    case 'T':
-      return "TRES";
-    case 'c':
-      return "CLUSTER";
-  }
-  return "";
-}
+using Row = PriorityRow;
+using Ctx = SprioContext;
 
 std::string Whole(double v) { return fmt::format("{}", std::llround(v)); }
 std::string Factor(double v) { return fmt::format("{:.7f}", v); }
 
-std::string JobValue(char letter, const wire::PriorityRow& row) {
-  const wire::PriorityFactors& w = row.weighted();
-  const wire::PriorityFactors& n = row.normalized();
-  switch (letter) {
-    case 'i':
-      return std::to_string(row.job_id());
-    case 'r':
-      return row.partition();
-    case 'u':
-      return row.user();
-    case 'Y':
-      return std::to_string(row.priority());
-    case 'y':
-      return Factor(row.priority() / 4294967295.0);
-    case 'S':
-      return "0";
-    case 'A':
-      return Whole(w.age());
-    case 'a':
-      return Factor(n.age());
-    case 'B':
-      return Whole(w.assoc());
-    case 'b':
-      return Factor(n.assoc());
-    case 'F':
-      return Whole(w.fairshare());
-    case 'f':
-      return Factor(n.fairshare());
-    case 'J':
-      return Whole(w.job_size());
-    case 'j':
-      return Factor(n.job_size());
-    case 'P':
-      return Whole(w.partition());
-    case 'p':
-      return Factor(n.partition());
-    case 'Q':
-      return Whole(w.qos());
-    case 'q':
-      return Factor(n.qos());
-    case 'N':
-    case 'n':
-      return std::to_string(w.nice());
-    case 'T':
-      return w.tres();
-    case 't':
-      return n.tres();
-  }
-  return "";
+// One factor of the priority: capital letter (weighted value, rounded) and
+// small letter (the factor in [0, 1]); both show the weight on -w's line.
+template <double (PriorityFactors::*kFactor)() const,
+          uint32_t (PriorityWeightsInfo::*kWeight)() const>
+std::string Weighted(const Row& row, const Ctx& ctx) {
+  return ctx.weights ? std::to_string((ctx.weights->*kWeight)())
+                     : Whole((row.weighted().*kFactor)());
+}
+template <double (PriorityFactors::*kFactor)() const,
+          uint32_t (PriorityWeightsInfo::*kWeight)() const>
+std::string Normalized(const Row& row, const Ctx& ctx) {
+  return ctx.weights ? std::to_string((ctx.weights->*kWeight)())
+                     : Factor((row.normalized().*kFactor)());
 }
 
-std::string WeightValue(char letter, const wire::PriorityWeightsInfo& w) {
-  switch (letter) {
-    case 'i':
-      return "Weights";
-    case 'S':
-      return std::to_string(w.site());
-    case 'a':
-    case 'A':
-      return std::to_string(w.age());
-    case 'b':
-    case 'B':
-      return std::to_string(w.assoc());
-    case 'f':
-    case 'F':
-      return std::to_string(w.fairshare());
-    case 'j':
-    case 'J':
-      return std::to_string(w.job_size());
-    case 'p':
-    case 'P':
-      return std::to_string(w.partition());
-    case 'q':
-    case 'Q':
-      return std::to_string(w.qos());
-    case 't':
-    case 'T':
-      return w.tres();
-  }
-  return "";  // Partition, user, priority and nice have no weight.
+// The letters of Slurm 22.05's sprio. Values and headers are cut to the
+// width either way, as sprio always did. Partition, user, priority, nice and
+// cluster have no weight: empty on -w's line.
+const FieldTable<Row, Ctx>& SprioFields() {
+  static const FieldTable<Row, Ctx> table(
+      "Invalid job format specification: ",
+      {
+          {{'i', {}, "JOBID"},
+           [](const Row& r, const Ctx& c) {
+             return c.weights ? std::string("Weights") : std::to_string(r.job_id());
+           }},
+          {{'r', {}, "PARTITION"},
+           [](const Row& r, const Ctx& c) { return c.weights ? std::string() : r.partition(); }},
+          {{'u', {}, "USER"},
+           [](const Row& r, const Ctx& c) { return c.weights ? std::string() : r.user(); }},
+          {{'Y', {}, "PRIORITY"},
+           [](const Row& r, const Ctx& c) {
+             return c.weights ? std::string() : std::to_string(r.priority());
+           }},
+          {{'y', {}, "PRIORITY"},
+           [](const Row& r, const Ctx& c) {
+             return c.weights ? std::string() : Factor(r.priority() / 4294967295.0);
+           }},
+          {{'S', {}, "SITE"},
+           [](const Row&, const Ctx& c) {
+             return c.weights ? std::to_string(c.weights->site()) : std::string("0");
+           }},
+          {{'A', {}, "AGE"}, Weighted<&PriorityFactors::age, &PriorityWeightsInfo::age>},
+          {{'a', {}, "AGE"}, Normalized<&PriorityFactors::age, &PriorityWeightsInfo::age>},
+          {{'B', {}, "ASSOC"}, Weighted<&PriorityFactors::assoc, &PriorityWeightsInfo::assoc>},
+          {{'b', {}, "ASSOC"}, Normalized<&PriorityFactors::assoc, &PriorityWeightsInfo::assoc>},
+          {{'F', {}, "FAIRSHARE"},
+           Weighted<&PriorityFactors::fairshare, &PriorityWeightsInfo::fairshare>},
+          {{'f', {}, "FAIRSHARE"},
+           Normalized<&PriorityFactors::fairshare, &PriorityWeightsInfo::fairshare>},
+          {{'J', {}, "JOBSIZE"},
+           Weighted<&PriorityFactors::job_size, &PriorityWeightsInfo::job_size>},
+          {{'j', {}, "JOBSIZE"},
+           Normalized<&PriorityFactors::job_size, &PriorityWeightsInfo::job_size>},
+          {{'P', {}, "PARTITION"},
+           Weighted<&PriorityFactors::partition, &PriorityWeightsInfo::partition>},
+          {{'p', {}, "PARTITION"},
+           Normalized<&PriorityFactors::partition, &PriorityWeightsInfo::partition>},
+          {{'Q', {}, "QOS"}, Weighted<&PriorityFactors::qos, &PriorityWeightsInfo::qos>},
+          {{'q', {}, "QOS"}, Normalized<&PriorityFactors::qos, &PriorityWeightsInfo::qos>},
+          {{'N', {}, "NICE"},
+           [](const Row& r, const Ctx& c) {
+             return c.weights ? std::string() : std::to_string(r.weighted().nice());
+           }},
+          {{'n', {}, "NICE"},
+           [](const Row& r, const Ctx& c) {
+             return c.weights ? std::string() : std::to_string(r.weighted().nice());
+           }},
+          {{'T', {}, "TRES"},
+           [](const Row& r, const Ctx& c) {
+             return c.weights ? c.weights->tres() : r.weighted().tres();
+           }},
+          {{'t', {}, "TRES"},
+           [](const Row& r, const Ctx& c) {
+             return c.weights ? c.weights->tres() : r.normalized().tres();
+           }},
+          {{'c', {}, "CLUSTER"}, [](const Row&, const Ctx&) { return std::string(); }},
+      });
+  return table;
 }
 
-void Cell(std::string& line, const Field& f, std::string value) {
-  line += f.literal;
-  if (f.letter == 0) return;
-  if (f.width > 0 && value.size() > f.width) value.resize(f.width);
-  if (f.width == 0) {
-    line += value;
-  } else if (f.right) {
-    line += fmt::format("{:>{}}", value, f.width);
-  } else {
-    line += fmt::format("{:<{}}", value, f.width);
+int FindLetter(const FieldTable<Row, Ctx>& table, char letter) {
+  const auto& fields = table.fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].info.letter == letter) return static_cast<int>(i);
   }
+  return -1;
 }
 
-char Normalized(char letter) {
-  switch (letter) {
-    case 'Y':
-    case 'A':
-    case 'B':
-    case 'F':
-    case 'J':
-    case 'P':
-    case 'Q':
-    case 'T':
-      return static_cast<char>(letter - 'A' + 'a');
+// -n: a weighted value's letter becomes its factor's (small) letter.
+void UseFactors(const FieldTable<Row, Ctx>& table, FormatSpec& spec) {
+  for (FormatItem& item : spec.items) {
+    if (item.field < 0) continue;
+    const char letter = table.fields()[static_cast<size_t>(item.field)].info.letter;
+    if (std::string_view("YABFJPQT").find(letter) == std::string_view::npos) continue;
+    item.field = FindLetter(table, static_cast<char>(letter - 'A' + 'a'));
   }
-  return letter;
 }
 
 }  // namespace
 
 std::string FormatSprio(const wire::PriorityResponse& response, const SprioOptions& options,
                         std::string* error) {
+  const FieldTable<Row, Ctx>& table = SprioFields();
   // As Slurm: the default shows ASSOC only when its weight is set.
   const bool assoc = options.format == kSprioDefaultFormat && response.weights().assoc() > 0;
-  std::optional<std::vector<Field>> fields =
-      ParseFormat(assoc ? kSprioAssocFormat : options.format, error);
-  if (!fields) return "";
-  if (options.normalized) {
-    for (Field& f : *fields) f.letter = Normalized(f.letter);
+  Result<FormatSpec> spec = table.ParseShort(assoc ? kSprioAssocFormat : options.format);
+  if (!spec.ok()) {
+    *error = spec.status().message();
+    return "";
   }
-  std::string out;
-  auto emit = [&](auto value_of) {
-    std::string line;
-    for (const Field& f : *fields) Cell(line, f, f.letter == 0 ? "" : value_of(f.letter));
-    out += line + "\n";
-  };
-  if (!options.no_header) emit([](char letter) { return Header(letter); });
+  // Slurm carries on past an unknown letter; sprio here stops at the first.
+  if (!spec->errors.empty()) {
+    *error = spec->errors.front();
+    return "";
+  }
+  if (options.normalized) UseFactors(table, *spec);
   if (options.weights) {
-    emit([&](char letter) { return WeightValue(letter, response.weights()); });
-    return out;
+    const Row none;
+    const Row* line[] = {&none};
+    return table.Render(*spec, line, Ctx{&response.weights()}, options.no_header);
   }
-  for (const wire::PriorityRow& row : response.rows()) {
-    emit([&](char letter) { return JobValue(letter, row); });
-  }
-  return out;
+  std::vector<const Row*> rows;
+  rows.reserve(static_cast<size_t>(response.rows_size()));
+  for (const Row& row : response.rows()) rows.push_back(&row);
+  return table.Render(*spec, rows, Ctx{}, options.no_header);
 }
 
 }  // namespace rota::cli

@@ -134,3 +134,94 @@ TEST(SprioFormatTest, DefaultShowsAssocOnlyWhenItsWeightIsSet) {
 
 }  // namespace
 }  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+// What a format string of one's own may hold: text before, between and after
+// the fields, widths that cut, either justification.
+TEST(SprioFormatTest, LiteralTextAroundFields) {
+  SprioOptions o;
+  o.format = "JOBS: %i|%.6Y|%u end";
+  EXPECT_EQ(Format(o),
+            "JOBS: JOBID|PRIORI|USER end\n"
+            "JOBS: 21|  1010|root end\n"
+            "JOBS: 29|  2170|root end\n"
+            "JOBS: 36|     1|root end\n");
+  o.format = "%i=%T";
+  o.no_header = true;
+  EXPECT_EQ(Format(o), "21=\n29=gres/gpu=31\n36=gres/gpu=31\n");
+}
+
+TEST(SprioFormatTest, WidthsCutEitherWay) {
+  SprioOptions o;
+  o.format = "%3r|%.3T|%8u|%.4i|%2Y";
+  EXPECT_EQ(Format(o),
+            "PAR|TRE|USER    |JOBI|PR\n"
+            "bat|   |root    |  21|10\n"
+            "bat|gre|root    |  29|21\n"
+            "bat|gre|root    |  36|1 \n");
+}
+
+TEST(SprioFormatTest, NormalizedTurnsWeightedLettersIntoFactors) {
+  SprioOptions o;
+  o.format = "%Y|%A|%B|%F|%J|%P|%Q|%T|%N|%S|%i|%r";
+  o.normalized = true;
+  o.no_header = true;
+  std::string out = Format(o);
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "0.0000002|0.0000000|0.0000000|0.0000000|1.0000000|0.0000000|0.0000000||0|0|21|batch");
+  // Small letters give the same without -n.
+  SprioOptions small = o;
+  small.normalized = false;
+  small.format = "%y|%a|%b|%f|%j|%p|%q|%t|%n|%S|%i|%r";
+  EXPECT_EQ(Format(small), out);
+  // The header names the same columns either way.
+  o.no_header = false;
+  out = Format(o);
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "PRIORITY|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOS|TRES|NICE|SITE|JOBID|PARTITION");
+}
+
+TEST(SprioFormatTest, WeightsWithAFormatOfOnesOwn) {
+  SprioOptions o;
+  o.weights = true;
+  o.format = "%i|%r|%u|%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T|%c";
+  EXPECT_EQ(
+      Format(o),
+      "JOBID|PARTITION|USER|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOS|NICE|TRES|"
+      "CLUSTER\n"
+      "Weights||||1|1000|0|10000|1000|1000|2000||gres/gpu=1000|\n");
+  o.normalized = true;
+  o.no_header = true;
+  EXPECT_EQ(Format(o), "Weights||||1|1000|0|10000|1000|1000|2000||gres/gpu=1000|\n");
+}
+
+TEST(SprioFormatTest, UnknownLetterAnywhereIsAnError) {
+  for (const char* format : {"%Z", "%.10X %i", "JOBS: %i %.5g", "%i|%k|%Y"}) {
+    SprioOptions o;
+    o.format = format;
+    std::string error;
+    EXPECT_EQ(FormatSprio(Captured(), o, &error), "") << format;
+    EXPECT_EQ(error.substr(0, 34), "Invalid job format specification: ") << format;
+    EXPECT_EQ(error.size(), 35u) << format;
+  }
+}
+
+// What the shared engine reads as Slurm's parser does (strtok on '%').
+TEST(SprioFormatTest, FormatQuirksAsSlurmReadsThem) {
+  SprioOptions o;
+  o.no_header = true;
+  o.format = "%%i|%.5Y %";  // empty pieces are skipped
+  EXPECT_EQ(Format(o), "21| 1010 \n29| 2170 \n36|    1 \n");
+  std::string error;
+  o.format = "%i %.5";  // a width without a letter
+  EXPECT_EQ(FormatSprio(Captured(), o, &error), "");
+  EXPECT_EQ(error, "Invalid job format specification: ");
+  o.format = "";
+  EXPECT_EQ(FormatSprio(Captured(), o, &error), "");
+  EXPECT_EQ(error, "Format option lacks specification.");
+}
+
+}  // namespace
+}  // namespace rota::cli

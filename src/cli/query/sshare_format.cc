@@ -5,89 +5,87 @@
 #include <cmath>
 #include <optional>
 
+#include "cli/format/format_spec.h"
 #include "common/strings.h"
 
 namespace rota::cli {
 namespace {
 
-enum class Field {
-  kAccount,
-  kUser,
-  kRawShares,
-  kNormShares,
-  kRawUsage,
-  kNormUsage,
-  kEffectv,
-  kFairShare,
-  kLevelFs
-};
+using format::FieldTable;
+using format::FormatItem;
+using format::FormatSpec;
+using wire::FairshareRow;
 
-struct FieldSpec {
-  std::string_view name;
-  Field field;
-  int width;
-};
+// sshare's fields read nothing besides the row.
+struct SshareContext {};
 
-constexpr FieldSpec kFields[] = {
-    {"Account", Field::kAccount, 20},      {"User", Field::kUser, 10},
-    {"RawShares", Field::kRawShares, 10},  {"NormShares", Field::kNormShares, 11},
-    {"RawUsage", Field::kRawUsage, 11},    {"NormUsage", Field::kNormUsage, 11},
-    {"EffectvUsage", Field::kEffectv, 13}, {"FairShare", Field::kFairShare, 10},
-    {"LevelFS", Field::kLevelFs, 10},
-};
-
-struct Column {
-  FieldSpec spec;
-  int width;
-};
-
-std::optional<Column> ParseColumn(std::string_view text) {
-  std::string_view name = text;
-  std::optional<int> width;
-  size_t pct = text.find('%');
-  if (pct != std::string_view::npos) {
-    name = text.substr(0, pct);
-    std::optional<uint64_t> w = ParseUint(text.substr(pct + 1));
-    if (!w || *w > 1000) return std::nullopt;
-    width = static_cast<int>(*w);
-  }
-  for (const FieldSpec& f : kFields) {
-    if (EqualsIgnoreCase(f.name, name)) return Column{f, width.value_or(f.width)};
-  }
-  return std::nullopt;
-}
+using Row = FairshareRow;
+using Ctx = SshareContext;
 
 std::string Fixed(double v) { return fmt::format("{:.6f}", v); }
 
-std::string Value(const wire::FairshareRow& row, Field f) {
-  switch (f) {
-    case Field::kAccount:
-      return std::string(row.depth(), ' ') + row.account();
-    case Field::kUser:
-      return row.user();
-    case Field::kRawShares:
-      return row.raw_shares();
-    case Field::kNormShares:
-      return Fixed(row.norm_shares());
-    case Field::kRawUsage:
-      return fmt::format("{}", std::llround(row.raw_usage()));
-    case Field::kNormUsage:
-      return Fixed(row.norm_usage());
-    case Field::kEffectv:
-      return Fixed(row.effective_usage());
-    case Field::kFairShare:
-      return row.fairshare() < 0 ? "" : Fixed(row.fairshare());
-    case Field::kLevelFs:
-      if (row.level_fs() < 0 || (row.depth() == 0 && row.user().empty())) return "";
-      return std::isinf(row.level_fs()) ? "inf" : Fixed(row.level_fs());
+// The fields by name, as Slurm 22.05's sshare spells them. Values and
+// headers are cut to the width either way.
+const FieldTable<Row, Ctx>& SshareFields() {
+  static const FieldTable<Row, Ctx> table(
+      "Invalid field requested: ",
+      {
+          {{0, "Account", "Account"},
+           [](const Row& r, const Ctx&) { return std::string(r.depth(), ' ') + r.account(); }},
+          {{0, "User", "User"}, [](const Row& r, const Ctx&) { return r.user(); }},
+          {{0, "RawShares", "RawShares"}, [](const Row& r, const Ctx&) { return r.raw_shares(); }},
+          {{0, "NormShares", "NormShares"},
+           [](const Row& r, const Ctx&) { return Fixed(r.norm_shares()); }},
+          {{0, "RawUsage", "RawUsage"},
+           [](const Row& r, const Ctx&) { return fmt::format("{}", std::llround(r.raw_usage())); }},
+          {{0, "NormUsage", "NormUsage"},
+           [](const Row& r, const Ctx&) { return Fixed(r.norm_usage()); }},
+          {{0, "EffectvUsage", "EffectvUsage"},
+           [](const Row& r, const Ctx&) { return Fixed(r.effective_usage()); }},
+          {{0, "FairShare", "FairShare"},
+           [](const Row& r, const Ctx&) {
+             return r.fairshare() < 0 ? std::string() : Fixed(r.fairshare());
+           }},
+          {{0, "LevelFS", "LevelFS"},
+           [](const Row& r, const Ctx&) {
+             if (r.level_fs() < 0 || (r.depth() == 0 && r.user().empty())) return std::string();
+             return std::isinf(r.level_fs()) ? std::string("inf") : Fixed(r.level_fs());
+           }},
+      });
+  return table;
+}
+
+// Each field's width when -o gives none, in the table's order; Account's
+// values are left-justified, the others right-justified.
+constexpr int kDefaultWidths[] = {20, 10, 10, 11, 11, 11, 13, 10, 10};
+constexpr int kAccount = 0;
+
+// One -o entry, "Name" or "Name%width" (%0: the default width, as Slurm).
+std::optional<FormatItem> ParseColumn(const FieldTable<Row, Ctx>& table, std::string_view text) {
+  std::string_view name = text;
+  std::optional<uint64_t> width;
+  const size_t pct = text.find('%');
+  if (pct != std::string_view::npos) {
+    name = text.substr(0, pct);
+    width = ParseUint(text.substr(pct + 1));
+    if (!width || *width > 1000) return std::nullopt;
   }
-  return "";
+  for (size_t i = 0; i < table.fields().size(); ++i) {
+    if (!EqualsIgnoreCase(table.fields()[i].info.long_name, name)) continue;
+    FormatItem item;
+    item.field = static_cast<int>(i);
+    item.width = width.value_or(0) > 0 ? static_cast<int>(*width) : kDefaultWidths[i];
+    item.right = item.field != kAccount;
+    return item;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 std::string FormatSshare(const wire::FairshareResponse& response, const SshareOptions& options,
                          std::string* error) {
+  const FieldTable<Row, Ctx>& table = SshareFields();
   std::vector<std::string> names = options.fields;
   if (names.empty()) {
     names = {"Account", "User", "RawShares", "NormShares", "RawUsage"};
@@ -96,59 +94,46 @@ std::string FormatSshare(const wire::FairshareResponse& response, const SshareOp
     names.push_back("FairShare");
     if (options.long_format && response.fair_tree()) names.push_back("LevelFS");
   }
-  std::vector<Column> columns;
+  FormatSpec spec;
   for (const std::string& n : names) {
-    std::optional<Column> c = ParseColumn(n);
-    if (!c) {
-      *error = fmt::format("Invalid field requested: \"{}\"", n);
+    std::optional<FormatItem> item = ParseColumn(table, n);
+    if (!item) {
+      *error = fmt::format("{}\"{}\"", table.catalog().invalid_message, n);
       return "";
     }
-    columns.push_back(*c);
+    spec.items.push_back(*item);
   }
-  const bool parsable = options.parsable || options.parsable2;
-  auto line = [&](auto cell) {
-    std::string out;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      const Column& c = columns[i];
-      std::string text = cell(c);
-      if (parsable) {
-        out += text;
-        if (options.parsable || i + 1 < columns.size()) out += '|';
-        continue;
-      }
-      if (static_cast<int>(text.size()) > c.width) text.resize(c.width);
-      out += text;
-      out.append(c.width - text.size(), ' ');
+
+  std::vector<const Row*> rows;
+  rows.reserve(static_cast<size_t>(response.rows_size()));
+  for (const Row& row : response.rows()) rows.push_back(&row);
+
+  if (options.parsable || options.parsable2) {
+    // Natural widths, a '|' after each field (-P: between fields).
+    for (size_t i = 0; i < spec.items.size(); ++i) {
+      FormatItem& item = spec.items[i];
+      item.width = 0;
+      item.right = false;
+      if (options.parsable || i + 1 < spec.items.size()) item.suffix = "|";
+    }
+    return table.Render(spec, rows, Ctx{}, options.no_header);
+  }
+
+  // Fixed width: a space after each field; headers right-justified whatever
+  // the values are, over a rule of dashes.
+  for (FormatItem& item : spec.items) item.suffix = " ";
+  std::string out;
+  if (!options.no_header) {
+    FormatSpec header = spec;
+    for (FormatItem& item : header.items) item.right = true;
+    out += table.Render(header, {}, Ctx{}, false);
+    for (const FormatItem& item : spec.items) {
+      out.append(static_cast<size_t>(item.width), '-');
       out += ' ';
     }
     out += '\n';
-    return out;
-  };
-  auto right = [](const std::string& text, int width) {
-    return text.size() >= static_cast<size_t>(width) ? text
-                                                     : std::string(width - text.size(), ' ') + text;
-  };
-  std::string out;
-  if (!options.no_header) {
-    if (parsable) {
-      out += line([](const Column& c) { return std::string(c.spec.name); });
-    } else {
-      std::string header, rule;
-      for (const Column& c : columns) {
-        header += right(std::string(c.spec.name).substr(0, c.width), c.width) + ' ';
-        rule += std::string(c.width, '-') + ' ';
-      }
-      out += header + '\n' + rule + '\n';
-    }
   }
-  for (const wire::FairshareRow& row : response.rows()) {
-    out += line([&](const Column& c) {
-      std::string text = Value(row, c.spec.field);
-      // Accounts read left to right; the other columns are right-justified.
-      if (parsable || c.spec.field == Field::kAccount) return text;
-      return right(text, c.width);
-    });
-  }
+  out += table.Render(spec, rows, Ctx{}, true);
   return out;
 }
 

@@ -12,7 +12,8 @@
 namespace rota::cli {
 
 struct SshareOptions {
-  // Field names, each optionally "%width" ("Account%30"); empty: the default
+  // Field names, each optionally "%width" ("Account%30"; "%0": the field's
+  // own width); empty: the default
   // (Account User RawShares NormShares RawUsage EffectvUsage FairShare),
   // with `long_format` NormUsage and, under Fair Tree, LevelFS too.
   std::vector<std::string> fields;

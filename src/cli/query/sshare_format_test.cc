@@ -86,3 +86,69 @@ TEST(SshareFormatTest, ChosenFieldsParsableNoHeader) {
 
 }  // namespace
 }  // namespace rota::cli
+
+namespace rota::cli {
+namespace {
+
+TEST(SshareFormatTest, WidthsCutHeadersAndValues) {
+  SshareOptions o;
+  o.fields = {"Account%4", "user%3", "NORMSHARES%5"};
+  std::string error;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error),
+            "Acco Use NormS \n"
+            "---- --- ----- \n"
+            "root     1.000 \n"
+            " roo ali 0.500 \n"
+            " roo bob 0.500 \n"
+            " phy     0.750 \n");
+  EXPECT_EQ(error, "");
+  o.fields = {"Account%12", "LevelFS%9"};
+  o.no_header = true;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error),
+            "root                   \n"
+            " root         0.500000 \n"
+            " root              inf \n"
+            " physics           inf \n");
+}
+
+TEST(SshareFormatTest, ParsableWithAndWithoutTheLastBar) {
+  SshareOptions o;
+  o.fields = {"Account%3", "User", "RawUsage"};
+  o.parsable = true;
+  std::string error;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error),
+            "Account|User|RawUsage|\nroot||2100|\n root|alice|2100|\n root|bob|0|\n physics||0|\n");
+  o.parsable = false;
+  o.parsable2 = true;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error),
+            "Account|User|RawUsage\nroot||2100\n root|alice|2100\n root|bob|0\n physics||0\n");
+  // Both: -p's trailing bar.
+  o.parsable = true;
+  o.no_header = true;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error).substr(0, 11), "root||2100|");
+}
+
+TEST(SshareFormatTest, BadWidthIsAnError) {
+  SshareOptions o;
+  o.fields = {"User", "FairShare%x"};
+  std::string error;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error), "");
+  EXPECT_EQ(error, "Invalid field requested: \"FairShare%x\"");
+  o.fields = {"User:5"};
+  EXPECT_EQ(FormatSshare(Tree(), o, &error), "");
+  EXPECT_EQ(error, "Invalid field requested: \"User:5\"");
+}
+
+// "%0" keeps the field's own width, as Slurm reads it (atoi, 0: unchanged).
+TEST(SshareFormatTest, WidthZeroIsTheDefaultWidth) {
+  SshareOptions o;
+  o.fields = {"User%0", "RawShares%0"};
+  o.no_header = true;
+  std::string error;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error).substr(0, 46),
+            "                      \n     alice          1 \n");
+  EXPECT_EQ(error, "");
+}
+
+}  // namespace
+}  // namespace rota::cli
