@@ -101,7 +101,7 @@ TEST_F(FairshareTest, HeavierUserRanksLowerAndUsageSurvivesARestart) {
   r = ctld_.Run("sshare -a", false);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out.substr(0, 87),
-            "             Account       User  RawShares  NormShares    RawUsage  EffectvUsage  "
+            "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  "
             "FairS")
       << r.out;
   EXPECT_NE(r.out.find("  0.500000 \n"), std::string::npos) << r.out;

@@ -59,6 +59,7 @@ const FieldTable<Row, Ctx>& SshareFields() {
 // values are left-justified, the others right-justified.
 constexpr int kDefaultWidths[] = {20, 10, 10, 11, 11, 11, 13, 10, 10};
 constexpr int kAccount = 0;
+constexpr int kUser = 1;
 
 // One -o entry, "Name" or "Name%width" (%0: the default width, as Slurm).
 std::optional<FormatItem> ParseColumn(const FieldTable<Row, Ctx>& table, std::string_view text) {
@@ -119,21 +120,35 @@ std::string FormatSshare(const wire::FairshareResponse& response, const SshareOp
     return table.Render(spec, rows, Ctx{}, options.no_header);
   }
 
-  // Fixed width: a space after each field; headers right-justified whatever
-  // the values are, over a rule of dashes.
+  // Fixed width: a space after each field; headers justified as their
+  // values, over a rule of dashes.
   for (FormatItem& item : spec.items) item.suffix = " ";
   std::string out;
   if (!options.no_header) {
-    FormatSpec header = spec;
-    for (FormatItem& item : header.items) item.right = true;
-    out += table.Render(header, {}, Ctx{}, false);
+    out += table.Render(spec, {}, Ctx{}, false);
     for (const FormatItem& item : spec.items) {
       out.append(static_cast<size_t>(item.width), '-');
       out += ' ';
     }
     out += '\n';
   }
-  out += table.Render(spec, rows, Ctx{}, true);
+  // As Slurm, a name (account, user) longer than its column ends in '+'
+  // where it is cut; numbers are cut plainly.
+  std::vector<int> width_of(table.fields().size(), 0);
+  for (const FormatItem& item : spec.items) {
+    int& width = width_of[static_cast<size_t>(item.field)];
+    if (width == 0) width = item.width;
+  }
+  auto cell = [&](size_t r, int f) {
+    std::string value = table.fields()[static_cast<size_t>(f)].value(*rows[r], Ctx{});
+    const size_t width = static_cast<size_t>(width_of[static_cast<size_t>(f)]);
+    if ((f == kAccount || f == kUser) && width > 0 && value.size() > width) {
+      value.resize(width - 1);
+      value += '+';
+    }
+    return value;
+  };
+  out += format::RenderListing(spec, table.catalog(), rows.size(), cell, true);
   return out;
 }
 

@@ -39,7 +39,7 @@ TEST(SshareFormatTest, DefaultColumnsAsSlurmPrintsThem) {
   std::string out = FormatSshare(Tree(), {}, &error);
   EXPECT_EQ(error, "");
   EXPECT_EQ(out,
-            "             Account       User  RawShares  NormShares    RawUsage  EffectvUsage "
+            "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage "
             " FairShare \n"
             "-------------------- ---------- ---------- ----------- ----------- ------------- "
             "---------- \n"
@@ -51,6 +51,20 @@ TEST(SshareFormatTest, DefaultColumnsAsSlurmPrintsThem) {
             " 1.000000 \n"
             " physics                                 3    0.750000           0      0.000000  "
             "          \n");
+}
+
+TEST(SshareFormatTest, LongHeaderAsSlurmPrintsIt) {
+  // Slurm 22.05's `sshare -l` header up to LevelFS (its TRES columns are not kept).
+  const std::string slurm =
+      "Account                    User  RawShares  NormShares    RawUsage   NormUsage  "
+      "EffectvUsage  FairShare    LevelFS ";
+  wire::FairshareResponse tree = Tree();
+  tree.set_fair_tree(true);
+  SshareOptions o;
+  o.long_format = true;
+  std::string error;
+  std::string out = FormatSshare(tree, o, &error);
+  EXPECT_EQ(out.substr(0, out.find('\n')), slurm);
 }
 
 TEST(SshareFormatTest, LongAddsNormUsageAndLevelFs) {
@@ -98,9 +112,9 @@ TEST(SshareFormatTest, WidthsCutHeadersAndValues) {
             "Acco Use NormS \n"
             "---- --- ----- \n"
             "root     1.000 \n"
-            " roo ali 0.500 \n"
-            " roo bob 0.500 \n"
-            " phy     0.750 \n");
+            " ro+ al+ 0.500 \n"
+            " ro+ bob 0.500 \n"
+            " ph+     0.750 \n");
   EXPECT_EQ(error, "");
   o.fields = {"Account%12", "LevelFS%9"};
   o.no_header = true;
