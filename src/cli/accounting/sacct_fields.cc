@@ -202,20 +202,6 @@ const std::array<SacctField, 32> kFields = {{
     {"TRESUsageInMax", 14, false, TresUsageInMax},
 }};
 
-// sacct's cell: padded to the width; a longer value keeps width-1 characters
-// and ends in '+' so that a cut is visible.
-void AppendCell(std::string& out, std::string_view value, int width, bool left) {
-  const size_t w = static_cast<size_t>(width);
-  if (value.size() > w) {
-    out.append(value.substr(0, w == 0 ? 0 : w - 1));
-    if (w > 0) out.push_back('+');
-    return;
-  }
-  if (!left) out.append(w - value.size(), ' ');
-  out.append(value);
-  if (left) out.append(w - value.size(), ' ');
-}
-
 }  // namespace
 
 std::string SacctTres(const std::string& tres) {
@@ -295,37 +281,18 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
                         const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx) {
   std::string out;
   out.reserve((jobs.size() + 2) * columns.size() * 12);
-  auto line = [&](auto&& cell) {
-    for (size_t i = 0; i < columns.size(); ++i) {
-      const SacctField& f = kFields[static_cast<size_t>(columns[i].field)];
-      const std::string value = cell(f);
-      switch (layout) {
-        case SacctLayout::kAligned:
-          AppendCell(out, value, columns[i].width, f.left);
-          out.push_back(' ');
-          break;
-        case SacctLayout::kParsable:
-          out.append(value);
-          out.push_back('|');
-          break;
-        case SacctLayout::kParsable2:
-          if (i > 0) out.push_back('|');
-          out.append(value);
-          break;
-      }
-    }
-    out.push_back('\n');
-  };
-  if (!no_header) {
-    line([](const SacctField& f) { return std::string(f.name); });
-    if (layout == SacctLayout::kAligned) {
-      for (const SacctColumn& c : columns) {
-        out.append(static_cast<size_t>(c.width), '-');
-        out.push_back(' ');
-      }
-      out.push_back('\n');
-    }
+  std::vector<format::TableColumn> table;
+  table.reserve(columns.size());
+  for (const SacctColumn& c : columns) {
+    const SacctField& f = kFields[static_cast<size_t>(c.field)];
+    table.push_back({std::string(f.name), c.width, f.left});
   }
+  auto line = [&](auto&& value) {
+    format::AppendTableLine(out, table, layout, [&](size_t i) {
+      return value(kFields[static_cast<size_t>(columns[i].field)]);
+    });
+  };
+  if (!no_header) format::AppendTableHeader(out, table, layout);
   for (const wire::AccountingJob& job : jobs) {
     auto only = ctx.only_steps.find(job.job_id());
     const bool whole = only == ctx.only_steps.end();
@@ -401,38 +368,10 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
 std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout layout,
                           bool no_header, const std::vector<std::vector<std::string>>& rows) {
   std::string out;
-  auto line = [&](auto&& cell) {
-    for (size_t i = 0; i < columns.size(); ++i) {
-      const std::string_view value = cell(i);
-      switch (layout) {
-        case SacctLayout::kAligned:
-          AppendCell(out, value, columns[i].width, columns[i].left);
-          out.push_back(' ');
-          break;
-        case SacctLayout::kParsable:
-          out.append(value);
-          out.push_back('|');
-          break;
-        case SacctLayout::kParsable2:
-          if (i > 0) out.push_back('|');
-          out.append(value);
-          break;
-      }
-    }
-    out.push_back('\n');
-  };
-  if (!no_header) {
-    line([&](size_t i) { return std::string_view(columns[i].header); });
-    if (layout == SacctLayout::kAligned) {
-      for (const PlainColumn& c : columns) {
-        out.append(static_cast<size_t>(c.width), '-');
-        out.push_back(' ');
-      }
-      out.push_back('\n');
-    }
-  }
+  if (!no_header) format::AppendTableHeader(out, columns, layout);
   for (const std::vector<std::string>& row : rows) {
-    line([&](size_t i) { return i < row.size() ? std::string_view(row[i]) : std::string_view(); });
+    format::AppendTableLine(out, columns, layout,
+                            [&](size_t i) { return i < row.size() ? row[i] : std::string(); });
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "accounting.pb.h"
+#include "cli/format/accounting_table.h"
 #include "common/status.h"
 
 namespace rota::cli {
@@ -51,7 +52,8 @@ struct SacctColumn {
   int width = 0;  // Columns in the aligned layout
 };
 
-enum class SacctLayout { kAligned, kParsable, kParsable2 };
+// The accounting commands' layouts (cli/format/accounting_table.h).
+using SacctLayout = format::TableLayout;
 
 // Parses a --format list. Names are case-insensitive; "Name%N" sets the width.
 // InvalidArgument naming the field for an unknown one (Slurm: "Invalid field
@@ -64,13 +66,9 @@ Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format);
 std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
                         const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx);
 
-// The same layouts for any table (sacctmgr's): `rows` hold one value per
-// column; `left` says which columns are left-justified.
-struct PlainColumn {
-  std::string header;
-  int width = 10;
-  bool left = false;
-};
+// The same layouts for any table (sacctmgr's, sreport's): `rows` hold one
+// value per column.
+using PlainColumn = format::TableColumn;
 std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout layout,
                           bool no_header, const std::vector<std::vector<std::string>>& rows);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "cli/format/accounting_table.h"
 #include "cli/format/format_spec.h"
 #include "common/strings.h"
 
@@ -105,50 +106,23 @@ std::string FormatSshare(const wire::FairshareResponse& response, const SshareOp
     spec.items.push_back(*item);
   }
 
-  std::vector<const Row*> rows;
-  rows.reserve(static_cast<size_t>(response.rows_size()));
-  for (const Row& row : response.rows()) rows.push_back(&row);
-
-  if (options.parsable || options.parsable2) {
-    // Natural widths, a '|' after each field (-P: between fields).
-    for (size_t i = 0; i < spec.items.size(); ++i) {
-      FormatItem& item = spec.items[i];
-      item.width = 0;
-      item.right = false;
-      if (options.parsable || i + 1 < spec.items.size()) item.suffix = "|";
-    }
-    return table.Render(spec, rows, Ctx{}, options.no_header);
-  }
-
-  // Fixed width: a space after each field; headers justified as their
-  // values, over a rule of dashes.
-  for (FormatItem& item : spec.items) item.suffix = " ";
-  std::string out;
-  if (!options.no_header) {
-    out += table.Render(spec, {}, Ctx{}, false);
-    for (const FormatItem& item : spec.items) {
-      out.append(static_cast<size_t>(item.width), '-');
-      out += ' ';
-    }
-    out += '\n';
-  }
-  // As Slurm, a name (account, user) longer than its column ends in '+'
-  // where it is cut; numbers are cut plainly.
-  std::vector<int> width_of(table.fields().size(), 0);
+  // Slurm's accounting table: a name (account, user) cut to its column ends
+  // in '+'; numbers are cut plainly.
+  const format::TableLayout layout = options.parsable    ? format::TableLayout::kParsable
+                                     : options.parsable2 ? format::TableLayout::kParsable2
+                                                         : format::TableLayout::kAligned;
+  std::vector<format::TableColumn> columns;
   for (const FormatItem& item : spec.items) {
-    int& width = width_of[static_cast<size_t>(item.field)];
-    if (width == 0) width = item.width;
+    columns.push_back({std::string(table.fields()[static_cast<size_t>(item.field)].info.header),
+                       item.width, !item.right, item.field == kAccount || item.field == kUser});
   }
-  auto cell = [&](size_t r, int f) {
-    std::string value = table.fields()[static_cast<size_t>(f)].value(*rows[r], Ctx{});
-    const size_t width = static_cast<size_t>(width_of[static_cast<size_t>(f)]);
-    if ((f == kAccount || f == kUser) && width > 0 && value.size() > width) {
-      value.resize(width - 1);
-      value += '+';
-    }
-    return value;
-  };
-  out += format::RenderListing(spec, table.catalog(), rows.size(), cell, true);
+  std::string out;
+  if (!options.no_header) format::AppendTableHeader(out, columns, layout);
+  for (const Row& row : response.rows()) {
+    format::AppendTableLine(out, columns, layout, [&](size_t i) {
+      return table.fields()[static_cast<size_t>(spec.items[i].field)].value(row, Ctx{});
+    });
+  }
   return out;
 }
 
