@@ -38,6 +38,7 @@
 #include "cli/step/pmi_fence.h"
 #include "cli/step/raw_terminal.h"
 #include "cli/step/srun_options.h"
+#include "cli/step/srun_plan.h"
 #include "cli/step/step_usage_tally.h"
 #include "cli/step/task_output.h"
 #include "cli/submit/allocation.h"
@@ -172,39 +173,6 @@ Result<int> Listen(const std::string& host, uint16_t* port) {
   return fd;
 }
 
-// What the node daemons do with one stream; a file shared by all tasks is
-// srun's to write, so they stream it.
-wire::TaskIoMode WireMode(const StepIoOption& option, bool input) {
-  wire::TaskIoMode mode;
-  if (input && option.kind == StepIoOption::kFile) {
-    mode.set_kind(wire::TaskIoMode::FILE);
-    mode.set_pattern(option.pattern);
-    return mode;
-  }
-  switch (option.kind) {
-    case StepIoOption::kNone:
-      mode.set_kind(wire::TaskIoMode::NONE);
-      break;
-    case StepIoOption::kFile:
-      if (StepIoPatternPerTask(option.pattern)) {
-        mode.set_kind(wire::TaskIoMode::FILE);
-        mode.set_pattern(option.pattern);
-      }
-      break;
-    case StepIoOption::kOneTask:
-      mode.set_kind(wire::TaskIoMode::ONE_TASK);
-      mode.set_task(option.task);
-      break;
-    case StepIoOption::kAll:
-      mode.set_kind(wire::TaskIoMode::ALL);
-      break;
-    case StepIoOption::kStream:
-      mode.set_task(option.task);
-      break;
-  }
-  return mode;
-}
-
 // Asks for the step until the job's other steps leave room for it, as
 // Slurm's srun does ("Step creation temporarily disabled, retrying"). ^C
 // while waiting gives up.
@@ -259,25 +227,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   ControllerClient* client = given_client;
   const conf::ClusterConfig& config = client->config();
 
-  wire::CreateStepRequest create;
-  create.set_job_id(options.job_id);
-  create.set_num_tasks(options.num_tasks);
-  create.set_num_nodes(options.num_nodes);
-  create.set_ntasks_per_node(options.ntasks_per_node);
-  create.set_cpus_per_task(options.cpus_per_task);
-  create.set_gpus_per_task(options.gpus_per_task);
-  create.set_gpu_bind(options.gpu_bind);
-  std::string base = options.command[0].substr(options.command[0].rfind('/') + 1);
-  create.set_name(options.job_name.empty() ? base : options.job_name);
-  for (const std::string& a : options.command) create.add_argv(a);
-  create.set_mem_per_node_mb(options.mem_per_node_mb);
-  create.set_mem_per_cpu_mb(options.mem_per_cpu_mb);
-  create.set_gpus_per_node(options.gpus_per_node);
-  create.set_gpus(options.gpus);
-  // An interactive shell (--pty) holds nothing alone: the steps started
-  // from it must not wait for it to end (Slurm's interactive step overlaps too).
-  create.set_overlap(options.overlap || options.pty);
-  create.set_cpu_bind(options.cpu_bind);
+  const wire::CreateStepRequest create = StepRequestFor(options);
   wire::CreateStepResponse created;
   Status s = CreateStepWhenFree(*client, create, &created);
   if (!s.ok()) {
@@ -366,33 +316,12 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   }
   signal(SIGPIPE, SIG_IGN);
 
-  wire::LaunchTasksRequest launch;
-  launch.set_job_id(job_id);
-  launch.set_step_id(step_id);
-  for (const std::string& a : options.command) launch.add_argv(a);
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-  for (const auto& [name, value] : extra_env) SetVariable(env, name, value);
-  // --mpi, else MpiDefault: the tasks find their PMI-2 server (docs/mpi.md).
-  std::string mpi = options.mpi;
-  if (mpi.empty()) {
-    Result<std::string> by_default = CheckMpiType(config.settings.mpi_default);
-    if (by_default.ok() && *by_default == "pmi2") mpi = "pmi2";
-    if (!by_default.ok()) {
-      std::cerr << "srun: warning: MpiDefault=" << config.settings.mpi_default
-                << " is not supported; tasks start without PMI (--mpi=pmi2 gives them PMI-2)\n";
-    }
-  }
-  if (mpi == "pmi2") {
-    launch.mutable_pmi()->set_type("pmi2");
-    SetVariable(env, "SLURM_MPI_TYPE", "pmi2");
-  }
-  for (const std::string& e : env) launch.add_environment(e);
-  *launch.mutable_std_out() = WireMode(options.output, false);
-  *launch.mutable_std_err() = WireMode(options.error, false);
-  *launch.mutable_std_in() = WireMode(options.input, true);
-  launch.set_append(options.append);
-  AddPropagatedLimits(config.settings, launch.mutable_rlimits());
+  std::string mpi_warning;
+  wire::LaunchTasksRequest launch =
+      LaunchRequestFor(options, config, job_id, step_id, std::move(env), extra_env, &mpi_warning);
+  if (!mpi_warning.empty()) std::cerr << "srun: warning: " << mpi_warning << "\n";
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd) != nullptr) launch.set_work_dir(cwd);
   launch.set_io_host(io_host);
@@ -400,7 +329,6 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   launch.set_io_key(key);
   // --pty: the task's terminal starts with the size of srun's.
   if (options.pty) {
-    launch.set_pty(true);
     std::optional<WindowSize> window = TerminalWindowSize(0);
     if (!window) window = TerminalWindowSize(1);
     if (window) {
@@ -453,16 +381,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
   bool stdin_open =
       options.input.kind == StepIoOption::kAll ||
       (options.input.kind == StepIoOption::kStream && options.input.task < step.num_tasks());
-  std::string stdin_node;  // The node of the task that reads it
-  {
-    uint32_t first = 0;
-    for (int i = 0; i < step.nodes_size() && i < step.tasks_per_node_size(); ++i) {
-      if (options.input.task >= first && options.input.task < first + step.tasks_per_node(i)) {
-        stdin_node = step.nodes(i);
-      }
-      first += step.tasks_per_node(i);
-    }
-  }
+  const std::string stdin_node = StdinNode(options.input, step);  // The task reading it
   // The connections stdin goes to, once they are all there.
   auto stdin_targets = [&]() -> std::optional<std::vector<int>> {
     std::vector<int> out;
