@@ -566,7 +566,8 @@ void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder
   if (!request.batch_only()) {
     const int signal = request.signal() == 0 ? SIGKILL : request.signal();
     const bool ends_job = request.terminate() || signal == SIGKILL;
-    step_tasks_->Signal(request.job_id(), std::nullopt, signal, 0, true, ends_job);
+    // Best effort: a job with no step here has nothing to signal.
+    step_tasks_->Signal(request.job_id(), std::nullopt, signal, 0, true, ends_job).ok();
     if (ends_job) prepared_->End(request.job_id(), signal);
   }
   bool known;
