@@ -254,17 +254,12 @@ std::string SacctElapsed(int64_t seconds) {
 
 Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format) {
   std::vector<SacctColumn> columns;
-  for (std::string_view raw : Split(format, ',')) {
-    std::string_view item = Trim(raw);
-    if (item.empty()) continue;
-    std::string_view name = item;
+  for (std::string_view item : format::SplitFieldList(format)) {
+    std::optional<format::NamedWidth> entry = format::ParseNamedWidth(item);
+    if (!entry) return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", item));
+    const std::string_view name = entry->name;
     std::optional<int> width;
-    if (size_t pct = item.find('%'); pct != std::string_view::npos) {
-      name = item.substr(0, pct);
-      std::optional<uint64_t> n = ParseUint(item.substr(pct + 1));
-      if (!n) return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", item));
-      width = static_cast<int>(*n);
-    }
+    if (entry->width) width = static_cast<int>(*entry->width);
     const std::string lower = ToLower(name);
     auto it = std::find_if(kFields.begin(), kFields.end(),
                            [&](const SacctField& f) { return ToLower(f.name) == lower; });

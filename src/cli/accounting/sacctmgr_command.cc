@@ -208,21 +208,16 @@ Result<std::string> RenderTable(const std::vector<EntityColumn>& table, std::str
                                 const std::vector<std::map<std::string, std::string>>& rows) {
   std::vector<EntityColumn> chosen;
   std::vector<PlainColumn> columns;
-  for (std::string_view raw : Split(spec, ',')) {
-    std::string_view item = Trim(raw);
-    if (item.empty()) continue;
+  for (std::string_view item : format::SplitFieldList(spec)) {
     std::string_view name = item.substr(0, item.find('%'));
     auto it = std::find_if(table.begin(), table.end(), [&](const EntityColumn& c) {
       return ToLower(c.name) == ToLower(name) || ToLower(c.header) == ToLower(name) ||
              (!c.alias.empty() && ToLower(c.alias) == ToLower(name));
     });
     if (it == table.end()) return InvalidArgument(fmt::format("Unknown field '{}'", name));
-    int width = it->width;
-    if (size_t pct = item.find('%'); pct != std::string_view::npos) {
-      std::optional<uint64_t> n = ParseUint(item.substr(pct + 1));
-      if (!n) return InvalidArgument(fmt::format("Unknown field '{}'", item));
-      width = static_cast<int>(*n);
-    }
+    std::optional<format::NamedWidth> entry = format::ParseNamedWidth(item);
+    if (!entry) return InvalidArgument(fmt::format("Unknown field '{}'", item));
+    const int width = entry->width ? static_cast<int>(*entry->width) : it->width;
     chosen.push_back(*it);
     columns.push_back({std::string(it->header), width, false});
   }

@@ -1,5 +1,7 @@
 #include "cli/format/accounting_table.h"
 
+#include "common/strings.h"
+
 namespace rota::cli::format {
 namespace {
 
@@ -37,6 +39,22 @@ void AppendSeparator(std::string& out, TableLayout layout, size_t i, size_t coun
 }
 
 }  // namespace
+
+std::vector<std::string_view> SplitFieldList(std::string_view list) {
+  std::vector<std::string_view> out;
+  for (std::string_view raw : Split(list, ',')) {
+    if (std::string_view entry = Trim(raw); !entry.empty()) out.push_back(entry);
+  }
+  return out;
+}
+
+std::optional<NamedWidth> ParseNamedWidth(std::string_view entry) {
+  const size_t pct = entry.find('%');
+  if (pct == std::string_view::npos) return NamedWidth{entry, std::nullopt};
+  std::optional<uint64_t> width = ParseUint(entry.substr(pct + 1));
+  if (!width) return std::nullopt;
+  return NamedWidth{entry.substr(0, pct), width};
+}
 
 void AppendTableCell(std::string& out, std::string_view value, int width, bool left) {
   AppendPadded(out, value, width, left, true);

@@ -6,10 +6,13 @@
 // value longer than its column keeps width-1 characters and ends in '+', so
 // that the cut shows.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rota::cli::format {
 
@@ -22,6 +25,17 @@ struct TableColumn {
   // A value cut to the column ends in '+' (names, text); false: cut plainly.
   bool mark_cut = true;
 };
+
+// One entry of a field list ("JobName%20"): the name, and the width when a
+// '%' gives one.
+struct NamedWidth {
+  std::string_view name;
+  std::optional<uint64_t> width;
+};
+// The entries of a comma-separated field list, trimmed, empty ones left out.
+std::vector<std::string_view> SplitFieldList(std::string_view list);
+// Parses "Name" or "Name%N"; nullopt when what follows '%' is not a number.
+std::optional<NamedWidth> ParseNamedWidth(std::string_view entry);
 
 // `value` in its column of the aligned layout, without the space after it;
 // cut with a '+' at the end.

@@ -40,5 +40,22 @@ TEST(AccountingTableTest, AZeroWidthColumnShowsNothingButItsSpace) {
   EXPECT_EQ(out, "+");
 }
 
+TEST(AccountingTableTest, FieldListsAreTrimmedAndWidthsFollowAPercentSign) {
+  std::vector<std::string_view> entries = SplitFieldList(" JobID , JobName%20,,State ");
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[1], "JobName%20");
+
+  std::optional<NamedWidth> plain = ParseNamedWidth("JobID");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->name, "JobID");
+  EXPECT_FALSE(plain->width.has_value());
+  std::optional<NamedWidth> wide = ParseNamedWidth("JobName%20");
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_EQ(wide->name, "JobName");
+  EXPECT_EQ(wide->width, 20u);
+  EXPECT_FALSE(ParseNamedWidth("JobName%x").has_value());
+  EXPECT_FALSE(ParseNamedWidth("JobName%").has_value());
+}
+
 }  // namespace
 }  // namespace rota::cli::format

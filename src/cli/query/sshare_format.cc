@@ -64,14 +64,10 @@ constexpr int kUser = 1;
 
 // One -o entry, "Name" or "Name%width" (%0: the default width, as Slurm).
 std::optional<FormatItem> ParseColumn(const FieldTable<Row, Ctx>& table, std::string_view text) {
-  std::string_view name = text;
-  std::optional<uint64_t> width;
-  const size_t pct = text.find('%');
-  if (pct != std::string_view::npos) {
-    name = text.substr(0, pct);
-    width = ParseUint(text.substr(pct + 1));
-    if (!width || *width > 1000) return std::nullopt;
-  }
+  std::optional<format::NamedWidth> entry = format::ParseNamedWidth(text);
+  if (!entry || entry->width.value_or(0) > 1000) return std::nullopt;
+  const std::string_view name = entry->name;
+  const std::optional<uint64_t> width = entry->width;
   for (size_t i = 0; i < table.fields().size(); ++i) {
     if (!EqualsIgnoreCase(table.fields()[i].info.long_name, name)) continue;
     FormatItem item;
