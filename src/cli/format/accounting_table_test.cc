@@ -9,7 +9,8 @@ namespace {
 
 std::string Table(TableLayout layout) {
   const std::vector<TableColumn> columns = {{"Account", 4, true}, {"User", 6, false}};
-  const std::vector<std::vector<std::string>> rows = {{"root", "alice"}, {"physics", "bartholomew"}};
+  const std::vector<std::vector<std::string>> rows = {{"root", "alice"},
+                                                      {"physics", "bartholomew"}};
   std::string out;
   AppendTableHeader(out, columns, layout);
   for (const auto& row : rows) {
@@ -27,8 +28,7 @@ TEST(AccountingTableTest, AlignedCutsHeadersPlainlyAndMarksCutValues) {
 }
 
 TEST(AccountingTableTest, ParsableLayoutsKeepWholeValues) {
-  EXPECT_EQ(Table(TableLayout::kParsable),
-            "Account|User|\nroot|alice|\nphysics|bartholomew|\n");
+  EXPECT_EQ(Table(TableLayout::kParsable), "Account|User|\nroot|alice|\nphysics|bartholomew|\n");
   EXPECT_EQ(Table(TableLayout::kParsable2), "Account|User\nroot|alice\nphysics|bartholomew\n");
 }
 

@@ -13,8 +13,7 @@ namespace rota::cli {
 namespace {
 
 using format::FieldTable;
-using format::FormatItem;
-using format::FormatSpec;
+using format::TableColumn;
 using wire::FairshareRow;
 
 // sshare's fields read nothing besides the row.
@@ -25,8 +24,8 @@ using Ctx = SshareContext;
 
 std::string Fixed(double v) { return fmt::format("{:.6f}", v); }
 
-// The fields by name, as Slurm 22.05's sshare spells them. Values and
-// headers are cut to the width either way.
+// The fields by name, as Slurm 22.05's sshare spells them, with their
+// headers and values.
 const FieldTable<Row, Ctx>& SshareFields() {
   static const FieldTable<Row, Ctx> table(
       "Invalid field requested: ",
@@ -59,22 +58,27 @@ const FieldTable<Row, Ctx>& SshareFields() {
 // Each field's width when -o gives none, in the table's order; Account's
 // values are left-justified, the others right-justified.
 constexpr int kDefaultWidths[] = {20, 10, 10, 11, 11, 11, 13, 10, 10};
-constexpr int kAccount = 0;
-constexpr int kUser = 1;
+constexpr size_t kAccount = 0;
+constexpr size_t kUser = 1;
 
-// One -o entry, "Name" or "Name%width" (%0: the default width, as Slurm).
-std::optional<FormatItem> ParseColumn(const FieldTable<Row, Ctx>& table, std::string_view text) {
+// A column of the listing: which field, and how it is printed.
+struct Column {
+  size_t field;
+  TableColumn layout;
+};
+
+// One -o entry, "Name" or "Name%width" (%0: the default width, as Slurm). A
+// name (account, user) cut to its column ends in '+'; numbers are cut plainly.
+std::optional<Column> ParseColumn(const FieldTable<Row, Ctx>& table, std::string_view text) {
   std::optional<format::NamedWidth> entry = format::ParseNamedWidth(text);
   if (!entry || entry->width.value_or(0) > 1000) return std::nullopt;
-  const std::string_view name = entry->name;
-  const std::optional<uint64_t> width = entry->width;
   for (size_t i = 0; i < table.fields().size(); ++i) {
-    if (!EqualsIgnoreCase(table.fields()[i].info.long_name, name)) continue;
-    FormatItem item;
-    item.field = static_cast<int>(i);
-    item.width = width.value_or(0) > 0 ? static_cast<int>(*width) : kDefaultWidths[i];
-    item.right = item.field != kAccount;
-    return item;
+    if (!EqualsIgnoreCase(table.fields()[i].info.long_name, entry->name)) continue;
+    const int width =
+        entry->width.value_or(0) > 0 ? static_cast<int>(*entry->width) : kDefaultWidths[i];
+    return Column{i,
+                  {std::string(table.fields()[i].info.header), width, i == kAccount,
+                   i == kAccount || i == kUser}};
   }
   return std::nullopt;
 }
@@ -92,32 +96,26 @@ std::string FormatSshare(const wire::FairshareResponse& response, const SshareOp
     names.push_back("FairShare");
     if (options.long_format && response.fair_tree()) names.push_back("LevelFS");
   }
-  FormatSpec spec;
+  std::vector<size_t> fields;
+  std::vector<TableColumn> columns;
   for (const std::string& n : names) {
-    std::optional<FormatItem> item = ParseColumn(table, n);
-    if (!item) {
+    std::optional<Column> column = ParseColumn(table, n);
+    if (!column) {
       *error = fmt::format("{}\"{}\"", table.catalog().invalid_message, n);
       return "";
     }
-    spec.items.push_back(*item);
+    fields.push_back(column->field);
+    columns.push_back(std::move(column->layout));
   }
 
-  // Slurm's accounting table: a name (account, user) cut to its column ends
-  // in '+'; numbers are cut plainly.
   const format::TableLayout layout = options.parsable    ? format::TableLayout::kParsable
                                      : options.parsable2 ? format::TableLayout::kParsable2
                                                          : format::TableLayout::kAligned;
-  std::vector<format::TableColumn> columns;
-  for (const FormatItem& item : spec.items) {
-    columns.push_back({std::string(table.fields()[static_cast<size_t>(item.field)].info.header),
-                       item.width, !item.right, item.field == kAccount || item.field == kUser});
-  }
   std::string out;
   if (!options.no_header) format::AppendTableHeader(out, columns, layout);
   for (const Row& row : response.rows()) {
-    format::AppendTableLine(out, columns, layout, [&](size_t i) {
-      return table.fields()[static_cast<size_t>(spec.items[i].field)].value(row, Ctx{});
-    });
+    format::AppendTableLine(out, columns, layout,
+                            [&](size_t i) { return table.fields()[fields[i]].value(row, Ctx{}); });
   }
   return out;
 }
