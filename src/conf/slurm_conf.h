@@ -37,6 +37,9 @@ struct SchedulerParameters {
   DurationSecs bf_min_age_reserve = 0;
   uint32_t bf_job_part_count_reserve = 0;   // Reservations per partition; 0: every job.
   std::optional<DurationSecs> bf_max_time;  // Defaults to bf_interval.
+  // Rota's own: backfill reservations for later in the plain node order,
+  // idle nodes included, instead of on busy nodes first (sched/backfill.h).
+  bool bf_reserve_in_node_order = false;
   uint32_t default_queue_depth = 100;
   uint32_t partition_job_depth = 0;
   DurationSecs sched_interval = 60;

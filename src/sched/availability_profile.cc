@@ -275,6 +275,18 @@ AvailabilityProfile::Totals AvailabilityProfile::MinTotalsDuring(int64_t start, 
   return m;
 }
 
+std::vector<uint64_t> AvailabilityProfile::IdleNowBits() const {
+  std::vector<uint64_t> bits((base_.size() + 63) / 64, 0);
+  for (uint32_t n = 0; n < base_.size(); ++n) {
+    if (!base_[n].idle()) continue;
+    const bool booked_now = std::any_of(
+        node_bookings_[n].begin(), node_bookings_[n].end(),
+        [&](uint32_t b) { return bookings_[b].start <= now_ && bookings_[b].end > now_; });
+    if (!booked_now) bits[n >> 6] |= uint64_t{1} << (n & 63);
+  }
+  return bits;
+}
+
 int64_t AvailabilityProfile::NextFreeingAfter(int64_t t) const {
   auto it = std::upper_bound(freeing_times_.begin(), freeing_times_.end(), t);
   return it == freeing_times_.end() ? kForever : *it;

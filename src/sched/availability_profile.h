@@ -84,6 +84,9 @@ class AvailabilityProfile {
   const NodeOrder& Order(size_t view);
   // `nodes` as a bit set over the cluster's nodes.
   std::vector<uint64_t> NodeBits(const std::vector<uint32_t>& nodes) const;
+  // The nodes nothing holds at now() (no running allocation, no booking
+  // over now), as a node bit set: the wholly idle ones.
+  std::vector<uint64_t> IdleNowBits() const;
 
   // An upper bound of the CPUs and GPUs free throughout [start, end) summed
   // over the cluster: when it is short, no placement can fit, and FreeDuring

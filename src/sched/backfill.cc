@@ -50,6 +50,54 @@ size_t CountBoth(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b)
   return n;
 }
 
+bool IsSet(const std::vector<uint64_t>& bits, uint32_t n) {
+  return (bits[n >> 6] >> (n & 63)) & 1u;
+}
+
+// A reservation for later, kept off the nodes that are wholly idle now as
+// far as it can be: those are what the jobs behind it can start on at once
+// and run past it (EASY's "extra" processors). First a placement on the
+// other nodes alone, in the usual order; failing that, one on all of them
+// with the idle nodes ranked last. `place(among)` is the usual placement
+// among the nodes of `among` (the walk) or, null, of `candidates`.
+template <typename Place>
+Selection PlaceOffIdleNodes(const ClusterModel& model, const std::vector<NodeUsage>& usage,
+                            const std::vector<uint64_t>& idle_now,
+                            const std::vector<uint64_t>* walk_among,
+                            const std::vector<uint64_t>& open,
+                            const std::vector<uint32_t>& candidates, const Request& req,
+                            Place place) {
+  std::vector<uint32_t> all;  // The candidates open at the reserved time, ranked
+  if (walk_among != nullptr) {
+    std::vector<uint64_t> busy(walk_among->size());
+    bool any_idle = false;
+    for (size_t w = 0; w < busy.size(); ++w) {
+      const uint64_t here = (*walk_among)[w] & open[w];
+      busy[w] = (*walk_among)[w] & ~idle_now[w];
+      any_idle = any_idle || (here & idle_now[w]) != 0;
+    }
+    if (!any_idle) return place(walk_among);
+    Selection s = place(&busy);
+    if (s.allocation) return s;
+    for (size_t w = 0; w < busy.size(); ++w) {
+      for (uint64_t b = (*walk_among)[w] & open[w]; b != 0; b &= b - 1) {
+        all.push_back(static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(b))));
+      }
+    }
+  } else {
+    std::vector<uint32_t> busy;
+    for (uint32_t n : candidates) {
+      if (!IsSet(idle_now, n)) busy.push_back(n);
+    }
+    if (busy.size() == candidates.size()) return place(nullptr);
+    Selection s = Select(model, usage, busy, req);
+    if (s.allocation) return s;
+    all = candidates;
+  }
+  const NodeRank idle_last = [&idle_now](uint32_t n) { return uint64_t{IsSet(idle_now, n)}; };
+  return Select(model, usage, all, req, idle_last);
+}
+
 }  // namespace
 
 BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& profile,
@@ -76,6 +124,9 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
     bool walks = false;  // Its selection walks the view's node order (SelectInOrder)
   };
   std::unordered_map<std::string, KindState> kinds;
+  // The wholly idle nodes now (IdleNowBits), made at the first reservation
+  // for later and kept in step with the jobs started since.
+  std::vector<uint64_t> idle_now;
 
   result.decisions.resize(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -195,15 +246,29 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
           }
         }
         ++result.placements_tried;
-        Selection s = walk_among != nullptr
-                          ? SelectInOrder(model, usage, profile.Order(view), *walk_among,
-                                          &profile.OpenBits(view), job.request)
-                          : Select(model, usage, *candidates, job.request);
+        auto place = [&](const std::vector<uint64_t>* among) {
+          return among != nullptr ? SelectInOrder(model, usage, profile.Order(view), *among,
+                                                  &profile.OpenBits(view), job.request)
+                                  : Select(model, usage, *candidates, job.request);
+        };
+        Selection s;
+        if (t > now && params.reserve_busy_nodes) {
+          if (idle_now.empty()) idle_now = profile.IdleNowBits();
+          s = PlaceOffIdleNodes(model, usage, idle_now, walk_among, profile.OpenBits(view),
+                                *candidates, job.request, place);
+        } else {
+          s = place(walk_among);
+        }
         if (s.allocation) {
           d.allocation = std::move(*s.allocation);
           d.start = t;
           found = true;
           profile.Book(t, end, d.allocation);
+          if (t == now && !idle_now.empty()) {
+            for (const NodeAllocation& a : d.allocation.nodes) {
+              idle_now[a.node >> 6] &= ~(uint64_t{1} << (a.node & 63));
+            }
+          }
           break;
         }
       }

@@ -28,6 +28,13 @@ struct BackfillParams {
   uint32_t max_job_part = 0;      // bf_max_job_part: jobs tried per partition
   uint32_t max_job_user = 0;      // bf_max_job_user: jobs tried per user
   uint32_t reserve_per_part = 0;  // bf_job_part_count_reserve: reservations per partition
+  // Where a reservation for later goes. True: off the nodes that are wholly
+  // idle now where it can (on the others alone, else with the idle ones
+  // ranked last), so that they stay for jobs that can start at once and run
+  // past it (the "extra" processors of EASY backfill). False: the usual node
+  // order at the reserved time (Weight, tightest fit, index), which may
+  // reserve idle nodes while busy ones would free in time.
+  bool reserve_busy_nodes = true;
 };
 
 // A reservation made by an earlier pass: booked again, as it was, for a job

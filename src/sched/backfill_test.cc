@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "sched/availability_profile.h"
 #include "sched/test_cluster.h"
@@ -293,6 +295,110 @@ TEST_F(BackfillTest, EasyGoesOnPastJobsThatCannotStartNow) {
             "4 start n2\n"
             "5 start n3\n"
             "6 none\n");
+}
+
+// Nodes of one core each, named c0, c1, ...; `busy_until[i]` (0: idle now)
+// is when a job running on node i ends.
+struct OneCoreCluster {
+  explicit OneCoreCluster(const std::vector<int64_t>& busy_until) {
+    for (size_t i = 0; i < busy_until.size(); ++i) {
+      AddNode(model, MakeNode("c" + std::to_string(i), 1, 1, 1000, {}, model.gpu_types));
+    }
+    model.empty_usage = model.EmptyUsage();
+    all = AllNodes(model);
+    usage = model.EmptyUsage();
+    for (uint32_t n = 0; n < busy_until.size(); ++n) {
+      if (busy_until[n] == 0) continue;
+      Allocation a;
+      a.nodes.push_back({n, {0}, 0, 0, 1, false});
+      EXPECT_TRUE(Take(model, usage[n], a.nodes.back()));
+      releases.emplace_back(kNow + busy_until[n], std::move(a));
+    }
+  }
+  // `tasks` one-core tasks for `limit` seconds, on `nodes` nodes when fixed.
+  BackfillJob Job(uint32_t id, uint32_t tasks, int64_t limit, bool fixed_nodes = true) {
+    BackfillJob j;
+    j.id = id;
+    j.request.tasks = tasks;
+    j.request.nodes = fixed_nodes ? tasks : 1;
+    j.request.nodes_fixed = fixed_nodes;
+    j.request.tasks_per_node = fixed_nodes ? 1 : 0;
+    j.candidates = &all;
+    j.time_limit_s = limit;
+    return j;
+  }
+  // One line per job: "id outcome +start nodes" (nodes ascending).
+  std::string Plan(const std::vector<BackfillJob>& jobs, const BackfillParams& params) {
+    AvailabilityProfile profile(model, usage, kNow);
+    for (const auto& [end, a] : releases) profile.AddRelease(end, a);
+    BackfillResult r = PlanBackfill(model, profile, jobs, params);
+    std::string out;
+    for (const BackfillDecision& d : r.decisions) {
+      out += std::to_string(d.id);
+      if (d.outcome == BackfillOutcome::kStartNow) out += " start";
+      if (d.outcome == BackfillOutcome::kReserved)
+        out += " reserve +" + std::to_string(d.start - kNow);
+      if (d.outcome == BackfillOutcome::kNoPlan) out += " none";
+      std::vector<uint32_t> nodes;
+      for (const NodeAllocation& a : d.allocation.nodes) nodes.push_back(a.node);
+      std::sort(nodes.begin(), nodes.end());
+      for (uint32_t n : nodes) out += " " + model.nodes[n].name;
+      out += "\n";
+    }
+    return out;
+  }
+  ClusterModel model;
+  std::vector<uint32_t> all;
+  std::vector<NodeUsage> usage;
+  std::vector<std::pair<int64_t, Allocation>> releases;
+};
+
+TEST(BackfillPlacementTest, AReservationLeavesTheIdleNodesToJobsThatRunPastIt) {
+  // EASY's "extra" processors, on nodes: c0 and c1 are idle, c2-c7 busy
+  // until +1000, c8 and c9 until +5000. Job 1 needs 6 nodes: it can start at
+  // +1000, when 8 are free. On the six that free then, two idle nodes are
+  // left over that it will not need, and job 2 (two nodes for longer than
+  // the reservation is away) starts on them now without delaying job 1.
+  OneCoreCluster c({0, 0, 1000, 1000, 1000, 1000, 1000, 1000, 5000, 5000});
+  std::vector<BackfillJob> jobs = {c.Job(1, 6, 1000), c.Job(2, 2, 2000)};
+  BackfillParams easy;
+  easy.reserve_per_part = 1;
+  EXPECT_EQ(c.Plan(jobs, easy),
+            "1 reserve +1000 c2 c3 c4 c5 c6 c7\n"
+            "2 start c0 c1\n");
+  BackfillParams conservative;
+  EXPECT_EQ(c.Plan(jobs, conservative),
+            "1 reserve +1000 c2 c3 c4 c5 c6 c7\n"
+            "2 start c0 c1\n");
+  // In the plain node order the reservation takes the idle nodes first, and
+  // job 2 would delay it.
+  easy.reserve_busy_nodes = false;
+  EXPECT_EQ(c.Plan(jobs, easy),
+            "1 reserve +1000 c0 c1 c2 c3 c4 c5\n"
+            "2 none\n");
+}
+
+TEST(BackfillPlacementTest, AReservationTooBigForTheBusyNodesTakesAsFewIdleOnesAsItCan) {
+  // c0 and c1 are idle, c2 and c3 busy until +100. Job 1 needs three nodes
+  // at +100: both busy nodes and one idle node, so that job 2 (one node,
+  // running past +100) still starts now on the other.
+  OneCoreCluster c({0, 0, 100, 100});
+  // The same with the nodes listed in an order of their own (the planner
+  // then scans them instead of walking its kept order).
+  const std::vector<uint32_t> reversed = {3, 2, 1, 0};
+  for (const std::vector<uint32_t>* candidates : {&std::as_const(c.all), &reversed}) {
+    std::vector<BackfillJob> jobs = {c.Job(1, 3, 1000), c.Job(2, 1, 2000)};
+    for (BackfillJob& j : jobs) j.candidates = candidates;
+    BackfillParams easy;
+    easy.reserve_per_part = 1;
+    EXPECT_EQ(c.Plan(jobs, easy),
+              "1 reserve +100 c0 c2 c3\n"
+              "2 start c1\n");
+    easy.reserve_busy_nodes = false;
+    EXPECT_EQ(c.Plan(jobs, easy),
+              "1 reserve +100 c0 c1 c2\n"
+              "2 none\n");
+  }
 }
 
 TEST_F(BackfillTest, SomeJobMayStartNowComparesWithWhatIsFree) {

@@ -14,8 +14,8 @@ struct Candidate {
   uint32_t node = 0;
   uint32_t task_cap = 1;  // Tasks it can hold (when tasks are spread freely)
   uint32_t gpu_cap = 0;   // --gpus GPUs it can give
-  // Preference: Weight, then the tightest fit.
-  std::tuple<uint32_t, uint32_t, uint32_t, MemoryMb, uint32_t> key;
+  // Preference: Weight, the caller's rank (NodeRank), then the tightest fit.
+  std::tuple<uint32_t, uint64_t, uint32_t, uint32_t, MemoryMb, uint32_t> key;
 };
 
 // What a set of candidates adds up to, to test "is this enough" per leaf or
@@ -45,8 +45,8 @@ class Chooser {
  public:
   static constexpr size_t kAttempts = 8;  // Placements Place tries
   Chooser(const ClusterModel& model, const std::vector<NodeUsage>& usage, const Request& req,
-          size_t bracket_choice)
-      : model_(model), usage_(usage), req_(req), choice_(bracket_choice) {}
+          size_t bracket_choice, const NodeRank* rank = nullptr)
+      : model_(model), usage_(usage), req_(req), choice_(bracket_choice), rank_(rank) {}
 
   // Run for a request WalksInOrder accepts, over the nodes set in `among`
   // (and `also`): the nodes are assessed best first, and only until Place
@@ -164,8 +164,12 @@ class Chooser {
       });
     }
     GpuMask of_type = req_.wants_gpus() ? GpusOfType(node, req_.gpu_type) : ~GpuMask{0};
-    c.key = {node.weight, static_cast<uint32_t>(std::popcount(u.free_gpus & of_type)), u.free_count,
-             u.free_mem_mb, n};
+    c.key = {node.weight,
+             rank_ != nullptr && *rank_ ? (*rank_)(n) : 0,
+             static_cast<uint32_t>(std::popcount(u.free_gpus & of_type)),
+             u.free_count,
+             u.free_mem_mb,
+             n};
     return c;
   }
 
@@ -402,6 +406,7 @@ class Chooser {
   const std::vector<NodeUsage>& usage_;
   const Request& req_;
   size_t choice_;
+  const NodeRank* rank_;  // May be null: every node ranks the same
   mutable std::optional<std::tuple<uint32_t, uint32_t, MemoryMb>> cached_layout_;
   mutable ShareNeeds cached_needs_;
 };
@@ -463,11 +468,12 @@ Selection SelectInOrder(const ClusterModel& model, const std::vector<NodeUsage>&
 }
 
 Selection Select(const ClusterModel& model, const std::vector<NodeUsage>& usage,
-                 const std::vector<uint32_t>& candidates, const Request& req) {
+                 const std::vector<uint32_t>& candidates, const Request& req,
+                 const NodeRank& rank) {
   size_t options = std::max<size_t>(1, req.constraint.bracket_options().size());
   Selection last;
   for (size_t choice = 0; choice < options; ++choice) {
-    last = Chooser(model, usage, req, choice).Run(candidates);
+    last = Chooser(model, usage, req, choice, &rank).Run(candidates);
     if (last.allocation) return last;
   }
   return last;

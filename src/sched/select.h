@@ -7,6 +7,7 @@
 // as few leaf switches as possible. Pure: no clock, no I/O.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,8 +27,16 @@ struct Selection {
   uint32_t leaf_switches = 0;  // Leaves the allocation spans (topology/tree)
 };
 
+// A preference among nodes that ranks right after Weight, before the
+// tightest fit (lower first). The backfill planner ranks the nodes idle now
+// last for a reservation for later, keeping them for jobs that can start at
+// once.
+using NodeRank = std::function<uint64_t(uint32_t node)>;
+
+// `rank` empty: every node ranks the same.
 Selection Select(const ClusterModel& model, const std::vector<NodeUsage>& usage,
-                 const std::vector<uint32_t>& candidates, const Request& req);
+                 const std::vector<uint32_t>& candidates, const Request& req,
+                 const NodeRank& rank = {});
 
 // Select among the nodes set in `among` and, when given, in `also` too (node
 // bit sets, as many words as the cluster needs), with the same answer as

@@ -67,6 +67,27 @@ TEST(SelectTest, WeightComesBeforeFit) {
             (std::vector<std::string>{"n2"}));
 }
 
+TEST(SelectTest, TheCallersRankComesAfterWeightAndBeforeFit) {
+  ClusterModel m;
+  AddNode(m, MakeNode("n0", 1, 8, 1000, {}, m.gpu_types));
+  AddNode(m, MakeNode("n1", 1, 8, 1000, {}, m.gpu_types));
+  NodeShape heavy = MakeNode("n2", 1, 8, 1000, {}, m.gpu_types);
+  heavy.weight = 5;
+  AddNode(m, heavy);
+  std::vector<NodeUsage> usage = m.EmptyUsage();
+  NodeAllocation some{0, {0, 1}, 0, 0, 2, false};
+  ASSERT_TRUE(Take(m, usage[0], some));  // n0 is the tighter fit
+  Request r;
+  r.cpus_per_task = 2;
+  EXPECT_EQ(Names(m, Select(m, usage, AllNodes(m), r)), (std::vector<std::string>{"n0"}));
+  // n0 ranked last: n1, before the fit.
+  NodeRank rank = [](uint32_t n) { return n == 0 ? uint64_t{1} : uint64_t{0}; };
+  EXPECT_EQ(Names(m, Select(m, usage, AllNodes(m), r, rank)), (std::vector<std::string>{"n1"}));
+  // n2 ranked first: Weight still keeps it last, and the fit decides.
+  NodeRank n2_first = [](uint32_t n) { return n == 2 ? uint64_t{0} : uint64_t{1}; };
+  EXPECT_EQ(Names(m, Select(m, usage, AllNodes(m), r, n2_first)), (std::vector<std::string>{"n0"}));
+}
+
 TEST(SelectTest, TasksFillNodesInOrderWhenTheNodeCountIsFree) {
   ClusterModel m;
   for (const char* n : {"n1", "n2", "n3"}) AddNode(m, MakeNode(n, 1, 8, 1000, {}, m.gpu_types));

@@ -119,6 +119,21 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
     }
   };
 
+  // Jobs killed at their time limit exit at once (the fake node needs no
+  // KillWait); what their exits start is carried out, and so on.
+  auto end_killed = [&](std::vector<uint32_t>& killed) {
+    while (!killed.empty()) {
+      ctld::Effects exits;
+      for (uint32_t job_id : killed) {
+        (void)core.JobExited(job_id, kKilledBySigterm, now, exits);
+        finish(job_id);
+        ++result.timed_out;
+      }
+      killed.clear();
+      carry_out(exits, killed);
+    }
+  };
+
   while (true) {
     int64_t t = std::numeric_limits<int64_t>::max();
     if (next < order.size()) t = std::min(t, submit_time(order[next]));
@@ -135,13 +150,22 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
 
     std::vector<uint32_t> killed;
     ctld::Effects effects;
-    // Ends first, so a job ending exactly at its limit completes, and what it
-    // frees is there for the jobs submitted at the same second.
+    // Ends first, so a job ending exactly at its limit completes; then the
+    // time limits reached now. What all of them free is there for the jobs
+    // submitted in this second and for its pass.
     while (!ends.empty() && ends.top().first == now) {
       uint32_t job_id = ends.top().second;
       ends.pop();
       (void)core.JobExited(job_id, 0, now, effects);
       finish(job_id);
+    }
+    if (running > 0) {
+      if (std::optional<int64_t> wake = core.NextWakeTime(); wake && *wake <= now) {
+        ctld::Effects timers;
+        core.ExpireTimers(now, timers);
+        carry_out(timers, killed);
+        end_killed(killed);
+      }
     }
     while (next < order.size() && submit_time(order[next]) == now) {
       const uint32_t index = order[next++];
@@ -171,14 +195,7 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       result.pass_cpu_us.push_back(ThreadCpuUs() - cpu_start);
       carry_out(tick, killed);
       if (killed.empty()) break;
-      ctld::Effects exits;
-      for (uint32_t job_id : killed) {
-        (void)core.JobExited(job_id, kKilledBySigterm, now, exits);
-        finish(job_id);
-        ++result.timed_out;
-      }
-      killed.clear();
-      carry_out(exits, killed);
+      end_killed(killed);
     }
 
     if (options_.progress && (result.pass_cpu_us.size() & 1023) == 0) {

@@ -59,6 +59,54 @@ TEST(SimulatorTest, EasyBackfillFillsTheHoleWithoutDelayingTheHead) {
   }
 }
 
+// Two minimal traces on 100 one-CPU nodes where textbook EASY backfill
+// (Lifka; Mu'alem and Feitelson) fixes every start; conservative backfill
+// gives the same starts.
+//
+// The head's "extra" processors: at 100 job 1 ends and ten nodes are idle;
+// head job 4 (80) waits for job 2's 80 nodes (1000), so ten nodes free then
+// are more than it needs. Job 5 (10, past 1000) starts at 100 on the idle
+// ones, which the reservation leaves alone.
+TEST(SimulatorTest, TheHeadsExtraProcessorsAreBackfilledAsInTextbookEasy) {
+  auto config = Cluster({100, 1, 0});
+  ASSERT_NE(config, nullptr);
+  for (Policy policy : {Policy::kEasy, Policy::kConservative}) {
+    SimOptions options;
+    options.policy = policy;
+    SimResult r =
+        Simulator(*config, options)
+            .Run({Job(1, 0, 10, 100, 100), Job(2, 0, 80, 1000, 1000), Job(3, 0, 10, 5000, 5000),
+                  Job(4, 50, 80, 1000, 1000), Job(5, 60, 10, 2000, 2000)});
+    ASSERT_EQ(r.jobs.size(), 5u);
+    EXPECT_EQ(r.jobs[3].start, 1000) << static_cast<int>(policy);
+    EXPECT_EQ(r.jobs[4].start, 100) << static_cast<int>(policy);
+  }
+}
+
+// A time limit reached in the second a job is submitted: job 1 (limit 1000,
+// would run 2000) is killed at 1000, when job 5 arrives. Its nodes are free
+// for that second: job 3 starts at 1000, job 4 (all 100 nodes) becomes the
+// head with no processors to spare, and job 5 (five nodes for 10000 s) waits
+// for job 4 to end at 6000 instead of jumping ahead of it.
+TEST(SimulatorTest, AJobKilledAtItsLimitFreesItsNodesBeforeThatSecondsPass) {
+  auto config = Cluster({100, 1, 0});
+  ASSERT_NE(config, nullptr);
+  for (Policy policy : {Policy::kEasy, Policy::kConservative}) {
+    SimOptions options;
+    options.policy = policy;
+    SimResult r =
+        Simulator(*config, options)
+            .Run({Job(1, 0, 10, 2000, 1000), Job(2, 0, 85, 5000, 5000), Job(3, 10, 10, 1000, 1000),
+                  Job(4, 20, 100, 1000, 1000), Job(5, 1000, 5, 10000, 10000)});
+    ASSERT_EQ(r.jobs.size(), 5u);
+    EXPECT_TRUE(r.jobs[0].timed_out);
+    EXPECT_EQ(r.jobs[0].end, 1000);
+    EXPECT_EQ(r.jobs[2].start, 1000) << static_cast<int>(policy);
+    EXPECT_EQ(r.jobs[3].start, 5000) << static_cast<int>(policy);
+    EXPECT_EQ(r.jobs[4].start, 6000) << static_cast<int>(policy);
+  }
+}
+
 // Two one-CPU nodes. Worked out by hand: job 1 runs 0-100 on one node; job 2
 // needs both, so it waits for job 1 (100-150); FCFS keeps job 3 behind job 2
 // although a node is free meanwhile (150-180).

@@ -64,6 +64,7 @@ sched::BackfillParams ParamsOf(const conf::SchedulerParameters& p) {
   out.max_job_part = p.bf_max_job_part;
   out.max_job_user = p.bf_max_job_user;
   out.reserve_per_part = p.bf_job_part_count_reserve;
+  out.reserve_busy_nodes = !p.bf_reserve_in_node_order;
   return out;
 }
 

@@ -118,6 +118,11 @@ class ControllerCore {
   // Time-driven work: begin times, time limits, purging old jobs, then a
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);
+  // Tick's first step alone: the timers that end or warn jobs (time limits,
+  // preemption GraceTime, old jobs purged). rota-sim calls it before the
+  // other events of a second: its fake nodes end a killed job at once, and
+  // what the job held is then free for that second's submissions and pass.
+  void ExpireTimers(int64_t now, Effects& effects) { SweepTimers(now, effects); }
   // The wall clock stepped by `step` seconds (now reads `now`): the times of
   // what is in progress move with it, so that durations are kept
   // (clock_step.cc). The caller asks for a pass afterwards.
