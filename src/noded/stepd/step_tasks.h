@@ -12,6 +12,10 @@
 // script runs (tasks there wait for it to start); elsewhere this makes it for
 // the step and removes it after the job's last step here ends. Thread-safe;
 // one thread per running step.
+//
+// This class keeps the running steps, their cages and their signals; the
+// parts of one launch are units of their own: the plan (step_plan.h), the
+// tasks' start (task_spawner.h) and the connection to srun (step_io_relay.h).
 
 #include <sys/types.h>
 
@@ -29,6 +33,9 @@
 #include "step_rpc.pb.h"
 
 namespace rota::noded {
+
+struct LocalTask;
+struct StepPlan;
 
 class StepTasks {
  public:
@@ -65,8 +72,29 @@ class StepTasks {
 
  private:
   struct Running;
+  class TaskEnds;
+  // One step's launch, on its own thread, from the request to its last task's
+  // end: it plans (step_plan.h), connects to srun (step_io_relay.h), enters
+  // the job's cage, starts the tasks (task_spawner.h), answers `respond` and
+  // relays their I/O until they end or srun goes.
   void Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest request, uint32_t caller_uid,
            bool privileged, rpc::Responder respond);
+  // The step's plan here from the controller's records of it (ListSteps).
+  // Errors: the controller cannot be asked, the step does not run, PlanStep's.
+  Result<StepPlan> PlanFromController(const wire::LaunchTasksRequest& request, uint32_t caller_uid,
+                                      bool privileged);
+  // Makes sure the job's cage exists for the step's tasks: on the job's
+  // first node by waiting for its batch step, elsewhere by holding it
+  // (`*own_cage` set: ReleaseCage when the step ends). Errors: the batch step
+  // did not come up or the job ended first; the cage could not be made.
+  Status EnterJobCage(Running& running, const StepPlan& plan, bool* own_cage);
+  // Kills and reaps the step's tasks still running, closes rotad's ends of
+  // their stdio and removes the cages made for the step (`step_caged`: its
+  // own; `own_cage`: the job's, held by it).
+  void TearDownStep(Running& running, std::vector<LocalTask>& tasks, bool step_caged,
+                    bool own_cage);
+  // The step's thread leaves steps_ for finished_, to be joined.
+  void Retire(uint32_t job_id, uint32_t step_id);
   // The job's cage for a step when no batch script holds it here: made by the
   // first step, removed after the last. Errors: it could not be made.
   Status HoldCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices);
