@@ -4,7 +4,8 @@
 // is started: taken from the controller's records of the step and its job
 // (never from the user's request, which only names them), with the tasks'
 // CPU and GPU bindings. Pure apart from reading the node's context; the
-// launch (step_tasks.cc) makes cages and processes from it.
+// launch makes cages and processes from it (task_spawner.cc, in the order
+// step_tasks.cc gives).
 
 #include <cstdint>
 #include <vector>
