@@ -109,8 +109,8 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   for (const wire::JobRecord* j : queue) {
     const conf::PartitionConfig* partition = config_->FindPartition(j->spec().partition());
     if (partition == nullptr) continue;
-    if (!licenses.Available(j->spec())) continue;          // Reason Licenses, from the main pass
-    if (gang::RowsOf(*config_, *partition) > 0) continue;  // Time-sliced: the main pass's
+    if (!licenses.Available(j->spec())) continue;  // Reason Licenses, from the main pass
+    if (sched::gang::RowsOf(*config_, *partition) > 0) continue;  // Time-sliced: the main pass's
     Result<JobShape> shape = jobs_.ShapeOf(*j, *partition, *config_, model);
     if (!shape.ok() || !shape->partition_reason.empty()) continue;
     auto [it, fresh] = candidates.try_emplace(partition);

@@ -46,7 +46,7 @@ void ControllerCore::ClockStepped(int64_t step, int64_t now, Effects& effects) {
   // backfill pass starts over from the top.
   backfill_.ClockStepped(step);
   // Gang scheduling: each row keeps the rest of its turn.
-  for (auto& [partition, slice] : gang_slices_) slice.next_switch = moved(slice.next_switch);
+  gang_.ClockStepped(moved);
   priority_clock_.ClockStepped(step);
   fairshare_.ClockStepped(step);
   next_wake_.reset();  // The next Tick's sweep finds what is due on the new clock

@@ -22,7 +22,8 @@
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
 #include "ctld/core/fairshare_engine.h"
-#include "ctld/core/gang_scheduler.h"
+#include "ctld/core/gang_pass.h"
+#include "ctld/core/job_lifecycle.h"
 #include "ctld/core/job_table.h"
 #include "ctld/core/license_pool.h"
 #include "ctld/core/multifactor.h"
@@ -44,7 +45,9 @@ namespace rota::ctld {
 
 class LimitUsage;  // limit_check.h
 
-class ControllerCore {
+// Privately a JobLifecycle: the procedures it owns (gang slicing) change jobs
+// through it.
+class ControllerCore : private JobLifecycle {
  public:
   explicit ControllerCore(std::shared_ptr<const conf::ClusterConfig> config);
 
@@ -204,7 +207,7 @@ class ControllerCore {
  private:
   // Copy-on-write: a record shared with a published view is cloned first.
   wire::JobRecord& Mutable(uint32_t job_id) { return jobs_.Mutable(job_id); }
-  void Persist(const wire::JobRecord& job, Effects& effects);
+  void Persist(const wire::JobRecord& job, Effects& effects) override;
   // job_steps.cc: the attempt's steps on its accounting record, and dropping
   // them once the attempt is over.
   void AttachSteps(const wire::JobRecord& job, wire::AccountingJob& record) const;
@@ -271,7 +274,7 @@ class ControllerCore {
   // job that waits for its turn). Returns the started job's id (an array's
   // new task).
   uint32_t StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
-                   Effects& effects, bool launch = true);
+                   Effects& effects, bool launch = true) override;
   // sched/backfill (backfill_pass.cc): after the main pass, every bf_interval,
   // starts what fits without delaying a job ahead and records the planned
   // start and nodes of the others (sched_start_time, sched_nodes).
@@ -288,7 +291,7 @@ class ControllerCore {
   // and the next time anything is due (next_wake_).
   void SweepTimers(int64_t now, Effects& effects);
   // Something becomes due at `t`: wake no later than that.
-  void NoteWake(int64_t t) {
+  void NoteWake(int64_t t) override {
     if (t > 0 && (!next_wake_ || t < *next_wake_)) next_wake_ = t;
   }
   // Splits the next pending task off an array's meta record.
@@ -323,7 +326,8 @@ class ControllerCore {
                        Effects& effects);
   // `node` ("": every node) is done with COMPLETING `job`: the job ends once no
   // node is awaited any more. Persists.
-  void NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now, Effects& effects);
+  void NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now,
+                     Effects& effects) override;
   // The early report: the batch script ended, the node still cleans up.
   Status ScriptEnded(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
   // The state a run that ended with `wait_status` ends in.
@@ -370,17 +374,7 @@ class ControllerCore {
   // their resources are free. Called from Tick before the scheduling pass.
   void ResumeDisplaced(int64_t now, Effects& effects);
   // Resumes a SUSPENDED job (its allocation must be free); persists.
-  void ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects);
-  // PreemptMode=GANG (gang_pass.cc). Called from Tick before the scheduling
-  // pass: each time-sliced partition's running set for this moment (the next
-  // row's turn when its slice is over; suspended jobs that share nothing with
-  // the running ones run too), and the next slice's timer.
-  void GangTick(int64_t now, Effects& effects);
-  // Pending `job_id` of a time-sliced partition: placed in the first row it
-  // fits (sharing cores and GPUs with the jobs of the other rows); started,
-  // or given its resources SUSPENDED until its turn. False: fits in no row.
-  bool TryGangStart(uint32_t job_id, const sched::Request& request,
-                    const std::vector<uint32_t>& usable, int64_t now, Effects& effects);
+  void ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) override;
   // scontrol suspend / resume (privileged): "" or the error for the user.
   std::string AdminSuspend(uint32_t job_id, bool suspend, int64_t now, Effects& effects);
 
@@ -405,11 +399,11 @@ class ControllerCore {
 
   std::shared_ptr<const conf::ClusterConfig> config_;
   NodeTable nodes_;
-  NodeEventTracker node_events_;  // Nodes out of service, for accounting
-  JobTable jobs_;                 // Records, payloads and job ids
-  BackfillState backfill_;        // Between backfill passes: the last one, bf_continue
-  std::map<std::string, gang::PartitionSlice> gang_slices_;  // By partition (gang_pass.cc)
-  std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
+  NodeEventTracker node_events_;         // Nodes out of service, for accounting
+  JobTable jobs_;                        // Records, payloads and job ids
+  BackfillState backfill_;               // Between backfill passes: the last one, bf_continue
+  GangPass gang_{jobs_, nodes_, *this};  // PreemptMode=GANG: the slices, and their passes
+  std::optional<int64_t> next_wake_;     // Earliest time Tick has work; may be early, never late
   // Jobs whose PrologSlurmctld this process asked for and has not heard back
   // about (a restart forgets them: SweepTimers asks again).
   std::set<uint32_t> prologs_in_flight_;

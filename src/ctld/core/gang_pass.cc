@@ -1,16 +1,11 @@
-// Gang scheduling in ControllerCore (PreemptMode=GANG, OverSubscribe=FORCE[:N]):
-// the controller's side of gang_scheduler.h. It finds each time-sliced
-// partition's members in the job records, places new jobs in rows, and turns
-// the scheduler's running sets into suspend and resume effects (SIGSTOP and
-// SIGCONT to the job's processes, as PreemptMode=SUSPEND does), with the
-// slice's timer noted as a wake time.
+#include "ctld/core/gang_pass.h"
+
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
 
 #include "conf/preempt_mode.h"
 #include "ctld/core/allocation_record.h"
-#include "ctld/core/controller_core.h"
 #include "model/pending_reason.h"
 #include "sched/select.h"
 
@@ -59,9 +54,9 @@ sched::NodeAllocation WithoutMemory(sched::NodeAllocation a) {
 // The members of `partition`'s time-slicing, by job id. `Jobs`: the core's
 // map of job id to record pointer.
 template <typename Jobs>
-std::vector<gang::Member> MembersOf(const Jobs& jobs, const sched::ClusterModel& model,
-                                    const std::string& partition) {
-  std::vector<gang::Member> members;
+std::vector<sched::gang::Member> MembersOf(const Jobs& jobs, const sched::ClusterModel& model,
+                                           const std::string& partition) {
+  std::vector<sched::gang::Member> members;
   for (const auto& [id, job] : jobs) {
     if (!IsRunningMember(*job) && !IsWaitingMember(*job)) continue;
     if (job->spec().partition() != partition) continue;
@@ -72,9 +67,9 @@ std::vector<gang::Member> MembersOf(const Jobs& jobs, const sched::ClusterModel&
 
 }  // namespace
 
-void ControllerCore::GangTick(int64_t now, Effects& effects) {
-  if (!conf::GangEnabled(*config_)) {
-    gang_slices_.clear();
+void GangPass::Tick(const conf::ClusterConfig& config, int64_t now, Effects& effects) {
+  if (!conf::GangEnabled(config)) {
+    slices_.clear();
     return;
   }
   // Ended before its first turn: no node has anything of it to clean up.
@@ -89,45 +84,45 @@ void ControllerCore::GangTick(int64_t now, Effects& effects) {
                                          jobs_.at(id)->completing_nodes().end());
     for (const std::string& node : nodes) {
       if (jobs_.at(id)->state() == wire::JOB_STATE_COMPLETING) {
-        NodeCleanedUp(Mutable(id), node, now, effects);
+        core_.NodeCleanedUp(jobs_.Mutable(id), node, now, effects);
       }
     }
   }
   const sched::ClusterModel& model = nodes_.model();
-  for (const conf::PartitionConfig& partition : config_->partitions) {
-    const uint32_t rows = gang::RowsOf(*config_, partition);
+  for (const conf::PartitionConfig& partition : config.partitions) {
+    const uint32_t rows = sched::gang::RowsOf(config, partition);
     if (rows == 0) continue;
-    std::vector<gang::Member> members = MembersOf(jobs_, model, partition.name);
-    gang::PartitionSlice& slice = gang_slices_[partition.name];
+    std::vector<sched::gang::Member> members = MembersOf(jobs_, model, partition.name);
+    sched::gang::PartitionSlice& slice = slices_[partition.name];
     if (members.empty()) {
       slice = {};
       continue;
     }
     if (slice.next_switch == 0) {
       // No slice running (or a restart): the turn is the running jobs' row.
-      auto running = std::find_if(members.begin(), members.end(), [&](const gang::Member& m) {
-        return IsRunningMember(*jobs_.at(m.job_id));
-      });
+      auto running = std::find_if(
+          members.begin(), members.end(),
+          [&](const sched::gang::Member& m) { return IsRunningMember(*jobs_.at(m.job_id)); });
       slice.row = (running != members.end() ? *running : members.front()).row;
     }
     const bool switching = slice.next_switch != 0 && now >= slice.next_switch;
-    if (switching) slice.row = gang::NextRow(members, slice.row, rows);
+    if (switching) slice.row = sched::gang::NextRow(members, slice.row, rows);
     slice.row = std::min(slice.row, rows - 1);
     // At a switch the slice's row takes over; within a slice those running
     // keep running, and only jobs that share nothing with them join.
     std::vector<uint32_t> keep;
     if (!switching) {
-      for (const gang::Member& m : members) {
+      for (const sched::gang::Member& m : members) {
         if (IsRunningMember(*jobs_.at(m.job_id))) keep.push_back(m.job_id);
       }
     }
-    const std::vector<uint32_t> run = gang::RunningSet(members, slice.row, rows, keep);
+    const std::vector<uint32_t> run = sched::gang::RunningSet(members, slice.row, rows, keep);
     auto runs = [&](uint32_t id) { return std::binary_search(run.begin(), run.end(), id); };
 
     // Those whose turn is over stop first: the others find their cores free.
-    for (const gang::Member& m : members) {
+    for (const sched::gang::Member& m : members) {
       if (runs(m.job_id) || !IsRunningMember(*jobs_.at(m.job_id))) continue;
-      wire::JobRecord& j = Mutable(m.job_id);
+      wire::JobRecord& j = jobs_.Mutable(m.job_id);
       effects.signals.push_back(
           {m.job_id, {j.nodes().begin(), j.nodes().end()}, SIGSTOP, false, false});
       nodes_.Release(j);
@@ -136,10 +131,10 @@ void ControllerCore::GangTick(int64_t now, Effects& effects) {
       j.set_state(wire::JOB_STATE_SUSPENDED);
       j.set_suspend_time(now);
       jobs_.Touch();
-      Persist(j, effects);
+      core_.Persist(j, effects);
     }
     bool any_waiting = false;
-    for (const gang::Member& m : members) {
+    for (const sched::gang::Member& m : members) {
       const wire::JobRecord& current = *jobs_.at(m.job_id);
       if (!IsWaitingMember(current)) continue;
       if (!runs(m.job_id)) {
@@ -163,13 +158,13 @@ void ControllerCore::GangTick(int64_t now, Effects& effects) {
         any_waiting = true;
         continue;
       }
-      wire::JobRecord& j = Mutable(m.job_id);
+      wire::JobRecord& j = jobs_.Mutable(m.job_id);
       nodes_.Release(j);
       *j.mutable_allocs() = j.suspended_allocs();
       j.clear_suspended_allocs();
       nodes_.Allocate(j);
       if (!j.gang_launch_pending()) {
-        ResumeJob(j, now, effects);
+        core_.ResumeJob(j, now, effects);
         continue;
       }
       // Its first turn: the batch script starts now, with its whole limit.
@@ -178,37 +173,37 @@ void ControllerCore::GangTick(int64_t now, Effects& effects) {
       j.clear_suspend_time();
       j.set_start_time(now);
       j.set_end_time(j.time_limit_s() >= 0 ? now + j.time_limit_s() : 0);
-      NoteWake(j.end_time());
+      core_.NoteWake(j.end_time());
       jobs_.Touch();
-      Persist(j, effects);
-      effects.launches.push_back({jobs_.at(m.job_id), FindPayload(*jobs_.at(m.job_id))});
+      core_.Persist(j, effects);
+      effects.launches.push_back({jobs_.at(m.job_id), jobs_.FindPayload(*jobs_.at(m.job_id))});
     }
     if (!any_waiting) {
       slice.next_switch = 0;  // Nobody waits for a turn: no slicing
       continue;
     }
     if (switching || slice.next_switch == 0) {
-      slice.next_switch = now + std::max<int64_t>(1, config_->settings.scheduler_time_slice);
+      slice.next_switch = now + std::max<int64_t>(1, config.settings.scheduler_time_slice);
     }
-    NoteWake(slice.next_switch);
+    core_.NoteWake(slice.next_switch);
   }
 }
 
-bool ControllerCore::TryGangStart(uint32_t job_id, const sched::Request& request,
-                                  const std::vector<uint32_t>& usable, int64_t now,
-                                  Effects& effects) {
+bool GangPass::TryStart(const conf::ClusterConfig& config, uint32_t job_id,
+                        const sched::Request& request, const std::vector<uint32_t>& usable,
+                        int64_t now, Effects& effects) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
-  const conf::PartitionConfig* partition = config_->FindPartition(pending.spec().partition());
+  const conf::PartitionConfig* partition = config.FindPartition(pending.spec().partition());
   if (partition == nullptr) return false;
-  const uint32_t rows = gang::RowsOf(*config_, *partition);
+  const uint32_t rows = sched::gang::RowsOf(config, *partition);
   const sched::ClusterModel& model = nodes_.model();
-  std::vector<gang::Member> members = MembersOf(jobs_, model, partition->name);
+  std::vector<sched::gang::Member> members = MembersOf(jobs_, model, partition->name);
   for (uint32_t row = 0; row < rows; ++row) {
     // What row `row` leaves free: the other rows' running jobs give their
     // cores and GPUs back, its own waiting jobs take theirs. Memory stays as
     // it is: a suspended job keeps its own.
     std::vector<sched::NodeUsage> usage = nodes_.usage();
-    for (const gang::Member& m : members) {
+    for (const sched::gang::Member& m : members) {
       const bool running = IsRunningMember(*jobs_.at(m.job_id));
       if (running == (m.row == row)) continue;
       for (const sched::NodeAllocation& a : m.allocation.nodes) {
@@ -224,11 +219,11 @@ bool ControllerCore::TryGangStart(uint32_t job_id, const sched::Request& request
 
     // It runs now when it shares nothing with the jobs running now; else it
     // waits for its turn.
-    gang::PartitionSlice& slice = gang_slices_[partition->name];
+    sched::gang::PartitionSlice& slice = slices_[partition->name];
     bool runs_now = true;
-    for (const gang::Member& m : members) {
+    for (const sched::gang::Member& m : members) {
       if (IsRunningMember(*jobs_.at(m.job_id)) &&
-          gang::Overlap(m.allocation, *selection.allocation)) {
+          sched::gang::Overlap(m.allocation, *selection.allocation)) {
         runs_now = false;
       }
     }
@@ -240,17 +235,17 @@ bool ControllerCore::TryGangStart(uint32_t job_id, const sched::Request& request
       }
     }
     if (runs_now) {
-      uint32_t id = StartOn(job_id, *selection.allocation, now, effects);
-      wire::JobRecord& j = Mutable(id);
+      uint32_t id = core_.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/true);
+      wire::JobRecord& j = jobs_.Mutable(id);
       j.set_gang_row(row + 1);
-      Persist(j, effects);
+      core_.Persist(j, effects);
       return true;
     }
     // Its resources are its own from now on, but its cores and GPUs are
     // another's until its turn: it holds only its memory, and its script is
-    // launched then (GangTick).
-    uint32_t id = StartOn(job_id, *selection.allocation, now, effects, /*launch=*/false);
-    wire::JobRecord& j = Mutable(id);
+    // launched then (Tick).
+    uint32_t id = core_.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/false);
+    wire::JobRecord& j = jobs_.Mutable(id);
     KeepMemoryOnly(j);
     nodes_.Allocate(j);
     j.set_gang_row(row + 1);
@@ -258,14 +253,18 @@ bool ControllerCore::TryGangStart(uint32_t job_id, const sched::Request& request
     j.set_state(wire::JOB_STATE_SUSPENDED);
     j.set_suspend_time(now);
     jobs_.Touch();
-    Persist(j, effects);
+    core_.Persist(j, effects);
     if (slice.next_switch == 0) {
-      slice.next_switch = now + std::max<int64_t>(1, config_->settings.scheduler_time_slice);
+      slice.next_switch = now + std::max<int64_t>(1, config.settings.scheduler_time_slice);
     }
-    NoteWake(slice.next_switch);
+    core_.NoteWake(slice.next_switch);
     return true;
   }
   return false;
+}
+
+void GangPass::ClockStepped(const std::function<int64_t(int64_t)>& moved) {
+  for (auto& [partition, slice] : slices_) slice.next_switch = moved(slice.next_switch);
 }
 
 }  // namespace rota::ctld

@@ -66,7 +66,7 @@ void ControllerCore::Tick(int64_t now, Effects& effects) {
   RecomputePriorities(now, effects);
   CheckNodeLiveness(now, effects);
   ResumeDisplaced(now, effects);  // Before anything else may take their resources
-  GangTick(now, effects);
+  gang_.Tick(*config_, now, effects);
   ExpireReservations(now, effects);
   SchedulePass(now, effects);
 }
@@ -302,8 +302,8 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects,
   Candidates c = CandidatesFor(*partition);
   preempt_holds_.Drop(job_id, c.usable);
   const bool maint = FilterReserved(pending, now, c.usable);
-  if (gang::RowsOf(*config_, *partition) > 0) {  // Time-sliced: shares cores with other rows
-    if (TryGangStart(job_id, req, c.usable, now, effects)) return true;
+  if (sched::gang::RowsOf(*config_, *partition) > 0) {  // Time-sliced: shares cores with other rows
+    if (gang_.TryStart(*config_, job_id, req, c.usable, now, effects)) return true;
     *reason = maint ? model::reason::kReservedForMaintenance : model::reason::kResources;
     return false;
   }
@@ -343,7 +343,7 @@ uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& alloc
   job.clear_sched_start_time();
   job.clear_sched_nodes();
   job.clear_preempt_nodes();
-  job.clear_gang_row();  // TryGangStart gives the row of its own jobs
+  job.clear_gang_row();  // GangPass::TryStart gives the row of its own jobs
   job.clear_gang_launch_pending();
   job.set_state(wire::JOB_STATE_RUNNING);
   job.set_reason(std::string(model::reason::kNone));

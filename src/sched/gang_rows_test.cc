@@ -1,10 +1,10 @@
-#include "ctld/core/gang_scheduler.h"
+#include "sched/gang_rows.h"
 
 #include <gtest/gtest.h>
 
 #include "conf/preempt_mode.h"
 
-namespace rota::ctld::gang {
+namespace rota::sched::gang {
 namespace {
 
 // Cores `slots` of node `node` (and GPUs `gpus`).
@@ -18,7 +18,7 @@ sched::Allocation On(uint32_t node, std::vector<uint32_t> slots, sched::GpuMask 
   return a;
 }
 
-TEST(GangSchedulerTest, ForceShareCount) {
+TEST(GangRowsTest, ForceShareCount) {
   EXPECT_EQ(conf::ForceShareCount("FORCE:2"), 2u);
   EXPECT_EQ(conf::ForceShareCount("force:3"), 3u);
   EXPECT_EQ(conf::ForceShareCount("FORCE"), 4u);
@@ -27,7 +27,7 @@ TEST(GangSchedulerTest, ForceShareCount) {
   EXPECT_EQ(conf::ForceShareCount("EXCLUSIVE"), 0u);
 }
 
-TEST(GangSchedulerTest, OverlapIsACommonCoreOrGpuOnOneNode) {
+TEST(GangRowsTest, OverlapIsACommonCoreOrGpuOnOneNode) {
   EXPECT_TRUE(Overlap(On(0, {0, 1}), On(0, {1, 2})));
   EXPECT_FALSE(Overlap(On(0, {0, 1}), On(0, {2, 3})));
   EXPECT_FALSE(Overlap(On(0, {0, 1}), On(1, {0, 1})));
@@ -37,7 +37,7 @@ TEST(GangSchedulerTest, OverlapIsACommonCoreOrGpuOnOneNode) {
   EXPECT_TRUE(Overlap(whole, On(0, {0})));
 }
 
-TEST(GangSchedulerTest, TheSlicesRowRunsAndOthersFillWhatItLeaves) {
+TEST(GangRowsTest, TheSlicesRowRunsAndOthersFillWhatItLeaves) {
   // Row 0: job 1 on cores 0-1. Row 1: job 2 on cores 0-1 (clashes with 1)
   // and job 3 on cores 2-3 (clashes with nothing in row 0).
   std::vector<Member> m = {{1, 0, On(0, {0, 1})}, {2, 1, On(0, {0, 1})}, {3, 1, On(0, {2, 3})}};
@@ -50,7 +50,7 @@ TEST(GangSchedulerTest, TheSlicesRowRunsAndOthersFillWhatItLeaves) {
   EXPECT_EQ(RunningSet(m, 0, 2, {2}), (std::vector<uint32_t>{2, 3}));
 }
 
-TEST(GangSchedulerTest, RowsTakeTurnsRoundRobinSkippingEmptyOnes) {
+TEST(GangRowsTest, RowsTakeTurnsRoundRobinSkippingEmptyOnes) {
   std::vector<Member> m = {{1, 0, On(0, {0})}, {2, 2, On(0, {0})}, {3, 3, On(0, {0})}};
   EXPECT_EQ(NextRow(m, 0, 4), 2u);  // Row 1 has nobody
   EXPECT_EQ(NextRow(m, 2, 4), 3u);
@@ -63,4 +63,4 @@ TEST(GangSchedulerTest, RowsTakeTurnsRoundRobinSkippingEmptyOnes) {
 }
 
 }  // namespace
-}  // namespace rota::ctld::gang
+}  // namespace rota::sched::gang

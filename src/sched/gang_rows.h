@@ -9,7 +9,7 @@
 // Jobs of other rows that share nothing with the running ones run as well, so
 // a job alone on its resources never stops.
 //
-// The controller's side (gang_pass.cc) applies these decisions with the
+// The controller's side (ctld/core/gang_pass.cc) applies these decisions with the
 // existing suspend/resume effects and arms the slice timer; `now` is always
 // an argument.
 
@@ -19,7 +19,7 @@
 #include "conf/cluster_config.h"
 #include "sched/allocation.h"
 
-namespace rota::ctld::gang {
+namespace rota::sched::gang {
 
 // The rows `partition` time-slices over: its FORCE count
 // (conf::ForceShareCount) when the cluster's PreemptMode names GANG and the
@@ -48,7 +48,7 @@ std::vector<uint32_t> RunningSet(const std::vector<Member>& members, uint32_t ro
 // itself when no other has one.
 uint32_t NextRow(const std::vector<Member>& members, uint32_t row, uint32_t rows);
 
-// Per partition, between passes. Owned by ControllerCore (state loop thread);
+// Per partition, between passes. Owned by the controller's GangPass (state loop thread);
 // in memory only: after a restart the rows are read back from the job
 // records and the first pass starts a fresh slice.
 struct PartitionSlice {
@@ -56,4 +56,4 @@ struct PartitionSlice {
   int64_t next_switch = 0;  // When the next row's turn comes; 0: no slice running
 };
 
-}  // namespace rota::ctld::gang
+}  // namespace rota::sched::gang

@@ -1,11 +1,11 @@
-#include "ctld/core/gang_scheduler.h"
+#include "sched/gang_rows.h"
 
 #include <algorithm>
 #include <bit>
 
 #include "conf/preempt_mode.h"
 
-namespace rota::ctld::gang {
+namespace rota::sched::gang {
 
 uint32_t RowsOf(const conf::ClusterConfig& config, const conf::PartitionConfig& partition) {
   if (!conf::GangEnabled(config)) return 0;
@@ -87,4 +87,4 @@ uint32_t NextRow(const std::vector<Member>& members, uint32_t row, uint32_t rows
   return row;
 }
 
-}  // namespace rota::ctld::gang
+}  // namespace rota::sched::gang

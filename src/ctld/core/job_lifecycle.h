@@ -1,0 +1,39 @@
+#pragma once
+
+// What a scheduling procedure that lives outside ControllerCore (gang
+// slicing, gang_pass.h) asks of the core when it changes a job. The core
+// keeps a job's record, its place on the nodes, the state log and the timers
+// in step; a procedure changes records through JobTable::Mutable and the
+// node accounting through NodeTable, and calls these for the rest, so that
+// it never needs the core's other parts. Implemented by ControllerCore.
+
+#include <cstdint>
+#include <string>
+
+#include "ctld/core/effects.h"
+#include "rota.pb.h"
+#include "sched/allocation.h"
+
+namespace rota::ctld {
+
+class JobLifecycle {
+ public:
+  virtual ~JobLifecycle() = default;
+
+  // Starts pending `job_id` (an array's next task) on `allocation`, which
+  // must be free now; returns the started job's id. `launch` false: only the
+  // record is written and the resources taken; the caller launches later.
+  virtual uint32_t StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
+                           Effects& effects, bool launch) = 0;
+  // Logs `job`'s record as it is now (and tells accounting what changed).
+  virtual void Persist(const wire::JobRecord& job, Effects& effects) = 0;
+  // Resumes a SUSPENDED job whose allocation is free again; persists.
+  virtual void ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) = 0;
+  // `node` ("": every node) is done with COMPLETING `job`; persists.
+  virtual void NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now,
+                             Effects& effects) = 0;
+  // Something becomes due at `t`: Tick is to run no later than that.
+  virtual void NoteWake(int64_t t) = 0;
+};
+
+}  // namespace rota::ctld
