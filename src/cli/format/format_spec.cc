@@ -29,14 +29,6 @@ int FindByLetter(const FieldCatalog& catalog, char letter) {
   return -1;
 }
 
-int FindByName(const FieldCatalog& catalog, std::string_view name) {
-  for (size_t i = 0; i < catalog.fields.size(); ++i) {
-    const std::string_view field_name = catalog.fields[i].long_name;
-    if (!field_name.empty() && EqualsIgnoreCase(field_name, name)) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 // Reads a run of decimal digits at `pos` like Slurm's strtol/atoi loops do;
 // absurd widths are clamped rather than overflowing.
 int ReadWidth(std::string_view s, size_t& pos) {
@@ -49,6 +41,14 @@ int ReadWidth(std::string_view s, size_t& pos) {
 }
 
 }  // namespace
+
+int FindFieldByName(const FieldCatalog& catalog, std::string_view name) {
+  for (size_t i = 0; i < catalog.fields.size(); ++i) {
+    const std::string_view field_name = catalog.fields[i].long_name;
+    if (!field_name.empty() && EqualsIgnoreCase(field_name, name)) return static_cast<int>(i);
+  }
+  return -1;
+}
 
 Result<FormatSpec> ParseShortFormat(std::string_view format, const FieldCatalog& catalog) {
   if (format.empty()) return InvalidArgument("Format option lacks specification.");
@@ -103,7 +103,7 @@ Result<FormatSpec> ParseLongFormat(std::string_view format, const FieldCatalog& 
       item.width = ReadWidth(token, pos);
       item.suffix = std::string(token.substr(pos));
     }
-    item.field = FindByName(catalog, name);
+    item.field = FindFieldByName(catalog, name);
     if (item.field < 0) {
       spec.errors.push_back(std::string(catalog.invalid_message) + std::string(name));
     }

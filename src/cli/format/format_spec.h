@@ -1,7 +1,9 @@
 #pragma once
-// The one format-spec engine behind squeue, sinfo (and later sacct): parses
-// Slurm's -o/--format and -O/--Format strings against a command's table of
-// fields and prints header and rows with Slurm's padding and cutting rules.
+// The one format-spec engine behind squeue, sinfo and sprio: parses Slurm's
+// -o/--format and -O/--Format strings against a command's table of fields
+// and prints header and rows with Slurm's padding and cutting rules. sacct
+// and sshare keep their fields in the same FieldTable and print them in the
+// accounting layouts instead (accounting_table.h).
 //
 //   -o  "%[.][width]<letter>" with literal text in between:
 //       "%.18i %.9P %.8j"   "%i|%T|%r"   "JOBS: %i"   ('.' = right-justify;
@@ -63,6 +65,11 @@ struct FieldCatalog {
   std::span<const FieldInfo> fields;
   std::string_view invalid_message;
 };
+
+// The index of the field whose -O name is `name` (letters in any case), or
+// -1. Also how commands with their own field-list syntax (sacct's
+// "Name%N") find a field.
+int FindFieldByName(const FieldCatalog& catalog, std::string_view name);
 
 // Parses an -o string. InvalidArgument only for an empty format (Slurm:
 // "Format option lacks specification"); unknown letters go to `errors`.

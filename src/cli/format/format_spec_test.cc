@@ -74,6 +74,20 @@ TEST(ShortFormatTest, UnknownLettersAreReportedAndPrintedVerbatim) {
   EXPECT_EQ(RenderToy("%i %.5q| %n", rows), "ID %.5q| NAME\n1 %.5q| x\n");
 }
 
+TEST(FindFieldByNameTest, MatchesLongNamesInAnyCaseOnly) {
+  const FieldCatalog catalog = Toy().catalog();
+  EXPECT_EQ(FindFieldByName(catalog, "Id"), 0);
+  EXPECT_EQ(FindFieldByName(catalog, "NAME"), 1);
+  EXPECT_EQ(FindFieldByName(catalog, "nodelist"), 2);
+  // Not by letter, header or prefix.
+  EXPECT_EQ(FindFieldByName(catalog, "i"), -1);
+  EXPECT_EQ(FindFieldByName(catalog, "Node"), -1);
+  EXPECT_EQ(FindFieldByName(catalog, ""), -1);
+  // A field with no -O name is never found by name.
+  const FieldInfo letter_only[] = {{'x', {}, "X"}};
+  EXPECT_EQ(FindFieldByName(FieldCatalog{letter_only, ""}, ""), -1);
+}
+
 TEST(ShortFormatTest, EmptyFormatIsAnError) {
   EXPECT_FALSE(Toy().ParseShort("").ok());
   EXPECT_FALSE(Toy().ParseLong("").ok());
