@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
+#include <optional>
 
 #include "cli/format/time_text.h"
 #include "common/duration.h"
@@ -16,20 +16,19 @@
 namespace rota::cli {
 namespace {
 
-using Extract = std::string (*)(const wire::AccountingJob& job, const SacctContext& ctx);
+using format::Field;
+using format::FieldInfo;
+using format::FieldTable;
+using format::TableColumn;
+using Row = SacctRow;
+using Ctx = SacctContext;
+using Extract = std::string (*)(const Row& row, const Ctx& ctx);
 
-struct SacctField {
-  std::string_view name;  // As printed in the header
-  int width;              // Default width
-  bool left;              // Left-justified (JobID, NodeList), else right
-  Extract value;
-};
-
-std::string Time(int64_t t, const SacctContext& ctx) {
+std::string Time(int64_t t, const Ctx& ctx) {
   return t > 0 ? format::FormatIsoTime(t, ctx.utc_offset_s) : "Unknown";
 }
 
-int64_t ElapsedSeconds(const wire::AccountingJob& j, const SacctContext& ctx) {
+int64_t ElapsedSeconds(const wire::AccountingJob& j, const Ctx& ctx) {
   if (j.start_time() <= 0) return 0;
   int64_t end = j.end_time() > 0 ? j.end_time() : ctx.now;
   return std::max<int64_t>(0, end - j.start_time());
@@ -49,10 +48,11 @@ uint32_t Nodes(const wire::AccountingJob& j) {
   return j.alloc_nodes() > 0 ? j.alloc_nodes() : Requested(j, "node");
 }
 
-std::string JobId(const wire::AccountingJob& j, const SacctContext& ctx) {
+std::string JobId(const Row& r, const Ctx&) {
+  const wire::AccountingJob& j = *r.record;
   std::string id = j.array_job_id() != 0 ? fmt::format("{}_{}", j.array_job_id(), j.array_task_id())
                                          : std::to_string(j.job_id());
-  if (!ctx.step.empty()) id += "." + ctx.step;
+  if (!r.step.empty()) id += fmt::format(".{}", r.step);
   return id;
 }
 
@@ -90,117 +90,136 @@ wire::AccountingJob StepBase(const wire::AccountingJob& job) {
 }
 
 // The usage fields of a step row; blank on a job's row and where unmeasured.
-const wire::StepUsage* Measured(const SacctContext& ctx) {
-  return ctx.usage != nullptr && ctx.usage->tasks() > 0 ? ctx.usage : nullptr;
+const wire::StepUsage* Measured(const Row& r) {
+  return r.usage != nullptr && r.usage->tasks() > 0 ? r.usage : nullptr;
 }
-std::string MaxRss(const wire::AccountingJob&, const SacctContext& ctx) {
-  const wire::StepUsage* u = Measured(ctx);
+std::string MaxRss(const Row& r, const Ctx&) {
+  const wire::StepUsage* u = Measured(r);
   return u != nullptr ? SacctMemoryKb(u->max_rss_kb()) : "";
 }
-std::string MaxRssNode(const wire::AccountingJob&, const SacctContext& ctx) {
-  const wire::StepUsage* u = Measured(ctx);
+std::string MaxRssNode(const Row& r, const Ctx&) {
+  const wire::StepUsage* u = Measured(r);
   return u != nullptr ? u->max_rss_node() : "";
 }
-std::string MaxRssTask(const wire::AccountingJob&, const SacctContext& ctx) {
-  const wire::StepUsage* u = Measured(ctx);
+std::string MaxRssTask(const Row& r, const Ctx&) {
+  const wire::StepUsage* u = Measured(r);
   return u != nullptr ? std::to_string(u->max_rss_task()) : "";
 }
-std::string AveRss(const wire::AccountingJob&, const SacctContext& ctx) {
-  const wire::StepUsage* u = Measured(ctx);
+std::string AveRss(const Row& r, const Ctx&) {
+  const wire::StepUsage* u = Measured(r);
   return u != nullptr ? SacctMemoryKb(u->ave_rss_kb()) : "";
 }
 // Virtual sizes are not measured (usage.proto says why): always blank.
-std::string MaxVmSize(const wire::AccountingJob&, const SacctContext&) { return ""; }
-std::string TresUsageInMax(const wire::AccountingJob&, const SacctContext& ctx) {
-  const wire::StepUsage* u = Measured(ctx);
+std::string MaxVmSize(const Row&, const Ctx&) { return ""; }
+std::string TresUsageInMax(const Row& r, const Ctx&) {
+  const wire::StepUsage* u = Measured(r);
   return u != nullptr ? "mem=" + SacctMemoryKb(u->max_rss_kb()) : "";
 }
 
-const std::array<SacctField, 32> kFields = {{
-    {"JobID", 12, true, JobId},
-    {"JobIDRaw", 12, true,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return ctx.step.empty() ? std::to_string(j.job_id())
-                               : fmt::format("{}.{}", j.job_id(), ctx.step);
-     }},
-    {"JobName", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return j.name(); }},
-    {"Partition", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return j.partition(); }},
-    {"Account", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return j.account(); }},
-    {"AllocCPUS", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
-    {"AllocTRES", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.alloc_tres()); }},
-    {"ReqTRES", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctTres(j.req_tres()); }},
-    {"ReqMem", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return FormatMemoryMb(j.req_mem_mb());
-     }},
-    {"Elapsed", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return SacctElapsed(ElapsedSeconds(j, ctx));
-     }},
-    {"ElapsedRaw", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return std::to_string(ElapsedSeconds(j, ctx));
-     }},
-    {"State", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctState(j); }},
-    {"ExitCode", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return SacctExitCode(j); }},
-    {"Start", 19, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return Time(j.start_time(), ctx);
-     }},
-    {"End", 19, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) { return Time(j.end_time(), ctx); }},
-    {"Submit", 19, false,
-     [](const wire::AccountingJob& j, const SacctContext& ctx) {
-       return Time(j.submit_time(), ctx);
-     }},
-    {"NodeList", 15, true,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return j.nodelist().empty() ? std::string("None assigned") : j.nodelist();
-     }},
-    {"Reason", 20, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return j.reason().empty() ? std::string("None") : j.reason();
-     }},
-    {"Restarts", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return std::to_string(j.restarts());
-     }},
-    {"User", 9, false, [](const wire::AccountingJob& j, const SacctContext&) { return j.user(); }},
-    {"UID", 6, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(j.uid()); }},
-    {"Timelimit", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       // -1 (and the 0 of a record that never had one) is no limit at all.
-       return j.time_limit_s() > 0 ? FormatDurationScontrol(j.time_limit_s())
-                                   : FormatDurationScontrol(kInfiniteDuration);
-     }},
-    {"NNodes", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Nodes(j)); }},
-    {"AllocNodes", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return std::to_string(j.alloc_nodes());
-     }},
-    {"NCPUS", 10, false,
-     [](const wire::AccountingJob& j, const SacctContext&) { return std::to_string(Cpus(j)); }},
-    {"ReqCPUS", 8, false,
-     [](const wire::AccountingJob& j, const SacctContext&) {
-       return std::to_string(Requested(j, "cpu"));
-     }},
-    {"MaxRSS", 10, false, MaxRss},
-    {"MaxRSSNode", 10, false, MaxRssNode},
-    {"MaxRSSTask", 10, false, MaxRssTask},
-    {"AveRSS", 10, false, AveRss},
-    {"MaxVMSize", 10, false, MaxVmSize},
-    {"TRESUsageInMax", 14, false, TresUsageInMax},
-}};
+// Justification in the aligned layout.
+constexpr bool kLeft = true;
+constexpr bool kRight = false;
+
+// One field and the column it gets when the --format list names no width.
+struct SacctFieldDef {
+  Field<Row, Ctx> field;
+  TableColumn column;
+};
+
+// A field whose name is also its header.
+SacctFieldDef Def(std::string_view name, int width, bool left, Extract value) {
+  return {{FieldInfo{0, name, name}, value}, {std::string(name), width, left}};
+}
+
+struct SacctTable {
+  FieldTable<Row, Ctx> table;
+  std::vector<TableColumn> columns;  // Parallel to table.fields(): the default columns.
+};
+
+SacctTable BuildTable() {
+  const SacctFieldDef defs[] = {
+      Def("JobID", 12, kLeft, JobId),
+      Def("JobIDRaw", 12, kLeft,
+          [](const Row& r, const Ctx&) {
+            return r.step.empty() ? std::to_string(r.record->job_id())
+                                  : fmt::format("{}.{}", r.record->job_id(), r.step);
+          }),
+      Def("JobName", 10, kRight, [](const Row& r, const Ctx&) { return r.record->name(); }),
+      Def("Partition", 10, kRight, [](const Row& r, const Ctx&) { return r.record->partition(); }),
+      Def("Account", 10, kRight, [](const Row& r, const Ctx&) { return r.record->account(); }),
+      Def("AllocCPUS", 10, kRight,
+          [](const Row& r, const Ctx&) { return std::to_string(Cpus(*r.record)); }),
+      Def("AllocTRES", 10, kRight,
+          [](const Row& r, const Ctx&) { return SacctTres(r.record->alloc_tres()); }),
+      Def("ReqTRES", 10, kRight,
+          [](const Row& r, const Ctx&) { return SacctTres(r.record->req_tres()); }),
+      Def("ReqMem", 10, kRight,
+          [](const Row& r, const Ctx&) { return FormatMemoryMb(r.record->req_mem_mb()); }),
+      Def("Elapsed", 10, kRight,
+          [](const Row& r, const Ctx& ctx) {
+            return SacctElapsed(ElapsedSeconds(*r.record, ctx));
+          }),
+      Def("ElapsedRaw", 10, kRight,
+          [](const Row& r, const Ctx& ctx) {
+            return std::to_string(ElapsedSeconds(*r.record, ctx));
+          }),
+      Def("State", 10, kRight, [](const Row& r, const Ctx&) { return SacctState(*r.record); }),
+      Def("ExitCode", 8, kRight, [](const Row& r, const Ctx&) { return SacctExitCode(*r.record); }),
+      Def("Start", 19, kRight,
+          [](const Row& r, const Ctx& ctx) { return Time(r.record->start_time(), ctx); }),
+      Def("End", 19, kRight,
+          [](const Row& r, const Ctx& ctx) { return Time(r.record->end_time(), ctx); }),
+      Def("Submit", 19, kRight,
+          [](const Row& r, const Ctx& ctx) { return Time(r.record->submit_time(), ctx); }),
+      Def("NodeList", 15, kLeft,
+          [](const Row& r, const Ctx&) {
+            return r.record->nodelist().empty() ? std::string("None assigned")
+                                                : r.record->nodelist();
+          }),
+      Def("Reason", 20, kRight,
+          [](const Row& r, const Ctx&) {
+            return r.record->reason().empty() ? std::string("None") : r.record->reason();
+          }),
+      Def("Restarts", 8, kRight,
+          [](const Row& r, const Ctx&) { return std::to_string(r.record->restarts()); }),
+      Def("User", 9, kRight, [](const Row& r, const Ctx&) { return r.record->user(); }),
+      Def("UID", 6, kRight,
+          [](const Row& r, const Ctx&) { return std::to_string(r.record->uid()); }),
+      Def("Timelimit", 10, kRight,
+          [](const Row& r, const Ctx&) {
+            // -1 (and the 0 of a record that never had one) is no limit at all.
+            const int64_t limit = r.record->time_limit_s();
+            return FormatDurationScontrol(limit > 0 ? limit : kInfiniteDuration);
+          }),
+      Def("NNodes", 8, kRight,
+          [](const Row& r, const Ctx&) { return std::to_string(Nodes(*r.record)); }),
+      Def("AllocNodes", 10, kRight,
+          [](const Row& r, const Ctx&) { return std::to_string(r.record->alloc_nodes()); }),
+      Def("NCPUS", 10, kRight,
+          [](const Row& r, const Ctx&) { return std::to_string(Cpus(*r.record)); }),
+      Def("ReqCPUS", 8, kRight,
+          [](const Row& r, const Ctx&) { return std::to_string(Requested(*r.record, "cpu")); }),
+      Def("MaxRSS", 10, kRight, MaxRss),
+      Def("MaxRSSNode", 10, kRight, MaxRssNode),
+      Def("MaxRSSTask", 10, kRight, MaxRssTask),
+      Def("AveRSS", 10, kRight, AveRss),
+      Def("MaxVMSize", 10, kRight, MaxVmSize),
+      Def("TRESUsageInMax", 14, kRight, TresUsageInMax),
+  };
+  std::vector<Field<Row, Ctx>> fields;
+  std::vector<TableColumn> columns;
+  for (const SacctFieldDef& d : defs) {
+    fields.push_back(d.field);
+    columns.push_back(d.column);
+  }
+  return SacctTable{FieldTable<Row, Ctx>("Invalid field requested: ", std::move(fields)),
+                    std::move(columns)};
+}
+
+const SacctTable& Table() {
+  static const SacctTable table = BuildTable();
+  return table;
+}
 
 }  // namespace
 
@@ -252,21 +271,22 @@ std::string SacctElapsed(int64_t seconds) {
   return days > 0 ? fmt::format("{}-{}", days, hms) : hms;
 }
 
+const FieldTable<SacctRow, SacctContext>& SacctFields() { return Table().table; }
+
 Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format) {
+  const SacctTable& table = Table();
+  const format::FieldCatalog catalog = table.table.catalog();
   std::vector<SacctColumn> columns;
   for (std::string_view item : format::SplitFieldList(format)) {
     std::optional<format::NamedWidth> entry = format::ParseNamedWidth(item);
-    if (!entry) return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", item));
-    const std::string_view name = entry->name;
-    std::optional<int> width;
-    if (entry->width) width = static_cast<int>(*entry->width);
-    const std::string lower = ToLower(name);
-    auto it = std::find_if(kFields.begin(), kFields.end(),
-                           [&](const SacctField& f) { return ToLower(f.name) == lower; });
-    if (it == kFields.end()) {
-      return InvalidArgument(fmt::format("Invalid field requested: \"{}\"", name));
+    if (!entry) return InvalidArgument(fmt::format("{}\"{}\"", catalog.invalid_message, item));
+    const int field = format::FindFieldByName(catalog, entry->name);
+    if (field < 0) {
+      return InvalidArgument(fmt::format("{}\"{}\"", catalog.invalid_message, entry->name));
     }
-    columns.push_back({static_cast<int>(it - kFields.begin()), width.value_or(it->width)});
+    const int width = entry->width ? static_cast<int>(*entry->width)
+                                   : table.columns[static_cast<size_t>(field)].width;
+    columns.push_back({field, width});
   }
   if (columns.empty()) return InvalidArgument("No fields requested");
   return columns;
@@ -274,34 +294,34 @@ Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format) {
 
 std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
                         const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx) {
+  const SacctTable& table = Table();
+  const std::vector<Field<Row, Ctx>>& fields = table.table.fields();
   std::string out;
   out.reserve((jobs.size() + 2) * columns.size() * 12);
-  std::vector<format::TableColumn> table;
-  table.reserve(columns.size());
+  std::vector<TableColumn> shown;
+  shown.reserve(columns.size());
   for (const SacctColumn& c : columns) {
-    const SacctField& f = kFields[static_cast<size_t>(c.field)];
-    table.push_back({std::string(f.name), c.width, f.left});
+    TableColumn column = table.columns[static_cast<size_t>(c.field)];
+    column.width = c.width;
+    shown.push_back(std::move(column));
   }
-  auto line = [&](auto&& value) {
-    format::AppendTableLine(out, table, layout, [&](size_t i) {
-      return value(kFields[static_cast<size_t>(columns[i].field)]);
+  auto line = [&](const Row& row) {
+    format::AppendTableLine(out, shown, layout, [&](size_t i) {
+      return fields[static_cast<size_t>(columns[i].field)].value(row, ctx);
     });
   };
-  if (!no_header) format::AppendTableHeader(out, table, layout);
+  if (!no_header) format::AppendTableHeader(out, shown, layout);
   for (const wire::AccountingJob& job : jobs) {
     auto only = ctx.only_steps.find(job.job_id());
     const bool whole = only == ctx.only_steps.end();
-    if (whole) line([&](const SacctField& f) { return f.value(job, ctx); });
+    if (whole) line(Row{&job, {}, nullptr});
     if (!ctx.steps && whole) continue;
-    for (const SacctStepRow& row : SacctStepRows(job)) {
+    for (const SacctStepRow& step : SacctStepRows(job)) {
       if (!whole &&
-          std::find(only->second.begin(), only->second.end(), row.step) == only->second.end()) {
+          std::find(only->second.begin(), only->second.end(), step.step) == only->second.end()) {
         continue;
       }
-      SacctContext step_ctx = ctx;
-      step_ctx.step = row.step;
-      step_ctx.usage = &row.usage;
-      line([&](const SacctField& f) { return f.value(row.record, step_ctx); });
+      line(Row{&step.record, step.step, &step.usage});
     }
   }
   return out;

@@ -1,8 +1,9 @@
 #pragma once
-// sacct's fields and output: a table of Slurm's field names with their default
-// widths, the --format/-o parser ("JobID,JobName%20,AllocTRES%60") and the
-// three layouts Slurm prints (aligned columns with a dashed rule, -p with a
-// '|' after every field, -P/--parsable2 with '|' between fields).
+// sacct's fields and output: Slurm's field names as a format::FieldTable,
+// each with its default width, the --format/-o parser
+// ("JobID,JobName%20,AllocTRES%60") and the three layouts Slurm prints
+// (aligned columns with a dashed rule, -p with a '|' after every field,
+// -P/--parsable2 with '|' between fields; cli/format/accounting_table.h).
 //
 // Pure functions of (records, options, context): the time "now" and the
 // local time zone come in through SacctContext.
@@ -14,6 +15,7 @@
 
 #include "accounting.pb.h"
 #include "cli/format/accounting_table.h"
+#include "cli/format/format_spec.h"
 #include "common/status.h"
 
 namespace rota::cli {
@@ -26,13 +28,9 @@ struct SacctContext {
   int64_t now = 0;           // Elapsed of running jobs
   int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps
   bool steps = false;        // List each job's steps under it (sacct without -X)
-  std::string step;          // The row's step ("batch", "0"), "" for a job's own row
   // `sacct -j 28.batch,28.0`: of these jobs only the named steps are listed
   // (not the job's own row). Jobs absent are listed whole.
   std::map<uint32_t, std::vector<std::string>> only_steps;
-  // The row's step's usage (MaxRSS...); null for a job's own row, which
-  // shows those fields blank as Slurm does.
-  const wire::StepUsage* usage = nullptr;
 };
 
 // One step row of a job: "batch" for the batch script, "N" for srun's steps,
@@ -47,8 +45,23 @@ struct SacctStepRow {
 // then srun's by step id. None for a job that never started.
 std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job);
 
+// One line of the listing, as the fields read it: a job's own row or one of
+// its step rows. A view: the record and usage belong to the caller (the
+// job, or its SacctStepRow) and outlive the row.
+struct SacctRow {
+  const wire::AccountingJob* record = nullptr;  // The job's, or the step's (SacctStepRow::record)
+  std::string_view step;                        // "batch", "0"; "" on the job's own row
+  // The step's usage (MaxRSS...); null on the job's own row, which shows
+  // those fields blank as Slurm does.
+  const wire::StepUsage* usage = nullptr;
+};
+
+// sacct's fields in Slurm's spelling, found by name in any case. Each field's
+// header is its name.
+const format::FieldTable<SacctRow, SacctContext>& SacctFields();
+
 struct SacctColumn {
-  int field = 0;  // Index into the table
+  int field = 0;  // Index into SacctFields()
   int width = 0;  // Columns in the aligned layout
 };
 

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <iterator>
+
+#include "common/strings.h"
 
 namespace rota::cli {
 namespace {
@@ -190,6 +193,47 @@ TEST(SacctFieldsTest, StepsFollowTheirJobUnlessAllocationsOnly) {
   interactive.set_batch(false);
   ASSERT_EQ(SacctStepRows(interactive).size(), 1u);
   EXPECT_EQ(SacctStepRows(interactive)[0].step, "0");
+}
+
+TEST(SacctFieldsTest, EveryFieldIsFoundByItsNameInAnyCase) {
+  const auto& fields = SacctFields().fields();
+  ASSERT_EQ(fields.size(), 32u);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string name(fields[i].info.long_name);
+    EXPECT_EQ(fields[i].info.header, name);
+    for (const std::string& spelled : {name, ToLower(name), ToUpper(name)}) {
+      auto columns = ParseSacctFormat(spelled + "%7");
+      ASSERT_TRUE(columns.ok()) << spelled;
+      ASSERT_EQ(columns->size(), 1u);
+      EXPECT_EQ((*columns)[0].field, static_cast<int>(i)) << spelled;
+      EXPECT_EQ((*columns)[0].width, 7) << spelled;
+    }
+  }
+}
+
+TEST(SacctFieldsTest, DefaultWidthsAndJustification) {
+  // Slurm's widths; JobID, JobIDRaw and NodeList are left-justified.
+  auto columns = ParseSacctFormat(
+      "JobID,JobIDRaw,JobName,Partition,Account,AllocCPUS,AllocTRES,ReqTRES,ReqMem,Elapsed,"
+      "ElapsedRaw,State,ExitCode,Start,End,Submit,NodeList,Reason,Restarts,User,UID,Timelimit,"
+      "NNodes,AllocNodes,NCPUS,ReqCPUS,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS,MaxVMSize,"
+      "TRESUsageInMax");
+  ASSERT_TRUE(columns.ok());
+  const int widths[] = {12, 12, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 8,  19, 19, 19,
+                        15, 20, 8,  9,  6,  10, 8,  10, 10, 8,  10, 10, 10, 10, 10, 14};
+  ASSERT_EQ(columns->size(), std::size(widths));
+  std::string rule;
+  for (size_t i = 0; i < columns->size(); ++i) {
+    EXPECT_EQ((*columns)[i].width, widths[i]) << i;
+    rule += std::string(static_cast<size_t>(widths[i]), '-') + " ";
+  }
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kAligned, false, {}, SacctContext{}),
+            "JobID        JobIDRaw        JobName  Partition    Account  AllocCPUS  AllocTRES    "
+            "ReqTRES     ReqMem    Elapsed ElapsedRaw      State ExitCode               Start    "
+            "             End              Submit NodeList                      Reason Restarts  "
+            "    User    UID  Timelimit   NNodes AllocNodes      NCPUS  ReqCPUS     MaxRSS "
+            "MaxRSSNode MaxRSSTask     AveRSS  MaxVMSize TRESUsageInMax \n" +
+                rule + "\n");
 }
 
 TEST(SacctFieldsTest, MemoryInSlurmsUnits) {
