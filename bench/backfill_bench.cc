@@ -82,11 +82,10 @@ std::vector<BackfillJob> MakeQueue(const Cluster& c, uint32_t count) {
   return jobs;
 }
 
-// Args: nodes, pending jobs.
-void BM_BackfillPass(benchmark::State& state) {
-  const Cluster c = MakeCluster(static_cast<uint32_t>(state.range(0)));
-  const std::vector<BackfillJob> queue = MakeQueue(c, static_cast<uint32_t>(state.range(1)));
-  BackfillParams params;  // bf_window: a day; no test limits
+// The timed loop: a fresh profile of the running jobs and one pass, per
+// iteration; the counters of the last pass. Returns it.
+BackfillResult TimePasses(benchmark::State& state, const Cluster& c,
+                          const std::vector<BackfillJob>& queue, const BackfillParams& params) {
   BackfillResult last;
   for (auto _ : state) {
     AvailabilityProfile profile(c.model, c.usage, kNow, 60);
@@ -98,6 +97,15 @@ void BM_BackfillPass(benchmark::State& state) {
   state.counters["started"] = last.started;
   state.counters["reserved"] = last.reserved;
   state.counters["placements"] = last.placements_tried;
+  return last;
+}
+
+// Args: nodes, pending jobs.
+void BM_BackfillPass(benchmark::State& state) {
+  const Cluster c = MakeCluster(static_cast<uint32_t>(state.range(0)));
+  const std::vector<BackfillJob> queue = MakeQueue(c, static_cast<uint32_t>(state.range(1)));
+  BackfillParams params;  // bf_window: a day; no test limits
+  const BackfillResult last = TimePasses(state, c, queue, params);
   // The decisions themselves, hashed: equal digests, equal plans.
   uint64_t digest = 14695981039346656037ull;
   auto mix = [&](uint64_t v) { digest = (digest ^ v) * 1099511628211ull; };
@@ -133,16 +141,7 @@ void BM_BackfillPassTenthIdle(benchmark::State& state) {
   const std::vector<BackfillJob> queue = MakeQueue(c, static_cast<uint32_t>(state.range(1)));
   BackfillParams params;
   params.reserve_busy_nodes = state.range(2) != 0;
-  BackfillResult last;
-  for (auto _ : state) {
-    AvailabilityProfile profile(c.model, c.usage, kNow, 60);
-    for (const Running& r : c.running) profile.AddRelease(r.end, r.allocation);
-    last = rota::sched::PlanBackfill(c.model, profile, queue, params);
-    benchmark::DoNotOptimize(last);
-  }
-  state.counters["started"] = last.started;
-  state.counters["reserved"] = last.reserved;
-  state.counters["placements"] = last.placements_tried;
+  TimePasses(state, c, queue, params);
 }
 BENCHMARK(BM_BackfillPassTenthIdle)
     ->Args({1000, 10000, 0})

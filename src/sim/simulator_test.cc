@@ -59,6 +59,13 @@ TEST(SimulatorTest, EasyBackfillFillsTheHoleWithoutDelayingTheHead) {
   }
 }
 
+SimResult ReplayUnder(Policy policy, const conf::ClusterConfig& config,
+                      const std::vector<TraceJob>& jobs) {
+  SimOptions options;
+  options.policy = policy;
+  return Simulator(config, options).Run(jobs);
+}
+
 // Two minimal traces on 100 one-CPU nodes where textbook EASY backfill
 // (Lifka; Mu'alem and Feitelson) fixes every start; conservative backfill
 // gives the same starts.
@@ -71,12 +78,10 @@ TEST(SimulatorTest, TheHeadsExtraProcessorsAreBackfilledAsInTextbookEasy) {
   auto config = Cluster({100, 1, 0});
   ASSERT_NE(config, nullptr);
   for (Policy policy : {Policy::kEasy, Policy::kConservative}) {
-    SimOptions options;
-    options.policy = policy;
     SimResult r =
-        Simulator(*config, options)
-            .Run({Job(1, 0, 10, 100, 100), Job(2, 0, 80, 1000, 1000), Job(3, 0, 10, 5000, 5000),
-                  Job(4, 50, 80, 1000, 1000), Job(5, 60, 10, 2000, 2000)});
+        ReplayUnder(policy, *config,
+                    {Job(1, 0, 10, 100, 100), Job(2, 0, 80, 1000, 1000), Job(3, 0, 10, 5000, 5000),
+                     Job(4, 50, 80, 1000, 1000), Job(5, 60, 10, 2000, 2000)});
     ASSERT_EQ(r.jobs.size(), 5u);
     EXPECT_EQ(r.jobs[3].start, 1000) << static_cast<int>(policy);
     EXPECT_EQ(r.jobs[4].start, 100) << static_cast<int>(policy);
@@ -92,12 +97,10 @@ TEST(SimulatorTest, AJobKilledAtItsLimitFreesItsNodesBeforeThatSecondsPass) {
   auto config = Cluster({100, 1, 0});
   ASSERT_NE(config, nullptr);
   for (Policy policy : {Policy::kEasy, Policy::kConservative}) {
-    SimOptions options;
-    options.policy = policy;
-    SimResult r =
-        Simulator(*config, options)
-            .Run({Job(1, 0, 10, 2000, 1000), Job(2, 0, 85, 5000, 5000), Job(3, 10, 10, 1000, 1000),
-                  Job(4, 20, 100, 1000, 1000), Job(5, 1000, 5, 10000, 10000)});
+    SimResult r = ReplayUnder(
+        policy, *config,
+        {Job(1, 0, 10, 2000, 1000), Job(2, 0, 85, 5000, 5000), Job(3, 10, 10, 1000, 1000),
+         Job(4, 20, 100, 1000, 1000), Job(5, 1000, 5, 10000, 10000)});
     ASSERT_EQ(r.jobs.size(), 5u);
     EXPECT_TRUE(r.jobs[0].timed_out);
     EXPECT_EQ(r.jobs[0].end, 1000);
