@@ -30,9 +30,10 @@ TraceJob Job(uint64_t id, int64_t submit, uint32_t procs, int64_t runtime, int64
 }
 
 SimResult Replay(const conf::ClusterConfig& config, const std::vector<TraceJob>& jobs,
-                 Estimates estimates = Estimates::kUser) {
+                 Estimates estimates = Estimates::kUser, Policy policy = Policy::kFcfs) {
   SimOptions options;
   options.estimates = estimates;
+  options.policy = policy;
   return Simulator(config, options).Run(jobs);
 }
 
@@ -59,13 +60,6 @@ TEST(SimulatorTest, EasyBackfillFillsTheHoleWithoutDelayingTheHead) {
   }
 }
 
-SimResult ReplayUnder(Policy policy, const conf::ClusterConfig& config,
-                      const std::vector<TraceJob>& jobs) {
-  SimOptions options;
-  options.policy = policy;
-  return Simulator(config, options).Run(jobs);
-}
-
 // Two minimal traces on 100 one-CPU nodes where textbook EASY backfill
 // (Lifka; Mu'alem and Feitelson) fixes every start; conservative backfill
 // gives the same starts.
@@ -79,9 +73,10 @@ TEST(SimulatorTest, TheHeadsExtraProcessorsAreBackfilledAsInTextbookEasy) {
   ASSERT_NE(config, nullptr);
   for (Policy policy : {Policy::kEasy, Policy::kConservative}) {
     SimResult r =
-        ReplayUnder(policy, *config,
-                    {Job(1, 0, 10, 100, 100), Job(2, 0, 80, 1000, 1000), Job(3, 0, 10, 5000, 5000),
-                     Job(4, 50, 80, 1000, 1000), Job(5, 60, 10, 2000, 2000)});
+        Replay(*config,
+               {Job(1, 0, 10, 100, 100), Job(2, 0, 80, 1000, 1000), Job(3, 0, 10, 5000, 5000),
+                Job(4, 50, 80, 1000, 1000), Job(5, 60, 10, 2000, 2000)},
+               Estimates::kUser, policy);
     ASSERT_EQ(r.jobs.size(), 5u);
     EXPECT_EQ(r.jobs[3].start, 1000) << static_cast<int>(policy);
     EXPECT_EQ(r.jobs[4].start, 100) << static_cast<int>(policy);
@@ -97,10 +92,11 @@ TEST(SimulatorTest, AJobKilledAtItsLimitFreesItsNodesBeforeThatSecondsPass) {
   auto config = Cluster({100, 1, 0});
   ASSERT_NE(config, nullptr);
   for (Policy policy : {Policy::kEasy, Policy::kConservative}) {
-    SimResult r = ReplayUnder(
-        policy, *config,
-        {Job(1, 0, 10, 2000, 1000), Job(2, 0, 85, 5000, 5000), Job(3, 10, 10, 1000, 1000),
-         Job(4, 20, 100, 1000, 1000), Job(5, 1000, 5, 10000, 10000)});
+    SimResult r =
+        Replay(*config,
+               {Job(1, 0, 10, 2000, 1000), Job(2, 0, 85, 5000, 5000), Job(3, 10, 10, 1000, 1000),
+                Job(4, 20, 100, 1000, 1000), Job(5, 1000, 5, 10000, 10000)},
+               Estimates::kUser, policy);
     ASSERT_EQ(r.jobs.size(), 5u);
     EXPECT_TRUE(r.jobs[0].timed_out);
     EXPECT_EQ(r.jobs[0].end, 1000);
