@@ -114,33 +114,6 @@ void CheckGresCores(const ClusterConfig& config, Diagnostics& diags) {
   });
 }
 
-// GPU usage is silently unrecorded and unbilled unless named in these settings.
-void CheckGpuAccounting(const ClusterConfig& config, Diagnostics& diags) {
-  bool has_gpus = false;
-  for (const NodeConfig& n : config.nodes) {
-    for (const GresSpec& g : n.gres) has_gpus |= EqualsIgnoreCase(g.name, "gpu");
-  }
-  if (!has_gpus) return;
-  const SlurmConf& s = config.settings;
-  SourceLocation file{config.slurm_conf_path, 0};
-  if (s.accounting_storage_type == "accounting_storage/slurmdbd") {
-    bool listed = false;
-    for (const std::string& t : s.accounting_storage_tres)
-      listed |= EqualsIgnoreCase(t, "gres/gpu");
-    if (!listed) {
-      diags.Warning(file,
-                    "nodes have GPUs but AccountingStorageTRES does not list gres/gpu: GPU "
-                    "usage will not be recorded");
-    }
-  }
-  for (const PartitionConfig& p : config.partitions) {
-    if (p.billing_weights.empty() || p.billing_weights.count("gres/gpu") > 0) continue;
-    diags.Warning(p.where, fmt::format("partition {} has TRESBillingWeights without GRES/gpu: GPU "
-                                       "jobs are billed for their CPUs and memory only",
-                                       p.name));
-  }
-}
-
 void CheckRequiredSettings(const ClusterConfig& config, Diagnostics& diags) {
   SourceLocation file{config.slurm_conf_path, 0};
   if (config.settings.cluster_name.empty()) diags.Error(file, "ClusterName is not set");
@@ -158,7 +131,6 @@ void CrossValidate(const ClusterConfig& config, Diagnostics& diags) {
   CheckGresTypes(config, diags);
   CheckGresCounts(config, diags);
   CheckGresCores(config, diags);
-  CheckGpuAccounting(config, diags);
 }
 
 }  // namespace rota::conf

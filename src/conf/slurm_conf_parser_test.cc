@@ -274,21 +274,6 @@ TEST(SlurmConfParserTest, GresNotInGresTypesIsAnError) {
       << loaded.Text();
 }
 
-TEST(SlurmConfParserTest, WarnsWhenGpuUsageWouldNotBeRecordedOrBilled) {
-  TempDir dir;
-  auto loaded =
-      LoadConfigFiles(dir, {std::string(kMinimalHead) +
-                            "AccountingStorageType=accounting_storage/slurmdbd\n"
-                            "AccountingStorageTRES=gres/nic\n"
-                            "NodeName=g1 Gres=gpu:4\n"
-                            "PartitionName=p Nodes=g1 TRESBillingWeights=CPU=1.0,Mem=0.25G\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  EXPECT_NE(loaded.Text().find("AccountingStorageTRES does not list gres/gpu"), std::string::npos);
-  EXPECT_NE(loaded.Text().find("line 7: partition p has TRESBillingWeights without GRES/gpu"),
-            std::string::npos)
-      << loaded.Text();
-}
-
 TEST(SlurmConfParserTest, TaskScriptsAndPropagatedLimits) {
   TempDir dir;
   auto loaded = LoadConfigFiles(

@@ -154,6 +154,33 @@ TEST(RotactldCheckConfigTest, WarnsAtEveryKeyThatHasNoEffect) {
   EXPECT_EQ(r.out.find("OverTimeLimit"), std::string::npos) << r.out;
 }
 
+TEST(RotactldCheckConfigTest, PrintsTheTrapsWithTheirLines) {
+  testing::TempDir dir;
+  std::string conf = dir.Write("slurm.conf",
+                               "ClusterName=c\n"
+                               "SlurmctldHost=h\n"
+                               "GresTypes=gpu\n"
+                               "SelectTypeParameters=CR_Core_Memory\n"  // line 4: no DefMemPerCPU
+                               "SchedulerParameters=bf_window=60\n"     // line 5: one hour
+                               "NodeName=g1 CPUs=8 RealMemory=64G Gres=gpu:2\n"
+                               "PartitionName=p Nodes=g1 MaxTime=4:00:00\n");  // line 7
+  dir.Write("cgroup.conf", "ConstrainDevices=no\n");
+  RunResult r = RunProgram("rotactld", {"-f", conf, "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string cgroup = (dir.path() / "cgroup.conf").string();
+  for (const std::string& expected :
+       {"warning: " + cgroup + " line 1: ConstrainDevices=no while g1 has GPUs: a job can open",
+        "warning: " + conf +
+            " line 5: bf_window is 01:00:00 (SchedulerParameters) but "
+            "partition p (line 7) allows jobs of 04:00:00: backfill plans only bf_window ahead",
+        "warning: " + conf +
+            " line 4: SelectTypeParameters=CR_Core_Memory makes memory "
+            "consumable but DefMemPerCPU is not set: a job without --mem",
+        std::string("configuration OK: cluster c, 1 nodes, 1 partitions, 3 warnings\n")}) {
+    EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+  }
+}
+
 TEST(RotactldCheckConfigTest, MissingFileAndBadOptions) {
   RunResult r = RunProgram("rotactld", {"-f", "/nonexistent/slurm.conf", "--check-config"});
   EXPECT_EQ(r.exit_code, 1);

@@ -10,6 +10,7 @@
 #include "api/transport_limits.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "conf/config_doctor.h"
 #include "conf/config_loader.h"
 #include "conf/preempt_mode.h"
 #include "ctld/core/accounting_records.h"
@@ -53,6 +54,9 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   auto config = conf::LoadClusterConfig(options.slurm_conf_path, diags);
   for (const conf::Diagnostic& finding : diags.all()) spdlog::warn("{}", finding.ToString());
   if (!config.ok()) return config.status();
+  conf::Diagnostics traps;
+  conf::DiagnoseTraps(**config, traps);
+  for (const conf::Diagnostic& finding : traps.all()) spdlog::warn("{}", finding.ToString());
   d->config_ = *config;
   if (conf::MaySuspendJobs(*d->config_)) spdlog::warn("{}", conf::kSuspendGpuWarning);
   if (conf::TimeSlicesJobs(*d->config_)) spdlog::warn("{}", conf::kGangGpuWarning);
