@@ -36,6 +36,8 @@ enum Method : uint16_t {
   kListReservations = 86,   // ReservationNameRequest -> ListReservationsResponse
   // Fair-share tree with usage for sshare (proto/fairshare.proto).
   kListFairshare = 87,  // FairshareRequest -> FairshareResponse
+  // rota why: every cause that holds a pending job (proto/why.proto).
+  kExplainJob = 88,  // WhyRequest -> WhyResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

@@ -51,6 +51,7 @@ rpc::MethodBodyLimits ControllerBodyLimits() {
       {kPolicyChanged, kQueryBody},
       {kListReservations, kQueryBody},
       {kListFairshare, kQueryBody},
+      {kExplainJob, kQueryBody},
   });
 }
 

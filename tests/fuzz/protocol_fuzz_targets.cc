@@ -37,6 +37,7 @@
 #include "rpc/frame.h"
 #include "step.pb.h"
 #include "step_rpc.pb.h"
+#include "why.pb.h"
 
 // A broken invariant is a finding like a crash: say which, then abort so that
 // libFuzzer saves the input and the test suite fails.
@@ -292,6 +293,7 @@ const std::vector<MethodMessage>& MethodTable() {
       {api::kDeleteReservation, "rotactld", Make<wire::ReservationNameRequest>()},
       {api::kListReservations, "rotactld", Make<wire::ReservationNameRequest>()},
       {api::kListFairshare, "rotactld", Make<wire::FairshareRequest>()},
+      {api::kExplainJob, "rotactld", Make<wire::WhyRequest>()},
       {api::kLaunchJob, "rotad", Make<wire::LaunchJobRequest>()},
       {api::kSignalJob, "rotad", Make<wire::SignalJobRequest>()},
       {api::kPrepareJob, "rotad", Make<wire::PrepareJobRequest>()},
@@ -595,6 +597,11 @@ std::string ExampleRequestBody(uint16_t method) {
     case api::kListFairshare: {
       wire::FairshareRequest req;
       req.set_all_users(true);
+      return req.SerializeAsString();
+    }
+    case api::kExplainJob: {
+      wire::WhyRequest req;
+      req.set_job_id(1);
       return req.SerializeAsString();
     }
     case api::kLaunchJob: {

@@ -60,6 +60,7 @@
 #include "step_rpc.pb.h"
 #include "tests/integration/authz_cluster.h"
 #include "tests/integration/noded_harness.h"
+#include "why.pb.h"
 
 namespace rota {
 namespace {
@@ -132,6 +133,8 @@ const Row kControllerMatrix[] = {
   {"DeleteReservation",      api::kDeleteReservation, {kDenied, kDenied, kDone,   kDone,   kDone,  kDone,  kBad, kAgain, kBad}},
   {"ListReservations",       api::kListReservations,  {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
   {"ListFairshare",          api::kListFairshare,     {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
+  // rota why of the owner's job: anyone may read it (no PrivateData here).
+  {"ExplainJob",             api::kExplainJob,        {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
 };
 
 const Row kDbdMatrix[] = {
@@ -550,6 +553,9 @@ TEST_F(AuthzMatrixTest, Controller) {
                                 }};
   cases["ListReservations"] = {nullptr, listing(wire::ReservationNameRequest()), nullptr};
   cases["ListFairshare"] = {nullptr, listing(wire::FairshareRequest()), nullptr};
+  wire::WhyRequest why;
+  why.set_job_id(running);
+  cases["ExplainJob"] = {nullptr, listing(why), nullptr};
 
   RunMatrix("rotactld", c.ctld_port(), kControllerMatrix, std::size(kControllerMatrix), cases);
   wire::SignalJobsRequest cancel;

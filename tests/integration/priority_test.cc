@@ -1,5 +1,6 @@
 // rotactld under priority/multifactor, driven by the built sprio over loopback.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "tests/integration/controller_process.h"
 
@@ -60,6 +61,49 @@ TEST(PriorityIntegrationTest, SprioShowsEachFactorAndTheWeights) {
   // administrator's value shows as set.
   ASSERT_EQ(ctld.Run("scontrol update JobId=3 Priority=99999").exit_code, 0);
   EXPECT_EQ(ctld.Run("sprio -h -j 3 -o %Y", false).out, "99999\n");
+}
+
+// rota why over the wire: the causes, the queue ahead with its factors, the
+// nodes, in words and as JSON; an unknown job is an error.
+TEST(PriorityIntegrationTest, RotaWhyExplainsAPendingJob) {
+  ControllerProcess ctld(kMultifactor);
+  ASSERT_TRUE(ctld.Start()) << ctld.Log();
+  // No node daemon registers: every node is unusable and the jobs wait.
+  ASSERT_EQ(ctld.Run("sbatch -p short --gres=gpu:2 --wrap=true").exit_code, 0);
+  ASSERT_EQ(ctld.Run("sbatch --wrap=true").exit_code, 0);
+  ASSERT_EQ(ctld.Run("sbatch -p short --wrap=true").exit_code, 0);
+  // Let a scheduling pass give the jobs their reasons.
+  std::string reason;
+  for (int i = 0; i < 100 && reason.empty(); ++i) {
+    reason = ctld.Run("squeue -h -j 3 -o %r", false).out;
+    if (reason == "None\n" || reason.empty()) {
+      reason.clear();
+      usleep(50'000);
+    }
+  }
+
+  CommandResult r = ctld.Run("rota why 3", false);
+  ASSERT_EQ(r.exit_code, 0) << r.out << ctld.Log();
+  EXPECT_NE(r.out.find("Job 3 is PENDING in partition short"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("it is 2 of 2 in its partition's queue"), std::string::npos) << r.out;
+  // Job 1 is ahead (more TRES priority), with its factors.
+  EXPECT_NE(r.out.find("the nearest is job 1 of "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tres=gres/gpu=125"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("age=0 "), std::string::npos) << r.out;  // Zero factors are left out
+  EXPECT_NE(r.out.find("4 are not usable"), std::string::npos) << r.out;
+
+  r = ctld.Run("rota why --json 2", false);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"job_id\": 2,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"partition\": \"batch\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"fits_when_idle\": true"), std::string::npos) << r.out;
+
+  r = ctld.Run("rota why 99");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("rota why: error: Invalid job id specified"), std::string::npos) << r.out;
+  r = ctld.Run("rota why x");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("Invalid job id: x"), std::string::npos) << r.out;
 }
 
 TEST(PriorityIntegrationTest, SprioRefusesUnderPriorityBasic) {

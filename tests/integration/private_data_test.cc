@@ -1,6 +1,6 @@
 // PrivateData with a real rotactld and rotadbd. jobs,users: an ordinary user
 // (made for the test with useradd) sees only their own jobs in squeue,
-// scontrol, sprio and sacct, and only themself in sacctmgr's user list.
+// scontrol, sprio, rota why and sacct, and only themself in sacctmgr's user list.
 // usage,accounts: only their own accounts and associations in sacctmgr, and
 // only their own rows in sshare and sreport's usage reports. Root sees
 // everyone's; once accounting makes the user an Operator, so do they.
@@ -99,6 +99,16 @@ TEST_F(PrivateDataTest, OrdinaryUsersSeeOnlyTheirOwn) {
   ASSERT_EQ(AsUser("sbatch --parsable -J minepend --wrap=true").out, "4\n");
   EXPECT_EQ(ctld_.Run("sprio -h -o %i").out, "1\n2\n3\n4\n");
   EXPECT_EQ(AsUser("sprio -h -o %i").out, "2\n4\n");
+  // rota why: not another's job; their own, with the owners of the jobs
+  // ahead left out (root's job 3 is ahead of job 4).
+  CommandResult why = AsUser("rota why 3");
+  EXPECT_EQ(why.exit_code, 1);
+  EXPECT_NE(why.out.find("Invalid job id specified"), std::string::npos) << why.out;
+  why = AsUser("rota why --json 4");
+  EXPECT_EQ(why.exit_code, 0) << why.out;
+  EXPECT_NE(why.out.find("\"job_id\": 3,\n      \"user\": \"\""), std::string::npos) << why.out;
+  why = ctld_.Run("rota why --json 4");
+  EXPECT_NE(why.out.find("\"job_id\": 3,\n      \"user\": \"root\""), std::string::npos) << why.out;
 
   // rotadbd: sacct -a (all users) and sacctmgr's list of users. Jobs reach
   // rotadbd when they end.

@@ -40,10 +40,12 @@
 #include "model/pending_reason.h"
 #include "priority.pb.h"
 #include "rota.pb.h"
+#include "why.pb.h"
 
 namespace rota::ctld {
 
 class LimitUsage;  // limit_check.h
+struct LimitHit;
 
 // Privately a JobLifecycle: the procedures it owns (gang slicing) change jobs
 // through it.
@@ -203,6 +205,10 @@ class ControllerCore : private JobLifecycle {
     return fairshare_.Describe(FairshareInputs(), request, caller_user);
   }
   const UsageLedger& usage_ledger() const { return fairshare_.ledger(); }
+  // rota why (why_report.cc): every cause that holds `job_id` now, with its
+  // numbers; only state and reason for a job that is not pending. NotFound
+  // for an unknown job.
+  Result<wire::WhyResponse> ExplainJob(uint32_t job_id, int64_t now) const;
 
  private:
   // Copy-on-write: a record shared with a published view is cloned first.
@@ -261,6 +267,8 @@ class ControllerCore : private JobLifecycle {
   // and a job started in the pass counted.
   std::unique_ptr<LimitUsage> RunningUsage(int64_t now) const;
   model::PendingReason LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const;
+  // The same limit with its numbers (rota why).
+  std::optional<LimitHit> LimitHitOf(const LimitUsage& usage, const wire::JobRecord& job) const;
   void CountStarted(LimitUsage* usage, const wire::JobRecord& job) const;
 
   // Scheduling (scheduling.cc).

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -83,6 +84,20 @@ class LimitUsage {
 // when it may start. QoS limits come first, then the user's association
 // with the job's account, then its accounts from the nearest up.
 model::PendingReason StartLimitReason(const LimitUsage& running, const JobDemand& demand);
+
+// The limit StartLimitReason names, with its numbers: who holds it, which
+// limit and TRES, what running jobs use, what the job adds, and the maximum
+// (minutes for MaxWall and the *Mins limits; job counts for *Jobs*).
+struct LimitHit {
+  model::PendingReason reason;
+  std::string holder;  // "QOS normal", "account physics", ...
+  std::string limit;   // sacctmgr's name: "GrpTRES", "MaxJobsPerUser", "MaxWall", ...
+  std::string tres;    // "gres/gpu"; empty for job counts and wall time
+  double used = 0;
+  double asked = 0;
+  double max = 0;
+};
+std::optional<LimitHit> StartLimitHit(const LimitUsage& running, const JobDemand& demand);
 
 // Whether a submission of `jobs` jobs shaped like `demand` is refused, given
 // the jobs already submitted and not finished (`active`): MaxSubmitJobsPerUser,

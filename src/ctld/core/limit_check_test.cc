@@ -58,6 +58,38 @@ TEST_F(LimitCheckTest, QosJobCounts) {
   EXPECT_EQ(StartLimitReason(usage, Job("carol", "q", "cpu=1")).text(), "QOSGrpJobsLimit");
 }
 
+TEST_F(LimitCheckTest, AHitCarriesWhoHoldsTheLimitAndItsNumbers) {
+  Add("account", "root", {});
+  Add("account", "physics", {{"Parent", "root"}, {"GrpTRES", "gres/gpu=8"}});
+  Add("qos", "q", {{"MaxJobsPerUser", "3"}, {"MaxWall", "2:00:00"}});
+  LimitUsage usage(Table());
+  usage.Add(Job("alice", "q", "cpu=1,gres/gpu=3"), 2);
+  std::optional<LimitHit> hit = StartLimitHit(usage, Job("bob", "q", "cpu=1,gres/gpu=4"));
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->reason.text(), "AssocGrpGRES");
+  EXPECT_EQ(hit->holder, "account physics");
+  EXPECT_EQ(hit->limit, "GrpTRES");
+  EXPECT_EQ(hit->tres, "gres/gpu");
+  EXPECT_EQ(hit->used, 6);
+  EXPECT_EQ(hit->asked, 4);
+  EXPECT_EQ(hit->max, 8);
+
+  usage.Add(Job("alice", "q", "cpu=1"), 1);
+  hit = StartLimitHit(usage, Job("alice", "q", "cpu=1"));
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->reason.text(), "QOSMaxJobsPerUserLimit");
+  EXPECT_EQ(hit->holder, "user alice in QOS q");
+  EXPECT_EQ(hit->used, 3);
+  EXPECT_EQ(hit->max, 3);
+
+  hit = StartLimitHit(usage, Job("bob", "q", "cpu=1", 3 * 3600));
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->limit, "MaxWall");
+  EXPECT_EQ(hit->asked, 180);  // Minutes
+  EXPECT_EQ(hit->max, 120);
+  EXPECT_FALSE(StartLimitHit(usage, Job("bob", "q", "cpu=1,gres/gpu=2")).has_value());
+}
+
 TEST_F(LimitCheckTest, QosMaxWall) {
   Add("qos", "q", {{"MaxWall", "1:00:00"}});
   EXPECT_EQ(ReasonAfter({}, 0, Job("a", "q", "cpu=1", 3600)), "");

@@ -195,6 +195,11 @@ model::PendingReason ControllerCore::LimitReason(const LimitUsage* usage,
   return StartLimitReason(*usage, DemandOf(*config_, job));
 }
 
+std::optional<LimitHit> ControllerCore::LimitHitOf(const LimitUsage& usage,
+                                                   const wire::JobRecord& job) const {
+  return StartLimitHit(usage, DemandOf(*config_, job));
+}
+
 void ControllerCore::CountStarted(LimitUsage* usage, const wire::JobRecord& job) const {
   if (usage != nullptr) usage->Add(DemandOf(*config_, job));
 }

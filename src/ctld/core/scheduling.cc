@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
+#include "ctld/core/dependency_check.h"
 #include "ctld/core/job_mail.h"
 #include "ctld/core/job_script_env.h"
 #include "ctld/core/job_shape.h"
@@ -22,45 +23,6 @@
 #include "sched/select.h"
 
 namespace rota::ctld {
-namespace {
-
-bool IsActive(wire::JobState s) {
-  return s == wire::JOB_STATE_PENDING || s == wire::JOB_STATE_RUNNING ||
-         s == wire::JOB_STATE_SUSPENDED || s == wire::JOB_STATE_COMPLETING;
-}
-
-bool SucceededOk(const wire::JobRecord& j) {
-  return j.state() == wire::JOB_STATE_COMPLETED && j.exit_code() == 0;
-}
-
-enum class TermState { kSatisfied, kPending, kNever };
-
-// One referenced job against one dependency type.
-TermState Evaluate(model::DependencyType type, const wire::JobRecord& j, int64_t delay,
-                   int64_t now) {
-  bool finished = model::IsFinished(j.state());
-  switch (type) {
-    case model::DependencyType::kAfter:
-      if (j.state() == wire::JOB_STATE_CANCELLED) return TermState::kSatisfied;
-      if (j.state() == wire::JOB_STATE_PENDING || j.array_meta()) return TermState::kPending;
-      return now >= j.start_time() + delay ? TermState::kSatisfied : TermState::kPending;
-    case model::DependencyType::kAfterAny:
-      return finished ? TermState::kSatisfied : TermState::kPending;
-    case model::DependencyType::kAfterOk:
-    case model::DependencyType::kAfterCorr:
-      if (!finished) return TermState::kPending;
-      return SucceededOk(j) ? TermState::kSatisfied : TermState::kNever;
-    case model::DependencyType::kAfterNotOk:
-      if (!finished) return TermState::kPending;
-      return SucceededOk(j) ? TermState::kNever : TermState::kSatisfied;
-    case model::DependencyType::kSingleton:
-      break;
-  }
-  return TermState::kSatisfied;
-}
-
-}  // namespace
-
 void ControllerCore::Tick(int64_t now, Effects& effects) {
   SweepTimers(now, effects);
   RecomputePriorities(now, effects);
@@ -205,60 +167,7 @@ uint32_t ControllerCore::SplitArrayTask(uint32_t meta_id, std::optional<uint32_t
 
 model::PendingReason ControllerCore::DependencyReason(const wire::JobRecord& job,
                                                       int64_t now) const {
-  if (job.dependency_state().empty()) return "";
-  Result<model::Dependency> dep = model::ParseDependency(job.dependency_state());
-  if (!dep.ok()) return std::string(model::reason::kDependencyNeverSatisfied);
-  int satisfied = 0;
-  int never = 0;
-  for (const model::DependencyTerm& term : dep->terms) {
-    TermState state = TermState::kSatisfied;
-    if (term.type == model::DependencyType::kSingleton) {
-      for (const auto& [id, other] : jobs_) {
-        if (id != job.job_id() && IsActive(other->state()) &&
-            other->spec().uid() == job.spec().uid() && other->spec().name() == job.spec().name() &&
-            id < job.job_id()) {
-          state = TermState::kPending;
-          break;
-        }
-      }
-    } else {
-      // The job itself, or every task of the array it names (pending ones too).
-      bool all_satisfied = true;
-      bool any_never = false;
-      for (const auto& [id, other] : jobs_) {
-        bool named =
-            id == term.job_id
-                ? !term.array_task_id || other->array_task_id() == *term.array_task_id
-                : other->array_job_id() == term.job_id &&
-                      (!term.array_task_id || other->array_task_id() == *term.array_task_id);
-        if (!named) continue;
-        if (other->array_meta()) {
-          if (!term.array_task_id || model::IndexSet::Parse(other->array_pending())
-                                         .value_or({})
-                                         .Contains(*term.array_task_id)) {
-            all_satisfied = false;
-          }
-          continue;
-        }
-        TermState s = Evaluate(term.type, *other, term.delay_secs, now);
-        all_satisfied &= s == TermState::kSatisfied;
-        any_never |= s == TermState::kNever;
-      }
-      state = any_never       ? TermState::kNever
-              : all_satisfied ? TermState::kSatisfied
-                              : TermState::kPending;
-    }
-    satisfied += state == TermState::kSatisfied;
-    never += state == TermState::kNever;
-  }
-  int terms = static_cast<int>(dep->terms.size());
-  if (dep->any) {
-    if (satisfied > 0) return "";
-    return never == terms ? std::string(model::reason::kDependencyNeverSatisfied)
-                          : std::string(model::reason::kDependency);
-  }
-  if (never > 0) return std::string(model::reason::kDependencyNeverSatisfied);
-  return satisfied == terms ? "" : std::string(model::reason::kDependency);
+  return DependencyReasonOf(jobs_, job, now);
 }
 
 uint32_t ControllerCore::RunningArrayTasks(uint32_t array_job_id) const {

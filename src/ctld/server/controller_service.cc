@@ -321,6 +321,35 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       });
       return;
     }
+    case api::kExplainJob: {
+      wire::WhyRequest req;
+      if (!ParseOrFail(body, req, respond)) return;
+      loop_.EnqueueRead(
+          [req, caller, respond](ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
+            Result<wire::WhyResponse> why = core.ExplainJob(req.job_id(), now);
+            std::optional<uint32_t> only = core.JobsVisibleOnlyTo(caller);
+            const wire::JobRecord* job = core.FindJob(req.job_id());
+            // PrivateData=jobs: another user's job is not there, and the jobs of
+            // others ahead of one's own are shown without their owners.
+            if (why.ok() && only && job != nullptr && job->spec().uid() != *only) {
+              why = NotFound("Invalid job id specified");
+            }
+            if (!why.ok()) {
+              return [status = why.status(), respond] { respond.Fail(status); };
+            }
+            auto out = std::make_shared<wire::WhyResponse>(std::move(*why));
+            if (only) {
+              for (wire::WhyJobAhead& a : *out->mutable_ahead()) {
+                if (a.user() != caller.user) a.clear_user();
+              }
+              for (wire::WhyRelease& r : *out->mutable_releases()) {
+                if (r.user() != caller.user) r.clear_user();
+              }
+            }
+            return [out, respond] { Answer(respond, *out); };
+          });
+      return;
+    }
     case api::kCreateReservation:
     case api::kUpdateReservation:
     case api::kDeleteReservation:

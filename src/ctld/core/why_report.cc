@@ -1,0 +1,409 @@
+// `rota why` (proto/why.proto): every cause that holds a pending job, with
+// its numbers. Read only. It asks the questions the scheduling pass asks, but
+// all of them rather than stopping at the first that holds, so that a user
+// sees what would still hold the job once the reported reason is gone.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "common/duration.h"
+#include "common/hostlist.h"
+#include "common/memory_size.h"
+#include "common/strings.h"
+#include "ctld/core/controller_core.h"
+#include "ctld/core/dependency_check.h"
+#include "ctld/core/job_shape.h"
+#include "ctld/core/limit_check.h"
+#include "ctld/core/queue_order.h"
+#include "model/job_state.h"
+#include "sched/select.h"
+
+namespace rota::ctld {
+namespace {
+
+// How many of the jobs ahead are listed (the nearest ones).
+constexpr size_t kMaxAhead = 5;
+// How many running jobs whose ends the planned start waits for are named.
+constexpr size_t kMaxReleases = 4;
+
+std::string Count(uint64_t n, std::string_view one) {
+  return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
+}
+
+// "in 25 min", "in 3 h 5 min": relative, so the words do not depend on the
+// controller's time zone.
+std::string Until(int64_t t, int64_t now) {
+  if (t <= now) return "now";
+  const int64_t minutes = (t - now + 59) / 60;
+  if (minutes < 60) return fmt::format("in {} min", minutes);
+  if (minutes < 48 * 60) return fmt::format("in {} h {} min", minutes / 60, minutes % 60);
+  return fmt::format("in {} days", minutes / (24 * 60));
+}
+
+// 64 rather than 64.000000; two decimals at most.
+std::string Number(double v) {
+  std::string s = fmt::format("{:.2f}", v);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+// The job's shape in words: "2 nodes, 8 tasks of 4 CPUs, 4 GPUs of type a100
+// per node, 16G memory per node".
+std::string DescribeRequest(const JobShape& shape, const sched::ClusterModel& model) {
+  const sched::Request& r = shape.request;
+  std::vector<std::string> parts;
+  parts.push_back(Count(shape.nodes, "node"));
+  parts.push_back(fmt::format("{} of {}", Count(r.tasks, "task"), Count(r.cpus_per_task, "CPU")));
+  const std::string type = r.gpu_type >= 0 ? " of type " + model.gpu_types.Name(r.gpu_type) : "";
+  if (r.gpus_per_node > 0) parts.push_back(Count(r.gpus_per_node, "GPU") + type + " per node");
+  if (r.gpus_per_job > 0) parts.push_back(Count(r.gpus_per_job, "GPU") + type + " in all");
+  if (r.gpus_per_task > 0) parts.push_back(Count(r.gpus_per_task, "GPU") + type + " per task");
+  switch (r.memory) {
+    case sched::MemoryRule::kPerNode:
+      parts.push_back(FormatMemoryMb(r.mem_mb) + " memory per node");
+      break;
+    case sched::MemoryRule::kPerCpu:
+      parts.push_back(FormatMemoryMb(r.mem_mb) + " memory per CPU");
+      break;
+    case sched::MemoryRule::kPerGpu:
+      parts.push_back(FormatMemoryMb(r.mem_mb) + " memory per GPU");
+      break;
+    case sched::MemoryRule::kWholeNode:
+      parts.push_back("all of each node's memory");
+      break;
+    case sched::MemoryRule::kNone:
+      break;
+  }
+  if (r.exclusive) parts.push_back("whole nodes (--exclusive)");
+  return Join(parts, ", ");
+}
+
+// What the job needs of one node: its tasks and GPUs spread over its nodes.
+// A node that has this free could be one of the job's nodes now.
+sched::Request OneNodeShare(const sched::Request& r, uint32_t nodes) {
+  sched::Request share = r;
+  nodes = std::max<uint32_t>(nodes, 1);
+  share.nodes = 1;
+  share.nodes_fixed = true;
+  share.max_nodes = 0;
+  share.tasks = r.tasks_per_node > 0 ? r.tasks_per_node : (r.tasks + nodes - 1) / nodes;
+  if (r.gpus_per_job > 0) {
+    share.gpus_per_node = std::max(share.gpus_per_node, (r.gpus_per_job + nodes - 1) / nodes);
+    share.gpus_per_job = 0;
+  }
+  share.required_nodes.clear();
+  share.max_leaf_switches = 0;
+  return share;
+}
+
+// The weighted factors that are not zero: "age=120 fairshare=400 qos=1000".
+std::string FormatFactors(const wire::PriorityFactors& w) {
+  std::vector<std::string> parts;
+  auto add = [&](std::string_view name, double v) {
+    std::string text = Number(v);
+    if (text != "0") parts.push_back(fmt::format("{}={}", name, text));
+  };
+  add("site", w.site());
+  add("age", w.age());
+  add("assoc", w.assoc());
+  add("fairshare", w.fairshare());
+  add("jobsize", w.job_size());
+  add("partition", w.partition());
+  add("qos", w.qos());
+  if (!w.tres().empty()) parts.push_back("tres=" + w.tres());
+  if (w.nice() != 0) parts.push_back(fmt::format("nice={}", w.nice()));
+  return Join(parts, " ");
+}
+
+// One term as the user wrote it: "afterok:12", "afterok:12_3", "after:12+10".
+std::string TermText(const model::DependencyTerm& term) {
+  std::string text(model::DependencyTypeName(term.type));
+  if (term.type == model::DependencyType::kSingleton) return text;
+  text += fmt::format(":{}", term.job_id);
+  if (term.array_task_id) text += fmt::format("_{}", *term.array_task_id);
+  if (term.delay_secs > 0) text += fmt::format("+{}", term.delay_secs / 60);
+  return text;
+}
+
+std::string DescribeLimit(const LimitHit& hit) {
+  if (hit.limit == "MaxWall") {
+    return fmt::format("its time limit ({}) is over the MaxWall of {} ({} min)",
+                       hit.asked < 0 ? "UNLIMITED" : Number(hit.asked) + " min", hit.holder,
+                       Number(hit.max));
+  }
+  std::string what = hit.tres.empty() ? hit.limit : fmt::format("{}={}", hit.limit, hit.tres);
+  std::string unit = hit.tres.empty() ? " jobs" : hit.limit.ends_with("Mins") ? " TRES-min" : "";
+  return fmt::format("{} of {}: running jobs hold {}{}, this job adds {}, the limit is {}", what,
+                     hit.holder, Number(hit.used), unit, Number(hit.asked), Number(hit.max));
+}
+
+}  // namespace
+
+Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t now) const {
+  const wire::JobRecord* job = jobs_.Find(job_id);
+  if (job == nullptr) return NotFound("Invalid job id specified");
+  const wire::JobSpec& spec = job->spec();
+  wire::WhyResponse out;
+  out.set_job_id(job_id);
+  out.set_state(std::string(model::JobStateName(job->state())));
+  out.set_reason(job->reason());
+  out.set_partition(spec.partition());
+  out.set_priority(job->priority());
+  if (job->state() != wire::JOB_STATE_PENDING) return out;
+
+  const model::PendingReason last(job->reason());
+  const std::string_view reported = last.code();
+  auto add = [&](std::string_view code, std::string text) {
+    wire::WhyCause* c = out.add_causes();
+    c->set_code(std::string(code));
+    c->set_text(std::move(text));
+    c->set_reported(code == reported);
+  };
+
+  if (job->priority() == 0) {
+    std::string_view code = job->reason() == model::reason::kJobHeldAdmin
+                                ? model::reason::kJobHeldAdmin
+                                : model::reason::kJobHeldUser;
+    add(code, fmt::format("held (priority 0); `scontrol release {}` lets it be scheduled", job_id));
+  }
+  if (spec.begin_time() > now) {
+    add(model::reason::kBeginTime,
+        fmt::format("may not start before its begin time, {}", Until(spec.begin_time(), now)));
+  }
+  if (!spec.reservation().empty()) {
+    if (model::PendingReason wait = ReservationWaitReason(*job, now)) {
+      const wire::ReservationRecord* r = reservations_.Find(spec.reservation());
+      add(wait.code(), r == nullptr
+                           ? fmt::format("its reservation {} no longer exists", spec.reservation())
+                           : fmt::format("its reservation {} starts {}", spec.reservation(),
+                                         Until(r->start_time(), now)));
+    }
+  }
+
+  // Dependencies, each term with the state of the jobs it names.
+  if (!job->dependency_state().empty()) {
+    if (Result<model::Dependency> dep = model::ParseDependency(job->dependency_state()); dep.ok()) {
+      std::vector<std::string> open;
+      for (const model::DependencyTerm& term : dep->terms) {
+        std::vector<const wire::JobRecord*> named;
+        DependencyTermState state = EvaluateDependencyTerm(jobs_, *job, term, now, &named);
+        wire::WhyDependency* d = out.add_dependencies();
+        d->set_term(TermText(term));
+        d->set_state(state == DependencyTermState::kSatisfied ? "satisfied"
+                     : state == DependencyTermState::kNever   ? "never"
+                                                              : "waiting");
+        for (const wire::JobRecord* other : named) {
+          std::string line =
+              fmt::format("{} {}", other->job_id(), model::JobStateName(other->state()));
+          if (model::IsFinished(other->state())) {
+            line += fmt::format(" (exit {})", other->exit_code());
+          }
+          d->add_jobs(std::move(line));
+        }
+        if (state != DependencyTermState::kSatisfied) {
+          open.push_back(fmt::format("{} ({})", d->term(), d->state()));
+        }
+      }
+      if (model::PendingReason r = DependencyReasonOf(jobs_, *job, now)) {
+        add(r.code(), fmt::format("its dependency {} is not satisfied: {}", job->dependency_state(),
+                                  Join(open, ", ")));
+      }
+    } else {
+      add(model::reason::kDependencyNeverSatisfied,
+          fmt::format("its dependency {} cannot be read", job->dependency_state()));
+    }
+  }
+
+  const conf::PartitionConfig* partition = config_->FindPartition(spec.partition());
+  if (partition == nullptr) {
+    add(model::reason::kPartitionConfig,
+        fmt::format("its partition {} is not configured", spec.partition()));
+  } else {
+    if (partition->state == "DOWN" || partition->state == "DRAIN") {
+      add(model::reason::kPartitionDown,
+          fmt::format("partition {} is {}", partition->name, partition->state));
+    } else if (partition->state == "INACTIVE") {
+      add(model::reason::kPartitionInactive,
+          fmt::format("partition {} is INACTIVE", partition->name));
+    }
+    if (partition->max_time != kInfiniteDuration &&
+        (job->time_limit_s() < 0 || job->time_limit_s() > partition->max_time)) {
+      add(model::reason::kPartitionTimeLimit,
+          fmt::format("its time limit {} is over partition {}'s MaxTime {}",
+                      FormatDurationScontrol(job->time_limit_s()), partition->name,
+                      FormatDurationScontrol(partition->max_time)));
+    }
+    if (partition->max_nodes != conf::kUnlimitedCount && job->req_nodes() > partition->max_nodes) {
+      add(model::reason::kPartitionNodeLimit,
+          fmt::format("it needs {}; partition {}'s MaxNodes is {}", Count(job->req_nodes(), "node"),
+                      partition->name, partition->max_nodes));
+    }
+  }
+
+  // QoS and association limits, with what running jobs hold.
+  if (std::unique_ptr<LimitUsage> usage = RunningUsage(now)) {
+    if (std::optional<LimitHit> hit = LimitHitOf(*usage, *job)) {
+      wire::WhyLimit* l = out.add_limits();
+      l->set_reason(hit->reason.text());
+      l->set_holder(hit->holder);
+      l->set_limit(hit->limit);
+      l->set_tres(hit->tres);
+      l->set_used(hit->used);
+      l->set_asked(hit->asked);
+      l->set_max(hit->max);
+      add(hit->reason.code(), DescribeLimit(*hit));
+    }
+  }
+  if (!spec.licenses().empty() && !LicensesInUse().Available(spec)) {
+    add(model::reason::kLicenses,
+        fmt::format("it needs licenses {}; not all of them are free now", spec.licenses()));
+  }
+
+  // Resources: its share of one node against every node of the partition.
+  if (partition != nullptr) {
+    Result<JobShape> shape = jobs_.ShapeOf(*job, *partition, *config_, nodes_.model());
+    if (shape.ok()) {
+      const sched::ClusterModel& model = nodes_.model();
+      out.set_request(DescribeRequest(*shape, model));
+      out.set_nodes_needed(shape->nodes);
+      const sched::Request share = OneNodeShare(shape->request, shape->nodes);
+      uint32_t fit_now = 0;
+      uint32_t fit_idle = 0;
+      std::vector<std::string> unusable;
+      std::vector<uint32_t> usable;
+      const std::vector<uint32_t> members = PartitionNodeIndices(*partition, model);
+      for (uint32_t i : members) {
+        const NodeRuntime& n = nodes_.nodes()[i];
+        const sched::NodeUsage& u = nodes_.usage()[i];
+        wire::WhyNode* w = out.add_nodes();
+        w->set_name(n.config->name);
+        w->set_usable(n.Usable());
+        w->set_state(n.StateName());
+        w->set_free_cpus(u.free_count * model.nodes[i].cpus_per_slot());
+        w->set_free_gpus(static_cast<uint32_t>(std::popcount(u.free_gpus)));
+        w->set_free_mem_mb(u.free_mem_mb);
+        w->set_fits_when_idle(
+            sched::Select(model, model.empty_usage, {i}, share).allocation.has_value());
+        w->set_fits_now(n.Usable() &&
+                        sched::Select(model, nodes_.usage(), {i}, share).allocation.has_value());
+        fit_now += w->fits_now();
+        fit_idle += w->fits_when_idle();
+        if (n.Usable()) {
+          usable.push_back(i);
+        } else {
+          unusable.push_back(n.config->name);
+        }
+      }
+      const bool fits =
+          sched::Select(model, nodes_.usage(), usable, shape->request).allocation.has_value();
+      if (!fits) {
+        std::string text = fmt::format(
+            "it needs {}; {} of the {} nodes of partition {} have its share of one node free now",
+            out.request(), fit_now, members.size(), partition->name);
+        if (fit_idle < shape->nodes) {
+          text += fmt::format("; only {} could ever hold it as configured", fit_idle);
+        }
+        if (!unusable.empty()) {
+          text +=
+              fmt::format("; {} not usable: {}",
+                          unusable.size() == 1 ? "1 is" : fmt::format("{} are", unusable.size()),
+                          CompressHostlist(unusable));
+        }
+        std::string_view code = reported == model::reason::kReqNodeNotAvail ||
+                                        reported == model::reason::kReservedForMaintenance
+                                    ? reported
+                                    : model::reason::kResources;
+        add(code, std::move(text));
+      }
+    }
+  }
+
+  // The plan of the last backfill pass, and the running jobs whose ends it awaits.
+  if (job->sched_start_time() > 0) {
+    out.set_planned_start(job->sched_start_time());
+    out.set_planned_nodes(job->sched_nodes());
+    std::vector<std::string> planned = ExpandHostlist(job->sched_nodes()).value_or({});
+    std::vector<std::string> words;
+    for (const auto& [id, other] : jobs_) {
+      if (other->state() != wire::JOB_STATE_RUNNING &&
+          other->state() != wire::JOB_STATE_COMPLETING) {
+        continue;
+      }
+      if (other->end_time() > job->sched_start_time()) continue;
+      for (const std::string& node : other->nodes()) {
+        if (std::find(planned.begin(), planned.end(), node) == planned.end()) continue;
+        wire::WhyRelease* r = out.add_releases();
+        r->set_node(node);
+        r->set_job_id(id);
+        r->set_time(other->end_time());
+        r->set_user(other->spec().user());
+        if (words.size() < kMaxReleases) {
+          words.push_back(fmt::format("{} frees {} when job {} reaches its time limit", node,
+                                      Until(other->end_time(), now), id));
+        }
+      }
+    }
+    std::string text = fmt::format("the last backfill pass plans it to start {} on {}",
+                                   Until(job->sched_start_time(), now), job->sched_nodes());
+    if (!words.empty()) text += ": " + Join(words, "; ");
+    for (wire::WhyCause& c : *out.mutable_causes()) {
+      if (c.code() == model::reason::kResources) c.set_text(c.text() + "; " + text);
+    }
+  }
+
+  // The jobs ahead of it in its partition's queue (the order both passes use).
+  if (job->priority() != 0) {
+    std::vector<const wire::JobRecord*> queue;
+    for (const auto& [id, other] : jobs_) {
+      if (other->state() == wire::JOB_STATE_PENDING && other->priority() != 0 &&
+          other->spec().partition() == spec.partition()) {
+        queue.push_back(other.get());
+      }
+    }
+    SortQueue(queue, *config_);
+    const auto at = std::find(queue.begin(), queue.end(), job);
+    const size_t rank = static_cast<size_t>(at - queue.begin());
+    out.set_rank(static_cast<uint32_t>(rank + 1));
+    out.set_queued(static_cast<uint32_t>(queue.size()));
+    wire::PriorityRequest ask;
+    ask.add_job_ids(job_id);
+    for (size_t k = rank; k > 0 && rank - k < kMaxAhead; --k) {
+      const wire::JobRecord* ahead = queue[k - 1];
+      wire::WhyJobAhead* a = out.add_ahead();
+      a->set_job_id(ahead->job_id());
+      a->set_user(ahead->spec().user());
+      a->set_priority(ahead->priority());
+      ask.add_job_ids(ahead->job_id());
+    }
+    if (config_->settings.priority_type == "priority/multifactor") {
+      wire::PriorityResponse factors = DescribePriorities(ask, now);
+      for (const wire::PriorityRow& row : factors.rows()) {
+        std::string text = FormatFactors(row.weighted());
+        if (row.job_id() == job_id) out.set_factors(text);
+        for (wire::WhyJobAhead& a : *out.mutable_ahead()) {
+          if (a.job_id() == row.job_id()) a.set_factors(text);
+        }
+      }
+    }
+    if (rank > 0) {
+      const wire::WhyJobAhead& next = out.ahead(0);
+      add(model::reason::kPriority,
+          fmt::format("{} of partition {} {} ahead of it (it is {} of {}); the nearest is job "
+                      "{} of {} with priority {}",
+                      Count(rank, "pending job"), spec.partition(), rank == 1 ? "is" : "are",
+                      rank + 1, queue.size(), next.job_id(), next.user(), next.priority()));
+    }
+  }
+
+  // The reason the scheduler reported is always among the causes.
+  const bool covered = std::any_of(out.causes().begin(), out.causes().end(),
+                                   [](const wire::WhyCause& c) { return c.reported(); });
+  if (!covered && !reported.empty() && reported != model::reason::kNone) {
+    add(reported, fmt::format("the last scheduling pass reported {}", job->reason()));
+  }
+  return out;
+}
+
+}  // namespace rota::ctld

@@ -1,0 +1,219 @@
+// rota why in the controller core: every cause that holds a pending job, with
+// the numbers, the jobs ahead, dependencies, limits and the planned start.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "ctld/core/core_test_fixture.h"
+#include "model/job_state.h"
+
+namespace rota::ctld {
+namespace {
+
+class WhyReportTest : public testing::CoreTest {
+ protected:
+  void StartCluster(const std::string& extra = "") {
+    Start(
+        "SlurmdTimeout=0\nGresTypes=gpu\nPriorityType=priority/multifactor\n"
+        "PriorityWeightAge=1000\nPriorityMaxAge=1-0\n" +
+        extra +
+        "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+        "NodeName=n3 CPUs=4 RealMemory=16000\n"
+        "PartitionName=gpu Nodes=n[1-3] Default=YES MaxTime=1-00:00:00 "
+        "DefaultTime=1:00:00\n");
+  }
+  uint32_t Submit(const Caller& who, uint32_t tasks, const std::string& gres, int64_t minutes,
+                  const std::string& dependency = "") {
+    return SubmitOkAs(who, [&](wire::JobSpec& s) {
+      s.set_num_tasks(tasks);
+      s.set_min_nodes(1);
+      s.set_gres(gres);
+      s.set_time_limit_s(minutes * 60);
+      s.set_dependency(dependency);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
+  }
+  wire::WhyResponse Why(uint32_t id) {
+    Result<wire::WhyResponse> why = core_->ExplainJob(id, now_);
+    EXPECT_TRUE(why.ok()) << why.status().message();
+    return why.ok() ? *why : wire::WhyResponse();
+  }
+  static const wire::WhyCause* Cause(const wire::WhyResponse& why, std::string_view code) {
+    for (const wire::WhyCause& c : why.causes()) {
+      if (c.code() == code) return &c;
+    }
+    return nullptr;
+  }
+  static std::string Causes(const wire::WhyResponse& why) {
+    std::string all;
+    for (const wire::WhyCause& c : why.causes()) all += c.code() + ": " + c.text() + "\n";
+    return all;
+  }
+};
+
+TEST_F(WhyReportTest, ResourcesNameTheNodesThePlanAndTheJobWhoseEndItAwaits) {
+  StartCluster();
+  // Both GPU nodes busy for an hour (2 GPUs each), then a job wanting 2 GPUs.
+  uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
+  uint32_t b = Submit(bob_, 1, "gpu:a100:2", 30);
+  Tick();
+  ASSERT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
+  uint32_t c = Submit(alice_, 1, "gpu:a100:2", 10);
+  Tick();
+  ASSERT_EQ(Job(c).state(), wire::JOB_STATE_PENDING);
+  wire::WhyResponse why = Why(c);
+  EXPECT_EQ(why.state(), "PENDING");
+  EXPECT_EQ(why.reason(), "Resources");
+  EXPECT_EQ(why.request(), "1 node, 1 task of 1 CPU, 2 GPUs of type a100 per node");
+  const wire::WhyCause* res = Cause(why, "Resources");
+  ASSERT_NE(res, nullptr) << Causes(why);
+  EXPECT_TRUE(res->reported());
+  // n3 has no GPU: it could never hold the job; n1 and n2 could when idle.
+  EXPECT_NE(res->text().find("0 of the 3 nodes of partition gpu have its share of one node free"),
+            std::string::npos)
+      << res->text();
+  ASSERT_EQ(why.nodes_size(), 3);
+  EXPECT_FALSE(why.nodes(2).fits_when_idle());
+  EXPECT_TRUE(why.nodes(0).fits_when_idle());
+  EXPECT_FALSE(why.nodes(0).fits_now());
+  EXPECT_EQ(why.nodes(0).free_gpus(), 0u);
+  EXPECT_EQ(why.nodes(2).free_cpus(), 4u);
+  // The backfill plan: b's node frees first, at its time limit.
+  EXPECT_EQ(why.planned_start(), kT0 + 30 * 60);
+  ASSERT_GE(why.releases_size(), 1);
+  EXPECT_EQ(why.releases(0).job_id(), b);
+  EXPECT_EQ(why.releases(0).time(), kT0 + 30 * 60);
+  EXPECT_NE(res->text().find(fmt::format("when job {} reaches its time limit", b)),
+            std::string::npos)
+      << res->text();
+  EXPECT_NE(res->text().find("plans it to start in 30 min"), std::string::npos) << res->text();
+}
+
+TEST_F(WhyReportTest, JobsAheadAreRankedWithTheirPriorities) {
+  StartCluster();
+  uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
+  uint32_t b = Submit(bob_, 1, "gpu:a100:2", 60);
+  Tick();
+  uint32_t first = Submit(bob_, 1, "gpu:a100:2", 10);
+  now_ += 600;  // Older: more age priority
+  uint32_t second = Submit(alice_, 1, "gpu:a100:2", 10);
+  now_ += 60;
+  Tick();
+  ASSERT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
+  wire::WhyResponse why = Why(second);
+  EXPECT_EQ(why.rank(), 2u);
+  EXPECT_EQ(why.queued(), 2u);
+  ASSERT_EQ(why.ahead_size(), 1);
+  EXPECT_EQ(why.ahead(0).job_id(), first);
+  EXPECT_EQ(why.ahead(0).user(), "bob");
+  EXPECT_NE(why.ahead(0).factors().find("age="), std::string::npos) << why.ahead(0).factors();
+  EXPECT_GT(why.ahead(0).priority(), why.priority());
+  const wire::WhyCause* prio = Cause(why, "Priority");
+  ASSERT_NE(prio, nullptr) << Causes(why);
+  EXPECT_NE(prio->text().find(fmt::format("the nearest is job {} of bob", first)),
+            std::string::npos)
+      << prio->text();
+  // The first in line has nobody ahead.
+  EXPECT_EQ(Why(first).rank(), 1u);
+  EXPECT_EQ(Cause(Why(first), "Priority"), nullptr);
+}
+
+TEST_F(WhyReportTest, EveryCauseIsNamedNotOnlyTheFirst) {
+  StartCluster();
+  uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
+  Tick();
+  // Waits for a to succeed, and may not begin for two hours.
+  uint32_t d = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(1);
+    s.set_time_limit_s(600);
+    s.set_dependency(fmt::format("afterok:{}", a));
+    s.set_begin_time(now_ + 7200);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  Tick();
+  wire::WhyResponse why = Why(d);
+  const wire::WhyCause* begin = Cause(why, "BeginTime");
+  ASSERT_NE(begin, nullptr) << Causes(why);
+  EXPECT_TRUE(begin->reported());
+  EXPECT_NE(begin->text().find("in 2 h 0 min"), std::string::npos) << begin->text();
+  const wire::WhyCause* dep = Cause(why, "Dependency");
+  ASSERT_NE(dep, nullptr) << Causes(why);
+  EXPECT_FALSE(dep->reported());
+  ASSERT_EQ(why.dependencies_size(), 1);
+  EXPECT_EQ(why.dependencies(0).term(), fmt::format("afterok:{}", a));
+  EXPECT_EQ(why.dependencies(0).state(), "waiting");
+  ASSERT_EQ(why.dependencies(0).jobs_size(), 1);
+  EXPECT_EQ(why.dependencies(0).jobs(0), fmt::format("{} RUNNING", a));
+}
+
+TEST_F(WhyReportTest, AHeldJobSaysHowToReleaseIt) {
+  StartCluster();
+  uint32_t j = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(1);
+    s.set_hold(true);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  Tick();
+  wire::WhyResponse why = Why(j);
+  const wire::WhyCause* held = Cause(why, "JobHeldUser");
+  ASSERT_NE(held, nullptr) << Causes(why);
+  EXPECT_TRUE(held->reported());
+  EXPECT_NE(held->text().find(fmt::format("scontrol release {}", j)), std::string::npos);
+  EXPECT_EQ(why.rank(), 0u);  // Not in the queue while held
+}
+
+TEST_F(WhyReportTest, ALimitIsShownWithWhatIsUsedAndTheMaximum) {
+  StartCluster("AccountingStorageEnforce=limits,qos\nAccountingStorageTRES=gres/gpu\n");
+  wire::PolicyState policy;
+  auto add = [&](const std::string& kind, const std::string& name,
+                 std::map<std::string, std::string> fields) {
+    wire::PolicyEntity* e = policy.add_entities();
+    e->set_kind(kind);
+    e->set_name(name);
+    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+  };
+  add("account", "a", {});
+  add("user", "alice", {{"DefaultAccount", "a"}});
+  add("assoc", "a|alice", {{"Account", "a"}, {"User", "alice"}});
+  add("qos", "normal", {{"GrpTRES", "gres/gpu=2"}});
+  Effects e;
+  core_->SetPolicy(policy, e);
+  uint32_t a = Submit(alice_, 1, "gpu:a100:2", 60);
+  uint32_t b = Submit(alice_, 1, "gpu:a100:1", 60);
+  Tick();
+  ASSERT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(Job(b).state(), wire::JOB_STATE_PENDING) << Job(b).reason();
+  wire::WhyResponse why = Why(b);
+  EXPECT_EQ(why.reason(), "QOSGrpGRES");
+  ASSERT_EQ(why.limits_size(), 1);
+  EXPECT_EQ(why.limits(0).holder(), "QOS normal");
+  EXPECT_EQ(why.limits(0).limit(), "GrpTRES");
+  EXPECT_EQ(why.limits(0).tres(), "gres/gpu");
+  EXPECT_EQ(why.limits(0).used(), 2);
+  EXPECT_EQ(why.limits(0).asked(), 1);
+  EXPECT_EQ(why.limits(0).max(), 2);
+  const wire::WhyCause* limit = Cause(why, "QOSGrpGRES");
+  ASSERT_NE(limit, nullptr) << Causes(why);
+  EXPECT_TRUE(limit->reported());
+  EXPECT_EQ(limit->text(),
+            "GrpTRES=gres/gpu of QOS normal: running jobs hold 2, this job adds 1, the limit is 2");
+}
+
+TEST_F(WhyReportTest, ARunningJobIsNotWaitingAndAnUnknownOneIsNotFound) {
+  StartCluster();
+  uint32_t a = Submit(bob_, 1, "", 60);
+  Tick();
+  wire::WhyResponse why = Why(a);
+  EXPECT_EQ(why.state(), "RUNNING");
+  EXPECT_TRUE(why.causes().empty());
+  Result<wire::WhyResponse> none = core_->ExplainJob(9999, now_);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "Invalid job id specified");
+}
+
+}  // namespace
+}  // namespace rota::ctld
