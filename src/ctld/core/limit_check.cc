@@ -185,118 +185,129 @@ const LimitUsage::Tally& LimitUsage::Association(const std::string& user,
 
 namespace {
 
-// A hit's numbers for TRES `key` of `limit`: what `held` holds and the job adds.
-LimitHit TresHit(std::string reason, std::string holder, std::string_view limit_name,
-                 const std::string& key, const TresCounts& limit, const TresCounts& held,
-                 const JobDemand& demand) {
-  return {std::move(reason),
-          std::move(holder),
-          std::string(limit_name),
-          key,
-          static_cast<double>(held.Get(key)),
-          static_cast<double>(demand.tres.Get(key)),
-          static_cast<double>(limit.Get(key))};
-}
+// The hits FindLimitHit returns. Without `numbers` a hit carries its reason
+// alone: the scheduling pass asks for every pending job of every pass and
+// reads nothing else, so neither the holder's name nor the TRES counts are
+// looked up for it. `holder` is a callable that names who holds the limit.
+struct HitMaker {
+  bool numbers;
 
-// GrpTRESRunMins: TRES-minutes left to the running jobs and this job's whole run.
-LimitHit RunMinutesHit(std::string reason, std::string holder, const std::string& key,
-                       const TresCounts& limit, const TresCounts& held_secs,
-                       const JobDemand& demand) {
-  return {
-      std::move(reason),
-      std::move(holder),
-      "GrpTRESRunMins",
-      key,
-      static_cast<double>(held_secs.Get(key)) / 60.0,
-      static_cast<double>(demand.tres.Get(key)) * static_cast<double>(RunSeconds(demand)) / 60.0,
-      static_cast<double>(limit.Get(key))};
-}
+  // TRES `key` of `limit`: what `held` holds and the job adds.
+  template <typename Holder>
+  LimitHit Tres(std::string reason, const Holder& holder, std::string_view limit_name,
+                const std::string& key, const TresCounts& limit, const TresCounts& held,
+                const JobDemand& demand) const {
+    if (!numbers) return {std::move(reason)};
+    return {std::move(reason),
+            holder(),
+            std::string(limit_name),
+            key,
+            static_cast<double>(held.Get(key)),
+            static_cast<double>(demand.tres.Get(key)),
+            static_cast<double>(limit.Get(key))};
+  }
 
-// GrpTRESMins: the decayed usage so far (`used_secs`), in TRES-minutes.
-LimitHit MinutesHit(std::string reason, std::string holder, const std::string& key,
-                    const TresCounts& limit, double used_secs, const JobDemand& demand) {
-  const double asked = demand.time_limit_s < 0
-                           ? 0.0
-                           : static_cast<double>(demand.tres.Get(key)) *
-                                 static_cast<double>(demand.time_limit_s) / 60.0;
-  return {std::move(reason),
-          std::move(holder),
-          "GrpTRESMins",
-          key,
-          used_secs / 60.0,
-          asked,
-          static_cast<double>(limit.Get(key))};
-}
+  // GrpTRESRunMins: TRES-minutes left to the running jobs and this job's whole run.
+  template <typename Holder>
+  LimitHit RunMinutes(std::string reason, const Holder& holder, const std::string& key,
+                      const TresCounts& limit, const TresCounts& held_secs,
+                      const JobDemand& demand) const {
+    if (!numbers) return {std::move(reason)};
+    return {
+        std::move(reason),
+        holder(),
+        "GrpTRESRunMins",
+        key,
+        static_cast<double>(held_secs.Get(key)) / 60.0,
+        static_cast<double>(demand.tres.Get(key)) * static_cast<double>(RunSeconds(demand)) / 60.0,
+        static_cast<double>(limit.Get(key))};
+  }
 
-// A job-count limit: `held` jobs run, the job would be one more.
-LimitHit JobsHit(std::string reason, std::string holder, std::string_view limit_name, uint32_t held,
-                 uint32_t max) {
-  return {std::move(reason),         std::move(holder),
-          std::string(limit_name),   "",
-          static_cast<double>(held), 1.0,
-          static_cast<double>(max)};
-}
+  // GrpTRESMins: the decayed usage so far (`used_secs`), in TRES-minutes.
+  template <typename Holder>
+  LimitHit Minutes(std::string reason, const Holder& holder, const std::string& key,
+                   const TresCounts& limit, double used_secs, const JobDemand& demand) const {
+    if (!numbers) return {std::move(reason)};
+    const double asked = demand.time_limit_s < 0
+                             ? 0.0
+                             : static_cast<double>(demand.tres.Get(key)) *
+                                   static_cast<double>(demand.time_limit_s) / 60.0;
+    return {std::move(reason),
+            holder(),
+            "GrpTRESMins",
+            key,
+            used_secs / 60.0,
+            asked,
+            static_cast<double>(limit.Get(key))};
+  }
 
-// MaxWall, in minutes; a job without a time limit asks for -1.
-LimitHit WallHit(std::string reason, std::string holder, int64_t max_wall_s,
-                 const JobDemand& demand) {
-  return {std::move(reason),
-          std::move(holder),
-          "MaxWall",
-          "",
-          0.0,
-          demand.time_limit_s < 0 ? -1.0 : static_cast<double>(demand.time_limit_s) / 60.0,
-          static_cast<double>(max_wall_s) / 60.0};
-}
+  // A job-count limit: `held` jobs run, the job would be one more.
+  template <typename Holder>
+  LimitHit Jobs(std::string reason, const Holder& holder, std::string_view limit_name,
+                uint32_t held, uint32_t max) const {
+    if (!numbers) return {std::move(reason)};
+    return {std::move(reason),         holder(), std::string(limit_name), "",
+            static_cast<double>(held), 1.0,      static_cast<double>(max)};
+  }
 
-}  // namespace
+  // MaxWall, in minutes; a job without a time limit asks for -1.
+  template <typename Holder>
+  LimitHit Wall(std::string reason, const Holder& holder, int64_t max_wall_s,
+                const JobDemand& demand) const {
+    if (!numbers) return {std::move(reason)};
+    return {std::move(reason),
+            holder(),
+            "MaxWall",
+            "",
+            0.0,
+            demand.time_limit_s < 0 ? -1.0 : static_cast<double>(demand.time_limit_s) / 60.0,
+            static_cast<double>(max_wall_s) / 60.0};
+  }
+};
 
-model::PendingReason StartLimitReason(const LimitUsage& running, const JobDemand& demand) {
-  std::optional<LimitHit> hit = StartLimitHit(running, demand);
-  return hit ? hit->reason : model::PendingReason();
-}
-
-std::optional<LimitHit> StartLimitHit(const LimitUsage& running, const JobDemand& demand) {
+// StartLimitHit's walk; StartLimitReason's without `numbers` (HitMaker).
+std::optional<LimitHit> FindLimitHit(const LimitUsage& running, const JobDemand& demand,
+                                     bool numbers) {
+  const HitMaker hits{numbers};
   const PolicyTable& table = running.table();
   if (const QosPolicy* qos = demand.qos.empty() ? nullptr : table.FindQos(demand.qos)) {
     const PolicyLimits& l = qos->limits;
-    // Holders are named only for a hit: this runs for every pending job of every pass.
     auto holder = [&] { return "QOS " + qos->name; };
     if (OverWall(l.max_wall_s, demand.time_limit_s)) {
-      return WallHit("QOSMaxWallDurationPerJobLimit", holder(), *l.max_wall_s, demand);
+      return hits.Wall("QOSMaxWallDurationPerJobLimit", holder, *l.max_wall_s, demand);
     }
     if (std::string key = OverTres(l.max_tres_per_job, {}, demand.tres); !key.empty()) {
-      return TresHit(TresReason("QOS", Family::kPerJob, key), holder(), "MaxTRESPerJob", key,
-                     l.max_tres_per_job, {}, demand);
+      return hits.Tres(TresReason("QOS", Family::kPerJob, key), holder, "MaxTRESPerJob", key,
+                       l.max_tres_per_job, {}, demand);
     }
     const LimitUsage::Tally& all = running.Qos(qos->name);
     const LimitUsage::Tally& mine = running.QosUser(qos->name, demand.user);
     auto user_holder = [&] { return fmt::format("user {} in QOS {}", demand.user, qos->name); };
     if (l.grp_jobs && all.jobs + 1 > *l.grp_jobs) {
-      return JobsHit("QOSGrpJobsLimit", holder(), "GrpJobs", all.jobs, *l.grp_jobs);
+      return hits.Jobs("QOSGrpJobsLimit", holder, "GrpJobs", all.jobs, *l.grp_jobs);
     }
     if (l.max_jobs && mine.jobs + 1 > *l.max_jobs) {
-      return JobsHit("QOSMaxJobsPerUserLimit", user_holder(), "MaxJobsPerUser", mine.jobs,
-                     *l.max_jobs);
+      return hits.Jobs("QOSMaxJobsPerUserLimit", user_holder, "MaxJobsPerUser", mine.jobs,
+                       *l.max_jobs);
     }
     if (std::string key = OverTres(l.grp_tres, all.tres, demand.tres); !key.empty()) {
-      return TresHit(TresReason("QOS", Family::kGroup, key), holder(), "GrpTRES", key, l.grp_tres,
-                     all.tres, demand);
+      return hits.Tres(TresReason("QOS", Family::kGroup, key), holder, "GrpTRES", key, l.grp_tres,
+                       all.tres, demand);
     }
     if (std::string key = OverTres(l.max_tres_per_user, mine.tres, demand.tres); !key.empty()) {
-      return TresHit(TresReason("QOS", Family::kPerUser, key), user_holder(), "MaxTRESPerUser", key,
-                     l.max_tres_per_user, mine.tres, demand);
+      return hits.Tres(TresReason("QOS", Family::kPerUser, key), user_holder, "MaxTRESPerUser", key,
+                       l.max_tres_per_user, mine.tres, demand);
     }
     if (std::string key = OverRunMinutes(l.grp_tres_run_mins, all.run_secs, demand); !key.empty()) {
-      return RunMinutesHit(TresRunMinutesReason("QOS", key), holder(), key, l.grp_tres_run_mins,
-                           all.run_secs, demand);
+      return hits.RunMinutes(TresRunMinutesReason("QOS", key), holder, key, l.grp_tres_run_mins,
+                             all.run_secs, demand);
     }
     if (const UsageLedger* ledger = running.ledger(); ledger != nullptr) {
       auto used = [&](const std::string& tres) { return ledger->QosTresUsage(qos->name, tres); };
       if (std::string key = OverTresMinutes(l.grp_tres_mins, used, demand, running.safe());
           !key.empty()) {
-        return MinutesHit(TresMinutesReason("QOS", key), holder(), key, l.grp_tres_mins, used(key),
-                          demand);
+        return hits.Minutes(TresMinutesReason("QOS", key), holder, key, l.grp_tres_mins, used(key),
+                            demand);
       }
     }
   }
@@ -308,12 +319,12 @@ std::optional<LimitHit> StartLimitHit(const LimitUsage& running, const JobDemand
   };
   if (std::optional<int64_t> wall = Inherited(own, lineage, &PolicyLimits::max_wall_s);
       OverWall(wall, demand.time_limit_s)) {
-    return WallHit("AssocMaxWallDurationPerJobLimit", assoc_holder(), *wall, demand);
+    return hits.Wall("AssocMaxWallDurationPerJobLimit", assoc_holder, *wall, demand);
   }
   const LimitUsage::Tally& assoc = running.Association(demand.user, demand.account);
   if (std::optional<uint32_t> max = Inherited(own, lineage, &PolicyLimits::max_jobs);
       max && assoc.jobs + 1 > *max) {
-    return JobsHit("AssocMaxJobsLimit", assoc_holder(), "MaxJobs", assoc.jobs, *max);
+    return hits.Jobs("AssocMaxJobsLimit", assoc_holder, "MaxJobs", assoc.jobs, *max);
   }
   const UsageLedger* ledger = running.ledger();
   // GrpTRESMins of the association (`user` set) or of an account.
@@ -323,23 +334,23 @@ std::optional<LimitHit> StartLimitHit(const LimitUsage& running, const JobDemand
     auto used = [&](const std::string& tres) { return ledger->TresUsage(account, user, tres); };
     std::string key = OverTresMinutes(l.grp_tres_mins, used, demand, running.safe());
     if (key.empty()) return std::nullopt;
-    return MinutesHit(TresMinutesReason("Assoc", key), holder(), key, l.grp_tres_mins, used(key),
-                      demand);
+    return hits.Minutes(TresMinutesReason("Assoc", key), holder, key, l.grp_tres_mins, used(key),
+                        demand);
   };
   // The group limits of the association itself, then of each account up.
   auto over_group = [&](const PolicyLimits& l, const LimitUsage::Tally& held,
                         const auto& holder) -> std::optional<LimitHit> {
     if (l.grp_jobs && held.jobs + 1 > *l.grp_jobs) {
-      return JobsHit("AssocGrpJobsLimit", holder(), "GrpJobs", held.jobs, *l.grp_jobs);
+      return hits.Jobs("AssocGrpJobsLimit", holder, "GrpJobs", held.jobs, *l.grp_jobs);
     }
     if (std::string key = OverTres(l.grp_tres, held.tres, demand.tres); !key.empty()) {
-      return TresHit(TresReason("Assoc", Family::kGroup, key), holder(), "GrpTRES", key, l.grp_tres,
-                     held.tres, demand);
+      return hits.Tres(TresReason("Assoc", Family::kGroup, key), holder, "GrpTRES", key, l.grp_tres,
+                       held.tres, demand);
     }
     if (std::string key = OverRunMinutes(l.grp_tres_run_mins, held.run_secs, demand);
         !key.empty()) {
-      return RunMinutesHit(TresRunMinutesReason("Assoc", key), holder(), key, l.grp_tres_run_mins,
-                           held.run_secs, demand);
+      return hits.RunMinutes(TresRunMinutesReason("Assoc", key), holder, key, l.grp_tres_run_mins,
+                             held.run_secs, demand);
     }
     return std::nullopt;
   };
@@ -355,6 +366,17 @@ std::optional<LimitHit> StartLimitHit(const LimitUsage& running, const JobDemand
     if (auto hit = over_minutes(a->limits, a->name, "", holder)) return hit;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+model::PendingReason StartLimitReason(const LimitUsage& running, const JobDemand& demand) {
+  std::optional<LimitHit> hit = FindLimitHit(running, demand, /*numbers=*/false);
+  return hit ? std::move(hit->reason) : model::PendingReason();
+}
+
+std::optional<LimitHit> StartLimitHit(const LimitUsage& running, const JobDemand& demand) {
+  return FindLimitHit(running, demand, /*numbers=*/true);
 }
 
 Status CheckSubmitLimits(const LimitUsage& active, const JobDemand& demand, uint32_t jobs) {
