@@ -8,6 +8,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/query/why_format.h"
+#include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "why.pb.h"
 
@@ -18,7 +19,8 @@ constexpr char kUsage[] =
     "Commands:\n"
     "  why [--json] JOBID   why a pending job waits: every cause, with its numbers,\n"
     "                       the jobs ahead of it and its planned start\n"
-    "  help                 show this help message\n";
+    "  help                 show this help message\n"
+    "  version, --version   the Slurm release whose commands Rota follows\n";
 
 int Why(int argc, char** argv) {
   bool json = false;
@@ -70,6 +72,10 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   if (command == "why") return Why(argc - 1, argv + 1);
+  if (command == "--version" || command == "-V" || command == "version") {
+    std::cout << rota::cli::kSlurmVersionLine;
+    return 0;
+  }
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return 0;

@@ -7,6 +7,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/signal_names.h"
+#include "cli/slurm_version.h"
 #include "cli/step/step_commands.h"
 #include "conf/config_loader.h"
 #include "rota.pb.h"
@@ -30,14 +31,20 @@ int main(int argc, char** argv) {
   rota::wire::SignalJobsRequest request;
   bool quiet = false;
   const option long_options[] = {
-      {"batch", no_argument, nullptr, 'b'},         {"name", required_argument, nullptr, 'n'},
-      {"jobname", required_argument, nullptr, 'n'}, {"partition", required_argument, nullptr, 'p'},
-      {"signal", required_argument, nullptr, 's'},  {"state", required_argument, nullptr, 't'},
-      {"user", required_argument, nullptr, 'u'},    {"quiet", no_argument, nullptr, 'Q'},
-      {"help", no_argument, nullptr, 'h'},          {nullptr, 0, nullptr, 0},
+      {"batch", no_argument, nullptr, 'b'},
+      {"name", required_argument, nullptr, 'n'},
+      {"jobname", required_argument, nullptr, 'n'},
+      {"partition", required_argument, nullptr, 'p'},
+      {"signal", required_argument, nullptr, 's'},
+      {"state", required_argument, nullptr, 't'},
+      {"user", required_argument, nullptr, 'u'},
+      {"quiet", no_argument, nullptr, 'Q'},
+      {"help", no_argument, nullptr, 'h'},
+      {"version", no_argument, nullptr, 'V'},
+      {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "bn:p:s:t:u:Qhv", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "bn:p:s:t:u:QhvV", long_options, nullptr)) != -1) {
     switch (c) {
       case 'b':
         request.set_batch_only(true);
@@ -70,6 +77,9 @@ int main(int argc, char** argv) {
         break;
       case 'h':
         Usage();
+        return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
         std::cerr << "Try \"scancel --help\" for more information\n";

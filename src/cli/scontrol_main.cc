@@ -10,6 +10,7 @@
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_show.h"
 #include "cli/show_config.h"
+#include "cli/slurm_version.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -223,6 +224,9 @@ int main(int argc, char** argv) {
       one_liner = true;
     } else if (a == "-d" || a == "--details") {
       details = true;  // Jobs: the CPU ids, memory and GPU indices on each node.
+    } else if (a == "-V" || a == "--version") {
+      std::cout << rota::cli::kSlurmVersionLine;
+      return 0;
     } else if (a == "-Q" || a == "--quiet") {
       // Accepted; nothing here prints what -Q would silence.
     } else {
@@ -239,6 +243,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string& verb = args[0];
+  if (EqualsIgnoreCase(verb, "version")) {
+    std::cout << rota::cli::kSlurmVersionLine;
+    return 0;
+  }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (EqualsIgnoreCase(verb, "show")) {
     if (rest.empty()) return Fail("show requires an entity");

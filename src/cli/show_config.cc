@@ -5,6 +5,7 @@
 
 #include "cli/show_config_keys.h"
 #include "cli/slurm_time.h"
+#include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "conf/preempt_mode.h"
 
@@ -61,7 +62,7 @@ std::string FormatShowConfig(const conf::ClusterConfig& config, const ShowConfig
       continue;
     }
     if (key.name == "SLURM_CONF") value = config.slurm_conf_path;
-    if (key.name == "SLURM_VERSION") value = "22.05.8";
+    if (key.name == "SLURM_VERSION") value = kSlurmVersion;
     if (key.name == "BOOT_TIME" || key.name == "NEXT_JOB_ID") continue;  // The controller's own
     if (key.name == "SlurmctldHost[0]") {
       if (config.settings.controllers.empty()) {

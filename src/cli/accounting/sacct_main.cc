@@ -18,6 +18,7 @@
 #include "cli/client/accounting_client.h"
 #include "cli/event_time.h"
 #include "cli/local_time.h"
+#include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "common/user_names.h"
 #include "conf/config_loader.h"
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
       {"allocations", no_argument, nullptr, 'X'},
       {"json", no_argument, nullptr, kJson},
       {"help", no_argument, nullptr, 'h'},
+      {"version", no_argument, nullptr, 'V'},
       {nullptr, 0, nullptr, 0},
   };
   auto add_list = [](auto* out, const char* text) {
@@ -98,7 +100,7 @@ int main(int argc, char** argv) {
     }
   };
   int c;
-  while ((c = getopt_long(argc, argv, "aA:DE:j:no:pPr:s:S:u:Xh", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "aA:DE:j:no:pPr:s:S:u:XhV", long_options, nullptr)) != -1) {
     switch (c) {
       case 'a':
         all_users = true;
@@ -168,6 +170,9 @@ int main(int argc, char** argv) {
         break;
       case 'h':
         Usage(stdout);
+        return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
         Usage(stderr);

@@ -17,6 +17,7 @@
 #include "cli/accounting/sacctmgr_events.h"
 #include "cli/client/accounting_client.h"
 #include "cli/client/controller_client.h"
+#include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "common/user_names.h"
 #include "conf/config_loader.h"
@@ -132,13 +133,17 @@ int main(int argc, char** argv) {
   bool immediate = false, no_header = false;
   SacctLayout layout = SacctLayout::kAligned;
   const option long_options[] = {
-      {"immediate", no_argument, nullptr, 'i'}, {"noheader", no_argument, nullptr, 'n'},
-      {"parsable", no_argument, nullptr, 'p'},  {"parsable2", no_argument, nullptr, 'P'},
-      {"help", no_argument, nullptr, 'h'},      {nullptr, 0, nullptr, 0},
+      {"immediate", no_argument, nullptr, 'i'},
+      {"noheader", no_argument, nullptr, 'n'},
+      {"parsable", no_argument, nullptr, 'p'},
+      {"parsable2", no_argument, nullptr, 'P'},
+      {"help", no_argument, nullptr, 'h'},
+      {"version", no_argument, nullptr, 'V'},
+      {nullptr, 0, nullptr, 0},
   };
   int c;
   // '+': options only before the command, so "format=..." and the like stay words.
-  while ((c = getopt_long(argc, argv, "+inpPh", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "+inpPhV", long_options, nullptr)) != -1) {
     switch (c) {
       case 'i':
         immediate = true;
@@ -155,12 +160,19 @@ int main(int argc, char** argv) {
       case 'h':
         Usage(stdout);
         return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
+        return 0;
       default:
         Usage(stderr);
         return 1;
     }
   }
   std::vector<std::string> words(argv + optind, argv + argc);
+  if (words.size() == 1 && rota::ToLower(words[0]) == "version") {
+    std::cout << rota::cli::kSlurmVersionLine;
+    return 0;
+  }
   if (words.size() >= 2 && rota::cli::IsEventsEntity(words[1]) &&
       (rota::ToLower(words[0]) == "list" || rota::ToLower(words[0]) == "show")) {
     return ListEvents(words, layout, no_header);

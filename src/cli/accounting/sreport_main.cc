@@ -19,6 +19,7 @@
 #include "cli/client/accounting_client.h"
 #include "cli/event_time.h"
 #include "cli/local_time.h"
+#include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -114,18 +115,15 @@ int main(int argc, char** argv) {
   ReportOptions o;
   std::string tres_text = "cpu";
   enum { kHelp = 'h' };
-  static const option kLong[] = {{"noheader", no_argument, nullptr, 'n'},
-                                 {"parsable", no_argument, nullptr, 'p'},
-                                 {"parsable2", no_argument, nullptr, 'P'},
-                                 {"tres", required_argument, nullptr, 'T'},
-                                 {"cluster", required_argument, nullptr, 'M'},
-                                 {"quiet", no_argument, nullptr, 'Q'},
-                                 {"verbose", no_argument, nullptr, 'v'},
-                                 {"help", no_argument, nullptr, kHelp},
-                                 {nullptr, 0, nullptr, 0}};
+  static const option kLong[] = {
+      {"noheader", no_argument, nullptr, 'n'},      {"parsable", no_argument, nullptr, 'p'},
+      {"parsable2", no_argument, nullptr, 'P'},     {"tres", required_argument, nullptr, 'T'},
+      {"cluster", required_argument, nullptr, 'M'}, {"quiet", no_argument, nullptr, 'Q'},
+      {"verbose", no_argument, nullptr, 'v'},       {"help", no_argument, nullptr, kHelp},
+      {"version", no_argument, nullptr, 'V'},       {nullptr, 0, nullptr, 0}};
   std::string cluster_filter;
   // '+': options end at the first command word, as sreport reads them.
-  for (int c; (c = getopt_long(argc, argv, "+npPt:T:M:Qvh", kLong, nullptr)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, "+npPt:T:M:QvhV", kLong, nullptr)) != -1;) {
     switch (c) {
       case 'n':
         o.no_header = true;
@@ -155,12 +153,19 @@ int main(int argc, char** argv) {
       case kHelp:
         Usage(stdout);
         return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
+        return 0;
       default:
         Usage(stderr);
         return 1;
     }
   }
   std::vector<std::string> words(argv + optind, argv + argc);
+  if (words.size() == 1 && rota::ToLower(words[0]) == "version") {
+    std::cout << rota::cli::kSlurmVersionLine;
+    return 0;
+  }
   if (words.size() < 2) {
     Usage(stderr);
     return 1;

@@ -8,6 +8,7 @@
 #include "cli/client/controller_client.h"
 #include "cli/local_time.h"
 #include "cli/query/sdiag_format.h"
+#include "cli/slurm_version.h"
 #include "conf/config_loader.h"
 #include "diag.pb.h"
 
@@ -28,10 +29,11 @@ int main(int argc, char** argv) {
       {"all", no_argument, nullptr, 'a'},
       {"reset", no_argument, nullptr, 'r'},
       {"help", no_argument, nullptr, 'h'},
+      {"version", no_argument, nullptr, 'V'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "arh", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "arhV", long_options, nullptr)) != -1) {
     switch (c) {
       case 'a':
         break;
@@ -40,6 +42,9 @@ int main(int argc, char** argv) {
         break;
       case 'h':
         Usage();
+        return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
         std::cerr << "Try \"sdiag --help\" for more information\n";

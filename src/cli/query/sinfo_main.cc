@@ -10,6 +10,7 @@
 #include "cli/client/controller_client.h"
 #include "cli/format/sinfo_fields.h"
 #include "cli/local_time.h"
+#include "cli/slurm_version.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -60,10 +61,11 @@ int main(int argc, char** argv) {
       {"sort", required_argument, nullptr, 'S'},
       {"nodes", required_argument, nullptr, 'n'},
       {"help", no_argument, nullptr, 1001},
+      {"version", no_argument, nullptr, 'V'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hNlRo:O:p:t:sS:n:av", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "hNlRo:O:p:t:sS:n:avV", long_options, nullptr)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -105,6 +107,9 @@ int main(int argc, char** argv) {
         std::cout
             << "Usage: sinfo [-h] [-N] [-l] [-R] [-s] [-o FORMAT] [-O FORMAT] [-p PARTITIONS]\n"
                "             [-t STATES] [-n NODES]\n";
+        return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
         std::cerr << "Try \"sinfo --help\" for more information\n";

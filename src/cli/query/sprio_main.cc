@@ -8,6 +8,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/query/sprio_format.h"
+#include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 #include "priority.pb.h"
@@ -34,14 +35,20 @@ int main(int argc, char** argv) {
   bool long_format = false;
   std::optional<std::string> format;
   const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},     {"jobs", required_argument, nullptr, 'j'},
-      {"long", no_argument, nullptr, 'l'},         {"norm", no_argument, nullptr, 'n'},
-      {"format", required_argument, nullptr, 'o'}, {"partition", required_argument, nullptr, 'p'},
-      {"user", required_argument, nullptr, 'u'},   {"weights", no_argument, nullptr, 'w'},
-      {"help", no_argument, nullptr, 1001},        {nullptr, 0, nullptr, 0},
+      {"noheader", no_argument, nullptr, 'h'},
+      {"jobs", required_argument, nullptr, 'j'},
+      {"long", no_argument, nullptr, 'l'},
+      {"norm", no_argument, nullptr, 'n'},
+      {"format", required_argument, nullptr, 'o'},
+      {"partition", required_argument, nullptr, 'p'},
+      {"user", required_argument, nullptr, 'u'},
+      {"weights", no_argument, nullptr, 'w'},
+      {"help", no_argument, nullptr, 1001},
+      {"version", no_argument, nullptr, 'V'},
+      {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hj:lno:p:u:w", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "hj:lno:p:u:wV", long_options, nullptr)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -76,6 +83,9 @@ int main(int argc, char** argv) {
         break;
       case 1001:
         std::cout << kUsage;
+        return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
         std::cerr << "Try \"sprio --help\" for more information\n";

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/format/squeue_fields.h"
+#include "cli/slurm_version.h"
 #include "common/hostlist.h"
 #include "model/job_state.h"
 
@@ -10,10 +11,13 @@ namespace rota::cli {
 
 std::string SqueueJson(std::span<const wire::JobRecord> jobs, int64_t now) {
   nlohmann::ordered_json out;
-  out["meta"] = {
-      {"plugin", {{"type", "openapi/v0.0.38"}, {"name", "Slurm OpenAPI v0.0.38"}}},
-      {"Slurm",
-       {{"version", {{"major", 22}, {"micro", 8}, {"minor", 5}}}, {"release", "22.05.8"}}}};
+  out["meta"] = {{"plugin", {{"type", "openapi/v0.0.38"}, {"name", "Slurm OpenAPI v0.0.38"}}},
+                 {"Slurm",
+                  {{"version",
+                    {{"major", kSlurmVersionMajor},
+                     {"micro", kSlurmVersionMicro},
+                     {"minor", kSlurmVersionMinor}}},
+                   {"release", kSlurmVersion}}}};
   out["errors"] = nlohmann::json::array();
   nlohmann::ordered_json list = nlohmann::json::array();
   for (const wire::JobRecord& j : jobs) {

@@ -15,6 +15,7 @@
 #include "cli/local_time.h"
 #include "cli/query/job_listing.h"
 #include "cli/query/squeue_json.h"
+#include "cli/slurm_version.h"
 #include "cli/step/step_commands.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
@@ -80,13 +81,14 @@ int main(int argc, char** argv) {
       {"start", no_argument, nullptr, kStart},
       {"json", no_argument, nullptr, kJson},
       {"help", no_argument, nullptr, 1003},
+      {"version", no_argument, nullptr, 'V'},
       {"me", no_argument, nullptr, 1002},
       {"all", no_argument, nullptr, 'a'},
       {"steps", optional_argument, nullptr, 's'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:n:w:rS:avs::", long_options, nullptr)) !=
+  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:n:w:rS:avVs::", long_options, nullptr)) !=
          -1) {
     switch (c) {
       case 'h':
@@ -152,6 +154,9 @@ int main(int argc, char** argv) {
             << "Usage: squeue [-h] [-l] [-r] [--start] [-o FORMAT] [-O FORMAT] [-u USERS] [-j "
                "JOBS]\n"
                "              [-p PARTITIONS] [-t STATES] [-A ACCOUNTS] [-q QOS] [-w NODES]\n";
+        return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
         std::cerr << "Try \"squeue --help\" for more information\n";

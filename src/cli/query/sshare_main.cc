@@ -7,6 +7,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/query/sshare_format.h"
+#include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 #include "fairshare.pb.h"
@@ -31,14 +32,20 @@ int main(int argc, char** argv) {
   rota::cli::SshareOptions options;
   rota::wire::FairshareRequest request;
   const option long_options[] = {
-      {"all", no_argument, nullptr, 'a'},          {"accounts", required_argument, nullptr, 'A'},
-      {"long", no_argument, nullptr, 'l'},         {"noheader", no_argument, nullptr, 'n'},
-      {"format", required_argument, nullptr, 'o'}, {"parsable", no_argument, nullptr, 'p'},
-      {"parsable2", no_argument, nullptr, 'P'},    {"users", required_argument, nullptr, 'u'},
-      {"help", no_argument, nullptr, 1001},        {nullptr, 0, nullptr, 0},
+      {"all", no_argument, nullptr, 'a'},
+      {"accounts", required_argument, nullptr, 'A'},
+      {"long", no_argument, nullptr, 'l'},
+      {"noheader", no_argument, nullptr, 'n'},
+      {"format", required_argument, nullptr, 'o'},
+      {"parsable", no_argument, nullptr, 'p'},
+      {"parsable2", no_argument, nullptr, 'P'},
+      {"users", required_argument, nullptr, 'u'},
+      {"help", no_argument, nullptr, 1001},
+      {"version", no_argument, nullptr, 'V'},
+      {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "aA:lno:pPu:", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "aA:lno:pPu:V", long_options, nullptr)) != -1) {
     switch (c) {
       case 'a':
         request.set_all_users(true);
@@ -72,6 +79,9 @@ int main(int argc, char** argv) {
         break;
       case 1001:
         std::cout << kUsage;
+        return 0;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
         std::cerr << "Try \"sshare --help\" for more information\n";

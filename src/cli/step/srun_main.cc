@@ -26,6 +26,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/client/node_caller.h"
+#include "cli/slurm_version.h"
 #include "cli/step/mpi_type.h"
 #include "cli/step/node_launches.h"
 #include "cli/step/raw_terminal.h"
@@ -312,7 +313,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options->version) {
-    std::cout << "rota 0.1.0 (slurm 22.05 compatible)\n";
+    std::cout << rota::cli::kSlurmVersionLine;
     return 0;
   }
   if (options->command.empty()) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/client/controller_client.h"
+#include "cli/slurm_version.h"
 #include "cli/submit/allocation.h"
 #include "cli/submit/job_options.h"
 #include "conf/config_loader.h"
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (parsed->version) {
-    std::cout << "rota 0.1.0 (slurm 22.05 compatible)\n";
+    std::cout << rota::cli::kSlurmVersionLine;
     return 0;
   }
   for (const std::string& w : parsed->warnings) std::cerr << w << "\n";

@@ -13,6 +13,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/slurm_time.h"
+#include "cli/slurm_version.h"
 #include "cli/submit/batch_script.h"
 #include "cli/submit/job_options.h"
 #include "cli/submit/propagated_limits.h"
@@ -70,6 +71,17 @@ int main(int argc, char** argv) {
   char cwd[PATH_MAX];
   context.cwd = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/";
   context.now = static_cast<int64_t>(std::time(nullptr));
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // --help, --usage and --version answer without slurm.conf or a script.
+  if (auto early = rota::cli::ParseJobOptions(rota::cli::Command::kSbatch, {args, {}}, context);
+      early.ok() && (early->help || early->usage || early->version)) {
+    if (early->version) {
+      std::cout << rota::cli::kSlurmVersionLine;
+    } else {
+      std::cout << "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n";
+    }
+    return 0;
+  }
   // slurm.conf first, for the script's size bound; its errors are told after
   // those of the options.
   auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
@@ -77,19 +89,10 @@ int main(int argc, char** argv) {
     context.max_script_bytes = (*client)->config().settings.scheduler.max_script_size;
   }
 
-  std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = rota::cli::ParseSbatchInvocation(args, context, std::cin);
   if (!parsed.ok()) {
     std::cerr << parsed.status().message() << "\n";
     return 1;
-  }
-  if (parsed->help || parsed->usage) {
-    std::cout << "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n";
-    return 0;
-  }
-  if (parsed->version) {
-    std::cout << "rota 0.1.0 (slurm 22.05 compatible)\n";
-    return 0;
   }
   for (const std::string& w : parsed->warnings) std::cerr << w << "\n";
 
