@@ -6,6 +6,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/signal_names.h"
 #include "cli/slurm_version.h"
 #include "cli/step/step_commands.h"
@@ -30,21 +31,17 @@ void Usage() {
 int main(int argc, char** argv) {
   rota::wire::SignalJobsRequest request;
   bool quiet = false;
+  std::string clusters;  // -M: checked before anything is contacted
   const option long_options[] = {
-      {"batch", no_argument, nullptr, 'b'},
-      {"name", required_argument, nullptr, 'n'},
-      {"jobname", required_argument, nullptr, 'n'},
-      {"partition", required_argument, nullptr, 'p'},
-      {"signal", required_argument, nullptr, 's'},
-      {"state", required_argument, nullptr, 't'},
-      {"user", required_argument, nullptr, 'u'},
-      {"quiet", no_argument, nullptr, 'Q'},
-      {"help", no_argument, nullptr, 'h'},
-      {"version", no_argument, nullptr, 'V'},
-      {nullptr, 0, nullptr, 0},
+      {"batch", no_argument, nullptr, 'b'},          {"name", required_argument, nullptr, 'n'},
+      {"jobname", required_argument, nullptr, 'n'},  {"partition", required_argument, nullptr, 'p'},
+      {"signal", required_argument, nullptr, 's'},   {"state", required_argument, nullptr, 't'},
+      {"user", required_argument, nullptr, 'u'},     {"quiet", no_argument, nullptr, 'Q'},
+      {"help", no_argument, nullptr, 'h'},           {"version", no_argument, nullptr, 'V'},
+      {"clusters", required_argument, nullptr, 'M'}, {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "bn:p:s:t:u:QhvV", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "bn:p:s:t:u:QhvVM:", long_options, nullptr)) != -1) {
     switch (c) {
       case 'b':
         request.set_batch_only(true);
@@ -73,6 +70,9 @@ int main(int argc, char** argv) {
       case 'Q':
         quiet = true;
         break;
+      case 'M':
+        clusters = optarg;
+        break;
       case 'v':
         break;
       case 'h':
@@ -84,6 +84,14 @@ int main(int argc, char** argv) {
       default:
         std::cerr << "Try \"scancel --help\" for more information\n";
         return 1;
+    }
+  }
+  if (!clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "scancel: error: " << s.message() << "\n";
+      return 1;
     }
   }
   // JOBID.STEPID: the step's tasks, signalled on its nodes (cli/step/step_commands.h).

@@ -5,6 +5,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/scontrol_hostlist.h"
 #include "cli/scontrol_licenses.h"
 #include "cli/scontrol_reservation.h"
@@ -218,9 +219,20 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   bool one_liner = false;
   bool details = false;
+  std::string clusters;  // -M: checked before anything is contacted
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "-o" || a == "--oneliner") {
+    if (a == "-M" || a == "--clusters" || a == "--cluster") {
+      if (i + 1 == argc) {
+        std::cerr << "scontrol: option '" << a << "' requires an argument\n";
+        return 1;
+      }
+      clusters = argv[++i];
+    } else if (a.starts_with("-M") && args.empty()) {
+      clusters = a.substr(2);
+    } else if (a.starts_with("--clusters=") || a.starts_with("--cluster=")) {
+      clusters = a.substr(a.find('=') + 1);
+    } else if (a == "-o" || a == "--oneliner") {
       one_liner = true;
     } else if (a == "-d" || a == "--details") {
       details = true;  // Jobs: the CPU ids, memory and GPU indices on each node.
@@ -231,6 +243,13 @@ int main(int argc, char** argv) {
       // Accepted; nothing here prints what -Q would silence.
     } else {
       args.push_back(a);
+    }
+  }
+  if (!clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      return Fail(s.message());
     }
   }
   if (args.empty()) {

@@ -82,5 +82,79 @@ TEST(VersionTest, SbatchAnswersBeforeLookingForItsScript) {
   EXPECT_EQ(r.out, "slurm 22.05.8\n");
 }
 
+// A cluster whose controller does not answer: port 1 on the loopback is closed.
+class ClusterOptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    conf_ = dir_.Write("slurm.conf",
+                       "ClusterName=anchor\n"
+                       "SlurmctldHost=localhost(127.0.0.1)\n"
+                       "SlurmctldPort=1\n"
+                       "AuthType=auth/slurm\n"
+                       "NodeName=n1 CPUs=4\n"
+                       "PartitionName=p Nodes=n1 Default=YES\n");
+    env_ = {"SLURM_CONF=" + conf_, "SLURM_CLIENT_TIMEOUT=2"};
+  }
+
+  testing::TempDir dir_;
+  std::string conf_;
+  std::vector<std::string> env_;
+};
+
+constexpr char kUnreachable[] =
+    "' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr list "
+    "clusters' to see available clusters.\n";
+
+TEST_F(ClusterOptionTest, AnotherClusterIsRefusedBeforeAnythingIsContacted) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> calls = {
+      {"sbatch", {"-M", "elsewhere", "--wrap=true"}},
+      {"salloc", {"--clusters=elsewhere", "true"}},
+      {"srun", {"-M", "elsewhere", "true"}},
+      {"squeue", {"-M", "elsewhere"}},
+      {"sinfo", {"--clusters=elsewhere"}},
+      {"scancel", {"-M", "elsewhere", "12"}},
+      {"sprio", {"-M", "elsewhere"}},
+      {"sshare", {"-M", "elsewhere"}},
+      {"sdiag", {"--cluster=elsewhere"}},
+      {"scontrol", {"-M", "elsewhere", "show", "job"}},
+  };
+  for (const auto& [command, args] : calls) {
+    RunResult r = RunCommand(command, args, env_);
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.out;
+    EXPECT_EQ(r.out, command + ": error: 'elsewhere" + kUnreachable) << command;
+  }
+  // A list with one other name is refused whole, named as given.
+  RunResult r = RunCommand("squeue", {"-M", "anchor,elsewhere"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, std::string("squeue: error: 'anchor,elsewhere") + kUnreachable);
+}
+
+TEST_F(ClusterOptionTest, TheLocalClusterAndAllAreTaken) {
+  for (const std::string& value : {"anchor", "ANCHOR", "all", "anchor,anchor"}) {
+    for (const char* command : {"squeue", "sinfo", "sprio", "sshare", "sdiag"}) {
+      RunResult r = RunCommand(command, {"-M", value}, env_);
+      // On to the controller, which does not answer.
+      EXPECT_EQ(r.exit_code, 1) << command << " -M " << value << "\n" << r.out;
+      EXPECT_EQ(r.out.find("invalid entry for --cluster"), std::string::npos)
+          << command << " -M " << value << "\n"
+          << r.out;
+      EXPECT_EQ(r.out.rfind(std::string(command) + ": error: ", 0), 0u) << r.out;
+    }
+  }
+  RunResult r = RunCommand("sbatch", {"-M", "anchor", "--wrap=true"}, env_);
+  EXPECT_EQ(r.out.find("invalid entry for --cluster"), std::string::npos) << r.out;
+}
+
+TEST_F(ClusterOptionTest, FederationAndUnitOptionsAreAccepted) {
+  for (const char* command : {"squeue", "sinfo", "sacct"}) {
+    for (const char* option : {"--local", "--federation", "--noconvert"}) {
+      RunResult r = RunCommand(command, {option}, env_);
+      EXPECT_EQ(r.out.find("unrecognized option"), std::string::npos)
+          << command << " " << option << "\n"
+          << r.out;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rota

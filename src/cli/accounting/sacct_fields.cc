@@ -93,9 +93,9 @@ wire::AccountingJob StepBase(const wire::AccountingJob& job) {
 const wire::StepUsage* Measured(const Row& r) {
   return r.usage != nullptr && r.usage->tasks() > 0 ? r.usage : nullptr;
 }
-std::string MaxRss(const Row& r, const Ctx&) {
+std::string MaxRss(const Row& r, const Ctx& ctx) {
   const wire::StepUsage* u = Measured(r);
-  return u != nullptr ? SacctMemoryKb(u->max_rss_kb()) : "";
+  return u != nullptr ? SacctMemoryKb(u->max_rss_kb(), !ctx.no_convert) : "";
 }
 std::string MaxRssNode(const Row& r, const Ctx&) {
   const wire::StepUsage* u = Measured(r);
@@ -105,9 +105,9 @@ std::string MaxRssTask(const Row& r, const Ctx&) {
   const wire::StepUsage* u = Measured(r);
   return u != nullptr ? std::to_string(u->max_rss_task()) : "";
 }
-std::string AveRss(const Row& r, const Ctx&) {
+std::string AveRss(const Row& r, const Ctx& ctx) {
   const wire::StepUsage* u = Measured(r);
-  return u != nullptr ? SacctMemoryKb(u->ave_rss_kb()) : "";
+  return u != nullptr ? SacctMemoryKb(u->ave_rss_kb(), !ctx.no_convert) : "";
 }
 // Virtual sizes are not measured (usage.proto says why): always blank.
 std::string MaxVmSize(const Row&, const Ctx&) { return ""; }
@@ -237,11 +237,11 @@ std::string SacctTres(const std::string& tres) {
   return out;
 }
 
-std::string SacctMemoryKb(uint64_t kb) {
+std::string SacctMemoryKb(uint64_t kb, bool convert) {
   static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
   if (kb == 0) return "0";
   size_t unit = 0;
-  while (kb % 1024 == 0 && unit + 1 < sizeof kUnits) {
+  while (convert && kb % 1024 == 0 && unit + 1 < sizeof kUnits) {
     kb /= 1024;
     ++unit;
   }

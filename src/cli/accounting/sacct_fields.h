@@ -28,6 +28,7 @@ struct SacctContext {
   int64_t now = 0;           // Elapsed of running jobs
   int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps
   bool steps = false;        // List each job's steps under it (sacct without -X)
+  bool no_convert = false;   // --noconvert: MaxRSS/AveRSS in K as measured
   // `sacct -j 28.batch,28.0`: of these jobs only the named steps are listed
   // (not the job's own row). Jobs absent are listed whole.
   std::map<uint32_t, std::vector<std::string>> only_steps;
@@ -93,6 +94,7 @@ std::string SacctElapsed(int64_t seconds);                  // "1-02:03:04", "00
 std::string SacctTres(const std::string& tres);
 // A memory figure in KiB as sacct prints MaxRSS: "1234K", moved to the next
 // unit only while it divides exactly ("51200K" is "50M"); "0" for zero.
-std::string SacctMemoryKb(uint64_t kb);
+// `convert` false (--noconvert) keeps it in K.
+std::string SacctMemoryKb(uint64_t kb, bool convert = true);
 
 }  // namespace rota::cli

@@ -243,6 +243,7 @@ TEST(SacctFieldsTest, MemoryInSlurmsUnits) {
   EXPECT_EQ(SacctMemoryKb(51201), "51201K");
   EXPECT_EQ(SacctMemoryKb(1024), "1M");
   EXPECT_EQ(SacctMemoryKb(3ull * 1024 * 1024), "3G");
+  EXPECT_EQ(SacctMemoryKb(51200, /*convert=*/false), "51200K");  // --noconvert
   EXPECT_EQ(SacctMemoryKb(1536ull * 1024), "1536M");
 }
 

@@ -16,6 +16,7 @@
 #include "cli/accounting/sacct_fields.h"
 #include "cli/accounting/sacct_json.h"
 #include "cli/client/accounting_client.h"
+#include "cli/cluster_option.h"
 #include "cli/event_time.h"
 #include "cli/local_time.h"
 #include "cli/slurm_version.h"
@@ -45,6 +46,8 @@ void Usage(FILE* to) {
                "  -S, --starttime=TIME     jobs active after TIME (default: midnight)\n"
                "  -u, --user=LIST          these users' jobs\n"
                "  -X, --allocations        allocations only, no steps\n"
+               "  -M, --clusters=LIST      jobs of these clusters (this one, or all)\n"
+               "      --noconvert          memory in the unit it was measured in (K)\n"
                "      --json               JSON output\n"
                "  -h, --help               this text\n");
 }
@@ -72,7 +75,10 @@ int main(int argc, char** argv) {
   std::map<uint32_t, std::vector<std::string>> only_steps;
   std::set<uint32_t> whole_jobs;
   std::string start_text, end_text;
-  enum { kJson = 1000 };
+  // -M: rotadbd records one cluster; a list without it (or "all") lists nothing.
+  std::string clusters;
+  bool no_convert = false;
+  enum { kJson = 1000, kNoOp, kNoConvert };
   const option long_options[] = {
       {"allusers", no_argument, nullptr, 'a'},
       {"accounts", required_argument, nullptr, 'A'},
@@ -92,6 +98,12 @@ int main(int argc, char** argv) {
       {"json", no_argument, nullptr, kJson},
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'},
+      {"clusters", required_argument, nullptr, 'M'},
+      {"allclusters", no_argument, nullptr, 'L'},
+      // One cluster, no federation: these change nothing.
+      {"local", no_argument, nullptr, kNoOp},
+      {"federation", no_argument, nullptr, kNoOp},
+      {"noconvert", no_argument, nullptr, kNoConvert},
       {nullptr, 0, nullptr, 0},
   };
   auto add_list = [](auto* out, const char* text) {
@@ -100,7 +112,8 @@ int main(int argc, char** argv) {
     }
   };
   int c;
-  while ((c = getopt_long(argc, argv, "aA:DE:j:no:pPr:s:S:u:XhV", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "aA:DE:j:no:pPr:s:S:u:XhVM:L", long_options, nullptr)) !=
+         -1) {
     switch (c) {
       case 'a':
         all_users = true;
@@ -168,6 +181,17 @@ int main(int argc, char** argv) {
       case kJson:
         json = true;
         break;
+      case 'M':
+        clusters = optarg;
+        break;
+      case 'L':
+        clusters = "all";
+        break;
+      case kNoConvert:
+        no_convert = true;
+        break;
+      case kNoOp:
+        break;
       case 'h':
         Usage(stdout);
         return 0;
@@ -226,7 +250,11 @@ int main(int argc, char** argv) {
     }
   }
   rota::wire::QueryJobsResponse answer;
-  rota::Status s = (*client)->Call(rota::api::kDbdQueryJobs, query, &answer);
+  const bool other_clusters_only =
+      !clusters.empty() &&
+      !rota::cli::ListsLocalCluster(clusters, (*client)->config().settings.cluster_name);
+  rota::Status s = other_clusters_only ? rota::Status::Ok()
+                                       : (*client)->Call(rota::api::kDbdQueryJobs, query, &answer);
   if (!s.ok()) {
     std::cerr << "sacct: error: " << s.message() << "\n";
     return 1;
@@ -243,6 +271,7 @@ int main(int argc, char** argv) {
   ctx.now = now;
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
   ctx.steps = !allocations_only;
+  ctx.no_convert = no_convert;
   for (auto& [id, steps] : only_steps) {
     if (!whole_jobs.count(id)) ctx.only_steps[id] = std::move(steps);
   }

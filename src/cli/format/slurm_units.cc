@@ -6,13 +6,13 @@
 
 namespace rota::cli::format {
 
-std::string ConvertNumUnit(double value, Unit unit) {
+std::string ConvertNumUnit(double value, Unit unit, bool convert) {
   static constexpr const char* kSuffix[] = {"", "K", "M", "G", "T", "P"};
   // Slurm prints nothing but the digit for zero, whatever the unit.
   if (value == 0) return "0";
   int u = static_cast<int>(unit);
   // Slurm converts as long as the value reaches the next unit, exact or not.
-  while (value >= 1024.0 && u < static_cast<int>(Unit::kPeta)) {
+  while (convert && value >= 1024.0 && u < static_cast<int>(Unit::kPeta)) {
     value /= 1024.0;
     ++u;
   }

@@ -8,7 +8,8 @@ namespace rota::cli::format {
 
 enum class Unit { kNone = 0, kKilo, kMega, kGiga, kTera, kPeta };
 
-// `value` counted in `unit` (memory in MB is Unit::kMega).
-std::string ConvertNumUnit(double value, Unit unit);
+// `value` counted in `unit` (memory in MB is Unit::kMega). With `convert`
+// false (the commands' --noconvert) the value stays in `unit`: "2048M".
+std::string ConvertNumUnit(double value, Unit unit, bool convert = true);
 
 }  // namespace rota::cli::format

@@ -115,11 +115,11 @@ std::string TresPerNodeText(const JobRecord& job) {
   return parts.empty() ? "N/A" : Join(parts, ",");
 }
 
-std::string MinMemoryText(const JobRecord& job) {
+std::string MinMemoryText(const JobRecord& job, const SqueueContext& ctx) {
   const wire::JobSpec& spec = job.spec();
   const uint64_t mb = (spec.mem_given() || spec.mem_per_node_mb() > 0) ? spec.mem_per_node_mb()
                                                                        : spec.mem_per_cpu_mb();
-  return ConvertNumUnit(static_cast<double>(mb), Unit::kMega);
+  return ConvertNumUnit(static_cast<double>(mb), Unit::kMega, !ctx.no_convert);
 }
 
 std::string UserText(const JobRecord& job) {
@@ -273,7 +273,7 @@ SqueueTable BuildTable() {
         }},
        Spec(S::kCpusPerTaskFieldNumber)},
       {{{'m', "MinMemory", "MIN_MEMORY"},
-        [](const JobRecord& j, const Ctx&) { return MinMemoryText(j); }},
+        [](const JobRecord& j, const Ctx& ctx) { return MinMemoryText(j, ctx); }},
        Spec(S::kMemGivenFieldNumber, S::kMemPerNodeMbFieldNumber, S::kMemPerCpuMbFieldNumber)},
       {{{0, "MinTime", "MIN_TIME"},
         [](const JobRecord& j, const Ctx&) -> std::string {

@@ -22,6 +22,7 @@ namespace rota::cli::format {
 struct SqueueContext {
   int64_t now = 0;           // Unix seconds; "TIME", "TIME_LEFT", -l's date line.
   int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps.
+  bool no_convert = false;   // --noconvert: memory in MB as stored ("2048M", not "2G").
 };
 
 // Slurm 22.05's built-in formats and sort orders.

@@ -326,6 +326,25 @@ TEST(SqueueFormatTest, LicensesByLetterAndName) {
   EXPECT_NE(listing->text.find("fluent:2"), std::string::npos) << listing->text;
 }
 
+TEST(SqueueFormatTest, NoConvertKeepsMemoryInMegabytes) {
+  JobRecord job;
+  job.set_job_id(7);
+  job.mutable_spec()->set_mem_per_node_mb(2048);
+  job.mutable_spec()->set_mem_given(true);
+  std::vector<JobRecord> jobs = {job};
+  SqueueOptions o;
+  o.format = "%m";
+  o.no_header = true;
+  SqueueContext ctx{kNow, 0};
+  Result<Listing> listing = RenderSqueue(jobs, o, ctx);
+  ASSERT_TRUE(listing.ok());
+  EXPECT_EQ(listing->text, "2G\n");
+  ctx.no_convert = true;
+  listing = RenderSqueue(jobs, o, ctx);
+  ASSERT_TRUE(listing.ok());
+  EXPECT_EQ(listing->text, "2048M\n");
+}
+
 TEST(SqueueFormatTest, UnknownFieldsAreReportedLikeSlurm) {
   SqueueOptions o;
   o.format = "%.6i %X|%j";

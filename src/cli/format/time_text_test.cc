@@ -21,6 +21,8 @@ TEST(TimeTextTest, IsoAndCtimeFormsMatchSlurm) {
 TEST(SlurmUnitsTest, ConvertsLikeConvertNumUnit) {
   EXPECT_EQ(ConvertNumUnit(1024, Unit::kMega), "1G");
   EXPECT_EQ(ConvertNumUnit(512000, Unit::kMega), "500G");
+  EXPECT_EQ(ConvertNumUnit(2048, Unit::kMega, /*convert=*/false), "2048M");
+  EXPECT_EQ(ConvertNumUnit(0, Unit::kMega, /*convert=*/false), "0");
   EXPECT_EQ(ConvertNumUnit(1500, Unit::kMega), "1.46G");
   EXPECT_EQ(ConvertNumUnit(1000, Unit::kMega), "1000M");
   EXPECT_EQ(ConvertNumUnit(0, Unit::kMega), "0");

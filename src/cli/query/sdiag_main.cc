@@ -6,6 +6,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/local_time.h"
 #include "cli/query/sdiag_format.h"
 #include "cli/slurm_version.h"
@@ -25,20 +26,26 @@ void Usage() {
 
 int main(int argc, char** argv) {
   bool reset = false;
+  std::string clusters;  // -M: checked before anything is contacted
   const option long_options[] = {
       {"all", no_argument, nullptr, 'a'},
       {"reset", no_argument, nullptr, 'r'},
       {"help", no_argument, nullptr, 'h'},
       {"version", no_argument, nullptr, 'V'},
+      {"cluster", required_argument, nullptr, 'M'},
+      {"clusters", required_argument, nullptr, 'M'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "arhV", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "arhVM:", long_options, nullptr)) != -1) {
     switch (c) {
       case 'a':
         break;
       case 'r':
         reset = true;
+        break;
+      case 'M':
+        clusters = optarg;
         break;
       case 'h':
         Usage();
@@ -49,6 +56,14 @@ int main(int argc, char** argv) {
       default:
         std::cerr << "Try \"sdiag --help\" for more information\n";
         return 1;
+    }
+  }
+  if (!clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "sdiag: error: " << s.message() << "\n";
+      return 1;
     }
   }
   auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());

@@ -8,6 +8,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/format/sinfo_fields.h"
 #include "cli/local_time.h"
 #include "cli/slurm_version.h"
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> partitions;
   std::vector<std::string> states;
   std::string nodes_filter;
+  std::string clusters;  // -M: checked before anything is contacted
+  enum { kNoOp = 1100 };
   const option long_options[] = {
       {"noheader", no_argument, nullptr, 'h'},
       {"Node", no_argument, nullptr, 'N'},
@@ -62,10 +65,16 @@ int main(int argc, char** argv) {
       {"nodes", required_argument, nullptr, 'n'},
       {"help", no_argument, nullptr, 1001},
       {"version", no_argument, nullptr, 'V'},
+      {"clusters", required_argument, nullptr, 'M'},
+      // One cluster, no federation, memory and disk printed in MB as stored:
+      // these change nothing.
+      {"local", no_argument, nullptr, kNoOp},
+      {"federation", no_argument, nullptr, kNoOp},
+      {"noconvert", no_argument, nullptr, kNoOp},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hNlRo:O:p:t:sS:n:avV", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "hNlRo:O:p:t:sS:n:avVM:", long_options, nullptr)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -100,6 +109,10 @@ int main(int argc, char** argv) {
       case 'n':
         nodes_filter = optarg;
         break;
+      case 'M':
+        clusters = optarg;
+        break;
+      case kNoOp:
       case 'a':
       case 'v':
         break;
@@ -114,6 +127,14 @@ int main(int argc, char** argv) {
       default:
         std::cerr << "Try \"sinfo --help\" for more information\n";
         return 1;
+    }
+  }
+  if (!clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "sinfo: error: " << s.message() << "\n";
+      return 1;
     }
   }
   auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());

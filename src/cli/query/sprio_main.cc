@@ -7,6 +7,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/query/sprio_format.h"
 #include "cli/slurm_version.h"
 #include "common/strings.h"
@@ -35,20 +36,16 @@ int main(int argc, char** argv) {
   bool long_format = false;
   std::optional<std::string> format;
   const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},
-      {"jobs", required_argument, nullptr, 'j'},
-      {"long", no_argument, nullptr, 'l'},
-      {"norm", no_argument, nullptr, 'n'},
-      {"format", required_argument, nullptr, 'o'},
-      {"partition", required_argument, nullptr, 'p'},
-      {"user", required_argument, nullptr, 'u'},
-      {"weights", no_argument, nullptr, 'w'},
-      {"help", no_argument, nullptr, 1001},
-      {"version", no_argument, nullptr, 'V'},
-      {nullptr, 0, nullptr, 0},
+      {"noheader", no_argument, nullptr, 'h'},       {"jobs", required_argument, nullptr, 'j'},
+      {"long", no_argument, nullptr, 'l'},           {"norm", no_argument, nullptr, 'n'},
+      {"format", required_argument, nullptr, 'o'},   {"partition", required_argument, nullptr, 'p'},
+      {"user", required_argument, nullptr, 'u'},     {"weights", no_argument, nullptr, 'w'},
+      {"help", no_argument, nullptr, 1001},          {"version", no_argument, nullptr, 'V'},
+      {"clusters", required_argument, nullptr, 'M'}, {nullptr, 0, nullptr, 0},
   };
+  std::string clusters;  // -M: checked before anything is contacted
   int c;
-  while ((c = getopt_long(argc, argv, "hj:lno:p:u:wV", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "hj:lno:p:u:wVM:", long_options, nullptr)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -81,6 +78,9 @@ int main(int argc, char** argv) {
       case 'w':
         options.weights = true;
         break;
+      case 'M':
+        clusters = optarg;
+        break;
       case 1001:
         std::cout << kUsage;
         return 0;
@@ -98,6 +98,14 @@ int main(int argc, char** argv) {
     options.format = rota::cli::kSprioLongFormat;
   }
 
+  if (!clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "sprio: error: " << s.message() << "\n";
+      return 1;
+    }
+  }
   rota::wire::PriorityResponse response;
   if (!rota::cli::CallControllerOnce("sprio", rota::api::kListPriorities, request, &response))
     return 1;

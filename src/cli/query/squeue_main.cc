@@ -11,6 +11,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/format/squeue_fields.h"
 #include "cli/local_time.h"
 #include "cli/query/job_listing.h"
@@ -62,7 +63,9 @@ int main(int argc, char** argv) {
   bool expand_arrays = false;
   bool steps = false;
   std::string nodelist;
-  enum { kStart = 1000, kJson };
+  std::string clusters;     // -M: checked before anything is contacted
+  bool no_convert = false;  // --noconvert
+  enum { kStart = 1000, kJson, kNoOp = 1100, kNoConvert };
   const option long_options[] = {
       {"noheader", no_argument, nullptr, 'h'},
       {"long", no_argument, nullptr, 'l'},
@@ -82,14 +85,19 @@ int main(int argc, char** argv) {
       {"json", no_argument, nullptr, kJson},
       {"help", no_argument, nullptr, 1003},
       {"version", no_argument, nullptr, 'V'},
+      {"clusters", required_argument, nullptr, 'M'},
+      // One cluster, no federation: these change nothing.
+      {"local", no_argument, nullptr, kNoOp},
+      {"federation", no_argument, nullptr, kNoOp},
+      {"noconvert", no_argument, nullptr, kNoConvert},
       {"me", no_argument, nullptr, 1002},
       {"all", no_argument, nullptr, 'a'},
       {"steps", optional_argument, nullptr, 's'},
       {nullptr, 0, nullptr, 0},
   };
   int c;
-  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:n:w:rS:avVs::", long_options, nullptr)) !=
-         -1) {
+  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:n:w:rS:avVs::M:", long_options,
+                          nullptr)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -146,6 +154,13 @@ int main(int argc, char** argv) {
       case 1002:
         request.add_users(std::to_string(getuid()));
         break;
+      case 'M':
+        clusters = optarg;
+        break;
+      case kNoConvert:
+        no_convert = true;
+        break;
+      case kNoOp:
       case 'a':
       case 'v':
         break;
@@ -164,6 +179,14 @@ int main(int argc, char** argv) {
     }
   }
   for (int i = optind; i < argc; ++i) AddList(request.mutable_job_ids(), argv[i]);
+  if (!clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "squeue: error: " << s.message() << "\n";
+      return 1;
+    }
+  }
   if (!steps) {
     for (const std::string& id : request.job_ids()) {
       if (!rota::cli::IsJobIdText(id)) {
@@ -250,6 +273,7 @@ int main(int argc, char** argv) {
   }
   rota::cli::format::SqueueContext ctx;
   ctx.now = listing->now();
+  ctx.no_convert = no_convert;
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
   auto text = rota::cli::format::RenderSqueue(rows.size(), source, options, ctx);
   if (!text.ok()) {

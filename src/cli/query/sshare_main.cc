@@ -6,6 +6,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/query/sshare_format.h"
 #include "cli/slurm_version.h"
 #include "common/strings.h"
@@ -42,10 +43,12 @@ int main(int argc, char** argv) {
       {"users", required_argument, nullptr, 'u'},
       {"help", no_argument, nullptr, 1001},
       {"version", no_argument, nullptr, 'V'},
+      {"clusters", required_argument, nullptr, 'M'},
       {nullptr, 0, nullptr, 0},
   };
+  std::string clusters;  // -M: checked before anything is contacted
   int c;
-  while ((c = getopt_long(argc, argv, "aA:lno:pPu:V", long_options, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "aA:lno:pPu:VM:", long_options, nullptr)) != -1) {
     switch (c) {
       case 'a':
         request.set_all_users(true);
@@ -77,6 +80,9 @@ int main(int argc, char** argv) {
           }
         }
         break;
+      case 'M':
+        clusters = optarg;
+        break;
       case 1001:
         std::cout << kUsage;
         return 0;
@@ -89,6 +95,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "sshare: error: " << s.message() << "\n";
+      return 1;
+    }
+  }
   rota::wire::FairshareResponse response;
   if (!rota::cli::CallControllerOnce("sshare", rota::api::kListFairshare, request, &response))
     return 1;

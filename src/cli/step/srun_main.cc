@@ -26,6 +26,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/client/node_caller.h"
+#include "cli/cluster_option.h"
 #include "cli/slurm_version.h"
 #include "cli/step/mpi_type.h"
 #include "cli/step/node_launches.h"
@@ -272,6 +273,12 @@ int RunInNewAllocation(SrunOptions options, const std::vector<std::string>& args
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   spec.set_submit_host(host);
+  if (!parsed->clusters.empty()) {
+    if (Status s = CheckClusterOption(parsed->clusters, conf::DefaultSlurmConfPath()); !s.ok()) {
+      std::cerr << "srun: error: " << s.message() << "\n";
+      return 1;
+    }
+  }
   auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "srun: error: " << client.status().message() << "\n";

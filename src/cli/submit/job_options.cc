@@ -430,6 +430,11 @@ Status SetWrap(OptionSink& sink, const JobOption&, std::string_view value, bool)
 // (srun_options.h); here they are only let through.
 Status StepOnly(OptionSink&, const JobOption&, std::string_view, bool) { return Status::Ok(); }
 
+Status SetClusters(OptionSink& sink, const JobOption&, std::string_view value, bool) {
+  sink.out().clusters = std::string(value);
+  return Status::Ok();
+}
+
 Status CountVerbose(OptionSink& sink, const JobOption&, std::string_view, bool) {
   ++sink.out().verbose;
   return Status::Ok();
@@ -517,6 +522,7 @@ const JobOption kJobOptions[] = {
     {"usage", 0, A::kNone, kAll, &SetCommandFlag<&P::usage>},
     {"version", 'V', A::kNone, kAll, &SetCommandFlag<&P::version>},
     {"quiet", 'Q', A::kNone, kAll, &SetCommandFlag<&P::quiet>},
+    {"clusters", 'M', A::kRequired, kAll, &SetClusters},
     {"verbose", 'v', A::kNone, kAll, &CountVerbose},
 };
 
@@ -532,6 +538,7 @@ constexpr EnvBinding kSbatchEnv[] = {
     {"SBATCH_ACCOUNT", "account"},
     {"SBATCH_ARRAY_INX", "array"},
     {"SBATCH_CONSTRAINT", "constraint"},
+    {"SBATCH_CLUSTERS", "clusters"},
     {"SBATCH_CPUS_PER_GPU", "cpus-per-gpu"},
     {"SBATCH_ERROR", "error"},
     {"SBATCH_EXCLUSIVE", "exclusive"},
@@ -566,6 +573,7 @@ constexpr EnvBinding kSbatchEnv[] = {
 
 constexpr EnvBinding kSrunEnv[] = {
     {"SLURM_ACCOUNT", "account"},
+    {"SLURM_CLUSTERS", "clusters"},
     {"SLURM_CONSTRAINT", "constraint"},
     {"SLURM_CPU_BIND", "cpu-bind"},
     {"SLURM_CPUS_PER_GPU", "cpus-per-gpu"},
@@ -596,6 +604,7 @@ constexpr EnvBinding kSrunEnv[] = {
 
 constexpr EnvBinding kSallocEnv[] = {
     {"SALLOC_ACCOUNT", "account"},
+    {"SALLOC_CLUSTERS", "clusters"},
     {"SALLOC_CONSTRAINT", "constraint"},
     {"SALLOC_CPUS_PER_GPU", "cpus-per-gpu"},
     {"SALLOC_EXCLUSIVE", "exclusive"},

@@ -83,7 +83,10 @@ struct ParsedJobOptions {
   bool usage = false;    // --usage
   bool version = false;  // -V/--version
   bool quiet = false;    // -Q/--quiet
-  int verbose = 0;       // How many -v.
+  // -M/--clusters as given; the command checks it against slurm.conf's
+  // ClusterName (cli/cluster_option.h). Empty: not given.
+  std::string clusters;
+  int verbose = 0;  // How many -v.
   // Arguments after the options: sbatch's script path and its arguments,
   // srun's command and its arguments.
   std::vector<std::string> positional;

@@ -365,6 +365,22 @@ TEST(JobOptionsTest, PositionalArgumentsEndOptionParsing) {
   EXPECT_THAT(srun.spec.argv(), ElementsAre("hostname", "-s"));
 }
 
+TEST(JobOptionsTest, ClustersAreKeptForTheCommandToCheck) {
+  EXPECT_EQ(MustParse({{"-M", "anchor", "job.sh"}}).clusters, "anchor");
+  EXPECT_EQ(MustParse({{"--clusters=a,b", "job.sh"}}).clusters, "a,b");
+  EXPECT_EQ(MustParse({{"--cluster=anchor", "job.sh"}}).clusters, "anchor");
+  EXPECT_EQ(MustParse({{"job.sh"}}).clusters, "");
+  EXPECT_EQ(MustParse({.args = {"job.sh"}, .env = {{"SBATCH_CLUSTERS", "anchor"}}}).clusters,
+            "anchor");
+  EXPECT_EQ(
+      MustParse({.args = {"true"}, .env = {{"SLURM_CLUSTERS", "x"}}, .command = Command::kSrun})
+          .clusters,
+      "x");
+  EXPECT_EQ(MustParse({.args = {}, .env = {{"SALLOC_CLUSTERS", "y"}}, .command = Command::kSalloc})
+                .clusters,
+            "y");
+}
+
 TEST(JobOptionsTest, MemoryOptions) {
   wire::JobSpec mem = SpecOf({"--mem=16G"});
   EXPECT_EQ(mem.mem_per_node_mb(), 16384u);

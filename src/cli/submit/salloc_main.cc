@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/slurm_version.h"
 #include "cli/submit/allocation.h"
 #include "cli/submit/job_options.h"
@@ -69,6 +70,14 @@ int main(int argc, char** argv) {
   gethostname(host, sizeof host - 1);
   spec.set_submit_host(host);
 
+  if (!parsed->clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(parsed->clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "salloc: error: " << s.message() << "\n";
+      return 1;
+    }
+  }
   auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "salloc: error: " << client.status().message() << "\n";

@@ -12,6 +12,7 @@
 
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
+#include "cli/cluster_option.h"
 #include "cli/slurm_time.h"
 #include "cli/slurm_version.h"
 #include "cli/submit/batch_script.h"
@@ -95,6 +96,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (const std::string& w : parsed->warnings) std::cerr << w << "\n";
+  if (!parsed->clusters.empty()) {
+    if (rota::Status s =
+            rota::cli::CheckClusterOption(parsed->clusters, rota::conf::DefaultSlurmConfPath());
+        !s.ok()) {
+      std::cerr << "sbatch: error: " << s.message() << "\n";
+      return 1;
+    }
+  }
 
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -104,6 +113,7 @@ int main(int argc, char** argv) {
     std::cerr << "sbatch: error: " << client.status().message() << "\n";
     return 1;
   }
+  const std::string& cluster = (*client)->config().settings.cluster_name;
   rota::wire::SubmitJobRequest request;
   *request.mutable_spec() = parsed->spec;
   rota::cli::AddPropagatedLimits((*client)->config().settings,
@@ -133,10 +143,12 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // With -M Slurm names the cluster the job went to.
   if (parsed->parsable) {
-    std::cout << response.job_id() << "\n";
+    std::cout << response.job_id() << (parsed->clusters.empty() ? "" : ";" + cluster) << "\n";
   } else if (!parsed->quiet) {
-    std::cout << "Submitted batch job " << response.job_id() << "\n";
+    std::cout << "Submitted batch job " << response.job_id()
+              << (parsed->clusters.empty() ? "" : " on cluster " + cluster) << "\n";
   }
   std::cout.flush();
   if (parsed->wait) return WaitForJob(**client, response.job_id());
