@@ -83,6 +83,23 @@ std::string FormatWhyText(const wire::WhyResponse& why) {
                        r.user().empty() ? "" : " (" + r.user() + ")"));
     }
   }
+  if (why.what_if_start() > 0 || !why.options().empty()) {
+    out += '\n';
+    line(why.what_if_start() > 0
+             ? fmt::format("What would start it sooner (the planner, asked now; as it is: {}):",
+                           FormatSlurmTime(why.what_if_start()))
+             : "What would start it sooner (the planner, asked now; as it is: no start planned):");
+    if (why.options().empty())
+      line(
+          "  nothing tried would (shorter time limits, fewer GPUs, other "
+          "partitions and GPU types)");
+    for (const wire::WhyOption& o : why.options()) {
+      std::string sooner =
+          o.sooner_s() > 0 ? fmt::format("{} min sooner", (o.sooner_s() + 59) / 60) : "planned";
+      line(fmt::format("  {:<28} {}  {:<16} {}", o.change(), FormatSlurmTime(o.start()), sooner,
+                       o.what()));
+    }
+  }
   if (!why.nodes().empty()) {
     out += '\n';
     line(fmt::format("Nodes of partition {} against its share of one node:", why.partition()));
@@ -149,6 +166,14 @@ std::string FormatWhyJson(const wire::WhyResponse& why) {
   for (const wire::WhyRelease& r : why.releases()) {
     j["releases"].push_back(
         {{"node", r.node()}, {"job_id", r.job_id()}, {"time", r.time()}, {"user", r.user()}});
+  }
+  j["what_if_start"] = why.what_if_start();
+  j["options"] = nlohmann::json::array();
+  for (const wire::WhyOption& o : why.options()) {
+    j["options"].push_back({{"change", o.change()},
+                            {"what", o.what()},
+                            {"start", o.start()},
+                            {"sooner_s", o.sooner_s()}});
   }
   j["nodes"] = nlohmann::json::array();
   for (const wire::WhyNode& n : why.nodes()) {

@@ -38,6 +38,12 @@ class WhyFormatTest : public ::testing::Test {
     r->set_job_id(8);
     r->set_time(1'800'000'000);
     r->set_user("carol");
+    why.set_what_if_start(1'800'003'600);
+    wire::WhyOption* o = why.add_options();
+    o->set_change("--time=30");
+    o->set_what("a time limit of 00:30:00");
+    o->set_start(1'800'000'000);
+    o->set_sooner_s(3600);
     wire::WhyNode* n = why.add_nodes();
     n->set_name("n1");
     n->set_state("ALLOCATED");
@@ -60,6 +66,12 @@ TEST_F(WhyFormatTest, TextNamesTheCausesThePlanAndTheNodes) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("n1 frees at 2027-01-15T08:00:00: job 8 (carol) reaches its time limit"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("What would start it sooner (the planner, asked now; as it is: "
+                      "2027-01-15T09:00:00):\n"
+                      "  --time=30                    2027-01-15T08:00:00  60 min sooner    a time "
+                      "limit of 00:30:00\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("n1               ALLOCATED                0         0        1G       no "
@@ -86,6 +98,9 @@ TEST_F(WhyFormatTest, JsonCarriesEveryField) {
   EXPECT_EQ(j["releases"][0]["job_id"], 8);
   EXPECT_EQ(j["nodes"][0]["fits_when_idle"], true);
   EXPECT_EQ(j["nodes"][0]["free_mem_mb"], 1024);
+  EXPECT_EQ(j["what_if_start"], 1'800'003'600);
+  EXPECT_EQ(j["options"][0]["change"], "--time=30");
+  EXPECT_EQ(j["options"][0]["sooner_s"], 3600);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "common/hostlist.h"
 #include "ctld/core/allocation_record.h"
+#include "ctld/core/backfill_inputs.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/license_pool.h"
@@ -28,47 +29,25 @@ bool HoldsResources(wire::JobState s) {
          s == wire::JOB_STATE_COMPLETING;
 }
 
-// Jobs the main pass left pending for want of resources (its own or those of
-// a job ahead): the only ones backfill may start or plan.
-bool WaitsForResources(const wire::JobRecord& j) {
-  return j.state() == wire::JOB_STATE_PENDING && j.priority() != 0 &&
-         (j.reason() == model::reason::kResources || j.reason() == model::reason::kPriority);
-}
-
-// How long a pending job is planned to run: its expected runtime when it
-// carries one shorter than its limit (rota-sim's predictions), else its limit
-// (-1: no limit).
-int64_t PlannedDuration(const wire::JobRecord& j) {
-  const int64_t limit = j.time_limit_s();
-  const int64_t expected = j.spec().expected_run_s();
-  return expected > 0 && (limit < 0 || expected < limit) ? expected : limit;
-}
-
-// When a holding job's resources are planned to come back. A job that has
-// outlived its expected runtime is planned to its limit, as the predictor's
-// authors correct an underestimate; a job without a limit, never.
-int64_t PlannedEnd(const wire::JobRecord& j, int64_t now) {
-  if (j.time_limit_s() < 0 || j.end_time() <= 0) return sched::kForever;
-  const int64_t expected = j.spec().expected_run_s();
-  if (expected > 0 && j.start_time() > 0) {
-    const int64_t predicted = j.start_time() + expected;
-    if (predicted > now && predicted < j.end_time()) return predicted;
-  }
-  return j.end_time();
-}
-
-sched::BackfillParams ParamsOf(const conf::SchedulerParameters& p) {
-  sched::BackfillParams out;
-  out.window = p.bf_window;
-  out.max_job_test = p.bf_max_job_test;
-  out.max_job_part = p.bf_max_job_part;
-  out.max_job_user = p.bf_max_job_user;
-  out.reserve_per_part = p.bf_job_part_count_reserve;
-  out.reserve_busy_nodes = !p.bf_reserve_in_node_order;
-  return out;
-}
-
 }  // namespace
+
+sched::AvailabilityProfile ControllerCore::BackfillProfile(int64_t now) const {
+  const sched::ClusterModel& model = nodes_.model();
+  sched::AvailabilityProfile profile(model, nodes_.usage(), now,
+                                     config_->settings.scheduler.bf_resolution);
+  for (const auto& [id, job] : jobs_) {
+    if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
+    sched::Allocation held;
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      int32_t node = model.IndexOf(job->nodes(i));
+      if (node >= 0)
+        held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
+    }
+    profile.AddRelease(PlannedEnd(*job, now), held);
+  }
+  sched::BlockReserved(reserved_windows_, profile);  // Jobs below belong to no reservation
+  return profile;
+}
 
 void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   if (config_->settings.scheduler_type != "sched/backfill") return;
@@ -124,16 +103,9 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
         cap.DropFullNodes(*it->second);
       }
     }
-    sched::BackfillJob& b = jobs.emplace_back();
-    b.id = j->job_id();
-    b.request = std::move(shape->request);
-    b.request.switches_wait_over =
-        shape->switches_wait_s >= 0 && now - j->eligible_time() >= shape->switches_wait_s;
-    b.candidates = it->second.get();
-    b.partition = static_cast<uint32_t>(partition - config_->partitions.data());
-    b.user = j->spec().uid();
-    b.time_limit_s = PlannedDuration(*j);
-    b.may_reserve = now - j->eligible_time() >= params.bf_min_age_reserve;
+    jobs.push_back(BackfillJobOf(*j, std::move(*shape), it->second.get(),
+                                 static_cast<uint32_t>(partition - config_->partitions.data()),
+                                 params, now));
   }
 
   // bf_max_time (default bf_interval) of the controller's monotonic clock;
@@ -145,18 +117,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       !sched::SomeJobMayStartNow(model, nodes_.usage(), jobs)) {
     return;
   }
-  sched::AvailabilityProfile profile(model, nodes_.usage(), now, params.bf_resolution);
-  for (const auto& [id, job] : jobs_) {
-    if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
-    sched::Allocation held;
-    for (int i = 0; i < job->nodes_size(); ++i) {
-      int32_t node = model.IndexOf(job->nodes(i));
-      if (node >= 0)
-        held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
-    }
-    profile.AddRelease(PlannedEnd(*job, now), held);
-  }
-  sched::BlockReserved(reserved_windows_, profile);  // Jobs below belong to no reservation
+  sched::AvailabilityProfile profile = BackfillProfile(now);
 
   // bf_continue: the jobs the last pass, cut by bf_max_time, went through
   // are not tried again (unless nothing else is left); they keep the
@@ -169,7 +130,8 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       return stats_.Since(pass_began) >= budget_us;
     };
   }
-  sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, ParamsOf(params), control);
+  sched::BackfillResult plan =
+      sched::PlanBackfill(model, profile, jobs, BackfillParamsOf(params), control);
   backfill_.KeepResume(plan, jobs, params.bf_continue);
   std::unique_ptr<LimitUsage> usage = RunningUsage(now);  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {

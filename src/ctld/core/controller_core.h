@@ -40,6 +40,7 @@
 #include "model/pending_reason.h"
 #include "priority.pb.h"
 #include "rota.pb.h"
+#include "sched/availability_profile.h"
 #include "why.pb.h"
 
 namespace rota::ctld {
@@ -206,8 +207,8 @@ class ControllerCore : private JobLifecycle {
   }
   const UsageLedger& usage_ledger() const { return fairshare_.ledger(); }
   // rota why (why_report.cc): every cause that holds `job_id` now, with its
-  // numbers; only state and reason for a job that is not pending. NotFound
-  // for an unknown job.
+  // numbers, and what-if plans (AddWhatIf); only state and reason for a job
+  // that is not pending. NotFound for an unknown job.
   Result<wire::WhyResponse> ExplainJob(uint32_t job_id, int64_t now) const;
 
  private:
@@ -287,6 +288,14 @@ class ControllerCore : private JobLifecycle {
   // starts what fits without delaying a job ahead and records the planned
   // start and nodes of the others (sched_start_time, sched_nodes).
   void BackfillPass(int64_t now, Effects& effects);
+  // The profile the planner starts from at `now`: what is free, the holding
+  // jobs' planned ends, the reserved windows (backfill_pass.cc).
+  sched::AvailabilityProfile BackfillProfile(int64_t now) const;
+  // rota why's what-if (what_if.cc): the planner's start for pending `job` as
+  // it is and for changes to its request (a shorter time limit, fewer GPUs,
+  // another partition or GPU type, no constraint); the changes that would
+  // start it sooner go to `out`, soonest first.
+  void AddWhatIf(const wire::JobRecord& job, int64_t now, wire::WhyResponse& out) const;
   // Dependency or DependencyNeverSatisfied while its --dependency holds it.
   model::PendingReason DependencyReason(const wire::JobRecord& job, int64_t now) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;

@@ -397,6 +397,8 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     }
   }
 
+  AddWhatIf(*job, now, out);
+
   // The reason the scheduler reported is always among the causes.
   const bool covered = std::any_of(out.causes().begin(), out.causes().end(),
                                    [](const wire::WhyCause& c) { return c.reported(); });

@@ -203,6 +203,50 @@ TEST_F(WhyReportTest, ALimitIsShownWithWhatIsUsedAndTheMaximum) {
             "GrpTRES=gres/gpu of QOS normal: running jobs hold 2, this job adds 1, the limit is 2");
 }
 
+TEST_F(WhyReportTest, WhatIfFindsTheShorterLimitAndTheFewerGpusThatStartItNow) {
+  StartCluster();
+  // n1: both GPUs for an hour; n2: one GPU for half an hour.
+  uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
+  uint32_t b = Submit(bob_, 1, "gpu:a100:1", 30);
+  Tick();
+  ASSERT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
+  // First in line: n2 whole, reserved from +30 min. Then c (one GPU for an
+  // hour) and d (two GPUs for ten minutes) wait, though n2 has a GPU free
+  // until then.
+  uint32_t top = Submit(alice_, 1, "gpu:a100:2", 60);
+  uint32_t c = Submit(alice_, 1, "gpu:a100:1", 60);
+  uint32_t d = Submit(alice_, 1, "gpu:a100:2", 10);
+  Tick();
+  ASSERT_EQ(Job(top).sched_start_time(), kT0 + 30 * 60);
+  ASSERT_EQ(Job(c).state(), wire::JOB_STATE_PENDING);
+  ASSERT_EQ(Job(d).state(), wire::JOB_STATE_PENDING);
+
+  wire::WhyResponse why = Why(c);
+  EXPECT_EQ(why.what_if_start(), Job(c).sched_start_time());
+  ASSERT_GE(why.options_size(), 1);
+  // Half its limit ends as the reservation begins: it starts now.
+  EXPECT_EQ(why.options(0).change(), "--time=30");
+  EXPECT_EQ(why.options(0).what(), "a time limit of 00:30:00");
+  EXPECT_EQ(why.options(0).start(), now_);
+  EXPECT_EQ(why.options(0).sooner_s(), why.what_if_start() - now_);
+  for (const wire::WhyOption& o : why.options()) EXPECT_LT(o.start(), why.what_if_start());
+
+  why = Why(d);
+  auto one_gpu =
+      std::find_if(why.options().begin(), why.options().end(),
+                   [](const wire::WhyOption& o) { return o.change() == "--gpus-per-node=a100:1"; });
+  ASSERT_NE(one_gpu, why.options().end());
+  EXPECT_EQ(one_gpu->start(), now_);
+  // The first in line has nothing to gain from a shorter limit: n2 is not
+  // free before its planned start whatever it asks.
+  why = Why(top);
+  EXPECT_EQ(why.what_if_start(), kT0 + 30 * 60);
+  for (const wire::WhyOption& o : why.options()) {
+    EXPECT_EQ(o.change().rfind("--time=", 0), std::string::npos) << o.change();
+  }
+}
+
 TEST_F(WhyReportTest, ARunningJobIsNotWaitingAndAnUnknownOneIsNotFound) {
   StartCluster();
   uint32_t a = Submit(bob_, 1, "", 60);

@@ -1,0 +1,66 @@
+#include "ctld/core/backfill_inputs.h"
+
+#include "model/pending_reason.h"
+
+namespace rota::ctld {
+namespace {
+
+// How long a pending job is planned to run: its expected runtime when it
+// carries one shorter than its limit (rota-sim's predictions), else its limit
+// (-1: no limit).
+int64_t PlannedDuration(const wire::JobRecord& j) {
+  const int64_t limit = j.time_limit_s();
+  const int64_t expected = j.spec().expected_run_s();
+  return expected > 0 && (limit < 0 || expected < limit) ? expected : limit;
+}
+
+}  // namespace
+
+// Jobs the main pass left pending for want of resources (its own or those of
+// a job ahead): the only ones backfill may start or plan.
+bool WaitsForResources(const wire::JobRecord& j) {
+  return j.state() == wire::JOB_STATE_PENDING && j.priority() != 0 &&
+         (j.reason() == model::reason::kResources || j.reason() == model::reason::kPriority);
+}
+
+// When a holding job's resources are planned to come back. A job that has
+// outlived its expected runtime is planned to its limit, as the predictor's
+// authors correct an underestimate; a job without a limit, never.
+int64_t PlannedEnd(const wire::JobRecord& j, int64_t now) {
+  if (j.time_limit_s() < 0 || j.end_time() <= 0) return sched::kForever;
+  const int64_t expected = j.spec().expected_run_s();
+  if (expected > 0 && j.start_time() > 0) {
+    const int64_t predicted = j.start_time() + expected;
+    if (predicted > now && predicted < j.end_time()) return predicted;
+  }
+  return j.end_time();
+}
+
+sched::BackfillParams BackfillParamsOf(const conf::SchedulerParameters& p) {
+  sched::BackfillParams out;
+  out.window = p.bf_window;
+  out.max_job_test = p.bf_max_job_test;
+  out.max_job_part = p.bf_max_job_part;
+  out.max_job_user = p.bf_max_job_user;
+  out.reserve_per_part = p.bf_job_part_count_reserve;
+  out.reserve_busy_nodes = !p.bf_reserve_in_node_order;
+  return out;
+}
+
+sched::BackfillJob BackfillJobOf(const wire::JobRecord& j, JobShape shape,
+                                 const std::vector<uint32_t>* candidates, uint32_t partition_index,
+                                 const conf::SchedulerParameters& params, int64_t now) {
+  sched::BackfillJob b;
+  b.id = j.job_id();
+  b.request = std::move(shape.request);
+  b.request.switches_wait_over =
+      shape.switches_wait_s >= 0 && now - j.eligible_time() >= shape.switches_wait_s;
+  b.candidates = candidates;
+  b.partition = partition_index;
+  b.user = j.spec().uid();
+  b.time_limit_s = PlannedDuration(j);
+  b.may_reserve = now - j.eligible_time() >= params.bf_min_age_reserve;
+  return b;
+}
+
+}  // namespace rota::ctld
