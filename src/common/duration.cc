@@ -70,6 +70,17 @@ Result<DurationSecs> ParseDuration(std::string_view text) {
   return total;
 }
 
+Result<DurationSecs> ParseTimeOption(std::string_view text) {
+  if (text == "-1") return kInfiniteDuration;
+  if (text.size() > 1 && text.back() == '-') {
+    std::optional<uint64_t> days = ParseUint(text.substr(0, text.size() - 1));
+    int64_t total = 0;
+    if (!days || !AddScaled(*days, kSecsPerDay, &total)) return InvalidTime(text);
+    return total;
+  }
+  return ParseDuration(text);
+}
+
 namespace {
 
 // A duration split into the fields Slurm prints.

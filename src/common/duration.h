@@ -22,6 +22,11 @@ inline constexpr DurationSecs kInfiniteDuration = INT64_MAX;
 // Parses a Slurm time string into seconds. InvalidArgument quoting the input otherwise.
 Result<DurationSecs> ParseDuration(std::string_view text);
 
+// What the commands take for --time and --time-min: ParseDuration's forms,
+// plus "-1" (kInfiniteDuration) and a day count alone, "D-" (D days), as
+// Slurm's commands read them. Configuration files keep ParseDuration.
+Result<DurationSecs> ParseTimeOption(std::string_view text);
+
 // squeue's TIME and TIME_LIMIT columns: "0:00", "5:07", "1:02:03", "2-00:00:00";
 // kInfiniteDuration prints "UNLIMITED". Negative values print as "INVALID".
 std::string FormatDurationSqueue(DurationSecs secs);

@@ -51,6 +51,24 @@ TEST(ParseDurationTest, ErrorsQuoteTheInput) {
   }
 }
 
+TEST(ParseTimeOptionTest, TheCommandsFormsBesideParseDurations) {
+  EXPECT_EQ(*ParseTimeOption("-1"), kInfiniteDuration);
+  EXPECT_EQ(*ParseTimeOption("5-"), 5 * 86400);
+  EXPECT_EQ(*ParseTimeOption("0-"), 0);
+  EXPECT_EQ(*ParseTimeOption("unlimited"), kInfiniteDuration);
+  EXPECT_EQ(*ParseTimeOption("INFINITE"), kInfiniteDuration);
+  EXPECT_EQ(*ParseTimeOption("1-12:30"), 86400 + 12 * 3600 + 30 * 60);
+  EXPECT_EQ(*ParseTimeOption("90"), 5400);
+  for (const char* text : {"-", "-2", "--", "x-", "5--", "1-x", "", "106751991167301-"}) {
+    Result<DurationSecs> secs = ParseTimeOption(text);
+    ASSERT_FALSE(secs.ok()) << text;
+    EXPECT_EQ(secs.status().message(), "invalid time \"" + std::string(text) + "\"");
+  }
+  // Configuration values keep ParseDuration's narrower forms.
+  EXPECT_FALSE(ParseDuration("-1").ok());
+  EXPECT_FALSE(ParseDuration("5-").ok());
+}
+
 TEST(ParseDurationTest, OverflowIsAnError) {
   for (const char* text : {"99999999999999999999", "153722867280912931",  // minutes * 60 wraps
                            "106751991167301-0", "1-2562047788015215", "18446744073709551615:0"}) {

@@ -1,5 +1,6 @@
 #include "common/memory_size.h"
 
+#include <cstdint>
 #include <optional>
 
 #include "common/strings.h"
@@ -56,6 +57,20 @@ Result<MemoryMb> ParseMemoryMb(std::string_view text) {
   }
   if (*value > UINT64_MAX / multiplier) return InvalidMemory(text, "too large");
   return *value * multiplier;
+}
+
+Result<MemoryMb> ParseMemoryOption(std::string_view text) {
+  std::string_view core = text;
+  if (core.size() >= 3 && (core.back() == 'B' || core.back() == 'b')) {
+    const char unit = core[core.size() - 2];
+    if (!(unit >= '0' && unit <= '9')) core.remove_suffix(1);  // "16GB", never "16B"
+  }
+  Result<MemoryMb> mb = ParseMemoryMb(core);
+  if (!mb.ok() && core.size() == text.size()) return mb;
+  if (!mb.ok())
+    return InvalidMemory(text, "expected a whole number with an optional K/M/G/T suffix");
+  if (*mb > static_cast<MemoryMb>(INT64_MAX)) return InvalidMemory(text, "too large");
+  return mb;
 }
 
 std::string FormatMemoryMb(MemoryMb mb) {

@@ -80,5 +80,34 @@ TEST(FormatMemoryMbTest, ParseReadsFormatBack) {
   }
 }
 
+TEST(ParseMemoryOptionTest, TakesAByteSuffixAfterTheUnit) {
+  EXPECT_EQ(*ParseMemoryOption("16GB"), 16384u);
+  EXPECT_EQ(*ParseMemoryOption("16gb"), 16384u);
+  EXPECT_EQ(*ParseMemoryOption("500MB"), 500u);
+  EXPECT_EQ(*ParseMemoryOption("2TB"), 2097152u);
+  EXPECT_EQ(*ParseMemoryOption("1536KB"), 2u);
+  EXPECT_EQ(*ParseMemoryOption("16G"), 16384u);
+  EXPECT_EQ(*ParseMemoryOption("4096"), 4096u);
+  // Configuration values keep ParseMemoryMb's forms.
+  EXPECT_FALSE(ParseMemoryMb("16GB").ok());
+}
+
+TEST(ParseMemoryOptionTest, RefusesABareByteSuffixAndTooLargeSizes) {
+  for (const char* text : {"16B", "B", "GB", "16GBB", "16XB", "1.5GB", "-1GB", "0B"}) {
+    Result<MemoryMb> mb = ParseMemoryOption(text);
+    ASSERT_FALSE(mb.ok()) << text;
+    EXPECT_EQ(mb.status().message().rfind("invalid memory size \"" + std::string(text) + "\"", 0),
+              0u)
+        << mb.status().message();
+  }
+  // Slurm counts megabytes in a signed 64-bit number.
+  EXPECT_TRUE(ParseMemoryOption("9223372036854775807").ok());
+  Result<MemoryMb> big = ParseMemoryOption("9223372036854775808");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("too large"), std::string::npos);
+  EXPECT_FALSE(ParseMemoryOption("99999999999999999999T").ok());
+  EXPECT_FALSE(ParseMemoryOption("9007199254740992G").ok());
+}
+
 }  // namespace
 }  // namespace rota

@@ -156,5 +156,26 @@ TEST_F(ClusterOptionTest, FederationAndUnitOptionsAreAccepted) {
   }
 }
 
+TEST_F(ClusterOptionTest, ValueFormsOfSlurmsCommandsAreTaken) {
+  for (const char* command : {"sbatch", "salloc", "srun"}) {
+    std::vector<std::string> args = {"--mem=16GB", "--time=5-", "--time-min=-1"};
+    args.push_back(std::string(command) == "sbatch" ? "--wrap=true" : "true");
+    RunResult r = RunCommand(command, args, env_);
+    // Past the options, on to the controller (which does not answer).
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.out;
+    EXPECT_EQ(r.out.find("invalid memory"), std::string::npos) << command << "\n" << r.out;
+    EXPECT_EQ(r.out.find("Invalid --time"), std::string::npos) << command << "\n" << r.out;
+  }
+  RunResult r = RunCommand("sbatch", {"--mem=16B", "--wrap=true"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "sbatch: error: invalid memory constraint: 16B\n");
+  r = RunCommand("sbatch", {"--mem-per-cpu=99999999999999999999", "--wrap=true"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "sbatch: error: invalid memory constraint: 99999999999999999999\n");
+  r = RunCommand("srun", {"--mem=16B", "true"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "srun: error: invalid memory constraint: 16B\n");
+}
+
 }  // namespace
 }  // namespace rota

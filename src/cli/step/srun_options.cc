@@ -372,7 +372,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         break;
       case kMem:
       case kMemPerCpu: {
-        Result<MemoryMb> mb = ParseMemoryMb(Trim(value));
+        Result<MemoryMb> mb = ParseMemoryOption(Trim(value));
         if (!mb.ok()) {
           return Error(fmt::format("invalid memory constraint: {}", value));
         }

@@ -287,7 +287,7 @@ Status SetNodes(OptionSink& sink, const JobOption&, std::string_view value, bool
 
 template <uint8_t Bit>
 Status SetMemory(OptionSink& sink, const JobOption&, std::string_view value, bool) {
-  Result<MemoryMb> mb = ParseMemoryMb(value);
+  Result<MemoryMb> mb = ParseMemoryOption(value);
   if (!mb.ok()) return sink.Error("invalid memory constraint: " + std::string(value));
   sink.BeginMemoryOption(Bit);
   switch (Bit) {
@@ -306,7 +306,7 @@ Status SetMemory(OptionSink& sink, const JobOption&, std::string_view value, boo
 }
 
 Status SetTime(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
-  Result<DurationSecs> secs = ParseDuration(value);
+  Result<DurationSecs> secs = ParseTimeOption(value);
   if (!secs.ok()) return InvalidSpecification(sink, option);
   int64_t wire_secs = *secs == kInfiniteDuration ? -1 : *secs;
   if (option.name == "time") {

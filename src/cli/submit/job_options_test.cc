@@ -290,7 +290,13 @@ TEST(JobOptionsTest, TimeLimitForms) {
   EXPECT_EQ(SpecOf({"-t", "UNLIMITED"}).time_limit_s(), -1);
   EXPECT_EQ(SpecOf({"-t", "infinite"}).time_limit_s(), -1);
   EXPECT_EQ(SpecOf({"-t", "0"}).time_limit_s(), -1);  // Zero asks for no limit.
-  EXPECT_EQ(SpecOf({}).time_limit_s(), 0);            // Not given.
+  EXPECT_EQ(SpecOf({"-t", "-1"}).time_limit_s(), -1);
+  EXPECT_EQ(SpecOf({"--time=5-"}).time_limit_s(), 5 * 86400);
+  EXPECT_EQ(SpecOf({"--time-min=1-"}).time_min_s(), 86400);
+  EXPECT_EQ(
+      MustParse({.args = {"job.sh"}, .env = {{"SBATCH_TIMELIMIT", "2-"}}}).spec.time_limit_s(),
+      2 * 86400);
+  EXPECT_EQ(SpecOf({}).time_limit_s(), 0);  // Not given.
   EXPECT_EQ(SpecOf({"--time-min=1:00:00"}).time_min_s(), 3600);
   EXPECT_EQ(ErrorOf({{"-t", "abc"}}), "sbatch: error: Invalid --time specification");
   EXPECT_EQ(ErrorOf({{"--time=1:2:3:4"}}), "sbatch: error: Invalid --time specification");
@@ -389,6 +395,12 @@ TEST(JobOptionsTest, MemoryOptions) {
   EXPECT_EQ(all.mem_per_node_mb(), 0u);
   EXPECT_TRUE(all.mem_given());  // All of each node's memory.
   EXPECT_EQ(SpecOf({"--mem-per-cpu=512"}).mem_per_cpu_mb(), 512u);
+  EXPECT_EQ(SpecOf({"--mem=16GB"}).mem_per_node_mb(), 16384u);
+  EXPECT_EQ(SpecOf({"--mem=500MB"}).mem_per_node_mb(), 500u);
+  EXPECT_EQ(SpecOf({"--mem-per-cpu=2gb"}).mem_per_cpu_mb(), 2048u);
+  EXPECT_EQ(ErrorOf({{"--mem=16B"}}), "sbatch: error: invalid memory constraint: 16B");
+  EXPECT_EQ(ErrorOf({{"--mem=9223372036854775808"}}),
+            "sbatch: error: invalid memory constraint: 9223372036854775808");
   EXPECT_EQ(ErrorOf({{"--mem=12Q"}}), "sbatch: error: invalid memory constraint: 12Q");
   EXPECT_EQ(ErrorOf({{"--mem-per-cpu=lots"}}), "sbatch: error: invalid memory constraint: lots");
 }
