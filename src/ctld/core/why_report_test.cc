@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "ctld/core/core_test_fixture.h"
 #include "model/job_state.h"
@@ -35,6 +36,16 @@ class WhyReportTest : public testing::CoreTest {
       s.set_script("#!/bin/sh\ntrue\n");
     });
   }
+  // bob's two running jobs: both GPUs of one node for an hour, and `gres`
+  // on the other for `minutes`. Their ids.
+  std::pair<uint32_t, uint32_t> BusyGpuNodes(const std::string& gres, int64_t minutes) {
+    uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
+    uint32_t b = Submit(bob_, 1, gres, minutes);
+    Tick();
+    EXPECT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
+    EXPECT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
+    return {a, b};
+  }
   wire::WhyResponse Why(uint32_t id) {
     Result<wire::WhyResponse> why = core_->ExplainJob(id, now_);
     EXPECT_TRUE(why.ok()) << why.status().message();
@@ -55,12 +66,8 @@ class WhyReportTest : public testing::CoreTest {
 
 TEST_F(WhyReportTest, ResourcesNameTheNodesThePlanAndTheJobWhoseEndItAwaits) {
   StartCluster();
-  // Both GPU nodes busy for an hour (2 GPUs each), then a job wanting 2 GPUs.
-  uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
-  uint32_t b = Submit(bob_, 1, "gpu:a100:2", 30);
-  Tick();
-  ASSERT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
-  ASSERT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
+  // Both GPU nodes busy (2 GPUs each), then a job wanting 2 GPUs.
+  const uint32_t b = BusyGpuNodes("gpu:a100:2", 30).second;
   uint32_t c = Submit(alice_, 1, "gpu:a100:2", 10);
   Tick();
   ASSERT_EQ(Job(c).state(), wire::JOB_STATE_PENDING);
@@ -94,16 +101,12 @@ TEST_F(WhyReportTest, ResourcesNameTheNodesThePlanAndTheJobWhoseEndItAwaits) {
 
 TEST_F(WhyReportTest, JobsAheadAreRankedWithTheirPriorities) {
   StartCluster();
-  uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
-  uint32_t b = Submit(bob_, 1, "gpu:a100:2", 60);
-  Tick();
+  BusyGpuNodes("gpu:a100:2", 60);
   uint32_t first = Submit(bob_, 1, "gpu:a100:2", 10);
   now_ += 600;  // Older: more age priority
   uint32_t second = Submit(alice_, 1, "gpu:a100:2", 10);
   now_ += 60;
   Tick();
-  ASSERT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
-  ASSERT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
   wire::WhyResponse why = Why(second);
   EXPECT_EQ(why.rank(), 2u);
   EXPECT_EQ(why.queued(), 2u);
@@ -206,11 +209,7 @@ TEST_F(WhyReportTest, ALimitIsShownWithWhatIsUsedAndTheMaximum) {
 TEST_F(WhyReportTest, WhatIfFindsTheShorterLimitAndTheFewerGpusThatStartItNow) {
   StartCluster();
   // n1: both GPUs for an hour; n2: one GPU for half an hour.
-  uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
-  uint32_t b = Submit(bob_, 1, "gpu:a100:1", 30);
-  Tick();
-  ASSERT_EQ(Job(a).state(), wire::JOB_STATE_RUNNING);
-  ASSERT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
+  BusyGpuNodes("gpu:a100:1", 30);
   // First in line: n2 whole, reserved from +30 min. Then c (one GPU for an
   // hour) and d (two GPUs for ten minutes) wait, though n2 has a GPU free
   // until then.
