@@ -7,6 +7,7 @@
 #include "api/methods.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
+#include "cli/query/job_listing.h"
 #include "cli/signal_names.h"
 #include "cli/slurm_version.h"
 #include "cli/step/step_commands.h"
@@ -91,6 +92,12 @@ int main(int argc, char** argv) {
             rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
         !s.ok()) {
       std::cerr << "scancel: error: " << s.message() << "\n";
+      return 1;
+    }
+  }
+  for (int i = optind; i < argc; ++i) {
+    if (!rota::cli::ParseStepId(argv[i]) && !rota::cli::IsJobIdText(argv[i])) {
+      std::cerr << "scancel: error: Invalid job id " << argv[i] << "\n";
       return 1;
     }
   }

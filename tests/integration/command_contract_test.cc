@@ -177,5 +177,97 @@ TEST_F(ClusterOptionTest, ValueFormsOfSlurmsCommandsAreTaken) {
   EXPECT_EQ(r.out, "srun: error: invalid memory constraint: 16B\n");
 }
 
+TEST_F(ClusterOptionTest, GpuOptionCombinationsAreRefusedAsSlurmRefusesThem) {
+  struct Case {
+    std::string command;
+    std::vector<std::string> args;
+    std::string out;
+  };
+  const std::string gres = "Invalid generic resource (gres) specification\n";
+  const std::string per_task =
+      "--gpus-per-task used without either --gpus or -n/--ntasks is not allowed.\n";
+  const std::vector<Case> cases = {
+      {"sbatch",
+       {"--gpus-per-task=1", "--wrap=true"},
+       "sbatch: error: " + per_task + "sbatch: error: Batch job submission failed: " + gres},
+      {"srun",
+       {"--gpus-per-task=1", "true"},
+       "srun: error: " + per_task + "srun: error: Unable to allocate resources: " + gres},
+      {"salloc",
+       {"--gpus-per-task=1", "true"},
+       "salloc: error: " + per_task + "salloc: error: Job submit/allocate failed: " + gres},
+      {"sbatch",
+       {"-n4", "--gpus-per-task=1", "--ntasks-per-gpu=2", "--wrap=true"},
+       "sbatch: fatal: --gpus-per-task is mutually exclusive with --ntasks-per-gpu and "
+       "SLURM_NTASKS_PER_GPU\n"},
+      {"sbatch",
+       {"-G1", "-c2", "--cpus-per-gpu=2", "--wrap=true"},
+       "sbatch: fatal: --cpus-per-task and --cpus-per-gpu are mutually exclusive\n"},
+      {"srun",
+       {"--gpus-per-socket=1", "true"},
+       "srun: error: --gpus-per-socket option requires --sockets-per-node specification\n"},
+      {"sbatch",
+       {"--mem-per-gpu=1G", "--wrap=true"},
+       "sbatch: error: --mem-per-gpu used without a GPU request (--gpus, --gpus-per-node, "
+       "--gpus-per-task, --gpus-per-socket or --gres=gpu).\nsbatch: error: Batch job submission "
+       "failed: " +
+           gres},
+  };
+  for (const Case& c : cases) {
+    RunResult r = RunCommand(c.command, c.args, env_);
+    EXPECT_EQ(r.exit_code, 1) << c.command << "\n" << r.out;
+    EXPECT_EQ(r.out, c.out) << c.command;
+  }
+  // A script's task count counts.
+  const std::string script = dir_.Write("job.sh", "#!/bin/sh\n#SBATCH -n 2\ntrue\n");
+  RunResult r = RunCommand("sbatch", {"--gpus-per-task=1", script}, env_);
+  EXPECT_EQ(r.out.find("--gpus-per-task used"), std::string::npos) << r.out;
+}
+
+TEST_F(ClusterOptionTest, StateNamesAreCheckedBeforeAnythingIsContacted) {
+  RunResult r = RunCommand("squeue", {"-t", "R,bogus"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("squeue: error: Invalid job state specified: bogus\n"
+                        "squeue: error: Valid job states include: PENDING,RUNNING,",
+                        0),
+            0u)
+      << r.out;
+  // Slurm's names for states Rota never reaches are taken.
+  r = RunCommand("squeue", {"-t", "CONFIGURING,se,all,PD"}, env_);
+  EXPECT_EQ(r.out.find("Invalid job state"), std::string::npos) << r.out;
+
+  r = RunCommand("sacct", {"-s", "CD,bogus"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "sacct: fatal: unrecognized job state value bogus\n");
+}
+
+TEST_F(ClusterOptionTest, JobIdsAreCheckedBeforeAnythingIsContacted) {
+  RunResult r = RunCommand("scancel", {"12", "abc"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "scancel: error: Invalid job id abc\n");
+  for (const char* id : {"12", "12_3", "12_[1-3]", "12.0", "12+1"}) {
+    r = RunCommand("scancel", {id}, env_);
+    EXPECT_EQ(r.out.find("Invalid job id"), std::string::npos) << id << "\n" << r.out;
+  }
+  r = RunCommand("squeue", {"-j", "12,x1"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "squeue: error: Invalid job id: x1\n");
+  r = RunCommand("sacct", {"-j", "12,x1"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "sacct: fatal: Bad job/step specified: x1\n");
+}
+
+TEST_F(ClusterOptionTest, UnknownFormatFieldsAreToldBeforeAnythingIsContacted) {
+  RunResult r = RunCommand("squeue", {"-O", "JobId,NoSuchField"}, env_);
+  EXPECT_EQ(r.out.rfind("squeue: error: Invalid job format specification: NoSuchField\n", 0), 0u)
+      << r.out;
+  r = RunCommand("sinfo", {"-O", "NodeList,NoSuchField"}, env_);
+  EXPECT_EQ(r.out.rfind("sinfo: error: Invalid node format specification: NoSuchField\n", 0), 0u)
+      << r.out;
+  r = RunCommand("sacct", {"-o", "JobID,NoSuchField"}, env_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "sacct: error: Invalid field requested: \"NoSuchField\"\n");
+}
+
 }  // namespace
 }  // namespace rota

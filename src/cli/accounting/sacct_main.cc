@@ -18,6 +18,7 @@
 #include "cli/client/accounting_client.h"
 #include "cli/cluster_option.h"
 #include "cli/event_time.h"
+#include "cli/job_state_names.h"
 #include "cli/local_time.h"
 #include "cli/slurm_version.h"
 #include "common/strings.h"
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   // -M: rotadbd records one cluster; a list without it (or "all") lists nothing.
   std::string clusters;
   bool no_convert = false;
+  bool states_given = false;  // -s, even naming only states no job is in
   enum { kJson = 1000, kNoOp, kNoConvert };
   const option long_options[] = {
       {"allusers", no_argument, nullptr, 'a'},
@@ -132,8 +134,8 @@ int main(int argc, char** argv) {
           // "28.batch" names a step of job 28: the job is what is recorded.
           std::string_view id = piece.substr(0, piece.find('.'));
           std::optional<uint64_t> n = rota::ParseUint(id);
-          if (!n) {
-            std::cerr << "sacct: error: Invalid job id: " << piece << "\n";
+          if (!n || *n == 0 || *n > UINT32_MAX) {
+            std::cerr << "sacct: fatal: Bad job/step specified: " << piece << "\n";
             return 1;
           }
           query.add_job_ids(static_cast<uint32_t>(*n));
@@ -161,12 +163,14 @@ int main(int argc, char** argv) {
         break;
       case 's':
         for (std::string_view piece : rota::Split(optarg, ',')) {
-          rota::wire::JobState state;
-          if (!rota::model::ParseJobState(piece, &state)) {
-            std::cerr << "sacct: error: Invalid state: " << piece << "\n";
+          if (!rota::cli::IsSacctStateName(piece)) {
+            std::cerr << "sacct: fatal: unrecognized job state value " << piece << "\n";
             return 1;
           }
-          query.add_states(state);
+          // States Rota never gives a job (CONFIGURING, REVOKED, ...) match none.
+          rota::wire::JobState state;
+          if (rota::model::ParseJobState(piece, &state)) query.add_states(state);
+          states_given = true;
         }
         break;
       case 'S':
@@ -253,8 +257,10 @@ int main(int argc, char** argv) {
   const bool other_clusters_only =
       !clusters.empty() &&
       !rota::cli::ListsLocalCluster(clusters, (*client)->config().settings.cluster_name);
-  rota::Status s = other_clusters_only ? rota::Status::Ok()
-                                       : (*client)->Call(rota::api::kDbdQueryJobs, query, &answer);
+  const bool no_state_matches = states_given && query.states().empty();
+  rota::Status s = other_clusters_only || no_state_matches
+                       ? rota::Status::Ok()
+                       : (*client)->Call(rota::api::kDbdQueryJobs, query, &answer);
   if (!s.ok()) {
     std::cerr << "sacct: error: " << s.message() << "\n";
     return 1;

@@ -137,6 +137,11 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // Unknown format fields are told now, before the controller is asked (the
+  // listing goes on without them, as in Slurm).
+  if (auto empty = rota::cli::format::RenderSinfo({}, {}, options, {}); empty.ok()) {
+    for (const std::string& e : empty->errors) std::cerr << "sinfo: error: " << e << "\n";
+  }
   auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "sinfo: error: " << client.status().message() << "\n";
@@ -185,7 +190,6 @@ int main(int argc, char** argv) {
     std::cerr << "sinfo: error: " << listing.status().message() << "\n";
     return 1;
   }
-  for (const std::string& e : listing->errors) std::cerr << "sinfo: error: " << e << "\n";
   std::cout << listing->text;
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/format/squeue_fields.h"
+#include "cli/job_state_names.h"
 #include "cli/local_time.h"
 #include "cli/query/job_listing.h"
 #include "cli/query/squeue_json.h"
@@ -187,6 +188,15 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  for (const std::string& state : request.states()) {
+    if (!rota::cli::IsSqueueStateName(state)) {
+      const std::string error = rota::cli::SqueueStateError(state);
+      for (std::string_view line : rota::Split(error, '\n')) {
+        std::cerr << "squeue: error: " << line << "\n";
+      }
+      return 1;
+    }
+  }
   if (!steps) {
     for (const std::string& id : request.job_ids()) {
       if (!rota::cli::IsJobIdText(id)) {
@@ -209,6 +219,12 @@ int main(int argc, char** argv) {
     }
     if (!nodelist.empty()) fields->AddRecord({rota::wire::JobRecord::kNodesFieldNumber});
     fields->ToRequest(request);
+    // Unknown format fields are told now, before the controller is asked
+    // (the listing goes on without them, as in Slurm).
+    auto none = [](size_t) -> const rota::wire::JobRecord* { return nullptr; };
+    if (auto empty = rota::cli::format::RenderSqueue(0, none, options, {}); empty.ok()) {
+      for (const std::string& e : empty->errors) std::cerr << "squeue: error: " << e << "\n";
+    }
   }
 
   std::vector<std::string> wanted_nodes;
@@ -284,7 +300,6 @@ int main(int argc, char** argv) {
     std::cerr << "squeue: error: malformed answer from the controller\n";
     return 1;
   }
-  for (const std::string& e : text->errors) std::cerr << "squeue: error: " << e << "\n";
   std::cout << text->text;
   std::cout.flush();
   return std::cout.good() ? 0 : 1;

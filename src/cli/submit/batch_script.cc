@@ -115,7 +115,8 @@ std::vector<ScriptDirective> ExtractDirectives(std::string_view script, std::str
 Result<ParsedJobOptions> ParseSbatchInvocation(const std::vector<std::string>& args,
                                                const JobOptionsContext& context, std::istream& in) {
   // First pass, command line only: where is the script?
-  Result<ParsedJobOptions> first = ParseJobOptions(Command::kSbatch, {args, {}}, context);
+  Result<ParsedJobOptions> first =
+      ParseJobOptions(Command::kSbatch, {args, {}, /*partial=*/true}, context);
   if (!first.ok() || first->help || first->usage || first->version) return first;
 
   std::string script;

@@ -55,10 +55,23 @@ class OptionSink {
     }
     memory_in_layer_ |= bit;
   }
+  // The sources, in the order they are applied.
+  enum Layer { kScript = 0, kEnvironment = 1, kCommandLine = 2 };
+
+  // Records that `option` was given in the source being applied.
+  void NoteGiven(std::string_view option) { given_in_[std::string(option)] = layer_; }
+  // The last source that gave `option`; nullopt when none did.
+  std::optional<Layer> GivenIn(std::string_view option) const {
+    auto it = given_in_.find(option);
+    if (it == given_in_.end()) return std::nullopt;
+    return it->second;
+  }
+
   // Called after each source.
   Status EndLayer() {
     const bool clash = std::popcount(memory_in_layer_) > 1;
     memory_in_layer_ = 0;
+    if (layer_ != kCommandLine) layer_ = static_cast<Layer>(layer_ + 1);
     if (clash) return Fatal("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.");
     return Status::Ok();
   }
@@ -73,6 +86,8 @@ class OptionSink {
   const JobOptionsContext& context_;
   ParsedJobOptions* out_;
   uint8_t memory_in_layer_ = 0;
+  Layer layer_ = kScript;
+  std::map<std::string, Layer, std::less<>> given_in_;
 };
 
 std::string_view CommandName(Command command) {
@@ -682,6 +697,7 @@ Status ApplyEnvironment(OptionSink& sink) {
     if (option->arg == ArgKind::kRequired && value.empty()) continue;
     const bool pass_value = option->arg == ArgKind::kRequired ||
                             (option->arg == ArgKind::kOptional && !value.empty() && !truth);
+    sink.NoteGiven(option->name);
     Status status =
         option->apply(sink, *option, pass_value ? std::string_view(value) : "", pass_value);
     if (!status.ok()) {
@@ -802,6 +818,7 @@ Status RunGetopt(OptionSink& sink, const GetoptTable& table, const std::vector<s
         rc >= kLongBase ? table.entries[rc - kLongBase] : ShortOption(table, rc);
     if (entry == nullptr) return Internal("getopt returned an unknown option");
     const bool has_value = optarg != nullptr;
+    sink.NoteGiven(entry->name);
     ROTA_RETURN_IF_ERROR(entry->apply(sink, *entry, has_value ? optarg : "", has_value));
   }
   for (int i = optind; i < argc; ++i) positional->push_back(storage[i]);
@@ -858,6 +875,69 @@ void WarnAboutDoubleGpuRequest(OptionSink& sink) {
   }
 }
 
+bool RequestsGpus(const wire::JobSpec& spec) {
+  return !spec.gpus().empty() || !spec.gpus_per_node().empty() || !spec.gpus_per_task().empty() ||
+         !spec.gpus_per_socket().empty() || RequestsGpusByGres(spec);
+}
+
+// A refusal Slurm's controller would give, told before contacting it: the
+// reason, then the command's own line for a failed request.
+Status SubmitRefusal(const OptionSink& sink, std::string_view why, std::string_view answer) {
+  std::string_view failed = "Batch job submission failed: ";
+  if (sink.command() == Command::kSrun) failed = "Unable to allocate resources: ";
+  if (sink.command() == Command::kSalloc) failed = "Job submit/allocate failed: ";
+  const std::string prog(sink.prog());
+  return InvalidArgument(prog + ": error: " + std::string(why) + "\n" + prog +
+                         ": error: " + std::string(failed) + std::string(answer));
+}
+
+// The GPU options' combinations Slurm's commands refuse (or its controller,
+// at once), checked once every source is applied.
+Status CheckGpuOptions(OptionSink& sink) {
+  wire::JobSpec& spec = sink.spec();
+  using L = OptionSink::Layer;
+  // --cpus-per-task and --cpus-per-gpu: a command line (or script) value
+  // wins over the other from the environment; both from the same kind of
+  // source is an error.
+  if (spec.cpus_per_task() > 0 && spec.cpus_per_gpu() > 0) {
+    const bool task_env = sink.GivenIn("cpus-per-task") == L::kEnvironment;
+    const bool gpu_env = sink.GivenIn("cpus-per-gpu") == L::kEnvironment;
+    if (task_env && !gpu_env) {
+      spec.set_cpus_per_task(0);
+    } else if (gpu_env && !task_env) {
+      spec.set_cpus_per_gpu(0);
+    } else {
+      return sink.Fatal("--cpus-per-task and --cpus-per-gpu are mutually exclusive");
+    }
+  }
+  if (spec.ntasks_per_gpu() > 0) {
+    const char* clash = !spec.gpus_per_task().empty()     ? "--gpus-per-task"
+                        : !spec.gpus_per_socket().empty() ? "--gpus-per-socket"
+                        : spec.ntasks_per_node() > 0      ? "--ntasks-per-node"
+                                                          : nullptr;
+    if (clash != nullptr) {
+      return sink.Fatal(std::string(clash) +
+                        " is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
+    }
+  }
+  if (!spec.gpus_per_socket().empty() && spec.sockets_per_node() == 0) {
+    return sink.Error("--gpus-per-socket option requires --sockets-per-node specification");
+  }
+  if (!spec.gpus_per_task().empty() && spec.num_tasks() == 0 && spec.ntasks_per_node() == 0 &&
+      spec.gpus().empty()) {
+    return SubmitRefusal(
+        sink, "--gpus-per-task used without either --gpus or -n/--ntasks is not allowed.",
+        "Invalid generic resource (gres) specification");
+  }
+  if (spec.mem_per_gpu_mb() > 0 && !RequestsGpus(spec)) {
+    return SubmitRefusal(sink,
+                         "--mem-per-gpu used without a GPU request (--gpus, --gpus-per-node, "
+                         "--gpus-per-task, --gpus-per-socket or --gres=gpu).",
+                         "Invalid generic resource (gres) specification");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::span<const JobOption> JobOptionTable() { return kJobOptions; }
@@ -889,6 +969,7 @@ Result<ParsedJobOptions> ParseJobOptions(Command command, const JobOptionSources
   ROTA_RETURN_IF_ERROR(RunGetopt(sink, table, sources.command_line, &out.positional));
   ROTA_RETURN_IF_ERROR(sink.EndLayer());
 
+  if (!sources.partial) ROTA_RETURN_IF_ERROR(CheckGpuOptions(sink));
   FillJobEnvironment(context, out.spec);
   WarnAboutDoubleGpuRequest(sink);
   // sbatch's first positional is the script itself, not one of its arguments.

@@ -68,6 +68,10 @@ struct JobOptionsContext {
 struct JobOptionSources {
   std::vector<std::string> command_line;
   std::vector<ScriptDirective> directives;
+  // True for a first look at some of the sources (sbatch's command line
+  // before it reads the script): the checks of option combinations, which
+  // need every source, are left for the full parse.
+  bool partial = false;
 };
 
 // The result of parsing: the spec to submit plus what the command itself acts on.

@@ -89,7 +89,6 @@ TEST(JobOptionsTest, LongOptionsFillTheSpec) {
       "--ntasks=8",
       "--ntasks-per-node=4",
       "--cpus-per-task=6",
-      "--cpus-per-gpu=8",
       "--gres=gpu:a100:2",
       "--gpu-bind=closest",
       "--time=1:00:00",
@@ -119,7 +118,6 @@ TEST(JobOptionsTest, LongOptionsFillTheSpec) {
       "--overcommit",
       "--contiguous",
       "--cpu-bind=cores",
-      "--ntasks-per-gpu=2",
       "--mem-per-gpu=10G",
   });
   EXPECT_EQ(s.name(), "train");
@@ -131,7 +129,6 @@ TEST(JobOptionsTest, LongOptionsFillTheSpec) {
   EXPECT_EQ(s.num_tasks(), 8u);
   EXPECT_EQ(s.ntasks_per_node(), 4u);
   EXPECT_EQ(s.cpus_per_task(), 6u);
-  EXPECT_EQ(s.cpus_per_gpu(), 8u);
   EXPECT_EQ(s.gres(), "gpu:a100:2");
   EXPECT_EQ(s.gpu_bind(), "closest");
   EXPECT_EQ(s.time_limit_s(), 3600);
@@ -161,13 +158,18 @@ TEST(JobOptionsTest, LongOptionsFillTheSpec) {
   EXPECT_TRUE(s.overcommit());
   EXPECT_TRUE(s.contiguous());
   EXPECT_EQ(s.cpu_bind(), "cores");
-  EXPECT_EQ(s.ntasks_per_gpu(), 2u);
   EXPECT_EQ(s.mem_per_gpu_mb(), 10240u);
+
+  // Those the options above exclude.
+  wire::JobSpec per_gpu = SpecOf({"-n4", "--gpus=2", "--ntasks-per-gpu=2", "--cpus-per-gpu=8"});
+  EXPECT_EQ(per_gpu.ntasks_per_gpu(), 2u);
+  EXPECT_EQ(per_gpu.cpus_per_gpu(), 8u);
 }
 
 TEST(JobOptionsTest, GpuOptionsFillTheSpec) {
-  wire::JobSpec s = SpecOf({"--gpus=a100:4", "--gpus-per-node=2", "--gpus-per-task=1",
-                            "--gpus-per-socket=v100:1", "--mem-per-cpu=2G", "--gpu-freq=high"});
+  wire::JobSpec s =
+      SpecOf({"--gpus=a100:4", "--gpus-per-node=2", "--gpus-per-task=1", "--gpus-per-socket=v100:1",
+              "--sockets-per-node=2", "--mem-per-cpu=2G", "--gpu-freq=high"});
   EXPECT_EQ(s.gpus(), "a100:4");
   EXPECT_EQ(s.gpus_per_node(), "2");
   EXPECT_EQ(s.gpus_per_task(), "1");
@@ -428,15 +430,73 @@ TEST(JobOptionsTest, AHigherSourceReplacesTheWholeMemoryRequest) {
   EXPECT_EQ(p.spec.mem_per_cpu_mb(), 0u);
   EXPECT_EQ(p.spec.mem_per_gpu_mb(), 0u);
 
-  ParsedJobOptions env = MustParse(
-      {.args = {}, .env = {{"SBATCH_MEM_PER_GPU", "3G"}}, .directives = {{2, {"--mem=2G"}}}});
+  ParsedJobOptions env = MustParse({.args = {"--gpus=1"},
+                                    .env = {{"SBATCH_MEM_PER_GPU", "3G"}},
+                                    .directives = {{2, {"--mem=2G"}}}});
   EXPECT_FALSE(env.spec.mem_given());
   EXPECT_EQ(env.spec.mem_per_node_mb(), 0u);
   EXPECT_EQ(env.spec.mem_per_gpu_mb(), 3072u);
 }
 
+TEST(JobOptionsTest, GpuCombinationsSlurmRefuses) {
+  EXPECT_EQ(ErrorOf({{"--gpus-per-task=1", "job.sh"}}),
+            "sbatch: error: --gpus-per-task used without either --gpus or -n/--ntasks is not "
+            "allowed.\nsbatch: error: Batch job submission failed: Invalid generic resource (gres) "
+            "specification");
+  EXPECT_EQ(ErrorOf({.args = {"--gpus-per-task=1", "true"}, .command = Command::kSrun}),
+            "srun: error: --gpus-per-task used without either --gpus or -n/--ntasks is not "
+            "allowed.\nsrun: error: Unable to allocate resources: Invalid generic resource (gres) "
+            "specification");
+  EXPECT_EQ(ErrorOf({.args = {"--gpus-per-task=1"}, .command = Command::kSalloc}),
+            "salloc: error: --gpus-per-task used without either --gpus or -n/--ntasks is not "
+            "allowed.\nsalloc: error: Job submit/allocate failed: Invalid generic resource (gres) "
+            "specification");
+  // A task count from any source, --ntasks-per-node, or a job-wide --gpus will do.
+  EXPECT_TRUE(Parse({{"-n2", "--gpus-per-task=1"}}).ok());
+  EXPECT_TRUE(Parse({{"-N2", "--ntasks-per-node=2", "--gpus-per-task=1"}}).ok());
+  EXPECT_TRUE(Parse({{"--gpus=4", "--gpus-per-task=2"}}).ok());
+  EXPECT_TRUE(Parse({.args = {"--gpus-per-task=1"}, .directives = {{2, {"-n", "4"}}}}).ok());
+
+  EXPECT_EQ(ErrorOf({{"-n4", "--gpus-per-task=1", "--ntasks-per-gpu=2"}}),
+            "sbatch: fatal: --gpus-per-task is mutually exclusive with --ntasks-per-gpu and "
+            "SLURM_NTASKS_PER_GPU");
+  EXPECT_EQ(ErrorOf({{"--gpus-per-socket=1", "--sockets-per-node=1", "--ntasks-per-gpu=2"}}),
+            "sbatch: fatal: --gpus-per-socket is mutually exclusive with --ntasks-per-gpu and "
+            "SLURM_NTASKS_PER_GPU");
+  EXPECT_EQ(ErrorOf({{"--ntasks-per-node=2", "--ntasks-per-gpu=2"}}),
+            "sbatch: fatal: --ntasks-per-node is mutually exclusive with --ntasks-per-gpu and "
+            "SLURM_NTASKS_PER_GPU");
+
+  EXPECT_EQ(ErrorOf({{"-G1", "-c2", "--cpus-per-gpu=4"}}),
+            "sbatch: fatal: --cpus-per-task and --cpus-per-gpu are mutually exclusive");
+  EXPECT_EQ(ErrorOf({.args = {"-G1"}, .directives = {{2, {"--cpus-per-gpu=4"}}, {3, {"-c", "2"}}}}),
+            "sbatch: fatal: --cpus-per-task and --cpus-per-gpu are mutually exclusive");
+  // The command line wins over the other from the environment.
+  wire::JobSpec srun_task = MustParse({.args = {"-G1", "-c2", "true"},
+                                       .env = {{"SLURM_CPUS_PER_GPU", "4"}},
+                                       .command = Command::kSrun})
+                                .spec;
+  EXPECT_EQ(srun_task.cpus_per_task(), 2u);
+  EXPECT_EQ(srun_task.cpus_per_gpu(), 0u);
+  wire::JobSpec cli_task =
+      MustParse({.args = {"-G1", "-c2"}, .env = {{"SBATCH_CPUS_PER_GPU", "4"}}}).spec;
+  EXPECT_EQ(cli_task.cpus_per_task(), 2u);
+  EXPECT_EQ(cli_task.cpus_per_gpu(), 0u);
+
+  EXPECT_EQ(ErrorOf({{"--gpus-per-socket=1"}}),
+            "sbatch: error: --gpus-per-socket option requires --sockets-per-node specification");
+  EXPECT_TRUE(Parse({{"--gpus-per-socket=1", "--sockets-per-node=2"}}).ok());
+
+  EXPECT_EQ(ErrorOf({{"--mem-per-gpu=4G"}}),
+            "sbatch: error: --mem-per-gpu used without a GPU request (--gpus, --gpus-per-node, "
+            "--gpus-per-task, --gpus-per-socket or --gres=gpu).\nsbatch: error: Batch job "
+            "submission failed: Invalid generic resource (gres) specification");
+  EXPECT_TRUE(Parse({{"--mem-per-gpu=4G", "--gres=gpu:a100:1"}}).ok());
+  EXPECT_TRUE(Parse({{"--mem-per-gpu=4G", "--gpus-per-node=1"}}).ok());
+}
+
 TEST(JobOptionsTest, GresAndGpusTogetherWarn) {
-  ParsedJobOptions both = MustParse({{"--gres=gpu:2", "--gpus-per-task=1"}});
+  ParsedJobOptions both = MustParse({{"-n2", "--gres=gpu:2", "--gpus-per-task=1"}});
   ASSERT_EQ(both.warnings.size(), 1u);
   EXPECT_THAT(both.warnings[0], HasSubstr("sbatch: warning: --gres=gpu and --gpus* options"));
   EXPECT_THAT(both.warnings[0], HasSubstr("more GPUs than intended"));

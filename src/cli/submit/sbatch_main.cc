@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   context.now = static_cast<int64_t>(std::time(nullptr));
   std::vector<std::string> args(argv + 1, argv + argc);
   // --help, --usage and --version answer without slurm.conf or a script.
-  if (auto early = rota::cli::ParseJobOptions(rota::cli::Command::kSbatch, {args, {}}, context);
+  if (auto early = rota::cli::ParseJobOptions(rota::cli::Command::kSbatch,
+                                              {args, {}, /*partial=*/true}, context);
       early.ok() && (early->help || early->usage || early->version)) {
     if (early->version) {
       std::cout << rota::cli::kSlurmVersionLine;
