@@ -25,14 +25,22 @@ std::string ExpressionFromArgument(const std::string& arg) {
 
 }  // namespace
 
+std::string DefaultHostnamesList(const char* job_nodelist, const char* nodelist) {
+  for (const char* value : {job_nodelist, nodelist}) {
+    if (value != nullptr && *value != '\0') return value;
+  }
+  return "";
+}
+
 int ShowHostlist(const std::string& entity, const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err) {
   std::string expr;
   if (!args.empty()) {
     expr = ExpressionFromArgument(args.front());
   } else if (EqualsIgnoreCase(entity, "hostnames") &&
-             std::getenv("SLURM_JOB_NODELIST") != nullptr) {
-    expr = std::getenv("SLURM_JOB_NODELIST");
+             !DefaultHostnamesList(std::getenv("SLURM_JOB_NODELIST"), std::getenv("SLURM_NODELIST"))
+                  .empty()) {
+    expr = DefaultHostnamesList(std::getenv("SLURM_JOB_NODELIST"), std::getenv("SLURM_NODELIST"));
   } else {
     err << "scontrol: error: host list required\n";
     return 1;

@@ -27,5 +27,14 @@ TEST(ScontrolHostlistUnitTest, ErrorsGoToErrWithExitOne) {
   EXPECT_EQ(code, 1);
 }
 
+TEST(ScontrolHostlistUnitTest, HostnamesDefaultsToTheJobNodeListThenTheNodeList) {
+  EXPECT_EQ(DefaultHostnamesList("n[1-2]", "m[1-2]"), "n[1-2]");
+  EXPECT_EQ(DefaultHostnamesList(nullptr, "m[1-2]"), "m[1-2]");
+  EXPECT_EQ(DefaultHostnamesList("", "m[1-2]"), "m[1-2]");
+  EXPECT_EQ(DefaultHostnamesList("n1", nullptr), "n1");
+  EXPECT_EQ(DefaultHostnamesList(nullptr, nullptr), "");
+  EXPECT_EQ(DefaultHostnamesList("", ""), "");
+}
+
 }  // namespace
 }  // namespace rota::cli

@@ -269,5 +269,16 @@ TEST_F(ClusterOptionTest, UnknownFormatFieldsAreToldBeforeAnythingIsContacted) {
   EXPECT_EQ(r.out, "sacct: error: Invalid field requested: \"NoSuchField\"\n");
 }
 
+TEST(ScontrolHostnamesTest, WithoutAListReadsTheJobNodeListThenTheNodeList) {
+  // No slurm.conf needed: prologs and batch scripts call it on any host.
+  RunResult r = RunCommand("scontrol", {"show", "hostnames"},
+                           {"SLURM_CONF=/nonexistent/slurm.conf", "SLURM_NODELIST=m[3-4]"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "m3\nm4\n");
+  r = RunCommand("scontrol", {"show", "hostnames"},
+                 {"SLURM_JOB_NODELIST=n[1-2]", "SLURM_NODELIST=m[3-4]"});
+  EXPECT_EQ(r.out, "n1\nn2\n");
+}
+
 }  // namespace
 }  // namespace rota
