@@ -9,43 +9,15 @@
 #include <string>
 
 #include "testing/temp_dir.h"
+#include "tests/integration/run_command.h"
 
 namespace rota {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-std::string BinDir() {
-  const char* env = std::getenv("ROTA_BIN_DIR");
-  return env != nullptr ? env : ROTA_BINARY_DIR "/bin";
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-RunResult RunProgram(const std::string& program, const std::vector<std::string>& args,
-                     bool with_stderr = true) {
-  std::string cmd = ShellQuote(BinDir() + "/" + program);
-  for (const std::string& a : args) cmd += " " + ShellQuote(a);
-  if (with_stderr) cmd += " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using RunResult = testing::CommandResult;
+using testing::RunProgram;
 
 TEST(ScontrolHostlistTest, HostnamesPrintsOnePerLine) {
   RunResult r = RunProgram("scontrol", {"show", "hostnames", "gpu[01-16]"});

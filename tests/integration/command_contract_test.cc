@@ -12,45 +12,13 @@
 #include <vector>
 
 #include "testing/temp_dir.h"
+#include "tests/integration/run_command.h"
 
 namespace rota {
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-std::string BinDir() {
-  const char* env = std::getenv("ROTA_BIN_DIR");
-  return env != nullptr ? env : ROTA_BINARY_DIR "/bin";
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs `program` with `args` under `env` ("NAME=value" words for env(1)), stdin
-// from /dev/null.
-RunResult RunCommand(const std::string& program, const std::vector<std::string>& args,
-                     const std::vector<std::string>& env = {}) {
-  std::string cmd = "env";
-  for (const std::string& e : env) cmd += " " + ShellQuote(e);
-  cmd += " " + ShellQuote(BinDir() + "/" + program);
-  for (const std::string& a : args) cmd += " " + ShellQuote(a);
-  cmd += " </dev/null 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using RunResult = testing::CommandResult;
+using testing::RunProgram;
 
 const std::vector<std::string> kNoConfig = {"SLURM_CONF=/nonexistent/slurm.conf"};
 
@@ -61,7 +29,7 @@ const char* const kCommands[] = {"sbatch",   "srun",    "salloc",  "squeue",   "
 TEST(VersionTest, EveryCommandPrintsSlurmsVersionWithoutConfiguration) {
   for (const char* command : kCommands) {
     for (const char* flag : {"--version", "-V"}) {
-      RunResult r = RunCommand(command, {flag}, kNoConfig);
+      RunResult r = RunProgram(command, {flag}, kNoConfig);
       EXPECT_EQ(r.exit_code, 0) << command << " " << flag << "\n" << r.out;
       EXPECT_EQ(r.out, "slurm 22.05.8\n") << command << " " << flag;
     }
@@ -70,14 +38,14 @@ TEST(VersionTest, EveryCommandPrintsSlurmsVersionWithoutConfiguration) {
 
 TEST(VersionTest, VersionWordsOfTheInteractiveCommands) {
   for (const char* command : {"scontrol", "sacctmgr", "sreport", "rota"}) {
-    RunResult r = RunCommand(command, {"version"}, kNoConfig);
+    RunResult r = RunProgram(command, {"version"}, kNoConfig);
     EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.out;
     EXPECT_EQ(r.out, "slurm 22.05.8\n") << command;
   }
 }
 
 TEST(VersionTest, SbatchAnswersBeforeLookingForItsScript) {
-  RunResult r = RunCommand("sbatch", {"--version", "/nonexistent/script.sh"}, kNoConfig);
+  RunResult r = RunProgram("sbatch", {"--version", "/nonexistent/script.sh"}, kNoConfig);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "slurm 22.05.8\n");
 }
@@ -119,12 +87,12 @@ TEST_F(ClusterOptionTest, AnotherClusterIsRefusedBeforeAnythingIsContacted) {
       {"scontrol", {"-M", "elsewhere", "show", "job"}},
   };
   for (const auto& [command, args] : calls) {
-    RunResult r = RunCommand(command, args, env_);
+    RunResult r = RunProgram(command, args, env_);
     EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.out;
     EXPECT_EQ(r.out, command + ": error: 'elsewhere" + kUnreachable) << command;
   }
   // A list with one other name is refused whole, named as given.
-  RunResult r = RunCommand("squeue", {"-M", "anchor,elsewhere"}, env_);
+  RunResult r = RunProgram("squeue", {"-M", "anchor,elsewhere"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, std::string("squeue: error: 'anchor,elsewhere") + kUnreachable);
 }
@@ -132,7 +100,7 @@ TEST_F(ClusterOptionTest, AnotherClusterIsRefusedBeforeAnythingIsContacted) {
 TEST_F(ClusterOptionTest, TheLocalClusterAndAllAreTaken) {
   for (const std::string& value : {"anchor", "ANCHOR", "all", "anchor,anchor"}) {
     for (const char* command : {"squeue", "sinfo", "sprio", "sshare", "sdiag"}) {
-      RunResult r = RunCommand(command, {"-M", value}, env_);
+      RunResult r = RunProgram(command, {"-M", value}, env_);
       // On to the controller, which does not answer.
       EXPECT_EQ(r.exit_code, 1) << command << " -M " << value << "\n" << r.out;
       EXPECT_EQ(r.out.find("invalid entry for --cluster"), std::string::npos)
@@ -141,14 +109,14 @@ TEST_F(ClusterOptionTest, TheLocalClusterAndAllAreTaken) {
       EXPECT_EQ(r.out.rfind(std::string(command) + ": error: ", 0), 0u) << r.out;
     }
   }
-  RunResult r = RunCommand("sbatch", {"-M", "anchor", "--wrap=true"}, env_);
+  RunResult r = RunProgram("sbatch", {"-M", "anchor", "--wrap=true"}, env_);
   EXPECT_EQ(r.out.find("invalid entry for --cluster"), std::string::npos) << r.out;
 }
 
 TEST_F(ClusterOptionTest, FederationAndUnitOptionsAreAccepted) {
   for (const char* command : {"squeue", "sinfo", "sacct"}) {
     for (const char* option : {"--local", "--federation", "--noconvert"}) {
-      RunResult r = RunCommand(command, {option}, env_);
+      RunResult r = RunProgram(command, {option}, env_);
       EXPECT_EQ(r.out.find("unrecognized option"), std::string::npos)
           << command << " " << option << "\n"
           << r.out;
@@ -160,19 +128,19 @@ TEST_F(ClusterOptionTest, ValueFormsOfSlurmsCommandsAreTaken) {
   for (const char* command : {"sbatch", "salloc", "srun"}) {
     std::vector<std::string> args = {"--mem=16GB", "--time=5-", "--time-min=-1"};
     args.push_back(std::string(command) == "sbatch" ? "--wrap=true" : "true");
-    RunResult r = RunCommand(command, args, env_);
+    RunResult r = RunProgram(command, args, env_);
     // Past the options, on to the controller (which does not answer).
     EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.out;
     EXPECT_EQ(r.out.find("invalid memory"), std::string::npos) << command << "\n" << r.out;
     EXPECT_EQ(r.out.find("Invalid --time"), std::string::npos) << command << "\n" << r.out;
   }
-  RunResult r = RunCommand("sbatch", {"--mem=16B", "--wrap=true"}, env_);
+  RunResult r = RunProgram("sbatch", {"--mem=16B", "--wrap=true"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "sbatch: error: invalid memory constraint: 16B\n");
-  r = RunCommand("sbatch", {"--mem-per-cpu=99999999999999999999", "--wrap=true"}, env_);
+  r = RunProgram("sbatch", {"--mem-per-cpu=99999999999999999999", "--wrap=true"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "sbatch: error: invalid memory constraint: 99999999999999999999\n");
-  r = RunCommand("srun", {"--mem=16B", "true"}, env_);
+  r = RunProgram("srun", {"--mem=16B", "true"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "srun: error: invalid memory constraint: 16B\n");
 }
@@ -214,18 +182,18 @@ TEST_F(ClusterOptionTest, GpuOptionCombinationsAreRefusedAsSlurmRefusesThem) {
            gres},
   };
   for (const Case& c : cases) {
-    RunResult r = RunCommand(c.command, c.args, env_);
+    RunResult r = RunProgram(c.command, c.args, env_);
     EXPECT_EQ(r.exit_code, 1) << c.command << "\n" << r.out;
     EXPECT_EQ(r.out, c.out) << c.command;
   }
   // A script's task count counts.
   const std::string script = dir_.Write("job.sh", "#!/bin/sh\n#SBATCH -n 2\ntrue\n");
-  RunResult r = RunCommand("sbatch", {"--gpus-per-task=1", script}, env_);
+  RunResult r = RunProgram("sbatch", {"--gpus-per-task=1", script}, env_);
   EXPECT_EQ(r.out.find("--gpus-per-task used"), std::string::npos) << r.out;
 }
 
 TEST_F(ClusterOptionTest, StateNamesAreCheckedBeforeAnythingIsContacted) {
-  RunResult r = RunCommand("squeue", {"-t", "R,bogus"}, env_);
+  RunResult r = RunProgram("squeue", {"-t", "R,bogus"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out.rfind("squeue: error: Invalid job state specified: bogus\n"
                         "squeue: error: Valid job states include: PENDING,RUNNING,",
@@ -233,49 +201,49 @@ TEST_F(ClusterOptionTest, StateNamesAreCheckedBeforeAnythingIsContacted) {
             0u)
       << r.out;
   // Slurm's names for states Rota never reaches are taken.
-  r = RunCommand("squeue", {"-t", "CONFIGURING,se,all,PD"}, env_);
+  r = RunProgram("squeue", {"-t", "CONFIGURING,se,all,PD"}, env_);
   EXPECT_EQ(r.out.find("Invalid job state"), std::string::npos) << r.out;
 
-  r = RunCommand("sacct", {"-s", "CD,bogus"}, env_);
+  r = RunProgram("sacct", {"-s", "CD,bogus"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "sacct: fatal: unrecognized job state value bogus\n");
 }
 
 TEST_F(ClusterOptionTest, JobIdsAreCheckedBeforeAnythingIsContacted) {
-  RunResult r = RunCommand("scancel", {"12", "abc"}, env_);
+  RunResult r = RunProgram("scancel", {"12", "abc"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "scancel: error: Invalid job id abc\n");
   for (const char* id : {"12", "12_3", "12_[1-3]", "12.0", "12+1"}) {
-    r = RunCommand("scancel", {id}, env_);
+    r = RunProgram("scancel", {id}, env_);
     EXPECT_EQ(r.out.find("Invalid job id"), std::string::npos) << id << "\n" << r.out;
   }
-  r = RunCommand("squeue", {"-j", "12,x1"}, env_);
+  r = RunProgram("squeue", {"-j", "12,x1"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "squeue: error: Invalid job id: x1\n");
-  r = RunCommand("sacct", {"-j", "12,x1"}, env_);
+  r = RunProgram("sacct", {"-j", "12,x1"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "sacct: fatal: Bad job/step specified: x1\n");
 }
 
 TEST_F(ClusterOptionTest, UnknownFormatFieldsAreToldBeforeAnythingIsContacted) {
-  RunResult r = RunCommand("squeue", {"-O", "JobId,NoSuchField"}, env_);
+  RunResult r = RunProgram("squeue", {"-O", "JobId,NoSuchField"}, env_);
   EXPECT_EQ(r.out.rfind("squeue: error: Invalid job format specification: NoSuchField\n", 0), 0u)
       << r.out;
-  r = RunCommand("sinfo", {"-O", "NodeList,NoSuchField"}, env_);
+  r = RunProgram("sinfo", {"-O", "NodeList,NoSuchField"}, env_);
   EXPECT_EQ(r.out.rfind("sinfo: error: Invalid node format specification: NoSuchField\n", 0), 0u)
       << r.out;
-  r = RunCommand("sacct", {"-o", "JobID,NoSuchField"}, env_);
+  r = RunProgram("sacct", {"-o", "JobID,NoSuchField"}, env_);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "sacct: error: Invalid field requested: \"NoSuchField\"\n");
 }
 
 TEST(ScontrolHostnamesTest, WithoutAListReadsTheJobNodeListThenTheNodeList) {
   // No slurm.conf needed: prologs and batch scripts call it on any host.
-  RunResult r = RunCommand("scontrol", {"show", "hostnames"},
+  RunResult r = RunProgram("scontrol", {"show", "hostnames"},
                            {"SLURM_CONF=/nonexistent/slurm.conf", "SLURM_NODELIST=m[3-4]"});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out, "m3\nm4\n");
-  r = RunCommand("scontrol", {"show", "hostnames"},
+  r = RunProgram("scontrol", {"show", "hostnames"},
                  {"SLURM_JOB_NODELIST=n[1-2]", "SLURM_NODELIST=m[3-4]"});
   EXPECT_EQ(r.out, "n1\nn2\n");
 }

@@ -26,18 +26,9 @@
 
 #include "testing/free_port.h"
 #include "testing/temp_dir.h"
+#include "tests/integration/run_command.h"
 
 namespace rota::testing {
-
-inline std::string BinDir() {
-  const char* env = std::getenv("ROTA_BIN_DIR");
-  return env != nullptr ? env : ROTA_BINARY_DIR "/bin";
-}
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;  // stdout (and stderr when asked)
-};
 
 // Whether something accepts connections on 127.0.0.1:`port`.
 inline bool LoopbackAccepting(uint16_t port) {
@@ -146,15 +137,7 @@ class ControllerProcess {
   CommandResult Run(const std::string& command_line, bool with_stderr = true) const {
     std::string cmd = "SLURM_CONF=" + conf_ + " PATH=" + BinDir() + ":$PATH " + command_line;
     if (with_stderr) cmd += " 2>&1";
-    CommandResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return RunShell(cmd);
   }
 
  private:

@@ -329,17 +329,8 @@ class NodedCluster {
 
   // Runs a built command against this cluster's configuration.
   CommandResult Run(const std::string& command_line) const {
-    std::string cmd =
-        "SLURM_CONF=" + conf_ + " PATH=" + BinDir() + ":$PATH " + command_line + " 2>&1";
-    CommandResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return RunShell("SLURM_CONF=" + conf_ + " PATH=" + BinDir() + ":$PATH " + command_line +
+                    " 2>&1");
   }
 
  private:
