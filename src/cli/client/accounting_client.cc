@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "api/auth_settings.h"
+#include "cli/client/controller_client.h"
 #include "cli/client/signed_call.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -16,7 +17,7 @@ Result<std::unique_ptr<AccountingClient>> AccountingClient::Create(
   std::unique_ptr<AccountingClient> c(new AccountingClient());
   conf::Diagnostics diags;
   auto config = conf::LoadClusterConfig(slurm_conf_path, diags, conf::ConfigScope::kSlurmConfOnly);
-  if (!config.ok()) return InvalidArgument(diags.ToString() + config.status().message());
+  if (!config.ok()) return InvalidArgument(ConfigErrorMessage(diags, config.status()));
   c->config_ = *config;
   if (c->config_->settings.accounting_storage_type != "accounting_storage/slurmdbd") {
     return Status(StatusCode::kFailedPrecondition, "Slurm accounting storage is disabled");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -17,11 +18,25 @@ namespace {
 Result<std::shared_ptr<const conf::ClusterConfig>> LoadQuietly(const std::string& path) {
   conf::Diagnostics diags;
   auto config = conf::LoadClusterConfig(path, diags, conf::ConfigScope::kSlurmConfOnly);
-  if (!config.ok()) return InvalidArgument(diags.ToString() + config.status().message());
+  if (!config.ok()) return InvalidArgument(ConfigErrorMessage(diags, config.status()));
   return config;
 }
 
 }  // namespace
+
+std::string ConfigErrorMessage(const conf::Diagnostics& diags, const Status& status) {
+  auto first = std::find_if(diags.all().begin(), diags.all().end(), [](const conf::Diagnostic& d) {
+    return d.severity == conf::Severity::kError;
+  });
+  if (first == diags.all().end()) return status.message();
+  std::string text = first->where.ToString() + ": " + first->message;
+  // A file that cannot be read is the whole story: what follows is its consequence.
+  const int more = diags.error_count() - 1;
+  if (more > 0 && first->where.line > 0) {
+    text += fmt::format(" (and {} more; rotactld --check-config lists them)", more);
+  }
+  return text;
+}
 
 Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(
     const std::string& slurm_conf_path) {

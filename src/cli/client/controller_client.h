@@ -14,6 +14,7 @@
 #include "auth/credential.h"
 #include "common/status.h"
 #include "conf/cluster_config.h"
+#include "conf/diagnostics.h"
 #include "rpc/client.h"
 
 namespace rota::cli {
@@ -42,6 +43,11 @@ class ControllerClient {
   rpc::RpcClient rpc_;
   std::chrono::milliseconds timeout_{60'000};
 };
+
+// What a command says when slurm.conf cannot be loaded: the first error with
+// its file and line (not the "error: " the configuration's report starts
+// with: the command adds its own), and how many more there are.
+std::string ConfigErrorMessage(const conf::Diagnostics& diags, const Status& status);
 
 // For a command that makes one call: reads slurm.conf, calls, and answers
 // true with `response` filled; otherwise prints "PROGRAM: error: MESSAGE" on
