@@ -115,8 +115,10 @@ TEST(TransportLimitsTest, ConnectionFloodFromOnePeerLeavesTheControllerServing) 
     const ScopedEnv cap("ROTA_RPC_MAX_CONNECTIONS_PER_PEER", std::to_string(kPerPeerCap));
     ASSERT_TRUE(ctld.Start()) << ctld.Log();
   }
-  EXPECT_NE(ctld.Log().find(std::to_string(kPerPeerCap) + " per peer address"), std::string::npos)
-      << ctld.Log();
+  // The line comes just after the port opens: wait for it rather than race it.
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    return ctld.Log().find(std::to_string(kPerPeerCap) + " per peer address") != std::string::npos;
+  })) << ctld.Log();
 
   Flood flood(ctld.port(), kFlood);
   ASSERT_EQ(flood.opened(), static_cast<size_t>(kFlood));
