@@ -44,6 +44,9 @@ std::vector<int64_t> ShorterLimits(int64_t limit_s) {
   return {out.rbegin(), out.rend()};
 }
 
+// "1 GPU", "4 GPUs".
+std::string Gpus(uint32_t n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); }
+
 // Halving a GPU count down to one: 8 -> {4, 1}, 2 -> {1}.
 std::vector<uint32_t> FewerGpus(uint32_t n) {
   std::set<uint32_t> out;
@@ -135,18 +138,18 @@ void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
   const sched::Request& r = own.request;
   const std::string type = r.gpu_type >= 0 ? model.gpu_types.Name(r.gpu_type) + ":" : "";
   for (uint32_t n : FewerGpus(r.gpus_per_node)) {
-    Variant& v = variants.emplace_back(Variant{fmt::format("--gpus-per-node={}{}", type, n),
-                                               fmt::format("{} GPUs per node", n), own});
+    Variant& v = variants.emplace_back(
+        Variant{fmt::format("--gpus-per-node={}{}", type, n), Gpus(n) + " per node", own});
     v.job.request.gpus_per_node = n;
   }
   for (uint32_t n : FewerGpus(r.gpus_per_job)) {
     Variant& v = variants.emplace_back(
-        Variant{fmt::format("--gpus={}{}", type, n), fmt::format("{} GPUs in all", n), own});
+        Variant{fmt::format("--gpus={}{}", type, n), Gpus(n) + " in all", own});
     v.job.request.gpus_per_job = n;
   }
   for (uint32_t n : FewerGpus(r.gpus_per_task)) {
-    Variant& v = variants.emplace_back(Variant{fmt::format("--gpus-per-task={}{}", type, n),
-                                               fmt::format("{} GPUs per task", n), own});
+    Variant& v = variants.emplace_back(
+        Variant{fmt::format("--gpus-per-task={}{}", type, n), Gpus(n) + " per task", own});
     v.job.request.gpus_per_task = n;
   }
   if (r.gpu_type >= 0) {

@@ -237,6 +237,7 @@ TEST_F(WhyReportTest, WhatIfFindsTheShorterLimitAndTheFewerGpusThatStartItNow) {
                    [](const wire::WhyOption& o) { return o.change() == "--gpus-per-node=a100:1"; });
   ASSERT_NE(one_gpu, why.options().end());
   EXPECT_EQ(one_gpu->start(), now_);
+  EXPECT_EQ(one_gpu->what(), "1 GPU per node");
   // The first in line has nothing to gain from a shorter limit: n2 is not
   // free before its planned start whatever it asks.
   why = Why(top);
