@@ -6,6 +6,7 @@
 
 #include "ctld/core/core_test_fixture.h"
 #include "ctld/core/limit_check.h"
+#include "ctld/core/policy_entity_for_test.h"
 #include "ctld/core/usage_ledger.h"
 #include "model/job_state.h"
 
@@ -32,10 +33,7 @@ class AssocPolicyTest : public testing::CoreTest {
   }
   void Add(const std::string& kind, const std::string& name,
            std::map<std::string, std::string> fields = {}) {
-    wire::PolicyEntity* e = policy_.add_entities();
-    e->set_kind(kind);
-    e->set_name(name);
-    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+    testing::AddPolicyEntity(policy_, kind, name, fields);
   }
   // bob in accounts a (default) and b, with `settings` on his association with a.
   void AddBob(std::map<std::string, std::string> settings_a = {},

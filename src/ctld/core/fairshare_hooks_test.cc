@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ctld/core/core_test_fixture.h"
+#include "ctld/core/policy_entity_for_test.h"
 
 namespace rota::ctld {
 namespace {
@@ -136,11 +137,8 @@ TEST_F(FairshareCoreTest, AccountsSharesAndUsageFactorWithClassic) {
   Load("PriorityFlags=NO_FAIR_TREE\n");
   wire::PolicyState policy;
   auto add = [&](const std::string& kind, const std::string& name,
-                 std::map<std::string, std::string> fields) {
-    wire::PolicyEntity* e = policy.add_entities();
-    e->set_kind(kind);
-    e->set_name(name);
-    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+                 const std::map<std::string, std::string>& fields) {
+    testing::AddPolicyEntity(policy, kind, name, fields);
   };
   add("account", "physics", {{"Fairshare", "3"}});
   add("account", "chem", {{"Fairshare", "1"}});

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ctld/core/policy_entity_for_test.h"
+
 namespace rota::ctld {
 namespace {
 
@@ -9,10 +11,7 @@ class LimitCheckTest : public ::testing::Test {
  protected:
   void Add(const std::string& kind, const std::string& name,
            std::map<std::string, std::string> fields) {
-    wire::PolicyEntity* e = state_.add_entities();
-    e->set_kind(kind);
-    e->set_name(name);
-    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+    testing::AddPolicyEntity(state_, kind, name, fields);
   }
   std::shared_ptr<const PolicyTable> Table() { return PolicyTable::FromState(state_); }
 

@@ -5,6 +5,7 @@
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/core_test_fixture.h"
 #include "ctld/core/limit_check.h"
+#include "ctld/core/policy_entity_for_test.h"
 #include "model/job_state.h"
 
 namespace rota::ctld {
@@ -28,10 +29,7 @@ class PolicyHooksTest : public testing::CoreTest {
 
   void Add(const std::string& kind, const std::string& name,
            std::map<std::string, std::string> fields = {}) {
-    wire::PolicyEntity* e = policy_.add_entities();
-    e->set_kind(kind);
-    e->set_name(name);
-    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+    testing::AddPolicyEntity(policy_, kind, name, fields);
   }
   // The usual tree: physics under root, alice and bob in it, QoS normal and gpu.
   void AddDefaults() {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "ctld/core/core_test_fixture.h"
+#include "ctld/core/policy_entity_for_test.h"
 #include "model/job_state.h"
 
 namespace rota::ctld {
@@ -173,11 +174,8 @@ TEST_F(WhyReportTest, ALimitIsShownWithWhatIsUsedAndTheMaximum) {
   StartCluster("AccountingStorageEnforce=limits,qos\nAccountingStorageTRES=gres/gpu\n");
   wire::PolicyState policy;
   auto add = [&](const std::string& kind, const std::string& name,
-                 std::map<std::string, std::string> fields) {
-    wire::PolicyEntity* e = policy.add_entities();
-    e->set_kind(kind);
-    e->set_name(name);
-    for (auto& [k, v] : fields) (*e->mutable_fields())[k] = v;
+                 const std::map<std::string, std::string>& fields) {
+    testing::AddPolicyEntity(policy, kind, name, fields);
   };
   add("account", "a", {});
   add("user", "alice", {{"DefaultAccount", "a"}});
