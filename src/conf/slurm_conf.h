@@ -40,6 +40,10 @@ struct SchedulerParameters {
   // Rota's own: backfill reservations for later in the plain node order,
   // idle nodes included, instead of on busy nodes first (sched/backfill.h).
   bool bf_reserve_in_node_order = false;
+  // Rota's own: plan a job with a runtime predicted from its user's last
+  // finished jobs instead of its time limit (sched/runtime_predictor.h).
+  // Planning only; the limit still ends it.
+  bool rota_predict_runtime = false;
   uint32_t default_queue_depth = 100;
   uint32_t partition_job_depth = 0;
   DurationSecs sched_interval = 60;

@@ -347,6 +347,8 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       p.bf_max_time = t;
     } else if (key == "bf_reserve_in_node_order") {
       p.bf_reserve_in_node_order = true;
+    } else if (key == "rota_predict_runtime") {
+      p.rota_predict_runtime = true;
     } else if (key == "default_queue_depth") {
       s = ParseUint32Value(v, p.default_queue_depth);
     } else if (key == "partition_job_depth") {

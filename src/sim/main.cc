@@ -30,7 +30,8 @@ constexpr const char* kUsage =
     "usage: rota-sim --trace FILE.swf[.gz]|PODS.csv|SACCT.txt [--alibaba-nodes NODES.csv]\n"
     "                [--config slurm.conf | --nodes N --cpus-per-node C [--gpus-per-node G]]\n"
     "                [--policy fcfs|easy|conservative|slurm] [--estimates user|exact|predicted]\n"
-    "                [--jobs-csv F] [--plot F.svg] [--max-jobs N] [--no-timing] [--quiet]\n"
+    "                [--forecasts] [--jobs-csv F] [--plot F.svg] [--max-jobs N] [--no-timing]\n"
+    "                [--quiet]\n"
     "       rota-sim --generate N --out F.swf [--procs P] [--load L] [--seed S]\n";
 
 struct Options {
@@ -47,6 +48,7 @@ struct Options {
   uint64_t max_jobs = 0;
   bool timing = true;
   bool quiet = false;
+  bool forecasts = false;
   uint64_t generate = 0;
   std::string out;
   SyntheticOptions synthetic;
@@ -73,7 +75,8 @@ std::string ParseArgs(int argc, char** argv, Options& o) {
     if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
-    } else if (arg != "--no-timing" && arg != "--quiet" && arg != "--help" && arg != "-h") {
+    } else if (arg != "--no-timing" && arg != "--quiet" && arg != "--forecasts" &&
+               arg != "--help" && arg != "-h") {
       if (i + 1 >= argc) return arg + " needs a value";
       value = argv[++i];
     }
@@ -109,6 +112,8 @@ std::string ParseArgs(int argc, char** argv, Options& o) {
       o.timing = false;
     } else if (arg == "--quiet") {
       o.quiet = true;
+    } else if (arg == "--forecasts") {
+      o.forecasts = true;
     } else if (arg == "--generate") {
       if (!count(o.generate)) return "bad --generate " + value;
     } else if (arg == "--out") {
@@ -220,6 +225,7 @@ int Replay(const Options& o) {
                           : o.estimates == "predicted" ? Estimates::kPredicted
                                                        : Estimates::kUser;
   sim_options.policy = *policy;
+  sim_options.forecasts = o.forecasts;
   if (!o.quiet) {
     sim_options.progress = [](const SimProgress& p) {
       std::cerr << fmt::format(

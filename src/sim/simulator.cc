@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "ctld/core/controller_core.h"
-#include "sim/runtime_predictor.h"
+#include "model/start_forecast.h"
 #include "sim/sim_cluster.h"
 #include "sim/trace_submission.h"
 
@@ -34,16 +34,17 @@ constexpr uint32_t kKilledBySigterm = SIGTERM;
 namespace {
 
 std::shared_ptr<const conf::ClusterConfig> WithPolicy(const conf::ClusterConfig& config,
-                                                      Policy policy) {
+                                                      const SimOptions& options) {
   conf::ClusterConfig c = config;
-  ApplyPolicy(policy, c);
+  ApplyPolicy(options.policy, c);
+  if (options.estimates == Estimates::kPredicted) c.settings.scheduler.rota_predict_runtime = true;
   return ForSimulation(c);
 }
 
 }  // namespace
 
 Simulator::Simulator(const conf::ClusterConfig& config, SimOptions options)
-    : config_(WithPolicy(config, options.policy)), options_(std::move(options)) {}
+    : config_(WithPolicy(config, options)), options_(std::move(options)) {}
 
 SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
   using Clock = std::chrono::steady_clock;
@@ -84,11 +85,11 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
   uint64_t running = 0;
   uint64_t finished = 0;
 
-  RuntimePredictor predictor;
+  // How the forecasts made so far turned out, as the controller keeps it.
+  model::StartForecastCalibration calibration;
   auto finish = [&](uint32_t job_id) {
     JobOutcome& o = result.jobs[index_of(job_id)];
     o.end = now - kSimEpoch;
-    predictor.Finished(jobs[index_of(job_id)].user, o.end - o.start);
     --running;
     ++finished;
   };
@@ -100,6 +101,7 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       const uint32_t index = index_of(job.job_id());
       JobOutcome& o = result.jobs[index];
       o.start = now - kSimEpoch;
+      if (o.forecast >= 0) calibration.Started(o.submit, o.forecast, o.start);
       o.nodes = static_cast<uint32_t>(job.nodes_size());
       o.cpus = job.alloc_cpus();
       o.gpus = job.alloc_gpus();
@@ -149,6 +151,7 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
     now = t;
 
     std::vector<uint32_t> killed;
+    std::vector<uint32_t> submitted_now;  // Trace indexes, for forecasts
     ctld::Effects effects;
     // Ends first, so a job ending exactly at its limit completes; then the
     // time limits reached now. What all of them free is there for the jobs
@@ -173,8 +176,7 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       o.trace_id = jobs[index].id;
       o.submit = now - kSimEpoch;
       Result<wire::SubmitJobResponse> r = core.Submit(
-          SubmissionFor(jobs[index], options_.estimates, predictor.Predict(jobs[index].user)),
-          CallerFor(jobs[index]), now, effects);
+          SubmissionFor(jobs[index], options_.estimates), CallerFor(jobs[index]), now, effects);
       if (!r.ok()) {
         o.refused = r.status().message();
         ++result.refused;
@@ -184,6 +186,7 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       if (trace_index.size() <= o.job_id) trace_index.resize(o.job_id + 1, 0);
       trace_index[o.job_id] = index;
       ++pending;
+      if (options_.forecasts) submitted_now.push_back(index);
     }
     carry_out(effects, killed);
     // One pass; when it timed jobs out, their exits come back at once (the
@@ -196,6 +199,19 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       carry_out(tick, killed);
       if (killed.empty()) break;
       end_killed(killed);
+    }
+    // Forecasts for the jobs submitted now that the pass left pending.
+    for (uint32_t index : submitted_now) {
+      JobOutcome& o = result.jobs[index];
+      if (o.start >= 0) continue;
+      std::optional<int64_t> start = core.ForecastStart(o.job_id, now);
+      if (!start) continue;
+      o.forecast = *start - kSimEpoch;
+      if (std::optional<model::StartRange> range =
+              model::ForecastRange(*start, now, calibration.Ratios())) {
+        o.forecast_p50 = range->p50 - kSimEpoch;
+        o.forecast_p90 = range->p90 - kSimEpoch;
+      }
     }
 
     if (options_.progress && (result.pass_cpu_us.size() & 1023) == 0) {

@@ -23,7 +23,8 @@ enum class Estimates {
   kExact,  // The job's actual runtime
   // The user's time limit still ends the job, but the scheduler plans with a
   // prediction: the mean runtime of the user's last two finished jobs, never
-  // more than the limit (Tsafrir, Etsion and Feitelson's predictor).
+  // more than the limit (Tsafrir, Etsion and Feitelson's predictor). The
+  // controller's own, SchedulerParameters=rota_predict_runtime.
   kPredicted,
 };
 
@@ -50,6 +51,13 @@ struct SimOptions {
   // work. Off, such passes are skipped (ControllerCore::SetBackfillOnlyToStart);
   // tests turn it on to show that skipping changes nothing.
   bool plan_every_pass = false;
+  // Measure start forecasts: after the pass that follows a job's submission,
+  // when it is still pending, the start the planner gives it with every job
+  // ahead reserved (ControllerCore::ForecastStart, what squeue --start shows
+  // under Slurm's default), and its P50/P90 range from the forecasts that
+  // had turned out by then (model/start_forecast.h). Costs a plan of the
+  // queue per submission.
+  bool forecasts = false;
 };
 
 // What happened to one trace job. Times are seconds from the trace's start.
@@ -63,7 +71,13 @@ struct JobOutcome {
   uint32_t cpus = 0;
   uint32_t gpus = 0;
   bool timed_out = false;  // Reached its time limit (the core's TIMEOUT path)
-  std::string refused;     // The controller's answer when it refused the submission
+  // The start forecast at submission (SimOptions::forecasts); -1: none (it
+  // started at once, or no plan within the window). The range is -1 until
+  // enough forecasts were measured.
+  int64_t forecast = -1;
+  int64_t forecast_p50 = -1;
+  int64_t forecast_p90 = -1;
+  std::string refused;  // The controller's answer when it refused the submission
 };
 
 struct SimResult {

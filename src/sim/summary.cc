@@ -79,6 +79,27 @@ Summary Summarize(const SimResult& result, uint64_t total_cpus, uint64_t total_g
   s.refused = result.refused;
   s.never_started = result.never_started;
   s.timed_out = result.timed_out;
+  std::vector<double> errors;
+  uint64_t by_p50 = 0;
+  uint64_t by_p90 = 0;
+  uint64_t within = 0;
+  for (const JobOutcome& o : result.jobs) {
+    if (o.forecast < 0 || o.start < 0) continue;
+    const double error = std::abs(static_cast<double>(o.start - o.forecast));
+    errors.push_back(error);
+    if (error <= 900) ++within;
+    if (o.forecast_p50 < 0) continue;
+    ++s.forecast_ranges;
+    if (o.start <= o.forecast_p50) ++by_p50;
+    if (o.start <= o.forecast_p90) ++by_p90;
+  }
+  s.forecasts = errors.size();
+  s.forecast_mae_s = Mean(errors);
+  if (s.forecasts > 0) s.forecast_within_15min = static_cast<double>(within) / s.forecasts;
+  if (s.forecast_ranges > 0) {
+    s.forecast_by_p50 = static_cast<double>(by_p50) / s.forecast_ranges;
+    s.forecast_by_p90 = static_cast<double>(by_p90) / s.forecast_ranges;
+  }
   return s;
 }
 
@@ -95,6 +116,14 @@ void WriteSummary(std::ostream& out, const Summary& s, bool timing) {
   out << fmt::format("refused {}\n", s.refused);
   out << fmt::format("never_started {}\n", s.never_started);
   out << fmt::format("passes {}\n", s.passes);
+  if (s.forecasts > 0) {
+    out << fmt::format("forecasts {}\n", s.forecasts);
+    out << fmt::format("forecast_mae_s {:.1f}\n", s.forecast_mae_s);
+    out << fmt::format("forecast_within_15min {:.4f}\n", s.forecast_within_15min);
+    out << fmt::format("forecast_ranges {}\n", s.forecast_ranges);
+    out << fmt::format("forecast_by_p50 {:.4f}\n", s.forecast_by_p50);
+    out << fmt::format("forecast_by_p90 {:.4f}\n", s.forecast_by_p90);
+  }
   if (timing) {
     out << fmt::format("sched_jobs_per_s {:.0f}\n", s.sched_jobs_per_s);
     out << fmt::format("pass_cpu_mean_us {:.1f}\n", s.pass_cpu_mean_us);
@@ -103,11 +132,16 @@ void WriteSummary(std::ostream& out, const Summary& s, bool timing) {
 }
 
 void WriteJobsCsv(std::ostream& out, const SimResult& result) {
-  out << "id,submit,start,end,wait,nodes,cpus,gpus,state\n";
+  const bool forecasts = std::any_of(result.jobs.begin(), result.jobs.end(),
+                                     [](const JobOutcome& o) { return o.forecast >= 0; });
+  out << "id,submit,start,end,wait,nodes,cpus,gpus,state"
+      << (forecasts ? ",forecast,forecast_p50,forecast_p90\n" : "\n");
   for (const JobOutcome& o : result.jobs) {
     int64_t wait = o.start >= 0 ? o.start - o.submit : -1;
-    out << fmt::format("{},{},{},{},{},{},{},{},{}\n", o.trace_id, o.submit, o.start, o.end, wait,
+    out << fmt::format("{},{},{},{},{},{},{},{},{}", o.trace_id, o.submit, o.start, o.end, wait,
                        o.nodes, o.cpus, o.gpus, StateOf(o));
+    if (forecasts) out << fmt::format(",{},{},{}", o.forecast, o.forecast_p50, o.forecast_p90);
+    out << '\n';
   }
 }
 

@@ -32,6 +32,15 @@ struct Summary {
   uint64_t refused = 0;
   uint64_t never_started = 0;
   uint64_t timed_out = 0;
+  // Start forecasts (SimOptions::forecasts), over the jobs that had one and
+  // started: the error of the forecast start, and how often the start came
+  // by the P50 and the P90 of the range (over the jobs that had one).
+  uint64_t forecasts = 0;
+  double forecast_mae_s = 0;
+  double forecast_within_15min = 0;  // Share with |start - forecast| <= 900 s
+  uint64_t forecast_ranges = 0;
+  double forecast_by_p50 = 0;
+  double forecast_by_p90 = 0;
 };
 
 Summary Summarize(const SimResult& result, uint64_t total_cpus, uint64_t total_gpus);
@@ -46,7 +55,8 @@ double Median(std::vector<double>& values);
 // input print byte-identical text.
 void WriteSummary(std::ostream& out, const Summary& summary, bool timing);
 
-// One line per trace job, in trace order: id,submit,start,end,wait,nodes,cpus,gpus,state.
+// One line per trace job, in trace order: id,submit,start,end,wait,nodes,cpus,gpus,state,
+// and forecast,forecast_p50,forecast_p90 when the replay made forecasts (-1: none).
 void WriteJobsCsv(std::ostream& out, const SimResult& result);
 
 }  // namespace rota::sim

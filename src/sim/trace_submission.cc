@@ -16,17 +16,13 @@ int64_t TimeLimitFor(const TraceJob& job, Estimates estimates) {
   return std::max<int64_t>(limit, 1);
 }
 
-wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates,
-                                     int64_t predicted_s) {
+wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates) {
   wire::SubmitJobRequest request;
   wire::JobSpec& spec = *request.mutable_spec();
   spec.set_name(fmt::format("trace{}", job.id));
   spec.set_num_tasks(job.processors);
   spec.set_cpus_per_task(std::max<uint32_t>(job.cpus_per_task, 1));
   spec.set_time_limit_s(TimeLimitFor(job, estimates));
-  if (estimates == Estimates::kPredicted && predicted_s > 0) {
-    spec.set_expected_run_s(std::min(predicted_s, spec.time_limit_s()));
-  }
   if (job.nodes > 0) spec.set_min_nodes(job.nodes);
   if (job.gpus > 0) {
     // --gres counts per node: a job's GPUs spread evenly over its nodes.

@@ -13,10 +13,9 @@ namespace rota::sim {
 // The time limit the job asks for, in seconds (at least one).
 int64_t TimeLimitFor(const TraceJob& job, Estimates estimates);
 
-// `predicted_s` (> 0, with Estimates::kPredicted) becomes the job's planning
-// estimate, capped at its time limit.
-wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates,
-                                     int64_t predicted_s = 0);
+// What the job's user submits. (With Estimates::kPredicted the controller
+// plans it with its own prediction.)
+wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates);
 
 // Trace user u becomes uid 10000+u named "u<u>" (group likewise); unknown
 // users are one user "unknown".

@@ -12,6 +12,7 @@
 #include "common/duration.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
+#include "model/start_forecast.h"
 
 namespace rota::cli::format {
 namespace {
@@ -34,6 +35,14 @@ int64_t StartOf(const JobRecord& j) {
 
 std::string TimeOrNA(int64_t t, const Ctx& ctx) {
   return t == 0 ? "N/A" : FormatIsoTime(t, ctx.utc_offset_s);
+}
+
+std::string PlannedStartQuantile(const JobRecord& j, const Ctx& ctx, bool p90) {
+  if (j.state() != wire::JOB_STATE_PENDING) return "N/A";
+  std::optional<model::StartRange> range =
+      model::ForecastRange(j.sched_start_time(), ctx.now, ctx.forecast);
+  if (!range) return "N/A";
+  return FormatIsoTime(p90 ? range->p90 : range->p50, ctx.utc_offset_s);
 }
 
 bool IsUnlimited(int64_t limit_s) { return limit_s < 0 || limit_s == kInfiniteDuration; }
@@ -344,6 +353,15 @@ SqueueTable BuildTable() {
         // The nodes the backfill pass plans for a pending job.
         [](const JobRecord& j, const Ctx&) { return OrNull(j.sched_nodes()); }},
        Rec(R::kSchedNodesFieldNumber)},
+      // Rota's own: a pending job's planned start as a range, from where past
+      // plans landed (model/start_forecast.h); N/A without a plan, or before
+      // the controller has measured enough jobs.
+      {{{0, "StartP50", "START_P50"},
+        [](const JobRecord& j, const Ctx& c) { return PlannedStartQuantile(j, c, false); }},
+       Rec(R::kStateFieldNumber, R::kSchedStartTimeFieldNumber)},
+      {{{0, "StartP90", "START_P90"},
+        [](const JobRecord& j, const Ctx& c) { return PlannedStartQuantile(j, c, true); }},
+       Rec(R::kStateFieldNumber, R::kSchedStartTimeFieldNumber)},
       {{{'S', "StartTime", "START_TIME"},
         [](const JobRecord& j, const Ctx& c) { return TimeOrNA(StartOf(j), c); }},
        Rec(R::kStartTimeFieldNumber, R::kStateFieldNumber, R::kSchedStartTimeFieldNumber)},

@@ -415,3 +415,40 @@ TEST(SqueueFormatTest, JsonIsAnExplicitHook) {
 
 }  // namespace
 }  // namespace rota::cli::format
+
+namespace rota::cli::format {
+namespace {
+
+TEST(SqueueFormatTest, StartRangeFieldsScaleThePlanByPastOutcomes) {
+  std::vector<wire::JobRecord> jobs(3);
+  jobs[0].set_job_id(1);
+  jobs[0].set_state(wire::JOB_STATE_PENDING);
+  jobs[0].set_sched_start_time(1'800'001'140);  // Planned 1,140 s ahead
+  jobs[1].set_job_id(2);
+  jobs[1].set_state(wire::JOB_STATE_PENDING);  // No plan
+  jobs[2].set_job_id(3);
+  jobs[2].set_state(wire::JOB_STATE_RUNNING);
+  jobs[2].set_start_time(1'799'990'000);
+  SqueueOptions o;
+  o.format_long = "JobID:4,StartP50:20,StartP90";
+  SqueueContext ctx;
+  ctx.now = 1'800'000'000;
+  ctx.forecast.set_p50(1.5);
+  ctx.forecast.set_p90(3.0);
+  ctx.forecast.set_samples(100);
+  Result<Listing> listing = RenderSqueue(jobs, o, ctx);
+  ASSERT_TRUE(listing.ok());
+  // (1,140 + 60) x 1.5 - 60 = 1,740 s and x 3 - 60 = 3,540 s from now.
+  EXPECT_EQ(listing->text,
+            "JOBISTART_P50           START_P90           \n"
+            "1   2027-01-15T08:29:00 2027-01-15T08:59:00 \n"
+            "2   N/A                 N/A                 \n"
+            "3   N/A                 N/A                 \n");
+  ctx.forecast.set_samples(19);  // Too few measured: no range
+  listing = RenderSqueue(jobs, o, ctx);
+  ASSERT_TRUE(listing.ok());
+  EXPECT_EQ(listing->text.find("2027"), std::string::npos) << listing->text;
+}
+
+}  // namespace
+}  // namespace rota::cli::format

@@ -20,6 +20,10 @@ Result<JobListing> JobListing::Parse(std::string body) {
           {static_cast<size_t>(f.payload.data() - bytes.data()), f.payload.size()});
     } else if (f.number == wire::ListJobsResponse::kNowFieldNumber && f.wire_type == 0) {
       listing.now_ = static_cast<int64_t>(f.varint);
+    } else if (f.number == wire::ListJobsResponse::kForecastFieldNumber && f.wire_type == 2) {
+      if (!listing.forecast_.ParseFromArray(f.payload.data(), static_cast<int>(f.payload.size()))) {
+        return InvalidArgument("malformed answer from the controller");
+      }
     }
     // Fields added to the answer later are skipped, as a parser would.
   }

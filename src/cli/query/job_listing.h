@@ -26,6 +26,8 @@ class JobListing {
   size_t size() const { return records_.size(); }
   // The controller's clock when it made the listing (ListJobsResponse.now).
   int64_t now() const { return now_; }
+  // How the controller's planned starts have turned out (StartP50/StartP90).
+  const wire::StartForecastRatios& forecast() const { return forecast_; }
 
   // Job `i` (< size()), parsed into a message owned by this listing that the
   // next Load reuses; the caller may change it until then. nullptr if the
@@ -43,6 +45,7 @@ class JobListing {
   std::string body_;
   std::vector<Slice> records_;  // Offsets, not views: body_ may move (SSO).
   int64_t now_ = 0;
+  wire::StartForecastRatios forecast_;
   wire::JobRecord job_;
 };
 

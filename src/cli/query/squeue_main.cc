@@ -290,6 +290,7 @@ int main(int argc, char** argv) {
   rota::cli::format::SqueueContext ctx;
   ctx.now = listing->now();
   ctx.no_convert = no_convert;
+  ctx.forecast = listing->forecast();
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
   auto text = rota::cli::format::RenderSqueue(rows.size(), source, options, ctx);
   if (!text.ok()) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/slurm_time.h"
+#include "common/duration.h"
 #include "common/memory_size.h"
 
 namespace rota::cli {
@@ -73,10 +74,23 @@ std::string FormatWhyText(const wire::WhyResponse& why) {
                        a.priority(), a.factors()));
     }
   }
+  if (why.predicted_run_s() > 0) {
+    out += '\n';
+    line(fmt::format(
+        "Planned to run {} (its user's recent jobs), not its time limit: planning only, the "
+        "limit still ends it.",
+        FormatDurationScontrol(why.predicted_run_s())));
+  }
   if (why.planned_start() > 0) {
     out += '\n';
     line(fmt::format("Planned start: {} on {} (last backfill pass).",
                      FormatSlurmTime(why.planned_start()), why.planned_nodes()));
+    if (why.start_p50() > 0) {
+      line(fmt::format(
+          "As past plans turned out: starts by {} half the time (P50), by {} nine times in ten "
+          "(P90).",
+          FormatSlurmTime(why.start_p50()), FormatSlurmTime(why.start_p90())));
+    }
     for (const wire::WhyRelease& r : why.releases()) {
       line(fmt::format("  {} frees at {}: job {}{} reaches its time limit", r.node(),
                        FormatSlurmTime(r.time()), r.job_id(),
@@ -162,6 +176,9 @@ std::string FormatWhyJson(const wire::WhyResponse& why) {
   }
   j["planned_start"] = why.planned_start();
   j["planned_nodes"] = why.planned_nodes();
+  j["start_p50"] = why.start_p50();
+  j["start_p90"] = why.start_p90();
+  j["predicted_run_s"] = why.predicted_run_s();
   j["releases"] = nlohmann::json::array();
   for (const wire::WhyRelease& r : why.releases()) {
     j["releases"].push_back(

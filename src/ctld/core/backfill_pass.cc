@@ -169,10 +169,12 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       where = CompressHostlist(names);
     }
     const wire::JobRecord& job = *it->second;
-    if (job.sched_start_time() == start && job.sched_nodes() == where) continue;
+    const bool first_plan = start > 0 && job.first_planned_at() == 0;
+    if (job.sched_start_time() == start && job.sched_nodes() == where && !first_plan) continue;
     wire::JobRecord& m = Mutable(d.id);
     m.set_sched_start_time(start);
     m.set_sched_nodes(where);
+    RuntimeForecasts::NotePlanned(m, start, now);
   }
   stats_.RecordBackfillCycle(now, stats_.Since(pass_began), plan.considered, plan.tested,
                              queue.size(), profile.booking_count());

@@ -86,6 +86,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     }
   }
   PruneSteps();
+  LearnFromEndedJobs();
   ApplyUsageResetNow();
   node_events_.Restore(*config_, nodes_);
   next_wake_.reset();
@@ -187,6 +188,27 @@ std::string ControllerCore::SnapshotView::Serialize() const {
 void ControllerCore::ApplyUsageResetNow() {
   if (!EqualsIgnoreCase(config_->settings.priority_usage_reset_period, "NOW")) return;
   fairshare_.ClearNow();
+}
+
+void ControllerCore::LearnFromEndedJobs(const wire::QueryJobsResponse* history) {
+  std::vector<RuntimeForecasts::EndedRun> runs;
+  for (const auto& [id, job] : jobs_) {
+    if (job->start_time() > 0 && job->end_time() >= job->start_time() &&
+        model::IsFinished(job->state()) && RuntimeForecasts::Telling(job->state())) {
+      runs.push_back({job->end_time(), job->spec().uid(), job->end_time() - job->start_time()});
+    }
+  }
+  if (history != nullptr) {
+    for (const wire::AccountingJob& a : history->jobs()) {
+      // A run the table still holds was counted above.
+      if (!a.ended() || a.start_time() <= 0 || a.end_time() < a.start_time() ||
+          !RuntimeForecasts::Telling(a.state()) || jobs_.Find(a.job_id()) != nullptr) {
+        continue;
+      }
+      runs.push_back({a.end_time(), a.uid(), a.end_time() - a.start_time()});
+    }
+  }
+  forecasts_.Relearn(std::move(runs));
 }
 
 void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> config) {
@@ -377,6 +399,10 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   wire::JobRecord job;
   *job.mutable_spec() = std::move(spec);
   job.set_time_limit_s(shape->time_limit_s);
+  if (config_->settings.scheduler.rota_predict_runtime && job.spec().expected_run_s() == 0) {
+    job.mutable_spec()->set_expected_run_s(
+        forecasts_.PlannedRuntime(job.spec().uid(), job.time_limit_s()));
+  }
   job.set_alloc_cpus(shape->total_cpus);
   job.set_req_nodes(shape->nodes);
   ROTA_RETURN_IF_ERROR(

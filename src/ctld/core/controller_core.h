@@ -32,7 +32,9 @@
 #include "ctld/core/policy_table.h"
 #include "ctld/core/preempt_holds.h"
 #include "ctld/core/priority_clock.h"
+#include "ctld/core/queue_ahead_plan.h"
 #include "ctld/core/reservation_table.h"
+#include "ctld/core/runtime_forecasts.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
 #include "ctld/core/usage_ledger.h"
@@ -210,6 +212,17 @@ class ControllerCore : private JobLifecycle {
   // numbers, and what-if plans (AddWhatIf); only state and reason for a job
   // that is not pending. NotFound for an unknown job.
   Result<wire::WhyResponse> ExplainJob(uint32_t job_id, int64_t now) const;
+  // rotadbd's record of the runs that ended before this controller started,
+  // for the runtime predictor (SchedulerParameters=rota_predict_runtime).
+  void LearnRuntimes(const wire::QueryJobsResponse& history) { LearnFromEndedJobs(&history); }
+  // How planned starts have turned out (runtime_forecasts.h), for squeue.
+  wire::StartForecastRatios StartForecastRatios() const { return forecasts_.Ratios(); }
+  // When pending `job_id` would start were every job ahead of it given a
+  // reservation (a conservative plan of the queue up to it, as squeue
+  // --start shows under Slurm's default bf_job_part_count_reserve): `now`
+  // when it could start at once, nullopt when not within bf_window or not
+  // waiting for resources. rota-sim measures these forecasts.
+  std::optional<int64_t> ForecastStart(uint32_t job_id, int64_t now) const;
 
  private:
   // Copy-on-write: a record shared with a published view is cloned first.
@@ -288,6 +301,9 @@ class ControllerCore : private JobLifecycle {
   // starts what fits without delaying a job ahead and records the planned
   // start and nodes of the others (sched_start_time, sched_nodes).
   void BackfillPass(int64_t now, Effects& effects);
+  // The runtime predictor learns again, oldest first, from the ended runs
+  // still in the table and those of `history` (accounting's) it no longer holds.
+  void LearnFromEndedJobs(const wire::QueryJobsResponse* history = nullptr);
   // The profile the planner starts from at `now`: what is free, the holding
   // jobs' planned ends, the reserved windows (backfill_pass.cc).
   sched::AvailabilityProfile BackfillProfile(int64_t now) const;
@@ -296,6 +312,12 @@ class ControllerCore : private JobLifecycle {
   // another partition or GPU type, no constraint); the changes that would
   // start it sooner go to `out`, soonest first.
   void AddWhatIf(const wire::JobRecord& job, int64_t now, wire::WhyResponse& out) const;
+  // The planner of the queue ahead of pending `job` (queue_ahead_plan.h);
+  // nullopt when backfill would not plan it (another scheduler, a job not
+  // waiting for resources or in a reservation).
+  std::optional<QueueAheadPlan> PlanQueueAhead(const wire::JobRecord& job, int64_t now) const;
+  // The jobs the backfill pass plans, in its order.
+  std::vector<const wire::JobRecord*> BackfillQueue() const;
   // Dependency or DependencyNeverSatisfied while its --dependency holds it.
   model::PendingReason DependencyReason(const wire::JobRecord& job, int64_t now) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;
@@ -435,6 +457,7 @@ class ControllerCore : private JobLifecycle {
   FairshareEngine fairshare_;                  // Usage ledger and share tree
   Enforcement enforcement_;                    // From AccountingStorageEnforce
   ReservationTable reservations_;
+  RuntimeForecasts forecasts_;  // Users' runtimes, how plans turned out
   // The reservations' windows over the node model, for one scheduling pass
   // (rebuilt at the start of each).
   std::vector<sched::ReservedWindow> reserved_windows_;

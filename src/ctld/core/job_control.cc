@@ -105,6 +105,7 @@ void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64
     job.clear_final_state();
   } else {
     job.set_end_time(now);  // A COMPLETING job ended when it began completing.
+    forecasts_.RunEnded(job, state);
   }
   job.set_state(state);
   stats_.JobEnded(state);
@@ -126,6 +127,7 @@ void ControllerCore::BeginCompleting(wire::JobRecord& job, wire::JobState final_
   job.set_state(wire::JOB_STATE_COMPLETING);
   job.set_final_state(final_state);
   job.set_end_time(now);
+  forecasts_.RunEnded(job, final_state);
   // Only the first node runs anything of a job (its batch script) until job
   // steps exist, so only its node daemon has processes to kill and an Epilog
   // to run; the job's other nodes have nothing to report.

@@ -247,7 +247,14 @@ uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& alloc
                                  Effects& effects, bool launch) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
   uint32_t id = pending.array_meta() ? SplitArrayTask(job_id, std::nullopt, effects) : job_id;
+  if (id != job_id) {
+    // The array's first plan was this task's; the next task is planned afresh.
+    wire::JobRecord& rest = Mutable(job_id);
+    rest.clear_first_planned_start();
+    rest.clear_first_planned_at();
+  }
   wire::JobRecord& job = Mutable(id);
+  forecasts_.Started(job, now);
   RecordAllocation(nodes_.model(), allocation, job);
   job.clear_sched_start_time();
   job.clear_sched_nodes();

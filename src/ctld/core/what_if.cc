@@ -15,6 +15,7 @@
 #include "ctld/core/backfill_inputs.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
+#include "ctld/core/queue_ahead_plan.h"
 #include "ctld/core/queue_order.h"
 
 namespace rota::ctld {
@@ -59,32 +60,25 @@ std::vector<uint32_t> FewerGpus(uint32_t n) {
 
 }  // namespace
 
-void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
-                               wire::WhyResponse& out) const {
+std::optional<QueueAheadPlan> ControllerCore::PlanQueueAhead(const wire::JobRecord& job,
+                                                             int64_t now) const {
   if (config_->settings.scheduler_type != "sched/backfill" || !WaitsForResources(job) ||
       !job.spec().reservation().empty()) {
-    return;
+    return std::nullopt;
   }
-  const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
-  if (partition == nullptr) return;
-  const sched::ClusterModel& model = nodes_.model();
-  const conf::SchedulerParameters& params = config_->settings.scheduler;
+  std::optional<QueueAheadPlan> plan;
+  plan.emplace(
+      *config_, nodes_.model(),
+      [this](const conf::PartitionConfig& p) {
+        std::vector<uint32_t> usable = CandidatesFor(p).usable;
+        preempt_holds_.Drop(0, usable);  // Kept for a preemptor: never backfilled
+        return usable;
+      },
+      [this, now] { return BackfillProfile(now); }, now);
+  return plan;
+}
 
-  // Each partition's usable nodes, kept for the plans (they point at them).
-  std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates;
-  auto candidates_of = [&](const conf::PartitionConfig& p) {
-    auto [it, fresh] = candidates.try_emplace(&p);
-    if (fresh) {
-      it->second = std::make_unique<std::vector<uint32_t>>(CandidatesFor(p).usable);
-      preempt_holds_.Drop(0, *it->second);
-    }
-    return it->second.get();
-  };
-  auto index_of = [&](const conf::PartitionConfig& p) {
-    return static_cast<uint32_t>(&p - config_->partitions.data());
-  };
-
-  // The queue ahead of it, as the backfill pass would plan it.
+std::vector<const wire::JobRecord*> ControllerCore::BackfillQueue() const {
   std::vector<const wire::JobRecord*> queue;
   for (const auto& [id, other] : jobs_) {
     if (WaitsForResources(*other) && other->spec().reservation().empty()) {
@@ -92,41 +86,29 @@ void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
     }
   }
   SortQueue(queue, *config_);
-  std::vector<sched::BackfillJob> ahead;
-  for (const wire::JobRecord* other : queue) {
-    if (other == &job) break;
-    const conf::PartitionConfig* p = config_->FindPartition(other->spec().partition());
-    if (p == nullptr) continue;
-    Result<JobShape> shape = jobs_.ShapeOf(*other, *p, *config_, model);
-    if (!shape.ok() || !shape->partition_reason.empty()) continue;
-    ahead.push_back(
-        BackfillJobOf(*other, std::move(*shape), candidates_of(*p), index_of(*p), params, now));
-  }
+  return queue;
+}
 
-  Result<JobShape> shape = jobs_.ShapeOf(job, *partition, *config_, model);
-  if (!shape.ok()) return;
-  sched::BackfillJob own =
-      BackfillJobOf(job, *shape, candidates_of(*partition), index_of(*partition), params, now);
-  own.may_reserve = true;  // The question is when it would start
+std::optional<int64_t> ControllerCore::ForecastStart(uint32_t job_id, int64_t now) const {
+  const wire::JobRecord* job = jobs_.Find(job_id);
+  if (job == nullptr) return std::nullopt;
+  std::optional<QueueAheadPlan> plan = PlanQueueAhead(*job, now);
+  if (!plan) return std::nullopt;
+  std::optional<sched::BackfillJob> own = plan->Gather(BackfillQueue(), *job, jobs_);
+  if (!own) return std::nullopt;
+  return plan->StartOf(*own);
+}
 
-  // Every job ahead is planned, whatever bf_max_job_* would cut.
-  sched::BackfillParams plan_params = BackfillParamsOf(params);
-  plan_params.max_job_test = 0;
-  plan_params.max_job_part = 0;
-  plan_params.max_job_user = 0;
-  auto start_of = [&](const sched::BackfillJob& variant) -> std::optional<int64_t> {
-    // A fresh profile per plan: the planner books into it (and it is not copyable).
-    sched::AvailabilityProfile copy = BackfillProfile(now);
-    std::vector<sched::BackfillJob> jobs = ahead;
-    jobs.push_back(variant);
-    sched::BackfillResult plan = sched::PlanBackfill(model, copy, jobs, plan_params);
-    for (const sched::BackfillDecision& d : plan.decisions) {
-      if (d.id != variant.id) continue;
-      if (d.outcome == sched::BackfillOutcome::kStartNow) return now;
-      if (d.outcome == sched::BackfillOutcome::kReserved) return d.start;
-    }
-    return std::nullopt;
-  };
+void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
+                               wire::WhyResponse& out) const {
+  std::optional<QueueAheadPlan> plan = PlanQueueAhead(job, now);
+  if (!plan) return;
+  std::optional<sched::BackfillJob> gathered = plan->Gather(BackfillQueue(), job, jobs_);
+  if (!gathered) return;
+  const sched::BackfillJob& own = *gathered;
+  const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
+  const sched::ClusterModel& model = nodes_.model();
+  const conf::SchedulerParameters& params = config_->settings.scheduler;
 
   std::vector<Variant> variants;
   for (int64_t limit : ShorterLimits(own.time_limit_s)) {
@@ -183,16 +165,16 @@ void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
     Result<JobShape> there = ShapeJob(spec, p, *config_, model);
     if (!there.ok() || !there->partition_reason.empty()) continue;
     sched::BackfillJob moved =
-        BackfillJobOf(job, std::move(*there), candidates_of(p), index_of(p), params, now);
+        BackfillJobOf(job, std::move(*there), plan->CandidatesOf(p), plan->IndexOf(p), params, now);
     moved.may_reserve = true;
     variants.push_back(Variant{"--partition=" + p.name, "partition " + p.name, moved});
   }
 
-  const std::optional<int64_t> as_is = start_of(own);
+  const std::optional<int64_t> as_is = plan->StartOf(own);
   out.set_what_if_start(as_is.value_or(0));
   std::vector<wire::WhyOption> options;
   for (const Variant& v : variants) {
-    std::optional<int64_t> start = start_of(v.job);
+    std::optional<int64_t> start = plan->StartOf(v.job);
     if (!start || (as_is && *start >= *as_is)) continue;
     wire::WhyOption& o = options.emplace_back();
     o.set_change(v.change);

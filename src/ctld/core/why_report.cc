@@ -17,6 +17,7 @@
 #include "ctld/core/limit_check.h"
 #include "ctld/core/queue_order.h"
 #include "model/job_state.h"
+#include "model/start_forecast.h"
 #include "sched/select.h"
 
 namespace rota::ctld {
@@ -320,10 +321,16 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     }
   }
 
+  out.set_predicted_run_s(job->spec().expected_run_s());
   // The plan of the last backfill pass, and the running jobs whose ends it awaits.
   if (job->sched_start_time() > 0) {
     out.set_planned_start(job->sched_start_time());
     out.set_planned_nodes(job->sched_nodes());
+    if (std::optional<model::StartRange> range =
+            model::ForecastRange(job->sched_start_time(), now, forecasts_.Ratios())) {
+      out.set_start_p50(range->p50);
+      out.set_start_p90(range->p90);
+    }
     std::vector<std::string> planned = ExpandHostlist(job->sched_nodes()).value_or({});
     std::vector<std::string> words;
     for (const auto& [id, other] : jobs_) {

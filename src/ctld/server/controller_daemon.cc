@@ -166,6 +166,30 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
         kPolicyRefresh);
     d->policy_fetcher_->Start();
   }
+  if (AccountingEnabled(*d->config_) && d->config_->settings.scheduler.rota_predict_runtime) {
+    auto issuer = auth::MakeIssuer(auth_settings);
+    if (!issuer.ok()) return issuer.status();
+    std::string host = d->config_->settings.accounting_storage_host;
+    if (host.empty() || host == "localhost") host = "127.0.0.1";
+    const uint16_t port = d->config_->settings.accounting_storage_port;
+    const std::string cluster = d->config_->settings.cluster_name;
+    const int64_t since = static_cast<int64_t>(std::time(nullptr)) - kHistoryDays * 86400;
+    StateLoop* loop = d->loop_.get();
+    d->runtime_history_ = std::make_unique<RuntimeHistoryFetcher>(
+        [host, port, cluster, since,
+         issuer = std::shared_ptr<auth::CredentialIssuer>(std::move(issuer).value())] {
+          return QueryEndedRuns(host, port, *issuer, cluster, since);
+        },
+        [loop](wire::QueryJobsResponse runs) {
+          loop->Enqueue([runs = std::move(runs)](ControllerCore& core, int64_t,
+                                                 Effects&) -> StateLoop::Reply {
+            core.LearnRuntimes(runs);
+            return [] {};
+          });
+        },
+        std::chrono::seconds(30));
+    d->runtime_history_->Start();
+  }
   d->service_ = std::make_unique<ControllerService>(
       *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path,
       [messenger_ptr, mail_sender_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
@@ -203,6 +227,7 @@ void ControllerDaemon::Stop() {
   if (nudge_) nudge_->Stop();
   if (server_) server_->Stop();
   if (policy_fetcher_) policy_fetcher_->Stop();
+  runtime_history_.reset();  // Before the loop it delivers to
   // Prologs still running must not reach a loop that is going away.
   if (scripts_ != nullptr) scripts_->SetPrologDone(nullptr);
   if (loop_) loop_->Stop();

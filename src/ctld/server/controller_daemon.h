@@ -12,6 +12,7 @@
 #include "ctld/server/controller_service.h"
 #include "ctld/server/policy_fetcher.h"
 #include "ctld/server/registration_nudge.h"
+#include "ctld/server/runtime_history.h"
 #include "ctld/server/slurmctld_scripts.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"
@@ -42,7 +43,8 @@ class ControllerDaemon {
   PosixFileOps outbox_files_;
   std::unique_ptr<AccountingOutbox> outbox_;  // Accounting on only; outlives loop_.
   std::unique_ptr<StateLoop> loop_;
-  std::unique_ptr<PolicyFetcher> policy_fetcher_;  // AccountingStorageEnforce only
+  std::unique_ptr<PolicyFetcher> policy_fetcher_;           // AccountingStorageEnforce only
+  std::unique_ptr<RuntimeHistoryFetcher> runtime_history_;  // rota_predict_runtime only
   std::unique_ptr<ControllerService> service_;
   std::unique_ptr<rpc::RpcServer> server_;
   std::unique_ptr<RegistrationNudge> nudge_;  // Asks the nodes to register at start

@@ -40,7 +40,8 @@ void Answer(const rpc::Responder& respond, const google::protobuf::MessageLite& 
 // client will read: most of a listing's bytes are fields squeue never shows.
 // `only_uid`: PrivateData=jobs hides the jobs of every other user.
 std::string EncodeJobList(const JobView& view, const wire::ListJobsRequest& req, int64_t now,
-                          std::optional<uint32_t> only_uid) {
+                          std::optional<uint32_t> only_uid,
+                          const wire::StartForecastRatios& forecast) {
   std::string out;
   const model::JobFieldSet fields = model::JobFieldSet::FromRequest(req);
   std::string whole;  // One record serialized, reused.
@@ -58,6 +59,9 @@ std::string EncodeJobList(const JobView& view, const wire::ListJobsRequest& req,
   }
   model::AppendVarintField(out, wire::ListJobsResponse::kNowFieldNumber,
                            static_cast<uint64_t>(now));
+  if (forecast.samples() > 0) {
+    model::AppendMessageField(out, wire::ListJobsResponse::kForecastFieldNumber, forecast);
+  }
   return out;
 }
 
@@ -209,9 +213,10 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
                             ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
         std::shared_ptr<const JobView> view = core.PublishJobs();
         const std::optional<uint32_t> only_uid = core.JobsVisibleOnlyTo(caller);
-        return [this, view, req, respond, now, only_uid] {
-          readers_.Post([view, req, respond, now, only_uid] {
-            respond(0, EncodeJobList(*view, req, now, only_uid));
+        wire::StartForecastRatios forecast = core.StartForecastRatios();
+        return [this, view, req, respond, now, only_uid, forecast] {
+          readers_.Post([view, req, respond, now, only_uid, forecast] {
+            respond(0, EncodeJobList(*view, req, now, only_uid, forecast));
           });
         };
       });

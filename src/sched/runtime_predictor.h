@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-namespace rota::sim {
+namespace rota::sched {
 
 class RuntimePredictor {
  public:
@@ -28,4 +28,4 @@ class RuntimePredictor {
   std::unordered_map<int64_t, Recent> users_;
 };
 
-}  // namespace rota::sim
+}  // namespace rota::sched

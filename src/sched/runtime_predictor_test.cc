@@ -1,8 +1,8 @@
-#include "sim/runtime_predictor.h"
+#include "sched/runtime_predictor.h"
 
 #include <gtest/gtest.h>
 
-namespace rota::sim {
+namespace rota::sched {
 namespace {
 
 TEST(RuntimePredictor, MeanOfTheUsersLastTwoJobs) {
@@ -22,4 +22,4 @@ TEST(RuntimePredictor, MeanOfTheUsersLastTwoJobs) {
 }
 
 }  // namespace
-}  // namespace rota::sim
+}  // namespace rota::sched

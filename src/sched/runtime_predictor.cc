@@ -1,6 +1,6 @@
-#include "sim/runtime_predictor.h"
+#include "sched/runtime_predictor.h"
 
-namespace rota::sim {
+namespace rota::sched {
 
 void RuntimePredictor::Finished(int64_t user, int64_t runtime_s) {
   Recent& r = users_[user];
@@ -17,4 +17,4 @@ int64_t RuntimePredictor::Predict(int64_t user) const {
   return (r.runtimes[0] + r.runtimes[1] + 1) / 2;
 }
 
-}  // namespace rota::sim
+}  // namespace rota::sched
