@@ -60,6 +60,35 @@ TEST(SimulatorTest, EasyBackfillFillsTheHoleWithoutDelayingTheHead) {
   }
 }
 
+// Forecasts at submission: on one node, job 1 (limit 200 s) runs 100 s;
+// job 2, submitted at 10, is forecast to start when job 1's limit says
+// (200), and starts at 100. With the user's predicted runtime (job 0 of the
+// same user ran 100 s) the forecast is job 1's prediction, 100 s, and right.
+TEST(SimulatorTest, ForecastsAtSubmissionFollowThePlan) {
+  auto config = Cluster({1, 1, 0});
+  ASSERT_NE(config, nullptr);
+  const std::vector<TraceJob> trace = {Job(10, 0, 1, 100, 200), Job(11, 100, 1, 100, 200),
+                                       Job(12, 110, 1, 50, 200)};
+  for (Estimates estimates : {Estimates::kUser, Estimates::kPredicted}) {
+    SimOptions options;
+    options.policy = Policy::kEasy;
+    options.estimates = estimates;
+    options.forecasts = true;
+    SimResult r = Simulator(*config, options).Run(trace);
+    ASSERT_EQ(r.jobs.size(), 3u);
+    EXPECT_EQ(r.jobs[0].forecast, -1);  // Started at once
+    EXPECT_EQ(r.jobs[1].forecast, -1);
+    EXPECT_EQ(r.jobs[2].start, 200);
+    EXPECT_EQ(r.jobs[2].forecast, estimates == Estimates::kUser ? 300 : 200);
+    EXPECT_EQ(r.jobs[2].forecast_p50, -1);  // Too few forecasts measured for a range
+    Summary s = Summarize(r, 1, 0);
+    EXPECT_EQ(s.forecasts, 1u);
+    EXPECT_EQ(s.forecast_mae_s, estimates == Estimates::kUser ? 100 : 0);
+    EXPECT_EQ(s.forecast_within_15min, 1.0);
+    EXPECT_EQ(s.forecast_ranges, 0u);
+  }
+}
+
 // Two minimal traces on 100 one-CPU nodes where textbook EASY backfill
 // (Lifka; Mu'alem and Feitelson) fixes every start; conservative backfill
 // gives the same starts.

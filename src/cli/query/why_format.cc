@@ -92,9 +92,9 @@ std::string FormatWhyText(const wire::WhyResponse& why) {
           FormatSlurmTime(why.start_p50()), FormatSlurmTime(why.start_p90())));
     }
     for (const wire::WhyRelease& r : why.releases()) {
-      line(fmt::format("  {} frees at {}: job {}{} reaches its time limit", r.node(),
-                       FormatSlurmTime(r.time()), r.job_id(),
-                       r.user().empty() ? "" : " (" + r.user() + ")"));
+      line(fmt::format("  {} frees at {}: job {}{} {}", r.node(), FormatSlurmTime(r.time()),
+                       r.job_id(), r.user().empty() ? "" : " (" + r.user() + ")",
+                       r.predicted() ? "is predicted to end" : "reaches its time limit"));
     }
   }
   if (why.what_if_start() > 0 || !why.options().empty()) {
@@ -181,8 +181,11 @@ std::string FormatWhyJson(const wire::WhyResponse& why) {
   j["predicted_run_s"] = why.predicted_run_s();
   j["releases"] = nlohmann::json::array();
   for (const wire::WhyRelease& r : why.releases()) {
-    j["releases"].push_back(
-        {{"node", r.node()}, {"job_id", r.job_id()}, {"time", r.time()}, {"user", r.user()}});
+    j["releases"].push_back({{"node", r.node()},
+                             {"job_id", r.job_id()},
+                             {"time", r.time()},
+                             {"user", r.user()},
+                             {"predicted", r.predicted()}});
   }
   j["what_if_start"] = why.what_if_start();
   j["options"] = nlohmann::json::array();

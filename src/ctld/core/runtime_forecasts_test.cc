@@ -52,6 +52,25 @@ TEST_F(RuntimeForecastsTest, AJobIsPlannedWithItsUsersRecentRuntimes) {
   // next whole-node job is planned 10 minutes on, not an hour.
   ASSERT_EQ(Job(bobs).state(), wire::JOB_STATE_PENDING);
   EXPECT_EQ(Job(bobs).sched_start_time(), now_ + 600);
+
+  // rota why says so: the release awaited is a predicted end, and a job of
+  // alice's is planned with her runtime.
+  Result<wire::WhyResponse> why = core_->ExplainJob(bobs, now_);
+  ASSERT_TRUE(why.ok());
+  ASSERT_EQ(why->releases_size(), 1);
+  EXPECT_TRUE(why->releases(0).predicted());
+  EXPECT_EQ(why->releases(0).time(), now_ + 600);
+  EXPECT_EQ(why->predicted_run_s(), 0);
+  EXPECT_EQ(why->start_p50(), 0);  // Nothing measured yet: no range
+  bool said = false;
+  for (const wire::WhyCause& c : why->causes()) {
+    said = said || c.text().find("when job " + std::to_string(second) + " is predicted to end") !=
+                       std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  why = core_->ExplainJob(Submit(alice_, 60), now_);
+  ASSERT_TRUE(why.ok());
+  EXPECT_EQ(why->predicted_run_s(), 600);
 }
 
 TEST_F(RuntimeForecastsTest, OffByDefault) {

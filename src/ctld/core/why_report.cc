@@ -11,6 +11,7 @@
 #include "common/hostlist.h"
 #include "common/memory_size.h"
 #include "common/strings.h"
+#include "ctld/core/backfill_inputs.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/dependency_check.h"
 #include "ctld/core/job_shape.h"
@@ -338,17 +339,22 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
           other->state() != wire::JOB_STATE_COMPLETING) {
         continue;
       }
-      if (other->end_time() > job->sched_start_time()) continue;
+      // As the backfill pass planned it: at its limit, or at its predicted end.
+      const int64_t ends = PlannedEnd(*other, now);
+      if (ends > job->sched_start_time()) continue;
+      const bool predicted = ends < other->end_time();
       for (const std::string& node : other->nodes()) {
         if (std::find(planned.begin(), planned.end(), node) == planned.end()) continue;
         wire::WhyRelease* r = out.add_releases();
         r->set_node(node);
         r->set_job_id(id);
-        r->set_time(other->end_time());
+        r->set_time(ends);
         r->set_user(other->spec().user());
+        r->set_predicted(predicted);
         if (words.size() < kMaxReleases) {
-          words.push_back(fmt::format("{} frees {} when job {} reaches its time limit", node,
-                                      Until(other->end_time(), now), id));
+          words.push_back(
+              fmt::format("{} frees {} when job {} {}", node, Until(ends, now), id,
+                          predicted ? "is predicted to end" : "reaches its time limit"));
         }
       }
     }
