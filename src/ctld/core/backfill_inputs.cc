@@ -6,11 +6,11 @@ namespace rota::ctld {
 namespace {
 
 // How long a pending job is planned to run: its expected runtime when it
-// carries one shorter than its limit (rota-sim's predictions), else its limit
-// (-1: no limit).
-int64_t PlannedDuration(const wire::JobRecord& j) {
+// carries one shorter than its limit and predictions are on
+// (SchedulerParameters=rota_predict_runtime), else its limit (-1: no limit).
+int64_t PlannedDuration(const wire::JobRecord& j, bool predictions) {
   const int64_t limit = j.time_limit_s();
-  const int64_t expected = j.spec().expected_run_s();
+  const int64_t expected = predictions ? j.spec().expected_run_s() : 0;
   return expected > 0 && (limit < 0 || expected < limit) ? expected : limit;
 }
 
@@ -26,9 +26,9 @@ bool WaitsForResources(const wire::JobRecord& j) {
 // When a holding job's resources are planned to come back. A job that has
 // outlived its expected runtime is planned to its limit, as the predictor's
 // authors correct an underestimate; a job without a limit, never.
-int64_t PlannedEnd(const wire::JobRecord& j, int64_t now) {
+int64_t PlannedEnd(const wire::JobRecord& j, int64_t now, bool predictions) {
   if (j.time_limit_s() < 0 || j.end_time() <= 0) return sched::kForever;
-  const int64_t expected = j.spec().expected_run_s();
+  const int64_t expected = predictions ? j.spec().expected_run_s() : 0;
   if (expected > 0 && j.start_time() > 0) {
     const int64_t predicted = j.start_time() + expected;
     if (predicted > now && predicted < j.end_time()) return predicted;
@@ -58,7 +58,7 @@ sched::BackfillJob BackfillJobOf(const wire::JobRecord& j, JobShape shape,
   b.candidates = candidates;
   b.partition = partition_index;
   b.user = j.spec().uid();
-  b.time_limit_s = PlannedDuration(j);
+  b.time_limit_s = PlannedDuration(j, params.rota_predict_runtime);
   b.may_reserve = now - j.eligible_time() >= params.bf_min_age_reserve;
   return b;
 }

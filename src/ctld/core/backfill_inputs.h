@@ -19,8 +19,11 @@ namespace rota::ctld {
 bool WaitsForResources(const wire::JobRecord& j);
 
 // When a holding job's resources are planned to come back (sched::kForever
-// for a job without a limit).
-int64_t PlannedEnd(const wire::JobRecord& j, int64_t now);
+// for a job without a limit). `predictions`: SchedulerParameters=
+// rota_predict_runtime, without which a job's expected runtime is ignored
+// (a site that turns it off plans as Slurm at once, jobs already submitted
+// included).
+int64_t PlannedEnd(const wire::JobRecord& j, int64_t now, bool predictions);
 
 sched::BackfillParams BackfillParamsOf(const conf::SchedulerParameters& p);
 

@@ -35,6 +35,7 @@ sched::AvailabilityProfile ControllerCore::BackfillProfile(int64_t now) const {
   const sched::ClusterModel& model = nodes_.model();
   sched::AvailabilityProfile profile(model, nodes_.usage(), now,
                                      config_->settings.scheduler.bf_resolution);
+  const bool predictions = config_->settings.scheduler.rota_predict_runtime;
   for (const auto& [id, job] : jobs_) {
     if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
     sched::Allocation held;
@@ -43,7 +44,7 @@ sched::AvailabilityProfile ControllerCore::BackfillProfile(int64_t now) const {
       if (node >= 0)
         held.nodes.push_back(FromRecord(model, static_cast<uint32_t>(node), job->allocs(i)));
     }
-    profile.AddRelease(PlannedEnd(*job, now), held);
+    profile.AddRelease(PlannedEnd(*job, now, predictions), held);
   }
   sched::BlockReserved(reserved_windows_, profile);  // Jobs below belong to no reservation
   return profile;

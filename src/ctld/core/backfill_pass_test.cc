@@ -86,7 +86,7 @@ TEST_F(BackfillPassTest, PlannedStartsAreShownAndShortJobsFillTheHole) {
 }
 
 TEST_F(BackfillPassTest, PlansWithExpectedRuntimesAndFallsBackToTheLimitWhenOutlived) {
-  Start("SchedulerParameters=bf_resolution=1\n");
+  Start("SchedulerParameters=bf_resolution=1,rota_predict_runtime\n");
   uint32_t a = Submit("running", 1, 4, 60, 10);  // n1: limit +60 min, expected +10 min
   uint32_t b = Submit("wide", 2, 8, 60);         // both nodes
   uint32_t c = Submit("filler", 1, 4, 20);       // fits the hole only if a runs its full hour
@@ -103,6 +103,18 @@ TEST_F(BackfillPassTest, PlansWithExpectedRuntimesAndFallsBackToTheLimitWhenOutl
   EXPECT_EQ(State(a), "RUNNING");
   EXPECT_EQ(Job(b).sched_start_time(), kT0 + 3600);
   EXPECT_EQ(State(c), "RUNNING");
+}
+
+TEST_F(BackfillPassTest, ExpectedRuntimesAreIgnoredWithoutRotaPredictRuntime) {
+  // Jobs submitted while predictions were on keep their expectation; a site
+  // that turned them off plans with the limits, as Slurm does.
+  Start("SchedulerParameters=bf_resolution=1\n");
+  uint32_t a = Submit("running", 1, 4, 60, 10);
+  uint32_t b = Submit("wide", 2, 8, 60);
+  Effects e;
+  core_->Tick(kT0, e);
+  EXPECT_EQ(State(a), "RUNNING");
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 3600);
 }
 
 TEST_F(BackfillPassTest, BuiltinSchedulerOnlyRunsTheMainPass) {
