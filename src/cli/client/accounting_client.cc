@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "api/auth_settings.h"
+#include "api/signed_call.h"
 #include "cli/client/controller_client.h"
-#include "cli/client/signed_call.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -44,7 +44,7 @@ Status AccountingClient::Call(uint16_t method, const google::protobuf::MessageLi
     }
   }
   Result<std::string> answer_body =
-      SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
+      api::SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
   if (!answer_body.ok()) return answer_body.status();
   if (response != nullptr && !response->ParseFromString(*answer_body)) {
     return InvalidArgument("malformed answer from rotadbd");

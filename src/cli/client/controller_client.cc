@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "api/auth_settings.h"
-#include "cli/client/signed_call.h"
+#include "api/signed_call.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -68,7 +68,7 @@ Status ControllerClient::Connect() {
 Result<std::string> ControllerClient::CallForBody(uint16_t method,
                                                   const google::protobuf::MessageLite& request) {
   if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
-  return SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
+  return api::SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
 }
 
 Status ControllerClient::Call(uint16_t method, const google::protobuf::MessageLite& request,

@@ -413,12 +413,6 @@ TEST(SqueueFormatTest, JsonIsAnExplicitHook) {
             StatusCode::kFailedPrecondition);
 }
 
-}  // namespace
-}  // namespace rota::cli::format
-
-namespace rota::cli::format {
-namespace {
-
 TEST(SqueueFormatTest, StartRangeFieldsScaleThePlanByPastOutcomes) {
   std::vector<wire::JobRecord> jobs(3);
   jobs[0].set_job_id(1);

@@ -193,19 +193,19 @@ void ControllerCore::ApplyUsageResetNow() {
 void ControllerCore::LearnFromEndedJobs(const wire::QueryJobsResponse* history) {
   std::vector<RuntimeForecasts::EndedRun> runs;
   for (const auto& [id, job] : jobs_) {
-    if (job->start_time() > 0 && job->end_time() >= job->start_time() &&
-        model::IsFinished(job->state()) && RuntimeForecasts::Telling(job->state())) {
-      runs.push_back({job->end_time(), job->spec().uid(), job->end_time() - job->start_time()});
+    if (auto run = RuntimeForecasts::TellingRun(job->spec().uid(), job->start_time(),
+                                                job->end_time(), job->state())) {
+      runs.push_back(*run);
     }
   }
   if (history != nullptr) {
     for (const wire::AccountingJob& a : history->jobs()) {
       // A run the table still holds was counted above.
-      if (!a.ended() || a.start_time() <= 0 || a.end_time() < a.start_time() ||
-          !RuntimeForecasts::Telling(a.state()) || jobs_.Find(a.job_id()) != nullptr) {
-        continue;
+      if (!a.ended() || jobs_.Find(a.job_id()) != nullptr) continue;
+      if (auto run =
+              RuntimeForecasts::TellingRun(a.uid(), a.start_time(), a.end_time(), a.state())) {
+        runs.push_back(*run);
       }
-      runs.push_back({a.end_time(), a.uid(), a.end_time() - a.start_time()});
     }
   }
   forecasts_.Relearn(std::move(runs));

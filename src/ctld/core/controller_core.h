@@ -312,9 +312,9 @@ class ControllerCore : private JobLifecycle {
   // another partition or GPU type, no constraint); the changes that would
   // start it sooner go to `out`, soonest first.
   void AddWhatIf(const wire::JobRecord& job, int64_t now, wire::WhyResponse& out) const;
-  // The planner of the queue ahead of pending `job` (queue_ahead_plan.h);
-  // nullopt when backfill would not plan it (another scheduler, a job not
-  // waiting for resources or in a reservation).
+  // The planner of the queue ahead of pending `job` (queue_ahead_plan.h),
+  // gathered; nullopt when backfill would not plan it (another scheduler, a
+  // job not waiting for resources or in a reservation, no shape).
   std::optional<QueueAheadPlan> PlanQueueAhead(const wire::JobRecord& job, int64_t now) const;
   // The jobs the backfill pass plans, in its order.
   std::vector<const wire::JobRecord*> BackfillQueue() const;

@@ -19,9 +19,8 @@ QueueAheadPlan::QueueAheadPlan(const conf::ClusterConfig& config, const sched::C
   params_.reserve_per_part = 0;
 }
 
-std::optional<sched::BackfillJob> QueueAheadPlan::Gather(
-    const std::vector<const wire::JobRecord*>& sorted, const wire::JobRecord& job,
-    const JobTable& jobs) {
+bool QueueAheadPlan::Gather(const std::vector<const wire::JobRecord*>& sorted,
+                            const wire::JobRecord& job, const JobTable& jobs) {
   const conf::SchedulerParameters& params = config_.settings.scheduler;
   for (const wire::JobRecord* other : sorted) {
     if (other == &job) break;
@@ -33,13 +32,13 @@ std::optional<sched::BackfillJob> QueueAheadPlan::Gather(
         BackfillJobOf(*other, std::move(*shape), CandidatesOf(*p), IndexOf(*p), params, now_));
   }
   const conf::PartitionConfig* partition = config_.FindPartition(job.spec().partition());
-  if (partition == nullptr) return std::nullopt;
+  if (partition == nullptr) return false;
   Result<JobShape> shape = jobs.ShapeOf(job, *partition, config_, model_);
-  if (!shape.ok()) return std::nullopt;
-  sched::BackfillJob own = BackfillJobOf(job, std::move(*shape), CandidatesOf(*partition),
-                                         IndexOf(*partition), params, now_);
-  own.may_reserve = true;
-  return own;
+  if (!shape.ok()) return false;
+  own_ = BackfillJobOf(job, std::move(*shape), CandidatesOf(*partition), IndexOf(*partition),
+                       params, now_);
+  own_.may_reserve = true;
+  return true;
 }
 
 std::optional<int64_t> QueueAheadPlan::StartOf(const sched::BackfillJob& variant) const {

@@ -33,10 +33,12 @@ class QueueAheadPlan {
                  UsableNodes usable, FreshProfile profile, int64_t now);
 
   // Gathers the jobs ahead of `job` in `sorted` (the backfill queue, in its
-  // order) and returns `job` as the planner sees it; nullopt when it has no
-  // shape in its partition.
-  std::optional<sched::BackfillJob> Gather(const std::vector<const wire::JobRecord*>& sorted,
-                                           const wire::JobRecord& job, const JobTable& jobs);
+  // order) and `job` itself as the planner sees it (own()); false when it has
+  // no shape in its partition.
+  bool Gather(const std::vector<const wire::JobRecord*>& sorted, const wire::JobRecord& job,
+              const JobTable& jobs);
+  // The job as gathered. REQUIRES: Gather returned true.
+  const sched::BackfillJob& own() const { return own_; }
 
   // When `variant` of the job would start behind the jobs gathered: now, at
   // its reservation, or nullopt (not within bf_window).
@@ -57,6 +59,7 @@ class QueueAheadPlan {
   sched::BackfillParams params_;
   std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates_;
   std::vector<sched::BackfillJob> ahead_;
+  sched::BackfillJob own_;
 };
 
 }  // namespace rota::ctld

@@ -4,14 +4,22 @@
 
 namespace rota::ctld {
 
-bool RuntimeForecasts::Telling(wire::JobState state) {
-  return state == wire::JOB_STATE_COMPLETED || state == wire::JOB_STATE_FAILED ||
-         state == wire::JOB_STATE_TIMEOUT || state == wire::JOB_STATE_OUT_OF_MEMORY;
+std::optional<RuntimeForecasts::EndedRun> RuntimeForecasts::TellingRun(uint32_t uid,
+                                                                       int64_t start_time,
+                                                                       int64_t end_time,
+                                                                       wire::JobState state) {
+  if (start_time <= 0 || end_time < start_time ||
+      std::find(kTellingStates.begin(), kTellingStates.end(), state) == kTellingStates.end()) {
+    return std::nullopt;
+  }
+  return EndedRun{end_time, uid, end_time - start_time};
 }
 
 void RuntimeForecasts::RunEnded(const wire::JobRecord& job, wire::JobState state) {
-  if (job.start_time() <= 0 || job.end_time() < job.start_time() || !Telling(state)) return;
-  predictor_.Finished(job.spec().uid(), job.end_time() - job.start_time());
+  if (std::optional<EndedRun> run =
+          TellingRun(job.spec().uid(), job.start_time(), job.end_time(), state)) {
+    predictor_.Finished(run->uid, run->runtime_s);
+  }
 }
 
 void RuntimeForecasts::Relearn(std::vector<EndedRun> runs) {

@@ -8,7 +8,9 @@
 // - where each job's first planned start landed against its real start, so
 //   that squeue and rota why show a plan as a range (model/start_forecast.h).
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/start_forecast.h"
@@ -23,14 +25,20 @@ class RuntimeForecasts {
   // job ended by itself or at its limit; not when it was cancelled, requeued
   // or preempted, which says nothing of how long it needed.
   void RunEnded(const wire::JobRecord& job, wire::JobState state);
-  // Whether a run that ended in `state` says how long its job needed.
-  static bool Telling(wire::JobState state);
+  // The final states of runs that say how long their job needed.
+  static constexpr std::array<wire::JobState, 4> kTellingStates = {
+      wire::JOB_STATE_COMPLETED, wire::JOB_STATE_FAILED, wire::JOB_STATE_TIMEOUT,
+      wire::JOB_STATE_OUT_OF_MEMORY};
 
   struct EndedRun {
     int64_t end_time = 0;
     uint32_t uid = 0;
     int64_t runtime_s = 0;
   };
+  // `uid`'s run from `start_time` to `end_time` ending in `state`, when it
+  // ran and tells (the one rule for the table's jobs and accounting's).
+  static std::optional<EndedRun> TellingRun(uint32_t uid, int64_t start_time, int64_t end_time,
+                                            wire::JobState state);
   // Forgets the runs learned and learns `runs` (in any order) instead: the
   // ended jobs a restarted controller kept, and accounting's older ones.
   void Relearn(std::vector<EndedRun> runs);

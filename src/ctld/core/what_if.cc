@@ -75,6 +75,7 @@ std::optional<QueueAheadPlan> ControllerCore::PlanQueueAhead(const wire::JobReco
         return usable;
       },
       [this, now] { return BackfillProfile(now); }, now);
+  if (!plan->Gather(BackfillQueue(), job, jobs_)) return std::nullopt;
   return plan;
 }
 
@@ -94,18 +95,14 @@ std::optional<int64_t> ControllerCore::ForecastStart(uint32_t job_id, int64_t no
   if (job == nullptr) return std::nullopt;
   std::optional<QueueAheadPlan> plan = PlanQueueAhead(*job, now);
   if (!plan) return std::nullopt;
-  std::optional<sched::BackfillJob> own = plan->Gather(BackfillQueue(), *job, jobs_);
-  if (!own) return std::nullopt;
-  return plan->StartOf(*own);
+  return plan->StartOf(plan->own());
 }
 
 void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
                                wire::WhyResponse& out) const {
   std::optional<QueueAheadPlan> plan = PlanQueueAhead(job, now);
   if (!plan) return;
-  std::optional<sched::BackfillJob> gathered = plan->Gather(BackfillQueue(), job, jobs_);
-  if (!gathered) return;
-  const sched::BackfillJob& own = *gathered;
+  const sched::BackfillJob& own = plan->own();
   const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
   const sched::ClusterModel& model = nodes_.model();
   const conf::SchedulerParameters& params = config_->settings.scheduler;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/accounting_address.h"
 #include "api/auth_settings.h"
 #include "api/dbd_methods.h"
 #include "auth/signed_send.h"
@@ -229,8 +230,7 @@ Result<std::unique_ptr<AccountingOutbox>> OpenControllerOutbox(const conf::Clust
                                                                FileOps* ops) {
   auto issuer = auth::MakeIssuer(api::AuthSettingsFor(config));
   if (!issuer.ok()) return issuer.status();
-  std::string host = config.settings.accounting_storage_host;
-  if (host.empty() || host == "localhost") host = "127.0.0.1";
+  const std::string host = api::AccountingStorageAddress(config.settings);
   AccountingOutbox::Options options;
   options.dir = config.settings.state_save_location + "/accounting_outbox";
   return AccountingOutbox::Open(

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "api/accounting_address.h"
 #include "api/auth_settings.h"
 #include "api/protobuf_log.h"
 #include "api/transport_limits.h"
@@ -147,8 +148,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
        !d->config_->settings.private_data.empty())) {
     auto policy_issuer = auth::MakeIssuer(auth_settings);
     if (!policy_issuer.ok()) return policy_issuer.status();
-    std::string host = d->config_->settings.accounting_storage_host;
-    if (host.empty() || host == "localhost") host = "127.0.0.1";
+    const std::string host = api::AccountingStorageAddress(d->config_->settings);
     StateLoop* loop = d->loop_.get();
     d->policy_fetcher_ = std::make_unique<PolicyFetcher>(
         std::make_unique<RpcPolicySource>(host, d->config_->settings.accounting_storage_port,
@@ -169,8 +169,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   if (AccountingEnabled(*d->config_) && d->config_->settings.scheduler.rota_predict_runtime) {
     auto issuer = auth::MakeIssuer(auth_settings);
     if (!issuer.ok()) return issuer.status();
-    std::string host = d->config_->settings.accounting_storage_host;
-    if (host.empty() || host == "localhost") host = "127.0.0.1";
+    const std::string host = api::AccountingStorageAddress(d->config_->settings);
     const uint16_t port = d->config_->settings.accounting_storage_port;
     const std::string cluster = d->config_->settings.cluster_name;
     const int64_t since = static_cast<int64_t>(std::time(nullptr)) - kHistoryDays * 86400;

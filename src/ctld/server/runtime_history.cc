@@ -1,8 +1,9 @@
 #include "ctld/server/runtime_history.h"
 
 #include "api/dbd_methods.h"
-#include "auth/signed_send.h"
+#include "api/signed_call.h"
 #include "common/log.h"
+#include "ctld/core/runtime_forecasts.h"
 #include "rpc/client.h"
 
 namespace rota::ctld {
@@ -15,25 +16,12 @@ Result<wire::QueryJobsResponse> QueryEndedRuns(const std::string& host, uint16_t
   wire::QueryJobsRequest request;
   request.set_cluster(cluster);
   request.set_window_start(since);
-  // The states whose runs say how long a job needed (RuntimeForecasts::Telling).
-  for (wire::JobState s : {wire::JOB_STATE_COMPLETED, wire::JOB_STATE_FAILED,
-                           wire::JOB_STATE_TIMEOUT, wire::JOB_STATE_OUT_OF_MEMORY}) {
-    request.add_states(s);
-  }
-  const std::string body = request.SerializeAsString();
-  std::string answer_body;
-  ROTA_RETURN_IF_ERROR(auth::SendSigned(
-      issuer, auth::RpcBindingBytes(api::kDbdQueryJobs, body), [&](const std::string& credential) {
-        Result<rpc::Response> answer =
-            client.Call(api::kDbdQueryJobs, credential, body, std::chrono::seconds(60));
-        if (!answer.ok()) return answer.status();
-        ROTA_RETURN_IF_ERROR(answer->ToStatus());
-        answer_body = std::move(answer->body);
-        return Status::Ok();
-      }));
+  for (wire::JobState s : RuntimeForecasts::kTellingStates) request.add_states(s);
+  Result<std::string> answer = api::SignedCall(
+      client, issuer, api::kDbdQueryJobs, request.SerializeAsString(), std::chrono::seconds(60));
+  if (!answer.ok()) return answer.status();
   wire::QueryJobsResponse out;
-  if (!out.ParseFromString(answer_body))
-    return InvalidArgument("rotadbd's job list does not parse");
+  if (!out.ParseFromString(*answer)) return InvalidArgument("rotadbd's job list does not parse");
   return out;
 }
 

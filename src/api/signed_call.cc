@@ -1,8 +1,8 @@
-#include "cli/client/signed_call.h"
+#include "api/signed_call.h"
 
 #include "auth/signed_send.h"
 
-namespace rota::cli {
+namespace rota::api {
 
 Result<std::string> SignedCall(rpc::RpcClient& rpc, auth::CredentialIssuer& issuer, uint16_t method,
                                const std::string& body, std::chrono::milliseconds timeout) {
@@ -18,4 +18,4 @@ Result<std::string> SignedCall(rpc::RpcClient& rpc, auth::CredentialIssuer& issu
   return answer_body;
 }
 
-}  // namespace rota::cli
+}  // namespace rota::api
