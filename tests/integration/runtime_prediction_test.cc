@@ -72,5 +72,47 @@ TEST(RuntimePredictionTest, ARestartedControllerPredictsFromAccounting) {
   EXPECT_NE(text.find("(its user's recent jobs), not its time limit"), std::string::npos) << text;
 }
 
+// squeue's StartP50/StartP90 through the real controller and command: no
+// range until 20 planned jobs have started, then a range from how they did.
+TEST(RuntimePredictionTest, SqueueShowsTheRangeOnceTwentyPlansHaveTurnedOut) {
+  ControllerProcess ctld("SchedulerParameters=bf_interval=1\n");
+  ASSERT_TRUE(ctld.Start()) << ctld.Log();
+  testing::RegisterFakeNodes(ctld, {"n1", "n2", "n3", "n4"});
+  // 23 jobs of the whole cluster: one runs, the others are planned behind it.
+  for (int i = 1; i <= 23; ++i) {
+    ASSERT_EQ(ctld.Run("sbatch --parsable -N 4 --exclusive -t 60 --wrap=true").out,
+              std::to_string(i) + "\n");
+  }
+  const std::string format = "-O JobID:4,StartP50:21,StartP90:21";
+  std::string listing;
+  for (int i = 0; i < 100; ++i) {  // The first backfill pass plans them
+    listing = ctld.Run("squeue -h -j 23 -O JobID:4,StartTime:21", false).out;
+    if (listing.find("N/A") == std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(listing.find("N/A"), std::string::npos) << listing;
+  EXPECT_EQ(ctld.Run("squeue -h -j 23 " + format, false).out,
+            "23  N/A                  N/A                  \n");
+
+  // Each ends early: 21 planned jobs start, far sooner than planned.
+  for (int i = 1; i <= 21; ++i) {
+    ASSERT_TRUE(testing::WaitForJobState(ctld, std::to_string(i), "RUNNING")) << i;
+    testing::ReportJobExit(ctld, static_cast<uint32_t>(i), 0);
+  }
+  ASSERT_TRUE(testing::WaitForJobState(ctld, "22", "RUNNING"));
+  const std::regex range("23  (20[0-9-]{8}T[0-9:]{8}) +(20[0-9-]{8}T[0-9:]{8}) +\n");
+  std::smatch m;
+  for (int i = 0; i < 100; ++i) {
+    listing = ctld.Run("squeue -h -j 23 " + format, false).out;
+    if (std::regex_match(listing, m, range)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(std::regex_match(listing, m, range)) << listing;
+  EXPECT_LE(m[1].str(), m[2].str());  // P50 no later than P90 (ISO times sort as text)
+  // The jobs started long before their plans: the range is well before the plan.
+  const std::string planned = ctld.Run("squeue -h -j 23 -o %S", false).out;
+  EXPECT_LT(m[2].str(), planned) << planned;
+}
+
 }  // namespace
 }  // namespace rota
