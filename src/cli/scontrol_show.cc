@@ -105,14 +105,19 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   uint32_t tasks = 0;
   for (const wire::NodeAlloc& a : job.allocs()) tasks += a.tasks();
   if (tasks == 0) tasks = std::max(1u, s.num_tasks());
-  lines.push_back(fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
-                              nodes, job.alloc_cpus(), tasks, cpt));
+  // A per-node minimum the job did not ask for prints as "*".
+  auto star = [](uint32_t v) { return v == 0 ? std::string("*") : std::to_string(v); };
+  lines.push_back(
+      fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:{}:{}:{}", nodes,
+                  job.alloc_cpus(), tasks, cpt, star(s.sockets_per_node()),
+                  star(s.cores_per_socket()), star(s.threads_per_core())));
   lines.push_back(fmt::format(
       "TRES={}", job.alloc_tres().empty() ? fmt::format("cpu={},node={},billing={}",
                                                         job.alloc_cpus(), nodes, job.alloc_cpus())
                                           : job.alloc_tres()));
-  lines.push_back(
-      fmt::format("Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*", s.ntasks_per_node()));
+  lines.push_back(fmt::format("Socks/Node={} NtasksPerN:B:S:C={}:0:{}:{} CoreSpec=*",
+                              star(s.sockets_per_node()), s.ntasks_per_node(),
+                              star(s.ntasks_per_socket()), star(s.ntasks_per_core())));
   if (details && job.allocs_size() == job.nodes_size() && job.nodes_size() > 0) {
     std::vector<std::string> gres;
     for (const wire::NodeAlloc& a : job.allocs()) {
@@ -133,11 +138,16 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
                     : s.mem_per_node_mb() > 0
                         ? fmt::format("MinMemoryNode={}", FormatMemoryMb(s.mem_per_node_mb()))
                         : "MinMemoryNode=0";
-  lines.push_back(fmt::format("MinCPUsNode={} {} MinTmpDiskNode=0", cpt, mem));
+  lines.push_back(fmt::format("MinCPUsNode={} {} MinTmpDiskNode={}",
+                              std::max(cpt, s.min_cpus_per_node()), mem,
+                              s.tmp_disk_mb() == 0 ? "0" : FormatMemoryMb(s.tmp_disk_mb())));
   lines.push_back(fmt::format("Features={} DelayBoot=00:00:00", OrNull(s.constraint())));
   if (!s.reservation().empty()) lines.push_back(fmt::format("Reservation={}", s.reservation()));
-  lines.push_back(fmt::format("OverSubscribe={} Contiguous=0 Licenses={} Network=(null)",
-                              s.exclusive() ? "NO" : "OK", OrNull(s.licenses())));
+  lines.push_back(fmt::format("OverSubscribe={} Contiguous={} Licenses={} Network=(null)",
+                              s.exclusive()       ? "NO"
+                              : s.oversubscribe() ? "YES"
+                                                  : "OK",
+                              s.contiguous() ? 1 : 0, OrNull(s.licenses())));
   lines.push_back(fmt::format("Command={}", s.argv_size() > 0 ? s.argv(0) : "(null)"));
   lines.push_back(fmt::format("WorkDir={}", s.work_dir()));
   if (!s.comment().empty()) lines.push_back(fmt::format("Comment={}", s.comment()));

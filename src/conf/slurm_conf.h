@@ -44,6 +44,9 @@ struct SchedulerParameters {
   // finished jobs instead of its time limit (sched/runtime_predictor.h).
   // Planning only; the limit still ends it.
   bool rota_predict_runtime = false;
+  // Cancel a job whose dependency can never be satisfied, unless it asked
+  // otherwise (--kill-on-invalid-dep=no).
+  bool kill_invalid_depend = false;
   uint32_t default_queue_depth = 100;
   uint32_t partition_job_depth = 0;
   DurationSecs sched_interval = 60;

@@ -349,6 +349,8 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       p.bf_reserve_in_node_order = true;
     } else if (key == "rota_predict_runtime") {
       p.rota_predict_runtime = true;
+    } else if (key == "kill_invalid_depend") {
+      p.kill_invalid_depend = true;
     } else if (key == "default_queue_depth") {
       s = ParseUint32Value(v, p.default_queue_depth);
     } else if (key == "partition_job_depth") {

@@ -150,11 +150,13 @@ TEST(SlurmConfParserTest, MisalignedNodeAddressesAreAnError) {
 TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
   TempDir dir;
   auto loaded = LoadConfigFiles(
-      dir, {"ClusterName=c\nSlurmctldHost=head1(10.1.1.1)\nSlurmctldHost=head2\n"
-            "SchedulerParameters=bf_window=60,bf_interval=10,bf_max_job_user=5,"
-            "default_queue_depth=50,sched_min_interval=500000,bf_job_part_count_reserve=1,"
-            "max_script_size=1000,bf_reserve_in_node_order,rota_predict_runtime,frobnicate\n"
-            "SlurmctldPort=7817\nNodeName=n1\n"});
+      dir,
+      {"ClusterName=c\nSlurmctldHost=head1(10.1.1.1)\nSlurmctldHost=head2\n"
+       "SchedulerParameters=bf_window=60,bf_interval=10,bf_max_job_user=5,"
+       "default_queue_depth=50,sched_min_interval=500000,bf_job_part_count_reserve=1,"
+       "max_script_size=1000,bf_reserve_in_node_order,rota_predict_runtime,kill_invalid_depend,"
+       "frobnicate\n"
+       "SlurmctldPort=7817\nNodeName=n1\n"});
   ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
   const SlurmConf& s = (*loaded.config)->settings;
   ASSERT_EQ(s.controllers.size(), 2u);
@@ -171,6 +173,7 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
   EXPECT_FALSE(s.scheduler.bf_continue);
   EXPECT_TRUE(s.scheduler.bf_reserve_in_node_order);
   EXPECT_TRUE(s.scheduler.rota_predict_runtime);
+  EXPECT_TRUE(s.scheduler.kill_invalid_depend);
   EXPECT_EQ(s.slurmctld_port, 7817);
   EXPECT_NE(loaded.Text().find("warning: slurm.conf line 4: SchedulerParameters: unknown option "
                                "frobnicate (ignored)"),

@@ -183,6 +183,7 @@ SacctTable BuildTable() {
       Def("Restarts", 8, kRight,
           [](const Row& r, const Ctx&) { return std::to_string(r.record->restarts()); }),
       Def("User", 9, kRight, [](const Row& r, const Ctx&) { return r.record->user(); }),
+      Def("WCKey", 10, kRight, [](const Row& r, const Ctx&) { return r.record->wckey(); }),
       Def("UID", 6, kRight,
           [](const Row& r, const Ctx&) { return std::to_string(r.record->uid()); }),
       Def("Timelimit", 10, kRight,

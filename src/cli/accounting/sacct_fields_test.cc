@@ -195,9 +195,16 @@ TEST(SacctFieldsTest, StepsFollowTheirJobUnlessAllocationsOnly) {
   EXPECT_EQ(SacctStepRows(interactive)[0].step, "0");
 }
 
+TEST(SacctFieldsTest, WckeyIsTheJobsAsGiven) {
+  wire::AccountingJob with = Job17();
+  with.set_wckey("submitit");
+  EXPECT_EQ(Render("JobID,WCKey", SacctLayout::kParsable2, {with, Job17()}),
+            "JobID|WCKey\n17|submitit\n17|\n");
+}
+
 TEST(SacctFieldsTest, EveryFieldIsFoundByItsNameInAnyCase) {
   const auto& fields = SacctFields().fields();
-  ASSERT_EQ(fields.size(), 32u);
+  ASSERT_EQ(fields.size(), 33u);
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string name(fields[i].info.long_name);
     EXPECT_EQ(fields[i].info.header, name);

@@ -153,6 +153,9 @@ std::string EndTimeText(const JobRecord& job, const Ctx& ctx) {
 
 std::string U(uint64_t v) { return std::to_string(v); }
 
+// A per-node minimum as squeue prints it: "*" when the job did not ask.
+std::string CountOrStar(uint32_t v) { return v == 0 ? "*" : std::to_string(v); }
+
 // Right-justified durations and node lists are never cut in Slurm.
 constexpr bool kNoCut = false;
 
@@ -234,6 +237,13 @@ SqueueTable BuildTable() {
           return j.spec().cpus_per_task() == 0 ? "N/A" : U(j.spec().cpus_per_task());
         }},
        Spec(S::kCpusPerTaskFieldNumber)},
+      {{{'I', "Cores", "CORES_PER_SOCKET"},
+        [](const JobRecord& j, const Ctx&) { return CountOrStar(j.spec().cores_per_socket()); }},
+       Spec(S::kCoresPerSocketFieldNumber)},
+      // Rota reserves no cores for system use (CoreSpec), so none is asked.
+      {{{'X', "CoreSpec", "CORE_SPEC"},
+        [](const JobRecord&, const Ctx&) -> std::string { return "N/A"; }},
+       None()},
       {{{'E', "Dependency", "DEPENDENCY"},
         [](const JobRecord& j, const Ctx&) {
           return OrNull(j.dependency_state().empty() ? j.spec().dependency()
@@ -278,9 +288,9 @@ SqueueTable BuildTable() {
        Spec(S::kLicensesFieldNumber)},
       {{{'c', "MinCpus", "MIN_CPUS"},
         [](const JobRecord& j, const Ctx&) {
-          return U(std::max<uint32_t>(j.spec().cpus_per_task(), 1));
+          return U(std::max<uint32_t>({j.spec().cpus_per_task(), j.spec().min_cpus_per_node(), 1}));
         }},
-       Spec(S::kCpusPerTaskFieldNumber)},
+       Spec(S::kCpusPerTaskFieldNumber, S::kMinCpusPerNodeFieldNumber)},
       {{{'m', "MinMemory", "MIN_MEMORY"},
         [](const JobRecord& j, const Ctx& ctx) { return MinMemoryText(j, ctx); }},
        Spec(S::kMemGivenFieldNumber, S::kMemPerNodeMbFieldNumber, S::kMemPerCpuMbFieldNumber)},
@@ -290,8 +300,11 @@ SqueueTable BuildTable() {
         }},
        Spec(S::kTimeMinSFieldNumber)},
       {{{'d', "MinTmpDisk", "MIN_TMP_DISK"},
-        [](const JobRecord&, const Ctx&) -> std::string { return "0"; }},
-       None()},
+        [](const JobRecord& j, const Ctx& ctx) {
+          return ConvertNumUnit(static_cast<double>(j.spec().tmp_disk_mb()), Unit::kMega,
+                                !ctx.no_convert);
+        }},
+       Spec(S::kTmpDiskMbFieldNumber)},
       {{{'j', "Name", "NAME"}, [](const JobRecord& j, const Ctx&) { return j.spec().name(); }},
        Spec(S::kNameFieldNumber)},
       {{{'y', "Nice", "NICE"},
@@ -312,9 +325,9 @@ SqueueTable BuildTable() {
        Spec(S::kNumTasksFieldNumber)},
       {{{'h', "OverSubscribe", "OVER_SUBSCRIBE"},
         [](const JobRecord& j, const Ctx&) -> std::string {
-          return j.spec().exclusive() ? "NO" : "OK";
+          return j.spec().exclusive() ? "NO" : j.spec().oversubscribe() ? "YES" : "OK";
         }},
-       Spec(S::kExclusiveFieldNumber)},
+       Spec(S::kExclusiveFieldNumber, S::kOversubscribeFieldNumber)},
       {{{'P', "Partition", "PARTITION"},
         [](const JobRecord& j, const Ctx&) { return j.spec().partition(); }},
        Spec(S::kPartitionFieldNumber)},
@@ -349,6 +362,30 @@ SqueueTable BuildTable() {
       {{{0, "RestartCnt", "RESTARTCNT"},
         [](const JobRecord& j, const Ctx&) { return U(j.restart_count()); }},
        Rec(R::kRestartCountFieldNumber)},
+      {{{0, "NTPerCore", "NTASKS_PER_CORE"},
+        [](const JobRecord& j, const Ctx&) { return CountOrStar(j.spec().ntasks_per_core()); }},
+       Spec(S::kNtasksPerCoreFieldNumber)},
+      {{{0, "NTPerNode", "NTASKS_PER_NODE"},
+        [](const JobRecord& j, const Ctx&) { return CountOrStar(j.spec().ntasks_per_node()); }},
+       Spec(S::kNtasksPerNodeFieldNumber)},
+      {{{0, "NTPerSocket", "NTASKS_PER_SOCKET"},
+        [](const JobRecord& j, const Ctx&) { return CountOrStar(j.spec().ntasks_per_socket()); }},
+       Spec(S::kNtasksPerSocketFieldNumber)},
+      {{{'z', "SCT", "S:C:T"},
+        [](const JobRecord& j, const Ctx&) {
+          return CountOrStar(j.spec().sockets_per_node()) + ":" +
+                 CountOrStar(j.spec().cores_per_socket()) + ":" +
+                 CountOrStar(j.spec().threads_per_core());
+        }},
+       Spec(S::kSocketsPerNodeFieldNumber, S::kCoresPerSocketFieldNumber,
+            S::kThreadsPerCoreFieldNumber)},
+      // The select plugin's own data: none under Rota's one placement engine.
+      {{{'s', "SelectJobInfo", "SELECT_JOBINFO"},
+        [](const JobRecord&, const Ctx&) -> std::string { return "N/A"; }},
+       None()},
+      {{{'H', "Sockets", "SOCKETS_PER_NODE"},
+        [](const JobRecord& j, const Ctx&) { return CountOrStar(j.spec().sockets_per_node()); }},
+       Spec(S::kSocketsPerNodeFieldNumber)},
       {{{'Y', "SchedNodes", "SCHEDNODES", kNoCut, kNoCut},
         // The nodes the backfill pass plans for a pending job.
         [](const JobRecord& j, const Ctx&) { return OrNull(j.sched_nodes()); }},
@@ -380,6 +417,9 @@ SqueueTable BuildTable() {
       {{{'V', "SubmitTime", "SUBMIT_TIME"},
         [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.submit_time(), c); }},
        Rec(R::kSubmitTimeFieldNumber)},
+      {{{'J', "Threads", "THREADS_PER_CORE"},
+        [](const JobRecord& j, const Ctx&) { return CountOrStar(j.spec().threads_per_core()); }},
+       Spec(S::kThreadsPerCoreFieldNumber)},
       {{{'L', "TimeLeft", "TIME_LEFT", kNoCut},
         [](const JobRecord& j, const Ctx& c) { return TimeLeftText(j, c.now); }},
        TimeUsedReads().AddRecord({R::kTimeLimitSFieldNumber})},
@@ -396,6 +436,9 @@ SqueueTable BuildTable() {
        Spec(S::kUidFieldNumber)},
       {{{'u', "UserName", "USER"}, [](const JobRecord& j, const Ctx&) { return UserText(j); }},
        Spec(S::kUserFieldNumber, S::kUidFieldNumber)},
+      {{{'w', "WCKey", "WCKEY"},
+        [](const JobRecord& j, const Ctx&) { return OrNull(j.spec().wckey()); }},
+       Spec(S::kWckeyFieldNumber)},
       {{{'Z', "WorkDir", "WORK_DIR"},
         [](const JobRecord& j, const Ctx&) { return j.spec().work_dir(); }},
        Spec(S::kWorkDirFieldNumber)},

@@ -345,16 +345,52 @@ TEST(SqueueFormatTest, NoConvertKeepsMemoryInMegabytes) {
   EXPECT_EQ(listing->text, "2048M\n");
 }
 
+// Every letter of Slurm 22.05's job format is known; the per-node requests
+// print "*" until a job asks.
+TEST(SqueueFormatTest, WckeyAndPerNodeRequestsByLetterAndName) {
+  JobRecord asked;
+  asked.set_job_id(7);
+  wire::JobSpec& spec = *asked.mutable_spec();
+  spec.set_wckey("submitit");
+  spec.set_sockets_per_node(2);
+  spec.set_cores_per_socket(8);
+  spec.set_threads_per_core(1);
+  spec.set_min_cpus_per_node(16);
+  spec.set_tmp_disk_mb(10240);
+  spec.set_oversubscribe(true);
+  JobRecord plain;
+  plain.set_job_id(8);
+  std::vector<JobRecord> jobs = {asked, plain};
+  SqueueOptions o;
+  o.format = "%.4i|%w|%H|%I|%J|%z|%X|%s|%c|%d|%h";
+  o.sort = "i";
+  Result<Listing> listing = RenderSqueue(jobs, o, SqueueContext{kNow, 0});
+  ASSERT_TRUE(listing.ok());
+  EXPECT_TRUE(listing->errors.empty());
+  EXPECT_EQ(listing->text,
+            "JOBI|WCKEY|SOCKETS_PER_NODE|CORES_PER_SOCKET|THREADS_PER_CORE|S:C:T|CORE_SPEC|"
+            "SELECT_JOBINFO|MIN_CPUS|MIN_TMP_DISK|OVER_SUBSCRIBE\n"
+            "   7|submitit|2|8|1|2:8:1|N/A|N/A|16|10G|YES\n"
+            "   8|(null)|*|*|*|*:*:*|N/A|N/A|1|0|OK\n");
+  o.format.clear();
+  o.format_long = "JobId:4,WCKey:10,SCT:8,Sockets:4,Cores:4,Threads:4";
+  listing = RenderSqueue(jobs, o, SqueueContext{kNow, 0});
+  ASSERT_TRUE(listing.ok());
+  EXPECT_TRUE(listing->errors.empty());
+  EXPECT_NE(listing->text.find("7   submitit  2:8:1   2   8   1"), std::string::npos)
+      << listing->text;
+}
+
 TEST(SqueueFormatTest, UnknownFieldsAreReportedLikeSlurm) {
   SqueueOptions o;
-  o.format = "%.6i %X|%j";
+  o.format = "%.6i %!|%j";
   o.no_header = true;
   std::vector<JobRecord> jobs = ObservedJobs().InControllerOrder();
   Result<Listing> listing = RenderSqueue(jobs, o, SqueueContext{kNow, 0});
   ASSERT_TRUE(listing.ok());
   ASSERT_EQ(listing->errors.size(), 1u);
-  EXPECT_EQ(listing->errors[0], "Invalid job format specification: X");
-  EXPECT_EQ(listing->text.substr(0, listing->text.find('\n')), "    29 %X|qos_limit");
+  EXPECT_EQ(listing->errors[0], "Invalid job format specification: !");
+  EXPECT_EQ(listing->text.substr(0, listing->text.find('\n')), "    29 %!|qos_limit");
 
   o.format.clear();
   o.format_long = "JobId,NoSuchField";

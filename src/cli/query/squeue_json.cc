@@ -1,5 +1,6 @@
 #include "cli/query/squeue_json.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cli/format/squeue_fields.h"
@@ -59,6 +60,18 @@ std::string SqueueJson(std::span<const wire::JobRecord> jobs, int64_t now) {
     item["tres_alloc_str"] = j.alloc_tres();
     item["user_id"] = s.uid();
     item["user_name"] = s.user();
+    item["wckey"] = s.wckey();
+    // Per-node requests Slurm gives as null when not asked.
+    auto count_or_null = [](uint32_t v) {
+      return v == 0 ? nlohmann::json(nullptr) : nlohmann::json(v);
+    };
+    item["cores_per_socket"] = count_or_null(s.cores_per_socket());
+    item["sockets_per_node"] = count_or_null(s.sockets_per_node());
+    item["threads_per_core"] = count_or_null(s.threads_per_core());
+    item["tasks_per_core"] = count_or_null(s.ntasks_per_core());
+    item["minimum_cpus_per_node"] =
+        std::max<uint32_t>({s.cpus_per_task(), s.min_cpus_per_node(), 1});
+    item["minimum_tmp_disk_per_node"] = s.tmp_disk_mb();
     item["time_used"] = format::JobTimeUsedText(j, now);
     list.push_back(std::move(item));
   }

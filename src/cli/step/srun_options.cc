@@ -8,6 +8,7 @@
 #include <span>
 
 #include "cli/step/mpi_type.h"
+#include "cli/submit/propagated_limits.h"
 #include "common/cpu_bind_spec.h"
 #include "common/gres_spec.h"
 #include "common/memory_size.h"
@@ -414,7 +415,14 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         return Error(fmt::format("unrecognized option '{}'", bad));
       }
       default: {
-        if (c >= kAllocationOnly) break;  // For the allocation only
+        if (c >= kAllocationOnly) {  // For the allocation only, but --propagate
+          if (table[static_cast<size_t>(c - kAllocationOnly)].name == "propagate") {
+            Result<std::vector<std::string>> names = ParsePropagateOption(value, optarg != nullptr);
+            if (!names.ok()) return Error(names.status().message());
+            o.propagate = std::move(*names);
+          }
+          break;
+        }
         if (c < 128) {
           // A letter of the allocation's table (-p, -t, ...).
           bool allocation_letter = false;

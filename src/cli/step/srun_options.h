@@ -39,6 +39,8 @@ StepIoOption ParseStepIoOption(std::string_view value, bool input);
 
 struct SrunOptions {
   uint32_t num_tasks = 0;  // 0: not given
+  // --propagate's limits, replacing slurm.conf's PropagateResourceLimits.
+  std::optional<std::vector<std::string>> propagate;
   uint32_t num_nodes = 0;
   uint32_t ntasks_per_node = 0;
   uint32_t cpus_per_task = 0;

@@ -87,7 +87,7 @@ wire::LaunchTasksRequest LaunchRequestFor(
   *launch.mutable_std_err() = WireMode(options.error, false);
   *launch.mutable_std_in() = WireMode(options.input, true);
   launch.set_append(options.append);
-  AddPropagatedLimits(config.settings, launch.mutable_rlimits());
+  AddPropagatedLimits(config.settings, launch.mutable_rlimits(), options.propagate);
   launch.set_pty(options.pty);
   return launch;
 }

@@ -1,21 +1,27 @@
 #include "cli/submit/job_options.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <getopt.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <optional>
 
 #include "cli/event_time.h"
+#include "cli/submit/propagated_limits.h"
 #include "common/duration.h"
 #include "common/gres_spec.h"
 #include "common/memory_size.h"
+#include "common/resource_limits.h"
 #include "common/strings.h"
 #include "model/mail_type.h"
 
@@ -427,6 +433,231 @@ Status SetMailType(OptionSink& sink, const JobOption&, std::string_view value, b
   return Status::Ok();
 }
 
+Status SubmitRefusal(const OptionSink& sink, std::string_view why, std::string_view answer);
+
+// The text of --export-file's argument: a file, or an open descriptor when
+// it is a number (as Slurm reads it).
+Result<std::string> ReadExportFile(std::string_view where) {
+  std::optional<uint64_t> fd_number = ParseUint(where);
+  const int fd = fd_number && *fd_number <= INT_MAX
+                     ? static_cast<int>(*fd_number)
+                     : open(std::string(where).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return InvalidArgument("cannot open " + std::string(where) + ": " + strerror(errno));
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
+  const int read_errno = errno;
+  if (!fd_number) close(fd);
+  if (n < 0) {
+    return InvalidArgument("cannot read " + std::string(where) + ": " + strerror(read_errno));
+  }
+  return text;
+}
+
+// --priority: a number, or TOP for the highest a job can have. Only
+// operators may set it; the controller checks that.
+Status SetPriority(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  constexpr uint32_t kTop = 0xfffffffd;  // Below Slurm's NO_VAL markers, as TOP is.
+  if (EqualsIgnoreCase(value, "TOP")) {
+    sink.spec().set_requested_priority(kTop);
+    return Status::Ok();
+  }
+  std::optional<uint64_t> n = ParseUint(value);
+  if (!n || *n > kTop) {
+    return sink.Error("Invalid numeric value " + Quoted(value) + " for " + Dashed(option) + ".");
+  }
+  sink.spec().set_requested_priority(static_cast<uint32_t>(*n));
+  return Status::Ok();
+}
+
+// --hint: one of Slurm's hint words.
+Status SetHint(OptionSink& sink, const JobOption&, std::string_view value, bool) {
+  static constexpr std::array<std::string_view, 4> kHints = {"compute_bound", "memory_bound",
+                                                             "multithread", "nomultithread"};
+  if (std::none_of(kHints.begin(), kHints.end(),
+                   [&](std::string_view hint) { return EqualsIgnoreCase(hint, value); })) {
+    return sink.Error("unrecognized --hint argument " + Quoted(value) +
+                      ", valid hints: compute_bound, memory_bound, multithread, nomultithread");
+  }
+  sink.spec().set_hint(std::string(value));
+  return Status::Ok();
+}
+
+// --mem-bind: [{quiet|verbose},]{none|rank|local|prefer|map_mem:L|mask_mem:L|sort|nosort}.
+bool IsMemBindSpec(std::string_view text) {
+  if (text.empty()) return false;
+  bool in_list = false;  // After map_mem:/mask_mem:, whose list goes on past commas.
+  for (std::string_view item : Split(text, ',')) {
+    if (in_list && !item.empty() &&
+        item.find_first_not_of("0123456789abcdefABCDEFxX*") == std::string_view::npos) {
+      continue;
+    }
+    static constexpr std::array<std::string_view, 9> kWords = {
+        "quiet", "verbose", "none", "no", "rank", "local", "prefer", "sort", "nosort"};
+    if (std::any_of(kWords.begin(), kWords.end(),
+                    [&](std::string_view w) { return EqualsIgnoreCase(w, item); })) {
+      continue;
+    }
+    size_t colon = item.find(':');
+    std::string_view kind = item.substr(0, colon);
+    if (colon == std::string_view::npos || item.size() == colon + 1) return false;
+    if (!EqualsIgnoreCase(kind, "map_mem") && !EqualsIgnoreCase(kind, "mask_mem") &&
+        !EqualsIgnoreCase(kind, "map_ldom") && !EqualsIgnoreCase(kind, "mask_ldom")) {
+      return false;
+    }
+    in_list = true;
+  }
+  return true;
+}
+
+// -m/--distribution: FIRST[:SECOND[:THIRD]][,Pack|NoPack], with plane=N or
+// arbitrary as the first part.
+bool IsDistributionSpec(std::string_view text) {
+  size_t comma = text.find(',');
+  if (comma != std::string_view::npos) {
+    std::string_view pack = text.substr(comma + 1);
+    if (!EqualsIgnoreCase(pack, "Pack") && !EqualsIgnoreCase(pack, "NoPack")) return false;
+    text = text.substr(0, comma);
+  }
+  if (text.empty()) return false;
+  std::vector<std::string_view> levels = Split(text, ':');
+  if (levels.size() > 3) return false;
+  auto one_of = [](std::string_view word, std::initializer_list<std::string_view> names) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](std::string_view n) { return EqualsIgnoreCase(n, word); });
+  };
+  std::string_view first = levels[0];
+  if (StartsWithIgnoreCase(first, "plane=")) {
+    if (!ParsePositiveCount(first.substr(6))) return false;
+  } else if (!one_of(first, {"*", "block", "cyclic", "arbitrary"})) {
+    return false;
+  }
+  for (size_t i = 1; i < levels.size(); ++i) {
+    if (!one_of(levels[i], {"*", "block", "cyclic", "fcyclic"})) return false;
+  }
+  return true;
+}
+
+// --acctg-freq: N, or a list of TYPE=N (task, energy, network, filesystem).
+bool IsAcctgFreqSpec(std::string_view text) {
+  if (text.empty()) return false;
+  for (std::string_view item : Split(text, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      if (!ParseUint(item)) return false;
+      continue;
+    }
+    std::string_view type = item.substr(0, eq);
+    if (!EqualsIgnoreCase(type, "task") && !EqualsIgnoreCase(type, "energy") &&
+        !EqualsIgnoreCase(type, "network") && !EqualsIgnoreCase(type, "filesystem")) {
+      return false;
+    }
+    if (!ParseUint(item.substr(eq + 1))) return false;
+  }
+  return true;
+}
+
+// -B/--extra-node-info: SOCKETS[:CORES[:THREADS]], each a count or "*".
+Status SetExtraNodeInfo(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  std::vector<std::string_view> parts = Split(value, ':');
+  if (parts.empty() || parts.size() > 3) return InvalidSpecification(sink, option);
+  std::array<uint32_t, 3> counts = {0, 0, 0};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] == "*") continue;
+    std::optional<uint32_t> n = ParsePositiveCount(parts[i]);
+    if (!n) return InvalidSpecification(sink, option);
+    counts[i] = *n;
+  }
+  sink.spec().set_sockets_per_node(counts[0]);
+  sink.spec().set_cores_per_socket(counts[1]);
+  sink.spec().set_threads_per_core(counts[2]);
+  return Status::Ok();
+}
+
+// --tmp: a size in MB, or with a K/M/G/T suffix.
+Status SetTmp(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  Result<MemoryMb> mb = ParseMemoryOption(value);
+  if (!mb.ok()) return InvalidSpecification(sink, option);
+  sink.spec().set_tmp_disk_mb(*mb);
+  return Status::Ok();
+}
+
+// --kill-on-invalid-dep=yes|no.
+Status SetKillOnInvalidDep(OptionSink& sink, const JobOption& option, std::string_view value,
+                           bool) {
+  std::optional<bool> yes = ParseBool(value);
+  if (!yes) return InvalidSpecification(sink, option);
+  sink.spec().set_kill_on_invalid_dep(*yes ? 1 : 2);
+  return Status::Ok();
+}
+
+// -k/--no-kill[=off].
+Status SetNoKill(OptionSink& sink, const JobOption& option, std::string_view value,
+                 bool has_value) {
+  if (has_value && !EqualsIgnoreCase(value, "off")) return InvalidSpecification(sink, option);
+  sink.spec().set_no_kill(!has_value);
+  return Status::Ok();
+}
+
+// --delay-boot: minutes as a time value; Rota reboots no nodes, so it is
+// checked and not kept.
+Status CheckDelayBoot(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  if (!ParseTimeOption(value).ok()) return InvalidSpecification(sink, option);
+  return Status::Ok();
+}
+
+// --get-user-env[=TIMEOUT][S|L]: the job already starts with the submitter's
+// environment (--export=ALL); the login environment is not rebuilt.
+Status CheckGetUserEnv(OptionSink& sink, const JobOption& option, std::string_view value,
+                       bool has_value) {
+  if (!has_value) return Status::Ok();
+  std::string_view rest = value;
+  if (!rest.empty() && (rest.back() == 'S' || rest.back() == 'L')) rest.remove_suffix(1);
+  if (!rest.empty() && !ParseUint(rest)) return InvalidSpecification(sink, option);
+  return Status::Ok();
+}
+
+// --uid/--gid: only root may submit for another user; Rota's controller
+// takes the user from the credential, so even root is told.
+Status RefuseUidGid(OptionSink& sink, const JobOption& option, std::string_view, bool) {
+  if (getuid() != 0) return sink.Error(Dashed(option) + " only permitted by root user");
+  return sink.Error(Dashed(option) +
+                    " is not supported: the job runs as the user whose credential submits it");
+}
+
+// --bb/--bbf: no burst buffer plugin exists in Rota.
+Status RefuseBurstBuffer(OptionSink& sink, const JobOption& option, std::string_view, bool) {
+  return SubmitRefusal(sink, Dashed(option) + ": burst buffers are not configured on this cluster",
+                       "Burst Buffer request invalid");
+}
+
+// --propagate[=LIMIT,...]: which of the command's limits the job gets,
+// instead of slurm.conf's PropagateResourceLimits.
+Status SetPropagate(OptionSink& sink, const JobOption& option, std::string_view value,
+                    bool has_value) {
+  Result<std::vector<std::string>> names = ParsePropagateOption(value, has_value);
+  if (!names.ok()) return InvalidSpecification(sink, option);
+  sink.out().propagate = std::move(*names);
+  return Status::Ok();
+}
+
+// --export-file=FILE|FD: NAME=value entries separated by NULs or newlines,
+// added to the job's environment (after --export's selection).
+Status SetExportFile(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  Result<std::string> text = ReadExportFile(value);
+  if (!text.ok()) return sink.Error(Dashed(option) + ": " + text.status().message());
+  std::replace(text->begin(), text->end(), '\0', '\n');
+  for (std::string_view line : Split(*text, '\n')) {
+    if (line.empty()) continue;
+    if (line.find('=') == std::string_view::npos || line.front() == '=') {
+      return sink.Error(Dashed(option) + ": not NAME=value: " + std::string(line));
+    }
+    sink.out().export_file_entries.push_back(std::string(line));
+  }
+  return Status::Ok();
+}
+
 Status SetExport(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
   for (std::string_view item : Split(value, ',')) {
     if (!item.empty() && item.front() == '=') return InvalidSpecification(sink, option);
@@ -539,6 +770,35 @@ const JobOption kJobOptions[] = {
     {"quiet", 'Q', A::kNone, kAll, &SetCommandFlag<&P::quiet>},
     {"clusters", 'M', A::kRequired, kAll, &SetClusters},
     {"verbose", 'v', A::kNone, kAll, &CountVerbose},
+    {"wckey", 0, A::kRequired, kAll, &SetString<&S::mutable_wckey>},
+    {"tasks-per-node", 0, A::kRequired, kAll, &SetCount<&S::set_ntasks_per_node>},
+    {"priority", 0, A::kRequired, kAll, &SetPriority},
+    {"hint", 0, A::kRequired, kAll, &SetHint},
+    {"mem-bind", 0, A::kRequired, kAll, &SetChecked<&S::mutable_mem_bind, IsMemBindSpec>},
+    {"distribution", 'm', A::kRequired, kAll,
+     &SetChecked<&S::mutable_distribution, IsDistributionSpec>},
+    {"acctg-freq", 0, A::kRequired, kAll, &SetChecked<&S::mutable_acctg_freq, IsAcctgFreqSpec>},
+    {"spread-job", 0, A::kNone, kAll, &SetFlag<&S::set_spread_job>},
+    {"use-min-nodes", 0, A::kNone, kAll, &SetFlag<&S::set_use_min_nodes>},
+    {"threads-per-core", 0, A::kRequired, kAll, &SetCount<&S::set_threads_per_core>},
+    {"cores-per-socket", 0, A::kRequired, kAll, &SetCount<&S::set_cores_per_socket>},
+    {"extra-node-info", 'B', A::kRequired, kAll, &SetExtraNodeInfo},
+    {"ntasks-per-core", 0, A::kRequired, kAll, &SetCount<&S::set_ntasks_per_core>},
+    {"mincpus", 0, A::kRequired, kAll, &SetCount<&S::set_min_cpus_per_node>},
+    {"tmp", 0, A::kRequired, kAll, &SetTmp},
+    {"kill-on-invalid-dep", 0, A::kRequired, kSb | kSa, &SetKillOnInvalidDep},
+    {"no-kill", 'k', A::kOptional, kAll, &SetNoKill},
+    {"oversubscribe", 's', A::kNone, kAll, &SetFlag<&S::set_oversubscribe>},
+    {"reboot", 0, A::kNone, kAll, &SetFlag<&S::set_reboot>},
+    {"delay-boot", 0, A::kRequired, kAll, &CheckDelayBoot},
+    {"get-user-env", 0, A::kOptional, kSb, &CheckGetUserEnv},
+    {"uid", 0, A::kRequired, kAll, &RefuseUidGid},
+    {"gid", 0, A::kRequired, kAll, &RefuseUidGid},
+    {"bb", 0, A::kRequired, kAll, &RefuseBurstBuffer},
+    {"bbf", 0, A::kRequired, kAll, &RefuseBurstBuffer},
+    {"propagate", 0, A::kOptional, kSb | kSr, &SetPropagate},
+    {"export-file", 0, A::kRequired, kSb, &SetExportFile},
+    {"exact", 0, A::kNone, kSr, &StepOnly},
 };
 
 // ---- Input environment variables ----
@@ -551,62 +811,78 @@ struct EnvBinding {
 // Applied in this order; a later variable for the same option wins.
 constexpr EnvBinding kSbatchEnv[] = {
     {"SBATCH_ACCOUNT", "account"},
+    {"SBATCH_ACCTG_FREQ", "acctg-freq"},
     {"SBATCH_ARRAY_INX", "array"},
-    {"SBATCH_CONSTRAINT", "constraint"},
     {"SBATCH_CLUSTERS", "clusters"},
+    {"SBATCH_CONSTRAINT", "constraint"},
     {"SBATCH_CPUS_PER_GPU", "cpus-per-gpu"},
+    {"SBATCH_DELAY_BOOT", "delay-boot"},
+    {"SBATCH_DISTRIBUTION", "distribution"},
     {"SBATCH_ERROR", "error"},
     {"SBATCH_EXCLUSIVE", "exclusive"},
     {"SBATCH_EXPORT", "export"},
-    {"SBATCH_GPU_BIND", "gpu-bind"},
-    {"SBATCH_GPU_FREQ", "gpu-freq"},
+    {"SBATCH_GET_USER_ENV", "get-user-env"},
     {"SBATCH_GPUS", "gpus"},
     {"SBATCH_GPUS_PER_NODE", "gpus-per-node"},
     {"SBATCH_GPUS_PER_TASK", "gpus-per-task"},
+    {"SBATCH_GPU_BIND", "gpu-bind"},
+    {"SBATCH_GPU_FREQ", "gpu-freq"},
     {"SBATCH_GRES", "gres"},
     {"SBATCH_GRES_FLAGS", "gres-flags"},
+    {"SBATCH_HINT", "hint"},
     {"SBATCH_INPUT", "input"},
     {"SBATCH_JOB_NAME", "job-name"},
     {"SBATCH_MAIL_TYPE", "mail-type"},
     {"SBATCH_MAIL_USER", "mail-user"},
+    {"SBATCH_MEM_BIND", "mem-bind"},
     {"SBATCH_MEM_PER_CPU", "mem-per-cpu"},
     {"SBATCH_MEM_PER_GPU", "mem-per-gpu"},
     {"SBATCH_MEM_PER_NODE", "mem"},
+    {"SBATCH_NO_KILL", "no-kill"},
     {"SBATCH_NO_REQUEUE", "no-requeue"},
     {"SBATCH_OPEN_MODE", "open-mode"},
     {"SBATCH_OUTPUT", "output"},
     {"SBATCH_OVERCOMMIT", "overcommit"},
     {"SBATCH_PARTITION", "partition"},
     {"SBATCH_QOS", "qos"},
-    {"SBATCH_REQ_SWITCH", "switches"},
     {"SBATCH_REQUEUE", "requeue"},
+    {"SBATCH_REQ_SWITCH", "switches"},
     {"SBATCH_RESERVATION", "reservation"},
     {"SBATCH_SIGNAL", "signal"},
     {"SBATCH_TIMELIMIT", "time"},
+    {"SBATCH_USE_MIN_NODES", "use-min-nodes"},
     {"SBATCH_WAIT", "wait"},
+    {"SBATCH_WCKEY", "wckey"},
 };
 
 constexpr EnvBinding kSrunEnv[] = {
     {"SLURM_ACCOUNT", "account"},
+    {"SLURM_ACCTG_FREQ", "acctg-freq"},
     {"SLURM_CLUSTERS", "clusters"},
     {"SLURM_CONSTRAINT", "constraint"},
-    {"SLURM_CPU_BIND", "cpu-bind"},
     {"SLURM_CPUS_PER_GPU", "cpus-per-gpu"},
+    {"SLURM_CPU_BIND", "cpu-bind"},
+    {"SLURM_DELAY_BOOT", "delay-boot"},
+    {"SLURM_DISTRIBUTION", "distribution"},
+    {"SLURM_EXACT", "exact"},
     {"SLURM_EXCLUSIVE", "exclusive"},
     {"SLURM_EXPORT_ENV", "export"},
-    {"SLURM_GPU_BIND", "gpu-bind"},
-    {"SLURM_GPU_FREQ", "gpu-freq"},
     {"SLURM_GPUS", "gpus"},
     {"SLURM_GPUS_PER_NODE", "gpus-per-node"},
     {"SLURM_GPUS_PER_TASK", "gpus-per-task"},
+    {"SLURM_GPU_BIND", "gpu-bind"},
+    {"SLURM_GPU_FREQ", "gpu-freq"},
     {"SLURM_GRES", "gres"},
     {"SLURM_GRES_FLAGS", "gres-flags"},
+    {"SLURM_HINT", "hint"},
     {"SLURM_JOB_NAME", "job-name"},
     {"SLURM_MAIL_TYPE", "mail-type"},
     {"SLURM_MAIL_USER", "mail-user"},
+    {"SLURM_MEM_BIND", "mem-bind"},
     {"SLURM_MEM_PER_CPU", "mem-per-cpu"},
     {"SLURM_MEM_PER_GPU", "mem-per-gpu"},
     {"SLURM_MEM_PER_NODE", "mem"},
+    {"SLURM_NO_KILL", "no-kill"},
     {"SLURM_OPEN_MODE", "open-mode"},
     {"SLURM_OVERCOMMIT", "overcommit"},
     {"SLURM_PARTITION", "partition"},
@@ -614,28 +890,36 @@ constexpr EnvBinding kSrunEnv[] = {
     {"SLURM_REQ_SWITCH", "switches"},
     {"SLURM_RESERVATION", "reservation"},
     {"SLURM_SIGNAL", "signal"},
+    {"SLURM_THREADS_PER_CORE", "threads-per-core"},
     {"SLURM_TIMELIMIT", "time"},
+    {"SLURM_USE_MIN_NODES", "use-min-nodes"},
+    {"SLURM_WCKEY", "wckey"},
 };
 
 constexpr EnvBinding kSallocEnv[] = {
     {"SALLOC_ACCOUNT", "account"},
+    {"SALLOC_ACCTG_FREQ", "acctg-freq"},
     {"SALLOC_CLUSTERS", "clusters"},
     {"SALLOC_CONSTRAINT", "constraint"},
     {"SALLOC_CPUS_PER_GPU", "cpus-per-gpu"},
+    {"SALLOC_DELAY_BOOT", "delay-boot"},
     {"SALLOC_EXCLUSIVE", "exclusive"},
-    {"SALLOC_GPU_BIND", "gpu-bind"},
-    {"SALLOC_GPU_FREQ", "gpu-freq"},
     {"SALLOC_GPUS", "gpus"},
     {"SALLOC_GPUS_PER_NODE", "gpus-per-node"},
     {"SALLOC_GPUS_PER_TASK", "gpus-per-task"},
+    {"SALLOC_GPU_BIND", "gpu-bind"},
+    {"SALLOC_GPU_FREQ", "gpu-freq"},
     {"SALLOC_GRES", "gres"},
     {"SALLOC_GRES_FLAGS", "gres-flags"},
+    {"SALLOC_HINT", "hint"},
     {"SALLOC_JOB_NAME", "job-name"},
     {"SALLOC_MAIL_TYPE", "mail-type"},
     {"SALLOC_MAIL_USER", "mail-user"},
+    {"SALLOC_MEM_BIND", "mem-bind"},
     {"SALLOC_MEM_PER_CPU", "mem-per-cpu"},
     {"SALLOC_MEM_PER_GPU", "mem-per-gpu"},
     {"SALLOC_MEM_PER_NODE", "mem"},
+    {"SALLOC_NO_KILL", "no-kill"},
     {"SALLOC_OVERCOMMIT", "overcommit"},
     {"SALLOC_PARTITION", "partition"},
     {"SALLOC_QOS", "qos"},
@@ -643,6 +927,8 @@ constexpr EnvBinding kSallocEnv[] = {
     {"SALLOC_RESERVATION", "reservation"},
     {"SALLOC_SIGNAL", "signal"},
     {"SALLOC_TIMELIMIT", "time"},
+    {"SALLOC_USE_MIN_NODES", "use-min-nodes"},
+    {"SALLOC_WCKEY", "wckey"},
 };
 
 std::span<const EnvBinding> EnvBindings(Command command) {
@@ -857,6 +1143,34 @@ void FillJobEnvironment(const JobOptionsContext& context, wire::JobSpec& spec) {
   for (const auto& [name, value] : chosen) spec.add_environment(name + "=" + value);
 }
 
+// --export-file's entries win over what --export chose.
+void AddExportFileEntries(const std::vector<std::string>& entries, wire::JobSpec& spec) {
+  for (const std::string& entry : entries) {
+    const std::string_view name = std::string_view(entry).substr(0, entry.find('=') + 1);
+    auto* env = spec.mutable_environment();
+    env->erase(std::remove_if(env->begin(), env->end(),
+                              [&](const std::string& e) { return e.starts_with(name); }),
+               env->end());
+    spec.add_environment(entry);
+  }
+}
+
+// Slurm ignores --hint next to the options it would set itself.
+void DropHintAgainstLayoutOptions(OptionSink& sink) {
+  wire::JobSpec& spec = sink.spec();
+  if (spec.hint().empty()) return;
+  const bool binding = !spec.cpu_bind().empty() && !EqualsIgnoreCase(spec.cpu_bind(), "verbose");
+  if (spec.ntasks_per_core() == 0 && spec.threads_per_core() == 0 &&
+      !sink.GivenIn("extra-node-info") && !binding) {
+    return;
+  }
+  spec.clear_hint();
+  sink.out().warnings.push_back(
+      std::string(sink.prog()) +
+      ": error: Following options are mutually exclusive with --hint: --ntasks-per-core, "
+      "--threads-per-core, -B and --cpu-bind (other than --cpu-bind=verbose). Ignoring --hint.");
+}
+
 bool RequestsGpusByGres(const wire::JobSpec& spec) {
   Result<std::vector<GresSpec>> gres = ParseGresList(spec.gres());
   if (!gres.ok()) return false;
@@ -970,7 +1284,9 @@ Result<ParsedJobOptions> ParseJobOptions(Command command, const JobOptionSources
   ROTA_RETURN_IF_ERROR(sink.EndLayer());
 
   if (!sources.partial) ROTA_RETURN_IF_ERROR(CheckGpuOptions(sink));
+  DropHintAgainstLayoutOptions(sink);
   FillJobEnvironment(context, out.spec);
+  AddExportFileEntries(out.export_file_entries, out.spec);
   WarnAboutDoubleGpuRequest(sink);
   // sbatch's first positional is the script itself, not one of its arguments.
   const size_t first_arg = command == Command::kSbatch && !out.positional.empty() ? 1 : 0;

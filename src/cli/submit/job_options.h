@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -96,6 +97,11 @@ struct ParsedJobOptions {
   std::vector<std::string> positional;
   // Complete lines ("sbatch: warning: ...") for the command to print.
   std::vector<std::string> warnings;
+  // --propagate's limits (ALL, NONE or names), replacing slurm.conf's
+  // PropagateResourceLimits; unset when not given.
+  std::optional<std::vector<std::string>> propagate;
+  // --export-file's NAME=value entries, already added to spec.environment.
+  std::vector<std::string> export_file_entries;
 };
 
 // Parses all three sources for `command`. spec.environment is filled from

@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   rota::wire::SubmitJobRequest request;
   *request.mutable_spec() = parsed->spec;
   rota::cli::AddPropagatedLimits((*client)->config().settings,
-                                 request.mutable_spec()->mutable_rlimits());
+                                 request.mutable_spec()->mutable_rlimits(), parsed->propagate);
   request.set_test_only(parsed->test_only);
   rota::wire::SubmitJobResponse response;
   rota::Status s = (*client)->Call(rota::api::kSubmitJob, request, &response);

@@ -145,6 +145,7 @@ wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const w
   a.set_time_limit_s(job.time_limit_s());
   a.set_reason(job.reason().empty() ? "None" : job.reason());
   a.set_work_dir(s.work_dir());
+  a.set_wckey(s.wckey());
   a.set_cancelled(job.cancelled());
   a.set_cancelled_by_uid(job.cancelled_by_uid());
   const bool allocated = !job.nodes().empty();

@@ -424,6 +424,14 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   if (job.spec().hold()) {  // --hold is a user hold, whoever submits.
     job.set_priority(0);
     job.set_reason(std::string(model::reason::kJobHeldUser));
+  } else if (job.spec().has_requested_priority()) {
+    // An operator's --priority, kept as `scontrol update Priority=` keeps it;
+    // 0 holds the job as the administrator's hold does.
+    const uint32_t p = job.spec().requested_priority();
+    job.set_priority(p);
+    job.set_priority_fixed(p != 0);
+    job.set_held_by_admin(p == 0);
+    job.set_reason(std::string(p == 0 ? model::reason::kJobHeldAdmin : model::reason::kNone));
   } else {
     job.set_priority(BasePriority(job));
     job.set_reason(std::string(model::reason::kNone));

@@ -318,6 +318,10 @@ class ControllerCore : private JobLifecycle {
   std::optional<QueueAheadPlan> PlanQueueAhead(const wire::JobRecord& job, int64_t now) const;
   // The jobs the backfill pass plans, in its order.
   std::vector<const wire::JobRecord*> BackfillQueue() const;
+  // --kill-on-invalid-dep, else SchedulerParameters=kill_invalid_depend, for
+  // a job whose dependency `reason` says can never be satisfied.
+  bool KilledForInvalidDependency(const wire::JobRecord& job,
+                                  const model::PendingReason& reason) const;
   // Dependency or DependencyNeverSatisfied while its --dependency holds it.
   model::PendingReason DependencyReason(const wire::JobRecord& job, int64_t now) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;

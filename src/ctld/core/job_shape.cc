@@ -100,6 +100,32 @@ void ApplyMemory(const wire::JobSpec& spec, const conf::PartitionConfig& partiti
   }
 }
 
+// --mincpus, --tmp, --cores-per-socket and --threads-per-core are minimums
+// a node must meet (Slurm's per-node constraints): the nodes short of one are
+// left out of the job's candidates, as -x would leave them.
+void ExcludeNodesBelowMinimums(const wire::JobSpec& spec, const conf::ClusterConfig& config,
+                               const sched::ClusterModel& model,
+                               const std::vector<uint32_t>& candidates,
+                               std::vector<uint32_t>& excluded) {
+  if (spec.min_cpus_per_node() == 0 && spec.tmp_disk_mb() == 0 && spec.cores_per_socket() == 0 &&
+      spec.threads_per_core() == 0) {
+    return;
+  }
+  for (uint32_t i : candidates) {
+    const sched::NodeShape& node = model.nodes[i];
+    const conf::NodeConfig* conf_node =
+        spec.tmp_disk_mb() > 0 ? config.FindNode(node.name) : nullptr;
+    const bool short_of_one =
+        node.cpus() < spec.min_cpus_per_node() || node.cores_per_socket < spec.cores_per_socket() ||
+        node.threads_per_core < spec.threads_per_core() ||
+        (spec.tmp_disk_mb() > 0 &&
+         (conf_node == nullptr || conf_node->tmp_disk_mb < spec.tmp_disk_mb()));
+    if (short_of_one) excluded.push_back(i);
+  }
+  std::sort(excluded.begin(), excluded.end());
+  excluded.erase(std::unique(excluded.begin(), excluded.end()), excluded.end());
+}
+
 }  // namespace
 
 std::vector<uint32_t> PartitionNodeIndices(const conf::PartitionConfig& partition,
@@ -169,6 +195,7 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
     ROTA_RETURN_IF_ERROR(ApplyNodeNames(spec.nodelist(), model, required));
   if (!spec.exclude().empty())
     ROTA_RETURN_IF_ERROR(ApplyNodeNames(spec.exclude(), model, req.excluded_nodes));
+  ExcludeNodesBelowMinimums(spec, config, model, candidates, req.excluded_nodes);
   for (uint32_t r : required) {
     if (std::find(candidates.begin(), candidates.end(), r) == candidates.end()) {
       return InvalidArgument(kNodeConfigNotAvailable);

@@ -165,6 +165,13 @@ uint32_t ControllerCore::SplitArrayTask(uint32_t meta_id, std::optional<uint32_t
   return id;
 }
 
+bool ControllerCore::KilledForInvalidDependency(const wire::JobRecord& job,
+                                                const model::PendingReason& reason) const {
+  if (reason.code() != model::reason::kDependencyNeverSatisfied) return false;
+  const int32_t asked = job.spec().kill_on_invalid_dep();  // 0: the cluster decides
+  return asked == 1 || (asked == 0 && config_->settings.scheduler.kill_invalid_depend);
+}
+
 model::PendingReason ControllerCore::DependencyReason(const wire::JobRecord& job,
                                                       int64_t now) const {
   return DependencyReasonOf(jobs_, job, now);
@@ -346,6 +353,16 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       }
     }
     if (model::PendingReason dep = DependencyReason(job, now)) {
+      if (KilledForInvalidDependency(job, dep)) {
+        // Slurm's kill_invalid_depend: the job ends CANCELLED, keeping the
+        // reason that says why.
+        wire::JobRecord& j = Mutable(id);
+        j.set_reason(std::string(model::reason::kDependencyNeverSatisfied));
+        j.set_state(wire::JOB_STATE_CANCELLED);
+        j.set_end_time(now);
+        Persist(j, effects);
+        continue;
+      }
       set_reason(dep.text());
       continue;
     }

@@ -25,6 +25,10 @@ Status CheckSubmitFields(const wire::JobSpec& spec, bool privileged, int64_t now
   if (nice < 0 && !privileged) {
     return Status(StatusCode::kPermissionDenied, "Access/permission denied");
   }
+  // --priority is for operators and administrators only.
+  if (spec.has_requested_priority() && !privileged) {
+    return Status(StatusCode::kPermissionDenied, "Access/permission denied");
+  }
   if (spec.deadline() > 0 && spec.deadline() <= now) {
     return InvalidArgument("Invalid time specified");
   }
