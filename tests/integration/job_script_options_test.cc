@@ -1,0 +1,102 @@
+// The options workflow tools write into job scripts, through the real
+// commands, rotactld and rotadbd: a submitit-style script is taken whole, its
+// wckey comes back from squeue, scontrol and sacct; --priority,
+// --kill-on-invalid-dep and the per-node minimums act in the controller.
+#include <gtest/gtest.h>
+
+#include "common/strings.h"
+#include "tests/integration/controller_calls.h"
+#include "tests/integration/controller_process.h"
+#include "tests/integration/dbd_process.h"
+
+namespace rota {
+namespace {
+
+using testing::AccountingConf;
+using testing::CommandResult;
+using testing::ControllerProcess;
+using testing::DbdProcess;
+
+class JobScriptOptionsTest : public ::testing::Test {
+ protected:
+  JobScriptOptionsTest()
+      : dbd_port_(testing::FreeLoopbackPort()),
+        ctld_(AccountingConf(dbd_port_) + "SchedulerParameters=kill_invalid_depend\n"),
+        dbd_(ctld_, dbd_port_) {}
+
+  void SetUp() override {
+    ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+    ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+    testing::RegisterFakeNodes(ctld_, {"n1", "n2", "n3", "n4"});
+  }
+  std::string Submit(const std::string& args) {
+    CommandResult r = ctld_.Run("sbatch --parsable " + args);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return std::string(Trim(r.out));
+  }
+
+  uint16_t dbd_port_;
+  ControllerProcess ctld_;
+  DbdProcess dbd_;
+};
+
+TEST_F(JobScriptOptionsTest, ASubmititStyleScriptIsTakenAndItsWckeyShownEverywhere) {
+  const std::string script = ctld_.dir().Write("submitit.sh",
+                                               "#!/bin/bash\n"
+                                               "#SBATCH --job-name=submitit\n"
+                                               "#SBATCH --wckey=submitit\n"
+                                               "#SBATCH --mem=2GB\n"
+                                               "#SBATCH --tasks-per-node=1\n"
+                                               "#SBATCH --signal=USR2@90\n"
+                                               "#SBATCH --requeue\n"
+                                               "#SBATCH --hint=nomultithread\n"
+                                               "#SBATCH --distribution=block\n"
+                                               "#SBATCH --cores-per-socket=4\n"
+                                               "#SBATCH --open-mode=append\n"
+                                               "true\n");
+  const std::string id = Submit(script);
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, id, "RUNNING")) << ctld_.Log();
+  EXPECT_EQ(ctld_.Run("squeue -h -j " + id + " -o '%w|%z|%I|%m'").out, "submitit|*:4:*|4|2G\n");
+  EXPECT_EQ(ctld_.Run("squeue -h -j " + id + " -O WCKey:12,SCT").out,
+            "submitit    *:4:*               \n");
+  const std::string shown = ctld_.Run("scontrol show job " + id).out;
+  EXPECT_NE(shown.find("ReqB:S:C:T=0:*:4:*"), std::string::npos) << shown;
+  testing::ReportJobExit(ctld_, static_cast<uint32_t>(*ParseUint(id)), 0);
+  const std::string expected = id + "|submitit|COMPLETED\n";
+  EXPECT_EQ(testing::SacctUntil(ctld_, "-X -n -P -o JobID,WCKey,State -j " + id, expected),
+            expected)
+      << ctld_.Log() << dbd_.Log();
+}
+
+TEST_F(JobScriptOptionsTest, PriorityKillOnInvalidDependencyAndNodeMinimums) {
+  // The test runs as root, an administrator: --priority is taken as given.
+  const std::string first = Submit("--priority=7000 --wrap=true");
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, first, "RUNNING"));
+  EXPECT_EQ(ctld_.Run("squeue -h -j " + first + " -o %Q").out, "7000\n");
+
+  // Never satisfiable once the first job succeeds: cancelled under the
+  // cluster's kill_invalid_depend unless the job says no.
+  const std::string killed = Submit("--dependency=afternotok:" + first + " --wrap=true");
+  const std::string kept =
+      Submit("--kill-on-invalid-dep=no --dependency=afternotok:" + first + " --wrap=true");
+  testing::ReportJobExit(ctld_, static_cast<uint32_t>(*ParseUint(first)), 0);
+  EXPECT_TRUE(testing::WaitForJobState(ctld_, killed, "CANCELLED")) << ctld_.Log();
+  EXPECT_EQ(ctld_.Run("squeue -h -j " + kept + " -o '%T|%r'").out,
+            "PENDING|DependencyNeverSatisfied\n");
+
+  // No node has 100 TB of TmpDisk or 64 CPUs.
+  for (const char* ask : {"--tmp=100T", "--mincpus=64"}) {
+    CommandResult r = ctld_.Run(std::string("sbatch ") + ask + " --wrap=true");
+    EXPECT_EQ(r.exit_code, 1) << ask;
+    EXPECT_EQ(r.out,
+              "sbatch: error: Batch job submission failed: Requested node configuration is not "
+              "available\n")
+        << ask;
+  }
+  CommandResult bb = ctld_.Run("sbatch --bb=capacity=1G --wrap=true");
+  EXPECT_EQ(bb.exit_code, 1);
+  EXPECT_NE(bb.out.find("Burst Buffer request invalid"), std::string::npos) << bb.out;
+}
+
+}  // namespace
+}  // namespace rota
