@@ -98,5 +98,18 @@ TEST_F(JobScriptOptionsTest, PriorityKillOnInvalidDependencyAndNodeMinimums) {
   EXPECT_NE(bb.out.find("Burst Buffer request invalid"), std::string::npos) << bb.out;
 }
 
+// salloc -I gives up at once when the nodes are taken, and takes its
+// request back.
+TEST_F(JobScriptOptionsTest, ImmediateGivesUpWhenTheNodesAreBusy) {
+  const std::string holder = Submit("-w n1 --exclusive --wrap=true");
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, holder, "RUNNING"));
+  CommandResult busy = ctld_.Run("salloc -I -w n1 true");
+  EXPECT_EQ(busy.exit_code, 1);
+  EXPECT_NE(busy.out.find("salloc: error: Unable to allocate resources: Requested nodes are busy"),
+            std::string::npos)
+      << busy.out;
+  EXPECT_EQ(ctld_.Run("squeue -h -t PD -o %i").out, "") << "the request was not taken back";
+}
+
 }  // namespace
 }  // namespace rota

@@ -286,7 +286,7 @@ int RunInNewAllocation(SrunOptions options, const std::vector<std::string>& args
   }
   // ^C or a termination signal while waiting gives the request up.
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, OnGiveUp);
-  auto allocation = Allocate(**client, spec, AllocationVoice::kSrun, &give_up);
+  auto allocation = Allocate(**client, spec, AllocationVoice::kSrun, &give_up, parsed->immediate_s);
   if (!allocation.ok()) {
     std::cerr << allocation.status().message() << "\n";
     return 1;

@@ -33,7 +33,8 @@ void MakeAllocationSpec(wire::JobSpec& spec, const std::string& name) {
 }
 
 Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
-                            AllocationVoice voice, const volatile sig_atomic_t* give_up) {
+                            AllocationVoice voice, const volatile sig_atomic_t* give_up,
+                            std::optional<uint32_t> immediate_s) {
   const bool srun = voice == AllocationVoice::kSrun;
   const std::string program = srun ? "srun" : "salloc";
   wire::SubmitJobRequest request;
@@ -52,7 +53,17 @@ Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
   if (!srun) std::cerr << "salloc: Pending job allocation " << id << "\n";
   bool told_waiting = false;
   auto delay = std::chrono::milliseconds(20);
+  // A bare --immediate allows a second, as Slurm's does.
+  const auto immediate_deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::seconds(std::max<uint32_t>(immediate_s.value_or(0), 1));
   while (*give_up == 0) {
+    if (immediate_s && std::chrono::steady_clock::now() >= immediate_deadline) {
+      ReleaseAllocation(client, allocation.job_id, /*cancel=*/true, /*quiet=*/true,
+                        program.c_str());
+      return Status(StatusCode::kUnavailable,
+                    program + ": error: Unable to allocate resources: Requested nodes are busy");
+    }
     wire::ListJobsRequest req;
     req.add_job_ids(id);
     wire::ListJobsResponse resp;
@@ -70,7 +81,7 @@ Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
         return allocation;
       }
       if (model::IsFinished(job.state())) break;
-      if (!told_waiting && job.state() == wire::JOB_STATE_PENDING) {
+      if (!told_waiting && !immediate_s && job.state() == wire::JOB_STATE_PENDING) {
         std::cerr << program << ": job " << id << " queued and waiting for resources\n";
         told_waiting = true;
       }

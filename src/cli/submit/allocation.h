@@ -35,10 +35,13 @@ struct Allocation {
 void MakeAllocationSpec(wire::JobSpec& spec, const std::string& name);
 
 // Submits `spec` and waits until the job runs, printing the voice's lines to
-// stderr. Gives up (cancelling the job) once `*give_up` is set. Errors: the
-// complete line to print (the job was refused, revoked or ended first).
+// stderr. Gives up (cancelling the job) once `*give_up` is set, or, with
+// `immediate_s` (-I/--immediate), once that many seconds passed without the
+// job running. Errors: the complete line to print (the job was refused,
+// revoked, ended first, or could not start in time).
 Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
-                            AllocationVoice voice, const volatile sig_atomic_t* give_up);
+                            AllocationVoice voice, const volatile sig_atomic_t* give_up,
+                            std::optional<uint32_t> immediate_s = std::nullopt);
 
 // Ends the allocation: the placeholder ends (job COMPLETED), or with `cancel`
 // the job is cancelled. Errors go to stderr unless `quiet`.

@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "cli/submit/job_options.h"
+#include "common/strings.h"
 #include "testing/temp_dir.h"
 
 namespace rota::cli {
@@ -237,6 +240,128 @@ TEST(JobOptionSurfaceTest, EveryNewOptionIsInTheTable) {
     EXPECT_THAT(names, Contains(name));
   }
   EXPECT_THAT(MustParse({}).warnings, IsEmpty());
+}
+
+TEST(JobOptionSurfaceTest, ImmediateNodeFileAndTheRefusedOnes) {
+  EXPECT_EQ(MustParse({"-I", "true"}, Command::kSalloc).immediate_s, 0u);
+  EXPECT_EQ(MustParse({"--immediate=30", "true"}, Command::kSrun).immediate_s, 30u);
+  EXPECT_FALSE(MustParse({"true"}, Command::kSalloc).immediate_s.has_value());
+  EXPECT_EQ(MustParse({}, Command::kSalloc, {{"SALLOC_IMMEDIATE", "5"}}).immediate_s, 5u);
+  EXPECT_THAT(ErrorOf({"--immediate=soon"}, Command::kSalloc),
+              HasSubstr("Invalid numeric value \"soon\" for --immediate."));
+  EXPECT_THAT(ErrorOf({"--immediate"}), HasSubstr("unrecognized option '--immediate'"));
+
+  testing::TempDir dir;
+  const std::string path = dir.path().string() + "/nodes";
+  {
+    std::ofstream out(path);
+    out << "n1 n2,gpu[1-2]\nn7\n";
+  }
+  EXPECT_EQ(MustParse({"-F", path}).spec.nodelist(), "n1,n2,gpu[1-2],n7");
+  EXPECT_THAT(ErrorOf({"--nodefile=" + path + ".missing"}), HasSubstr("--nodefile: cannot open"));
+
+  EXPECT_TRUE(Parse({"--ignore-pbs", "--cpu-freq=high", "--profile=task,energy",
+                     "--wait-all-nodes=1", "--network=sn_all", "--power=level"})
+                  .ok());
+  EXPECT_EQ(ErrorOf({"--profile=everything"}), "sbatch: error: Invalid --profile specification");
+  EXPECT_EQ(ErrorOf({"--wait-all-nodes=2"}),
+            "sbatch: error: Invalid --wait-all-nodes specification");
+  EXPECT_EQ(ErrorOf({"-S", "2"}),
+            "sbatch: error: --core-spec: core specialization is not supported (no cores are kept "
+            "for the system)");
+  EXPECT_THAT(ErrorOf({"--container=/b", "true"}, Command::kSrun),
+              HasSubstr("srun: error: --container: OCI containers are not supported yet"));
+  EXPECT_THAT(ErrorOf({"--mcs-label=x"}), HasSubstr("MCS labels are not supported"));
+}
+
+// docs/options.md's shared table, as rows of (option names, commands).
+struct DocRow {
+  std::vector<std::string> long_names;
+  std::vector<char> letters;
+  CommandSet commands = 0;
+};
+
+std::vector<DocRow> SharedTableOfTheDocs() {
+  std::ifstream in(std::string(ROTA_SOURCE_DIR) + "/docs/options.md");
+  std::vector<DocRow> rows;
+  std::string line;
+  bool in_section = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("## ")) {
+      in_section = line == "## sbatch, srun, salloc: the shared option table";
+      continue;
+    }
+    if (!in_section || !line.starts_with("| `")) continue;
+    std::vector<std::string_view> cells = Split(line, '|');  // "", option, commands, ...
+    if (cells.size() < 4) continue;
+    DocRow row;
+    std::string_view names = cells[1];
+    for (size_t tick = names.find('`'); tick != std::string_view::npos;
+         tick = names.find('`', tick + 1)) {
+      const size_t end = names.find('`', tick + 1);
+      std::string_view name = names.substr(tick + 1, end - tick - 1);
+      if (name.starts_with("--")) {
+        row.long_names.emplace_back(name.substr(2));
+      } else if (name.size() == 2 && name[0] == '-') {
+        row.letters.push_back(name[1]);
+      }
+      tick = end;
+    }
+    const std::string_view commands = Trim(cells[2]);
+    if (commands == "all three") {
+      row.commands =
+          CommandBit(Command::kSbatch) | CommandBit(Command::kSrun) | CommandBit(Command::kSalloc);
+    } else {
+      for (std::string_view c : Split(commands, ',')) {
+        c = Trim(c);
+        row.commands |= c == "sbatch"   ? CommandBit(Command::kSbatch)
+                        : c == "srun"   ? CommandBit(Command::kSrun)
+                        : c == "salloc" ? CommandBit(Command::kSalloc)
+                                        : 0;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// Every option of the table in the code has its row in docs/options.md, with
+// its letter and the same commands, and every row there is an option here.
+TEST(JobOptionSurfaceTest, TheDocsTableMatchesTheCode) {
+  const std::vector<DocRow> rows = SharedTableOfTheDocs();
+  ASSERT_GT(rows.size(), 50u) << "the shared table was not found in docs/options.md";
+  std::map<std::string, CommandSet> code_commands;
+  std::map<std::string, CommandSet> doc_commands;
+  for (const JobOption& option : JobOptionTable()) {
+    code_commands[std::string(option.name)] |= option.commands;
+  }
+  for (const DocRow& row : rows) {
+    for (const std::string& name : row.long_names) doc_commands[name] |= row.commands;
+  }
+  for (const auto& [name, commands] : code_commands) {
+    auto it = doc_commands.find(name);
+    if (it == doc_commands.end()) {
+      ADD_FAILURE() << "--" << name << " has no row in docs/options.md";
+      continue;
+    }
+    EXPECT_EQ(static_cast<int>(it->second), static_cast<int>(commands))
+        << "--" << name << ": the commands in docs/options.md differ from the code's";
+  }
+  for (const auto& [name, commands] : doc_commands) {
+    EXPECT_TRUE(code_commands.contains(name))
+        << "docs/options.md lists --" << name << ", which the commands do not take";
+  }
+  for (const JobOption& option : JobOptionTable()) {
+    if (option.short_name == 0) continue;
+    const bool documented = std::any_of(rows.begin(), rows.end(), [&](const DocRow& row) {
+      return std::find(row.letters.begin(), row.letters.end(), option.short_name) !=
+                 row.letters.end() &&
+             std::find(row.long_names.begin(), row.long_names.end(), option.name) !=
+                 row.long_names.end();
+    });
+    EXPECT_TRUE(documented) << "-" << option.short_name << " is not on --" << option.name
+                            << "'s row in docs/options.md";
+  }
 }
 
 }  // namespace

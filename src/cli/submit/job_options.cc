@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <optional>
 
 #include "cli/event_time.h"
@@ -642,6 +643,77 @@ Status SetPropagate(OptionSink& sink, const JobOption& option, std::string_view 
   return Status::Ok();
 }
 
+// -I/--immediate[=SECONDS].
+Status SetImmediate(OptionSink& sink, const JobOption& option, std::string_view value,
+                    bool has_value) {
+  uint32_t seconds = 0;
+  if (has_value) {
+    std::optional<uint64_t> n = ParseUint(value);
+    if (!n || *n > INT_MAX) {
+      return sink.Error("Invalid numeric value " + Quoted(value) + " for " + Dashed(option) + ".");
+    }
+    seconds = static_cast<uint32_t>(*n);
+  }
+  sink.out().immediate_s = seconds;
+  return Status::Ok();
+}
+
+// -F/--nodefile: node names in a file, separated by blanks, commas or
+// newlines, as -w would take them.
+Status SetNodeFile(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  std::ifstream in{std::string(value)};
+  if (!in) return sink.Error(Dashed(option) + ": cannot open " + std::string(value));
+  std::vector<std::string> names;
+  std::string word;
+  while (in >> word) {
+    for (std::string_view name : SplitOutsideBrackets(word, ',')) {
+      if (!name.empty()) names.emplace_back(name);
+    }
+  }
+  if (names.empty()) return sink.Error(Dashed(option) + ": no node names in " + std::string(value));
+  sink.spec().set_nodelist(Join(names, ","));
+  return Status::Ok();
+}
+
+// Options whose request Rota has no machinery for, refused by name.
+Status RefuseUnsupported(OptionSink& sink, const JobOption& option, std::string_view, bool) {
+  std::string_view why = "not supported";
+  if (option.name == "core-spec" || option.name == "thread-spec") {
+    why = "core specialization is not supported (no cores are kept for the system)";
+  } else if (option.name == "mcs-label") {
+    why = "MCS labels are not supported (no MCS plugin)";
+  } else if (option.name == "container") {
+    why = "OCI containers are not supported yet";
+  } else if (option.name == "batch") {
+    why = "choosing the batch step's node by features is not supported";
+  }
+  return sink.Error(Dashed(option) + ": " + std::string(why));
+}
+
+// --profile: Slurm's profiling types, checked; Rota gathers no HDF5 profile.
+bool IsProfileSpec(std::string_view text) {
+  for (std::string_view item : Split(text, ',')) {
+    if (!EqualsIgnoreCase(item, "all") && !EqualsIgnoreCase(item, "none") &&
+        !EqualsIgnoreCase(item, "energy") && !EqualsIgnoreCase(item, "task") &&
+        !EqualsIgnoreCase(item, "lustre") && !EqualsIgnoreCase(item, "network")) {
+      return false;
+    }
+  }
+  return !text.empty();
+}
+
+// --wait-all-nodes=0|1.
+bool IsZeroOrOne(std::string_view text) { return text == "0" || text == "1"; }
+
+// Accepted once checked, and not kept: nothing in Rota acts on it.
+template <bool (*Valid)(std::string_view)>
+Status CheckOnly(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  if (!Valid(value)) return InvalidSpecification(sink, option);
+  return Status::Ok();
+}
+
+bool IsNonEmpty(std::string_view text) { return !text.empty(); }
+
 // --export-file=FILE|FD: NAME=value entries separated by NULs or newlines,
 // added to the job's environment (after --export's selection).
 Status SetExportFile(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
@@ -799,6 +871,20 @@ const JobOption kJobOptions[] = {
     {"propagate", 0, A::kOptional, kSb | kSr, &SetPropagate},
     {"export-file", 0, A::kRequired, kSb, &SetExportFile},
     {"exact", 0, A::kNone, kSr, &StepOnly},
+    {"immediate", 'I', A::kOptional, kSr | kSa, &SetImmediate},
+    {"nodefile", 'F', A::kRequired, kAll, &SetNodeFile},
+    {"ignore-pbs", 0, A::kNone, kSb, &StepOnly},
+    {"cpu-freq", 0, A::kRequired, kAll, &CheckOnly<IsNonEmpty>},
+    {"network", 0, A::kRequired, kAll, &CheckOnly<IsNonEmpty>},
+    {"power", 0, A::kRequired, kAll, &CheckOnly<IsNonEmpty>},
+    {"profile", 0, A::kRequired, kAll, &CheckOnly<IsProfileSpec>},
+    {"wait-all-nodes", 0, A::kRequired, kSb | kSa, &CheckOnly<IsZeroOrOne>},
+    {"core-spec", 'S', A::kRequired, kSb | kSa, &RefuseUnsupported},
+    {"core-spec", 0, A::kRequired, kSr, &RefuseUnsupported},
+    {"thread-spec", 0, A::kRequired, kAll, &RefuseUnsupported},
+    {"mcs-label", 0, A::kRequired, kAll, &RefuseUnsupported},
+    {"container", 0, A::kRequired, kAll, &RefuseUnsupported},
+    {"batch", 0, A::kRequired, kSb, &RefuseUnsupported},
 };
 
 // ---- Input environment variables ----
@@ -815,6 +901,8 @@ constexpr EnvBinding kSbatchEnv[] = {
     {"SBATCH_ARRAY_INX", "array"},
     {"SBATCH_CLUSTERS", "clusters"},
     {"SBATCH_CONSTRAINT", "constraint"},
+    {"SBATCH_CONTAINER", "container"},
+    {"SBATCH_CORE_SPEC", "core-spec"},
     {"SBATCH_CPUS_PER_GPU", "cpus-per-gpu"},
     {"SBATCH_DELAY_BOOT", "delay-boot"},
     {"SBATCH_DISTRIBUTION", "distribution"},
@@ -830,6 +918,7 @@ constexpr EnvBinding kSbatchEnv[] = {
     {"SBATCH_GRES", "gres"},
     {"SBATCH_GRES_FLAGS", "gres-flags"},
     {"SBATCH_HINT", "hint"},
+    {"SBATCH_IGNORE_PBS", "ignore-pbs"},
     {"SBATCH_INPUT", "input"},
     {"SBATCH_JOB_NAME", "job-name"},
     {"SBATCH_MAIL_TYPE", "mail-type"},
@@ -838,20 +927,25 @@ constexpr EnvBinding kSbatchEnv[] = {
     {"SBATCH_MEM_PER_CPU", "mem-per-cpu"},
     {"SBATCH_MEM_PER_GPU", "mem-per-gpu"},
     {"SBATCH_MEM_PER_NODE", "mem"},
+    {"SBATCH_NETWORK", "network"},
     {"SBATCH_NO_KILL", "no-kill"},
     {"SBATCH_NO_REQUEUE", "no-requeue"},
     {"SBATCH_OPEN_MODE", "open-mode"},
     {"SBATCH_OUTPUT", "output"},
     {"SBATCH_OVERCOMMIT", "overcommit"},
     {"SBATCH_PARTITION", "partition"},
+    {"SBATCH_POWER", "power"},
+    {"SBATCH_PROFILE", "profile"},
     {"SBATCH_QOS", "qos"},
     {"SBATCH_REQUEUE", "requeue"},
     {"SBATCH_REQ_SWITCH", "switches"},
     {"SBATCH_RESERVATION", "reservation"},
     {"SBATCH_SIGNAL", "signal"},
+    {"SBATCH_THREAD_SPEC", "thread-spec"},
     {"SBATCH_TIMELIMIT", "time"},
     {"SBATCH_USE_MIN_NODES", "use-min-nodes"},
     {"SBATCH_WAIT", "wait"},
+    {"SBATCH_WAIT_ALL_NODES", "wait-all-nodes"},
     {"SBATCH_WCKEY", "wckey"},
 };
 
@@ -860,6 +954,8 @@ constexpr EnvBinding kSrunEnv[] = {
     {"SLURM_ACCTG_FREQ", "acctg-freq"},
     {"SLURM_CLUSTERS", "clusters"},
     {"SLURM_CONSTRAINT", "constraint"},
+    {"SLURM_CONTAINER", "container"},
+    {"SLURM_CORE_SPEC", "core-spec"},
     {"SLURM_CPUS_PER_GPU", "cpus-per-gpu"},
     {"SLURM_CPU_BIND", "cpu-bind"},
     {"SLURM_DELAY_BOOT", "delay-boot"},
@@ -875,6 +971,7 @@ constexpr EnvBinding kSrunEnv[] = {
     {"SLURM_GRES", "gres"},
     {"SLURM_GRES_FLAGS", "gres-flags"},
     {"SLURM_HINT", "hint"},
+    {"SLURM_IMMEDIATE", "immediate"},
     {"SLURM_JOB_NAME", "job-name"},
     {"SLURM_MAIL_TYPE", "mail-type"},
     {"SLURM_MAIL_USER", "mail-user"},
@@ -882,15 +979,19 @@ constexpr EnvBinding kSrunEnv[] = {
     {"SLURM_MEM_PER_CPU", "mem-per-cpu"},
     {"SLURM_MEM_PER_GPU", "mem-per-gpu"},
     {"SLURM_MEM_PER_NODE", "mem"},
+    {"SLURM_NETWORK", "network"},
     {"SLURM_NO_KILL", "no-kill"},
     {"SLURM_OPEN_MODE", "open-mode"},
     {"SLURM_OVERCOMMIT", "overcommit"},
     {"SLURM_PARTITION", "partition"},
+    {"SLURM_POWER", "power"},
+    {"SLURM_PROFILE", "profile"},
     {"SLURM_QOS", "qos"},
     {"SLURM_REQ_SWITCH", "switches"},
     {"SLURM_RESERVATION", "reservation"},
     {"SLURM_SIGNAL", "signal"},
     {"SLURM_THREADS_PER_CORE", "threads-per-core"},
+    {"SLURM_THREAD_SPEC", "thread-spec"},
     {"SLURM_TIMELIMIT", "time"},
     {"SLURM_USE_MIN_NODES", "use-min-nodes"},
     {"SLURM_WCKEY", "wckey"},
@@ -901,6 +1002,8 @@ constexpr EnvBinding kSallocEnv[] = {
     {"SALLOC_ACCTG_FREQ", "acctg-freq"},
     {"SALLOC_CLUSTERS", "clusters"},
     {"SALLOC_CONSTRAINT", "constraint"},
+    {"SALLOC_CONTAINER", "container"},
+    {"SALLOC_CORE_SPEC", "core-spec"},
     {"SALLOC_CPUS_PER_GPU", "cpus-per-gpu"},
     {"SALLOC_DELAY_BOOT", "delay-boot"},
     {"SALLOC_EXCLUSIVE", "exclusive"},
@@ -912,6 +1015,7 @@ constexpr EnvBinding kSallocEnv[] = {
     {"SALLOC_GRES", "gres"},
     {"SALLOC_GRES_FLAGS", "gres-flags"},
     {"SALLOC_HINT", "hint"},
+    {"SALLOC_IMMEDIATE", "immediate"},
     {"SALLOC_JOB_NAME", "job-name"},
     {"SALLOC_MAIL_TYPE", "mail-type"},
     {"SALLOC_MAIL_USER", "mail-user"},
@@ -919,15 +1023,20 @@ constexpr EnvBinding kSallocEnv[] = {
     {"SALLOC_MEM_PER_CPU", "mem-per-cpu"},
     {"SALLOC_MEM_PER_GPU", "mem-per-gpu"},
     {"SALLOC_MEM_PER_NODE", "mem"},
+    {"SALLOC_NETWORK", "network"},
     {"SALLOC_NO_KILL", "no-kill"},
     {"SALLOC_OVERCOMMIT", "overcommit"},
     {"SALLOC_PARTITION", "partition"},
+    {"SALLOC_POWER", "power"},
+    {"SALLOC_PROFILE", "profile"},
     {"SALLOC_QOS", "qos"},
     {"SALLOC_REQ_SWITCH", "switches"},
     {"SALLOC_RESERVATION", "reservation"},
     {"SALLOC_SIGNAL", "signal"},
+    {"SALLOC_THREAD_SPEC", "thread-spec"},
     {"SALLOC_TIMELIMIT", "time"},
     {"SALLOC_USE_MIN_NODES", "use-min-nodes"},
+    {"SALLOC_WAIT_ALL_NODES", "wait-all-nodes"},
     {"SALLOC_WCKEY", "wckey"},
 };
 

@@ -102,6 +102,9 @@ struct ParsedJobOptions {
   std::optional<std::vector<std::string>> propagate;
   // --export-file's NAME=value entries, already added to spec.environment.
   std::vector<std::string> export_file_entries;
+  // salloc's and srun's -I/--immediate: seconds the allocation may take
+  // (0 when given bare); unset when not given.
+  std::optional<uint32_t> immediate_s;
 };
 
 // Parses all three sources for `command`. spec.environment is filled from

@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
   }
   signal(SIGTERM, OnTerminate);
   signal(SIGHUP, OnTerminate);
-  auto allocation =
-      rota::cli::Allocate(**client, spec, rota::cli::AllocationVoice::kSalloc, &release_requested);
+  auto allocation = rota::cli::Allocate(**client, spec, rota::cli::AllocationVoice::kSalloc,
+                                        &release_requested, parsed->immediate_s);
   if (!allocation.ok()) {
     std::cerr << allocation.status().message() << "\n";
     return 1;
