@@ -26,7 +26,8 @@ build: deps
 	@cmake --build $(BUILD_DIR)
 
 # The whole suite, built separately with AddressSanitizer + UndefinedBehaviorSanitizer.
-test: deps
+test:
+	@bash scripts/install-deps.sh --with-clients
 	@cmake -S . -B $(TEST_BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DROTA_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(TEST_BUILD_DIR)
 	@cd $(TEST_BUILD_DIR) && ctest --output-on-failure --no-tests=error -j $$(nproc)

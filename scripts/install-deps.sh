@@ -16,6 +16,11 @@ packages=(
   libpq-dev postgresql
   libfaketime
 )
+# The test suite also runs real workflow clients against Rota (docs/clients.md):
+# `make test` asks for them with --with-clients; `make quickstart` does not.
+if [ "${1:-}" = "--with-clients" ]; then
+  packages+=(snakemake)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -213,6 +213,12 @@ int Update(const std::vector<std::string>& args) {
   return 0;
 }
 
+// `tag` is `entity`, or its first `min_len` or more letters (any case).
+bool IsEntityPrefix(std::string_view tag, std::string_view entity, size_t min_len) {
+  return tag.size() >= min_len && tag.size() <= entity.size() &&
+         EqualsIgnoreCase(tag, entity.substr(0, tag.size()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -275,11 +281,12 @@ int main(int argc, char** argv) {
       if (EqualsIgnoreCase(entity, e))
         return rota::cli::ShowHostlist(e, targets, std::cout, std::cerr);
     }
-    if (EqualsIgnoreCase(entity, "job") || EqualsIgnoreCase(entity, "jobs"))
+    // As Slurm's scontrol, an entity may be shortened ("j", "no", "part"),
+    // and "jobid" is "job" (workflow tools write it).
+    if (IsEntityPrefix(entity, "jobs", 1) || IsEntityPrefix(entity, "jobid", 4))
       return ShowJobs(targets, one_liner, details);
-    if (EqualsIgnoreCase(entity, "node") || EqualsIgnoreCase(entity, "nodes"))
-      return ShowNodes(targets, one_liner);
-    if (EqualsIgnoreCase(entity, "partition") || EqualsIgnoreCase(entity, "partitions")) {
+    if (IsEntityPrefix(entity, "nodes", 1)) return ShowNodes(targets, one_liner);
+    if (IsEntityPrefix(entity, "partitions", 2)) {
       return ShowPartitions(targets, one_liner);
     }
     if (EqualsIgnoreCase(entity, "config")) return ShowConfig();
