@@ -1,5 +1,6 @@
 #include "model/job_variables.h"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
@@ -63,6 +64,45 @@ EnvVariables ArrayVariables(const wire::JobRecord& job) {
   vars.emplace_back("SLURM_ARRAY_TASK_MAX", std::to_string(*array->tasks.last()));
   vars.emplace_back("SLURM_ARRAY_TASK_MIN", std::to_string(*array->tasks.first()));
   vars.emplace_back("SLURM_ARRAY_TASK_STEP", std::to_string(ArrayStep(job.spec().array())));
+  return vars;
+}
+
+std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts) {
+  std::string out;
+  for (size_t i = 0; i < counts.size();) {
+    size_t run = 1;
+    while (i + run < counts.size() && counts[i + run] == counts[i]) ++run;
+    if (!out.empty()) out += ',';
+    out += std::to_string(counts[i]);
+    if (run > 1) out += "(x" + std::to_string(run) + ")";
+    i += run;
+  }
+  return out;
+}
+
+PerNodeLayout AllocationLayout(const wire::JobRecord& job) {
+  const wire::JobSpec& spec = job.spec();
+  PerNodeLayout layout;
+  const uint32_t cpus = job.cpus_per_node() != 0 ? job.cpus_per_node() : job.alloc_cpus();
+  layout.cpus.assign(static_cast<size_t>(job.nodes_size()), cpus);
+  if (job.allocs_size() != job.nodes_size()) return layout;
+  for (int i = 0; i < job.allocs_size(); ++i) {
+    layout.cpus[static_cast<size_t>(i)] = job.allocs(i).cpus();
+    layout.tasks.push_back(job.allocs(i).tasks());
+  }
+  if (spec.num_tasks() == 0 && spec.ntasks_per_node() == 0) {
+    for (size_t i = 0; i < layout.tasks.size(); ++i) {
+      layout.tasks[i] = layout.cpus[i] / std::max<uint32_t>(1, spec.cpus_per_task());
+    }
+  }
+  return layout;
+}
+
+EnvVariables LayoutVariables(const wire::JobRecord& job) {
+  const PerNodeLayout layout = AllocationLayout(job);
+  EnvVariables vars = {{"SLURM_JOB_CPUS_PER_NODE", FormatPerNodeCounts(layout.cpus)}};
+  if (!layout.tasks.empty())
+    vars.emplace_back("SLURM_TASKS_PER_NODE", FormatPerNodeCounts(layout.tasks));
   return vars;
 }
 

@@ -29,4 +29,21 @@ EnvVariables RequestVariables(const wire::JobSpec& spec);
 // the expression gives none). Empty when the job is not an array task.
 EnvVariables ArrayVariables(const wire::JobRecord& job);
 
+// Per-node counts in Slurm's compressed form: "8(x2),2" for 8, 8, 2.
+std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts);
+
+// What a started job holds on each of its nodes, in node order: CPUs, and the
+// tasks of its layout. Without a task count asked (-n or --ntasks-per-node)
+// a node has as many tasks as its CPUs hold (Slurm's layout of a batch job
+// or an allocation), not the one per node the allocation counted.
+struct PerNodeLayout {
+  std::vector<uint32_t> cpus;
+  std::vector<uint32_t> tasks;  // Empty when the record has no per-node allocation
+};
+PerNodeLayout AllocationLayout(const wire::JobRecord& job);
+
+// SLURM_JOB_CPUS_PER_NODE and SLURM_TASKS_PER_NODE of `job` (the second only
+// when the record has its per-node allocation).
+EnvVariables LayoutVariables(const wire::JobRecord& job);
+
 }  // namespace rota::model

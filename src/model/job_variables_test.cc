@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <tuple>
 
 namespace rota::model {
 namespace {
@@ -108,6 +109,28 @@ TEST(ArrayVariablesTest, TheWholeArrayAndThisTask) {
   m = AsMap(ArrayVariables(job));
   EXPECT_EQ(m["SLURM_ARRAY_TASK_ID"], "3");
   EXPECT_EQ(m.count("SLURM_ARRAY_TASK_COUNT"), 0u);
+}
+
+TEST(LayoutVariablesTest, PerNodeCpusAndTasksInSlurmsCompressedForm) {
+  EXPECT_EQ(FormatPerNodeCounts({8}), "8");
+  EXPECT_EQ(FormatPerNodeCounts({8, 8, 2}), "8(x2),2");
+  EXPECT_EQ(FormatPerNodeCounts({4, 2, 2, 2, 4}), "4,2(x3),4");
+  EXPECT_EQ(FormatPerNodeCounts({}), "");
+
+  wire::JobRecord job;
+  job.mutable_spec()->set_num_tasks(5);
+  for (auto [node, cpus, tasks] : {std::tuple{"a", 4u, 2u}, {"b", 4u, 2u}, {"c", 2u, 1u}}) {
+    job.add_nodes(node);
+    wire::NodeAlloc* a = job.add_allocs();
+    a->set_cpus(cpus);
+    a->set_tasks(tasks);
+  }
+  EXPECT_EQ(LayoutVariables(job), (EnvVariables{{"SLURM_JOB_CPUS_PER_NODE", "4(x2),2"},
+                                                {"SLURM_TASKS_PER_NODE", "2(x2),1"}}));
+  // No task count asked: as many tasks as the CPUs hold, by --cpus-per-task.
+  job.mutable_spec()->set_num_tasks(0);
+  job.mutable_spec()->set_cpus_per_task(2);
+  EXPECT_EQ(AllocationLayout(job).tasks, (std::vector<uint32_t>{2, 2, 1}));
 }
 
 }  // namespace

@@ -47,17 +47,6 @@ std::string JoinNumbers(const std::vector<uint32_t>& numbers) {
 
 }  // namespace
 
-std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < counts.size();) {
-    size_t run = 1;
-    while (i + run < counts.size() && counts[i + run] == counts[i]) ++run;
-    parts.push_back(run > 1 ? fmt::format("{}(x{})", counts[i], run) : std::to_string(counts[i]));
-    i += run;
-  }
-  return Join(parts, ",");
-}
-
 uint64_t DefaultMemPerCpuMb(const conf::ClusterConfig& config, const std::string& partition) {
   const conf::PartitionConfig* p = config.FindPartition(partition);
   if (p != nullptr && p->def_mem_per_cpu) return *p->def_mem_per_cpu;
@@ -77,15 +66,10 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   const std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   const std::string nodelist = CompressHostlist(nodes);
   const std::string num_nodes = std::to_string(nodes.size());
+  // This node's CPUs (the batch script's, on the first node).
   uint32_t cpus = job.cpus_per_node() != 0 ? job.cpus_per_node() : job.alloc_cpus();
-  std::vector<uint32_t> cpus_by_node(nodes.size(), cpus);
-  std::vector<uint32_t> tasks_by_node;
-  if (job.allocs_size() == job.nodes_size()) {
-    for (int i = 0; i < job.allocs_size(); ++i) {
-      cpus_by_node[static_cast<size_t>(i)] = job.allocs(i).cpus();
-      tasks_by_node.push_back(job.allocs(i).tasks());
-      if (job.nodes(i) == input.node_name) cpus = job.allocs(i).cpus();
-    }
+  for (int i = 0; i < job.allocs_size() && job.allocs_size() == job.nodes_size(); ++i) {
+    if (job.nodes(i) == input.node_name) cpus = job.allocs(i).cpus();
   }
 
   env.Set("ENVIRONMENT", "BATCH");
@@ -103,16 +87,7 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   env.Set("SLURM_JOB_NUM_NODES", num_nodes);
   env.Set("SLURM_NNODES", num_nodes);
   env.Set("SLURM_CPUS_ON_NODE", std::to_string(cpus));
-  env.Set("SLURM_JOB_CPUS_PER_NODE", FormatPerNodeCounts(cpus_by_node));
-  if (spec.num_tasks() == 0 && spec.ntasks_per_node() == 0) {
-    // No task count asked: as many tasks as the CPUs hold (Slurm's layout of
-    // the batch job), not the one per node the allocation counted.
-    tasks_by_node.clear();
-    for (uint32_t c : cpus_by_node) {
-      tasks_by_node.push_back(c / std::max<uint32_t>(1, spec.cpus_per_task()));
-    }
-  }
-  if (!tasks_by_node.empty()) env.Set("SLURM_TASKS_PER_NODE", FormatPerNodeCounts(tasks_by_node));
+  for (auto& [name, value] : model::LayoutVariables(job)) env.Set(name, value);
   env.Set("SLURM_NODEID", "0");  // The batch script runs on the first node.
   env.Set("SLURMD_NODENAME", input.node_name);
   env.Set("SLURM_SUBMIT_DIR", spec.work_dir());

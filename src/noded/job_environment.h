@@ -32,9 +32,6 @@ struct JobEnvironmentInput {
 // cluster's; 0 when neither is set.
 uint64_t DefaultMemPerCpuMb(const conf::ClusterConfig& config, const std::string& partition);
 
-// Per-node counts as Slurm writes them: {8, 8, 2} -> "8(x2),2".
-std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts);
-
 // "NAME=value" entries, the payload's first (in its order), then Slurm's.
 // REQUIRES: input.job and input.payload are set.
 std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input);

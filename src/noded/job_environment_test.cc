@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "model/job_variables.h"
 #include "testing/config_files.h"
 
 namespace rota::noded {
@@ -68,10 +69,10 @@ TEST(JobEnvironmentTest, ExportedVariablesThenSlurmsOverridingThem) {
 }
 
 TEST(JobEnvironmentTest, PerNodeCountsAsSlurmWritesThem) {
-  EXPECT_EQ(FormatPerNodeCounts({8}), "8");
-  EXPECT_EQ(FormatPerNodeCounts({8, 8, 2}), "8(x2),2");
-  EXPECT_EQ(FormatPerNodeCounts({4, 2, 2, 2, 4}), "4,2(x3),4");
-  EXPECT_EQ(FormatPerNodeCounts({}), "");
+  EXPECT_EQ(model::FormatPerNodeCounts({8}), "8");
+  EXPECT_EQ(model::FormatPerNodeCounts({8, 8, 2}), "8(x2),2");
+  EXPECT_EQ(model::FormatPerNodeCounts({4, 2, 2, 2, 4}), "4,2(x3),4");
+  EXPECT_EQ(model::FormatPerNodeCounts({}), "");
 }
 
 TEST(JobEnvironmentTest, ArrayTasksAndGpus) {

@@ -261,7 +261,8 @@ TEST_F(StepsTest, SqueueListsRunningStepsAndScancelEndsOne) {
 TEST_F(StepsTest, SallocRunsACommandInItsAllocationAndReleasesIt) {
   CommandResult r = cluster_->Run(
       "salloc -N2 --ntasks-per-node=1 sh -c "
-      "'echo JOB=$SLURM_JOB_ID NODES=$SLURM_JOB_NODELIST; srun sh -c \"echo in "
+      "'echo JOB=$SLURM_JOB_ID NODES=$SLURM_JOB_NODELIST; "
+      "echo TPN=$SLURM_TASKS_PER_NODE CPN=$SLURM_JOB_CPUS_PER_NODE; srun sh -c \"echo in "
       "\\$SLURM_JOB_ID.\\$SLURM_STEP_ID.\\$SLURM_PROCID\"; exit 3'");
   EXPECT_EQ(r.exit_code, 3) << r.out;
   std::string id;
@@ -272,6 +273,8 @@ TEST_F(StepsTest, SallocRunsACommandInItsAllocationAndReleasesIt) {
   EXPECT_NE(r.out.find("salloc: Pending job allocation " + id + "\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("JOB=" + id + " NODES=" + cluster_->NodeList() + "\n"), std::string::npos)
       << r.out;
+  // What Open MPI's Slurm support reads to place its daemons.
+  EXPECT_NE(r.out.find("TPN=1(x2) CPN=1(x2)\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("in " + id + ".0.0\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("in " + id + ".0.1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("salloc: Relinquishing job allocation " + id + "\n"), std::string::npos)

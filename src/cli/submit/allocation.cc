@@ -130,8 +130,10 @@ std::vector<std::pair<std::string, std::string>> AllocationVariables(
       {"SLURM_SUBMIT_DIR", submit_dir},
       {"SLURM_SUBMIT_HOST", submit_host},
   };
-  // What the allocation was asked for: the steps started in it take these as
-  // their defaults, as in a batch job.
+  // What each node holds (Open MPI's Slurm support reads both to place its
+  // daemons), then what the allocation was asked for: the steps started in
+  // it take these as their defaults, as in a batch job.
+  for (auto& var : model::LayoutVariables(job)) vars.push_back(std::move(var));
   for (auto& var : model::RequestVariables(job.spec())) vars.push_back(std::move(var));
   return vars;
 }

@@ -14,6 +14,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/user_names.h"
+#include "model/job_variables.h"
 #include "noded/cage/step_cage.h"
 #include "noded/cpu_list.h"
 #include "noded/gpu/gres_device_files.h"
@@ -90,7 +91,7 @@ std::vector<std::string> StepTaskEnvironment(const StepPlan& plan,
   std::vector<std::string> step_nodes(step.nodes().begin(), step.nodes().end());
   std::vector<uint32_t> per_node(step.tasks_per_node().begin(), step.tasks_per_node().end());
   std::vector<std::string> env(request.environment().begin(), request.environment().end());
-  const std::string tasks_per_node = FormatPerNodeCounts(per_node);
+  const std::string tasks_per_node = model::FormatPerNodeCounts(per_node);
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"SLURM_JOB_ID", std::to_string(job_id)},
            {"SLURM_JOBID", std::to_string(job_id)},
