@@ -1,5 +1,7 @@
 #include "cli/cluster_option.h"
 
+#include <cstdlib>
+
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -38,6 +40,11 @@ Status CheckClusterOption(std::string_view names, const std::string& slurm_conf_
     return InvalidArgument(UnreachableClusterMessage(names));
   }
   return Status::Ok();
+}
+
+std::string ClustersFromEnvironment() {
+  const char* value = std::getenv("SLURM_CLUSTERS");
+  return value == nullptr ? std::string() : std::string(value);
 }
 
 }  // namespace rota::cli

@@ -31,4 +31,8 @@ std::string UnreachableClusterMessage(std::string_view names);
 // `slurm_conf_path` only.
 Status CheckClusterOption(std::string_view names, const std::string& slurm_conf_path);
 
+// SLURM_CLUSTERS, the query commands' default for -M/--clusters ("" when
+// unset); the command line's -M replaces it.
+std::string ClustersFromEnvironment();
+
 }  // namespace rota::cli

@@ -32,7 +32,8 @@ void Usage() {
 int main(int argc, char** argv) {
   rota::wire::SignalJobsRequest request;
   bool quiet = false;
-  std::string clusters;  // -M: checked before anything is contacted
+  // -M, else SLURM_CLUSTERS: checked before anything is contacted.
+  std::string clusters = rota::cli::ClustersFromEnvironment();
   const option long_options[] = {
       {"batch", no_argument, nullptr, 'b'},          {"name", required_argument, nullptr, 'n'},
       {"jobname", required_argument, nullptr, 'n'},  {"partition", required_argument, nullptr, 'p'},

@@ -225,7 +225,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   bool one_liner = false;
   bool details = false;
-  std::string clusters;  // -M: checked before anything is contacted
+  // -M, else SLURM_CLUSTERS: checked before anything is contacted.
+  std::string clusters = rota::cli::ClustersFromEnvironment();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-M" || a == "--clusters" || a == "--cluster") {

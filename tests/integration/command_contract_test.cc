@@ -97,6 +97,23 @@ TEST_F(ClusterOptionTest, AnotherClusterIsRefusedBeforeAnythingIsContacted) {
   EXPECT_EQ(r.out, std::string("squeue: error: 'anchor,elsewhere") + kUnreachable);
 }
 
+// SLURM_CLUSTERS is the query commands' -M, as in Slurm; -M replaces it.
+TEST_F(ClusterOptionTest, SlurmClustersIsTheQueryCommandsDefault) {
+  std::vector<std::string> env = env_;
+  env.push_back("SLURM_CLUSTERS=elsewhere");
+  for (const char* command :
+       {"squeue", "sinfo", "sprio", "sshare", "sdiag", "scancel", "scontrol"}) {
+    std::vector<std::string> args;
+    if (std::string(command) == "scancel") args = {"12"};
+    if (std::string(command) == "scontrol") args = {"show", "job"};
+    RunResult r = RunProgram(command, args, env);
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.out;
+    EXPECT_EQ(r.out, std::string(command) + ": error: 'elsewhere" + kUnreachable) << command;
+  }
+  RunResult r = RunProgram("squeue", {"-M", "anchor"}, env);
+  EXPECT_EQ(r.out.find("invalid entry for --cluster"), std::string::npos) << r.out;
+}
+
 TEST_F(ClusterOptionTest, TheLocalClusterAndAllAreTaken) {
   for (const std::string& value : {"anchor", "ANCHOR", "all", "anchor,anchor"}) {
     for (const char* command : {"squeue", "sinfo", "sprio", "sshare", "sdiag"}) {

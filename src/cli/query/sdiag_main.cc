@@ -26,7 +26,8 @@ void Usage() {
 
 int main(int argc, char** argv) {
   bool reset = false;
-  std::string clusters;  // -M: checked before anything is contacted
+  // -M, else SLURM_CLUSTERS: checked before anything is contacted.
+  std::string clusters = rota::cli::ClustersFromEnvironment();
   const option long_options[] = {
       {"all", no_argument, nullptr, 'a'},
       {"reset", no_argument, nullptr, 'r'},

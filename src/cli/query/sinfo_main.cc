@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> partitions;
   std::vector<std::string> states;
   std::string nodes_filter;
-  std::string clusters;  // -M: checked before anything is contacted
+  // -M, else SLURM_CLUSTERS: checked before anything is contacted.
+  std::string clusters = rota::cli::ClustersFromEnvironment();
   enum { kNoOp = 1100 };
   const option long_options[] = {
       {"noheader", no_argument, nullptr, 'h'},

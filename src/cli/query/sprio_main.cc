@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
       {"help", no_argument, nullptr, 1001},          {"version", no_argument, nullptr, 'V'},
       {"clusters", required_argument, nullptr, 'M'}, {nullptr, 0, nullptr, 0},
   };
-  std::string clusters;  // -M: checked before anything is contacted
+  // -M, else SLURM_CLUSTERS: checked before anything is contacted.
+  std::string clusters = rota::cli::ClustersFromEnvironment();
   int c;
   while ((c = getopt_long(argc, argv, "hj:lno:p:u:wVM:", long_options, nullptr)) != -1) {
     switch (c) {

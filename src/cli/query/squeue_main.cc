@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   bool expand_arrays = false;
   bool steps = false;
   std::string nodelist;
-  std::string clusters;     // -M: checked before anything is contacted
+  // -M, else SLURM_CLUSTERS: checked before anything is contacted.
+  std::string clusters = rota::cli::ClustersFromEnvironment();
   bool no_convert = false;  // --noconvert
   enum { kStart = 1000, kJson, kNoOp = 1100, kNoConvert };
   const option long_options[] = {

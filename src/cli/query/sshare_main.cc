@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
       {"clusters", required_argument, nullptr, 'M'},
       {nullptr, 0, nullptr, 0},
   };
-  std::string clusters;  // -M: checked before anything is contacted
+  // -M, else SLURM_CLUSTERS: checked before anything is contacted.
+  std::string clusters = rota::cli::ClustersFromEnvironment();
   int c;
   while ((c = getopt_long(argc, argv, "aA:lno:pPu:VM:", long_options, nullptr)) != -1) {
     switch (c) {
