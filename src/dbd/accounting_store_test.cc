@@ -127,6 +127,34 @@ TEST_P(AccountingStoreTest, FiltersByUserAccountStateIdAndWindow) {
   EXPECT_EQ(store->QueryJobs(window)->size(), 2u);
 }
 
+// `sacct -j ARRAY`: an id finds its job and every task of the array it is
+// the id of.
+TEST_P(AccountingStoreTest, AnArrayIdFindsEveryTask) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  std::vector<wire::AccountingJob> jobs;
+  for (uint32_t id = 20; id <= 23; ++id) {
+    wire::AccountingJob task = Attempt(id, 0, wire::JOB_STATE_COMPLETED, 100, 200);
+    if (id != 23) {  // 20..22 are tasks 0..2 of array 20; 23 is a job of its own.
+      task.set_array_job_id(20);
+      task.set_array_task_id(id - 20);
+    }
+    jobs.push_back(task);
+  }
+  ASSERT_TRUE(store->UpsertJobs(jobs).ok());
+  wire::QueryJobsRequest q;
+  q.add_job_ids(20);
+  auto found = *store->QueryJobs(q);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[2].job_id(), 22u);
+  q.add_job_ids(23);
+  q.add_users("nobody");  // Other conditions still apply to all of them.
+  EXPECT_EQ(store->QueryJobs(q)->size(), 0u);
+  wire::QueryJobsRequest task;
+  task.add_job_ids(21);
+  ASSERT_EQ(store->QueryJobs(task)->size(), 1u);
+}
+
 TEST_P(AccountingStoreTest, ABatchOfManyRecordsIsStoredWhole) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);

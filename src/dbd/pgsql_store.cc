@@ -66,6 +66,12 @@ CREATE TABLE node_events (
 CREATE INDEX node_events_end ON node_events (time_end);
 )sql";
 
+// Version 4: the array job of each attempt, as in the SQLite store.
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE job_attempts ADD COLUMN array_job_id BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX job_attempts_array ON job_attempts (array_job_id) WHERE array_job_id <> 0;
+)sql";
+
 // A closed event is never reopened by a record of it still open.
 constexpr const char* kUpsertEvent = R"sql(
 INSERT INTO node_events (cluster, node, time_start, time_end, state, record)
@@ -80,14 +86,15 @@ WHERE node_events.time_end = 0 OR EXCLUDED.time_end <> 0
 constexpr const char* kUpsertName = "rota_upsert_jobs";
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
-                          ended, submit_time, start_time, end_time, record)
+                          ended, submit_time, start_time, end_time, record, array_job_id)
 SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
                      $6::text[], $7::integer[], $8::boolean[], $9::bigint[], $10::bigint[],
-                     $11::bigint[], $12::bytea[])
+                     $11::bigint[], $12::bytea[], $13::bigint[])
 ON CONFLICT (cluster, job_id, restarts) DO UPDATE SET
   user_name = EXCLUDED.user_name, account = EXCLUDED.account, partition = EXCLUDED.partition,
   state = EXCLUDED.state, ended = EXCLUDED.ended, submit_time = EXCLUDED.submit_time,
-  start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, record = EXCLUDED.record
+  start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, record = EXCLUDED.record,
+  array_job_id = EXCLUDED.array_job_id
 WHERE NOT job_attempts.ended OR EXCLUDED.ended
 )sql";
 
@@ -272,12 +279,17 @@ Status PgsqlStore::Connect() {
   PQsetNoticeProcessor(
       conn_, [](void*, const char* message) { spdlog::debug("postgresql: {}", Trimmed(message)); },
       nullptr);
-  // The upsert is prepared once the table exists (after Migrate on first open).
-  PgResult has_table(PQexec(conn_, "SELECT to_regclass('job_attempts') IS NOT NULL"));
-  if (PQresultStatus(has_table.get()) != PGRES_TUPLES_OK) {
-    return Error(has_table.get(), "checking the schema");
+  // The upsert is prepared once the schema is current (after Migrate on the
+  // first open of an older one). The version table is looked for first: a
+  // query naming a table that does not exist fails, even in a branch not taken.
+  PgResult has_versions(PQexec(conn_, "SELECT to_regclass('schema_version') IS NOT NULL"));
+  if (PQresultStatus(has_versions.get()) != PGRES_TUPLES_OK) {
+    return Error(has_versions.get(), "checking the schema");
   }
-  if (std::string(PQgetvalue(has_table.get(), 0, 0)) == "t") {
+  Result<int> version = 0;
+  if (std::string(PQgetvalue(has_versions.get(), 0, 0)) == "t") version = ReadSchemaVersion();
+  if (!version.ok()) return version.status();
+  if (*version == kSchemaVersion) {
     PgResult prepared(PQprepare(conn_, kUpsertName, kUpsert, 0, nullptr));
     if (PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
       return Error(prepared.get(), "preparing the job upsert");
@@ -343,7 +355,7 @@ int PgsqlStore::SchemaVersion() {
 }
 
 Status PgsqlStore::Migrate() {
-  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3};
+  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
   // Each step runs in its own transaction with the version bump, so a crash
   // mid-migration leaves the previous version intact; the advisory lock makes
   // a second rotadbd starting at the same time wait, then find it done.
@@ -367,6 +379,7 @@ Status PgsqlStore::Migrate() {
     if (*version == kSchemaVersion) return Exec("COMMIT");
     const int to = *version + 1;
     s = Exec(steps[to - 1]);
+    if (s.ok() && to == 4) s = BackfillArrayJobIds();
     if (s.ok()) s = Exec("DELETE FROM schema_version");
     if (s.ok()) {
       s = Exec(fmt::format("INSERT INTO schema_version (version) VALUES ({})", to).c_str());
@@ -374,13 +387,45 @@ Status PgsqlStore::Migrate() {
     if (!s.ok()) return fail(s);
     ROTA_RETURN_IF_ERROR(Exec("COMMIT"));
     spdlog::info("accounting schema migrated to version {}", to);
-    if (to == 1) {
+    if (to == kSchemaVersion) {
       PgResult prepared(PQprepare(conn_, kUpsertName, kUpsert, 0, nullptr));
       if (PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) {
         return Error(prepared.get(), "preparing the job upsert");
       }
     }
   }
+}
+
+Status PgsqlStore::BackfillArrayJobIds() {
+  // Binary results: the record column comes as the bytes stored.
+  PgResult rows(PQexecParams(conn_, "SELECT cluster, job_id, restarts, record FROM job_attempts", 0,
+                             nullptr, nullptr, nullptr, nullptr, 0));
+  if (PQresultStatus(rows.get()) != PGRES_TUPLES_OK) {
+    return Error(rows.get(), "reading jobs for schema version 4");
+  }
+  for (int row = 0; row < PQntuples(rows.get()); ++row) {
+    size_t size = 0;
+    unsigned char* bytes = PQunescapeBytea(
+        reinterpret_cast<const unsigned char*>(PQgetvalue(rows.get(), row, 3)), &size);
+    wire::AccountingJob job;
+    const bool parsed = bytes != nullptr && job.ParseFromArray(bytes, static_cast<int>(size));
+    PQfreemem(bytes);
+    if (!parsed || job.array_job_id() == 0) continue;  // Reported where it is read.
+    Params p;
+    p.Text(PQgetvalue(rows.get(), row, 0));
+    p.Number(std::stoll(PQgetvalue(rows.get(), row, 1)));
+    p.Number(std::stoll(PQgetvalue(rows.get(), row, 2)));
+    p.Number(job.array_job_id());
+    const char* const* values = p.values();
+    PgResult r(PQexecParams(conn_,
+                            "UPDATE job_attempts SET array_job_id = $4 "
+                            "WHERE cluster = $1 AND job_id = $2 AND restarts = $3",
+                            p.size(), nullptr, values, p.lengths(), p.formats(), 0));
+    if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+      return Error(r.get(), fmt::format("setting job {}'s array job", job.job_id()));
+    }
+  }
+  return Status::Ok();
 }
 
 Status PgsqlStore::UpsertJobs(const std::vector<wire::AccountingJob>& jobs) {
@@ -408,7 +453,7 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
   if (rows.empty()) return Status::Ok();
   BinaryArray cluster(kTextOid), job_id(kInt8Oid), restarts(kInt8Oid), user(kTextOid),
       account(kTextOid), partition(kTextOid), state(kInt4Oid), ended(kBoolOid), submit(kInt8Oid),
-      start(kInt8Oid), end(kInt8Oid), record(kByteaOid);
+      start(kInt8Oid), end(kInt8Oid), record(kByteaOid), array_job(kInt8Oid);
   std::string blob;
   for (const wire::AccountingJob* j : rows) {
     cluster.Add(ServerText(j->cluster()));
@@ -425,10 +470,11 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
     blob.clear();
     j->SerializeToString(&blob);
     record.Add(blob);
+    array_job.AddInt64(j->array_job_id());
   }
   Params p;
   for (const BinaryArray* column : {&cluster, &job_id, &restarts, &user, &account, &partition,
-                                    &state, &ended, &submit, &start, &end, &record}) {
+                                    &state, &ended, &submit, &start, &end, &record, &array_job}) {
     p.Binary(column->Encode());
   }
   const char* const* values = p.values();
@@ -466,7 +512,16 @@ Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
   in_list("user_name", query.users());
   in_list("account", query.accounts());
   in_list("partition", query.partitions());
-  in_list("job_id", query.job_ids());
+  if (!query.job_ids().empty()) {
+    // A job id names the job, or every task of the array it is the id of.
+    in_list("(job_id", query.job_ids());
+    sql += " OR array_job_id IN (";
+    for (int i = 0; i < query.job_ids_size(); ++i) {
+      p.Number(static_cast<int64_t>(query.job_ids(i)));
+      sql += fmt::format("{}${}", i == 0 ? "" : ",", p.size());
+    }
+    sql += "))";
+  }
   in_list("state", query.states());
   if (query.job_ids().empty()) {
     if (query.window_end() > 0) {

@@ -42,7 +42,7 @@ struct PgsqlOptions {
 class PgsqlStore : public AccountingStore {
  public:
   // The schema version this code writes.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Connects, then creates or migrates the schema.
   // Errors: kUnavailable when the server cannot be reached or refuses the
@@ -84,6 +84,8 @@ class PgsqlStore : public AccountingStore {
 
   Status Exec(const char* sql);
   Status Migrate();
+  // Schema version 4: each stored attempt's array job, read from its record.
+  Status BackfillArrayJobIds();
   Result<int> ReadSchemaVersion();
   Status UpsertBatch(const std::vector<wire::AccountingJob>& jobs);
   // The error of a failed command, as a Status (kUnavailable when the

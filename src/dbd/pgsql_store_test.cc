@@ -53,20 +53,31 @@ TEST_F(PgsqlStoreTest, MigratesAVersionOneDatabaseKeepingItsJobs) {
   ASSERT_EQ(Query(v1), "");
   ASSERT_EQ(Query("CREATE TABLE schema_version (version INTEGER NOT NULL)"), "");
   ASSERT_EQ(Query("INSERT INTO schema_version VALUES (1)"), "");
-  std::string record = Attempt(1, 0, wire::JOB_STATE_COMPLETED, 100, 200).SerializeAsString();
-  std::string hex = "\\x";
-  for (unsigned char c : record) hex += fmt::format("{:02x}", c);
-  ASSERT_EQ(Query("INSERT INTO job_attempts VALUES ('c', 1, 0, 'bob', 'chem', 'batch', 3, true, "
-                  "90, 100, 200, $1::bytea)",
-                  {hex}),
-            "");
+  // Job 1, and job 7: task 2 of array 5, whose array id only its record holds.
+  wire::AccountingJob task = Attempt(7, 0, wire::JOB_STATE_COMPLETED, 100, 200);
+  task.set_array_job_id(5);
+  task.set_array_task_id(2);
+  for (const wire::AccountingJob& job :
+       {Attempt(1, 0, wire::JOB_STATE_COMPLETED, 100, 200), task}) {
+    std::string hex = "\\x";
+    for (unsigned char c : job.SerializeAsString()) hex += fmt::format("{:02x}", c);
+    ASSERT_EQ(Query("INSERT INTO job_attempts VALUES ('c', $1::bigint, 0, 'bob', 'chem', 'batch', "
+                    "3, true, 90, 100, 200, $2::bytea)",
+                    {std::to_string(job.job_id()), hex}),
+              "");
+  }
 
   auto store = OpenPg();
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->SchemaVersion(), PgsqlStore::kSchemaVersion);
   auto jobs = All(*store);
-  ASSERT_EQ(jobs.size(), 1u);
+  ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].name(), "job1");
+  // Version 4 read each row's array job from its record.
+  wire::QueryJobsRequest by_array;
+  by_array.add_job_ids(5);
+  ASSERT_EQ(store->QueryJobs(by_array)->size(), 1u);
+  EXPECT_EQ(store->QueryJobs(by_array)->at(0).job_id(), 7u);
   wire::AcctEntity qos;
   qos.set_kind("qos");
   qos.set_name("high");

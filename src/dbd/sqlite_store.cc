@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 #include "dbd/store_sql.h"
@@ -63,6 +64,13 @@ CREATE TABLE node_events (
 CREATE INDEX node_events_end ON node_events (time_end);
 )sql";
 
+// Version 4: the array job of each attempt, so `sacct -j ARRAY` finds every
+// task. Rows stored before get theirs from their records (BackfillArrayJobIds).
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE job_attempts ADD COLUMN array_job_id INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX job_attempts_array ON job_attempts (array_job_id) WHERE array_job_id <> 0;
+)sql";
+
 // A closed event is never reopened by a record of it still open.
 constexpr const char* kUpsertEvent = R"sql(
 INSERT INTO node_events (cluster, node, time_start, time_end, state, record)
@@ -75,12 +83,13 @@ WHERE node_events.time_end = 0 OR excluded.time_end <> 0
 // An ended attempt is never overwritten by a running one.
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
-                          ended, submit_time, start_time, end_time, record)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                          ended, submit_time, start_time, end_time, record, array_job_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
 ON CONFLICT (cluster, job_id, restarts) DO UPDATE SET
   user_name = excluded.user_name, account = excluded.account, partition = excluded.partition,
   state = excluded.state, ended = excluded.ended, submit_time = excluded.submit_time,
-  start_time = excluded.start_time, end_time = excluded.end_time, record = excluded.record
+  start_time = excluded.start_time, end_time = excluded.end_time, record = excluded.record,
+  array_job_id = excluded.array_job_id
 WHERE job_attempts.ended = 0 OR excluded.ended = 1
 )sql";
 
@@ -149,16 +158,54 @@ Status SqliteStore::Migrate() {
   }
   // Each step runs in its own transaction with the version bump, so a crash
   // mid-migration leaves the previous version intact.
-  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3};
+  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
   for (int to = version + 1; to <= kSchemaVersion; ++to) {
     ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
     Status s = Exec(steps[to - 1]);
+    if (s.ok() && to == 4) s = BackfillArrayJobIds();
     if (s.ok()) s = Exec(fmt::format("PRAGMA user_version = {}", to).c_str());
     if (!s.ok()) {
       (void)Exec("ROLLBACK");  // The error that caused it is the one to report.
       return s;
     }
     ROTA_RETURN_IF_ERROR(Exec("COMMIT"));
+  }
+  return Status::Ok();
+}
+
+Status SqliteStore::BackfillArrayJobIds() {
+  std::vector<std::tuple<std::string, int64_t, int64_t, int64_t>> updates;
+  {
+    Statement st(db_, "SELECT cluster, job_id, restarts, record FROM job_attempts");
+    if (!st.ok()) return SqliteError(db_, "reading jobs for schema version 4");
+    int rc;
+    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+      wire::AccountingJob job;
+      if (!job.ParseFromArray(sqlite3_column_blob(st.get(), 3),
+                              sqlite3_column_bytes(st.get(), 3)) ||
+          job.array_job_id() == 0) {
+        continue;  // An unreadable record is reported where it is read.
+      }
+      updates.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0)),
+                           sqlite3_column_int64(st.get(), 1), sqlite3_column_int64(st.get(), 2),
+                           job.array_job_id());
+    }
+    if (rc != SQLITE_DONE) return SqliteError(db_, "reading jobs for schema version 4");
+  }
+  Statement update(db_,
+                   "UPDATE job_attempts SET array_job_id = ?4 "
+                   "WHERE cluster = ?1 AND job_id = ?2 AND restarts = ?3");
+  if (!update.ok()) return SqliteError(db_, "preparing the array job backfill");
+  for (const auto& [cluster, job_id, restarts, array_job_id] : updates) {
+    sqlite3_reset(update.get());
+    sqlite3_bind_text(update.get(), 1, cluster.data(), static_cast<int>(cluster.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(update.get(), 2, job_id);
+    sqlite3_bind_int64(update.get(), 3, restarts);
+    sqlite3_bind_int64(update.get(), 4, array_job_id);
+    if (sqlite3_step(update.get()) != SQLITE_DONE) {
+      return SqliteError(db_, fmt::format("setting job {}'s array job", job_id));
+    }
   }
   return Status::Ok();
 }
@@ -194,6 +241,7 @@ Status SqliteStore::UpsertJobs(const std::vector<wire::AccountingJob>& jobs) {
     sqlite3_bind_int64(upsert_, 10, j.start_time());
     sqlite3_bind_int64(upsert_, 11, j.end_time());
     sqlite3_bind_blob(upsert_, 12, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+    sqlite3_bind_int64(upsert_, 13, j.array_job_id());
     if (sqlite3_step(upsert_) != SQLITE_DONE) {
       Status s = SqliteError(db_, fmt::format("storing job {}", j.job_id()));
       sqlite3_reset(upsert_);
@@ -238,7 +286,16 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
   in_list("account", query.accounts());
   in_list("partition", query.partitions());
   const size_t text_count = texts.size();
-  in_list("job_id", query.job_ids());
+  if (!query.job_ids().empty()) {
+    // A job id names the job, or every task of the array it is the id of.
+    in_list("(job_id", query.job_ids());
+    sql += " OR array_job_id IN (";
+    for (int i = 0; i < query.job_ids_size(); ++i) {
+      sql += i == 0 ? "?" : ",?";
+      numbers.push_back(static_cast<int64_t>(query.job_ids(i)));
+    }
+    sql += "))";
+  }
   in_list("state", query.states());
   if (query.job_ids().empty()) {
     if (query.window_end() > 0) {

@@ -17,7 +17,7 @@ namespace rota::dbd {
 class SqliteStore : public AccountingStore {
  public:
   // The schema version this code writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens or creates the database file at `path`, then migrates it.
   // Errors: kUnavailable when the file cannot be opened; kFailedPrecondition
@@ -48,6 +48,8 @@ class SqliteStore : public AccountingStore {
   Status WriteEntities(const char* sql, const std::vector<wire::AcctEntity>& entities,
                        const EntityStepCheck& check);
   Status Migrate();
+  // Schema version 4: each stored attempt's array job, read from its record.
+  Status BackfillArrayJobIds();
   Status Prepare();
 
   sqlite3* db_;

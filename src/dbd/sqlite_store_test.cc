@@ -57,6 +57,20 @@ TEST_F(SqliteStoreTest, MigratesAVersionOneDatabaseKeepingItsJobs) {
                            "KEY (cluster, job_id, restarts)); PRAGMA user_version = 1;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
+    // Job 7, task 2 of array 5: only its record says so.
+    wire::AccountingJob task = Attempt(7, 0, wire::JOB_STATE_COMPLETED, 100, 200);
+    task.set_array_job_id(5);
+    task.set_array_task_id(2);
+    const std::string blob = task.SerializeAsString();
+    sqlite3_stmt* insert = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "INSERT INTO job_attempts VALUES ('c', 7, 0, 'bob', 'chem', "
+                                 "'batch', 3, 1, 90, 100, 200, ?1)",
+                                 -1, &insert, nullptr),
+              SQLITE_OK);
+    sqlite3_bind_blob(insert, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+    ASSERT_EQ(sqlite3_step(insert), SQLITE_DONE);
+    sqlite3_finalize(insert);
     sqlite3_close(db);
     auto v1 = OpenStore();  // Migrates to the current version...
     ASSERT_NE(v1, nullptr);
@@ -65,7 +79,12 @@ TEST_F(SqliteStoreTest, MigratesAVersionOneDatabaseKeepingItsJobs) {
   }
   auto store = OpenStore();  // ...once.
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(All(*store).size(), 1u);
+  EXPECT_EQ(All(*store).size(), 2u);
+  // Version 4 read the array job from the record stored before it.
+  wire::QueryJobsRequest by_array;
+  by_array.add_job_ids(5);
+  ASSERT_EQ(store->QueryJobs(by_array)->size(), 1u);
+  EXPECT_EQ(store->QueryJobs(by_array)->at(0).job_id(), 7u);
   wire::AcctEntity qos;
   qos.set_kind("qos");
   qos.set_name("high");

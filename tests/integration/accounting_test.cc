@@ -115,6 +115,39 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
       << unknown.out;
 }
 
+// sacct -j ARRAY lists every task of the array; -j ARRAY_TASK one.
+TEST_F(AccountingTest, AnArraysIdListsEveryTaskAndATaskIdOne) {
+  ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
+  ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
+  RegisterNodes();
+  const std::string array =
+      std::string(Trim(ctld_.Run("sbatch --parsable -a 1-3 --wrap=true").out));
+  ASSERT_FALSE(array.empty());
+  std::vector<std::string> ids;
+  for (int tries = 0; tries < 100 && ids.size() != 3; ++tries) {
+    if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string out = ctld_.Run("squeue -h -t R -o %A").out;
+    ids.clear();
+    for (std::string_view id : Split(Trim(out), '\n')) {
+      if (!id.empty()) ids.emplace_back(id);
+    }
+  }
+  ASSERT_EQ(ids.size(), 3u) << ctld_.Run("squeue -r").out;
+  for (const std::string& id : ids) ReportExit(static_cast<uint32_t>(*ParseUint(id)), 0);
+  // By job id, as rotadbd keeps them: the array's own id went to its last
+  // task, which comes first (as the record Slurm's database made first).
+  const std::string all =
+      array + "_3|COMPLETED\n" + array + "_1|COMPLETED\n" + array + "_2|COMPLETED\n";
+  EXPECT_EQ(SacctUntil("-X -n -P -o JobID,State -j " + array, all), all)
+      << ctld_.Log() << dbd_.Log();
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID,State -j " + array + "_2").out,
+            array + "_2|COMPLETED\n");
+  EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -j " + array + "_3.batch").out, array + "_3.batch\n");
+  CommandResult bad = ctld_.Run("sacct -j " + array + "_x");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out, "sacct: fatal: Bad job/step specified: " + array + "_x\n");
+}
+
 TEST_F(AccountingTest, RecordsWaitWhileRotadbdIsDownAndArriveOnceLater) {
   ASSERT_TRUE(dbd_.Start()) << dbd_.Log();
   ASSERT_TRUE(ctld_.Start()) << ctld_.Log();

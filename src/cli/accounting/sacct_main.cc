@@ -14,6 +14,7 @@
 #include "accounting.pb.h"
 #include "api/dbd_methods.h"
 #include "cli/accounting/sacct_fields.h"
+#include "cli/accounting/sacct_job_selection.h"
 #include "cli/accounting/sacct_json.h"
 #include "cli/client/accounting_client.h"
 #include "cli/cluster_option.h"
@@ -72,9 +73,8 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("SACCT_FORMAT"); env != nullptr) format = env;
   SacctLayout layout = SacctLayout::kAligned;
   bool no_header = false, all_users = false, json = false, allocations_only = false;
-  // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
-  std::map<uint32_t, std::vector<std::string>> only_steps;
-  std::set<uint32_t> whole_jobs;
+  // -j: jobs, array tasks and steps (28, 30_2, 28.batch).
+  rota::cli::SacctJobSelection selection;
   std::string start_text, end_text;
   // -M: rotadbd records one cluster; a list without it (or "all") lists nothing.
   std::string clusters;
@@ -130,19 +130,14 @@ int main(int argc, char** argv) {
         end_text = optarg;
         break;
       case 'j':
-        for (std::string_view piece : rota::Split(optarg, ',')) {
-          // "28.batch" names a step of job 28: the job is what is recorded.
-          std::string_view id = piece.substr(0, piece.find('.'));
-          std::optional<uint64_t> n = rota::ParseUint(id);
-          if (!n || *n == 0 || *n > UINT32_MAX) {
-            std::cerr << "sacct: fatal: Bad job/step specified: " << piece << "\n";
-            return 1;
-          }
-          query.add_job_ids(static_cast<uint32_t>(*n));
-          if (size_t dot = piece.find('.'); dot != std::string_view::npos) {
-            only_steps[static_cast<uint32_t>(*n)].emplace_back(piece.substr(dot + 1));
-          } else {
-            whole_jobs.insert(static_cast<uint32_t>(*n));
+        if (rota::Status added = selection.Add(optarg); !added.ok()) {
+          std::cerr << "sacct: fatal: " << added.message() << "\n";
+          return 1;
+        }
+        for (uint32_t id : selection.QueryIds()) {
+          if (std::find(query.job_ids().begin(), query.job_ids().end(), id) ==
+              query.job_ids().end()) {
+            query.add_job_ids(id);
           }
         }
         break;
@@ -269,6 +264,9 @@ int main(int argc, char** argv) {
   std::vector<rota::wire::AccountingJob> jobs;
   jobs.reserve(static_cast<size_t>(answer.jobs_size()));
   for (rota::wire::AccountingJob& j : *answer.mutable_jobs()) jobs.push_back(std::move(j));
+  // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
+  std::map<uint32_t, std::vector<std::string>> only_steps;
+  if (!selection.empty()) selection.Apply(jobs, only_steps);
   if (json) {
     std::cout << rota::cli::SacctJson(jobs, now);
     return 0;
@@ -278,9 +276,7 @@ int main(int argc, char** argv) {
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
   ctx.steps = !allocations_only;
   ctx.no_convert = no_convert;
-  for (auto& [id, steps] : only_steps) {
-    if (!whole_jobs.count(id)) ctx.only_steps[id] = std::move(steps);
-  }
+  ctx.only_steps = std::move(only_steps);
   std::cout << rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
   return 0;
 }
