@@ -105,11 +105,12 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   uint32_t tasks = 0;
   for (const wire::NodeAlloc& a : job.allocs()) tasks += a.tasks();
   if (tasks == 0) tasks = std::max(1u, s.num_tasks());
-  // A per-node minimum the job did not ask for prints as "*".
+  // A per-node minimum the job did not ask for prints as "*", but for the
+  // sockets of ReqB:S:C:T, which Slurm prints as 0.
   auto star = [](uint32_t v) { return v == 0 ? std::string("*") : std::to_string(v); };
   lines.push_back(
       fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:{}:{}:{}", nodes,
-                  job.alloc_cpus(), tasks, cpt, star(s.sockets_per_node()),
+                  job.alloc_cpus(), tasks, cpt, s.sockets_per_node(),
                   star(s.cores_per_socket()), star(s.threads_per_core())));
   lines.push_back(fmt::format(
       "TRES={}", job.alloc_tres().empty() ? fmt::format("cpu={},node={},billing={}",

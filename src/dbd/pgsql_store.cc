@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -483,6 +484,30 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
   return Status::Ok();
 }
 
+Result<std::vector<uint32_t>> PgsqlStore::JobIdsWithTasks(const wire::QueryJobsRequest& query) {
+  std::vector<uint32_t> ids(query.job_ids().begin(), query.job_ids().end());
+  Params p;
+  std::string list;
+  for (uint32_t id : query.job_ids()) {
+    p.Number(id);
+    list += fmt::format("{}${}", list.empty() ? "" : ",", p.size());
+  }
+  const std::string sql =
+      "SELECT job_id FROM job_attempts WHERE array_job_id <> 0 AND "
+      "array_job_id IN (" +
+      list + ")";
+  const char* const* values = p.values();
+  PgResult r(
+      PQexecParams(conn_, sql.c_str(), p.size(), nullptr, values, p.lengths(), p.formats(), 0));
+  if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) return Error(r.get(), "finding array tasks");
+  for (int row = 0; row < PQntuples(r.get()); ++row) {
+    ids.push_back(static_cast<uint32_t>(std::stoull(PQgetvalue(r.get(), row, 0))));
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
     const wire::QueryJobsRequest& query) {
   // Values are bound, never spliced into the text.
@@ -491,7 +516,7 @@ Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
   auto in_list = [&](const char* column, const auto& values) {
     if (values.empty()) return;
     sql += fmt::format(" AND {} IN (", column);
-    for (int i = 0; i < values.size(); ++i) {
+    for (int i = 0; i < static_cast<int>(values.size()); ++i) {
       if constexpr (std::is_same_v<std::decay_t<decltype(values[0])>, std::string>) {
         p.Text(values[i]);
       } else {
@@ -513,14 +538,13 @@ Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
   in_list("account", query.accounts());
   in_list("partition", query.partitions());
   if (!query.job_ids().empty()) {
-    // A job id names the job, or every task of the array it is the id of.
-    in_list("(job_id", query.job_ids());
-    sql += " OR array_job_id IN (";
-    for (int i = 0; i < query.job_ids_size(); ++i) {
-      p.Number(static_cast<int64_t>(query.job_ids(i)));
-      sql += fmt::format("{}${}", i == 0 ? "" : ",", p.size());
-    }
-    sql += "))";
+    // A job id names the job, or every task of the array it is the id of:
+    // the tasks' ids are looked up first (the array index), then every row
+    // is found by its key, as for ids alone. One statement joining the two
+    // makes the planner read the whole table.
+    Result<std::vector<uint32_t>> ids = WithReconnect([&] { return JobIdsWithTasks(query); });
+    if (!ids.ok()) return ids.status();
+    in_list("job_id", *ids);
   }
   in_list("state", query.states());
   if (query.job_ids().empty()) {

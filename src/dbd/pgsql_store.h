@@ -86,6 +86,8 @@ class PgsqlStore : public AccountingStore {
   Status Migrate();
   // Schema version 4: each stored attempt's array job, read from its record.
   Status BackfillArrayJobIds();
+  // `query`'s job ids and those of the tasks of arrays among them, sorted.
+  Result<std::vector<uint32_t>> JobIdsWithTasks(const wire::QueryJobsRequest& query);
   Result<int> ReadSchemaVersion();
   Status UpsertBatch(const std::vector<wire::AccountingJob>& jobs);
   // The error of a failed command, as a Status (kUnavailable when the

@@ -60,7 +60,7 @@ TEST_F(JobScriptOptionsTest, ASubmititStyleScriptIsTakenAndItsWckeyShownEverywhe
   EXPECT_EQ(ctld_.Run("squeue -h -j " + id + " -O WCKey:12,SCT").out,
             "submitit    *:4:*               \n");
   const std::string shown = ctld_.Run("scontrol show job " + id).out;
-  EXPECT_NE(shown.find("ReqB:S:C:T=0:*:4:*"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("ReqB:S:C:T=0:0:4:*"), std::string::npos) << shown;
   testing::ReportJobExit(ctld_, static_cast<uint32_t>(*ParseUint(id)), 0);
   const std::string expected = id + "|submitit|COMPLETED\n";
   EXPECT_EQ(testing::SacctUntil(ctld_, "-X -n -P -o JobID,WCKey,State -j " + id, expected),
