@@ -110,8 +110,8 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   auto star = [](uint32_t v) { return v == 0 ? std::string("*") : std::to_string(v); };
   lines.push_back(
       fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:{}:{}:{}", nodes,
-                  job.alloc_cpus(), tasks, cpt, s.sockets_per_node(),
-                  star(s.cores_per_socket()), star(s.threads_per_core())));
+                  job.alloc_cpus(), tasks, cpt, s.sockets_per_node(), star(s.cores_per_socket()),
+                  star(s.threads_per_core())));
   lines.push_back(fmt::format(
       "TRES={}", job.alloc_tres().empty() ? fmt::format("cpu={},node={},billing={}",
                                                         job.alloc_cpus(), nodes, job.alloc_cpus())
@@ -161,7 +161,16 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   std::string tres_per_node;
   if (!s.gres().empty()) tres_per_node = "gres:" + s.gres();
   if (!s.gpus_per_node().empty()) tres_per_node = "gres:gpu:" + s.gpus_per_node();
+  // The GPU requests by job, node, socket and task, as the job gave them
+  // ("gres:gpu:2", "gres:gpu:a100:1").
+  if (!s.gpus().empty()) lines.push_back(fmt::format("TresPerJob=gres:gpu:{}", s.gpus()));
   if (!tres_per_node.empty()) lines.push_back(fmt::format("TresPerNode={}", tres_per_node));
+  if (!s.gpus_per_socket().empty()) {
+    lines.push_back(fmt::format("TresPerSocket=gres:gpu:{}", s.gpus_per_socket()));
+  }
+  if (!s.gpus_per_task().empty()) {
+    lines.push_back(fmt::format("TresPerTask=gres:gpu:{}", s.gpus_per_task()));
+  }
   // --cpus-per-gpu / --mem-per-gpu as the job gave them (slurm.conf's
   // DefCpuPerGPU / DefMemPerGPU stay defaults and are not shown, as in Slurm).
   if (s.cpus_per_gpu() > 0) {
@@ -170,6 +179,7 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   if (s.mem_per_gpu_mb() > 0) {
     lines.push_back(fmt::format("MemPerTres=gres:gpu:{}", s.mem_per_gpu_mb()));
   }
+  if (s.ntasks_per_gpu() > 0) lines.push_back(fmt::format("NtasksPerTRES:{}", s.ntasks_per_gpu()));
   // As Slurm: only for a job that asked for mail.
   if (s.mail_type() != 0 && !s.mail_user().empty()) {
     lines.push_back(fmt::format("MailUser={} MailType={}", s.mail_user(),

@@ -98,6 +98,19 @@ TEST_F(JobScriptOptionsTest, PriorityKillOnInvalidDependencyAndNodeMinimums) {
   EXPECT_NE(bb.out.find("Burst Buffer request invalid"), std::string::npos) << bb.out;
 }
 
+// scontrol show job prints a pending job's GPU requests by job, task and
+// node as Slurm does (TresPerJob, TresPerTask, NtasksPerTRES).
+TEST_F(JobScriptOptionsTest, ScontrolShowsTheGpuRequestsOfAPendingJob) {
+  const std::string by_task = Submit("--hold -n 2 --gpus=a100:2 --gpus-per-task=1 --wrap=true");
+  const std::string shown = ctld_.Run("scontrol show job " + by_task).out;
+  EXPECT_NE(shown.find("\n   TresPerJob=gres:gpu:a100:2\n"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("\n   TresPerTask=gres:gpu:1\n"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("TresPerNode="), std::string::npos) << shown;
+  const std::string per_gpu = Submit("--hold --gpus=1 --ntasks-per-gpu=2 --wrap=true");
+  const std::string per_gpu_shown = ctld_.Run("scontrol show job " + per_gpu).out;
+  EXPECT_NE(per_gpu_shown.find("\n   NtasksPerTRES:2\n"), std::string::npos) << per_gpu_shown;
+}
+
 // salloc -I gives up at once when the nodes are taken, and takes its
 // request back.
 TEST_F(JobScriptOptionsTest, ImmediateGivesUpWhenTheNodesAreBusy) {

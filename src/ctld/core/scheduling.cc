@@ -360,6 +360,10 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
         j.set_reason(std::string(model::reason::kDependencyNeverSatisfied));
         j.set_state(wire::JOB_STATE_CANCELLED);
         j.set_end_time(now);
+        AddJobMail(j, model::kMailInvalidDepend, now, config_->settings.cluster_name, effects);
+        if (std::optional<model::MailEvent> mail = EndMailEvent(j, j.state())) {
+          AddJobMail(j, *mail, now, config_->settings.cluster_name, effects);
+        }
         Persist(j, effects);
         continue;
       }
