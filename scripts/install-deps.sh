@@ -19,7 +19,7 @@ packages=(
 # The test suite also runs real workflow clients against Rota (docs/clients.md):
 # `make test` asks for them with --with-clients; `make quickstart` does not.
 if [ "${1:-}" = "--with-clients" ]; then
-  packages+=(snakemake)
+  packages+=(snakemake python3-ipyparallel)
 fi
 
 missing=()
