@@ -12,43 +12,24 @@
 #include <fstream>
 
 #include "common/strings.h"
-#include "tests/integration/controller_process.h"
-#include "tests/integration/dbd_process.h"
-#include "tests/integration/two_node_cluster_test.h"
+#include "tests/integration/accounted_cluster_test.h"
 
 namespace rota {
 namespace {
 
 using testing::CommandResult;
-using testing::DaemonProcess;
 using testing::ReadFileText;
-using testing::WaitUntil;
 
 constexpr char kSnakemake[] = "/usr/bin/snakemake";
 
-class SnakemakeClientTest : public testing::TwoNodeClusterTest {
+class SnakemakeClientTest : public testing::AccountedClusterTest {
  protected:
-  std::string Settings() const override { return testing::AccountingConf(dbd_port_); }
   void SetUp() override {
     // Installed by `make test` (scripts/install-deps.sh --with-clients).
     ASSERT_TRUE(std::filesystem::exists(kSnakemake))
         << kSnakemake << " is missing: run scripts/install-deps.sh --with-clients";
-    TwoNodeClusterTest::SetUp();
-    if (HasFatalFailure()) return;
-    dbd_ = std::make_unique<DaemonProcess>(
-        std::vector<std::string>{testing::BinDir() + "/rotadbd", "-f", cluster_->conf(), "-s",
-                                 (cluster_->dir().path() / "dbd").string()},
-        (cluster_->dir().path() / "rotadbd.log").string());
-    ASSERT_TRUE(WaitUntil([&] { return testing::LoopbackAccepting(dbd_port_); })) << dbd_->Log();
+    AccountedClusterTest::SetUp();
   }
-  void TearDown() override {
-    if (HasFailure()) std::cerr << "rotadbd log:\n" << dbd_->Log();
-    TwoNodeClusterTest::TearDown();
-    dbd_.reset();
-  }
-
-  uint16_t dbd_port_ = testing::FreeLoopbackPort();
-  std::unique_ptr<DaemonProcess> dbd_;
 };
 
 TEST_F(SnakemakeClientTest, AWorkflowWithAGpuRuleRunsToTheEnd) {

@@ -9,15 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
-#include "tests/integration/controller_process.h"
-#include "tests/integration/dbd_process.h"
-#include "tests/integration/two_node_cluster_test.h"
+#include "tests/integration/accounted_cluster_test.h"
 
 namespace rota {
 namespace {
 
 using testing::CommandResult;
-using testing::DaemonProcess;
 using testing::WaitUntil;
 
 // "51200K", "50M", "1G" (sacct's units) in KiB; 0 when it does not parse.
@@ -42,25 +39,9 @@ uint64_t KibOf(std::string_view text) {
 
 constexpr uint64_t k40MiB = 40 * 1024;  // In KiB
 
-class UsageAccountingTest : public testing::TwoNodeClusterTest {
+class UsageAccountingTest : public testing::AccountedClusterTest {
  protected:
-  std::string Settings() const override {
-    return testing::AccountingConf(dbd_port_) + "PrologFlags=Contain\n";
-  }
-  void SetUp() override {
-    TwoNodeClusterTest::SetUp();
-    if (HasFatalFailure()) return;
-    dbd_ = std::make_unique<DaemonProcess>(
-        std::vector<std::string>{testing::BinDir() + "/rotadbd", "-f", cluster_->conf(), "-s",
-                                 (cluster_->dir().path() / "dbd").string()},
-        (cluster_->dir().path() / "rotadbd.log").string());
-    ASSERT_TRUE(WaitUntil([&] { return testing::LoopbackAccepting(dbd_port_); })) << dbd_->Log();
-  }
-  void TearDown() override {
-    if (HasFailure()) std::cerr << "rotadbd log:\n" << dbd_->Log();
-    TwoNodeClusterTest::TearDown();
-    dbd_.reset();
-  }
+  std::string MoreSettings() const override { return "PrologFlags=Contain\n"; }
 
   // Submits a batch script (its text) with `options`; returns the job id.
   std::string Submit(const std::string& options, const std::string& script) {
@@ -93,9 +74,6 @@ class UsageAccountingTest : public testing::TwoNodeClusterTest {
     }
     return rows;
   }
-
-  uint16_t dbd_port_ = testing::FreeLoopbackPort();
-  std::unique_ptr<DaemonProcess> dbd_;
 };
 
 TEST_F(UsageAccountingTest, MaxRssOfTheBatchAndSrunStepsAndTheExternStep) {
