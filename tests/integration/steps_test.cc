@@ -282,6 +282,29 @@ TEST_F(StepsTest, SallocRunsACommandInItsAllocationAndReleasesIt) {
   EXPECT_TRUE(WaitForState(id, "COMPLETED")) << cluster_->Run("squeue -t all").out;
 }
 
+// srun --multi-prog: each task runs its line of the configuration file, on
+// the real node daemons, with its rank and offset. A file that leaves a task
+// without a program is refused.
+TEST_F(StepsTest, MultiProgRunsEachTasksOwnProgram) {
+  WriteScript("mp.conf",
+              "0    echo leader %t\n"
+              "1-3  sh -c 'echo worker %o on $SLURM_STEP_ID'\n");
+  WriteScript("short.conf", "0-1 true\n");
+  const std::string id = Submit("-N2 --ntasks-per-node=2",
+                                "srun -l --multi-prog mp.conf\n"
+                                "srun -n4 --multi-prog short.conf; echo rc=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("0: leader 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("1: worker 0 on 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("3: worker 2 on 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("srun: error: Configuration file short.conf invalid, no record for task id 2\n"
+                     "rc=1\n"),
+            std::string::npos)
+      << out;
+}
+
 // -o/-e/-i: per-task and per-node files written on the nodes, one file for
 // all tasks written by srun, one task's output, none.
 TEST_F(StepsTest, OutputErrorAndInputOptions) {

@@ -15,9 +15,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "cli/cluster_option.h"
 #include "cli/slurm_version.h"
 #include "cli/step/mpi_type.h"
+#include "cli/step/multi_prog.h"
 #include "cli/step/node_launches.h"
 #include "cli/step/raw_terminal.h"
 #include "cli/step/srun_io_relay.h"
@@ -298,6 +301,22 @@ int RunInNewAllocation(SrunOptions options, const std::vector<std::string>& args
   return code;
 }
 
+// --multi-prog: the command is the configuration file; every task runs the
+// command made of it. The step is named after the file, as the command's
+// program would name it.
+Status UseMultiProgFile(SrunOptions& options) {
+  const std::string& path = options.command[0];
+  std::ifstream in(path);
+  if (!in) return InvalidArgument("Unable to open configuration file " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<std::vector<std::string>> command = MultiProgCommand(text.str(), path, options.num_tasks);
+  if (!command.ok()) return command.status();
+  if (options.job_name.empty()) options.job_name = path.substr(path.rfind('/') + 1);
+  options.command = std::move(*command);
+  return Status::Ok();
+}
+
 }  // namespace
 }  // namespace rota::cli
 
@@ -326,6 +345,12 @@ int main(int argc, char** argv) {
   if (options->command.empty()) {
     std::cerr << "srun: fatal: No command given to execute.\n";
     return 1;
+  }
+  if (options->multi_prog) {
+    if (rota::Status s = UseMultiProgFile(*options); !s.ok()) {
+      std::cerr << "srun: error: " << s.message() << "\n";
+      return 1;
+    }
   }
   if (options->job_id == 0) return RunInNewAllocation(*options, args);
   if (std::optional<std::string> refused =

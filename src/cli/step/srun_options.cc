@@ -416,7 +416,9 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
       }
       default: {
         if (c >= kAllocationOnly) {  // For the allocation only, but --propagate
-          if (table[static_cast<size_t>(c - kAllocationOnly)].name == "propagate") {
+          if (table[static_cast<size_t>(c - kAllocationOnly)].name == "multi-prog") {
+            o.multi_prog = true;
+          } else if (table[static_cast<size_t>(c - kAllocationOnly)].name == "propagate") {
             Result<std::vector<std::string>> names = ParsePropagateOption(value, optarg != nullptr);
             if (!names.ok()) return Error(names.status().message());
             o.propagate = std::move(*names);

@@ -39,6 +39,9 @@ StepIoOption ParseStepIoOption(std::string_view value, bool input);
 
 struct SrunOptions {
   uint32_t num_tasks = 0;  // 0: not given
+  // --multi-prog: `command` is a configuration file of programs per task
+  // rank (cli/step/multi_prog.h), until srun replaces it with the command.
+  bool multi_prog = false;
   // --propagate's limits, replacing slurm.conf's PropagateResourceLimits.
   std::optional<std::vector<std::string>> propagate;
   uint32_t num_nodes = 0;

@@ -871,6 +871,7 @@ const JobOption kJobOptions[] = {
     {"propagate", 0, A::kOptional, kSb | kSr, &SetPropagate},
     {"export-file", 0, A::kRequired, kSb, &SetExportFile},
     {"exact", 0, A::kNone, kSr, &StepOnly},
+    {"multi-prog", 0, A::kNone, kSr, &StepOnly},
     {"immediate", 'I', A::kOptional, kSr | kSa, &SetImmediate},
     {"nodefile", 'F', A::kRequired, kAll, &SetNodeFile},
     {"ignore-pbs", 0, A::kNone, kSb, &StepOnly},
