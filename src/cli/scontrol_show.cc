@@ -112,10 +112,12 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
       fmt::format("NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:{}:{}:{}", nodes,
                   job.alloc_cpus(), tasks, cpt, s.sockets_per_node(), star(s.cores_per_socket()),
                   star(s.threads_per_core())));
+  // The allocation's TRES, else (pending) what the job asks for.
+  const std::string& tres = !job.alloc_tres().empty() ? job.alloc_tres() : job.req_tres();
   lines.push_back(fmt::format(
-      "TRES={}", job.alloc_tres().empty() ? fmt::format("cpu={},node={},billing={}",
-                                                        job.alloc_cpus(), nodes, job.alloc_cpus())
-                                          : job.alloc_tres()));
+      "TRES={}", !tres.empty() ? tres
+                               : fmt::format("cpu={},node={},billing={}", job.alloc_cpus(), nodes,
+                                             job.alloc_cpus())));
   lines.push_back(fmt::format("Socks/Node={} NtasksPerN:B:S:C={}:0:{}:{} CoreSpec=*",
                               star(s.sockets_per_node()), s.ntasks_per_node(),
                               star(s.ntasks_per_socket()), star(s.ntasks_per_core())));

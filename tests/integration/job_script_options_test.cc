@@ -106,6 +106,9 @@ TEST_F(JobScriptOptionsTest, ScontrolShowsTheGpuRequestsOfAPendingJob) {
   EXPECT_NE(shown.find("\n   TresPerJob=gres:gpu:a100:2\n"), std::string::npos) << shown;
   EXPECT_NE(shown.find("\n   TresPerTask=gres:gpu:1\n"), std::string::npos) << shown;
   EXPECT_EQ(shown.find("TresPerNode="), std::string::npos) << shown;
+  // Before any allocation, TRES= is what the job asks for, as in Slurm.
+  EXPECT_NE(shown.find("\n   TRES=cpu=2,mem=2G,node=1,billing=2,gres/gpu=2\n"), std::string::npos)
+      << shown;
   const std::string per_gpu = Submit("--hold --gpus=1 --ntasks-per-gpu=2 --wrap=true");
   const std::string per_gpu_shown = ctld_.Run("scontrol show job " + per_gpu).out;
   EXPECT_NE(per_gpu_shown.find("\n   NtasksPerTRES:2\n"), std::string::npos) << per_gpu_shown;

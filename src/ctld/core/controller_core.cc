@@ -405,6 +405,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   }
   job.set_alloc_cpus(shape->total_cpus);
   job.set_req_nodes(shape->nodes);
+  job.set_req_tres(RequestedTres(*config_, job));
   ROTA_RETURN_IF_ERROR(
       CheckPolicyLimitsAtSubmit(job, array ? static_cast<uint32_t>(array->tasks.size()) : 1));
   job.set_job_id(jobs_.AllocateId());

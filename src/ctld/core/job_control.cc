@@ -715,6 +715,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     }
   }
   (void)now;
+  if (pending) updated.set_req_tres(RequestedTres(*config_, updated));
   jobs_.Replace(job_id, updated);
   Persist(updated, effects);
   return "";
