@@ -11,15 +11,16 @@ packages=(
   libfmt-dev libspdlog-dev nlohmann-json3-dev
   libprotobuf-dev protobuf-compiler libasio-dev
   libssl-dev libmunge-dev munge zlib1g-dev
-  libhwloc-dev
+  libhwloc-dev libpmix-dev
   libsqlite3-dev
   libpq-dev postgresql
   libfaketime
 )
-# The test suite also runs real workflow clients against Rota (docs/clients.md):
-# `make test` asks for them with --with-clients; `make quickstart` does not.
+# The test suite also runs real workflow clients and Open MPI against Rota
+# (docs/clients.md, docs/mpi.md): `make test` asks for them with
+# --with-clients; `make quickstart` does not.
 if [ "${1:-}" = "--with-clients" ]; then
-  packages+=(snakemake python3-ipyparallel)
+  packages+=(snakemake python3-ipyparallel openmpi-bin libopenmpi-dev)
 fi
 
 missing=()

@@ -79,13 +79,15 @@ TEST_F(Pmi2Test, AbortEndsTheStep) {
   EXPECT_NE(out.find("rc="), std::string::npos) << out;
 }
 
-TEST_F(Pmi2Test, ListAndPmixRefusal) {
+TEST_F(Pmi2Test, ListAndUnknownTypes) {
   CommandResult list = cluster_->Run("srun --mpi=list");
   EXPECT_EQ(list.exit_code, 0);
-  EXPECT_EQ(list.out, "MPI plugin types are...\n\tnone\n\tpmi2\n");
-  CommandResult pmix = cluster_->Run("srun --mpi=pmix -n1 true");
-  EXPECT_NE(pmix.exit_code, 0);
-  EXPECT_EQ(pmix.out, "srun: error: --mpi=pmix: pmix is not supported; use pmi2\n");
+  EXPECT_EQ(list.out,
+            "MPI plugin types are...\n\tnone\n\tpmi2\n\tpmix\n"
+            "specific pmix plugin versions available: pmix_v3,pmix_v4\n");
+  CommandResult lam = cluster_->Run("srun --mpi=lam -n1 true");
+  EXPECT_NE(lam.exit_code, 0);
+  EXPECT_EQ(lam.out, "srun: error: MPI type 'lam' is not known\n");
 }
 
 // MpiDefault=pmi2 in slurm.conf: srun without --mpi gives its tasks PMI-2.

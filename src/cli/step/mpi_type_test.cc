@@ -7,14 +7,17 @@
 namespace rota::cli {
 namespace {
 
-TEST(MpiTypeTest, KnownTypesAndPmixRefusal) {
+TEST(MpiTypeTest, KnownTypesAndPmixVersions) {
   EXPECT_EQ(CheckMpiType("pmi2").value(), "pmi2");
   EXPECT_EQ(CheckMpiType("none").value(), "none");
   EXPECT_EQ(CheckMpiType("list").value(), "list");
-  Result<std::string> pmix = CheckMpiType("pmix_v4");
-  ASSERT_FALSE(pmix.ok());
-  EXPECT_NE(pmix.status().message().find("pmix is not supported; use pmi2"), std::string::npos);
-  EXPECT_FALSE(CheckMpiType("lam").ok());
+  for (const char* pmix : {"pmix", "pmix_v3", "pmix_v4"}) {
+    EXPECT_EQ(CheckMpiType(pmix).value(), "pmix") << pmix;
+  }
+  Result<std::string> unknown = CheckMpiType("lam");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(), "srun: error: MPI type 'lam' is not known");
+  EXPECT_FALSE(CheckMpiType("pmix_v9").ok());
 }
 
 TEST(MpiTypeTest, SrunOptionAndEnvironment) {
@@ -38,9 +41,10 @@ TEST(MpiTypeTest, SrunOptionAndEnvironment) {
   EXPECT_EQ(o->mpi, "list");
   EXPECT_NE(std::string(kMpiTypeList).find("pmi2"), std::string::npos);
 
-  o = ParseSrunOptions({"--mpi=pmix", "a.out"}, {});
-  ASSERT_FALSE(o.ok());
-  EXPECT_EQ(o.status().message(), "srun: error: --mpi=pmix: pmix is not supported; use pmi2");
+  o = ParseSrunOptions({"--mpi=pmix_v4", "a.out"}, {});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->mpi, "pmix");
+  EXPECT_NE(std::string(kMpiTypeList).find("pmix_v4"), std::string::npos);
 }
 
 }  // namespace

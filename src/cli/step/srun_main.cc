@@ -79,7 +79,7 @@ void Usage() {
                "      --open-mode=append|truncate\n"
                "  -K, --kill-on-bad-exit     end the step when a task exits non-zero\n"
                "  -W, --wait=secs            end the step secs after its first task ends\n"
-               "      --mpi=none|pmi2|list   PMI-2 for MPI tasks (pmi2), or none\n"
+               "      --mpi=none|pmi2|pmix|list  PMI-2 or PMIx for MPI tasks, or none\n"
                "      --pty                  run task 0 in a pseudo-terminal\n"
                "  -J, --job-name=name        name of the step\n"
                "      --jobid=id             run inside this job's allocation\n";

@@ -25,6 +25,7 @@ enum LongOnly : int {
   kUsage,
   kMpi,
   kOverlap,
+  kOvercommit,
   kExclusive,
   kOpenMode,
   kPty,
@@ -52,6 +53,7 @@ const option kOptions[] = {
     {"verbose", no_argument, nullptr, 'v'},
     {"mpi", required_argument, nullptr, kMpi},
     {"overlap", no_argument, nullptr, kOverlap},
+    {"overcommit", no_argument, nullptr, kOvercommit},
     {"exclusive", optional_argument, nullptr, kExclusive},
     {"output", required_argument, nullptr, 'o'},
     {"error", required_argument, nullptr, 'e'},
@@ -213,6 +215,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     o.cpu_bind = v;
   }
   if (!from_env("SLURM_OVERLAP").empty()) o.overlap = true;
+  if (!from_env("SLURM_OVERCOMMIT").empty()) o.overcommit = true;
   if (std::string v = from_env("SLURM_MPI_TYPE"); !v.empty()) {
     if (Result<std::string> mpi = CheckMpiType(v); mpi.ok() && *mpi != "list") o.mpi = *mpi;
   }
@@ -242,7 +245,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   // The allocation's options (sbatch's table) are let through: srun outside
   // an allocation parses them again for its request (srun_main.cc).
   std::vector<option> longopts;
-  std::string optstring = "+n:N:c:J:lhVvo:e:i:K::W:uG:";
+  std::string optstring = "+n:N:c:J:lhVvo:e:i:K::W:uG:O";
   const size_t own_letters = optstring.size();
   for (const option* o = kOptions; o->name != nullptr; ++o) longopts.push_back(*o);
   const std::span<const JobOption> table = JobOptionTable();
@@ -364,6 +367,10 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         break;  // Output is never buffered on its way to srun.
       case kPty:
         o.pty = true;
+        break;
+      case 'O':
+      case kOvercommit:
+        o.overcommit = true;
         break;
       case kOverlap:
         o.overlap = true;

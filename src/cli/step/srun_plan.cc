@@ -24,6 +24,7 @@ wire::CreateStepRequest StepRequestFor(const SrunOptions& options) {
   create.set_gpus_per_node(options.gpus_per_node);
   create.set_gpus(options.gpus);
   create.set_overlap(options.overlap || options.pty);
+  create.set_overcommit(options.overcommit);
   create.set_cpu_bind(options.cpu_bind);
   return create;
 }
@@ -68,19 +69,19 @@ wire::LaunchTasksRequest LaunchRequestFor(
   launch.set_step_id(step_id);
   for (const std::string& a : options.command) launch.add_argv(a);
   for (const auto& [name, value] : extra_env) SetVariable(env, name, value);
-  // --mpi, else MpiDefault: the tasks find their PMI-2 server (docs/mpi.md).
+  // --mpi, else MpiDefault: the tasks find their PMI server (docs/mpi.md).
   std::string mpi = options.mpi;
   if (mpi.empty()) {
     Result<std::string> by_default = CheckMpiType(config.settings.mpi_default);
-    if (by_default.ok() && *by_default == "pmi2") mpi = "pmi2";
+    if (by_default.ok() && (*by_default == "pmi2" || *by_default == "pmix")) mpi = *by_default;
     if (!by_default.ok()) {
       *warning = "MpiDefault=" + config.settings.mpi_default +
-                 " is not supported; tasks start without PMI (--mpi=pmi2 gives them PMI-2)";
+                 " is not supported; tasks start without PMI (--mpi=pmi2 or pmix gives them one)";
     }
   }
-  if (mpi == "pmi2") {
-    launch.mutable_pmi()->set_type("pmi2");
-    SetVariable(env, "SLURM_MPI_TYPE", "pmi2");
+  if (mpi == "pmi2" || mpi == "pmix") {
+    launch.mutable_pmi()->set_type(mpi);
+    SetVariable(env, "SLURM_MPI_TYPE", mpi);
   }
   for (const std::string& e : env) launch.add_environment(e);
   *launch.mutable_std_out() = WireMode(options.output, false);

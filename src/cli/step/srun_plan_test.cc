@@ -53,7 +53,7 @@ TEST(SrunPlanTest, TheLaunchCarriesTheEnvironmentWithTheAllocationsVariablesOver
   EXPECT_EQ(warning, "");
 }
 
-TEST(SrunPlanTest, MpiDefaultGivesPmi2UnlessTheCommandLineSaysNone) {
+TEST(SrunPlanTest, MpiDefaultGivesItsPmiUnlessTheCommandLineSaysNone) {
   conf::ClusterConfig config;
   config.settings.mpi_default = "pmi2";
   std::string warning;
@@ -66,10 +66,16 @@ TEST(SrunPlanTest, MpiDefaultGivesPmi2UnlessTheCommandLineSaysNone) {
   launch = LaunchRequestFor(none, config, 12, 0, {}, {}, &warning);
   EXPECT_FALSE(launch.has_pmi());
 
-  config.settings.mpi_default = "pmix";
+  config.settings.mpi_default = "pmix_v4";
+  launch = LaunchRequestFor(Options(), config, 12, 0, {}, {}, &warning);
+  EXPECT_EQ(launch.pmi().type(), "pmix");
+  EXPECT_TRUE(Has(launch, "SLURM_MPI_TYPE=pmix"));
+  EXPECT_EQ(warning, "");
+
+  config.settings.mpi_default = "cray_shasta";
   launch = LaunchRequestFor(Options(), config, 12, 0, {}, {}, &warning);
   EXPECT_FALSE(launch.has_pmi());
-  EXPECT_NE(warning.find("MpiDefault=pmix is not supported"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("MpiDefault=cray_shasta is not supported"), std::string::npos) << warning;
 }
 
 TEST(SrunPlanTest, StdinGoesToTheNodeHoldingItsTask) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/step/srun_options.h"
+#include "cli/step/srun_plan.h"
 #include "cli/step/step_commands.h"
 #include "cli/step/task_output.h"
 
@@ -187,6 +188,14 @@ TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
   EXPECT_EQ(o->mem_per_node_mb, 0u);  // The last one wins.
   EXPECT_EQ(o->mem_per_cpu_mb, 100u);
   EXPECT_FALSE(o->overlap);
+  EXPECT_FALSE(o->overcommit);
+  o = ParseSrunOptions({"-O", "cmd"}, {});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->overcommit);
+  EXPECT_TRUE(StepRequestFor(*o).overcommit());
+  o = ParseSrunOptions({"cmd"}, {{"SLURM_OVERCOMMIT", "1"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->overcommit);
   Result<SrunOptions> bad = ParseSrunOptions({"--cpu-bind=sideways", "cmd"}, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "srun: error: Invalid --cpu-bind argument: sideways");

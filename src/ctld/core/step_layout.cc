@@ -3,13 +3,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace rota::ctld {
+namespace {
+
+// What a node holds of an overcommitted step when CPUs are all that bound it.
+constexpr uint32_t kOvercommitted = 1u << 20;
+
+}  // namespace
 
 uint32_t TasksThatFit(const StepNodeCapacity& node, const StepShape& shape) {
   const uint32_t cpus_per_task = std::max<uint32_t>(1, shape.cpus_per_task);
   uint32_t fit = node.cpus / cpus_per_task;
+  if (shape.overcommit && node.cpus > 0) fit = kOvercommitted;
   if (shape.gpus_per_task > 0) fit = std::min(fit, node.gpus / shape.gpus_per_task);
   if (shape.gpus_per_node > node.gpus) fit = 0;
   if (node.mem_mb != StepNodeCapacity::kUnlimitedMemory) {
@@ -78,6 +86,14 @@ Result<StepLayout> LayOutStep(const std::vector<StepNodeCapacity>& nodes, const 
   }
   if (!holds(shape, &capacity).first) {
     return InvalidArgument("Invalid generic resource (gres) specification");
+  }
+  // Overcommitted, CPUs no longer spread the tasks: an even share per node,
+  // as far as the other resources allow.
+  if (shape.overcommit) {
+    const uint32_t share = (tasks + node_count - 1) / node_count;
+    std::vector<uint32_t> even = capacity;
+    for (uint32_t& c : even) c = std::min(c, share);
+    if (std::accumulate(even.begin(), even.end(), uint64_t{0}) >= tasks) capacity = std::move(even);
   }
   // One task on every node first, then block: fill each node in order.
   std::vector<uint32_t> per_node(node_count, 1);

@@ -31,6 +31,9 @@ struct StepShape {
   uint32_t gpus_per_node = 0;    // --gres=gpu:N (or --gpus spread over the nodes)
   uint64_t mem_per_node_mb = 0;  // --mem
   uint64_t mem_per_cpu_mb = 0;   // --mem-per-cpu
+  // -O: a node's CPUs do not bound its tasks (each node still needs one
+  // CPU); the tasks are spread evenly over the step's nodes.
+  bool overcommit = false;
 };
 
 // How many tasks of `shape` one node can hold (its CPUs, GPUs and memory, and

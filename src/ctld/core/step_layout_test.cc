@@ -72,5 +72,23 @@ TEST(StepLayoutTest, RefusesMoreNodesOrTasksThanTheJobHas) {
             std::string::npos);
 }
 
+TEST(StepLayoutTest, OvercommitSpreadsMoreTasksThanCpusEvenly) {
+  // srun -N2 -n8 -O on two nodes of 2 CPUs: 4 and 4 (without -O: refused).
+  Result<StepLayout> l = LayOutStep(Nodes(2, 2), {.num_tasks = 8, .overcommit = true});
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_EQ(l->tasks_per_node, Tasks({4, 4}));
+  l = LayOutStep(Nodes(2, 2), {.num_tasks = 5, .overcommit = true});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->tasks_per_node, Tasks({3, 2}));
+  // Other resources still bound it: one GPU per task, 3 GPUs per node.
+  l = LayOutStep(Nodes(2, 2, 3), {.num_tasks = 6, .gpus_per_task = 1, .overcommit = true});
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->tasks_per_node, Tasks({3, 3}));
+  EXPECT_FALSE(
+      LayOutStep(Nodes(2, 2, 3), {.num_tasks = 7, .gpus_per_task = 1, .overcommit = true}).ok());
+  // A node without a CPU holds none.
+  EXPECT_FALSE(LayOutStep(Nodes(1, 0), {.num_tasks = 2, .overcommit = true}).ok());
+}
+
 }  // namespace
 }  // namespace rota::ctld

@@ -96,6 +96,7 @@ StepResourceRequest StepResourceRequestOf(const wire::CreateStepRequest& request
   r.shape.mem_per_cpu_mb = request.mem_per_node_mb() > 0 ? 0 : request.mem_per_cpu_mb();
   r.gpus = request.gpus();
   r.overlap = request.overlap();
+  r.shape.overcommit = request.overcommit();
   return r;
 }
 

@@ -15,33 +15,35 @@
 
 #include "common/status.h"
 #include "noded/pmi/pmi2_session.h"
+#include "noded/pmi/step_pmi.h"
 #include "step_rpc.pb.h"
 
 namespace rota::noded {
 
-class Pmi2Tasks {
+class Pmi2Tasks : public StepPmi {
  public:
   // Errors: a socketpair could not be made.
   static Result<std::unique_ptr<Pmi2Tasks>> Open(Pmi2StepShape shape);
-  ~Pmi2Tasks();
+  ~Pmi2Tasks() override;
   Pmi2Tasks(const Pmi2Tasks&) = delete;
   Pmi2Tasks& operator=(const Pmi2Tasks&) = delete;
 
   // The task's end (close-on-exec here; the task's process keeps it) and
   // the variables that tell it so (PMI_FD, PMI_RANK, PMI_SIZE, PMI_JOBID,
   // PMI_SPAWNED), as Slurm's mpi/pmi2 sets them.
-  int TaskEnd(uint32_t local_task) const { return channels_[local_task].task_end; }
-  std::vector<std::pair<std::string, std::string>> TaskEnvironment(uint32_t local_task) const;
+  int TaskEnd(uint32_t local_task) const override { return channels_[local_task].task_end; }
+  std::vector<std::pair<std::string, std::string>> TaskEnvironment(
+      uint32_t local_task) const override;
   // Closes this process's copies of the tasks' ends, once they are started.
-  void CloseTaskEnds();
+  void CloseTaskEnds() override;
 
   // Adds this side's descriptors to a poll set; returns where they start.
-  size_t AddPollFds(std::vector<pollfd>& fds) const;
+  size_t AddPollFds(std::vector<pollfd>& fds) const override;
   // After poll: serves what the tasks wrote (from fds[first..]) and returns
   // what goes to srun.
-  std::vector<wire::TaskIoFrame> OnPolled(const std::vector<pollfd>& fds, size_t first);
+  std::vector<wire::TaskIoFrame> OnPolled(const std::vector<pollfd>& fds, size_t first) override;
   // A PMI frame from srun (FENCE_DONE).
-  void OnSrunFrame(const wire::PmiExchange& exchange);
+  void OnSrunFrame(const wire::PmiExchange& exchange) override;
 
  private:
   struct Channel {

@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "common/log.h"
-#include "noded/pmi/pmi2_tasks.h"
+#include "noded/pmi/step_pmi.h"
 #include "noded/stepd/step_channel.h"
 #include "noded/stepd/task_terminal.h"
 
@@ -116,7 +116,7 @@ void StepIoRelay::SendTaskStderr(uint32_t task, const std::string& text) {
   WriteStepMessage(io_, frame).ok();
 }
 
-bool StepIoRelay::TakeFrameFromSrun(std::vector<LocalTask>& tasks, Pmi2Tasks* pmi) {
+bool StepIoRelay::TakeFrameFromSrun(std::vector<LocalTask>& tasks, StepPmi* pmi) {
   wire::TaskIoFrame frame;
   if (!ReadStepMessage(io_, frame, std::chrono::seconds(10)).ok()) return false;
   if (frame.has_pmi()) {
@@ -184,8 +184,7 @@ bool StepIoRelay::ReapIfExited(LocalTask& task, TaskEndHooks& hooks) {
   return WriteStepMessage(io_, frame).ok();
 }
 
-bool StepIoRelay::RelayUntilDone(std::vector<LocalTask>& tasks, Pmi2Tasks* pmi,
-                                 TaskEndHooks& hooks) {
+bool StepIoRelay::RelayUntilDone(std::vector<LocalTask>& tasks, StepPmi* pmi, TaskEndHooks& hooks) {
   bool srun_gone = false;
   std::vector<char> buf(64 * 1024);
   while (!srun_gone) {

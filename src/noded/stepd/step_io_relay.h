@@ -20,7 +20,7 @@
 
 namespace rota::noded {
 
-class Pmi2Tasks;
+class StepPmi;
 
 // What the step does as its tasks end, between their exit and srun hearing
 // of it. Implemented by the step (step_tasks.cc); tests fake it.
@@ -63,13 +63,13 @@ class StepIoRelay {
   // and its exit: true. False: srun went away first; the tasks still running
   // are left to the caller to kill. Closes each task's stdio ends as they
   // end. REQUIRES: every task started (pid and its stdio ends set). `pmi`:
-  // the step's PMI-2 server, or null.
-  bool RelayUntilDone(std::vector<LocalTask>& tasks, Pmi2Tasks* pmi, TaskEndHooks& hooks);
+  // the step's PMI server, or null.
+  bool RelayUntilDone(std::vector<LocalTask>& tasks, StepPmi* pmi, TaskEndHooks& hooks);
 
  private:
   // Takes one frame from srun: stdin for some tasks, a window size, or the
   // end of a PMI fence. False: srun is gone.
-  bool TakeFrameFromSrun(std::vector<LocalTask>& tasks, Pmi2Tasks* pmi);
+  bool TakeFrameFromSrun(std::vector<LocalTask>& tasks, StepPmi* pmi);
   // Reaps `task` if it has exited and tells srun of memory kills it met;
   // false when srun could not be written to.
   bool ReapIfExited(LocalTask& task, TaskEndHooks& hooks);

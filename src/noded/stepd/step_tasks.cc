@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 
 #include "api/methods.h"
 #include "common/log.h"
@@ -14,6 +15,7 @@
 #include "noded/gpu/gres_device_files.h"
 #include "noded/pmi/pmi2_session.h"
 #include "noded/pmi/pmi2_tasks.h"
+#include "noded/pmi/pmix_tasks.h"
 #include "noded/stepd/local_task.h"
 #include "noded/stepd/step_io_relay.h"
 #include "noded/stepd/step_plan.h"
@@ -128,17 +130,35 @@ wire::ListStepsRequest AskForStep(uint32_t job_id, uint32_t step_id) {
   return ask;
 }
 
-// srun --mpi=pmi2 (docs/mpi.md): the step's PMI-2 server here; null for
-// other steps.
-Result<std::unique_ptr<Pmi2Tasks>> OpenStepPmi(const wire::LaunchTasksRequest& request,
-                                               const StepPlan& plan) {
-  if (request.pmi().type() != "pmi2") return std::unique_ptr<Pmi2Tasks>();
+// srun --mpi=pmi2 or pmix (docs/mpi.md): the step's PMI server here; null
+// for other steps.
+Result<std::unique_ptr<StepPmi>> OpenStepPmi(const wire::LaunchTasksRequest& request,
+                                             const StepPlan& plan) {
+  const std::string& type = request.pmi().type();
+  if (type != "pmi2" && type != "pmix") return std::unique_ptr<StepPmi>();
   std::vector<uint32_t> per_node(plan.step.tasks_per_node().begin(),
                                  plan.step.tasks_per_node().end());
+  if (type == "pmix") {
+    wire::PmixSetup setup;
+    setup.set_job_id(request.job_id());
+    setup.set_step_id(request.step_id());
+    *setup.mutable_nodes() = plan.step.nodes();
+    *setup.mutable_tasks_per_node() = plan.step.tasks_per_node();
+    setup.set_node_index(static_cast<uint32_t>(plan.node_index));
+    setup.set_uid(plan.job.spec().uid());
+    setup.set_gid(plan.job.spec().gid());
+    const char* tmp = std::getenv("TMPDIR");
+    setup.set_tmp_base(tmp != nullptr && *tmp == '/' ? tmp : "/tmp");
+    Result<std::unique_ptr<PmixTasks>> pmix = PmixTasks::Start(PmixServerProgram(), setup);
+    if (!pmix.ok()) return pmix.status();
+    return std::unique_ptr<StepPmi>(std::move(pmix).value());
+  }
   Pmi2StepShape shape{fmt::format("{}.{}", request.job_id(), request.step_id()),
                       plan.step.num_tasks(), plan.first_task, plan.local_tasks,
                       Pmi2ProcessMapping(per_node)};
-  return Pmi2Tasks::Open(std::move(shape));
+  Result<std::unique_ptr<Pmi2Tasks>> pmi2 = Pmi2Tasks::Open(std::move(shape));
+  if (!pmi2.ok()) return pmi2.status();
+  return std::unique_ptr<StepPmi>(std::move(pmi2).value());
 }
 
 // Closes rotad's ends of the tasks' stdio and kills and reaps those still
@@ -399,7 +419,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   TaskSpawner spawner(node_, plan, request);
   step_caged = true;  // Removed on the way out, also when half made.
   if (Status made = spawner.MakeStepCage(); !made.ok()) return fail(made);
-  Result<std::unique_ptr<Pmi2Tasks>> pmi = OpenStepPmi(request, plan);
+  Result<std::unique_ptr<StepPmi>> pmi = OpenStepPmi(request, plan);
   if (!pmi.ok()) return fail(pmi.status());
 
   tasks.resize(plan.local_tasks);

@@ -19,7 +19,7 @@
 #include "noded/cpu_list.h"
 #include "noded/gpu/gres_device_files.h"
 #include "noded/job_environment.h"
-#include "noded/pmi/pmi2_tasks.h"
+#include "noded/pmi/step_pmi.h"
 #include "noded/stepd/task_epilog.h"
 #include "noded/stepd/task_limits.h"
 #include "noded/stepd/task_process.h"
@@ -192,7 +192,7 @@ Status TaskSpawner::MakeStepCage() const {
   return node_.cgroups->CreateStep(job_id_, step_cage_, step_limits_);
 }
 
-Status TaskSpawner::Start(uint32_t local_id, Pmi2Tasks* pmi, LocalTask& task) {
+Status TaskSpawner::Start(uint32_t local_id, StepPmi* pmi, LocalTask& task) {
   const wire::JobSpec& spec = plan_.job.spec();
   task.local_id = local_id;
   task.global_id = plan_.first_task + local_id;

@@ -27,7 +27,7 @@
 
 namespace rota::noded {
 
-class Pmi2Tasks;
+class StepPmi;
 
 class TaskSpawner {
  public:
@@ -44,10 +44,10 @@ class TaskSpawner {
   Status MakeStepCage() const;
 
   // Starts the step's local task `local_id` and fills in `task` (its ids,
-  // pid, stdio ends, pidfd, pty master). `pmi`: the step's PMI-2 server, or
+  // pid, stdio ends, pidfd, pty master). `pmi`: the step's PMI server, or
   // null. REQUIRES: MakeStepCage succeeded. Errors: why the task could not
   // start; `task` then still holds what is to be closed.
-  Status Start(uint32_t local_id, Pmi2Tasks* pmi, LocalTask& task);
+  Status Start(uint32_t local_id, StepPmi* pmi, LocalTask& task);
 
   // What --cpu-bind=verbose and --gpu-bind=verbose print on a started task's
   // stderr, one line each ending in "\n"; none when neither was asked for.
