@@ -65,6 +65,17 @@ TEST_F(ControllerTest, SubmitListAndCancel) {
   r = ctld_.Run("scancel 77");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "scancel: error: Kill job error on job id 77: Invalid job id specified\n");
+  // One unknown job id is an error, as Slurm's squeue says it; a known job
+  // that the other options leave out, or several ids, list nothing.
+  r = ctld_.Run("squeue -j 77");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "slurm_load_jobs error: Invalid job id specified\n");
+  r = ctld_.Run("squeue -h -j 1 -t PD");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  r = ctld_.Run("squeue -h -j 77,78");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
 }
 
 TEST_F(ControllerTest, RefusedSubmissionsSaySoAndLeaveNothing) {

@@ -254,6 +254,21 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::vector<Row> rows = RowsOf(*listing, expand_arrays);
+  // One job id alone is asked for by itself in Slurm, which says so when the
+  // controller does not know it (scripts poll for that); any other selection
+  // that matches nothing lists nothing.
+  if (rows.empty() && request.job_ids_size() == 1 && !options.json) {
+    rota::wire::ListJobsRequest only;
+    only.add_job_ids(request.job_ids(0));
+    only.add_record_fields(rota::wire::JobRecord::kJobIdFieldNumber);
+    auto known = (*client)->CallForBody(rota::api::kListJobs, only);
+    auto found = known.ok() ? rota::cli::JobListing::Parse(std::move(known).value())
+                            : rota::Result<rota::cli::JobListing>(known.status());
+    if (found.ok() && found->size() == 0) {
+      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+  }
   bool malformed = false;
   // Each row is parsed when the listing asks for it, into one reused message.
   auto source = [&](size_t k) -> const rota::wire::JobRecord* {
