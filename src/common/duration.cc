@@ -70,6 +70,11 @@ Result<DurationSecs> ParseDuration(std::string_view text) {
   return total;
 }
 
+DurationSecs RoundUpToMinutes(DurationSecs secs) {
+  if (secs <= 0 || secs == kInfiniteDuration || secs % kSecsPerMinute == 0) return secs;
+  return (secs / kSecsPerMinute + 1) * kSecsPerMinute;
+}
+
 Result<DurationSecs> ParseTimeOption(std::string_view text) {
   if (text == "-1") return kInfiniteDuration;
   if (text.size() > 1 && text.back() == '-') {
@@ -78,7 +83,9 @@ Result<DurationSecs> ParseTimeOption(std::string_view text) {
     if (!days || !AddScaled(*days, kSecsPerDay, &total)) return InvalidTime(text);
     return total;
   }
-  return ParseDuration(text);
+  Result<DurationSecs> secs = ParseDuration(text);
+  if (!secs.ok()) return secs;
+  return RoundUpToMinutes(*secs);
 }
 
 namespace {

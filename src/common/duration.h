@@ -24,8 +24,14 @@ Result<DurationSecs> ParseDuration(std::string_view text);
 
 // What the commands take for --time and --time-min: ParseDuration's forms,
 // plus "-1" (kInfiniteDuration) and a day count alone, "D-" (D days), as
-// Slurm's commands read them. Configuration files keep ParseDuration.
+// Slurm's commands read them, rounded up to whole minutes (Slurm keeps job
+// time limits in minutes: "0:30" is one minute). Configuration files keep
+// ParseDuration.
 Result<DurationSecs> ParseTimeOption(std::string_view text);
+
+// `secs` rounded up to a whole number of minutes; kInfiniteDuration and
+// negative values as they are.
+DurationSecs RoundUpToMinutes(DurationSecs secs);
 
 // squeue's TIME and TIME_LIMIT columns: "0:00", "5:07", "1:02:03", "2-00:00:00";
 // kInfiniteDuration prints "UNLIMITED". Negative values print as "INVALID".

@@ -59,6 +59,14 @@ TEST(ParseTimeOptionTest, TheCommandsFormsBesideParseDurations) {
   EXPECT_EQ(*ParseTimeOption("INFINITE"), kInfiniteDuration);
   EXPECT_EQ(*ParseTimeOption("1-12:30"), 86400 + 12 * 3600 + 30 * 60);
   EXPECT_EQ(*ParseTimeOption("90"), 5400);
+  // Seconds round up to whole minutes, as Slurm keeps limits.
+  EXPECT_EQ(*ParseTimeOption("0:02"), 60);
+  EXPECT_EQ(*ParseTimeOption("5:30"), 360);
+  EXPECT_EQ(*ParseTimeOption("1:02:03"), 3780);
+  EXPECT_EQ(*ParseTimeOption("2:00"), 120);
+  EXPECT_EQ(*ParseTimeOption("0"), 0);
+  EXPECT_EQ(RoundUpToMinutes(-1), -1);
+  EXPECT_EQ(RoundUpToMinutes(kInfiniteDuration), kInfiniteDuration);
   for (const char* text : {"-", "-2", "--", "x-", "5--", "1-x", "", "106751991167301-"}) {
     Result<DurationSecs> secs = ParseTimeOption(text);
     ASSERT_FALSE(secs.ok()) << text;

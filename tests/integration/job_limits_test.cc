@@ -51,10 +51,14 @@ class JobLimitsTest : public testing::TwoNodeClusterTest {
 };
 
 TEST_F(JobLimitsTest, OverTimeLimitUnlimitedLetsAJobFinishPastItsLimit) {
-  // A 2-second limit, a 5-second job: without OverTimeLimit it ends TIMEOUT.
+  // A 2-second limit is a minute, as in Slurm; lowered to none at all while
+  // the 5-second job runs: without OverTimeLimit it would end TIMEOUT.
   std::string job = SubmitOk("--time=0:02 --wrap='sleep 5; echo finished'");
   ASSERT_TRUE(WaitForState(job, "RUNNING")) << Squeue(job, "%T %r");
-  EXPECT_NE(ShowJob(job).find("TimeLimit=00:00:02"), std::string::npos) << ShowJob(job);
+  EXPECT_NE(ShowJob(job).find("TimeLimit=00:01:00"), std::string::npos) << ShowJob(job);
+  CommandResult lowered = cluster_->Run("scontrol update JobId=" + job + " TimeLimit=0");
+  ASSERT_EQ(lowered.exit_code, 0) << lowered.out;
+  EXPECT_NE(ShowJob(job).find("TimeLimit=00:00:00"), std::string::npos) << ShowJob(job);
   ASSERT_TRUE(WaitForState(job, "COMPLETED")) << Squeue(job, "%T %r");
   EXPECT_EQ(ReadFileText(cluster_->work_dir() + "/slurm-" + job + ".out"), "finished\n");
 }

@@ -266,8 +266,9 @@ TEST_F(NodedClusterTest, TimeLimitEndsAJobThatIgnoresSigterm) {
       Submit("--wrap='trap \"echo GOT_TERM\" TERM; echo READY; while true; do sleep 0.1; done'");
   ASSERT_TRUE(WaitForState(id, "RUNNING"));
   ASSERT_TRUE(WaitUntil([&] { return Output(id).find("READY") != std::string::npos; }));
-  // Lowering one's own limit is allowed; 0:01 is one second, long past.
-  CommandResult r = cluster_->Run("scontrol update JobId=" + id + " TimeLimit=0:01");
+  // Lowering one's own limit is allowed; 0 (whole minutes, as in Slurm) is
+  // long past.
+  CommandResult r = cluster_->Run("scontrol update JobId=" + id + " TimeLimit=0");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   ASSERT_TRUE(WaitForState(id, "TIMEOUT")) << cluster_->Run("squeue -t all").out;
   EXPECT_NE(Output(id).find("GOT_TERM\n"), std::string::npos) << Output(id);

@@ -285,8 +285,8 @@ TEST(JobOptionsTest, CommandLineBeatsEnvironmentBeatsScript) {
 
 TEST(JobOptionsTest, TimeLimitForms) {
   EXPECT_EQ(SpecOf({"-t", "30"}).time_limit_s(), 1800);
-  EXPECT_EQ(SpecOf({"-t", "5:30"}).time_limit_s(), 330);
-  EXPECT_EQ(SpecOf({"-t", "1:02:03"}).time_limit_s(), 3723);
+  EXPECT_EQ(SpecOf({"-t", "5:30"}).time_limit_s(), 360);  // Whole minutes, rounded up
+  EXPECT_EQ(SpecOf({"-t", "1:02:03"}).time_limit_s(), 3780);
   EXPECT_EQ(SpecOf({"-t", "2-0"}).time_limit_s(), 2 * 86400);
   EXPECT_EQ(SpecOf({"-t", "1-12:00:00"}).time_limit_s(), 36 * 3600);
   EXPECT_EQ(SpecOf({"-t", "UNLIMITED"}).time_limit_s(), -1);

@@ -652,7 +652,8 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     if (EqualsIgnoreCase(key, "TimeLimit")) {
       Result<DurationSecs> d = ParseDuration(value);
       if (!d.ok()) return "Invalid time limit specification";
-      int64_t limit = *d == kInfiniteDuration ? -1 : *d;
+      // Whole minutes, as Slurm keeps them; 0 ends a running job at once.
+      int64_t limit = *d == kInfiniteDuration ? -1 : RoundUpToMinutes(*d);
       bool raising = current.time_limit_s() >= 0 && (limit < 0 || limit > current.time_limit_s());
       if (raising && !caller.privileged) return kPermissionDenied;
       updated.set_time_limit_s(limit);
