@@ -20,7 +20,7 @@ packages=(
 # (docs/clients.md, docs/mpi.md): `make test` asks for them with
 # --with-clients; `make quickstart` does not.
 if [ "${1:-}" = "--with-clients" ]; then
-  packages+=(snakemake python3-ipyparallel openmpi-bin libopenmpi-dev)
+  packages+=(snakemake python3-ipyparallel toil openmpi-bin libopenmpi-dev)
 fi
 
 missing=()
