@@ -1,5 +1,7 @@
 // scancel: cancel or signal jobs.
 #include <getopt.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <string>
@@ -8,6 +10,7 @@
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/query/job_listing.h"
+#include "cli/scancel_option_table.h"
 #include "cli/signal_names.h"
 #include "cli/slurm_version.h"
 #include "cli/step/step_commands.h"
@@ -30,20 +33,14 @@ void Usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::scancel_options;  // kLong, kShort and the option ids
   rota::wire::SignalJobsRequest request;
   bool quiet = false;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
-  const option long_options[] = {
-      {"batch", no_argument, nullptr, 'b'},          {"name", required_argument, nullptr, 'n'},
-      {"jobname", required_argument, nullptr, 'n'},  {"partition", required_argument, nullptr, 'p'},
-      {"signal", required_argument, nullptr, 's'},   {"state", required_argument, nullptr, 't'},
-      {"user", required_argument, nullptr, 'u'},     {"quiet", no_argument, nullptr, 'Q'},
-      {"help", no_argument, nullptr, 'h'},           {"version", no_argument, nullptr, 'V'},
-      {"clusters", required_argument, nullptr, 'M'}, {nullptr, 0, nullptr, 0},
-  };
   int c;
-  while ((c = getopt_long(argc, argv, "bn:p:s:t:u:QhvVM:", long_options, nullptr)) != -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'b':
         request.set_batch_only(true);
@@ -76,6 +73,11 @@ int main(int argc, char** argv) {
         clusters = optarg;
         break;
       case 'v':
+      case 'H':  // No burst buffer to stage out
+      case kNoOp:
+        break;
+      case kMe:  // -u with one's own name
+        if (const passwd* me = getpwuid(getuid()); me != nullptr) request.set_user(me->pw_name);
         break;
       case 'h':
         Usage();
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
+        if (rota::cli::ReportRefusedOption("scancel", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"scancel --help\" for more information\n";
         return 1;
     }

@@ -81,6 +81,11 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
   EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -j 2,3").out, "2\n3\n");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,State -j 3.batch").out, "3.batch|FAILED\n");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID -u nobody").out, "");
+  // --name, -q, -g, -b (JobID,State,ExitCode) and --delimiter.
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID --name=held,fails").out, "2\n3\n");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -q nosuchqos").out, "");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -g 0 -j 1").out, "1\n");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -b -p --delimiter=, -j 3").out, "3,FAILED,2:0,\n");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,ReqTRES -j 2").out,
             "2|billing=2,cpu=2,mem=2G,node=1\n");
   EXPECT_EQ(ctld_.Run("sacct -j 1").out,

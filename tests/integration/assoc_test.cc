@@ -86,6 +86,9 @@ TEST_F(AssocTest, AUserInSeveralAccountsWithQosListsAndMinutes) {
   EXPECT_EQ(
       ctld_.Run("sacctmgr -n -P show user withassoc format=User,DefaultAccount,Account,QOS").out,
       "root|b|root|normal\nroot|b|a|high,normal\nroot|b|b|normal\n");
+  // -s is withassoc, as Slurm's sacctmgr takes it.
+  EXPECT_EQ(ctld_.Run("sacctmgr -s -n -P list user format=User,DefaultAccount,Account,QOS").out,
+            "root|b|root|normal\nroot|b|a|high,normal\nroot|b|b|normal\n");
 
   // GrpTRESMins=cpu=0 on root's association with b: its jobs wait.
   Sacctmgr("modify user root where account=b set GrpTRESMins=cpu=0");

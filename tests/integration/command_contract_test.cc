@@ -209,6 +209,62 @@ TEST_F(ClusterOptionTest, GpuOptionCombinationsAreRefusedAsSlurmRefusesThem) {
   EXPECT_EQ(r.out.find("--gpus-per-task used"), std::string::npos) << r.out;
 }
 
+// Slurm's options that Rota does not carry out say why, before anything is
+// contacted (docs/options.md, "The other commands"); a mere verbose is taken.
+TEST_F(ClusterOptionTest, RefusedOptionsSayWhyBeforeAnythingIsContacted) {
+  struct Case {
+    std::string command;
+    std::vector<std::string> args;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"squeue",
+       {"--yaml"},
+       "squeue: error: --yaml: YAML output is not supported; --json gives the same records\n"},
+      {"squeue",
+       {"-i", "5"},
+       "squeue: error: --iterate: not supported; run squeue under watch(1) instead\n"},
+      {"sinfo",
+       {"-T"},
+       "sinfo: error: --reservation: not supported here; scontrol show reservation lists them\n"},
+      {"sacct",
+       {"-B", "-j", "3"},
+       "sacct: error: --batch-script: not supported: batch scripts are not kept in accounting\n"},
+      {"sacct",
+       {"--units=M"},
+       "sacct: error: --units: not supported; --noconvert keeps sizes as measured\n"},
+      {"scancel",
+       {"-A", "physics"},
+       "scancel: error: --account: not supported; name the jobs, or use -u, -p, -n or -t\n"},
+      {"sprio",
+       {"-S", "y"},
+       "sprio: error: --sort: not supported; jobs are listed by job id, sort(1) orders them "
+       "otherwise\n"},
+      {"sshare", {"-U"}, "sshare: error: --Users: not supported; -u names the users to show\n"},
+      {"sdiag",
+       {"-t"},
+       "sdiag: error: --sort-by-time: not supported; RPC lines are listed by count\n"},
+      {"sacctmgr",
+       {"--json", "list", "user"},
+       "sacctmgr: error: --json: JSON output is not supported by sacctmgr yet\n"},
+  };
+  for (const Case& c : cases) {
+    RunResult r = RunProgram(c.command, c.args, env_);
+    EXPECT_EQ(r.exit_code, 1) << c.command << " " << c.args[0];
+    EXPECT_EQ(r.out, c.error) << c.command << " " << c.args[0];
+  }
+  // Accepted: they reach the (absent) controller, not an option error.
+  for (const auto& [command, option] : std::vector<std::pair<std::string, std::string>>{
+           {"squeue", "--verbose"}, {"sinfo", "--exact"}, {"scancel", "--ctld"}, {"sacct", "-T"}}) {
+    RunResult r = RunProgram(command, {option}, env_);
+    EXPECT_EQ(r.out.find("unrecognized"), std::string::npos) << command << " " << option << r.out;
+    EXPECT_EQ(r.out.find("not supported"), std::string::npos) << command << " " << option << r.out;
+  }
+  RunResult readonly = RunProgram("sacctmgr", {"-r", "-i", "add", "account", "x"}, env_);
+  EXPECT_EQ(readonly.exit_code, 1);
+  EXPECT_EQ(readonly.out, "sacctmgr: error: read-only (-r): only list and show are allowed\n");
+}
+
 TEST_F(ClusterOptionTest, StateNamesAreCheckedBeforeAnythingIsContacted) {
   RunResult r = RunProgram("squeue", {"-t", "R,bogus"}, env_);
   EXPECT_EQ(r.exit_code, 1);

@@ -138,6 +138,8 @@ TEST_F(ControllerTest, HoldReleaseUpdateAndArrays) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("Update of Frobnicate is not supported"), std::string::npos) << r.out;
   EXPECT_EQ(ctld_.Run("squeue -h -r -o %i").out.size(), std::string("1_1\n").size() * 9 + 5);
+  EXPECT_EQ(ctld_.Run("squeue -h --array-unique -o %i").out, ctld_.Run("squeue -h -r -o %i").out);
+  EXPECT_EQ(ctld_.Run("squeue -h -R maintenance -o %i").out, "");  // In no reservation
 }
 
 TEST_F(ControllerTest, StateSurvivesKillAndIdsAreNotReused) {

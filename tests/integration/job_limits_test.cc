@@ -76,6 +76,11 @@ TEST_F(JobLimitsTest, AJobWaitsForLicensesAndOthersGoAhead) {
   EXPECT_EQ(cluster_->Run("scontrol show licenses").out,
             "LicenseName=fluent\n    Total=1 Used=1 Free=0 Reserved=0 Remote=no\n");
   EXPECT_NE(ShowJob(holder).find("Licenses=fluent:1 "), std::string::npos) << ShowJob(holder);
+  // squeue -L: the jobs that ask for the license, not the one that does not.
+  const std::string with_license = cluster_->Run("squeue -h -t all -L fluent -o %i").out;
+  EXPECT_NE(with_license.find(holder + "\n"), std::string::npos) << with_license;
+  EXPECT_NE(with_license.find(waiting + "\n"), std::string::npos) << with_license;
+  EXPECT_EQ(with_license.find(free + "\n"), std::string::npos) << with_license;
   EXPECT_TRUE(WaitForState(waiting, "COMPLETED")) << Squeue(waiting, "%T %r");
 
   CommandResult too_many = Sbatch("-L fluent:2 --wrap=true");

@@ -1,8 +1,10 @@
 // sacct: job accounting from rotadbd.
 #include <getopt.h>
+#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "cli/accounting/sacct_fields.h"
 #include "cli/accounting/sacct_job_selection.h"
 #include "cli/accounting/sacct_json.h"
+#include "cli/accounting/sacct_option_table.h"
 #include "cli/client/accounting_client.h"
 #include "cli/cluster_option.h"
 #include "cli/event_time.h"
@@ -65,9 +68,32 @@ int64_t Midnight(int64_t now) {
   return static_cast<int64_t>(mktime(&local));
 }
 
+// A filter of the listing: empty passes everything.
+bool Wanted(const std::vector<std::string>& wanted, const std::string& value) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
+}
+
+// The name of group `gid`, or the number as text.
+std::string GroupNameOrNumber(uint32_t gid) {
+  group entry{};
+  group* found = nullptr;
+  std::vector<char> buffer(16384);
+  if (getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+    return found->gr_name;
+  }
+  return std::to_string(gid);
+}
+
+void AddNames(std::vector<std::string>& out, std::string_view text) {
+  for (std::string_view piece : rota::Split(text, ',')) {
+    if (!piece.empty()) out.emplace_back(piece);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::sacct_options;  // kLong, kShort and the option ids
   rota::wire::QueryJobsRequest query;
   std::string format;
   if (const char* env = std::getenv("SACCT_FORMAT"); env != nullptr) format = env;
@@ -79,43 +105,17 @@ int main(int argc, char** argv) {
   // -M: rotadbd records one cluster; a list without it (or "all") lists nothing.
   std::string clusters;
   bool no_convert = false;
-  bool states_given = false;  // -s, even naming only states no job is in
-  enum { kJson = 1000, kNoOp, kNoConvert };
-  const option long_options[] = {
-      {"allusers", no_argument, nullptr, 'a'},
-      {"accounts", required_argument, nullptr, 'A'},
-      {"account", required_argument, nullptr, 'A'},
-      {"duplicates", no_argument, nullptr, 'D'},
-      {"endtime", required_argument, nullptr, 'E'},
-      {"jobs", required_argument, nullptr, 'j'},
-      {"noheader", no_argument, nullptr, 'n'},
-      {"format", required_argument, nullptr, 'o'},
-      {"parsable", no_argument, nullptr, 'p'},
-      {"parsable2", no_argument, nullptr, 'P'},
-      {"partition", required_argument, nullptr, 'r'},
-      {"state", required_argument, nullptr, 's'},
-      {"starttime", required_argument, nullptr, 'S'},
-      {"user", required_argument, nullptr, 'u'},
-      {"allocations", no_argument, nullptr, 'X'},
-      {"json", no_argument, nullptr, kJson},
-      {"help", no_argument, nullptr, 'h'},
-      {"version", no_argument, nullptr, 'V'},
-      {"clusters", required_argument, nullptr, 'M'},
-      {"allclusters", no_argument, nullptr, 'L'},
-      // One cluster, no federation: these change nothing.
-      {"local", no_argument, nullptr, kNoOp},
-      {"federation", no_argument, nullptr, kNoOp},
-      {"noconvert", no_argument, nullptr, kNoConvert},
-      {nullptr, 0, nullptr, 0},
-  };
+  bool states_given = false;                            // -s, even naming only states no job is in
+  std::vector<std::string> names, qos, wckeys, groups;  // --name, -q, -W, -g
+  std::string delimiter = "|";                          // --delimiter, with -p or -P
   auto add_list = [](auto* out, const char* text) {
     for (std::string_view piece : rota::Split(text, ',')) {
       if (!piece.empty()) out->Add(std::string(piece));
     }
   };
   int c;
-  while ((c = getopt_long(argc, argv, "aA:DE:j:no:pPr:s:S:u:XhVM:L", long_options, nullptr)) !=
-         -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'a':
         all_users = true;
@@ -190,6 +190,26 @@ int main(int argc, char** argv) {
         no_convert = true;
         break;
       case kNoOp:
+      case 'v':
+      case 'T':  // Start and end are shown as they were, window or not
+        break;
+      case 'b':  // Slurm's brief listing
+        format = "JobID,State,ExitCode";
+        break;
+      case kDelimiter:
+        delimiter = optarg;
+        break;
+      case kName:
+        AddNames(names, optarg);
+        break;
+      case 'q':
+        AddNames(qos, optarg);
+        break;
+      case 'W':
+        AddNames(wckeys, optarg);
+        break;
+      case 'g':
+        AddNames(groups, optarg);
         break;
       case 'h':
         Usage(stdout);
@@ -198,6 +218,7 @@ int main(int argc, char** argv) {
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
+        if (rota::cli::ReportRefusedOption("sacct", c, kLong, long_index, kRefused)) return 1;
         Usage(stderr);
         return 1;
     }
@@ -267,6 +288,12 @@ int main(int argc, char** argv) {
   // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
   std::map<uint32_t, std::vector<std::string>> only_steps;
   if (!selection.empty()) selection.Apply(jobs, only_steps);
+  // --name, -q, -W, -g: kept here from what rotadbd sent.
+  std::erase_if(jobs, [&](const rota::wire::AccountingJob& job) {
+    return !Wanted(names, job.name()) || !Wanted(qos, job.qos()) || !Wanted(wckeys, job.wckey()) ||
+           !(Wanted(groups, std::to_string(job.gid())) ||
+             Wanted(groups, GroupNameOrNumber(job.gid())));
+  });
   if (json) {
     std::cout << rota::cli::SacctJson(jobs, now);
     return 0;
@@ -277,6 +304,19 @@ int main(int argc, char** argv) {
   ctx.steps = !allocations_only;
   ctx.no_convert = no_convert;
   ctx.only_steps = std::move(only_steps);
-  std::cout << rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
+  std::string text = rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
+  // --delimiter: the parsable listings' separator.
+  if (layout != SacctLayout::kAligned && delimiter != "|") {
+    std::string replaced;
+    for (char ch : text) {
+      if (ch == '|') {
+        replaced += delimiter;
+      } else {
+        replaced += ch;
+      }
+    }
+    text = std::move(replaced);
+  }
+  std::cout << text;
   return 0;
 }

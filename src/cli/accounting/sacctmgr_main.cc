@@ -15,6 +15,7 @@
 #include "cli/accounting/sacctmgr_assoc.h"
 #include "cli/accounting/sacctmgr_command.h"
 #include "cli/accounting/sacctmgr_events.h"
+#include "cli/accounting/sacctmgr_option_table.h"
 #include "cli/client/accounting_client.h"
 #include "cli/client/controller_client.h"
 #include "cli/slurm_version.h"
@@ -130,20 +131,15 @@ int ListEvents(const std::vector<std::string>& words, SacctLayout layout, bool n
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::sacctmgr_options;  // kLong, kShort and the option ids
   bool immediate = false, no_header = false;
+  bool associations = false;  // -s: users shown with their associations
+  bool read_only = false;     // -r: list and show only
   SacctLayout layout = SacctLayout::kAligned;
-  const option long_options[] = {
-      {"immediate", no_argument, nullptr, 'i'},
-      {"noheader", no_argument, nullptr, 'n'},
-      {"parsable", no_argument, nullptr, 'p'},
-      {"parsable2", no_argument, nullptr, 'P'},
-      {"help", no_argument, nullptr, 'h'},
-      {"version", no_argument, nullptr, 'V'},
-      {nullptr, 0, nullptr, 0},
-  };
   int c;
   // '+': options only before the command, so "format=..." and the like stay words.
-  while ((c = getopt_long(argc, argv, "+inpPhV", long_options, nullptr)) != -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'i':
         immediate = true;
@@ -163,7 +159,17 @@ int main(int argc, char** argv) {
       case 'V':
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
+      case 'Q':
+      case 'v':
+        break;
+      case 's':
+        associations = true;
+        break;
+      case 'r':
+        read_only = true;
+        break;
       default:
+        if (rota::cli::ReportRefusedOption("sacctmgr", c, kLong, long_index, kRefused)) return 1;
         Usage(stderr);
         return 1;
     }
@@ -181,6 +187,13 @@ int main(int argc, char** argv) {
   if (!command.ok()) {
     std::cerr << " " << command.status().message() << "\n";
     return 1;
+  }
+  if (read_only && command->verb != rota::cli::SacctmgrVerb::kShow) {
+    std::cerr << "sacctmgr: error: read-only (-r): only list and show are allowed\n";
+    return 1;
+  }
+  if (associations && command->verb == rota::cli::SacctmgrVerb::kShow && command->kind == "user") {
+    command->with_assoc = true;
   }
   auto client = OpenAccounting();
   if (!client.ok()) return 1;

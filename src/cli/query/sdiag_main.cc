@@ -9,6 +9,7 @@
 #include "cli/cluster_option.h"
 #include "cli/local_time.h"
 #include "cli/query/sdiag_format.h"
+#include "cli/query/sdiag_option_table.h"
 #include "cli/slurm_version.h"
 #include "conf/config_loader.h"
 #include "diag.pb.h"
@@ -25,20 +26,13 @@ void Usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::sdiag_options;  // kLong, kShort and the option ids
   bool reset = false;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
-  const option long_options[] = {
-      {"all", no_argument, nullptr, 'a'},
-      {"reset", no_argument, nullptr, 'r'},
-      {"help", no_argument, nullptr, 'h'},
-      {"version", no_argument, nullptr, 'V'},
-      {"cluster", required_argument, nullptr, 'M'},
-      {"clusters", required_argument, nullptr, 'M'},
-      {nullptr, 0, nullptr, 0},
-  };
   int c;
-  while ((c = getopt_long(argc, argv, "arhVM:", long_options, nullptr)) != -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'a':
         break;
@@ -55,6 +49,7 @@ int main(int argc, char** argv) {
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
+        if (rota::cli::ReportRefusedOption("sdiag", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"sdiag --help\" for more information\n";
         return 1;
     }

@@ -11,6 +11,7 @@
 #include "cli/cluster_option.h"
 #include "cli/format/sinfo_fields.h"
 #include "cli/local_time.h"
+#include "cli/query/sinfo_option_table.h"
 #include "cli/slurm_version.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
@@ -45,37 +46,16 @@ SinfoPartition ToSinfo(const rota::conf::PartitionConfig& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::sinfo_options;  // kLong, kShort and the option ids
   rota::cli::format::SinfoOptions options;
   std::vector<std::string> partitions;
   std::vector<std::string> states;
   std::string nodes_filter;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
-  enum { kNoOp = 1100 };
-  const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},
-      {"Node", no_argument, nullptr, 'N'},
-      {"long", no_argument, nullptr, 'l'},
-      {"list-reasons", no_argument, nullptr, 'R'},
-      {"format", required_argument, nullptr, 'o'},
-      {"Format", required_argument, nullptr, 'O'},
-      {"partition", required_argument, nullptr, 'p'},
-      {"states", required_argument, nullptr, 't'},
-      {"summarize", no_argument, nullptr, 's'},
-      {"sort", required_argument, nullptr, 'S'},
-      {"nodes", required_argument, nullptr, 'n'},
-      {"help", no_argument, nullptr, 1001},
-      {"version", no_argument, nullptr, 'V'},
-      {"clusters", required_argument, nullptr, 'M'},
-      // One cluster, no federation, memory and disk printed in MB as stored:
-      // these change nothing.
-      {"local", no_argument, nullptr, kNoOp},
-      {"federation", no_argument, nullptr, kNoOp},
-      {"noconvert", no_argument, nullptr, kNoOp},
-      {nullptr, 0, nullptr, 0},
-  };
   int c;
-  while ((c = getopt_long(argc, argv, "hNlRo:O:p:t:sS:n:avVM:", long_options, nullptr)) != -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -116,6 +96,7 @@ int main(int argc, char** argv) {
       case kNoOp:
       case 'a':
       case 'v':
+      case 'e':  // Nodes are grouped by their whole configuration anyway
         break;
       case 1001:
         std::cout
@@ -126,6 +107,7 @@ int main(int argc, char** argv) {
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
+        if (rota::cli::ReportRefusedOption("sinfo", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"sinfo --help\" for more information\n";
         return 1;
     }

@@ -9,6 +9,7 @@
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/query/sprio_format.h"
+#include "cli/query/sprio_option_table.h"
 #include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -31,22 +32,16 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::sprio_options;  // kLong, kShort and the option ids
   rota::cli::SprioOptions options;
   rota::wire::PriorityRequest request;
   bool long_format = false;
   std::optional<std::string> format;
-  const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},       {"jobs", required_argument, nullptr, 'j'},
-      {"long", no_argument, nullptr, 'l'},           {"norm", no_argument, nullptr, 'n'},
-      {"format", required_argument, nullptr, 'o'},   {"partition", required_argument, nullptr, 'p'},
-      {"user", required_argument, nullptr, 'u'},     {"weights", no_argument, nullptr, 'w'},
-      {"help", no_argument, nullptr, 1001},          {"version", no_argument, nullptr, 'V'},
-      {"clusters", required_argument, nullptr, 'M'}, {nullptr, 0, nullptr, 0},
-  };
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
   int c;
-  while ((c = getopt_long(argc, argv, "hj:lno:p:u:wVM:", long_options, nullptr)) != -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -88,7 +83,10 @@ int main(int argc, char** argv) {
       case 'V':
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
+      case 'v':
+        break;
       default:
+        if (rota::cli::ReportRefusedOption("sprio", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"sprio --help\" for more information\n";
         return 1;
     }

@@ -17,6 +17,7 @@
 #include "cli/local_time.h"
 #include "cli/query/job_listing.h"
 #include "cli/query/squeue_json.h"
+#include "cli/query/squeue_option_table.h"
 #include "cli/slurm_version.h"
 #include "cli/step/step_commands.h"
 #include "common/hostlist.h"
@@ -26,6 +27,15 @@
 #include "rota.pb.h"
 
 namespace {
+
+// squeue -L: whether a job's licenses ("foo:2,bar") name one of `wanted`.
+bool AsksForALicense(std::string_view asked, const std::vector<std::string>& wanted) {
+  for (std::string_view license : rota::Split(asked, ',')) {
+    const std::string_view name = license.substr(0, license.find(':'));
+    if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) return true;
+  }
+  return false;
+}
 
 void AddList(google::protobuf::RepeatedPtrField<std::string>* out, const char* text) {
   for (std::string_view piece : rota::Split(text, ',')) {
@@ -59,6 +69,7 @@ std::vector<Row> RowsOf(rota::cli::JobListing& listing, bool expand_arrays) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::squeue_options;  // kLong, kShort and the option ids
   rota::cli::format::SqueueOptions options;
   rota::wire::ListJobsRequest request;
   bool expand_arrays = false;
@@ -66,40 +77,15 @@ int main(int argc, char** argv) {
   std::string nodelist;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
-  bool no_convert = false;  // --noconvert
-  enum { kStart = 1000, kJson, kNoOp = 1100, kNoConvert };
-  const option long_options[] = {
-      {"noheader", no_argument, nullptr, 'h'},
-      {"long", no_argument, nullptr, 'l'},
-      {"format", required_argument, nullptr, 'o'},
-      {"Format", required_argument, nullptr, 'O'},
-      {"user", required_argument, nullptr, 'u'},
-      {"jobs", optional_argument, nullptr, 'j'},
-      {"partition", required_argument, nullptr, 'p'},
-      {"states", required_argument, nullptr, 't'},
-      {"account", required_argument, nullptr, 'A'},
-      {"qos", required_argument, nullptr, 'q'},
-      {"name", required_argument, nullptr, 'n'},
-      {"nodelist", required_argument, nullptr, 'w'},
-      {"array", no_argument, nullptr, 'r'},
-      {"sort", required_argument, nullptr, 'S'},
-      {"start", no_argument, nullptr, kStart},
-      {"json", no_argument, nullptr, kJson},
-      {"help", no_argument, nullptr, 1003},
-      {"version", no_argument, nullptr, 'V'},
-      {"clusters", required_argument, nullptr, 'M'},
-      // One cluster, no federation: these change nothing.
-      {"local", no_argument, nullptr, kNoOp},
-      {"federation", no_argument, nullptr, kNoOp},
-      {"noconvert", no_argument, nullptr, kNoConvert},
-      {"me", no_argument, nullptr, 1002},
-      {"all", no_argument, nullptr, 'a'},
-      {"steps", optional_argument, nullptr, 's'},
-      {nullptr, 0, nullptr, 0},
-  };
+  bool no_convert = false;            // --noconvert
+  std::string reservation;            // -R: jobs of this reservation only
+  std::vector<std::string> licenses;  // -L: jobs asking for one of these licenses
+  if (const char* unique = std::getenv("SQUEUE_ARRAY_UNIQUE"); unique != nullptr) {
+    expand_arrays = true;
+  }
   int c;
-  while ((c = getopt_long(argc, argv, "hlo:O:u:j::p:t:A:q:n:w:rS:avVs::M:", long_options,
-                          nullptr)) != -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'h':
         options.no_header = true;
@@ -165,6 +151,16 @@ int main(int argc, char** argv) {
       case kNoOp:
       case 'a':
       case 'v':
+      case 'P':  // A job is listed once: it waits in one partition at a time
+        break;
+      case kArrayUnique:
+        expand_arrays = true;
+        break;
+      case 'R':
+        reservation = optarg;
+        break;
+      case 'L':
+        for (std::string_view name : rota::Split(optarg, ',')) licenses.emplace_back(name);
         break;
       case 1003:
         std::cout
@@ -176,6 +172,7 @@ int main(int argc, char** argv) {
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
       default:
+        if (rota::cli::ReportRefusedOption("squeue", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"squeue --help\" for more information\n";
         return 1;
     }
@@ -219,6 +216,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (!nodelist.empty()) fields->AddRecord({rota::wire::JobRecord::kNodesFieldNumber});
+    if (!reservation.empty()) fields->AddSpec({rota::wire::JobSpec::kReservationFieldNumber});
+    if (!licenses.empty()) fields->AddSpec({rota::wire::JobSpec::kLicensesFieldNumber});
     fields->ToRequest(request);
     // Unknown format fields are told now, before the controller is asked
     // (the listing goes on without them, as in Slurm).
@@ -282,6 +281,8 @@ int main(int argc, char** argv) {
       job->set_array_task_id(*rows[k].task);
       job->clear_array_pending();
     }
+    if (!reservation.empty() && job->spec().reservation() != reservation) return nullptr;
+    if (!licenses.empty() && !AsksForALicense(job->spec().licenses(), licenses)) return nullptr;
     if (!wanted_nodes.empty() &&
         std::none_of(job->nodes().begin(), job->nodes().end(), [&](const std::string& n) {
           return std::find(wanted_nodes.begin(), wanted_nodes.end(), n) != wanted_nodes.end();

@@ -8,6 +8,7 @@
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/query/sshare_format.h"
+#include "cli/query/sshare_option_table.h"
 #include "cli/slurm_version.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -30,26 +31,14 @@ constexpr char kUsage[] =
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace rota::cli::sshare_options;  // kLong, kShort and the option ids
   rota::cli::SshareOptions options;
   rota::wire::FairshareRequest request;
-  const option long_options[] = {
-      {"all", no_argument, nullptr, 'a'},
-      {"accounts", required_argument, nullptr, 'A'},
-      {"long", no_argument, nullptr, 'l'},
-      {"noheader", no_argument, nullptr, 'n'},
-      {"format", required_argument, nullptr, 'o'},
-      {"parsable", no_argument, nullptr, 'p'},
-      {"parsable2", no_argument, nullptr, 'P'},
-      {"users", required_argument, nullptr, 'u'},
-      {"help", no_argument, nullptr, 1001},
-      {"version", no_argument, nullptr, 'V'},
-      {"clusters", required_argument, nullptr, 'M'},
-      {nullptr, 0, nullptr, 0},
-  };
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
   int c;
-  while ((c = getopt_long(argc, argv, "aA:lno:pPu:VM:", long_options, nullptr)) != -1) {
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
     switch (c) {
       case 'a':
         request.set_all_users(true);
@@ -90,7 +79,10 @@ int main(int argc, char** argv) {
       case 'V':
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
+      case 'v':
+        break;
       default:
+        if (rota::cli::ReportRefusedOption("sshare", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"sshare --help\" for more information\n";
         return 1;
     }
