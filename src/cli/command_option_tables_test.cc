@@ -20,6 +20,7 @@
 #include "cli/query/sshare_option_table.h"
 #include "cli/scancel_option_table.h"
 #include "common/strings.h"
+#include "testing/option_doc_cells.h"
 
 namespace rota::cli {
 namespace {
@@ -73,18 +74,9 @@ std::map<std::string, std::vector<DocRow>> RowsOfTheDocs() {
     if (cells.size() < 4) continue;
     DocRow row;
     row.status = std::string(Trim(cells[2]));
-    std::string_view names = cells[1];
-    for (size_t tick = names.find('`'); tick != std::string_view::npos;
-         tick = names.find('`', tick + 1)) {
-      const size_t end = names.find('`', tick + 1);
-      std::string_view name = names.substr(tick + 1, end - tick - 1);
-      if (name.starts_with("--")) {
-        row.long_names.emplace_back(name.substr(2));
-      } else if (name.size() == 2 && name[0] == '-') {
-        row.letters.push_back(name[1]);
-      }
-      tick = end;
-    }
+    testing::OptionNames names = testing::OptionNamesOfCell(cells[1]);
+    row.long_names = std::move(names.long_names);
+    row.letters = std::move(names.letters);
     rows[command].push_back(std::move(row));
   }
   return rows;

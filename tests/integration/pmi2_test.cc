@@ -2,7 +2,6 @@
 // tasks are pmi2_test_client, which speaks PMI-2 over PMI_FD and checks that
 // a fence exchanges every rank's value across both nodes.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <fstream>
 #include <string>
@@ -20,18 +19,6 @@ using testing::WaitUntil;
 
 class Pmi2Test : public testing::TwoNodeClusterTest {
  protected:
-  // Submits a batch script (its text); returns the job id.
-  std::string Submit(const std::string& options, const std::string& script) {
-    std::string path = cluster_->work_dir() + "/job" + std::to_string(++scripts_) + ".sh";
-    std::ofstream(path) << "#!/bin/sh\nexport PATH=" << testing::BinDir()
-                        << ":$PATH\nexport SLURM_CONF=" << cluster_->conf() << "\n"
-                        << script;
-    chmod(path.c_str(), 0755);
-    CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " +
-                                    options + " " + path);
-    EXPECT_EQ(r.exit_code, 0) << r.out;
-    return std::string(Trim(r.out));
-  }
   std::string Client() const { return testing::BinDir() + "/pmi2_test_client"; }
   // Every one of 4 ranks on 2 nodes x 2 saw the 3 others' values.
   void ExpectFullExchange(const std::string& out, const std::string& job) {
@@ -41,19 +28,18 @@ class Pmi2Test : public testing::TwoNodeClusterTest {
       EXPECT_NE(out.find(want), std::string::npos) << "missing '" << want << "' in:\n" << out;
     }
   }
-
-  int scripts_ = 0;
 };
 
 TEST_F(Pmi2Test, FenceExchangesEveryRanksValueAcrossNodes) {
-  std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "srun -N2 -n4 --mpi=pmi2 -l " + Client() +
-                              "\necho rc=$?\n"
-                              // The variables a task gets, as Slurm's mpi/pmi2 sets them.
-                              "srun -N2 -n4 --mpi=pmi2 -l sh -c 'echo PMI $PMI_RANK $PMI_SIZE "
-                              "$PMI_JOBID $PMI_SPAWNED ${PMI_FD:+fd} $SLURM_MPI_TYPE'\n"
-                              // Without --mpi the tasks get no PMI.
-                              "srun -n1 sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
+  std::string id =
+      SubmitScript("-N2 --ntasks-per-node=2",
+                   "srun -N2 -n4 --mpi=pmi2 -l " + Client() +
+                       "\necho rc=$?\n"
+                       // The variables a task gets, as Slurm's mpi/pmi2 sets them.
+                       "srun -N2 -n4 --mpi=pmi2 -l sh -c 'echo PMI $PMI_RANK $PMI_SIZE "
+                       "$PMI_JOBID $PMI_SPAWNED ${PMI_FD:+fd} $SLURM_MPI_TYPE'\n"
+                       // Without --mpi the tasks get no PMI.
+                       "srun -n1 sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
@@ -68,8 +54,8 @@ TEST_F(Pmi2Test, FenceExchangesEveryRanksValueAcrossNodes) {
 }
 
 TEST_F(Pmi2Test, AbortEndsTheStep) {
-  std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "srun -N2 -n4 --mpi=pmi2 " + Client() + " abort\necho rc=$?\n");
+  std::string id = SubmitScript("-N2 --ntasks-per-node=2",
+                                "srun -N2 -n4 --mpi=pmi2 " + Client() + " abort\necho rc=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
@@ -97,10 +83,10 @@ class Pmi2DefaultTest : public Pmi2Test {
 };
 
 TEST_F(Pmi2DefaultTest, MpiDefaultGivesPmi2WithoutTheOption) {
-  std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "srun -l " + Client() +
-                              "\necho rc=$?\n"
-                              "srun -n1 --mpi=none sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
+  std::string id = SubmitScript("-N2 --ntasks-per-node=2",
+                                "srun -l " + Client() +
+                                    "\necho rc=$?\n"
+                                    "srun -n1 --mpi=none sh -c 'echo NOPMI=${PMI_FD:-none}'\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);

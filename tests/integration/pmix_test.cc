@@ -4,7 +4,6 @@
 // both nodes, an abort), then an MPI program built with Debian's Open MPI,
 // launched by srun --mpi=pmix and by mpirun inside the batch job.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -21,32 +20,27 @@ using testing::CommandResult;
 
 class PmixTest : public testing::TwoNodeClusterTest {
  protected:
-  // Submits a batch script (its text); returns the job id.
-  std::string Submit(const std::string& options, const std::string& script) {
-    std::string path = cluster_->work_dir() + "/job" + std::to_string(++scripts_) + ".sh";
-    std::ofstream(path) << "#!/bin/sh\nexport PATH=" << testing::BinDir()
-                        << ":$PATH\nexport SLURM_CONF=" << cluster_->conf() << "\n"
-                        << script;
-    chmod(path.c_str(), 0755);
-    CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " +
-                                    options + " " + path);
-    EXPECT_EQ(r.exit_code, 0) << r.out;
-    return std::string(Trim(r.out));
+  // rotad's TMPDIR, where rota-pmix makes each step's directory: the
+  // cluster's own, so that a test sees only its steps' directories.
+  std::vector<std::string> NodeEnvironment() const override { return {"TMPDIR=" + TmpDir()}; }
+  std::string TmpDir() const { return (cluster_->dir().path() / "tmp").string(); }
+  void SetUp() override {
+    TwoNodeClusterTest::SetUp();
+    std::filesystem::create_directories(TmpDir());
   }
   std::string Client() const { return testing::BinDir() + "/pmix_test_client"; }
   std::string Node(int n) const { return cluster_->Node(n); }
-
-  int scripts_ = 0;
 };
 
 TEST_F(PmixTest, AFenceExchangesEveryRanksValueAcrossNodes) {
-  std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "srun -N2 -n4 --mpi=pmix -l " + Client() +
-                              "\necho rc=$?\n"
-                              // What a task finds, under the versioned name too.
-                              "srun -N2 -n2 --mpi=pmix_v4 -l sh -c 'echo PMIX $PMIX_RANK "
-                              "$PMIX_NAMESPACE $SLURM_MPI_TYPE ${PMIX_SERVER_URI41:+uri}'\n"
-                              "srun -n1 sh -c 'echo NOPMIX=${PMIX_RANK:-none}'\n");
+  std::string id = SubmitScript(
+      "-N2 --ntasks-per-node=2",
+      "srun -N2 -n4 --mpi=pmix -l " + Client() +
+          "\necho rc=$?\n"
+          // What a task finds, under the versioned name too.
+          "srun -N2 -n2 --mpi=pmix_v4 -l sh -c 'echo PMIX $PMIX_RANK "
+          "$PMIX_NAMESPACE $SLURM_MPI_TYPE ${PMIX_SERVER_URI41:+uri} $PMIX_SERVER_TMPDIR'\n"
+          "srun -n1 sh -c 'echo NOPMIX=${PMIX_RANK:-none}'\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
@@ -59,20 +53,18 @@ TEST_F(PmixTest, AFenceExchangesEveryRanksValueAcrossNodes) {
   EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
   for (int rank = 0; rank < 2; ++rank) {
     const std::string want = std::to_string(rank) + ": PMIX " + std::to_string(rank) +
-                             " slurm.pmix." + id + ".1 pmix uri\n";
+                             " slurm.pmix." + id + ".1 pmix uri " + TmpDir() + "/rota-pmix.";
     EXPECT_NE(out.find(want), std::string::npos) << want << " in:\n" << out;
   }
   EXPECT_NE(out.find("NOPMIX=none\n"), std::string::npos) << out;
-  // Each server removed its step's directory.
-  for (const auto& entry : std::filesystem::directory_iterator("/tmp")) {
-    EXPECT_EQ(entry.path().filename().string().rfind("rota-pmix.", 0), std::string::npos)
-        << entry.path() << " left behind";
-  }
+  // Each server made its step's directory under rotad's TMPDIR, and removed it.
+  ASSERT_TRUE(std::filesystem::exists(TmpDir()));
+  EXPECT_TRUE(std::filesystem::is_empty(TmpDir()));
 }
 
 TEST_F(PmixTest, AnAbortEndsTheStep) {
-  std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "srun -N2 -n4 --mpi=pmix " + Client() + " abort\necho rc=$?\n");
+  std::string id = SubmitScript("-N2 --ntasks-per-node=2",
+                                "srun -N2 -n4 --mpi=pmix " + Client() + " abort\necho rc=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
@@ -97,12 +89,12 @@ TEST_F(PmixTest, OpenMpiAllreducesAcrossNodesUnderSrunAndMpirun) {
       << "scripts/install-deps.sh --with-clients installs it";
   // -n4 rather than --ntasks-per-node=2, which srun would take from the
   // job's environment as a bound for its step of 8 tasks.
-  std::string id =
-      Submit("-N2 -n4",
-             std::string(kOpenMpiOnOneHost) + "srun -N2 -n8 -O --mpi=pmix " + program +
-                 "\necho srun_rc=$?\n"
-                 "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun " +
-                 program + "\necho mpirun_rc=$?\n");
+  std::string id = SubmitScript(
+      "-N2 -n4",
+      std::string(kOpenMpiOnOneHost) + "srun -N2 -n8 -O --mpi=pmix " + program +
+          "\necho srun_rc=$?\n"
+          "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun " +
+          program + "\necho mpirun_rc=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);

@@ -51,8 +51,8 @@ class StepsTest : public testing::TwoNodeClusterTest {
   // GPU of its own and can open only that one of its node's GRES files; the
   // driver's files (nvidiactl, uvm, uverbs, fuse) stay open to every task.
   void ExpectEveryTaskOpensItsOwnGpuOnly() {
-    std::string id = Submit("-N2 --ntasks-per-node=2 --gpus-per-task=1",
-                            "srun -l " + cluster_->work_dir() + "/task.sh\necho rc=$?\n");
+    std::string id = SubmitScript("-N2 --ntasks-per-node=2 --gpus-per-task=1",
+                                  "srun -l " + cluster_->work_dir() + "/task.sh\necho rc=$?\n");
     ASSERT_FALSE(id.empty());
     ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
     std::string out = Output(id);
@@ -89,16 +89,7 @@ class StepsTest : public testing::TwoNodeClusterTest {
     chmod(path.c_str(), 0755);
     return path;
   }
-  // Submits a batch script (its text) with `options`; returns the job id.
-  std::string Submit(const std::string& options, const std::string& script) {
-    std::string path = WriteScript("job" + std::to_string(++scripts_) + ".sh",
-                                   "#!/bin/sh\nexport PATH=" + testing::BinDir() + ":$PATH\n" +
-                                       "export SLURM_CONF=" + cluster_->conf() + "\n" + script);
-    CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " +
-                                    options + " " + path);
-    EXPECT_EQ(r.exit_code, 0) << r.out;
-    return std::string(Trim(r.out));
-  }
+
   // The id of the job called `name` that squeue lists ("" when none).
   std::string JobNamed(const std::string& name) {
     const std::string listed = cluster_->Run("squeue -h -o '%i %j'").out;
@@ -117,8 +108,6 @@ class StepsTest : public testing::TwoNodeClusterTest {
     }
     return "";
   }
-
-  int scripts_ = 0;
 };
 
 // The case container users report with other schedulers (cgroup v1 here).
@@ -140,19 +129,19 @@ TEST_F(StepsCgroupV2Test, GpusPerTaskGivesEveryTaskItsOwnGpuAndOnlyThatOne) {
 }
 
 TEST_F(StepsTest, StepEnvironmentAndBindingChoices) {
-  std::string id =
-      Submit("-N2 --ntasks-per-node=2 --gres=gpu:2",
-             "srun -n 3 sh -c 'echo ENV$SLURM_PROCID $SLURM_STEP_ID $SLURM_STEPID $SLURM_NODEID "
-             "$SLURM_LOCALID $SLURM_STEP_NODELIST $SLURM_STEP_NUM_TASKS $SLURM_STEP_NUM_NODES "
-             "$SLURM_STEP_TASKS_PER_NODE $SLURM_STEP_GPUS'\n"
-             // No binding: each task sees (and may open) both of the job's GPUs.
-             "srun -N1 -n2 --gpu-bind=none sh -c 'echo NONE$SLURM_PROCID $CUDA_VISIBLE_DEVICES'\n"
-             "srun -N1 -n2 --gpu-bind=none " +
-                 cluster_->work_dir() +
-                 "/task.sh | sed s/^/NONE/\n"
-                 // map_gpu: task 0 gets GPU 1, task 1 GPU 0.
-                 "srun -N1 -n2 --gpu-bind=map_gpu:1,0 " +
-                 cluster_->work_dir() + "/task.sh | sed s/^/MAP/\n");
+  std::string id = SubmitScript(
+      "-N2 --ntasks-per-node=2 --gres=gpu:2",
+      "srun -n 3 sh -c 'echo ENV$SLURM_PROCID $SLURM_STEP_ID $SLURM_STEPID $SLURM_NODEID "
+      "$SLURM_LOCALID $SLURM_STEP_NODELIST $SLURM_STEP_NUM_TASKS $SLURM_STEP_NUM_NODES "
+      "$SLURM_STEP_TASKS_PER_NODE $SLURM_STEP_GPUS'\n"
+      // No binding: each task sees (and may open) both of the job's GPUs.
+      "srun -N1 -n2 --gpu-bind=none sh -c 'echo NONE$SLURM_PROCID $CUDA_VISIBLE_DEVICES'\n"
+      "srun -N1 -n2 --gpu-bind=none " +
+          cluster_->work_dir() +
+          "/task.sh | sed s/^/NONE/\n"
+          // map_gpu: task 0 gets GPU 1, task 1 GPU 0.
+          "srun -N1 -n2 --gpu-bind=map_gpu:1,0 " +
+          cluster_->work_dir() + "/task.sh | sed s/^/MAP/\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -171,12 +160,12 @@ TEST_F(StepsTest, StepEnvironmentAndBindingChoices) {
 
 TEST_F(StepsTest, ExitCodesLabelsAndErrors) {
   std::string id =
-      Submit("-N2 --ntasks-per-node=1",
-             "srun sh -c 'exit $((SLURM_PROCID + 3))'; echo rc1=$?\n"
-             "srun -n1 sh -c 'kill -9 $$'; echo rc2=$?\n"
-             "srun -l -n2 sh -c 'printf \"a\\nb\"; echo >&2 err$SLURM_PROCID'; echo rc3=$?\n"
-             "srun -n 5 true; echo rc4=$?\n"
-             "srun no-such-command-here; echo rc5=$?\n");
+      SubmitScript("-N2 --ntasks-per-node=1",
+                   "srun sh -c 'exit $((SLURM_PROCID + 3))'; echo rc1=$?\n"
+                   "srun -n1 sh -c 'kill -9 $$'; echo rc2=$?\n"
+                   "srun -l -n2 sh -c 'printf \"a\\nb\"; echo >&2 err$SLURM_PROCID'; echo rc3=$?\n"
+                   "srun -n 5 true; echo rc4=$?\n"
+                   "srun no-such-command-here; echo rc5=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -200,8 +189,8 @@ TEST_F(StepsTest, ExitCodesLabelsAndErrors) {
 
 TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
   std::string pids = cluster_->work_dir() + "/pids";
-  std::string id =
-      Submit("-N2 --ntasks-per-node=1", "srun sh -c 'echo $$ >> " + pids + "; exec sleep 300'\n");
+  std::string id = SubmitScript("-N2 --ntasks-per-node=1",
+                                "srun sh -c 'echo $$ >> " + pids + "; exec sleep 300'\n");
   ASSERT_FALSE(id.empty());
   std::string text;
   ASSERT_TRUE(WaitUntil(
@@ -229,8 +218,9 @@ TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
 }
 
 TEST_F(StepsTest, SqueueListsRunningStepsAndScancelEndsOne) {
-  std::string id = Submit("-N2 --ntasks-per-node=1",
-                          "srun -J sleeper sleep 300; echo rc=$?\nsrun true; echo after=$?\n");
+  std::string id =
+      SubmitScript("-N2 --ntasks-per-node=1",
+                   "srun -J sleeper sleep 300; echo rc=$?\nsrun true; echo after=$?\n");
   ASSERT_FALSE(id.empty());
   std::string line;
   ASSERT_TRUE(WaitUntil(
@@ -290,9 +280,9 @@ TEST_F(StepsTest, MultiProgRunsEachTasksOwnProgram) {
               "0    echo leader %t\n"
               "1-3  sh -c 'echo worker %o on $SLURM_STEP_ID'\n");
   WriteScript("short.conf", "0-1 true\n");
-  const std::string id = Submit("-N2 --ntasks-per-node=2",
-                                "srun -l --multi-prog mp.conf\n"
-                                "srun -n4 --multi-prog short.conf; echo rc=$?\n");
+  const std::string id = SubmitScript("-N2 --ntasks-per-node=2",
+                                      "srun -l --multi-prog mp.conf\n"
+                                      "srun -n4 --multi-prog short.conf; echo rc=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
@@ -309,16 +299,16 @@ TEST_F(StepsTest, MultiProgRunsEachTasksOwnProgram) {
 // all tasks written by srun, one task's output, none.
 TEST_F(StepsTest, OutputErrorAndInputOptions) {
   const std::string both = "sh -c 'echo o$SLURM_PROCID; echo e$SLURM_PROCID >&2'";
-  std::string id = Submit("-N2 --ntasks-per-node=2",
-                          "cd " + cluster_->work_dir() + "\n" + "srun -o out-%t.txt " + both +
-                              "; echo rc1=$?\n" + "srun -o node-%N.txt -e err-%n-%j-%s.txt " +
-                              both + "; echo rc2=$?\n" +
-                              "srun -o all-%J.txt sh -c 'echo a$SLURM_PROCID'; echo rc3=$?\n" +
-                              "srun -o 2 sh -c 'echo only$SLURM_PROCID'; echo rc4=$?\n" +
-                              "srun -o none sh -c 'echo hidden; echo hidden >&2'; echo rc5=$?\n" +
-                              "echo IN0 > in-0.txt; echo IN1 > in-1.txt\n"
-                              "srun -n2 -l -i in-%t.txt cat; echo rc6=$?\n"
-                              "srun -n1 -i missing-%t.txt cat; echo rc7=$?\n");
+  std::string id = SubmitScript(
+      "-N2 --ntasks-per-node=2",
+      "cd " + cluster_->work_dir() + "\n" + "srun -o out-%t.txt " + both + "; echo rc1=$?\n" +
+          "srun -o node-%N.txt -e err-%n-%j-%s.txt " + both + "; echo rc2=$?\n" +
+          "srun -o all-%J.txt sh -c 'echo a$SLURM_PROCID'; echo rc3=$?\n" +
+          "srun -o 2 sh -c 'echo only$SLURM_PROCID'; echo rc4=$?\n" +
+          "srun -o none sh -c 'echo hidden; echo hidden >&2'; echo rc5=$?\n" +
+          "echo IN0 > in-0.txt; echo IN1 > in-1.txt\n"
+          "srun -n2 -l -i in-%t.txt cat; echo rc6=$?\n"
+          "srun -n1 -i missing-%t.txt cat; echo rc7=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -360,12 +350,13 @@ TEST_F(StepsTest, OutputErrorAndInputOptions) {
 // srun's stdin: task 0 by default, every task with -i all, one with -i N,
 // none with -i none; its end reaches the tasks (cat ends).
 TEST_F(StepsTest, StdinGoesToTaskZeroAllOneOrNone) {
-  std::string id = Submit("-N2 --ntasks-per-node=1",
-                          "echo hello | srun -n2 -l cat; echo rc1=$?\n"
-                          "printf 'x\\ny\\n' | srun -n2 -l -i all cat; echo rc2=$?\n"
-                          "echo dropped | srun -n2 -l -i none sh -c 'cat; echo done'; echo rc3=$?\n"
-                          "echo to1 | srun -n2 -l --input=1 cat; echo rc4=$?\n"
-                          "srun -n1 cat < /dev/null; echo rc5=$?\n");
+  std::string id =
+      SubmitScript("-N2 --ntasks-per-node=1",
+                   "echo hello | srun -n2 -l cat; echo rc1=$?\n"
+                   "printf 'x\\ny\\n' | srun -n2 -l -i all cat; echo rc2=$?\n"
+                   "echo dropped | srun -n2 -l -i none sh -c 'cat; echo done'; echo rc3=$?\n"
+                   "echo to1 | srun -n2 -l --input=1 cat; echo rc4=$?\n"
+                   "srun -n1 cat < /dev/null; echo rc5=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -386,7 +377,7 @@ TEST_F(StepsTest, StdinGoesToTaskZeroAllOneOrNone) {
 // SECS after the first task ended; exit codes win over signals.
 TEST_F(StepsTest, KillOnBadExitAndWait) {
   const std::string pids = cluster_->work_dir() + "/kpids";
-  std::string id = Submit(
+  std::string id = SubmitScript(
       "-N2 --ntasks-per-node=1",
       "srun -K sh -c 'if [ $SLURM_PROCID = 1 ]; then sleep 1; exit 3; fi; echo $$ >> " + pids +
           "; exec sleep 100'; echo rcK=$?\n"
@@ -453,7 +444,7 @@ TEST_F(StepsTest, SrunOutsideAnAllocationAllocatesRunsAndReleases) {
 // While the cluster is busy srun says it waits; cancelling its job (pending
 // or running) ends srun.
 TEST_F(StepsTest, SrunOutsideAnAllocationWaitsAndEndsWithItsJob) {
-  std::string busy = Submit("-N2 --ntasks-per-node=2", "sleep 300\n");
+  std::string busy = SubmitScript("-N2 --ntasks-per-node=2", "sleep 300\n");
   ASSERT_FALSE(busy.empty());
   ASSERT_TRUE(WaitForState(busy, "RUNNING"));
   const std::string log = cluster_->work_dir() + "/srun-pending.log";
@@ -515,11 +506,11 @@ TEST_F(StepsTest, SallocNoShellLeavesTheAllocationRunning) {
 // %A and %a in -o/-e name an array task's files; a step asking for more
 // nodes than its allocation has is refused at once, with Slurm's words.
 TEST_F(StepsTest, ArrayTaskPatternsAndTooManyNodes) {
-  std::string array =
-      Submit("--array=1-2 -N1", "cd " + cluster_->work_dir() + "\n" +
-                                    "srun -o step-%A_%a.out sh -c 'echo A$SLURM_ARRAY_TASK_ID'\n"
-                                    "srun -o task-%a-%t.out sh -c 'echo B$SLURM_ARRAY_TASK_ID'\n"
-                                    "srun -N2 true; echo rc=$?\n");
+  std::string array = SubmitScript("--array=1-2 -N1",
+                                   "cd " + cluster_->work_dir() + "\n" +
+                                       "srun -o step-%A_%a.out sh -c 'echo A$SLURM_ARRAY_TASK_ID'\n"
+                                       "srun -o task-%a-%t.out sh -c 'echo B$SLURM_ARRAY_TASK_ID'\n"
+                                       "srun -N2 true; echo rc=$?\n");
   ASSERT_FALSE(array.empty());
   const std::string dir = cluster_->work_dir() + "/";
   for (int t = 1; t <= 2; ++t) {
@@ -622,12 +613,12 @@ TEST_F(StepsTest, StepsWaitForCpusOtherStepsHoldUnlessTheyOverlap) {
     return "srun -n1 sh -c 'echo " + x + "1 >> " + log + "; sleep 3; echo " + x + "2 >> " + log +
            "' &\nwhile ! grep -q " + x + "1 " + log + " 2>/dev/null; do sleep 0.1; done\n";
   };
-  std::string id =
-      Submit("-n1", first("A") + "srun -n1 sh -c 'echo B >> " + log + "'; echo rcB=$?\nwait\n" +
-                        first("C") + "srun -n1 --overlap sh -c 'echo D >> " + log +
-                        "'; echo rcO=$?\nwait\n"
-                        "srun -n1 --mem=100000 true; echo rcM=$?\n"
-                        "srun -n2 true; echo rcN=$?\n");
+  std::string id = SubmitScript("-n1", first("A") + "srun -n1 sh -c 'echo B >> " + log +
+                                           "'; echo rcB=$?\nwait\n" + first("C") +
+                                           "srun -n1 --overlap sh -c 'echo D >> " + log +
+                                           "'; echo rcO=$?\nwait\n"
+                                           "srun -n1 --mem=100000 true; echo rcM=$?\n"
+                                           "srun -n2 true; echo rcN=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -658,13 +649,13 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
   const std::string show =
       " sh -c 'echo BIND$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
       " $SLURM_CPU_BIND_TYPE $SLURM_CPU_BIND'";
-  std::string id = Submit("-N1 -n2", "srun -n2 --cpu-bind=verbose,cores" + show +
-                                         "\nsrun -n2 --cpu-bind=map_cpu:1,0" + show +
-                                         " | sed s/^/MAP/\n"
-                                         "srun -n2 --cpu-bind=none" +
-                                         show +
-                                         " | sed s/^/NONE/\n"
-                                         "srun -n1 --cpu-bind=sideways true; echo rcX=$?\n");
+  std::string id = SubmitScript("-N1 -n2", "srun -n2 --cpu-bind=verbose,cores" + show +
+                                               "\nsrun -n2 --cpu-bind=map_cpu:1,0" + show +
+                                               " | sed s/^/MAP/\n"
+                                               "srun -n2 --cpu-bind=none" +
+                                               show +
+                                               " | sed s/^/NONE/\n"
+                                               "srun -n1 --cpu-bind=sideways true; echo rcX=$?\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   std::string out = Output(id);
@@ -700,7 +691,7 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
 // --mem, a task that outgrows it is killed by the kernel and srun says Out Of
 // Memory, while the job and its next step carry on; the cage goes with the step.
 TEST_F(StepsTest, AStepsCageHoldsItsMemoryAndItsOomKillSparesTheJob) {
-  std::string id = Submit(
+  std::string id = SubmitScript(
       "-N1 -n2 --mem=300M",
       // Quoted for the task's shell: the step's own memory cgroup and limit.
       "srun -n1 --mem=60M sh -c 'm=$(sed -n \"s/^[0-9]*:memory://p\" /proc/self/cgroup);"
@@ -732,12 +723,12 @@ TEST_F(StepsTest, AStepsCageHoldsItsMemoryAndItsOomKillSparesTheJob) {
 // with its own.
 TEST_F(StepsTest, ABoundTaskCannotWidenItsAffinity) {
   std::string id =
-      Submit("-N1 -n2",
-             "srun -n2 --cpu-bind=cores sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
-             "WIDE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
-             " $(sed -n \"s/^[0-9]*:cpuset://p\" /proc/self/cgroup)'\n"
-             "srun -n2 --cpu-bind=none sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
-             "FREE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)'\n");
+      SubmitScript("-N1 -n2",
+                   "srun -n2 --cpu-bind=cores sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
+                   "WIDE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)"
+                   " $(sed -n \"s/^[0-9]*:cpuset://p\" /proc/self/cgroup)'\n"
+                   "srun -n2 --cpu-bind=none sh -c 'taskset -cp 0-1 $$ >/dev/null 2>&1; echo "
+                   "FREE$SLURM_PROCID $(grep Cpus_allowed_list /proc/self/status | cut -f2)'\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
@@ -762,11 +753,12 @@ TEST_F(StepsTest, ABoundTaskCannotWidenItsAffinity) {
 // the node's default binding (a step cage) and with --cpu-bind=cores (a step
 // cage and a cpuset cage per task). Printed for comparison; bounded loosely.
 TEST_F(StepsTest, StepLaunchTime) {
-  std::string id = Submit("-N1 -n2",
-                          "t() { t0=$(date +%s%N); srun -n2 $2 true; t1=$(date +%s%N);"
-                          " echo LAUNCH $1 $(( (t1 - t0) / 1000000 )); }\n"
-                          "for i in 1 2 3 4 5 6 7 8 9 10 11; do t default; done\n"
-                          "for i in 1 2 3 4 5 6 7 8 9 10 11; do t cores --cpu-bind=cores; done\n");
+  std::string id =
+      SubmitScript("-N1 -n2",
+                   "t() { t0=$(date +%s%N); srun -n2 $2 true; t1=$(date +%s%N);"
+                   " echo LAUNCH $1 $(( (t1 - t0) / 1000000 )); }\n"
+                   "for i in 1 2 3 4 5 6 7 8 9 10 11; do t default; done\n"
+                   "for i in 1 2 3 4 5 6 7 8 9 10 11; do t cores --cpu-bind=cores; done\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
@@ -788,11 +780,11 @@ TEST_F(StepsTest, StepLaunchTime) {
 // two-GPU job get one each, see it as CUDA device 0 and may open only it.
 TEST_F(StepsTest, ConcurrentStepsGetGpusOfTheirOwn) {
   const std::string dir = cluster_->work_dir() + "/";
-  std::string id = Submit("-N1 -n2 --gres=gpu:2",
-                          "srun -n1 --gres=gpu:1 sh -c '" + dir + "task.sh > " + dir +
-                              "g1.out; sleep 3' &\n" + "while [ ! -s " + dir +
-                              "g1.out ]; do sleep 0.1; done\n" + "srun -n1 --gres=gpu:1 " + dir +
-                              "task.sh > " + dir + "g2.out; echo rc=$?\nwait\n");
+  std::string id = SubmitScript("-N1 -n2 --gres=gpu:2",
+                                "srun -n1 --gres=gpu:1 sh -c '" + dir + "task.sh > " + dir +
+                                    "g1.out; sleep 3' &\n" + "while [ ! -s " + dir +
+                                    "g1.out ]; do sleep 0.1; done\n" + "srun -n1 --gres=gpu:1 " +
+                                    dir + "task.sh > " + dir + "g2.out; echo rc=$?\nwait\n");
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string g1 = ReadFileText(dir + "g1.out");

@@ -4,8 +4,10 @@
 // and stopped after it; their logs are printed when a test fails.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -23,6 +25,8 @@ class TwoNodeClusterTest : public ::testing::Test {
   // gres.conf for the fixtures that need another (empty: the cluster's, its
   // GPUs without Cores=); called once cluster_ exists, before any daemon starts.
   virtual std::string GresConf() const { return ""; }
+  // More environment for both rotad (NAME=value words).
+  virtual std::vector<std::string> NodeEnvironment() const { return {}; }
   // cgroup.conf for the fixtures that need another (empty: the cluster's
   // cgroup v1 one, constraining cores, memory and devices).
   virtual std::string CgroupConf() const { return ""; }
@@ -38,8 +42,8 @@ class TwoNodeClusterTest : public ::testing::Test {
         (cluster_->dir().path() / "rotactld.log").string());
     ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
         << ctld_->Log();
-    ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
-    ASSERT_TRUE(cluster_->StartNode(2)) << cluster_->NodeLogs();
+    ASSERT_TRUE(cluster_->StartNode(1, NodeEnvironment())) << cluster_->NodeLogs();
+    ASSERT_TRUE(cluster_->StartNode(2, NodeEnvironment())) << cluster_->NodeLogs();
     ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
         << cluster_->Run("sinfo").out << cluster_->NodeLogs();
   }
@@ -50,6 +54,22 @@ class TwoNodeClusterTest : public ::testing::Test {
     // Nodes first (they kill their jobs and report), then the controller.
     cluster_.reset();
     ctld_.reset();
+  }
+
+  // Submits a batch script (its text, after a #!/bin/sh line that puts the
+  // built commands first in PATH and sets SLURM_CONF) with `options`, run
+  // in the work directory; returns the job id.
+  std::string SubmitScript(const std::string& options, const std::string& script) {
+    const std::string path =
+        cluster_->work_dir() + "/job" + std::to_string(++submitted_scripts_) + ".sh";
+    std::ofstream(path) << "#!/bin/sh\nexport PATH=" << BinDir()
+                        << ":$PATH\nexport SLURM_CONF=" << cluster_->conf() << "\n"
+                        << script;
+    chmod(path.c_str(), 0755);
+    CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " +
+                                    options + " " + path);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return std::string(Trim(r.out));
   }
 
   // Polls squeue until job `job` is in `state` ("COMPLETED", "RUNNING", ...).
@@ -65,6 +85,7 @@ class TwoNodeClusterTest : public ::testing::Test {
 
   std::unique_ptr<NodedCluster> cluster_;
   std::unique_ptr<DaemonProcess> ctld_;
+  int submitted_scripts_ = 0;
 };
 
 }  // namespace rota::testing

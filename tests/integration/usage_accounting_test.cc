@@ -43,17 +43,6 @@ class UsageAccountingTest : public testing::AccountedClusterTest {
  protected:
   std::string MoreSettings() const override { return "PrologFlags=Contain\n"; }
 
-  // Submits a batch script (its text) with `options`; returns the job id.
-  std::string Submit(const std::string& options, const std::string& script) {
-    std::string path = cluster_->work_dir() + "/job.sh";
-    std::ofstream(path) << "#!/bin/sh\nexport PATH=" + testing::BinDir() + ":$PATH\n" +
-                               "export SLURM_CONF=" + cluster_->conf() + "\n" + script;
-    chmod(path.c_str(), 0755);
-    CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " +
-                                    options + " " + path);
-    EXPECT_EQ(r.exit_code, 0) << r.out;
-    return std::string(Trim(r.out));
-  }
   std::string SacctUntil(const std::string& args, const std::string& expected) {
     std::string out;
     WaitUntil([&] { return (out = cluster_->Run("sacct " + args).out) == expected; },
@@ -78,9 +67,10 @@ class UsageAccountingTest : public testing::AccountedClusterTest {
 
 TEST_F(UsageAccountingTest, MaxRssOfTheBatchAndSrunStepsAndTheExternStep) {
   // tail keeps the whole line (50 MiB without a newline) in memory.
-  const std::string job = Submit("-N1 -n1 --mem=400M",
-                                 "head -c 50M /dev/zero | tail > /dev/null\n"
-                                 "srun -n1 sh -c 'head -c 50M /dev/zero | tail > /dev/null'\n");
+  const std::string job =
+      SubmitScript("-N1 -n1 --mem=400M",
+                   "head -c 50M /dev/zero | tail > /dev/null\n"
+                   "srun -n1 sh -c 'head -c 50M /dev/zero | tail > /dev/null'\n");
   ASSERT_FALSE(job.empty());
   const std::string node = cluster_->Node(1);
   const std::string expected = job + "|COMPLETED|0:0\n" + job + ".extern|COMPLETED|0:0\n" + job +

@@ -14,6 +14,7 @@
 
 #include "cli/submit/job_options.h"
 #include "common/strings.h"
+#include "testing/option_doc_cells.h"
 #include "testing/temp_dir.h"
 
 namespace rota::cli {
@@ -295,18 +296,9 @@ std::vector<DocRow> SharedTableOfTheDocs() {
     std::vector<std::string_view> cells = Split(line, '|');  // "", option, commands, ...
     if (cells.size() < 4) continue;
     DocRow row;
-    std::string_view names = cells[1];
-    for (size_t tick = names.find('`'); tick != std::string_view::npos;
-         tick = names.find('`', tick + 1)) {
-      const size_t end = names.find('`', tick + 1);
-      std::string_view name = names.substr(tick + 1, end - tick - 1);
-      if (name.starts_with("--")) {
-        row.long_names.emplace_back(name.substr(2));
-      } else if (name.size() == 2 && name[0] == '-') {
-        row.letters.push_back(name[1]);
-      }
-      tick = end;
-    }
+    testing::OptionNames names = testing::OptionNamesOfCell(cells[1]);
+    row.long_names = std::move(names.long_names);
+    row.letters = std::move(names.letters);
     const std::string_view commands = Trim(cells[2]);
     if (commands == "all three") {
       row.commands =
