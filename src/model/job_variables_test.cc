@@ -50,6 +50,9 @@ TEST(RequestVariablesTest, GpuOptionsAsTyped) {
   EXPECT_EQ(m.count("SLURM_MEM_PER_NODE"), 0u);
   EXPECT_EQ(m.count("SLURM_MEM_PER_CPU"), 0u);
   EXPECT_EQ(m.count("SLURM_CPUS_PER_TASK"), 0u);
+  EXPECT_EQ(m.count("SLURM_OVERCOMMIT"), 0u);
+  spec.set_overcommit(true);
+  EXPECT_EQ(AsMap(RequestVariables(spec))["SLURM_OVERCOMMIT"], "1");
 }
 
 TEST(RequestVariablesTest, TasksCpusAndMemory) {

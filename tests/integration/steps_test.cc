@@ -187,6 +187,22 @@ TEST_F(StepsTest, ExitCodesLabelsAndErrors) {
   EXPECT_NE(out.find("rc5=1\n"), std::string::npos) << out;
 }
 
+// sbatch -O: the job holds one CPU per node for its 8 tasks, and its steps
+// (SLURM_OVERCOMMIT=1 from the job) start all 8, 4 on each node.
+TEST_F(StepsTest, AnOvercommittedJobRunsMoreTasksThanItsCpus) {
+  std::string id = SubmitScript("-N2 -n8 -O",
+                                "echo OVERCOMMIT=$SLURM_OVERCOMMIT NTASKS=$SLURM_NTASKS\n"
+                                "srun sh -c 'echo task $SLURMD_NODENAME' | sort | uniq -c\n");
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -t all -o %C -j " + id).out), "2");
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("OVERCOMMIT=1 NTASKS=8\n"), std::string::npos) << out;
+  for (int n = 1; n <= 2; ++n) {
+    EXPECT_NE(out.find("      4 task " + cluster_->Node(n) + "\n"), std::string::npos) << out;
+  }
+}
+
 TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
   std::string pids = cluster_->work_dir() + "/pids";
   std::string id = SubmitScript("-N2 --ntasks-per-node=1",

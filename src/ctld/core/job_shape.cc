@@ -204,7 +204,9 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   req.required_nodes = required;
   uint32_t min_nodes = std::max<uint32_t>(spec.min_nodes(), required.size());
   uint32_t tasks = spec.num_tasks();
-  const uint32_t tpn = spec.ntasks_per_node();
+  // -O: CPUs are allocated as for one task per node; Slurm then ignores the
+  // per-node task count too.
+  const uint32_t tpn = spec.overcommit() ? 0 : spec.ntasks_per_node();
   if (spec.ntasks_per_gpu() > 0) {
     // Tasks from GPUs, or GPUs from tasks.
     if (tasks > 0 && !req.wants_gpus()) {
@@ -226,13 +228,16 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   }
   if (tasks == 0) tasks = tpn > 0 ? tpn * req.nodes : req.nodes;
   tasks = std::max(tasks, req.nodes);
-  req.tasks = tasks;
+  // What the allocation holds CPUs for: every task, or under -O one per node
+  // (the tasks then share them).
+  const uint32_t held_tasks = spec.overcommit() ? req.nodes : tasks;
+  req.tasks = held_tasks;
   req.tasks_per_node = tpn;
   shape.num_tasks = tasks;
   shape.nodes =
       req.nodes_fixed
           ? req.nodes
-          : std::max(req.nodes, CeilDiv(uint64_t{tasks} * req.cpus_per_task, max_node_cpus));
+          : std::max(req.nodes, CeilDiv(uint64_t{held_tasks} * req.cpus_per_task, max_node_cpus));
 
   ApplyMemory(spec, partition, config, model, gpu_defaults, req);
   req.exclusive = spec.exclusive() || partition.oversubscribe == "EXCLUSIVE";
@@ -253,13 +258,13 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   }
 
   // The estimates shown while pending.
-  uint32_t tasks_per_node = tpn > 0 ? tpn : CeilDiv(tasks, shape.nodes);
+  uint32_t tasks_per_node = tpn > 0 ? tpn : CeilDiv(held_tasks, shape.nodes);
   uint32_t gpus_per_node = std::max({req.gpus_per_node + req.gpus_per_task * tasks_per_node,
                                      CeilDiv(req.gpus_per_job, shape.nodes),
                                      req.gpus_per_socket * std::max(1u, req.sockets_per_node)});
   shape.total_gpus = std::max(req.gpus_per_job, gpus_per_node * shape.nodes);
   shape.total_cpus =
-      std::max<uint32_t>(tasks * req.cpus_per_task, req.cpus_per_gpu * shape.total_gpus);
+      std::max<uint32_t>(held_tasks * req.cpus_per_task, req.cpus_per_gpu * shape.total_gpus);
 
   // Limits of the partition hold the job pending rather than refusing it.
   int64_t limit = spec.time_limit_s();

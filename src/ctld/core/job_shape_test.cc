@@ -104,6 +104,28 @@ TEST_F(JobShapeTest, TasksWithoutANodeCountSpreadFreely) {
   EXPECT_EQ(Shape(spec, "small")->partition_reason, "PartitionNodeLimit");
 }
 
+// -O: CPUs for one task per node (its -c each), whatever the task count;
+// the per-node task count is ignored, as in Slurm.
+TEST_F(JobShapeTest, OvercommitHoldsOneTasksCpusPerNode) {
+  wire::JobSpec spec;
+  spec.set_num_tasks(1000);  // Never fits 128 CPUs, one CPU each
+  spec.set_min_nodes(2);
+  spec.set_cpus_per_task(2);
+  EXPECT_EQ(Shape(spec).status().message(), kNodeConfigNotAvailable);
+  spec.set_overcommit(true);
+  Result<JobShape> s = Shape(spec);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->num_tasks, 1000u);  // What the job's tasks are told (SLURM_NTASKS)
+  EXPECT_EQ(s->nodes, 2u);
+  EXPECT_EQ(s->request.tasks, 2u);
+  EXPECT_EQ(s->total_cpus, 4u);
+  spec.set_ntasks_per_node(500);
+  s = Shape(spec);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->request.tasks_per_node, 0u);
+  EXPECT_EQ(s->total_cpus, 4u);
+}
+
 TEST_F(JobShapeTest, SwitchesAndBindingFlags) {
   wire::JobSpec spec;
   spec.set_switches("1@10:00");
