@@ -10,10 +10,13 @@
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/query/job_listing.h"
+#include "cli/scancel_filters.h"
 #include "cli/scancel_option_table.h"
 #include "cli/signal_names.h"
 #include "cli/slurm_version.h"
 #include "cli/step/step_commands.h"
+#include "common/hostlist.h"
+#include "common/strings.h"
 #include "conf/config_loader.h"
 #include "rota.pb.h"
 
@@ -30,12 +33,36 @@ void Usage() {
                "  -Q, --quiet            do not report errors\n";
 }
 
+void AddWords(std::vector<std::string>& out, std::string_view text) {
+  for (std::string_view word : rota::Split(text, ',')) {
+    if (!word.empty()) out.emplace_back(word);
+  }
+}
+
+// The jobs `request` selects (ids, -u, -p, -t, -n) that pass `filters`.
+rota::Result<std::vector<std::string>> JobsToSignal(rota::cli::ControllerClient& client,
+                                                    const rota::wire::SignalJobsRequest& request,
+                                                    const rota::cli::ScancelListFilters& filters) {
+  rota::wire::ListJobsRequest list;
+  for (const std::string& id : request.job_ids()) list.add_job_ids(id);
+  if (!request.user().empty()) list.add_users(request.user());
+  if (!request.partition().empty()) list.add_partitions(request.partition());
+  if (!request.state().empty()) list.add_states(request.state());
+  if (!request.name().empty()) list.add_names(request.name());
+  for (const std::string& a : filters.accounts) list.add_accounts(a);
+  for (const std::string& q : filters.qos) list.add_qos(q);
+  rota::wire::ListJobsResponse listed;
+  ROTA_RETURN_IF_ERROR(client.Call(rota::api::kListJobs, list, &listed));
+  return rota::cli::JobsPassingFilters({listed.jobs().begin(), listed.jobs().end()}, filters);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace rota::cli::scancel_options;  // kLong, kShort and the option ids
   rota::wire::SignalJobsRequest request;
   bool quiet = false;
+  rota::cli::ScancelListFilters filters;  // -A, -q, -R, -w, --wckey
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
   int c;
@@ -76,6 +103,27 @@ int main(int argc, char** argv) {
       case 'H':  // No burst buffer to stage out
       case kNoOp:
         break;
+      case 'A':
+        AddWords(filters.accounts, optarg);
+        break;
+      case 'q':
+        AddWords(filters.qos, optarg);
+        break;
+      case 'R':
+        AddWords(filters.reservations, optarg);
+        break;
+      case kWckey:
+        AddWords(filters.wckeys, optarg);
+        break;
+      case 'w': {
+        auto nodes = rota::ExpandHostlist(optarg);
+        if (!nodes.ok()) {
+          std::cerr << "scancel: error: Invalid node list: " << optarg << "\n";
+          return 1;
+        }
+        filters.nodes.insert(filters.nodes.end(), nodes->begin(), nodes->end());
+        break;
+      }
       case kMe:  // -u with one's own name
         if (const passwd* me = getpwuid(getuid()); me != nullptr) request.set_user(me->pw_name);
         break;
@@ -117,7 +165,7 @@ int main(int argc, char** argv) {
   }
   if (optind < argc && request.job_ids().empty()) return step_code;
   if (request.job_ids().empty() && request.user().empty() && request.partition().empty() &&
-      request.state().empty() && request.name().empty()) {
+      request.state().empty() && request.name().empty() && filters.empty()) {
     std::cerr << "scancel: error: No job identification provided\n";
     return 1;
   }
@@ -125,6 +173,17 @@ int main(int argc, char** argv) {
   if (!client.ok()) {
     std::cerr << "scancel: error: " << client.status().message() << "\n";
     return 1;
+  }
+  if (!filters.empty()) {
+    // As Slurm's scancel: the jobs are listed, filtered here, then named.
+    rota::Result<std::vector<std::string>> ids = JobsToSignal(**client, request, filters);
+    if (!ids.ok()) {
+      std::cerr << "scancel: error: " << ids.status().message() << "\n";
+      return 1;
+    }
+    if (ids->empty()) return step_code;
+    request.clear_job_ids();
+    for (const std::string& id : *ids) request.add_job_ids(id);
   }
   rota::wire::SignalJobsResponse response;
   rota::Status s = (*client)->Call(rota::api::kSignalJobs, request, &response);

@@ -10,7 +10,7 @@
 
 namespace rota::cli::scancel_options {
 
-enum : int { kNoOp = 1100, kMe };
+enum : int { kNoOp = 1100, kMe, kWckey };
 inline constexpr option kLong[] = {
     {"batch", no_argument, nullptr, 'b'},
     {"name", required_argument, nullptr, 'n'},
@@ -33,18 +33,13 @@ inline constexpr option kLong[] = {
     {"qos", required_argument, nullptr, 'q'},
     {"reservation", required_argument, nullptr, 'R'},
     {"nodelist", required_argument, nullptr, 'w'},
-    {"wckey", required_argument, nullptr, kRefusedOption},
+    {"wckey", required_argument, nullptr, kWckey},
     {"full", no_argument, nullptr, 'f'},
     {"interactive", no_argument, nullptr, 'i'},
     {nullptr, 0, nullptr, 0},
 };
 inline constexpr char kShort[] = "bn:p:s:t:u:QhvVM:HA:q:R:w:fi";
 inline constexpr RefusedOption kRefused[] = {
-    {"account", 'A', "not supported; name the jobs, or use -u, -p, -n or -t"},
-    {"qos", 'q', "not supported; name the jobs, or use -u, -p, -n or -t"},
-    {"reservation", 'R', "not supported; name the jobs, or use -u, -p, -n or -t"},
-    {"nodelist", 'w', "not supported; name the jobs, or use -u, -p, -n or -t"},
-    {"wckey", 0, "not supported; name the jobs, or use -u, -p, -n or -t"},
     {"full", 'f', "not supported; -b signals the batch shell, a step id its tasks"},
     {"interactive", 'i', "not supported: scancel asks nothing"},
 };

@@ -234,8 +234,8 @@ TEST_F(ClusterOptionTest, RefusedOptionsSayWhyBeforeAnythingIsContacted) {
        {"--units=M"},
        "sacct: error: --units: not supported; --noconvert keeps sizes as measured\n"},
       {"scancel",
-       {"-A", "physics"},
-       "scancel: error: --account: not supported; name the jobs, or use -u, -p, -n or -t\n"},
+       {"-f", "7"},
+       "scancel: error: --full: not supported; -b signals the batch shell, a step id its tasks\n"},
       {"sprio",
        {"-S", "y"},
        "sprio: error: --sort: not supported; jobs are listed by job id, sort(1) orders them "

@@ -78,6 +78,22 @@ TEST_F(ControllerTest, SubmitListAndCancel) {
   EXPECT_EQ(r.out, "");
 }
 
+// scancel -A/-q/-R/-w/--wckey: the listed jobs that pass, as Slurm's scancel
+// filters them; with ids, only those of them.
+TEST_F(ControllerTest, ScancelFiltersTheJobsItSignals) {
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --hold -A physics --wrap=true").out, "1\n");
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --hold -A chem --wckey=sim --wrap=true").out, "2\n");
+  ASSERT_EQ(ctld_.Run("sbatch --parsable --hold -A physics --wrap=true").out, "3\n");
+  EXPECT_EQ(ctld_.Run("scancel -A physics 3").exit_code, 0);
+  EXPECT_EQ(ctld_.Run("squeue -h -t all -S i -o '%i|%T'").out,
+            "1|PENDING\n2|PENDING\n3|CANCELLED\n");
+  EXPECT_EQ(ctld_.Run("scancel -A nobody").exit_code, 0);         // Nothing matches: nothing to do
+  EXPECT_EQ(ctld_.Run("scancel -w n1 -A physics").exit_code, 0);  // Job 1 is on no node yet
+  EXPECT_EQ(ctld_.Run("scancel --wckey=sim").exit_code, 0);
+  EXPECT_EQ(ctld_.Run("squeue -h -t all -S i -o '%i|%T'").out,
+            "1|PENDING\n2|CANCELLED\n3|CANCELLED\n");
+}
+
 TEST_F(ControllerTest, RefusedSubmissionsSaySoAndLeaveNothing) {
   CommandResult r = ctld_.Run("sbatch -p nosuch --wrap=true");
   EXPECT_EQ(r.exit_code, 1);
