@@ -59,6 +59,12 @@ TEST_F(ControllerTest, SubmitListAndCancel) {
   EXPECT_EQ(json["jobs"][0]["state_reason"], "JobHeldUser");
   EXPECT_EQ(json["jobs"][0]["time_limit"], 60);
   EXPECT_EQ(ctld_.Run("squeue -h -n first -o %i").out, "1\n");
+  // -i 1: the listing again each second, a blank line after each, until killed.
+  const std::string iterated = ctld_.Run("timeout 2.5 squeue -h -i 1 -o %i -j 1").out;
+  EXPECT_EQ(iterated.rfind("1\n\n1\n\n", 0), 0u) << iterated;
+  const std::string once = ctld_.Run("sinfo -h -o %P").out;
+  const std::string sinfo_iterated = ctld_.Run("timeout 1.5 sinfo -h -i 1 -o %P").out;
+  EXPECT_EQ(sinfo_iterated.rfind(once + "\n" + once + "\n", 0), 0u) << sinfo_iterated;
   EXPECT_EQ(ctld_.Run("squeue -h --name=wrap,first -o %i").out, "1\n2\n");
   EXPECT_EQ(ctld_.Run("scancel 1").exit_code, 0);
   EXPECT_EQ(ctld_.Run("squeue -h -t all -o '%i|%T'").out, "1|CANCELLED\n2|PENDING\n");

@@ -2,8 +2,11 @@
 #include <getopt.h>
 #include <pwd.h>
 
+#include <chrono>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/methods.h"
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
   std::string nodes_filter;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
+  int iterate_s = 0;  // -i: seconds between listings
   int c;
   int long_index = -1;
   while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
@@ -106,6 +110,15 @@ int main(int argc, char** argv) {
       case 'V':
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
+      case 'i': {
+        const std::optional<uint64_t> secs = rota::ParseUint(optarg);
+        if (!secs || *secs == 0 || *secs > 86400) {
+          std::cerr << "sinfo: error: --iterate=" << optarg << "\n";
+          return 1;
+        }
+        iterate_s = static_cast<int>(*secs);
+        break;
+      }
       default:
         if (rota::cli::ReportRefusedOption("sinfo", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"sinfo --help\" for more information\n";
@@ -130,49 +143,59 @@ int main(int argc, char** argv) {
     std::cerr << "sinfo: error: " << client.status().message() << "\n";
     return 1;
   }
-  rota::wire::ListNodesResponse response;
-  rota::Status s = (*client)->Call(rota::api::kListNodes, rota::wire::Empty(), &response);
-  if (!s.ok()) {
-    std::cerr << "sinfo: error: " << s.message() << "\n";
-    return 1;
-  }
-  std::vector<SinfoPartition> parts;
-  for (const auto& p : (*client)->config().partitions) {
-    if (p.hidden) continue;
-    if (!partitions.empty() &&
-        std::find(partitions.begin(), partitions.end(), p.name) == partitions.end())
-      continue;
-    parts.push_back(ToSinfo(p));
-  }
-  std::vector<std::string> wanted_nodes;
-  if (!nodes_filter.empty()) wanted_nodes = rota::ExpandHostlist(nodes_filter).value_or({});
-  std::vector<rota::wire::NodeInfo> nodes;
-  rota::cli::format::SinfoContext ctx;
-  ctx.now = response.now();
-  ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
-  for (const auto& n : response.nodes()) {
-    if (!wanted_nodes.empty() && std::find(wanted_nodes.begin(), wanted_nodes.end(),
-                                           n.record().name()) == wanted_nodes.end()) {
-      continue;
+  // One listing; -i repeats it every N seconds, a blank line between, until
+  // interrupted, as Slurm's sinfo does.
+  auto list_once = [&]() -> int {
+    rota::wire::ListNodesResponse response;
+    rota::Status s = (*client)->Call(rota::api::kListNodes, rota::wire::Empty(), &response);
+    if (!s.ok()) {
+      std::cerr << "sinfo: error: " << s.message() << "\n";
+      return 1;
     }
-    if (!states.empty()) {
-      std::string compact =
-          rota::cli::format::NodeStateCompactText(rota::cli::format::NodeStateBits(n));
-      std::string base = compact.substr(0, compact.find_first_of("*~#"));
-      if (std::find(states.begin(), states.end(), base) == states.end()) continue;
+    std::vector<SinfoPartition> parts;
+    for (const auto& p : (*client)->config().partitions) {
+      if (p.hidden) continue;
+      if (!partitions.empty() &&
+          std::find(partitions.begin(), partitions.end(), p.name) == partitions.end())
+        continue;
+      parts.push_back(ToSinfo(p));
     }
-    nodes.push_back(n);
-    uint32_t uid = n.record().reason_uid();
-    if (!ctx.user_names.count(uid)) {
-      passwd* pw = getpwuid(uid);
-      ctx.user_names[uid] = pw != nullptr ? pw->pw_name : std::to_string(uid);
+    std::vector<std::string> wanted_nodes;
+    if (!nodes_filter.empty()) wanted_nodes = rota::ExpandHostlist(nodes_filter).value_or({});
+    std::vector<rota::wire::NodeInfo> nodes;
+    rota::cli::format::SinfoContext ctx;
+    ctx.now = response.now();
+    ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
+    for (const auto& n : response.nodes()) {
+      if (!wanted_nodes.empty() && std::find(wanted_nodes.begin(), wanted_nodes.end(),
+                                             n.record().name()) == wanted_nodes.end()) {
+        continue;
+      }
+      if (!states.empty()) {
+        std::string compact =
+            rota::cli::format::NodeStateCompactText(rota::cli::format::NodeStateBits(n));
+        std::string base = compact.substr(0, compact.find_first_of("*~#"));
+        if (std::find(states.begin(), states.end(), base) == states.end()) continue;
+      }
+      nodes.push_back(n);
+      uint32_t uid = n.record().reason_uid();
+      if (!ctx.user_names.count(uid)) {
+        passwd* pw = getpwuid(uid);
+        ctx.user_names[uid] = pw != nullptr ? pw->pw_name : std::to_string(uid);
+      }
     }
+    auto listing = rota::cli::format::RenderSinfo(parts, nodes, options, ctx);
+    if (!listing.ok()) {
+      std::cerr << "sinfo: error: " << listing.status().message() << "\n";
+      return 1;
+    }
+    std::cout << listing->text;
+    return 0;
+  };
+  if (iterate_s == 0) return list_once();
+  for (;;) {
+    if (const int rc = list_once(); rc != 0) return rc;
+    std::cout << "\n" << std::flush;
+    std::this_thread::sleep_for(std::chrono::seconds(iterate_s));
   }
-  auto listing = rota::cli::format::RenderSinfo(parts, nodes, options, ctx);
-  if (!listing.ok()) {
-    std::cerr << "sinfo: error: " << listing.status().message() << "\n";
-    return 1;
-  }
-  std::cout << listing->text;
-  return 0;
 }

@@ -46,7 +46,6 @@ inline constexpr option kLong[] = {
 };
 inline constexpr char kShort[] = "hNlRo:O:p:t:sS:n:avVM:ei:Tdr";
 inline constexpr RefusedOption kRefused[] = {
-    {"iterate", 'i', "not supported; run sinfo under watch(1) instead"},
     {"reservation", 'T', "not supported here; scontrol show reservation lists them"},
     {"dead", 'd', "not supported; -t down,drain lists the nodes that are out of service"},
     {"responding", 'r', "not supported; -t idle,mixed,allocated lists the nodes in service"},

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/methods.h"
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
   if (const char* unique = std::getenv("SQUEUE_ARRAY_UNIQUE"); unique != nullptr) {
     expand_arrays = true;
   }
+  int iterate_s = 0;  // -i: seconds between listings
   int c;
   int long_index = -1;
   while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
@@ -171,6 +174,15 @@ int main(int argc, char** argv) {
       case 'V':
         std::cout << rota::cli::kSlurmVersionLine;
         return 0;
+      case 'i': {
+        const std::optional<uint64_t> secs = rota::ParseUint(optarg);
+        if (!secs || *secs == 0 || *secs > 86400) {
+          std::cerr << "squeue: error: --iterate=" << optarg << "\n";
+          return 1;
+        }
+        iterate_s = static_cast<int>(*secs);
+        break;
+      }
       default:
         if (rota::cli::ReportRefusedOption("squeue", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"squeue --help\" for more information\n";
@@ -242,83 +254,93 @@ int main(int argc, char** argv) {
     std::cerr << "squeue: error: " << client.status().message() << "\n";
     return 1;
   }
-  auto body = (*client)->CallForBody(rota::api::kListJobs, request);
-  if (!body.ok()) {
-    std::cerr << "squeue: error: " << body.status().message() << "\n";
-    return 1;
-  }
-  auto listing = rota::cli::JobListing::Parse(std::move(body).value());
-  if (!listing.ok()) {
-    std::cerr << "squeue: error: " << listing.status().message() << "\n";
-    return 1;
-  }
-  const std::vector<Row> rows = RowsOf(*listing, expand_arrays);
-  // One job id alone is asked for by itself in Slurm, which says so when the
-  // controller does not know it (scripts poll for that); any other selection
-  // that matches nothing lists nothing.
-  if (rows.empty() && request.job_ids_size() == 1 && !options.json) {
-    rota::wire::ListJobsRequest only;
-    only.add_job_ids(request.job_ids(0));
-    only.add_record_fields(rota::wire::JobRecord::kJobIdFieldNumber);
-    auto known = (*client)->CallForBody(rota::api::kListJobs, only);
-    auto found = known.ok() ? rota::cli::JobListing::Parse(std::move(known).value())
-                            : rota::Result<rota::cli::JobListing>(known.status());
-    if (found.ok() && found->size() == 0) {
-      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+  // One listing; -i repeats it every N seconds, a blank line between, until
+  // interrupted, as Slurm's squeue does.
+  auto list_once = [&]() -> int {
+    auto body = (*client)->CallForBody(rota::api::kListJobs, request);
+    if (!body.ok()) {
+      std::cerr << "squeue: error: " << body.status().message() << "\n";
       return 1;
     }
-  }
-  bool malformed = false;
-  // Each row is parsed when the listing asks for it, into one reused message.
-  auto source = [&](size_t k) -> const rota::wire::JobRecord* {
-    rota::wire::JobRecord* job = listing->Load(rows[k].record);
-    if (job == nullptr) {
-      malformed = true;
-      return nullptr;
+    auto listing = rota::cli::JobListing::Parse(std::move(body).value());
+    if (!listing.ok()) {
+      std::cerr << "squeue: error: " << listing.status().message() << "\n";
+      return 1;
     }
-    if (rows[k].task) {
-      job->set_array_meta(false);
-      job->set_array_task_id(*rows[k].task);
-      job->clear_array_pending();
+    const std::vector<Row> rows = RowsOf(*listing, expand_arrays);
+    // One job id alone is asked for by itself in Slurm, which says so when the
+    // controller does not know it (scripts poll for that); any other selection
+    // that matches nothing lists nothing.
+    if (rows.empty() && request.job_ids_size() == 1 && !options.json) {
+      rota::wire::ListJobsRequest only;
+      only.add_job_ids(request.job_ids(0));
+      only.add_record_fields(rota::wire::JobRecord::kJobIdFieldNumber);
+      auto known = (*client)->CallForBody(rota::api::kListJobs, only);
+      auto found = known.ok() ? rota::cli::JobListing::Parse(std::move(known).value())
+                              : rota::Result<rota::cli::JobListing>(known.status());
+      if (found.ok() && found->size() == 0) {
+        std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+        return 1;
+      }
     }
-    if (!reservation.empty() && job->spec().reservation() != reservation) return nullptr;
-    if (!licenses.empty() && !AsksForALicense(job->spec().licenses(), licenses)) return nullptr;
-    if (!wanted_nodes.empty() &&
-        std::none_of(job->nodes().begin(), job->nodes().end(), [&](const std::string& n) {
-          return std::find(wanted_nodes.begin(), wanted_nodes.end(), n) != wanted_nodes.end();
-        })) {
-      return nullptr;
+    bool malformed = false;
+    // Each row is parsed when the listing asks for it, into one reused message.
+    auto source = [&](size_t k) -> const rota::wire::JobRecord* {
+      rota::wire::JobRecord* job = listing->Load(rows[k].record);
+      if (job == nullptr) {
+        malformed = true;
+        return nullptr;
+      }
+      if (rows[k].task) {
+        job->set_array_meta(false);
+        job->set_array_task_id(*rows[k].task);
+        job->clear_array_pending();
+      }
+      if (!reservation.empty() && job->spec().reservation() != reservation) return nullptr;
+      if (!licenses.empty() && !AsksForALicense(job->spec().licenses(), licenses)) return nullptr;
+      if (!wanted_nodes.empty() &&
+          std::none_of(job->nodes().begin(), job->nodes().end(), [&](const std::string& n) {
+            return std::find(wanted_nodes.begin(), wanted_nodes.end(), n) != wanted_nodes.end();
+          })) {
+        return nullptr;
+      }
+      return job;
+    };
+    if (options.json) {
+      std::vector<rota::wire::JobRecord> copies;
+      copies.reserve(rows.size());
+      for (size_t k = 0; k < rows.size(); ++k) {
+        if (const rota::wire::JobRecord* job = source(k)) copies.push_back(*job);
+      }
+      if (malformed) {
+        std::cerr << "squeue: error: malformed answer from the controller\n";
+        return 1;
+      }
+      std::cout << rota::cli::SqueueJson(copies, listing->now());
+      return 0;
     }
-    return job;
-  };
-  if (options.json) {
-    std::vector<rota::wire::JobRecord> copies;
-    copies.reserve(rows.size());
-    for (size_t k = 0; k < rows.size(); ++k) {
-      if (const rota::wire::JobRecord* job = source(k)) copies.push_back(*job);
+    rota::cli::format::SqueueContext ctx;
+    ctx.now = listing->now();
+    ctx.no_convert = no_convert;
+    ctx.forecast = listing->forecast();
+    ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
+    auto text = rota::cli::format::RenderSqueue(rows.size(), source, options, ctx);
+    if (!text.ok()) {
+      std::cerr << "squeue: error: " << text.status().message() << "\n";
+      return 1;
     }
     if (malformed) {
       std::cerr << "squeue: error: malformed answer from the controller\n";
       return 1;
     }
-    std::cout << rota::cli::SqueueJson(copies, listing->now());
-    return 0;
+    std::cout << text->text;
+    std::cout.flush();
+    return std::cout.good() ? 0 : 1;
+  };
+  if (iterate_s == 0) return list_once();
+  for (;;) {
+    if (const int rc = list_once(); rc != 0) return rc;
+    std::cout << "\n" << std::flush;
+    std::this_thread::sleep_for(std::chrono::seconds(iterate_s));
   }
-  rota::cli::format::SqueueContext ctx;
-  ctx.now = listing->now();
-  ctx.no_convert = no_convert;
-  ctx.forecast = listing->forecast();
-  ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(ctx.now);
-  auto text = rota::cli::format::RenderSqueue(rows.size(), source, options, ctx);
-  if (!text.ok()) {
-    std::cerr << "squeue: error: " << text.status().message() << "\n";
-    return 1;
-  }
-  if (malformed) {
-    std::cerr << "squeue: error: malformed answer from the controller\n";
-    return 1;
-  }
-  std::cout << text->text;
-  std::cout.flush();
-  return std::cout.good() ? 0 : 1;
 }

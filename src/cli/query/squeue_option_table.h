@@ -60,7 +60,6 @@ inline constexpr option kLong[] = {
 };
 inline constexpr char kShort[] = "hlo:O:u:j::p:t:A:q:n:w:rS:avVs::M:PR:L:i:";
 inline constexpr RefusedOption kRefused[] = {
-    {"iterate", 'i', "not supported; run squeue under watch(1) instead"},
     {"yaml", 0, "YAML output is not supported; --json gives the same records"},
 };
 
