@@ -85,6 +85,8 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
   EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID --name=held,fails").out, "2\n3\n");
   EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -q nosuchqos").out, "");
   EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -g 0 -j 1").out, "1\n");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -N n[1-3]").out, "1\n3\n");  // 2 ran nowhere
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -N n2").out, "");
   EXPECT_EQ(ctld_.Run("sacct -X -n -b -p --delimiter=, -j 3").out, "3,FAILED,2:0,\n");
   EXPECT_EQ(ctld_.Run("sacct -n -P -o JobID,ReqTRES -j 2").out,
             "2|billing=2,cpu=2,mem=2G,node=1\n");

@@ -25,6 +25,7 @@
 #include "cli/job_state_names.h"
 #include "cli/local_time.h"
 #include "cli/slurm_version.h"
+#include "common/hostlist.h"
 #include "common/strings.h"
 #include "common/user_names.h"
 #include "conf/config_loader.h"
@@ -84,6 +85,15 @@ std::string GroupNameOrNumber(uint32_t gid) {
   return std::to_string(gid);
 }
 
+// sacct -N: whether `job` ran on one of `nodes` (empty: any job).
+bool RanOnAny(const rota::wire::AccountingJob& job, const std::vector<std::string>& nodes) {
+  if (nodes.empty()) return true;
+  auto ran = rota::ExpandHostlist(job.nodelist());
+  return ran.ok() && std::any_of(ran->begin(), ran->end(), [&](const std::string& n) {
+           return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
+         });
+}
+
 void AddNames(std::vector<std::string>& out, std::string_view text) {
   for (std::string_view piece : rota::Split(text, ',')) {
     if (!piece.empty()) out.emplace_back(piece);
@@ -107,6 +117,7 @@ int main(int argc, char** argv) {
   bool no_convert = false;
   bool states_given = false;                            // -s, even naming only states no job is in
   std::vector<std::string> names, qos, wckeys, groups;  // --name, -q, -W, -g
+  std::vector<std::string> nodes;                       // -N, expanded
   std::string delimiter = "|";                          // --delimiter, with -p or -P
   auto add_list = [](auto* out, const char* text) {
     for (std::string_view piece : rota::Split(text, ',')) {
@@ -211,6 +222,15 @@ int main(int argc, char** argv) {
       case 'g':
         AddNames(groups, optarg);
         break;
+      case 'N': {
+        auto expanded = rota::ExpandHostlist(optarg);
+        if (!expanded.ok()) {
+          std::cerr << "sacct: error: Invalid node list: " << optarg << "\n";
+          return 1;
+        }
+        nodes.insert(nodes.end(), expanded->begin(), expanded->end());
+        break;
+      }
       case 'h':
         Usage(stdout);
         return 0;
@@ -288,9 +308,10 @@ int main(int argc, char** argv) {
   // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
   std::map<uint32_t, std::vector<std::string>> only_steps;
   if (!selection.empty()) selection.Apply(jobs, only_steps);
-  // --name, -q, -W, -g: kept here from what rotadbd sent.
+  // --name, -q, -W, -g, -N: kept here from what rotadbd sent.
   std::erase_if(jobs, [&](const rota::wire::AccountingJob& job) {
-    return !Wanted(names, job.name()) || !Wanted(qos, job.qos()) || !Wanted(wckeys, job.wckey()) ||
+    return !Wanted(names, job.name()) || !Wanted(qos, job.qos()) || !RanOnAny(job, nodes) ||
+           !Wanted(wckeys, job.wckey()) ||
            !(Wanted(groups, std::to_string(job.gid())) ||
              Wanted(groups, GroupNameOrNumber(job.gid())));
   });

@@ -69,7 +69,6 @@ inline constexpr char kShort[] = "aA:DE:j:no:pPr:s:S:u:XhVM:Lbq:W:g:vTleN:Bcf:i:
 inline constexpr RefusedOption kRefused[] = {
     {"long", 'l', "not supported; -o names the fields to show"},
     {"helpformat", 'e', "not supported; docs/accounting.md lists the fields -o takes"},
-    {"nodelist", 'N', "not supported; list the jobs with -o JobID,NodeList and filter them"},
     {"batch-script", 'B', "not supported: batch scripts are not kept in accounting"},
     {"completion", 'c', "not supported: there is no job completion log"},
     {"file", 'f', "not supported: accounting is read from rotadbd only"},
