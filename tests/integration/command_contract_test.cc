@@ -239,9 +239,7 @@ TEST_F(ClusterOptionTest, RefusedOptionsSayWhyBeforeAnythingIsContacted) {
        "sprio: error: --sort: not supported; jobs are listed by job id, sort(1) orders them "
        "otherwise\n"},
       {"sshare", {"-U"}, "sshare: error: --Users: not supported; -u names the users to show\n"},
-      {"sdiag",
-       {"-t"},
-       "sdiag: error: --sort-by-time: not supported; RPC lines are listed by count\n"},
+      {"sdiag", {"--yaml"}, "sdiag: error: --yaml: YAML output is not supported\n"},
       {"sacctmgr",
        {"--json", "list", "user"},
        "sacctmgr: error: --json: JSON output is not supported by sacctmgr yet\n"},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 
 namespace rota::cli {
@@ -22,6 +23,23 @@ uint64_t Average(const wire::RpcCount& c) {
 }
 
 }  // namespace
+
+void SortRpcCounts(wire::DiagResponse& diag, SdiagRpcOrder order) {
+  if (order == SdiagRpcOrder::kCount) return;
+  auto before = [order](const wire::RpcCount& a, const wire::RpcCount& b) {
+    switch (order) {
+      case SdiagRpcOrder::kId:
+        return a.id() < b.id();
+      case SdiagRpcOrder::kTotalTime:
+        return a.total_time_us() > b.total_time_us();
+      default:
+        return Average(a) > Average(b);
+    }
+  };
+  for (auto* list : {diag.mutable_rpc_types(), diag.mutable_rpc_users()}) {
+    std::stable_sort(list->begin(), list->end(), before);
+  }
+}
 
 std::string FormatSdiag(const wire::DiagResponse& d,
                         const std::function<int64_t(int64_t)>& utc_offset) {

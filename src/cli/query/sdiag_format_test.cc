@@ -175,5 +175,30 @@ TEST(SdiagFormatTest, NoCyclesYetLeavesOutTheMeans) {
   EXPECT_NE(text.find("Remote Procedure Call statistics by user\n\nPending"), std::string::npos);
 }
 
+TEST(SdiagFormatTest, RpcLinesSortByIdTotalOrAverageTime) {
+  wire::DiagResponse d;
+  AddRpc(*d.add_rpc_types(), 4003, "REQUEST_SUBMIT_BATCH_JOB", 10, 100);  // ave 10
+  AddRpc(*d.add_rpc_types(), 2009, "REQUEST_PARTITION_INFO", 5, 400);     // ave 80
+  AddRpc(*d.add_rpc_types(), 2003, "REQUEST_JOB_INFO", 2, 300);           // ave 150
+  AddRpc(*d.add_rpc_users(), 1000, "alice", 3, 30);
+  AddRpc(*d.add_rpc_users(), 0, "root", 14, 770);
+  auto ids = [](const auto& list) {
+    std::vector<uint32_t> out;
+    for (const wire::RpcCount& c : list) out.push_back(c.id());
+    return out;
+  };
+  wire::DiagResponse by = d;
+  SortRpcCounts(by, SdiagRpcOrder::kCount);  // As the controller sent them
+  EXPECT_EQ(ids(by.rpc_types()), (std::vector<uint32_t>{4003, 2009, 2003}));
+  SortRpcCounts(by, SdiagRpcOrder::kId);
+  EXPECT_EQ(ids(by.rpc_types()), (std::vector<uint32_t>{2003, 2009, 4003}));
+  EXPECT_EQ(ids(by.rpc_users()), (std::vector<uint32_t>{0, 1000}));
+  SortRpcCounts(by, SdiagRpcOrder::kTotalTime);
+  EXPECT_EQ(ids(by.rpc_types()), (std::vector<uint32_t>{2009, 2003, 4003}));
+  SortRpcCounts(by, SdiagRpcOrder::kAverageTime);
+  EXPECT_EQ(ids(by.rpc_types()), (std::vector<uint32_t>{2003, 2009, 4003}));
+  EXPECT_EQ(ids(by.rpc_users()), (std::vector<uint32_t>{0, 1000}));  // 55 and 10 on average
+}
+
 }  // namespace
 }  // namespace rota::cli

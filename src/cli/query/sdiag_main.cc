@@ -20,6 +20,9 @@ void Usage() {
   std::cout << "Usage: sdiag [OPTIONS]\n"
                "  -a, --all      all statistics (the default)\n"
                "  -r, --reset    reset the statistics (root and SlurmUser only)\n"
+               "  -i, --sort-by-id      RPC lines by message type and user id\n"
+               "  -t, --sort-by-time    RPC lines by total time\n"
+               "  -T, --sort-by-time2   RPC lines by average time\n"
                "  -h, --help     show this help\n";
 }
 
@@ -28,6 +31,7 @@ void Usage() {
 int main(int argc, char** argv) {
   using namespace rota::cli::sdiag_options;  // kLong, kShort and the option ids
   bool reset = false;
+  rota::cli::SdiagRpcOrder order = rota::cli::SdiagRpcOrder::kCount;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
   int c;
@@ -38,6 +42,15 @@ int main(int argc, char** argv) {
         break;
       case 'r':
         reset = true;
+        break;
+      case 'i':
+        order = rota::cli::SdiagRpcOrder::kId;
+        break;
+      case 't':
+        order = rota::cli::SdiagRpcOrder::kTotalTime;
+        break;
+      case 'T':
+        order = rota::cli::SdiagRpcOrder::kAverageTime;
         break;
       case 'M':
         clusters = optarg;
@@ -83,6 +96,7 @@ int main(int argc, char** argv) {
     std::cerr << "slurm_get_statistics: " << s.message() << "\n";
     return 1;
   }
+  rota::cli::SortRpcCounts(response, order);
   std::cout << rota::cli::FormatSdiag(response, rota::cli::UtcOffsetSeconds);
   return 0;
 }

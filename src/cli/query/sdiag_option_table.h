@@ -27,9 +27,6 @@ inline constexpr option kLong[] = {
 };
 inline constexpr char kShort[] = "arhVM:itT";
 inline constexpr RefusedOption kRefused[] = {
-    {"sort-by-id", 'i', "not supported; RPC lines are listed by count"},
-    {"sort-by-time", 't', "not supported; RPC lines are listed by count"},
-    {"sort-by-time2", 'T', "not supported; RPC lines are listed by count"},
     {"json", 0, "JSON output is not supported by sdiag yet"},
     {"yaml", 0, "YAML output is not supported"},
 };
