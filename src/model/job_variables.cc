@@ -49,6 +49,7 @@ EnvVariables RequestVariables(const wire::JobSpec& spec) {
   text("SLURM_GPUS_PER_TASK", spec.gpus_per_task());
   text("SLURM_GPU_BIND", spec.gpu_bind());
   text("SLURM_GPU_FREQ", spec.gpu_freq());
+  text("SLURM_DISTRIBUTION", spec.distribution());  // -m, for the job's steps
   // -O: the job's steps may start more tasks than it holds CPUs (srun reads it).
   if (spec.overcommit()) vars.emplace_back("SLURM_OVERCOMMIT", "1");
   return vars;

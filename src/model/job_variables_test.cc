@@ -52,7 +52,9 @@ TEST(RequestVariablesTest, GpuOptionsAsTyped) {
   EXPECT_EQ(m.count("SLURM_CPUS_PER_TASK"), 0u);
   EXPECT_EQ(m.count("SLURM_OVERCOMMIT"), 0u);
   spec.set_overcommit(true);
+  spec.set_distribution("cyclic");
   EXPECT_EQ(AsMap(RequestVariables(spec))["SLURM_OVERCOMMIT"], "1");
+  EXPECT_EQ(AsMap(RequestVariables(spec))["SLURM_DISTRIBUTION"], "cyclic");
 }
 
 TEST(RequestVariablesTest, TasksCpusAndMemory) {

@@ -420,7 +420,7 @@ int Pmi2Target(const uint8_t* data, size_t size) {
   shape.job_id = "7.0";
   shape.local_tasks = 1 + tasks_byte % 4;
   shape.size = shape.local_tasks + (tasks_byte >> 4);
-  shape.first_rank = 0;
+  for (uint32_t r = 0; r < shape.local_tasks; ++r) shape.ranks.push_back(r);
   shape.process_mapping = noded::Pmi2ProcessMapping({shape.local_tasks});
   noded::Pmi2NodeSession session(shape);
 

@@ -53,6 +53,21 @@ TEST_F(Pmi2Test, FenceExchangesEveryRanksValueAcrossNodes) {
   EXPECT_NE(out.find("NOPMI=none\n"), std::string::npos) << out;
 }
 
+// Ranks dealt cyclically: PMI_process_mapping says where each one is, and
+// the fence still reaches every rank.
+TEST_F(Pmi2Test, CyclicRanksHaveTheirMapping) {
+  std::string id = SubmitScript("-N2 --ntasks-per-node=2",
+                                "srun -N2 -n4 -m cyclic --mpi=pmi2 -l " + Client() + "\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string want = std::to_string(rank) + ": rank=" + std::to_string(rank) +
+                             " size=4 jobid=" + id + ".0 map=(vector,(0,2,1),(0,2,1)) saw=3/3 ok\n";
+    EXPECT_NE(out.find(want), std::string::npos) << "missing '" << want << "' in:\n" << out;
+  }
+}
+
 TEST_F(Pmi2Test, AbortEndsTheStep) {
   std::string id = SubmitScript("-N2 --ntasks-per-node=2",
                                 "srun -N2 -n4 --mpi=pmi2 " + Client() + " abort\necho rc=$?\n");

@@ -62,6 +62,23 @@ TEST_F(PmixTest, AFenceExchangesEveryRanksValueAcrossNodes) {
   EXPECT_TRUE(std::filesystem::is_empty(TmpDir()));
 }
 
+// Ranks dealt cyclically: each server registers its node's ranks and the
+// maps say where every rank is.
+TEST_F(PmixTest, CyclicRanksKnowTheirPeersAndHosts) {
+  std::string id = SubmitScript("-N2 --ntasks-per-node=2", "srun -N2 -n4 -m cyclic --mpi=pmix -l " +
+                                                               Client() + "\necho rc=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string want = std::to_string(rank) + ": rank=" + std::to_string(rank) +
+                             " size=4 ns=slurm.pmix." + id + ".0 host=" + Node(rank % 2 + 1) +
+                             " peers=" + (rank % 2 == 0 ? "0,2" : "1,3") + " saw=3/3 ok\n";
+    EXPECT_NE(out.find(want), std::string::npos) << "missing '" << want << "' in:\n" << out;
+  }
+  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+}
+
 TEST_F(PmixTest, AnAbortEndsTheStep) {
   std::string id = SubmitScript("-N2 --ntasks-per-node=2",
                                 "srun -N2 -n4 --mpi=pmix " + Client() + " abort\necho rc=$?\n");

@@ -187,6 +187,27 @@ TEST_F(StepsTest, ExitCodesLabelsAndErrors) {
   EXPECT_NE(out.find("rc5=1\n"), std::string::npos) << out;
 }
 
+// srun -m: cyclic deals the tasks round the nodes, plane=2 in pairs; the
+// tasks' ids, their nodes and SLURM_DISTRIBUTION say so.
+TEST_F(StepsTest, DistributionDealsTheTasksAsAsked) {
+  std::string id =
+      SubmitScript("-N2 --ntasks-per-node=2",
+                   "srun -n4 -m cyclic sh -c 'echo cyclic $SLURM_PROCID $SLURMD_NODENAME "
+                   "$SLURM_DISTRIBUTION'\n"
+                   "srun -n4 -m plane=2 sh -c 'echo plane $SLURM_PROCID $SLURMD_NODENAME'\n"
+                   "srun -n4 sh -c 'echo block $SLURM_PROCID $SLURMD_NODENAME'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  const std::string n1 = cluster_->Node(1), n2 = cluster_->Node(2);
+  for (const std::string& line :
+       {"cyclic 0 " + n1 + " cyclic", "cyclic 1 " + n2 + " cyclic", "cyclic 2 " + n1 + " cyclic",
+        "cyclic 3 " + n2 + " cyclic", "plane 0 " + n1, "plane 1 " + n1, "plane 2 " + n2,
+        "plane 3 " + n2, "block 1 " + n1, "block 2 " + n2}) {
+    EXPECT_NE(out.find(line + "\n"), std::string::npos) << line << " in:\n" << out;
+  }
+}
+
 // sbatch -O: the job holds one CPU per node for its 8 tasks, and its steps
 // (SLURM_OVERCOMMIT=1 from the job) start all 8, 4 on each node.
 TEST_F(StepsTest, AnOvercommittedJobRunsMoreTasksThanItsCpus) {

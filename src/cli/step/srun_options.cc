@@ -13,6 +13,7 @@
 #include "common/gres_spec.h"
 #include "common/memory_size.h"
 #include "common/strings.h"
+#include "model/task_distribution.h"
 
 namespace rota::cli {
 namespace {
@@ -216,6 +217,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   }
   if (!from_env("SLURM_OVERLAP").empty()) o.overlap = true;
   if (!from_env("SLURM_OVERCOMMIT").empty()) o.overcommit = true;
+  o.distribution = from_env("SLURM_DISTRIBUTION");
   if (std::string v = from_env("SLURM_MPI_TYPE"); !v.empty()) {
     if (Result<std::string> mpi = CheckMpiType(v); mpi.ok() && *mpi != "list") o.mpi = *mpi;
   }
@@ -422,6 +424,16 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         return Error(fmt::format("unrecognized option '{}'", bad));
       }
       default: {
+        const bool distribution =
+            c == 'm' || (c >= kAllocationOnly &&
+                         table[static_cast<size_t>(c - kAllocationOnly)].name == "distribution");
+        if (distribution) {  // Where the step's tasks go, inside an allocation too
+          if (Result<model::TaskDistribution> d = model::ParseTaskDistribution(value); !d.ok()) {
+            return Error(d.status().message());
+          }
+          o.distribution = std::string(value);
+          break;
+        }
         if (c >= kAllocationOnly) {  // For the allocation only, but --propagate
           if (table[static_cast<size_t>(c - kAllocationOnly)].name == "multi-prog") {
             o.multi_prog = true;

@@ -55,6 +55,7 @@ struct SrunOptions {
   uint32_t gpus = 0;             // --gpus/-G, for the whole step
   bool overlap = false;          // --overlap: shares resources with other steps
   bool overcommit = false;       // -O: more tasks than CPUs (inside an allocation)
+  std::string distribution;      // -m as given, checked (model/task_distribution.h)
   std::string cpu_bind;          // --cpu-bind as given (checked)
   // --mpi (else SLURM_MPI_TYPE): "none", "pmi2" or "list" (cli/step/mpi_type.h);
   // empty: not given, slurm.conf's MpiDefault decides.

@@ -4,6 +4,7 @@
 #include "cli/submit/allocation.h"
 #include "cli/submit/propagated_limits.h"
 #include "common/step_io_pattern.h"
+#include "model/task_distribution.h"
 
 namespace rota::cli {
 
@@ -25,6 +26,7 @@ wire::CreateStepRequest StepRequestFor(const SrunOptions& options) {
   create.set_gpus(options.gpus);
   create.set_overlap(options.overlap || options.pty);
   create.set_overcommit(options.overcommit);
+  create.set_distribution(options.distribution);
   create.set_cpu_bind(options.cpu_bind);
   return create;
 }
@@ -79,6 +81,7 @@ wire::LaunchTasksRequest LaunchRequestFor(
                  " is not supported; tasks start without PMI (--mpi=pmi2 or pmix gives them one)";
     }
   }
+  if (!options.distribution.empty()) SetVariable(env, "SLURM_DISTRIBUTION", options.distribution);
   if (mpi == "pmi2" || mpi == "pmix") {
     launch.mutable_pmi()->set_type(mpi);
     SetVariable(env, "SLURM_MPI_TYPE", mpi);
@@ -94,13 +97,12 @@ wire::LaunchTasksRequest LaunchRequestFor(
 }
 
 std::string StdinNode(const StepIoOption& input, const wire::JobStepRecord& step) {
-  std::string node;
-  uint32_t first = 0;
   for (int i = 0; i < step.nodes_size() && i < step.tasks_per_node_size(); ++i) {
-    if (input.task >= first && input.task < first + step.tasks_per_node(i)) node = step.nodes(i);
-    first += step.tasks_per_node(i);
+    for (uint32_t id : model::StepTaskIdsOnNode(step, i)) {
+      if (id == input.task) return step.nodes(i);
+    }
   }
-  return node;
+  return "";
 }
 
 }  // namespace rota::cli

@@ -89,6 +89,12 @@ TEST(SrunPlanTest, StdinGoesToTheNodeHoldingItsTask) {
   EXPECT_EQ(StdinNode(input, step), "n2");
   input.task = 5;
   EXPECT_EQ(StdinNode(input, step), "");  // No such task
+  // Dealt cyclically (0 2 on n1, 1 3 4 on n2): task 1 is on n2, 2 on n1.
+  for (uint32_t id : {0, 2, 1, 3, 4}) step.add_task_ids(id);
+  input.task = 1;
+  EXPECT_EQ(StdinNode(input, step), "n2");
+  input.task = 2;
+  EXPECT_EQ(StdinNode(input, step), "n1");
 }
 
 TEST(SrunPlanTest, AFileForEveryTaskIsTheNodesToWriteAndASharedOneIsSruns) {

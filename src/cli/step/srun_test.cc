@@ -196,6 +196,18 @@ TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
   o = ParseSrunOptions({"cmd"}, {{"SLURM_OVERCOMMIT", "1"}});
   ASSERT_TRUE(o.ok());
   EXPECT_TRUE(o->overcommit);
+  // -m: where the step's tasks go, checked here.
+  o = ParseSrunOptions({"-m", "cyclic:block", "cmd"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->distribution, "cyclic:block");
+  EXPECT_EQ(StepRequestFor(*o).distribution(), "cyclic:block");
+  o = ParseSrunOptions({"--distribution=plane=2", "cmd"}, {});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->distribution, "plane=2");
+  EXPECT_EQ(ParseSrunOptions({"-m", "sideways", "cmd"}, {}).status().message(),
+            "srun: error: Invalid --distribution specification");
+  EXPECT_EQ(ParseSrunOptions({"-m", "arbitrary", "cmd"}, {}).status().message(),
+            "srun: error: --distribution=arbitrary is not supported; -w names the nodes");
   Result<SrunOptions> bad = ParseSrunOptions({"--cpu-bind=sideways", "cmd"}, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "srun: error: Invalid --cpu-bind argument: sideways");

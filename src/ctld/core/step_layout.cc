@@ -95,16 +95,10 @@ Result<StepLayout> LayOutStep(const std::vector<StepNodeCapacity>& nodes, const 
     for (uint32_t& c : even) c = std::min(c, share);
     if (std::accumulate(even.begin(), even.end(), uint64_t{0}) >= tasks) capacity = std::move(even);
   }
-  // One task on every node first, then block: fill each node in order.
-  std::vector<uint32_t> per_node(node_count, 1);
-  uint32_t left = tasks - node_count;
-  for (uint32_t i = 0; i < node_count && left > 0; ++i) {
-    uint32_t more = std::min(capacity[i] - 1, left);
-    per_node[i] += more;
-    left -= more;
-  }
+  // One task on every node first, then as -m deals them (block: fill each
+  // node in order).
   for (uint32_t i = 0; i < node_count; ++i) layout.node_indices.push_back(i);
-  layout.tasks_per_node = std::move(per_node);
+  layout.tasks_per_node = model::TasksPerNode(tasks, capacity, shape.distribution);
   layout.num_tasks = tasks;
   return layout;
 }

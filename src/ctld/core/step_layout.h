@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "model/task_distribution.h"
 
 namespace rota::ctld {
 
@@ -34,6 +35,7 @@ struct StepShape {
   // -O: a node's CPUs do not bound its tasks (each node still needs one
   // CPU); the tasks are spread evenly over the step's nodes.
   bool overcommit = false;
+  model::TaskDistribution distribution;  // -m: how many tasks each node gets
 };
 
 // How many tasks of `shape` one node can hold (its CPUs, GPUs and memory, and

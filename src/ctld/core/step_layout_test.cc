@@ -72,6 +72,14 @@ TEST(StepLayoutTest, RefusesMoreNodesOrTasksThanTheJobHas) {
             std::string::npos);
 }
 
+TEST(StepLayoutTest, CyclicDealsTasksRoundTheNodes) {
+  StepShape shape{.num_tasks = 5};
+  shape.distribution.kind = model::TaskDistribution::kCyclic;
+  Result<StepLayout> l = LayOutStep(Nodes(2, 4), shape);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->tasks_per_node, Tasks({3, 2}));  // Block: {4, 1}
+}
+
 TEST(StepLayoutTest, OvercommitSpreadsMoreTasksThanCpusEvenly) {
   // srun -N2 -n8 -O on two nodes of 2 CPUs: 4 and 4 (without -O: refused).
   Result<StepLayout> l = LayOutStep(Nodes(2, 2), {.num_tasks = 8, .overcommit = true});

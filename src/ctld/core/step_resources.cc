@@ -97,6 +97,9 @@ StepResourceRequest StepResourceRequestOf(const wire::CreateStepRequest& request
   r.gpus = request.gpus();
   r.overlap = request.overlap();
   r.shape.overcommit = request.overcommit();
+  // Checked by srun; a value it did not check is block.
+  r.shape.distribution =
+      model::ParseTaskDistribution(request.distribution()).value_or(model::TaskDistribution());
   return r;
 }
 

@@ -62,6 +62,11 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
     step.add_gpu_ids(IdText(held.gpus));
     step.add_mem_mb(held.mem_mb);
   }
+  const model::TaskDistribution distribution =
+      model::ParseTaskDistribution(request.distribution()).value_or(model::TaskDistribution());
+  if (distribution.kind != model::TaskDistribution::kBlock) {
+    for (uint32_t id : model::TaskIds(layout.tasks_per_node, distribution)) step.add_task_ids(id);
+  }
   step.set_overlap(request.overlap());
   step.set_cpu_bind(request.cpu_bind());
   step.set_cpus_per_task(std::max<uint32_t>(1, request.cpus_per_task()));

@@ -16,6 +16,30 @@ std::string Pmi2ProcessMapping(const std::vector<uint32_t>& tasks_per_node) {
   return out + ")";
 }
 
+std::string Pmi2ProcessMappingOfRanks(const std::vector<uint32_t>& node_of_rank) {
+  // Blocks: runs of consecutive ranks on one node, as (node, size).
+  std::vector<std::pair<uint32_t, uint32_t>> blocks;
+  for (uint32_t node : node_of_rank) {
+    if (!blocks.empty() && blocks.back().first == node) {
+      ++blocks.back().second;
+    } else {
+      blocks.emplace_back(node, 1);
+    }
+  }
+  std::string out = "(vector";
+  size_t i = 0;
+  while (i < blocks.size()) {
+    size_t j = i + 1;
+    while (j < blocks.size() && blocks[j].first == blocks[j - 1].first + 1 &&
+           blocks[j].second == blocks[i].second) {
+      ++j;
+    }
+    out += fmt::format(",({},{},{})", blocks[i].first, j - i, blocks[i].second);
+    i = j;
+  }
+  return out + ")";
+}
+
 Pmi2NodeSession::Pmi2NodeSession(Pmi2StepShape shape) : shape_(std::move(shape)) {}
 
 std::string Pmi2NodeSession::Reply(const Pmi2Message& request, Pmi2Message answer) const {
@@ -36,7 +60,7 @@ Pmi2Message Pmi2NodeSession::Found(std::string command,
 Pmi2NodeSession::Effects Pmi2NodeSession::OnMessage(uint32_t local_task,
                                                     const Pmi2Message& message) {
   Effects effects;
-  const uint32_t rank = shape_.first_rank + local_task;
+  const uint32_t rank = shape_.ranks[local_task];
   auto reply = [&](Pmi2Message answer) {
     effects.replies.emplace_back(local_task, Reply(message, std::move(answer)));
   };
@@ -149,7 +173,7 @@ Pmi2NodeSession::Effects Pmi2NodeSession::OnFenceDone(uint32_t round, const Pmi2
 Pmi2NodeSession::Effects Pmi2NodeSession::OnDisconnect(uint32_t local_task) {
   Effects effects;
   if (initialised_.count(local_task) != 0 && finalized_.count(local_task) == 0) {
-    effects.abort = Abort{shape_.first_rank + local_task,
+    effects.abort = Abort{shape_.ranks[local_task],
                           "the task ended without PMI2_Finalize; the others cannot go on"};
   }
   return effects;

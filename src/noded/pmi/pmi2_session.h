@@ -23,7 +23,7 @@ namespace rota::noded {
 struct Pmi2StepShape {
   std::string job_id;           // PMI_JOBID: "JOBID.STEPID"
   uint32_t size = 0;            // Tasks in the step
-  uint32_t first_rank = 0;      // Rank of this node's first task (block distribution)
+  std::vector<uint32_t> ranks;  // This node's tasks' ranks, by local task
   uint32_t local_tasks = 0;     // Tasks on this node
   std::string process_mapping;  // PMI_process_mapping (Pmi2ProcessMapping)
 };
@@ -32,6 +32,10 @@ struct Pmi2StepShape {
 // "(vector,(FIRST_NODE,NODES,TASKS_PER_NODE),...)", one triple per run of
 // consecutive nodes with the same count: {2,2} -> "(vector,(0,2,2))".
 std::string Pmi2ProcessMapping(const std::vector<uint32_t>& tasks_per_node);
+// The same for any distribution, from the node of each rank: consecutive
+// ranks on one node make a block, and blocks of one size on consecutive nodes
+// a triple. Cyclic over 2 nodes of 2: "(vector,(0,2,1),(0,2,1))".
+std::string Pmi2ProcessMappingOfRanks(const std::vector<uint32_t>& node_of_rank);
 
 using Pmi2Pairs = std::vector<std::pair<std::string, std::string>>;
 

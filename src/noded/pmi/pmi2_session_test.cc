@@ -19,7 +19,7 @@ Pmi2Message Command(std::string name, std::vector<std::pair<std::string, std::st
 }
 
 // Node 1 of a step of 2 nodes x 2 tasks: ranks 2 and 3.
-Pmi2StepShape SecondNode() { return {"41.0", 4, 2, 2, Pmi2ProcessMapping({2, 2})}; }
+Pmi2StepShape SecondNode() { return {"41.0", 4, {2, 3}, 2, Pmi2ProcessMapping({2, 2})}; }
 
 TEST(Pmi2ProcessMappingTest, RunsOfEqualCounts) {
   EXPECT_EQ(Pmi2ProcessMapping({2, 2}), "(vector,(0,2,2))");
@@ -159,6 +159,14 @@ TEST(Pmi2SessionTest, UnknownCommandsAreAnsweredWithAnError) {
       Decode(session.OnMessage(0, Command("spawn", {{"ncmds", "1"}})).replies.at(0).second);
   EXPECT_EQ(answer.command, "spawn-response");
   EXPECT_NE(answer.Get("rc"), "0");
+}
+
+TEST(Pmi2ProcessMappingTest, AnyDistributionFromTheNodeOfEachRank) {
+  EXPECT_EQ(Pmi2ProcessMappingOfRanks({0, 0, 1, 1}), "(vector,(0,2,2))");  // Block
+  EXPECT_EQ(Pmi2ProcessMappingOfRanks({0, 0, 0, 1}), Pmi2ProcessMapping({3, 1}));
+  EXPECT_EQ(Pmi2ProcessMappingOfRanks({0, 1, 0, 1}), "(vector,(0,2,1),(0,2,1))");  // Cyclic
+  EXPECT_EQ(Pmi2ProcessMappingOfRanks({0, 0, 1, 1, 0, 0, 1, 1}),
+            "(vector,(0,2,2),(0,2,2))");  // plane=2
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ Pmi2Tasks::~Pmi2Tasks() {
 std::vector<std::pair<std::string, std::string>> Pmi2Tasks::TaskEnvironment(
     uint32_t local_task) const {
   return {{"PMI_FD", std::to_string(channels_[local_task].task_end)},
-          {"PMI_RANK", std::to_string(shape_.first_rank + local_task)},
+          {"PMI_RANK", std::to_string(shape_.ranks[local_task])},
           {"PMI_SIZE", std::to_string(shape_.size)},
           {"PMI_JOBID", shape_.job_id},
           {"PMI_SPAWNED", "0"}};
@@ -143,7 +143,7 @@ std::vector<wire::TaskIoFrame> Pmi2Tasks::OnPolled(const std::vector<pollfd>& fd
       std::optional<Result<Pmi2Message>> message = channel.reader.Next();
       if (!message) break;
       if (!message->ok()) {
-        spdlog::warn("step {}: rank {}: {}", shape_.job_id, shape_.first_rank + t,
+        spdlog::warn("step {}: rank {}: {}", shape_.job_id, shape_.ranks[t],
                      message->status().message());
         Disconnect(t, &to_srun);
         break;

@@ -230,7 +230,7 @@ pmix_status_t RegisterStep(const PmixStepLayout& layout, const std::string& job_
   SetUint32(&step[n++], PMIX_LOCAL_SIZE, layout.local_size());
   SetUint32(&step[n++], PMIX_NODE_SIZE, layout.local_size());
   SetString(&step[n++], PMIX_LOCAL_PEERS, layout.LocalPeers());
-  SetRank(&step[n++], PMIX_LOCALLDR, layout.first_local_rank());
+  SetRank(&step[n++], PMIX_LOCALLDR, layout.local_leader());
   SetUint32(&step[n++], PMIX_NODEID, layout.node_index());
   SetString(&step[n++], PMIX_HOSTNAME, layout.node_name(layout.node_index()));
   for (uint32_t rank = 0; rank < layout.size(); ++rank) SetProcData(&step[n++], layout, rank);
@@ -250,7 +250,7 @@ Result<wire::PmixHelperMessage> RegisterTasks(const PmixStepLayout& layout, uid_
   wire::PmixHelperMessage ready;
   for (uint32_t local = 0; local < layout.local_size(); ++local) {
     pmix_proc_t proc;
-    PMIX_PROC_LOAD(&proc, layout.nspace().c_str(), layout.first_local_rank() + local);
+    PMIX_PROC_LOAD(&proc, layout.nspace().c_str(), layout.local_ranks()[local]);
     Completion registered;
     pmix_status_t rc = registered.Wait(
         PMIx_server_register_client(&proc, uid, gid, nullptr, Completion::Done, &registered));

@@ -20,26 +20,41 @@ Result<PmixStepLayout> PmixStepLayout::From(const wire::PmixSetup& setup) {
   layout.nspace_ = fmt::format("slurm.pmix.{}.{}", setup.job_id(), setup.step_id());
   layout.node_index_ = setup.node_index();
   layout.nodes_.assign(setup.nodes().begin(), setup.nodes().end());
-  layout.tasks_per_node_.assign(setup.tasks_per_node().begin(), setup.tasks_per_node().end());
   for (size_t n = 0; n < layout.nodes_.size(); ++n) {
-    if (layout.tasks_per_node_[n] == 0) {
+    if (setup.tasks_per_node(static_cast<int>(n)) == 0) {
       return InvalidArgument("node " + layout.nodes_[n] + " of a PMIx step has no tasks");
     }
-    layout.first_rank_.push_back(layout.size_);
-    layout.size_ += layout.tasks_per_node_[n];
+    layout.size_ += setup.tasks_per_node(static_cast<int>(n));
+  }
+  if (setup.task_ids_size() != 0 && setup.task_ids_size() != static_cast<int>(layout.size_)) {
+    return InvalidArgument("a PMIx step whose task ids do not match its task counts");
+  }
+  layout.node_of_.assign(layout.size_, UINT32_MAX);
+  layout.local_rank_of_.assign(layout.size_, 0);
+  uint32_t at = 0;
+  for (size_t n = 0; n < layout.nodes_.size(); ++n) {
+    std::vector<uint32_t>& ranks = layout.ranks_.emplace_back();
+    for (uint32_t k = 0; k < setup.tasks_per_node(static_cast<int>(n)); ++k, ++at) {
+      const uint32_t rank = setup.task_ids_size() != 0 ? setup.task_ids(static_cast<int>(at)) : at;
+      if (rank >= layout.size_ || layout.node_of_[rank] != UINT32_MAX) {
+        return InvalidArgument(fmt::format("task id {} of a PMIx step is out of place", rank));
+      }
+      layout.node_of_[rank] = static_cast<uint32_t>(n);
+      layout.local_rank_of_[rank] = k;
+      ranks.push_back(rank);
+    }
   }
   return layout;
+}
+
+uint32_t PmixStepLayout::local_leader() const {
+  return *std::min_element(local_ranks().begin(), local_ranks().end());
 }
 
 std::string PmixStepLayout::NodeList() const { return fmt::format("{}", fmt::join(nodes_, ",")); }
 
 std::string PmixStepLayout::RanksOf(uint32_t node) const {
-  std::string ranks;
-  for (uint32_t r = first_rank_[node]; r < first_rank_[node] + tasks_per_node_[node]; ++r) {
-    if (!ranks.empty()) ranks += ',';
-    ranks += std::to_string(r);
-  }
-  return ranks;
+  return fmt::format("{}", fmt::join(ranks_[node], ","));
 }
 
 std::string PmixStepLayout::ProcessMap() const {
@@ -52,11 +67,5 @@ std::string PmixStepLayout::ProcessMap() const {
 }
 
 std::string PmixStepLayout::LocalPeers() const { return RanksOf(node_index_); }
-
-uint32_t PmixStepLayout::NodeOf(uint32_t rank) const {
-  // The last node whose first rank is at or below `rank`.
-  auto after = std::upper_bound(first_rank_.begin(), first_rank_.end(), rank);
-  return static_cast<uint32_t>(after - first_rank_.begin()) - 1;
-}
 
 }  // namespace rota::noded

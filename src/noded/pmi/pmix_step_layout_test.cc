@@ -25,7 +25,7 @@ TEST(PmixStepLayoutTest, RanksGoNodeByNode) {
   EXPECT_EQ(layout->ProcessMap(), "0,1,2;3,4");
   EXPECT_EQ(layout->LocalPeers(), "3,4");
   EXPECT_EQ(layout->local_size(), 2u);
-  EXPECT_EQ(layout->first_local_rank(), 3u);
+  EXPECT_EQ(layout->local_leader(), 3u);
   EXPECT_EQ(layout->NodeOf(0), 0u);
   EXPECT_EQ(layout->NodeOf(2), 0u);
   EXPECT_EQ(layout->NodeOf(3), 1u);
@@ -33,6 +33,23 @@ TEST(PmixStepLayoutTest, RanksGoNodeByNode) {
   EXPECT_EQ(layout->LocalRankOf(2), 2u);
   EXPECT_EQ(layout->LocalRankOf(4), 1u);
   EXPECT_EQ(PmixStepLayout::From(TwoNodes(0))->LocalPeers(), "0,1,2");
+}
+
+TEST(PmixStepLayoutTest, RanksDealtCyclically) {
+  wire::PmixSetup setup = TwoNodes(1);
+  for (uint32_t id : {0, 2, 4, 1, 3}) setup.add_task_ids(id);
+  Result<PmixStepLayout> layout = PmixStepLayout::From(setup);
+  ASSERT_TRUE(layout.ok()) << layout.status().message();
+  EXPECT_EQ(layout->ProcessMap(), "0,2,4;1,3");
+  EXPECT_EQ(layout->LocalPeers(), "1,3");
+  EXPECT_EQ(layout->local_leader(), 1u);
+  EXPECT_EQ(layout->local_ranks(), (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(layout->NodeOf(4), 0u);
+  EXPECT_EQ(layout->LocalRankOf(4), 2u);
+  EXPECT_EQ(layout->NodeOf(3), 1u);
+  EXPECT_EQ(layout->LocalRankOf(3), 1u);
+  setup.set_task_ids(4, 2);  // Rank 2 twice
+  EXPECT_FALSE(PmixStepLayout::From(setup).ok());
 }
 
 TEST(PmixStepLayoutTest, RefusesWhatCannotBeAStep) {

@@ -110,8 +110,10 @@ Result<std::unique_ptr<PmixTasks>> PmixTasks::Start(const std::string& program,
     close(pair[0]);
     return pid.status();
   }
+  // The node's first task, named when its server fails.
   uint32_t first_rank = 0;
   for (uint32_t n = 0; n < setup.node_index(); ++n) first_rank += setup.tasks_per_node(n);
+  if (static_cast<int>(first_rank) < setup.task_ids_size()) first_rank = setup.task_ids(first_rank);
   std::unique_ptr<PmixTasks> tasks(
       new PmixTasks(*pid, pair[0], setup.nodes(setup.node_index()), first_rank));
 

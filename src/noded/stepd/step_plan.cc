@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "model/task_distribution.h"
 #include "noded/cpu_list.h"
 
 namespace rota::noded {
@@ -32,8 +33,6 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
   if (alloc_index < 0) return InvalidArgument("the job holds nothing on " + me);
   const wire::NodeAlloc& alloc = job.allocs(alloc_index);
   const uint32_t local_tasks = step.tasks_per_node(node_index);
-  uint32_t first_task = 0;
-  for (int i = 0; i < node_index; ++i) first_task += step.tasks_per_node(i);
 
   // What the step holds here of the job's CPUs and GPUs (the controller's
   // record; all of the job's when it holds none of its own).
@@ -113,7 +112,7 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
   plan.step = step;
   plan.node_index = node_index;
   plan.local_tasks = local_tasks;
-  plan.first_task = first_task;
+  plan.task_ids = model::StepTaskIdsOnNode(step, node_index);
   plan.cpus_per_task = cpus_per_task;
   plan.job_gpus = std::move(job_gpus);
   plan.step_cpus = step_cpus;

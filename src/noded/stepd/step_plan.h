@@ -24,7 +24,7 @@ struct StepPlan {
   wire::JobStepRecord step;
   int node_index = 0;               // This node's place among the step's nodes
   uint32_t local_tasks = 0;         // Tasks here
-  uint32_t first_task = 0;          // Global id of the first of them
+  std::vector<uint32_t> task_ids;   // Their global ids, by local id (srun -m)
   uint32_t cpus_per_task = 1;       // At least 1
   std::vector<uint32_t> job_gpus;   // The job's GPUs here (node indices), sorted
   std::vector<uint32_t> step_cpus;  // The step's CPUs here (all the job's when it holds none)

@@ -61,7 +61,7 @@ TEST_F(StepPlanTest, ThisNodesShareWithItsBindings) {
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(plan->node_index, 1);
   EXPECT_EQ(plan->local_tasks, 2u);
-  EXPECT_EQ(plan->first_task, 1u);  // Task 0 is n1's
+  EXPECT_EQ(plan->task_ids, (std::vector<uint32_t>{1, 2}));  // Task 0 is n1's
   EXPECT_EQ(plan->cpus_per_task, 2u);
   EXPECT_EQ(plan->job_gpus, (std::vector<uint32_t>{0, 1}));
   EXPECT_EQ(plan->step_cpus,

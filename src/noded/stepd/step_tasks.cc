@@ -10,6 +10,7 @@
 
 #include "api/methods.h"
 #include "common/log.h"
+#include "model/task_distribution.h"
 #include "noded/cage/step_cage.h"
 #include "noded/cpu_list.h"
 #include "noded/gpu/gres_device_files.h"
@@ -136,14 +137,13 @@ Result<std::unique_ptr<StepPmi>> OpenStepPmi(const wire::LaunchTasksRequest& req
                                              const StepPlan& plan) {
   const std::string& type = request.pmi().type();
   if (type != "pmi2" && type != "pmix") return std::unique_ptr<StepPmi>();
-  std::vector<uint32_t> per_node(plan.step.tasks_per_node().begin(),
-                                 plan.step.tasks_per_node().end());
   if (type == "pmix") {
     wire::PmixSetup setup;
     setup.set_job_id(request.job_id());
     setup.set_step_id(request.step_id());
     *setup.mutable_nodes() = plan.step.nodes();
     *setup.mutable_tasks_per_node() = plan.step.tasks_per_node();
+    *setup.mutable_task_ids() = plan.step.task_ids();
     setup.set_node_index(static_cast<uint32_t>(plan.node_index));
     setup.set_uid(plan.job.spec().uid());
     setup.set_gid(plan.job.spec().gid());
@@ -153,9 +153,16 @@ Result<std::unique_ptr<StepPmi>> OpenStepPmi(const wire::LaunchTasksRequest& req
     if (!pmix.ok()) return pmix.status();
     return std::unique_ptr<StepPmi>(std::move(pmix).value());
   }
+  // Which node each rank is on, as srun -m dealt them.
+  std::vector<uint32_t> node_of_rank(plan.step.num_tasks(), 0);
+  for (int n = 0; n < plan.step.nodes_size(); ++n) {
+    for (uint32_t id : model::StepTaskIdsOnNode(plan.step, n)) {
+      if (id < node_of_rank.size()) node_of_rank[id] = static_cast<uint32_t>(n);
+    }
+  }
   Pmi2StepShape shape{fmt::format("{}.{}", request.job_id(), request.step_id()),
-                      plan.step.num_tasks(), plan.first_task, plan.local_tasks,
-                      Pmi2ProcessMapping(per_node)};
+                      plan.step.num_tasks(), plan.task_ids, plan.local_tasks,
+                      Pmi2ProcessMappingOfRanks(node_of_rank)};
   Result<std::unique_ptr<Pmi2Tasks>> pmi2 = Pmi2Tasks::Open(std::move(shape));
   if (!pmi2.ok()) return pmi2.status();
   return std::unique_ptr<StepPmi>(std::move(pmi2).value());

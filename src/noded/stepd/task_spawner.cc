@@ -195,7 +195,7 @@ Status TaskSpawner::MakeStepCage() const {
 Status TaskSpawner::Start(uint32_t local_id, StepPmi* pmi, LocalTask& task) {
   const wire::JobSpec& spec = plan_.job.spec();
   task.local_id = local_id;
-  task.global_id = plan_.first_task + local_id;
+  task.global_id = plan_.task_ids[local_id];
   const std::vector<uint32_t>& gpus = plan_.gpu_binding.task_gpus[local_id];
   TaskProcessSpec process;
   process.argv = argv_;

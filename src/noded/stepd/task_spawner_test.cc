@@ -40,7 +40,7 @@ StepPlan TwoTasksOnTheSecondNode() {
   plan.step.set_num_tasks(6);
   plan.node_index = 1;
   plan.local_tasks = 2;
-  plan.first_task = 2;
+  plan.task_ids = {2, 3};
   plan.cpus_per_task = 2;
   plan.cpu_binding.task_cpus = {{}, {}};
   plan.gpu_binding.task_gpus = {{}, {}};

@@ -1,0 +1,109 @@
+#include "model/task_distribution.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+
+namespace rota::model {
+
+Result<TaskDistribution> ParseTaskDistribution(std::string_view text) {
+  const std::string_view node_level = text.substr(0, text.find(':'));
+  TaskDistribution d;
+  if (node_level.empty() || node_level == "*" || node_level == "block") return d;
+  if (node_level == "cyclic") {
+    d.kind = TaskDistribution::kCyclic;
+    return d;
+  }
+  if (node_level.starts_with("plane=")) {
+    std::optional<uint64_t> n = ParseUint(node_level.substr(6));
+    if (n && *n > 0 && *n <= 1000000) {
+      d.kind = TaskDistribution::kPlane;
+      d.plane = static_cast<uint32_t>(*n);
+      return d;
+    }
+  }
+  if (node_level == "arbitrary") {
+    return InvalidArgument("--distribution=arbitrary is not supported; -w names the nodes");
+  }
+  return InvalidArgument("Invalid --distribution specification");
+}
+
+std::vector<uint32_t> TasksPerNode(uint32_t tasks, const std::vector<uint32_t>& capacity,
+                                   const TaskDistribution& distribution) {
+  const size_t nodes = capacity.size();
+  std::vector<uint32_t> per_node(nodes, 1);
+  uint32_t left = tasks - static_cast<uint32_t>(nodes);
+  if (distribution.kind == TaskDistribution::kBlock) {
+    for (size_t i = 0; i < nodes && left > 0; ++i) {
+      const uint32_t more = std::min(capacity[i] - 1, left);
+      per_node[i] += more;
+      left -= more;
+    }
+    return per_node;
+  }
+  // Dealt round the nodes with room, one (cyclic) or a plane at a time; the
+  // first round's one each is already given.
+  const uint32_t deal = distribution.kind == TaskDistribution::kPlane ? distribution.plane : 1;
+  if (deal > 1) {
+    // A plane's first block on each node: the rest of it, as far as it fits.
+    for (size_t i = 0; i < nodes && left > 0; ++i) {
+      const uint32_t more = std::min({deal - 1, capacity[i] - per_node[i], left});
+      per_node[i] += more;
+      left -= more;
+    }
+  }
+  while (left > 0) {
+    bool dealt = false;
+    for (size_t i = 0; i < nodes && left > 0; ++i) {
+      const uint32_t more = std::min({deal, capacity[i] - per_node[i], left});
+      per_node[i] += more;
+      left -= more;
+      dealt = dealt || more > 0;
+    }
+    if (!dealt) break;  // No room left anywhere (the caller checked the sum)
+  }
+  return per_node;
+}
+
+std::vector<uint32_t> TaskIds(const std::vector<uint32_t>& tasks_per_node,
+                              const TaskDistribution& distribution) {
+  const size_t nodes = tasks_per_node.size();
+  std::vector<std::vector<uint32_t>> on(nodes);
+  uint32_t total = 0;
+  for (uint32_t n : tasks_per_node) total += n;
+  if (distribution.kind == TaskDistribution::kBlock) {
+    uint32_t next = 0;
+    for (size_t i = 0; i < nodes; ++i) {
+      for (uint32_t k = 0; k < tasks_per_node[i]; ++k) on[i].push_back(next++);
+    }
+  } else {
+    const uint32_t deal = distribution.kind == TaskDistribution::kPlane ? distribution.plane : 1;
+    uint32_t next = 0;
+    while (next < total) {
+      for (size_t i = 0; i < nodes && next < total; ++i) {
+        for (uint32_t k = 0; k < deal && on[i].size() < tasks_per_node[i] && next < total; ++k) {
+          on[i].push_back(next++);
+        }
+      }
+    }
+  }
+  std::vector<uint32_t> ids;
+  ids.reserve(total);
+  for (const std::vector<uint32_t>& list : on) ids.insert(ids.end(), list.begin(), list.end());
+  return ids;
+}
+
+std::vector<uint32_t> StepTaskIdsOnNode(const wire::JobStepRecord& step, int node) {
+  uint32_t first = 0;
+  for (int i = 0; i < node && i < step.tasks_per_node_size(); ++i) first += step.tasks_per_node(i);
+  const uint32_t count = node < step.tasks_per_node_size() ? step.tasks_per_node(node) : 0;
+  std::vector<uint32_t> ids;
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint32_t at = first + k;
+    ids.push_back(static_cast<int>(at) < step.task_ids_size() ? step.task_ids(static_cast<int>(at))
+                                                              : at);
+  }
+  return ids;
+}
+
+}  // namespace rota::model
