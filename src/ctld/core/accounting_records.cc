@@ -193,7 +193,17 @@ wire::AccountingStep MakeAccountingStep(const conf::ClusterConfig& config,
   a.set_end_time(step.end_time());
   a.set_nodelist(CompressHostlist({step.nodes().begin(), step.nodes().end()}));
   a.set_ntasks(step.num_tasks());
-  a.set_alloc_cpus(step.num_tasks() * std::max<uint32_t>(1, step.cpus_per_task()));
+  // The CPUs the step held where the record says (an -O step holds fewer
+  // than its tasks times -c), else its tasks times -c.
+  uint64_t cpus = uint64_t{step.num_tasks()} * std::max<uint32_t>(1, step.cpus_per_task());
+  if (step.cpu_ids_size() == step.nodes_size() && step.nodes_size() > 0) {
+    uint64_t held = 0;
+    for (const std::string& ids : step.cpu_ids()) {
+      held += model::IndexSet::Parse(ids).value_or(model::IndexSet{}).size();
+    }
+    if (held > 0) cpus = std::min(cpus, held);
+  }
+  a.set_alloc_cpus(static_cast<uint32_t>(cpus));
   a.set_alloc_nodes(static_cast<uint32_t>(step.nodes_size()));
   TresCounts tres;
   tres.Set("cpu", a.alloc_cpus());

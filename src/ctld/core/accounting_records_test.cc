@@ -171,6 +171,11 @@ TEST(AccountingRecordsTest, AStepsRecord) {
   EXPECT_EQ(a.alloc_tres(), "cpu=8,node=2,gres/gpu=4");
   EXPECT_EQ(MakeAccountingStep(Config(true, {}), step).alloc_tres(), "cpu=8,node=2");
   EXPECT_FALSE(a.has_usage());
+  // What it held on each node, when recorded, bounds it (srun -O).
+  wire::JobStepRecord overcommitted = step;
+  overcommitted.add_cpu_ids("0-1");
+  overcommitted.add_cpu_ids("3");
+  EXPECT_EQ(MakeAccountingStep(Config(true, {}), overcommitted).alloc_cpus(), 3u);
 
   step.mutable_usage()->set_max_rss_kb(51200);
   step.mutable_usage()->set_max_rss_node("n1");
