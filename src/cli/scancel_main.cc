@@ -33,12 +33,6 @@ void Usage() {
                "  -Q, --quiet            do not report errors\n";
 }
 
-void AddWords(std::vector<std::string>& out, std::string_view text) {
-  for (std::string_view word : rota::Split(text, ',')) {
-    if (!word.empty()) out.emplace_back(word);
-  }
-}
-
 // The jobs `request` selects (ids, -u, -p, -t, -n) that pass `filters`.
 rota::Result<std::vector<std::string>> JobsToSignal(rota::cli::ControllerClient& client,
                                                     const rota::wire::SignalJobsRequest& request,
@@ -104,16 +98,16 @@ int main(int argc, char** argv) {
       case kNoOp:
         break;
       case 'A':
-        AddWords(filters.accounts, optarg);
+        filters.accounts = rota::SplitCommaList(optarg);
         break;
       case 'q':
-        AddWords(filters.qos, optarg);
+        filters.qos = rota::SplitCommaList(optarg);
         break;
       case 'R':
-        AddWords(filters.reservations, optarg);
+        filters.reservations = rota::SplitCommaList(optarg);
         break;
       case kWckey:
-        AddWords(filters.wckeys, optarg);
+        filters.wckeys = rota::SplitCommaList(optarg);
         break;
       case 'w': {
         auto nodes = rota::ExpandHostlist(optarg);

@@ -1,5 +1,6 @@
 #include "common/user_names.h"
 
+#include <grp.h>
 #include <pwd.h>
 
 #include <vector>
@@ -17,6 +18,14 @@ std::string UserName(uint32_t uid) {
 std::string UserNameOrNumber(uint32_t uid) {
   std::string name = UserName(uid);
   return name.empty() ? std::to_string(uid) : name;
+}
+
+std::string GroupNameOrNumber(uint32_t gid) {
+  group gr{};
+  group* found = nullptr;
+  std::vector<char> buf(16384);
+  getgrgid_r(gid, &gr, buf.data(), buf.size(), &found);
+  return found != nullptr ? std::string(gr.gr_name) : std::to_string(gid);
 }
 
 }  // namespace rota

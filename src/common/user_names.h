@@ -15,4 +15,7 @@ std::string UserName(uint32_t uid);
 // commands show an unknown user).
 std::string UserNameOrNumber(uint32_t uid);
 
+// The name of group `gid`, or the number as text when it has none.
+std::string GroupNameOrNumber(uint32_t gid);
+
 }  // namespace rota

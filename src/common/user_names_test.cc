@@ -5,6 +5,11 @@
 namespace rota {
 namespace {
 
+TEST(UserNamesTest, GroupsByNameOrNumber) {
+  EXPECT_EQ(GroupNameOrNumber(0), "root");
+  EXPECT_EQ(GroupNameOrNumber(4012345678u), "4012345678");
+}
+
 TEST(UserNamesTest, RootHasALoginAndAnUnknownUidHasNone) {
   EXPECT_EQ(UserName(0), "root");
   EXPECT_EQ(UserNameOrNumber(0), "root");

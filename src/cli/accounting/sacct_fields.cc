@@ -307,11 +307,12 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
     shown.push_back(std::move(column));
   }
   auto line = [&](const Row& row) {
-    format::AppendTableLine(out, shown, layout, [&](size_t i) {
-      return fields[static_cast<size_t>(columns[i].field)].value(row, ctx);
-    });
+    format::AppendTableLine(
+        out, shown, layout,
+        [&](size_t i) { return fields[static_cast<size_t>(columns[i].field)].value(row, ctx); },
+        ctx.delimiter);
   };
-  if (!no_header) format::AppendTableHeader(out, shown, layout);
+  if (!no_header) format::AppendTableHeader(out, shown, layout, ctx.delimiter);
   for (const wire::AccountingJob& job : jobs) {
     auto only = ctx.only_steps.find(job.job_id());
     const bool whole = only == ctx.only_steps.end();

@@ -25,10 +25,11 @@ inline constexpr std::string_view kSacctDefaultFormat =
     "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode";
 
 struct SacctContext {
-  int64_t now = 0;           // Elapsed of running jobs
-  int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps
-  bool steps = false;        // List each job's steps under it (sacct without -X)
-  bool no_convert = false;   // --noconvert: MaxRSS/AveRSS in K as measured
+  int64_t now = 0;              // Elapsed of running jobs
+  int64_t utc_offset_s = 0;     // Local time minus UTC, for printed timestamps
+  bool steps = false;           // List each job's steps under it (sacct without -X)
+  bool no_convert = false;      // --noconvert: MaxRSS/AveRSS in K as measured
+  std::string delimiter = "|";  // --delimiter: the separator of -p and -P
   // `sacct -j 28.batch,28.0`: of these jobs only the named steps are listed
   // (not the job's own row). Jobs absent are listed whole.
   std::map<uint32_t, std::vector<std::string>> only_steps;

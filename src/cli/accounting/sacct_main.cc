@@ -1,6 +1,5 @@
 // sacct: job accounting from rotadbd.
 #include <getopt.h>
-#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -74,17 +73,6 @@ bool Wanted(const std::vector<std::string>& wanted, const std::string& value) {
   return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
 }
 
-// The name of group `gid`, or the number as text.
-std::string GroupNameOrNumber(uint32_t gid) {
-  group entry{};
-  group* found = nullptr;
-  std::vector<char> buffer(16384);
-  if (getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
-    return found->gr_name;
-  }
-  return std::to_string(gid);
-}
-
 // sacct -N: whether `job` ran on one of `nodes` (empty: any job).
 bool RanOnAny(const rota::wire::AccountingJob& job, const std::vector<std::string>& nodes) {
   if (nodes.empty()) return true;
@@ -94,10 +82,8 @@ bool RanOnAny(const rota::wire::AccountingJob& job, const std::vector<std::strin
          });
 }
 
-void AddNames(std::vector<std::string>& out, std::string_view text) {
-  for (std::string_view piece : rota::Split(text, ',')) {
-    if (!piece.empty()) out.emplace_back(piece);
-  }
+void AddNames(std::vector<std::string>& out, const char* text) {
+  for (std::string& name : rota::SplitCommaList(text)) out.push_back(std::move(name));
 }
 
 }  // namespace
@@ -313,7 +299,7 @@ int main(int argc, char** argv) {
     return !Wanted(names, job.name()) || !Wanted(qos, job.qos()) || !RanOnAny(job, nodes) ||
            !Wanted(wckeys, job.wckey()) ||
            !(Wanted(groups, std::to_string(job.gid())) ||
-             Wanted(groups, GroupNameOrNumber(job.gid())));
+             Wanted(groups, rota::GroupNameOrNumber(job.gid())));
   });
   if (json) {
     std::cout << rota::cli::SacctJson(jobs, now);
@@ -325,19 +311,7 @@ int main(int argc, char** argv) {
   ctx.steps = !allocations_only;
   ctx.no_convert = no_convert;
   ctx.only_steps = std::move(only_steps);
-  std::string text = rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
-  // --delimiter: the parsable listings' separator.
-  if (layout != SacctLayout::kAligned && delimiter != "|") {
-    std::string replaced;
-    for (char ch : text) {
-      if (ch == '|') {
-        replaced += delimiter;
-      } else {
-        replaced += ch;
-      }
-    }
-    text = std::move(replaced);
-  }
-  std::cout << text;
+  ctx.delimiter = delimiter;
+  std::cout << rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);
   return 0;
 }

@@ -24,16 +24,17 @@ void AppendPadded(std::string& out, std::string_view value, int width, bool left
 }
 
 // Separators of `layout` after column `i` of `count`.
-void AppendSeparator(std::string& out, TableLayout layout, size_t i, size_t count) {
+void AppendSeparator(std::string& out, TableLayout layout, size_t i, size_t count,
+                     std::string_view delimiter) {
   switch (layout) {
     case TableLayout::kAligned:
       out.push_back(' ');
       break;
     case TableLayout::kParsable:
-      out.push_back('|');
+      out.append(delimiter);
       break;
     case TableLayout::kParsable2:
-      if (i + 1 < count) out.push_back('|');
+      if (i + 1 < count) out.append(delimiter);
       break;
   }
 }
@@ -60,7 +61,8 @@ void AppendTableCell(std::string& out, std::string_view value, int width, bool l
   AppendPadded(out, value, width, left, true);
 }
 
-void AppendTableHeader(std::string& out, std::span<const TableColumn> columns, TableLayout layout) {
+void AppendTableHeader(std::string& out, std::span<const TableColumn> columns, TableLayout layout,
+                       std::string_view delimiter) {
   for (size_t i = 0; i < columns.size(); ++i) {
     const TableColumn& c = columns[i];
     if (layout == TableLayout::kAligned) {
@@ -68,7 +70,7 @@ void AppendTableHeader(std::string& out, std::span<const TableColumn> columns, T
     } else {
       out.append(c.header);
     }
-    AppendSeparator(out, layout, i, columns.size());
+    AppendSeparator(out, layout, i, columns.size(), delimiter);
   }
   out.push_back('\n');
   if (layout != TableLayout::kAligned) return;
@@ -80,7 +82,8 @@ void AppendTableHeader(std::string& out, std::span<const TableColumn> columns, T
 }
 
 void AppendTableLine(std::string& out, std::span<const TableColumn> columns, TableLayout layout,
-                     const std::function<std::string(size_t column)>& cell) {
+                     const std::function<std::string(size_t column)>& cell,
+                     std::string_view delimiter) {
   for (size_t i = 0; i < columns.size(); ++i) {
     const std::string value = cell(i);
     if (layout == TableLayout::kAligned) {
@@ -89,7 +92,7 @@ void AppendTableLine(std::string& out, std::span<const TableColumn> columns, Tab
     } else {
       out.append(value);
     }
-    AppendSeparator(out, layout, i, columns.size());
+    AppendSeparator(out, layout, i, columns.size(), delimiter);
   }
   out.push_back('\n');
 }

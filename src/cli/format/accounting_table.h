@@ -42,10 +42,13 @@ std::optional<NamedWidth> ParseNamedWidth(std::string_view entry);
 void AppendTableCell(std::string& out, std::string_view value, int width, bool left);
 
 // The header line and, in the aligned layout, the rule under it.
-void AppendTableHeader(std::string& out, std::span<const TableColumn> columns, TableLayout layout);
+// `delimiter`: the separator of the parsable layouts (sacct --delimiter).
+void AppendTableHeader(std::string& out, std::span<const TableColumn> columns, TableLayout layout,
+                       std::string_view delimiter = "|");
 
 // One line: `cell(i)` is column i's value.
 void AppendTableLine(std::string& out, std::span<const TableColumn> columns, TableLayout layout,
-                     const std::function<std::string(size_t column)>& cell);
+                     const std::function<std::string(size_t column)>& cell,
+                     std::string_view delimiter = "|");
 
 }  // namespace rota::cli::format

@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
         reservation = optarg;
         break;
       case 'L':
-        for (std::string_view name : rota::Split(optarg, ',')) licenses.emplace_back(name);
+        licenses = rota::SplitCommaList(optarg);
         break;
       case 1003:
         std::cout
