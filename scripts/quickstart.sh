@@ -403,6 +403,7 @@ cat <<'EOF'
   sbatch --gres=gpu:1 --wrap='env | grep -E "CUDA|SLURM_JOB"'   # output: slurm-<id>.out here
   sbatch -p cpu -n 4 --wrap='hostname; sleep 30'
   sacct -a                             # what ran, from rotadbd
+  seff <id>                            # how well a job used its CPUs, memory and GPUs
   scontrol show node gpu01
   make down                            # stop it (make down CLEAN=1 also deletes run/quickstart)
 EOF

@@ -187,6 +187,11 @@ struct SlurmConf {
   std::string prolog_slurmctld;
   std::string health_check_program;
   DurationSecs health_check_interval = 0;
+  // JobAcctGatherFrequency's task= (a bare number is task=): how often rotad
+  // samples the GPUs of running jobs (gpu/gpu_watch.h); 0 samples only when
+  // a job ends. Its other kinds (energy=, network=, filesystem=) are read and
+  // have no effect.
+  DurationSecs job_acct_gather_task_s = 30;
   std::vector<std::string> health_check_node_state = {"ANY"};
   std::string topology_plugin = "topology/none";
   DurationSecs kill_wait = 30;

@@ -20,6 +20,33 @@ Choices ResourceLimitChoices(bool all_or_none) {
   return choices;
 }
 
+// JobAcctGatherFrequency: "30", or "task=30,energy=60,network=0,filesystem=0".
+Status ParseJobAcctGatherFrequency(std::string_view value, SlurmConf& c) {
+  auto seconds = [](std::string_view text) -> std::optional<DurationSecs> {
+    std::optional<uint64_t> n = ParseUint(Trim(text));
+    if (!n || *n > 86400 * 365) return std::nullopt;
+    return static_cast<DurationSecs>(*n);
+  };
+  if (std::optional<DurationSecs> bare = seconds(value)) {
+    c.job_acct_gather_task_s = *bare;
+    return Status::Ok();
+  }
+  for (std::string_view item : Split(value, ',')) {
+    item = Trim(item);
+    size_t eq = item.find('=');
+    std::string kind = ToLower(item.substr(0, eq));
+    if (eq == std::string_view::npos ||
+        (kind != "task" && kind != "energy" && kind != "network" && kind != "filesystem")) {
+      return InvalidArgument(
+          fmt::format("names '{}', which is not task=, energy=, network= or filesystem=", item));
+    }
+    std::optional<DurationSecs> n = seconds(item.substr(eq + 1));
+    if (!n) return InvalidArgument(fmt::format("has '{}', which is not in seconds", item));
+    if (kind == "task") c.job_acct_gather_task_s = *n;
+  }
+  return Status::Ok();
+}
+
 // Keys Rota reads with their typed destination. Keys of Slurm that Rota
 // accepts but does not act on are in unenforced_keys.cc (a few of those are
 // parsed here all the same, so that a bad value is still an error).
@@ -126,6 +153,8 @@ const KeyTable<SlurmConf>& GlobalKeys() {
          return ParseChoiceListValue(v, ResourceLimitChoices(/*all_or_none=*/false),
                                      c.propagate_resource_limits_except);
        }},
+      {"JobAcctGatherFrequency",
+       [](SlurmConf& c, std::string_view v) { return ParseJobAcctGatherFrequency(v, c); }},
       {"HealthCheckProgram", StringField(&SlurmConf::health_check_program)},
       {"HealthCheckInterval", SecondsField(&SlurmConf::health_check_interval)},
       {"HealthCheckNodeState",

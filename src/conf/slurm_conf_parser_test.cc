@@ -34,6 +34,20 @@ TEST(SlurmConfParserTest, KeysAreCaseInsensitiveAndDefaultsApply) {
   EXPECT_EQ(c.FindPartition("p")->state, "UP");
 }
 
+TEST(SlurmConfParserTest, JobAcctGatherFrequencyGivesTheSamplingInterval) {
+  auto task_seconds = [](const std::string& line) -> int64_t {
+    TempDir dir;
+    auto loaded = LoadConfigFiles(
+        dir, {std::string(kMinimalHead) + line + "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n"});
+    return loaded.config.ok() ? (*loaded.config)->settings.job_acct_gather_task_s : -1;
+  };
+  EXPECT_EQ(task_seconds(""), 30);  // Slurm's default
+  EXPECT_EQ(task_seconds("JobAcctGatherFrequency=10\n"), 10);
+  EXPECT_EQ(task_seconds("JobAcctGatherFrequency=energy=60,Task=5,network=0,filesystem=0\n"), 5);
+  EXPECT_EQ(task_seconds("JobAcctGatherFrequency=energy=60\n"), 30);
+  EXPECT_EQ(task_seconds("JobAcctGatherFrequency=task=0\n"), 0);
+}
+
 TEST(SlurmConfParserTest, CpusDerivedFromTopology) {
   TempDir dir;
   auto loaded = LoadConfigFiles(
@@ -228,6 +242,11 @@ INSTANTIATE_TEST_SUITE_P(
                      "select/linear"},
         BadValueCase{"SlurmctldPort=abc", "SlurmctldPort=abc is not a valid port"},
         BadValueCase{"KillWait=soon", "KillWait=soon is not a number of seconds"},
+        BadValueCase{"JobAcctGatherFrequency=task=often",
+                     "JobAcctGatherFrequency=task=often has 'task=often', which is not in seconds"},
+        BadValueCase{"JobAcctGatherFrequency=gpu=5",
+                     "JobAcctGatherFrequency=gpu=5 names 'gpu=5', which is not task=, energy=, "
+                     "network= or filesystem="},
         BadValueCase{"PriorityWeightTRES=CPU", "PriorityWeightTRES=CPU is not a TRES weight list"},
         BadValueCase{"ReturnToService=3", "ReturnToService=3 is not 0, 1 or 2"},
         BadValueCase{"TaskPlugin=task/cgroup,task/bogus",

@@ -35,7 +35,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "FairShareDampeningFactor"},
     {P::kSlurmConf, "GpuFreqDef"},
     {P::kSlurmConf, "InactiveLimit"},
-    {P::kSlurmConf, "JobAcctGatherFrequency"},
     {P::kSlurmConf, "JobAcctGatherParams"},
     {P::kSlurmConf, "JobAcctGatherType"},
     {P::kSlurmConf, "JobCompLoc"},

@@ -12,6 +12,7 @@
 #include "noded/cage/cgroup_backend.h"
 #include "noded/controller_link.h"
 #include "noded/gpu/gpu_allocator.h"
+#include "noded/gpu/gpu_watch.h"
 #include "noded/node_settings.h"
 
 namespace rota::noded {
@@ -49,6 +50,8 @@ struct NodeContext {
   CgroupBackend* cgroups = nullptr;      // Thread-safe across jobs.
   ControllerLink* controller = nullptr;  // Thread-safe.
   StopFlag* stop = nullptr;
+  // rotad only, and only where the GPUs are sampled: null otherwise.
+  GpuWatch* gpu_watch = nullptr;  // Thread-safe.
 };
 
 }  // namespace rota::noded

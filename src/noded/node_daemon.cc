@@ -98,6 +98,8 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   for (const std::string& warning : parts->gpu_warnings) spdlog::warn("GPUs: {}", warning);
   d->context_ = parts->Context(&d->stop_);
   d->gpus_ = std::move(parts->gpus);
+  d->StartGpuWatch(*parts);
+  d->context_.gpu_watch = d->gpu_watch_.get();
   d->cgroups_ = std::move(parts->cgroups);
   d->controller_ = std::move(parts->controller);
   Result<std::unique_ptr<StepForker>> forker = StepForker::Start(
@@ -165,6 +167,7 @@ void NodeDaemon::Stop() {
   if (prepared_) prepared_->Stop();
   if (heartbeat_.joinable()) heartbeat_.join();
   if (health_check_.joinable()) health_check_.join();
+  if (gpu_watch_) gpu_watch_->Stop();
   std::map<uint32_t, RunningJob> jobs;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -424,6 +427,10 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   if (!gpus.ok()) return fail(gpus.status());
   wire::StepRecord record;
   for (const GpuDevice& gpu : *gpus) record.add_gpu_indices(gpu.index);
+  if (gpu_watch_ && !gpus->empty()) {
+    gpu_watch_->Watch(JobWatchKey(job_id),
+                      {record.gpu_indices().begin(), record.gpu_indices().end()});
+  }
   *record.mutable_launch() = std::move(request);
   Status written = WriteStepRecord(spool, record);
   if (!written.ok()) return fail(written);
@@ -463,6 +470,7 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   // in it with the job's devices. Confirm the cage empty before anything is
   // released or reported: the controller may launch the next job on these GPUs
   // at once. A cage that will not empty drains the node, its GPUs kept held.
+  if (gpu_watch_) AddGpuUsage(job_id, outcome);
   if (EmptyJobCage(job_id)) gpus_->Release(job_id);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -475,16 +483,44 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   finished_.push_back({job_id, run});
 }
 
+void NodeDaemon::DrainSelf(const std::string& reason) {
+  wire::UpdateNodeRequest drain;
+  drain.set_nodes(options_.node_name);
+  drain.set_state("DRAIN");
+  drain.set_reason(reason);
+  Status asked = context_.controller->Call(api::kUpdateNode, drain);
+  if (!asked.ok()) spdlog::error("cannot drain the node ({}): {}", reason, asked.message());
+}
+
+void NodeDaemon::StartGpuWatch(const NodeParts& parts) {
+  if (gpus_->devices().empty()) return;
+  std::unique_ptr<GpuSampler> sampler =
+      MakeGpuSampler(*parts.config, options_.node_name, parts.gpu_options);
+  if (!sampler) return;
+  const auto interval = std::chrono::seconds(parts.config->settings.job_acct_gather_task_s);
+  gpu_watch_ = std::make_unique<GpuWatch>(std::move(sampler), gpus_->devices(), interval,
+                                          [this](const GpuHealthEvent& e) {
+                                            const std::string reason = GpuHealthReason(e);
+                                            spdlog::error("{}; draining the node", reason);
+                                            DrainSelf(reason);
+                                          });
+  gpu_watch_->Start();
+  spdlog::info("GPUs sampled through {} every {} s", gpu_watch_->SamplerName(), interval.count());
+}
+
+void NodeDaemon::AddGpuUsage(uint32_t job_id, wire::JobExitedRequest& outcome) {
+  std::optional<wire::GpuUsage> used = gpu_watch_->Finish(JobWatchKey(job_id));
+  if (gpu_watch_->TakeHealthHit(JobWatchKey(job_id))) outcome.set_gpu_failed(true);
+  if (!used || used->samples() == 0) return;
+  used->set_node(options_.node_name);
+  *outcome.mutable_usage()->mutable_gpu() = std::move(*used);
+}
+
 bool NodeDaemon::EmptyJobCage(uint32_t job_id) {
   Status killed = cgroups_->KillAll(job_id);
   if (!killed.ok()) {
     spdlog::error("job {}: {}; draining the node", job_id, killed.message());
-    wire::UpdateNodeRequest drain;
-    drain.set_nodes(options_.node_name);
-    drain.set_state("DRAIN");
-    drain.set_reason("Kill task failed");  // Slurm's reason for an unkillable job.
-    Status asked = context_.controller->Call(api::kUpdateNode, drain);
-    if (!asked.ok()) spdlog::error("job {}: cannot drain the node: {}", job_id, asked.message());
+    DrainSelf("Kill task failed");  // Slurm's reason for an unkillable job.
     return false;
   }
   Status removed = cgroups_->Remove(job_id);
@@ -527,6 +563,8 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
         std::vector<uint32_t> indices(record->gpu_indices().begin(), record->gpu_indices().end());
         Result<std::vector<GpuDevice>> held = gpus_->AllocateExact(job_id, indices);
         if (!held.ok()) spdlog::error("job {}: {}", job_id, held.status().message());
+        // Measured again from now: what it used while rotad was down is lost.
+        if (gpu_watch_ && !indices.empty()) gpu_watch_->Watch(JobWatchKey(job_id), indices);
       }
       spdlog::info("job {}: re-attached to its rota-stepd (pid {})", job_id, status->stepd_pid());
       live.insert(job_id);

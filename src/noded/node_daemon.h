@@ -16,7 +16,9 @@
 
 #include "auth/credential.h"
 #include "auth/credential_socket_server.h"
+#include "noded/gpu/gpu_watch.h"
 #include "noded/node_context.h"
+#include "noded/node_parts.h"
 #include "noded/prepared_jobs.h"
 #include "noded/stepd/step_forker.h"
 #include "noded/stepd/step_tasks.h"
@@ -93,6 +95,15 @@ class NodeDaemon {
   // HealthCheckProgram every HealthCheckInterval; a failure drains the node
   // with what the program printed.
   void HealthCheckLoop();
+  // Samples the GPUs (gpu/gpu_watch.h) when a sampler serves this node's
+  // GPU source; a health event drains the node.
+  void StartGpuWatch(const NodeParts& parts);
+  // Drains the node for `reason`, as Slurm's "Kill task failed" and a GPU's
+  // health event do.
+  void DrainSelf(const std::string& reason);
+  // Puts what the job's GPUs did here into its exit report, and whether a
+  // health event hit one of them.
+  void AddGpuUsage(uint32_t job_id, wire::JobExitedRequest& outcome);
   // CPUs the jobs running here hold (HealthCheckNodeState's load).
   uint32_t HeldCpus();
   // Joins the threads of jobs that have ended. REQUIRES: mu_ held.
@@ -104,6 +115,7 @@ class NodeDaemon {
   std::unique_ptr<auth::CredentialSocketServer> credential_socket_;
   uint32_t slurm_user_uid_ = 0;
   std::unique_ptr<GpuAllocator> gpus_;
+  std::unique_ptr<GpuWatch> gpu_watch_;  // Null: this node's GPUs are not sampled.
   std::unique_ptr<CgroupBackend> cgroups_;
   std::unique_ptr<ControllerLink> controller_;
   // Forks the step daemons; null when it could not start or broke (then each

@@ -24,6 +24,7 @@ Result<NodeParts> BuildNodeParts(const std::string& slurm_conf_path, const std::
   gpu_options.fake_gpus_file = fake_gpus_file;
   gpu_options.config_overrides = parts.settings.config_overrides;
   GpuInventory inventory = TakeGpuInventory(*parts.config, node_name, gpu_options);
+  parts.gpu_options = gpu_options;
   parts.gpu_source = inventory.source;
   parts.gpu_warnings = std::move(inventory.warnings);
   parts.gpus = std::make_unique<GpuAllocator>(std::move(inventory.devices));

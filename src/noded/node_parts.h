@@ -15,6 +15,7 @@
 #include "noded/cage/cgroup_backend.h"
 #include "noded/controller_link.h"
 #include "noded/gpu/gpu_allocator.h"
+#include "noded/gpu/gpu_inventory.h"
 #include "noded/node_context.h"
 #include "noded/node_settings.h"
 
@@ -28,6 +29,7 @@ struct NodeParts {
   std::unique_ptr<GpuAllocator> gpus;
   std::string gpu_source;                 // For the start-up log line
   std::vector<std::string> gpu_warnings;  // Likewise
+  GpuInventoryOptions gpu_options;        // Where the GPUs were looked for (MakeGpuSampler)
   std::unique_ptr<CgroupBackend> cgroups;
   std::unique_ptr<ControllerLink> controller;
 

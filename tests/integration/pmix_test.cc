@@ -22,7 +22,7 @@ class PmixTest : public testing::TwoNodeClusterTest {
  protected:
   // rotad's TMPDIR, where rota-pmix makes each step's directory: the
   // cluster's own, so that a test sees only its steps' directories.
-  std::vector<std::string> NodeEnvironment() const override { return {"TMPDIR=" + TmpDir()}; }
+  std::vector<std::string> NodeEnvironment(int) const override { return {"TMPDIR=" + TmpDir()}; }
   std::string TmpDir() const { return (cluster_->dir().path() / "tmp").string(); }
   void SetUp() override {
     TwoNodeClusterTest::SetUp();

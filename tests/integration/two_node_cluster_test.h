@@ -25,8 +25,9 @@ class TwoNodeClusterTest : public ::testing::Test {
   // gres.conf for the fixtures that need another (empty: the cluster's, its
   // GPUs without Cores=); called once cluster_ exists, before any daemon starts.
   virtual std::string GresConf() const { return ""; }
-  // More environment for both rotad (NAME=value words).
-  virtual std::vector<std::string> NodeEnvironment() const { return {}; }
+  // More environment for rotad of node `node` (1 or 2; NAME=value words);
+  // called once cluster_ exists, before that node starts.
+  virtual std::vector<std::string> NodeEnvironment(int /*node*/) const { return {}; }
   // cgroup.conf for the fixtures that need another (empty: the cluster's
   // cgroup v1 one, constraining cores, memory and devices).
   virtual std::string CgroupConf() const { return ""; }
@@ -42,8 +43,8 @@ class TwoNodeClusterTest : public ::testing::Test {
         (cluster_->dir().path() / "rotactld.log").string());
     ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").exit_code == 0; }))
         << ctld_->Log();
-    ASSERT_TRUE(cluster_->StartNode(1, NodeEnvironment())) << cluster_->NodeLogs();
-    ASSERT_TRUE(cluster_->StartNode(2, NodeEnvironment())) << cluster_->NodeLogs();
+    ASSERT_TRUE(cluster_->StartNode(1, NodeEnvironment(1))) << cluster_->NodeLogs();
+    ASSERT_TRUE(cluster_->StartNode(2, NodeEnvironment(2))) << cluster_->NodeLogs();
     ASSERT_TRUE(WaitUntil([&] { return cluster_->Run("sinfo -h -o %t").out == "idle\n"; }))
         << cluster_->Run("sinfo").out << cluster_->NodeLogs();
   }

@@ -92,7 +92,7 @@ TEST_F(UsageAccountingTest, MaxRssOfTheBatchAndSrunStepsAndTheExternStep) {
     EXPECT_EQ(r[2], node) << step;
     EXPECT_EQ(r[3], "0") << step;
     EXPECT_GE(KibOf(r[4]), k40MiB) << step << ": AveRSS " << r[4];
-    EXPECT_EQ(r[5], "mem=" + r[1]) << step;
+    EXPECT_TRUE(r[5].ends_with("mem=" + r[1])) << step << ": " << r[5];
   }
 
   // sacct -j JOB.extern lists that step alone.

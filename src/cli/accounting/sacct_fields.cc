@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "cli/format/time_text.h"
@@ -89,31 +90,127 @@ wire::AccountingJob StepBase(const wire::AccountingJob& job) {
   return r;
 }
 
-// The usage fields of a step row; blank on a job's row and where unmeasured.
+// The usage of a step row that was measured at all: its tasks' memory, their
+// CPU time or its GPUs' samples. Null on a job's row and where unmeasured.
 const wire::StepUsage* Measured(const Row& r) {
-  return r.usage != nullptr && r.usage->tasks() > 0 ? r.usage : nullptr;
+  if (r.usage == nullptr) return nullptr;
+  const wire::StepUsage& u = *r.usage;
+  const bool measured =
+      u.tasks() > 0 || u.user_cpu_us() > 0 || u.system_cpu_us() > 0 || u.gpu().samples() > 0;
+  return measured ? r.usage : nullptr;
+}
+// The usage of a step row whose tasks' memory was measured (MaxRSS...).
+const wire::StepUsage* MemoryMeasured(const Row& r) {
+  const wire::StepUsage* u = Measured(r);
+  return u != nullptr && u->tasks() > 0 ? u : nullptr;
 }
 std::string MaxRss(const Row& r, const Ctx& ctx) {
-  const wire::StepUsage* u = Measured(r);
+  const wire::StepUsage* u = MemoryMeasured(r);
   return u != nullptr ? SacctMemoryKb(u->max_rss_kb(), !ctx.no_convert) : "";
 }
 std::string MaxRssNode(const Row& r, const Ctx&) {
-  const wire::StepUsage* u = Measured(r);
+  const wire::StepUsage* u = MemoryMeasured(r);
   return u != nullptr ? u->max_rss_node() : "";
 }
 std::string MaxRssTask(const Row& r, const Ctx&) {
-  const wire::StepUsage* u = Measured(r);
+  const wire::StepUsage* u = MemoryMeasured(r);
   return u != nullptr ? std::to_string(u->max_rss_task()) : "";
 }
 std::string AveRss(const Row& r, const Ctx& ctx) {
-  const wire::StepUsage* u = Measured(r);
+  const wire::StepUsage* u = MemoryMeasured(r);
   return u != nullptr ? SacctMemoryKb(u->ave_rss_kb(), !ctx.no_convert) : "";
 }
 // Virtual sizes are not measured (usage.proto says why): always blank.
 std::string MaxVmSize(const Row&, const Ctx&) { return ""; }
-std::string TresUsageInMax(const Row& r, const Ctx&) {
+
+// The usage records of a job's steps (batch and srun's; the extern step has
+// none), for the job row's sums.
+std::vector<const wire::StepUsage*> StepUsages(const wire::AccountingJob& job) {
+  std::vector<const wire::StepUsage*> usages;
+  if (job.has_batch_usage()) usages.push_back(&job.batch_usage());
+  for (const wire::AccountingStep& step : job.steps()) {
+    if (step.has_usage()) usages.push_back(&step.usage());
+  }
+  return usages;
+}
+
+// TotalCPU, UserCPU, SystemCPU: the step's own on a step row, blank where
+// unmeasured; the sum over the job's steps on its row, as Slurm shows it.
+using CpuPart = uint64_t (*)(const wire::StepUsage& u);
+uint64_t TotalCpuUs(const wire::StepUsage& u) { return u.user_cpu_us() + u.system_cpu_us(); }
+uint64_t UserCpuUs(const wire::StepUsage& u) { return u.user_cpu_us(); }
+uint64_t SystemCpuUs(const wire::StepUsage& u) { return u.system_cpu_us(); }
+std::string CpuField(const Row& r, CpuPart part) {
+  if (!r.step.empty()) {
+    const wire::StepUsage* u = Measured(r);
+    return u != nullptr ? SacctCpuTime(part(*u)) : "";
+  }
+  uint64_t sum = 0;
+  for (const wire::StepUsage* u : StepUsages(*r.record)) sum += part(*u);
+  return SacctCpuTime(sum);
+}
+
+// The energy a step's GPUs drew, in whole joules; 0 when not sampled.
+uint64_t EnergyJoules(const wire::StepUsage& u) {
+  return u.gpu().samples() > 0 ? static_cast<uint64_t>(std::llround(u.gpu().energy_j())) : 0;
+}
+// ConsumedEnergy(Raw): Rota measures the GPUs' energy only. A step row
+// shows its own (blank where nothing was measured), a job row the sum.
+std::optional<uint64_t> ConsumedEnergy(const Row& r) {
+  if (!r.step.empty()) {
+    const wire::StepUsage* u = Measured(r);
+    if (u == nullptr) return std::nullopt;
+    return EnergyJoules(*u);
+  }
+  uint64_t sum = 0;
+  for (const wire::StepUsage* u : StepUsages(*r.record)) sum += EnergyJoules(*u);
+  return sum;
+}
+
+// TRESUsageInMax, TRESUsageInAve, TRESUsageInTot: on step rows, what was
+// measured, by TRES name.
+enum class UsageStat { kMax, kAve, kTot };
+std::string TresUsageIn(const Row& r, UsageStat stat) {
   const wire::StepUsage* u = Measured(r);
-  return u != nullptr ? "mem=" + SacctMemoryKb(u->max_rss_kb()) : "";
+  if (u == nullptr) return "";
+  std::vector<std::string> items;  // Built in name order
+  const uint64_t cpu_us = TotalCpuUs(*u);
+  if (cpu_us > 0) {
+    // Only the step's sum over its tasks is kept, not each task's: Max shows
+    // that sum as Tot does (an upper bound of the busiest task's), Ave the
+    // sum shared over the tasks.
+    const uint64_t tasks = std::max<uint64_t>(u->tasks(), 1);
+    const uint64_t us = stat == UsageStat::kAve ? cpu_us / tasks : cpu_us;
+    items.push_back("cpu=" + SacctElapsed(static_cast<int64_t>(us / 1'000'000)));
+  }
+  if (u->gpu().samples() > 0) {
+    const wire::GpuUsage& gpu = u->gpu();
+    // The GPUs' energy is the step's whole: the same in the three.
+    items.push_back(fmt::format("energy={}", EnergyJoules(*u)));
+    const uint64_t mem = stat == UsageStat::kAve ? gpu.mem_ave_bytes() : gpu.mem_max_bytes();
+    items.push_back("gres/gpumem=" + SacctMemoryKb(mem / 1024));
+    const uint64_t util = stat == UsageStat::kAve
+                              ? static_cast<uint64_t>(std::llround(gpu.util_ave()))
+                              : gpu.util_max();
+    items.push_back(fmt::format("gres/gpuutil={}", util));
+  }
+  if (u->tasks() > 0) {
+    const uint64_t kb = stat == UsageStat::kMax   ? u->max_rss_kb()
+                        : stat == UsageStat::kAve ? u->ave_rss_kb()
+                                                  : u->ave_rss_kb() * u->tasks();
+    items.push_back("mem=" + SacctMemoryKb(kb));
+  }
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += ',';
+    out += item;
+  }
+  return out;
+}
+
+// CPUTime: the row's elapsed time times its CPUs.
+int64_t CpuTimeSeconds(const Row& r, const Ctx& ctx) {
+  return ElapsedSeconds(*r.record, ctx) * static_cast<int64_t>(Cpus(*r.record));
 }
 
 // Justification in the aligned layout.
@@ -205,7 +302,30 @@ SacctTable BuildTable() {
       Def("MaxRSSTask", 10, kRight, MaxRssTask),
       Def("AveRSS", 10, kRight, AveRss),
       Def("MaxVMSize", 10, kRight, MaxVmSize),
-      Def("TRESUsageInMax", 14, kRight, TresUsageInMax),
+      Def("TRESUsageInMax", 14, kRight,
+          [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kMax); }),
+      Def("TRESUsageInAve", 14, kRight,
+          [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kAve); }),
+      Def("TRESUsageInTot", 14, kRight,
+          [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kTot); }),
+      Def("TotalCPU", 10, kRight, [](const Row& r, const Ctx&) { return CpuField(r, TotalCpuUs); }),
+      Def("UserCPU", 10, kRight, [](const Row& r, const Ctx&) { return CpuField(r, UserCpuUs); }),
+      Def("SystemCPU", 10, kRight,
+          [](const Row& r, const Ctx&) { return CpuField(r, SystemCpuUs); }),
+      Def("CPUTime", 10, kRight,
+          [](const Row& r, const Ctx& ctx) { return SacctElapsed(CpuTimeSeconds(r, ctx)); }),
+      Def("CPUTimeRAW", 10, kRight,
+          [](const Row& r, const Ctx& ctx) { return std::to_string(CpuTimeSeconds(r, ctx)); }),
+      Def("ConsumedEnergy", 14, kRight,
+          [](const Row& r, const Ctx&) {
+            std::optional<uint64_t> j = ConsumedEnergy(r);
+            return j ? SacctEnergy(*j) : std::string();
+          }),
+      Def("ConsumedEnergyRaw", 17, kRight,
+          [](const Row& r, const Ctx&) {
+            std::optional<uint64_t> j = ConsumedEnergy(r);
+            return j ? std::to_string(*j) : std::string();
+          }),
   };
   std::vector<Field<Row, Ctx>> fields;
   std::vector<TableColumn> columns;
@@ -263,6 +383,33 @@ std::string SacctExitCode(const wire::AccountingJob& job) {
   if (job.state() == wire::JOB_STATE_CANCELLED && job.cancelled()) return "0:0";
   const uint32_t status = job.exit_code();
   return fmt::format("{}:{}", (status >> 8) & 0xff, status & 0x7f);
+}
+
+std::string SacctCpuTime(uint64_t micros) {
+  if (micros == 0) return "00:00:00";
+  const uint64_t seconds = micros / 1'000'000;
+  const uint64_t days = seconds / 86400;
+  const uint64_t hours = seconds / 3600 % 24;
+  const uint64_t minutes = seconds / 60 % 60;
+  if (days > 0) return fmt::format("{}-{:02}:{:02}:{:02}", days, hours, minutes, seconds % 60);
+  if (hours > 0) return fmt::format("{:02}:{:02}:{:02}", hours, minutes, seconds % 60);
+  return fmt::format("{:02}:{:02}.{:03}", minutes, seconds % 60, micros % 1'000'000 / 1000);
+}
+
+std::string SacctEnergy(uint64_t joules) {
+  static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
+  if (joules < 1024) return std::to_string(joules);
+  double value = static_cast<double>(joules) / 1024;
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < sizeof kUnits) {
+    value /= 1024;
+    ++unit;
+  }
+  // Slurm prints a whole value without decimals.
+  if (value == std::floor(value)) {
+    return fmt::format("{}{}", static_cast<uint64_t>(value), kUnits[unit]);
+  }
+  return fmt::format("{:.2f}{}", value, kUnits[unit]);
 }
 
 std::string SacctElapsed(int64_t seconds) {

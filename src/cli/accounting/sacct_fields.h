@@ -53,8 +53,10 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job);
 struct SacctRow {
   const wire::AccountingJob* record = nullptr;  // The job's, or the step's (SacctStepRow::record)
   std::string_view step;                        // "batch", "0"; "" on the job's own row
-  // The step's usage (MaxRSS...); null on the job's own row, which shows
-  // those fields blank as Slurm does.
+  // The step's usage (MaxRSS, TotalCPU...); null on the job's own row, which
+  // shows the memory and TRESUsageIn fields blank as Slurm does, and the
+  // sums over the job's steps (the record's batch_usage and steps) for
+  // TotalCPU, UserCPU, SystemCPU and ConsumedEnergy.
   const wire::StepUsage* usage = nullptr;
 };
 
@@ -91,6 +93,13 @@ std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout l
 std::string SacctState(const wire::AccountingJob& job);     // "CANCELLED by 0"
 std::string SacctExitCode(const wire::AccountingJob& job);  // "1:0"
 std::string SacctElapsed(int64_t seconds);                  // "1-02:03:04", "00:00:12"
+// CPU time in microseconds as sacct prints TotalCPU, UserCPU and SystemCPU:
+// "1-02:03:04" with days, "01:02:03" with hours, otherwise minutes, seconds
+// and milliseconds ("00:01.250"); "00:00:00" for none.
+std::string SacctCpuTime(uint64_t micros);
+// Joules as sacct prints ConsumedEnergy: divided by 1024 while at least 1024,
+// with K, M, G...; two decimals when not whole ("500", "2K", "1.50K").
+std::string SacctEnergy(uint64_t joules);
 // TRES in sacct's order (by name): "billing=1,cpu=1,gres/gpu=2,mem=1G,node=1".
 std::string SacctTres(const std::string& tres);
 // A memory figure in KiB as sacct prints MaxRSS: "1234K", moved to the next

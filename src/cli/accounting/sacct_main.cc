@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "accounting.pb.h"
-#include "api/dbd_methods.h"
+#include "cli/accounting/job_records_query.h"
 #include "cli/accounting/sacct_fields.h"
 #include "cli/accounting/sacct_job_selection.h"
 #include "cli/accounting/sacct_json.h"
@@ -275,22 +275,19 @@ int main(int argc, char** argv) {
       query.add_users(rota::UserNameOrNumber(uid));
     }
   }
-  rota::wire::QueryJobsResponse answer;
   const bool other_clusters_only =
       !clusters.empty() &&
       !rota::cli::ListsLocalCluster(clusters, (*client)->config().settings.cluster_name);
   const bool no_state_matches = states_given && query.states().empty();
-  rota::Status s = other_clusters_only || no_state_matches
-                       ? rota::Status::Ok()
-                       : (*client)->Call(rota::api::kDbdQueryJobs, query, &answer);
-  if (!s.ok()) {
-    std::cerr << "sacct: error: " << s.message() << "\n";
-    return 1;
-  }
-  // Moved, not copied: a protobuf message moves by swapping its innards.
   std::vector<rota::wire::AccountingJob> jobs;
-  jobs.reserve(static_cast<size_t>(answer.jobs_size()));
-  for (rota::wire::AccountingJob& j : *answer.mutable_jobs()) jobs.push_back(std::move(j));
+  if (!other_clusters_only && !no_state_matches) {
+    auto answer = rota::cli::QueryJobRecords(**client, query);
+    if (!answer.ok()) {
+      std::cerr << "sacct: error: " << answer.status().message() << "\n";
+      return 1;
+    }
+    jobs = std::move(*answer);
+  }
   // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
   std::map<uint32_t, std::vector<std::string>> only_steps;
   if (!selection.empty()) selection.Apply(jobs, only_steps);

@@ -392,6 +392,8 @@ void SrunIoRelay::TakeExit(int c, const wire::TaskIoFrame& frame) {
   outcome_.task_node[frame.task()] = node_of_[c];
   if (frame.out_of_memory()) outcome_.out_of_memory.insert(frame.task());
   outcome_.usage.Add(frame.task(), node_of_[c], frame.max_rss_kb());
+  outcome_.usage.AddCpu(frame.user_cpu_us(), frame.system_cpu_us());
+  if (frame.has_gpu()) outcome_.usage.AddGpu(frame.gpu());
   if (!first_exit_) first_exit_ = std::chrono::steady_clock::now();
   const bool bad = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
   if (options_.kill_on_bad_exit && bad && outcome_.exits.size() < step_.num_tasks()) {

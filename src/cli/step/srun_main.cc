@@ -143,7 +143,9 @@ void TellStepEnded(ControllerClient& client, const wire::JobStepRecord& step, ui
   ended.set_job_id(step.job_id());
   ended.set_step_id(step.step_id());
   ended.set_wait_status(wait_status);
-  if (wire::StepUsage summary = usage.Summary(); summary.tasks() > 0) {
+  if (wire::StepUsage summary = usage.Summary(); summary.tasks() > 0 || summary.user_cpu_us() > 0 ||
+                                                 summary.system_cpu_us() > 0 ||
+                                                 summary.gpu().samples() > 0) {
     *ended.mutable_usage() = std::move(summary);
   }
   ended.set_out_of_memory(out_of_memory);

@@ -115,9 +115,11 @@ class ControllerCore : private JobLifecycle {
   // awaited any more. `node` names the reporting node daemon; a report from a
   // node the job is not running on (a run requeued elsewhere since) is ignored.
   // Empty: trust the report. `out_of_memory`: the node's cage saw the kernel
-  // kill for the memory limit.
+  // kill for the memory limit. `gpu_failed`: a health event hit one of the
+  // job's GPUs there; a failed job that may be requeued is (NODE_FAIL).
   Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
-                   const std::string& node = "", bool out_of_memory = false);
+                   const std::string& node = "", bool out_of_memory = false,
+                   bool gpu_failed = false);
   // PrologSlurmctld of run `run` (restart count) of `job_id` ended: on
   // success the batch script is launched; on failure the job is requeued,
   // or killed when it may not be requeued, as in Slurm. Stale answers (a

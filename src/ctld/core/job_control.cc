@@ -365,7 +365,7 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
   }
   if (!report.prolog_failed()) {
     return JobExited(report.job_id(), report.wait_status(), now, effects, report.node(),
-                     report.out_of_memory());
+                     report.out_of_memory(), report.gpu_failed());
   }
   // The node could not prepare for the job: the job goes back to the queue and
   // the node is drained until an administrator has looked, as in Slurm.
@@ -435,13 +435,21 @@ Status ControllerCore::ScriptEnded(const wire::JobExitedRequest& report, int64_t
 }
 
 Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now,
-                                 Effects& effects, const std::string& node, bool out_of_memory) {
+                                 Effects& effects, const std::string& node, bool out_of_memory,
+                                 bool gpu_failed) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
+  // A job that failed on a GPU that failed goes back to the queue when it may,
+  // as after a node failure; the node drained itself for the GPU.
+  auto gpu_requeue = [&](const wire::JobRecord& job, wire::JobState state) {
+    return gpu_failed && state == wire::JOB_STATE_FAILED && job.requeue() &&
+           !job.spec().interactive();
+  };
   if (Completing(*it->second)) {
     if (!AwaitsCleanupFrom(*it->second, node)) return Status::Ok();
     wire::JobRecord& job = Mutable(job_id);
     job.set_exit_code(wait_status);
+    if (gpu_requeue(job, job.final_state())) job.set_final_state(wire::JOB_STATE_REQUEUED);
     // The cage's memory-limit kills are counted up to its removal.
     if (out_of_memory && (job.final_state() == wire::JOB_STATE_COMPLETED ||
                           job.final_state() == wire::JOB_STATE_FAILED)) {
@@ -461,7 +469,14 @@ Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t 
     NodeCleanedUp(job, "", now, effects);
     return Status::Ok();
   }
-  FinishJob(job, EndState(job, wait_status, out_of_memory), now, effects);
+  const wire::JobState state = EndState(job, wait_status, out_of_memory);
+  if (gpu_requeue(job, state)) {
+    ReturnToQueue(job, wire::JOB_STATE_NODE_FAIL, now, effects);
+    Persist(job, effects);
+    jobs_.Touch();
+    return Status::Ok();
+  }
+  FinishJob(job, state, now, effects);
   return Status::Ok();
 }
 

@@ -6,7 +6,9 @@
 
 #include "common/strings.h"
 #include "noded/gpu/discovery/fake_gpu_provider.h"
+#include "noded/gpu/discovery/fake_gpu_sampler.h"
 #include "noded/gpu/discovery/nvml_provider.h"
+#include "noded/gpu/discovery/nvml_sampler.h"
 
 namespace rota::noded {
 namespace {
@@ -58,6 +60,18 @@ std::unique_ptr<GpuProvider> ProviderFor(const conf::ClusterConfig& config, cons
 }
 
 }  // namespace
+
+std::unique_ptr<GpuSampler> MakeGpuSampler(const conf::ClusterConfig& config,
+                                           const std::string& node,
+                                           const GpuInventoryOptions& options) {
+  if (!options.fake_gpus_file.empty()) {
+    return std::make_unique<FakeGpuSampler>(options.fake_gpus_file);
+  }
+  if (ToLower(config.gres.AutoDetectFor(node)) == "nvml") {
+    return std::make_unique<NvmlSampler>(options.nvml_library);
+  }
+  return nullptr;
+}
 
 std::vector<GpuDevice> MergeWithGresConf(const std::vector<DiscoveredGpu>& found,
                                          const conf::ClusterConfig& config, const std::string& node,

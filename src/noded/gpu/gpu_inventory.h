@@ -10,11 +10,13 @@
 // gives; if it is less than slurm.conf promises, the controller drains the
 // node with a reason that says so.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "conf/cluster_config.h"
 #include "noded/gpu/discovery/gpu_provider.h"
+#include "noded/gpu/discovery/gpu_sampler.h"
 #include "noded/gpu/discovery/mig_minors.h"
 #include "noded/gpu/discovery/nvml_library.h"
 #include "noded/gpu/gpu_allocator.h"
@@ -41,6 +43,13 @@ struct GpuInventory {
   // are missing or that discovery did not find.
   std::vector<std::string> warnings;
 };
+
+// The sampler of GPU readings for the same source as the inventory: the fake
+// inventory's scripts, NVML for AutoDetect=nvml, otherwise none (null): GPUs
+// known only from gres.conf are not sampled.
+std::unique_ptr<GpuSampler> MakeGpuSampler(const conf::ClusterConfig& config,
+                                           const std::string& node,
+                                           const GpuInventoryOptions& options);
 
 GpuInventory TakeGpuInventory(const conf::ClusterConfig& config, const std::string& node,
                               const GpuInventoryOptions& options);

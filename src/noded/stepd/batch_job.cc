@@ -263,6 +263,8 @@ wire::JobExitedRequest BatchJob::Run(const std::function<void(const Status&)>& l
   usage_ = BatchStepUsage(cage_created_ ? node_.cgroups->PeakMemoryBytes(job_id()) : std::nullopt,
                           static_cast<uint64_t>(std::max<long>(0, used.ru_maxrss)),
                           node_.settings.node_name);
+  usage_.set_user_cpu_us(UserCpuMicros(used));
+  usage_.set_system_cpu_us(SystemCpuMicros(used));
   // The controller shows the job COMPLETING, its resources still held, while
   // what is left of it is killed and the Epilog runs; the second report frees them.
   if (cage_created_ && node_.cgroups->OomKills(job_id()) > 0) out_of_memory_ = true;
@@ -390,7 +392,9 @@ wire::JobExitedRequest BatchJob::Outcome(uint32_t wait_status, bool cleanup_foll
   req.set_node(node_.settings.node_name);
   req.set_out_of_memory(out_of_memory_);
   req.set_cleanup_follows(cleanup_follows);
-  if (usage_.max_rss_kb() > 0) *req.mutable_usage() = usage_;
+  if (usage_.max_rss_kb() > 0 || usage_.user_cpu_us() > 0 || usage_.system_cpu_us() > 0) {
+    *req.mutable_usage() = usage_;
+  }
   if (!prolog_failure_.empty()) {
     req.set_prolog_failed(true);
     req.set_failure_reason(prolog_failure_);

@@ -21,7 +21,9 @@ struct LocalTask {
   int pidfd = -1;         // Readable once the task exits (-1: kernel without pidfd)
   bool exited = false;
   uint32_t wait_status = 0;
-  uint64_t max_rss_kb = 0;  // Its peak resident set with its waited-for children's (wait4)
+  uint64_t max_rss_kb = 0;   // Its peak resident set with its waited-for children's (wait4)
+  uint64_t user_cpu_us = 0;  // Its CPU time with its waited-for children's (wait4)
+  uint64_t system_cpu_us = 0;
   bool reported = false;
   bool out_of_memory = false;  // Ended after the kernel's memory kill in its step's cage
   int stdin_fd = -1;           // From srun (-i): write end, non-blocking

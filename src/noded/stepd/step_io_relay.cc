@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "noded/pmi/step_pmi.h"
 #include "noded/stepd/step_channel.h"
+#include "noded/stepd/step_usage.h"
 #include "noded/stepd/task_terminal.h"
 
 namespace rota::noded {
@@ -164,6 +165,8 @@ bool StepIoRelay::ReapIfExited(LocalTask& task, TaskEndHooks& hooks) {
   task.exited = true;
   task.wait_status = static_cast<uint32_t>(status);
   task.max_rss_kb = static_cast<uint64_t>(std::max<long>(0, used.ru_maxrss));
+  task.user_cpu_us = UserCpuMicros(used);
+  task.system_cpu_us = SystemCpuMicros(used);
   if (task.stdin_fd >= 0) close(task.stdin_fd);
   task.stdin_fd = -1;
   hooks.Reaped(task);
@@ -269,7 +272,12 @@ bool StepIoRelay::RelayUntilDone(std::vector<LocalTask>& tasks, StepPmi* pmi, Ta
         frame.set_task(task.global_id);
         frame.set_wait_status(task.wait_status);
         frame.set_max_rss_kb(task.max_rss_kb);
+        frame.set_user_cpu_us(task.user_cpu_us);
+        frame.set_system_cpu_us(task.system_cpu_us);
         frame.set_out_of_memory(task.out_of_memory);
+        const bool last = std::count_if(tasks.begin(), tasks.end(),
+                                        [](const LocalTask& t) { return !t.reported; }) == 1;
+        if (last) hooks.LastExit(frame);
         if (!WriteStepMessage(io_, frame).ok()) srun_gone = true;
         task.reported = true;
       }

@@ -36,6 +36,9 @@ class TaskEndHooks {
   // The kernel's memory kills so far in the step's cage; asked after a task
   // failed. 0 when the step's memory is not confined.
   virtual uint64_t StepOomKills() = 0;
+  // The EXIT frame of the last of this node's tasks, before it is sent: the
+  // step adds what its GPUs here did.
+  virtual void LastExit(wire::TaskIoFrame& /*frame*/) {}
 };
 
 class StepIoRelay {

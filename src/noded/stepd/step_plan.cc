@@ -115,6 +115,7 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
   plan.task_ids = model::StepTaskIdsOnNode(step, node_index);
   plan.cpus_per_task = cpus_per_task;
   plan.job_gpus = std::move(job_gpus);
+  plan.step_gpus = step_held_gpus;
   plan.step_cpus = step_cpus;
   plan.cpu_bind = *cpu_bind;
   plan.cpu_binding = std::move(cpu_binding).value();

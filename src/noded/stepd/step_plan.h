@@ -27,6 +27,7 @@ struct StepPlan {
   std::vector<uint32_t> task_ids;   // Their global ids, by local id (srun -m)
   uint32_t cpus_per_task = 1;       // At least 1
   std::vector<uint32_t> job_gpus;   // The job's GPUs here (node indices), sorted
+  std::vector<uint32_t> step_gpus;  // The step's GPUs here (all the job's when it holds none)
   std::vector<uint32_t> step_cpus;  // The step's CPUs here (all the job's when it holds none)
   CpuBindSpec cpu_bind;
   TaskCpuBinding cpu_binding;

@@ -81,6 +81,14 @@ class StepTasks::TaskEnds : public TaskEndHooks {
     if (!node_.config->cgroup.constrain_ram_space) return 0;
     return node_.cgroups->StepOomKills(running_.job_id, StepCageName(running_.step_id));
   }
+  void LastExit(wire::TaskIoFrame& frame) override {
+    if (node_.gpu_watch == nullptr) return;
+    std::optional<wire::GpuUsage> used =
+        node_.gpu_watch->Finish(StepWatchKey(running_.job_id, running_.step_id));
+    if (!used || used->samples() == 0) return;
+    used->set_node(node_.settings.node_name);
+    *frame.mutable_gpu() = std::move(*used);
+  }
 
  private:
   const NodeContext& node_;
@@ -396,6 +404,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   // Every way out undoes what was done so far; srun's connection closes
   // only once nothing of the step is left here.
   auto finish = [&] {
+    // A step that ended without its last EXIT frame: nothing to report.
+    if (node_.gpu_watch != nullptr) node_.gpu_watch->Forget(StepWatchKey(job_id, step_id));
     TearDownStep(*running, tasks, step_caged, own_cage);
     srun.reset();
     Retire(job_id, step_id);
@@ -429,6 +439,9 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   Result<std::unique_ptr<StepPmi>> pmi = OpenStepPmi(request, plan);
   if (!pmi.ok()) return fail(pmi.status());
 
+  if (node_.gpu_watch != nullptr && !plan.step_gpus.empty()) {
+    node_.gpu_watch->Watch(StepWatchKey(job_id, step_id), plan.step_gpus);
+  }
   tasks.resize(plan.local_tasks);
   for (uint32_t t = 0; t < plan.local_tasks; ++t) {
     if (Status started = spawner.Start(t, pmi->get(), tasks[t]); !started.ok()) {

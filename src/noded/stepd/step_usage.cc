@@ -16,4 +16,15 @@ wire::StepUsage BatchStepUsage(std::optional<uint64_t> cage_peak_bytes, uint64_t
   return usage;
 }
 
+namespace {
+uint64_t Micros(const timeval& t) {
+  return t.tv_sec < 0
+             ? 0
+             : static_cast<uint64_t>(t.tv_sec) * 1000000 + static_cast<uint64_t>(t.tv_usec);
+}
+}  // namespace
+
+uint64_t UserCpuMicros(const rusage& used) { return Micros(used.ru_utime); }
+uint64_t SystemCpuMicros(const rusage& used) { return Micros(used.ru_stime); }
+
 }  // namespace rota::noded

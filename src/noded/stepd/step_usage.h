@@ -4,6 +4,8 @@
 // step's end (sacct's MaxRSS, MaxRSSNode, MaxRSSTask, AveRSS). The figures come
 // from the kernel when the step ends; nothing samples while it runs.
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,5 +22,9 @@ namespace rota::noded {
 // node, the srun steps that ran there. An empty record when neither is known.
 wire::StepUsage BatchStepUsage(std::optional<uint64_t> cage_peak_bytes, uint64_t script_maxrss_kb,
                                const std::string& node);
+
+// `used`'s CPU times (wait4's, with the children waited for) in µs.
+uint64_t UserCpuMicros(const rusage& used);
+uint64_t SystemCpuMicros(const rusage& used);
 
 }  // namespace rota::noded

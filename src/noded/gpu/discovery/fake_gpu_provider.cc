@@ -45,6 +45,8 @@ std::string ApplyWord(std::string_view word, DiscoveredGpu& gpu, bool& minor_giv
     gpu.cpus = std::move(*cpus);
   } else if (key == "uuid") {
     gpu.uuid = std::string(value);
+  } else if (key == "metrics") {
+    gpu.scripted_readings = std::string(value);
   } else {
     return fmt::format("unknown key \"{}\"", word.substr(0, eq));
   }

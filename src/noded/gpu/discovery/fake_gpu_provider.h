@@ -11,7 +11,9 @@
 //   Type=a100 File=/dev/nvidia0 Cpus=0-15 PciBusId=00000000:07:00.0
 //   Type=1g.10gb File=/dev/nvidia-caps/nvidia-cap21 ParentFile=/dev/nvidia1 Uuid=MIG-1
 // Type= and File= are required. Minor= defaults to the digits that end File=
-// (0 without). Cpus= is a CPU list ("0-3,8"). Keys are case-insensitive.
+// (0 without). Cpus= is a CPU list ("0-3,8"). Metrics= names a file that
+// scripts the GPU's readings over time (fake_gpu_sampler.h). Keys are
+// case-insensitive.
 
 #include <string>
 #include <string_view>

@@ -26,6 +26,9 @@ struct DiscoveredGpu {
   // MIG instances only: the parent GPU's device file, which a job needs as
   // well as the instance's own.
   std::string parent_device_file;
+  // Fake inventories only (Metrics=): the file that scripts this GPU's
+  // readings over time (fake_gpu_sampler.h).
+  std::string scripted_readings;
 
   bool is_mig() const { return !parent_device_file.empty(); }
   bool operator==(const DiscoveredGpu&) const = default;

@@ -26,6 +26,8 @@ inline constexpr nvmlReturn_t NVML_ERROR_NO_PERMISSION = 4;
 inline constexpr nvmlReturn_t NVML_ERROR_NOT_FOUND = 6;
 inline constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
 inline constexpr nvmlReturn_t NVML_ERROR_DRIVER_NOT_LOADED = 9;
+inline constexpr nvmlReturn_t NVML_ERROR_TIMEOUT = 10;
+inline constexpr nvmlReturn_t NVML_ERROR_GPU_IS_LOST = 15;
 inline constexpr nvmlReturn_t NVML_ERROR_UNKNOWN = 999;
 
 // An opaque handle owned by the library.
@@ -53,6 +55,38 @@ struct nvmlPciInfo_t {
   char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];  // "00000000:07:00.0"
 };
 
+// Sampling (gpu_sampler.h): nvmlUtilization_t, nvmlMemory_t, the process
+// list's entries (nvmlProcessInfo_v2_t, which _v3 of the running-process
+// call fills) and an event set's data, as nvml.h lays them out.
+struct nvmlUtilization_t {
+  unsigned int gpu;     // SM utilisation over the last sample period (%)
+  unsigned int memory;  // Memory controller utilisation (%)
+};
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+struct nvmlProcessInfo_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+struct nvmlEventSet_st;
+using nvmlEventSet_t = nvmlEventSet_st*;
+struct nvmlEventData_t {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;  // The XID of an XID event
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+inline constexpr unsigned long long nvmlEventTypeDoubleBitEccError = 0x2ULL;
+inline constexpr unsigned long long nvmlEventTypeXidCriticalError = 0x8ULL;
+inline constexpr unsigned int NVML_TEMPERATURE_GPU = 0;
+inline constexpr unsigned int NVML_FEATURE_ENABLED = 1;  // nvmlEnableState_t
+
 using NvmlInitFn = nvmlReturn_t (*)();
 using NvmlShutdownFn = nvmlReturn_t (*)();
 using NvmlErrorStringFn = const char* (*)(nvmlReturn_t);
@@ -72,5 +106,20 @@ using NvmlDeviceGetMigDeviceHandleByIndexFn = nvmlReturn_t (*)(nvmlDevice_t devi
                                                                unsigned int index,
                                                                nvmlDevice_t* mig_device);
 using NvmlDeviceGetInstanceIdFn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned int* id);
+using NvmlDeviceGetUtilizationRatesFn = nvmlReturn_t (*)(nvmlDevice_t device,
+                                                         nvmlUtilization_t* utilization);
+using NvmlDeviceGetMemoryInfoFn = nvmlReturn_t (*)(nvmlDevice_t device, nvmlMemory_t* memory);
+using NvmlDeviceGetUintFn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned int* value);
+using NvmlDeviceGetTemperatureFn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned int sensor,
+                                                    unsigned int* celsius);
+using NvmlDeviceGetProcessesFn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned int* count,
+                                                  nvmlProcessInfo_t* infos);
+using NvmlEventSetCreateFn = nvmlReturn_t (*)(nvmlEventSet_t* set);
+using NvmlDeviceRegisterEventsFn = nvmlReturn_t (*)(nvmlDevice_t device,
+                                                    unsigned long long event_types,
+                                                    nvmlEventSet_t set);
+using NvmlEventSetWaitFn = nvmlReturn_t (*)(nvmlEventSet_t set, nvmlEventData_t* data,
+                                            unsigned int timeout_ms);
+using NvmlEventSetFreeFn = nvmlReturn_t (*)(nvmlEventSet_t set);
 
 }  // extern "C"

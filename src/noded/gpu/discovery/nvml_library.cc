@@ -55,6 +55,19 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& path) 
           lib->device_get_mig_device_handle_by_index);
   Resolve(handle, "nvmlDeviceGetGpuInstanceId", lib->device_get_gpu_instance_id);
   Resolve(handle, "nvmlDeviceGetComputeInstanceId", lib->device_get_compute_instance_id);
+  Resolve(handle, "nvmlDeviceGetUtilizationRates", lib->device_get_utilization_rates);
+  Resolve(handle, "nvmlDeviceGetMemoryInfo", lib->device_get_memory_info);
+  Resolve(handle, "nvmlDeviceGetPowerUsage", lib->device_get_power_usage);
+  Resolve(handle, "nvmlDeviceGetTemperature", lib->device_get_temperature);
+  Resolve(handle, "nvmlDeviceGetComputeRunningProcesses_v3",
+          lib->device_get_compute_running_processes);
+  // nvmlEnableState_t is a C enum, an unsigned int here.
+  Resolve(handle, "nvmlDeviceGetRetiredPagesPendingStatus",
+          lib->device_get_retired_pages_pending_status);
+  Resolve(handle, "nvmlEventSetCreate", lib->event_set_create);
+  Resolve(handle, "nvmlDeviceRegisterEvents", lib->device_register_events);
+  Resolve(handle, "nvmlEventSetWait_v2", lib->event_set_wait);
+  Resolve(handle, "nvmlEventSetFree", lib->event_set_free);
   return lib;
 }
 

@@ -47,6 +47,24 @@ class NvmlLibrary {
   NvmlDeviceGetInstanceIdFn device_get_gpu_instance_id = nullptr;
   NvmlDeviceGetInstanceIdFn device_get_compute_instance_id = nullptr;
 
+  // Sampling (nvml_sampler.h); each may be missing on old drivers or
+  // unsupported boards, and a figure it would give reads 0.
+  NvmlDeviceGetUtilizationRatesFn device_get_utilization_rates = nullptr;
+  NvmlDeviceGetMemoryInfoFn device_get_memory_info = nullptr;
+  NvmlDeviceGetUintFn device_get_power_usage = nullptr;  // mW
+  NvmlDeviceGetTemperatureFn device_get_temperature = nullptr;
+  NvmlDeviceGetProcessesFn device_get_compute_running_processes = nullptr;
+  NvmlDeviceGetUintFn device_get_retired_pages_pending_status = nullptr;
+  NvmlEventSetCreateFn event_set_create = nullptr;
+  NvmlDeviceRegisterEventsFn device_register_events = nullptr;
+  NvmlEventSetWaitFn event_set_wait = nullptr;
+  NvmlEventSetFreeFn event_set_free = nullptr;
+
+  bool HasEvents() const {
+    return event_set_create != nullptr && device_register_events != nullptr &&
+           event_set_wait != nullptr && event_set_free != nullptr;
+  }
+
   bool HasMig() const {
     return device_get_mig_mode != nullptr && device_get_max_mig_device_count != nullptr &&
            device_get_mig_device_handle_by_index != nullptr;

@@ -10,7 +10,10 @@
 //   FAKE_NVML_INIT_FAILS        nvmlInit_v2 answers "driver not loaded"
 //   FAKE_NVML_WITHOUT_AFFINITY  nvmlDeviceGetCpuAffinity is not exported
 // FakeNvmlOpenSessions() tells a test how many nvmlInit_v2 calls still lack
-// their nvmlShutdown.
+// their nvmlShutdown. Sampling figures (GPU i: utilisation 10+40i %, memory
+// 1+i GiB used of 80 GiB, power 100+100i W, 30+i °C, process 1000+i) are
+// fixed; a test changes them through FakeNvmlSetUtilization, queues events
+// with FakeNvmlQueueXid and loses a GPU with FakeNvmlLoseGpu.
 
 #include <cstring>
 
@@ -75,6 +78,25 @@ nvmlDevice_st gpus[2] = {
 };
 
 int open_sessions = 0;
+
+// Sampling state, per top-level GPU.
+unsigned int utilization[2] = {10, 50};
+bool lost[2] = {false, false};
+struct QueuedEvent {
+  int gpu;
+  unsigned long long xid;
+};
+QueuedEvent queued[16];
+int queued_count = 0;
+int event_sets = 0;  // Created and not yet freed
+nvmlEventSet_t kEventSet = reinterpret_cast<nvmlEventSet_t>(0x5e7);
+
+int IndexOf(nvmlDevice_t device) {
+  for (int i = 0; i < 2; ++i) {
+    if (device == &gpus[i]) return i;
+  }
+  return -1;
+}
 
 nvmlReturn_t CopyString(const char* from, char* to, unsigned int length) {
   if (to == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -197,6 +219,108 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstanceId(n
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetComputeInstanceId(
     nvmlDevice_t device, unsigned int* id) {
   *id = device->compute_instance;
+  return NVML_SUCCESS;
+}
+
+// Sampling.
+#define FAKE_NVML_SAMPLED_GPU(device)         \
+  const int i = IndexOf(device);              \
+  if (i < 0) return NVML_ERROR_NOT_SUPPORTED; \
+  if (lost[i]) return NVML_ERROR_GPU_IS_LOST
+
+__attribute__((visibility("default"))) void FakeNvmlSetUtilization(int gpu, unsigned int pct) {
+  utilization[gpu] = pct;
+}
+__attribute__((visibility("default"))) void FakeNvmlQueueXid(int gpu, unsigned long long xid) {
+  if (queued_count < 16) queued[queued_count++] = {gpu, xid};
+}
+__attribute__((visibility("default"))) void FakeNvmlLoseGpu(int gpu) { lost[gpu] = true; }
+__attribute__((visibility("default"))) int FakeNvmlOpenEventSets() { return event_sets; }
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUtilizationRates(
+    nvmlDevice_t device, nvmlUtilization_t* u) {
+  FAKE_NVML_SAMPLED_GPU(device);
+  u->gpu = utilization[i];
+  u->memory = utilization[i] / 2;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
+                                                                            nvmlMemory_t* m) {
+  FAKE_NVML_SAMPLED_GPU(device);
+  m->total = 80ULL << 30;
+  m->used = static_cast<unsigned long long>(1 + i) << 30;
+  m->free = m->total - m->used;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device,
+                                                                            unsigned int* mw) {
+  FAKE_NVML_SAMPLED_GPU(device);
+  *mw = 100000u + 100000u * static_cast<unsigned int>(i);
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
+                                                                             unsigned int sensor,
+                                                                             unsigned int* c) {
+  FAKE_NVML_SAMPLED_GPU(device);
+  if (sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
+  *c = 30u + static_cast<unsigned int>(i);
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(
+    nvmlDevice_t device, unsigned int* count, nvmlProcessInfo_t* infos) {
+  FAKE_NVML_SAMPLED_GPU(device);
+  if (*count < 1) {
+    *count = 1;
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  *count = 1;
+  infos[0] = {1000u + static_cast<unsigned int>(i), 1ULL << 30, 0, 0};
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(
+    nvmlDevice_t device, unsigned int* pending) {
+  FAKE_NVML_SAMPLED_GPU(device);
+  *pending = 0;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
+  ++event_sets;
+  *set = kEventSet;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceRegisterEvents(
+    nvmlDevice_t device, unsigned long long types, nvmlEventSet_t set) {
+  if (set != kEventSet || IndexOf(device) < 0) return NVML_ERROR_INVALID_ARGUMENT;
+  // As a board without ECC: only XIDs may be asked for.
+  if ((types & nvmlEventTypeDoubleBitEccError) != 0) return NVML_ERROR_NOT_SUPPORTED;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set,
+                                                                        nvmlEventData_t* data,
+                                                                        unsigned int) {
+  if (set != kEventSet) return NVML_ERROR_INVALID_ARGUMENT;
+  if (queued_count == 0) return NVML_ERROR_TIMEOUT;
+  const QueuedEvent e = queued[0];
+  for (int k = 1; k < queued_count; ++k) queued[k - 1] = queued[k];
+  --queued_count;
+  *data = {};
+  data->device = &gpus[e.gpu];
+  data->eventType = nvmlEventTypeXidCriticalError;
+  data->eventData = e.xid;
+  return NVML_SUCCESS;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+  if (set != kEventSet) return NVML_ERROR_INVALID_ARGUMENT;
+  --event_sets;
   return NVML_SUCCESS;
 }
 
