@@ -404,6 +404,7 @@ cat <<'EOF'
   sbatch -p cpu -n 4 --wrap='hostname; sleep 30'
   sacct -a                             # what ran, from rotadbd
   seff <id>                            # how well a job used its CPUs, memory and GPUs
+  sstat -j <id>.batch -o JobID,AveCPU,MaxRSS,TRESUsageInAve   # a running job's figures so far
   scontrol show node gpu01
   make down                            # stop it (make down CLEAN=1 also deletes run/quickstart)
 EOF

@@ -18,6 +18,7 @@ enum Method : uint16_t {
   kReconfigure = 8,    // Empty -> Empty
   kNodeRegister = 20,  // (node daemon) NodeRegisterRequest -> Empty
   kJobExited = 21,     // (node daemon) JobExitedRequest -> Empty
+  kJobGpuIdle = 22,    // (node daemon) JobGpuIdleRequest -> Empty
   // Job steps (proto/step_rpc.proto).
   kCreateStep = 40,  // CreateStepRequest -> CreateStepResponse
   kStepEnded = 41,   // StepEndedRequest -> Empty
@@ -46,6 +47,8 @@ enum Method : uint16_t {
   kPrepareJob = 34,  // PrepareJobRequest -> Empty (cage made, Prolog run)
   // A controller that starts asks its nodes to register at once.
   kRegisterNow = 35,  // Empty -> Empty
+  // sstat, to each node of a job's running steps (proto/step_stats.proto).
+  kStepStats = 36,  // StepStatsRequest -> StepStatsResponse
   // Served by the node daemon, called by srun (and the controller for scancel).
   kLaunchTasks = 32,  // LaunchTasksRequest -> Empty (tasks started)
   kSignalTasks = 33,  // SignalTasksRequest -> Empty

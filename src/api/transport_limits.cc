@@ -62,6 +62,7 @@ rpc::MethodBodyLimits NodeBodyLimits() {
       {kPrepareJob, kLargeBody},
       {kPing, kQueryBody},
       {kRegisterNow, kQueryBody},
+      {kStepStats, kQueryBody},
   });
 }
 

@@ -13,6 +13,7 @@
 
 #include "cli/accounting/sacct_option_table.h"
 #include "cli/accounting/sacctmgr_option_table.h"
+#include "cli/accounting/sstat_option_table.h"
 #include "cli/query/sdiag_option_table.h"
 #include "cli/query/sinfo_option_table.h"
 #include "cli/query/sprio_option_table.h"
@@ -41,7 +42,8 @@ std::vector<CommandTable> Tables() {
       {"sdiag", sdiag_options::kLong, sdiag_options::kShort, sdiag_options::kRefused},
       {"scancel", scancel_options::kLong, scancel_options::kShort, scancel_options::kRefused},
       {"sacct", sacct_options::kLong, sacct_options::kShort, sacct_options::kRefused},
-      {"sacctmgr", sacctmgr_options::kLong, sacctmgr_options::kShort, sacctmgr_options::kRefused}};
+      {"sacctmgr", sacctmgr_options::kLong, sacctmgr_options::kShort, sacctmgr_options::kRefused},
+      {"sstat", sstat_options::kLong, sstat_options::kShort, sstat_options::kRefused}};
 }
 
 // A row of a command's table in the docs: its option names and its status.

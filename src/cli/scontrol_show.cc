@@ -182,6 +182,15 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
     lines.push_back(fmt::format("MemPerTres=gres:gpu:{}", s.mem_per_gpu_mb()));
   }
   if (s.ntasks_per_gpu() > 0) lines.push_back(fmt::format("NtasksPerTRES:{}", s.ntasks_per_gpu()));
+  // Rota's own, only for a job whose GPUs are flagged idle (docs/gpu-efficiency.md).
+  if (job.gpu_idle_since() > 0) {
+    std::string line = fmt::format("GpuIdleSince={} GpuIdleUtil={:.1f}%",
+                                   FormatSlurmTime(job.gpu_idle_since()), job.gpu_idle_util());
+    if (job.gpu_idle_action_at() > 0) {
+      line += fmt::format(" GpuIdleActionTime={}", FormatSlurmTime(job.gpu_idle_action_at()));
+    }
+    lines.push_back(std::move(line));
+  }
   // As Slurm: only for a job that asked for mail.
   if (s.mail_type() != 0 && !s.mail_user().empty()) {
     lines.push_back(fmt::format("MailUser={} MailType={}", s.mail_user(),

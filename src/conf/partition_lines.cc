@@ -86,6 +86,7 @@ const KeyTable<PartitionConfig>& PartitionKeys() {
       {"MaxCPUsPerNode",
        [](P& p, std::string_view v) { return ParseCountOrUnlimited(v, p.max_cpus_per_node); }},
       {"OverTimeLimit", OptionalTimeField(&P::over_time_limit)},
+      {"GpuIdlePolicy", [](P& p, std::string_view v) { return ParseGpuIdlePolicy(v, p.gpu_idle); }},
   };
   return table;
 }

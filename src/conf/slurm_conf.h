@@ -14,6 +14,7 @@
 #include "common/memory_size.h"
 #include "common/tres.h"
 #include "conf/diagnostics.h"
+#include "conf/gpu_idle_policy.h"
 
 namespace rota::conf {
 
@@ -123,6 +124,8 @@ struct PartitionConfig {
   std::optional<DurationSecs> over_time_limit;
   // CPUs of one node that the partition's jobs may hold together.
   uint32_t max_cpus_per_node = kUnlimitedCount;
+  // GpuIdlePolicy= (Rota's own): when its jobs' GPUs count as idle, and what follows.
+  GpuIdlePolicy gpu_idle;
   SourceLocation where;
 };
 

@@ -48,6 +48,26 @@ TEST(SlurmConfParserTest, JobAcctGatherFrequencyGivesTheSamplingInterval) {
   EXPECT_EQ(task_seconds("JobAcctGatherFrequency=task=0\n"), 0);
 }
 
+TEST(SlurmConfParserTest, GpuIdlePolicyIsRotasOwnPartitionKey) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(
+      dir, {std::string(kMinimalHead) +
+            "NodeName=n1 CPUs=1\n"
+            "PartitionName=p Nodes=n1 GpuIdlePolicy=threshold=2.5,period=1:30,action=Cancel,"
+            "grace=10\n"
+            "PartitionName=q Nodes=n1\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_EQ(loaded.Text(), "") << "a known key: no warning";
+  const GpuIdlePolicy& p = (*loaded.config)->FindPartition("p")->gpu_idle;
+  EXPECT_DOUBLE_EQ(p.threshold_pct, 2.5);
+  EXPECT_EQ(p.period_s, 90);
+  EXPECT_EQ(p.action, GpuIdlePolicy::Action::kCancel);
+  EXPECT_EQ(p.grace_s, 600);
+  // Without the key: flagged after 30 minutes below 5%, nothing done.
+  EXPECT_EQ((*loaded.config)->FindPartition("q")->gpu_idle, GpuIdlePolicy());
+  EXPECT_EQ(GpuIdleActionName(GpuIdlePolicy::Action::kNotify), "notify");
+}
+
 TEST(SlurmConfParserTest, CpusDerivedFromTopology) {
   TempDir dir;
   auto loaded = LoadConfigFiles(
@@ -242,6 +262,13 @@ INSTANTIATE_TEST_SUITE_P(
                      "select/linear"},
         BadValueCase{"SlurmctldPort=abc", "SlurmctldPort=abc is not a valid port"},
         BadValueCase{"KillWait=soon", "KillWait=soon is not a number of seconds"},
+        BadValueCase{"PartitionName=p Nodes=n1 GpuIdlePolicy=action=shout",
+                     "GpuIdlePolicy=action=shout has 'action=shout', not none, notify, cancel or "
+                     "requeue"},
+        BadValueCase{"PartitionName=p Nodes=n1 GpuIdlePolicy=threshold=150",
+                     "GpuIdlePolicy=threshold=150 has 'threshold=150', not a percentage"},
+        BadValueCase{"PartitionName=p Nodes=n1 GpuIdlePolicy=period=0",
+                     "GpuIdlePolicy=period=0 has a period of 0"},
         BadValueCase{"JobAcctGatherFrequency=task=often",
                      "JobAcctGatherFrequency=task=often has 'task=often', which is not in seconds"},
         BadValueCase{"JobAcctGatherFrequency=gpu=5",

@@ -23,6 +23,7 @@
 #include "noded/node_credential_socket.h"
 #include "noded/node_parts.h"
 #include "noded/node_script.h"
+#include "noded/step_stats.h"
 #include "noded/stepd/batch_job.h"
 #include "noded/stepd/step_channel.h"
 #include "noded/stepd/step_files.h"
@@ -329,6 +330,35 @@ void NodeDaemon::Handle(const rpc::RequestContext& context, std::string body,
     AnswerEmpty(respond);
     return;
   }
+  // sstat: a job's owner reads its steps here, root and SlurmUser any job's.
+  if (context.method == api::kStepStats) {
+    wire::StepStatsRequest req;
+    if (!ParseOrFail(body, req, respond)) return;
+    std::optional<uint32_t> batch_uid;
+    bool batch_here = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      batch_here = batch_started_.count(req.job_id()) != 0;
+    }
+    if (batch_here) {
+      if (Result<wire::StepRecord> r = ReadStepRecord(context_.settings.spool_dir, req.job_id());
+          r.ok()) {
+        batch_uid = r->launch().job().spec().uid();
+      }
+    }
+    GpuWatch* watch = gpu_watch_.get();
+    Result<wire::StepStatsResponse> stats = CollectStepStats(
+        req, LocalStepsOf(req.job_id(), batch_uid, step_tasks_->RunningSteps(req.job_id())),
+        options_.node_name, *cgroups_,
+        [watch](uint64_t key) { return watch != nullptr ? watch->Current(key) : std::nullopt; },
+        id->uid, privileged);
+    if (!stats.ok()) {
+      respond.Fail(stats.status());
+      return;
+    }
+    respond(0, stats->SerializeAsString());
+    return;
+  }
   // Only the controller (root or SlurmUser) starts or signals jobs here.
   if (!privileged) {
     spdlog::warn("refused request {} from uid {} at {}", context.method, id->uid, context.peer);
@@ -429,7 +459,8 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   for (const GpuDevice& gpu : *gpus) record.add_gpu_indices(gpu.index);
   if (gpu_watch_ && !gpus->empty()) {
     gpu_watch_->Watch(JobWatchKey(job_id),
-                      {record.gpu_indices().begin(), record.gpu_indices().end()});
+                      {record.gpu_indices().begin(), record.gpu_indices().end()},
+                      IdleRuleOf(request.job()));
   }
   *record.mutable_launch() = std::move(request);
   Status written = WriteStepRecord(spool, record);
@@ -504,8 +535,39 @@ void NodeDaemon::StartGpuWatch(const NodeParts& parts) {
                                             spdlog::error("{}; draining the node", reason);
                                             DrainSelf(reason);
                                           });
+  gpu_watch_->OnIdle([this](const GpuIdleChange& change) { ReportGpuIdle(change); });
   gpu_watch_->Start();
   spdlog::info("GPUs sampled through {} every {} s", gpu_watch_->SamplerName(), interval.count());
+}
+
+GpuIdleRule NodeDaemon::IdleRuleOf(const wire::JobRecord& job) const {
+  conf::GpuIdlePolicy policy;
+  if (const conf::PartitionConfig* p = context_.config->FindPartition(job.spec().partition())) {
+    policy = p->gpu_idle;
+  }
+  return GpuIdleRule{policy.threshold_pct,
+                     std::chrono::seconds(std::min<int64_t>(policy.period_s, INT32_MAX))};
+}
+
+void NodeDaemon::ReportGpuIdle(const GpuIdleChange& change) {
+  const uint32_t job_id = JobOfWatchKey(change.key);
+  wire::JobGpuIdleRequest report;
+  report.set_job_id(job_id);
+  report.set_node(options_.node_name);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;  // Ended meanwhile
+    report.set_run(it->second.run);
+  }
+  report.set_idle(change.idle);
+  report.set_since(std::chrono::system_clock::to_time_t(change.since));
+  report.set_mean_util_pct(change.mean_util_pct);
+  spdlog::info("job {}: GPUs {} (mean {:.1f}%)", job_id,
+               change.idle ? "idle" : "busy again after being idle", change.mean_util_pct);
+  // Lost with a controller that does not answer: the next change tells again.
+  Status told = context_.controller->Call(api::kJobGpuIdle, report);
+  if (!told.ok()) spdlog::warn("job {}: GPU idle report not delivered: {}", job_id, told.message());
 }
 
 void NodeDaemon::AddGpuUsage(uint32_t job_id, wire::JobExitedRequest& outcome) {
@@ -564,7 +626,9 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
         Result<std::vector<GpuDevice>> held = gpus_->AllocateExact(job_id, indices);
         if (!held.ok()) spdlog::error("job {}: {}", job_id, held.status().message());
         // Measured again from now: what it used while rotad was down is lost.
-        if (gpu_watch_ && !indices.empty()) gpu_watch_->Watch(JobWatchKey(job_id), indices);
+        if (gpu_watch_ && !indices.empty()) {
+          gpu_watch_->Watch(JobWatchKey(job_id), indices, IdleRuleOf(record->launch().job()));
+        }
       }
       spdlog::info("job {}: re-attached to its rota-stepd (pid {})", job_id, status->stepd_pid());
       live.insert(job_id);

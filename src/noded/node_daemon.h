@@ -104,6 +104,10 @@ class NodeDaemon {
   // Puts what the job's GPUs did here into its exit report, and whether a
   // health event hit one of them.
   void AddGpuUsage(uint32_t job_id, wire::JobExitedRequest& outcome);
+  // When `job`'s GPUs count as idle (its partition's GpuIdlePolicy).
+  GpuIdleRule IdleRuleOf(const wire::JobRecord& job) const;
+  // Tells the controller that a job's GPUs turned idle or busy again.
+  void ReportGpuIdle(const GpuIdleChange& change);
   // CPUs the jobs running here hold (HealthCheckNodeState's load).
   uint32_t HeldCpus();
   // Joins the threads of jobs that have ended. REQUIRES: mu_ held.

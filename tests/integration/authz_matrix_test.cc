@@ -58,6 +58,7 @@
 #include "rpc/frame.h"
 #include "rpc/raw_peer_for_test.h"
 #include "step_rpc.pb.h"
+#include "step_stats.pb.h"
 #include "tests/integration/authz_cluster.h"
 #include "tests/integration/noded_harness.h"
 #include "why.pb.h"
@@ -118,6 +119,8 @@ const Row kControllerMatrix[] = {
   {"Reconfigure",            api::kReconfigure,       {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
   {"NodeRegister",           api::kNodeRegister,      {kDenied, kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
   {"JobExited",              api::kJobExited,         {kDenied, kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
+  // A node daemon's word that a job's GPUs are idle (of no job here).
+  {"JobGpuIdle",             api::kJobGpuIdle,        {kDenied, kDenied, kDenied, kDenied, kAdmitted, kAdmitted, kBad, kAgain, kBad}},
   {"CreateStep",             api::kCreateStep,        {kDone,   kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
   {"StepEnded",              api::kStepEnded,         {kDone,   kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
   {"ListSteps",              api::kListSteps,         {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
@@ -162,6 +165,8 @@ const Row kNodeMatrix[] = {
   // srun's: the job's owner (and root, SlurmUser) start and signal its tasks.
   {"LaunchTasks",            api::kLaunchTasks,       {kDone,   kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
   {"SignalTasks",            api::kSignalTasks,       {kDone,   kDenied, kDenied, kDenied, kDone,  kDone,  kBad, kAgain, kBad}},
+  // sstat's: the job's owner (and root, SlurmUser) read its steps' figures.
+  {"StepStats",              api::kStepStats,         {kRead,   kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
 };
 // clang-format on
 
@@ -513,6 +518,7 @@ TEST_F(AuthzMatrixTest, Controller) {
         return !step || step->state() != wire::JOB_STATE_RUNNING;
       }};
   cases["ListSteps"] = {nullptr, listing(wire::ListStepsRequest()), nullptr};
+  cases["JobGpuIdle"] = {nullptr, empty, nullptr};
   cases["SignalStep"] = {nullptr, empty, nullptr};
   cases["Diag"] = {nullptr, listing(wire::DiagRequest()), nullptr};
   wire::DiagRequest reset;
@@ -819,6 +825,15 @@ TEST_F(AuthzMatrixTest, Node) {
         c.Call(c.node_port(), kRoot, api::kSignalTasks, Serialized(kill));
         return got;
       }};
+
+  cases["StepStats"] = {nullptr,
+                        [running](Cluster&, const Target&) {
+                          wire::StepStatsRequest req;
+                          req.set_job_id(running);
+                          req.set_all_steps(true);
+                          return Serialized(req);
+                        },
+                        nullptr};
 
   RunMatrix("rotad", c.node_port(), kNodeMatrix, std::size(kNodeMatrix), cases);
 }

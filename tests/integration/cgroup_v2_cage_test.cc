@@ -409,7 +409,7 @@ TEST_F(CgroupV2CageTest, CageSetUpAndTearDownTime) {
   if (v1.ok()) {
     const double v1_us = cycle(**v1);
     std::cerr << "cgroup v1 cage, the same: " << v1_us << " us\n";
-    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids", "cpuacct"}) {
       rmdir((std::string("/sys/fs/cgroup/") + c + "/rota/" + node_).c_str());
     }
   }
@@ -468,7 +468,7 @@ TEST_F(CgroupV2CageTest, StepCageSetUpAndTearDownTime) {
     std::cerr << "cgroup v1 step cage, create + place a process + remove: " << v1_step_us
               << " us; with a task cpuset: " << v1_task_us << " us\n";
     EXPECT_LT(v1_task_us, 100'000.0);
-    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids", "cpuacct"}) {
       rmdir((std::string("/sys/fs/cgroup/") + c + "/rota/" + node_).c_str());
     }
   }

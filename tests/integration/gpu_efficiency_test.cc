@@ -6,52 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "common/strings.h"
-#include "tests/integration/accounted_cluster_test.h"
+#include "tests/integration/scripted_gpus_cluster_test.h"
 
 namespace rota {
 namespace {
 
 using testing::WaitUntil;
 
-class GpuEfficiencyTest : public testing::AccountedClusterTest {
- protected:
-  std::string MoreSettings() const override { return "JobAcctGatherFrequency=task=1\n"; }
-
-  // Both GPUs of a node busy at 80%, 10 GiB of 80 used, drawing 300 W.
-  std::vector<std::string> NodeEnvironment(int node) const override {
-    std::string inventory;
-    for (int g = 0; g < testing::NodedCluster::kGpusPerNode; ++g) {
-      const std::string script = Script(node, g);
-      cluster_->dir().Write(script, "0 Util=80 MemUsed=10G MemTotal=80G Power=300 Temp=50\n");
-      inventory += "Type=a100 File=" + cluster_->Gpu(node, g) +
-                   " Metrics=" + (cluster_->dir().path() / script).string() + "\n";
-    }
-    const std::string name = "gpus-" + std::to_string(node);
-    cluster_->dir().Write(name, inventory);
-    return {"ROTA_FAKE_GPUS=" + (cluster_->dir().path() / name).string()};
-  }
-  static std::string Script(int node, int gpu) {
-    return "gpu-" + std::to_string(node) + "-" + std::to_string(gpu) + ".script";
-  }
-
-  // sacct's -P cells of `id` for `fields`, once its state is `state`.
-  std::vector<std::string> SacctOnce(const std::string& id, const std::string& state,
-                                     const std::string& fields) {
-    std::string out;
-    WaitUntil(
-        [&] {
-          out = cluster_->Run("sacct -n -P -j " + id + " -o State," + fields).out;
-          return out.starts_with(state + "|");
-        },
-        std::chrono::seconds(40));
-    const std::string first_line = out.substr(0, out.find('\n'));
-    std::vector<std::string> cells;
-    for (std::string_view c : Split(Trim(first_line), '|')) cells.emplace_back(c);
-    return cells;
-  }
-};
+class GpuEfficiencyTest : public testing::ScriptedGpusClusterTest {};
 
 // "MM:SS.mmm", "HH:MM:SS" or "D-HH:MM:SS" in seconds; -1 when it does not parse.
 double SacctSeconds(std::string_view text) {
@@ -178,6 +143,64 @@ TEST_F(GpuEfficiencyTest, AnXidOnAnIdleGpuDrainsTheNodeAndNothingElse) {
       std::chrono::seconds(20)));
   EXPECT_EQ(reason, "GPU 0 (" + cluster_->Gpu(2, 0) + "): uncorrectable ECC error");
   EXPECT_EQ(cluster_->Run("sinfo -h -R -n " + cluster_->Node(1) + " -o %E").out, "");
+}
+
+// sstat while the job runs: the batch step's CPU time so far from its cage,
+// and its GPU's figures from rotad's samples.
+TEST_F(GpuEfficiencyTest, SstatShowsARunningBatchStepsCpuAndGpuFiguresSoFar) {
+  const std::string job =
+      SubmitScript("-N1 -w " + cluster_->Node(1) + " --gpus=1",
+                   "end=$(( $(date +%s) + 8 )); while [ $(date +%s) -lt $end ]; do :; done\n");
+  ASSERT_FALSE(job.empty());
+  ASSERT_TRUE(WaitForState(job, "RUNNING"));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  testing::CommandResult sstat;
+  std::vector<std::string> cells;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        sstat =
+            cluster_->Run("sstat -n -P -j " + job + ".batch -o JobID,AveCPU,MaxRSS,TRESUsageInAve");
+        cells.clear();
+        for (std::string_view c : Split(Trim(sstat.out), '|')) cells.emplace_back(c);
+        return cells.size() == 4 && cells[3].find("gres/gpuutil=80") != std::string::npos;
+      },
+      std::chrono::seconds(5)))
+      << sstat.out;
+  EXPECT_EQ(sstat.exit_code, 0);
+  EXPECT_EQ(cells[0], job + ".batch");
+  EXPECT_GT(SacctSeconds(cells[1]), 0.0) << cells[1];
+  EXPECT_NE(cells[3].find("gres/gpumem=10G"), std::string::npos) << cells[3];
+  EXPECT_NE(cells[3].find("cpu="), std::string::npos) << cells[3];
+
+  // Without a step: the batch step, its only one; Slurm's default fields.
+  testing::CommandResult whole = cluster_->Run("sstat -j " + job);
+  EXPECT_EQ(whole.exit_code, 0) << whole.out;
+  EXPECT_NE(whole.out.find("MaxVMSize"), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find(job + ".batch"), std::string::npos) << whole.out;
+  cluster_->Run("scancel " + job);
+}
+
+// An srun step's figures come from its own cage and GPU watch on its node.
+TEST_F(GpuEfficiencyTest, SstatShowsARunningSrunStep) {
+  const std::string job = SubmitScript("-N1 -w " + cluster_->Node(1) + " --gpus=1",
+                                       "srun -n1 --gpus=1 sh -c 'end=$(( $(date +%s) + 8 )); "
+                                       "while [ $(date +%s) -lt $end ]; do :; done'\n");
+  ASSERT_FALSE(job.empty());
+  ASSERT_TRUE(WaitForState(job, "RUNNING"));
+  testing::CommandResult sstat;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        sstat = cluster_->Run("sstat -n -P -j " + job + ".0 -o JobID,NTasks,TRESUsageInMax");
+        return sstat.out.find("gres/gpuutil=80") != std::string::npos;
+      },
+      std::chrono::seconds(15)))
+      << sstat.out;
+  EXPECT_TRUE(sstat.out.starts_with(job + ".0|1|")) << sstat.out;
+  // -a: the batch step too.
+  testing::CommandResult all = cluster_->Run("sstat -n -P -a -j " + job + " -o JobID");
+  EXPECT_NE(all.out.find(job + ".batch\n"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find(job + ".0\n"), std::string::npos) << all.out;
+  cluster_->Run("scancel " + job);
 }
 
 }  // namespace

@@ -348,7 +348,7 @@ class NodedCluster {
   // Whatever a failed test left: kill the processes, remove the cgroups.
   static void RemoveCgroupsOf(const std::string& node) {
     namespace fs = std::filesystem;
-    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+    for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids", "cpuacct"}) {
       fs::path dir = fs::path("/sys/fs/cgroup") / c / "rota" / node;
       std::error_code ec;
       if (!fs::exists(dir, ec)) continue;

@@ -252,7 +252,7 @@ TEST_F(NodedLaunchTest, DaemonisedGrandchildIsKilledWithTheJob) {
   ASSERT_TRUE(pid.has_value());
   EXPECT_TRUE(WaitUntil([&] { return !testing::ProcessAlive(static_cast<pid_t>(*pid)); },
                         std::chrono::seconds(5)));
-  for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids"}) {
+  for (const char* c : {"cpuset", "memory", "devices", "freezer", "pids", "cpuacct"}) {
     EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir(c, cluster_->Node(1), 51))) << c;
   }
 }

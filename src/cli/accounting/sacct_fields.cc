@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "cli/accounting/step_usages.h"
 #include "cli/format/time_text.h"
 #include "common/duration.h"
 #include "common/hostlist.h"
@@ -123,17 +124,6 @@ std::string AveRss(const Row& r, const Ctx& ctx) {
 // Virtual sizes are not measured (usage.proto says why): always blank.
 std::string MaxVmSize(const Row&, const Ctx&) { return ""; }
 
-// The usage records of a job's steps (batch and srun's; the extern step has
-// none), for the job row's sums.
-std::vector<const wire::StepUsage*> StepUsages(const wire::AccountingJob& job) {
-  std::vector<const wire::StepUsage*> usages;
-  if (job.has_batch_usage()) usages.push_back(&job.batch_usage());
-  for (const wire::AccountingStep& step : job.steps()) {
-    if (step.has_usage()) usages.push_back(&step.usage());
-  }
-  return usages;
-}
-
 // TotalCPU, UserCPU, SystemCPU: the step's own on a step row, blank where
 // unmeasured; the sum over the job's steps on its row, as Slurm shows it.
 using CpuPart = uint64_t (*)(const wire::StepUsage& u);
@@ -173,7 +163,7 @@ enum class UsageStat { kMax, kAve, kTot };
 std::string TresUsageIn(const Row& r, UsageStat stat) {
   const wire::StepUsage* u = Measured(r);
   if (u == nullptr) return "";
-  std::vector<std::string> items;  // Built in name order
+  std::vector<std::pair<std::string, std::string>> items;
   const uint64_t cpu_us = TotalCpuUs(*u);
   if (cpu_us > 0) {
     // Only the step's sum over its tasks is kept, not each task's: Max shows
@@ -181,31 +171,26 @@ std::string TresUsageIn(const Row& r, UsageStat stat) {
     // sum shared over the tasks.
     const uint64_t tasks = std::max<uint64_t>(u->tasks(), 1);
     const uint64_t us = stat == UsageStat::kAve ? cpu_us / tasks : cpu_us;
-    items.push_back("cpu=" + SacctElapsed(static_cast<int64_t>(us / 1'000'000)));
+    items.emplace_back("cpu", SacctElapsed(static_cast<int64_t>(us / 1'000'000)));
   }
   if (u->gpu().samples() > 0) {
     const wire::GpuUsage& gpu = u->gpu();
     // The GPUs' energy is the step's whole: the same in the three.
-    items.push_back(fmt::format("energy={}", EnergyJoules(*u)));
+    items.emplace_back("energy", std::to_string(EnergyJoules(*u)));
     const uint64_t mem = stat == UsageStat::kAve ? gpu.mem_ave_bytes() : gpu.mem_max_bytes();
-    items.push_back("gres/gpumem=" + SacctMemoryKb(mem / 1024));
+    items.emplace_back("gres/gpumem", SacctMemoryKb(mem / 1024));
     const uint64_t util = stat == UsageStat::kAve
                               ? static_cast<uint64_t>(std::llround(gpu.util_ave()))
                               : gpu.util_max();
-    items.push_back(fmt::format("gres/gpuutil={}", util));
+    items.emplace_back("gres/gpuutil", std::to_string(util));
   }
   if (u->tasks() > 0) {
     const uint64_t kb = stat == UsageStat::kMax   ? u->max_rss_kb()
                         : stat == UsageStat::kAve ? u->ave_rss_kb()
                                                   : u->ave_rss_kb() * u->tasks();
-    items.push_back("mem=" + SacctMemoryKb(kb));
+    items.emplace_back("mem", SacctMemoryKb(kb));
   }
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ',';
-    out += item;
-  }
-  return out;
+  return SacctTresUsage(std::move(items));
 }
 
 // CPUTime: the row's elapsed time times its CPUs.
@@ -354,6 +339,17 @@ std::string SacctTres(const std::string& tres) {
   for (std::string_view item : items) {
     if (!out.empty()) out += ',';
     out.append(item);
+  }
+  return out;
+}
+
+std::string SacctTresUsage(std::vector<std::pair<std::string, std::string>> items) {
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& [name, value] : items) {
+    if (!out.empty()) out += ',';
+    out += name + "=" + value;
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "accounting.pb.h"
@@ -102,6 +103,10 @@ std::string SacctCpuTime(uint64_t micros);
 std::string SacctEnergy(uint64_t joules);
 // TRES in sacct's order (by name): "billing=1,cpu=1,gres/gpu=2,mem=1G,node=1".
 std::string SacctTres(const std::string& tres);
+// A TRES list of usage figures as sacct prints TRESUsageIn* (sstat too):
+// "name=value" items in name order, joined by commas
+// ("cpu=00:00:03,energy=300,gres/gpumem=10G,gres/gpuutil=80,mem=4M").
+std::string SacctTresUsage(std::vector<std::pair<std::string, std::string>> items);
 // A memory figure in KiB as sacct prints MaxRSS: "1234K", moved to the next
 // unit only while it divides exactly ("51200K" is "50M"); "0" for zero.
 // `convert` false (--noconvert) keeps it in K.

@@ -6,21 +6,12 @@
 #include <cmath>
 
 #include "cli/accounting/sacct_fields.h"
+#include "cli/accounting/step_usages.h"
 #include "common/tres.h"
 #include "model/job_state.h"
 
 namespace rota::cli {
 namespace {
-
-// The usage records of the job's steps: the batch step's, then srun's.
-std::vector<const wire::StepUsage*> StepUsages(const wire::AccountingJob& job) {
-  std::vector<const wire::StepUsage*> usages;
-  if (job.has_batch_usage()) usages.push_back(&job.batch_usage());
-  for (const wire::AccountingStep& step : job.steps()) {
-    if (step.has_usage()) usages.push_back(&step.usage());
-  }
-  return usages;
-}
 
 uint32_t Requested(const wire::AccountingJob& job, std::string_view tres) {
   Result<TresCounts> req = TresCounts::Parse(job.req_tres());
@@ -58,17 +49,8 @@ SeffFigures Figures(const wire::AccountingJob& job, int64_t now) {
       f.mem_kb = kb;
       f.mem_step = u;
     }
-    // The GPUs of the step watched longest: the batch step's span the job's
-    // (the srun steps' GPUs among them), and adding steps up would count a
-    // GPU twice. Ties: the more GPUs, then the earlier step.
-    if (u->gpu().samples() > 0) {
-      const wire::GpuUsage& g = u->gpu();
-      if (f.gpu_step == nullptr || g.samples() > f.gpu_step->gpu().samples() ||
-          (g.samples() == f.gpu_step->gpu().samples() && g.gpus() > f.gpu_step->gpu().gpus())) {
-        f.gpu_step = u;
-      }
-    }
   }
+  f.gpu_step = MostSampledGpuStep(job);
   f.cpu_s = static_cast<int64_t>((cpu_us + 500'000) / 1'000'000);
   f.req_mem_kb = job.req_mem_mb() * 1024;
   return f;

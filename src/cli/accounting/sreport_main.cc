@@ -14,6 +14,7 @@
 #include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
 #include "cli/accounting/sreport_assoc.h"
+#include "cli/accounting/sreport_gpu_efficiency.h"
 #include "cli/accounting/sreport_job_sizes.h"
 #include "cli/accounting/sreport_report.h"
 #include "cli/client/accounting_client.h"
@@ -36,6 +37,7 @@ void Usage(FILE* to) {
       "       sreport [options] cluster AccountUtilizationByUser|UserUtilizationByAccount\n"
       "               [Users=LIST] [Accounts=LIST] [Start=TIME] [End=TIME]\n"
       "       sreport [options] job SizesByAccount [Grouping=N,N..] [Accounts=LIST]\n"
+      "       sreport [options] user|account GpuEfficiency [Users=LIST] [Accounts=LIST]\n"
       "               [Users=LIST] [FlatView] [PrintJobCount] [Start=TIME] [End=TIME]\n"
       "  -n, --noheader        no banner and no column header\n"
       "  -p, --parsable        '|' after every field\n"
@@ -177,11 +179,14 @@ int main(int argc, char** argv) {
   const bool acct_by_user = kind == "cluster" && report == "accountutilizationbyuser";
   const bool user_by_acct = kind == "cluster" && report == "userutilizationbyaccount";
   const bool job_sizes = kind == "job" && report == "sizesbyaccount";
-  const bool by_assoc = acct_by_user || user_by_acct || job_sizes;
+  // Rota's own: GPU time allocated against GPU time used (docs/gpu-efficiency.md).
+  const bool gpu_efficiency = (kind == "user" || kind == "account") && report == "gpuefficiency";
+  const bool by_assoc = acct_by_user || user_by_acct || job_sizes || gpu_efficiency;
   if (!utilization && !top_usage && !by_assoc) {
     return Fail("Not valid report " + words[0] + " " + words[1] +
                 " (Rota offers cluster Utilization, AccountUtilizationByUser, "
-                "UserUtilizationByAccount, job SizesByAccount and user TopUsage)");
+                "UserUtilizationByAccount, job SizesByAccount, user TopUsage and, its own, "
+                "user/account GpuEfficiency)");
   }
   rota::cli::JobSizesOptions sizes;
   auto tres = rota::cli::ParseReportTres(tres_text);
@@ -252,7 +257,7 @@ int main(int argc, char** argv) {
   rota::wire::QueryJobsResponse answer;
   // The user and account reports show usage, which PrivateData=usage keeps to
   // the caller's own; the cluster's totals and the job reports read the jobs.
-  const bool usage_report = top_usage || acct_by_user || user_by_acct;
+  const bool usage_report = top_usage || acct_by_user || user_by_acct || gpu_efficiency;
   rota::Status s = (*client)->Call(
       usage_report ? rota::api::kDbdQueryUsage : rota::api::kDbdQueryJobs, query, &answer);
   if (!s.ok()) return Fail(s.message());
@@ -286,6 +291,9 @@ int main(int argc, char** argv) {
     sizes.parents = tops;
     std::cout << rota::cli::JobSizesByAccountReport(
         cluster, jobs, rota::cli::CompleteTree(std::move(fetched).value(), jobs), window, sizes, o);
+  } else if (gpu_efficiency) {
+    std::cout << rota::cli::GpuEfficiencyReport(cluster, jobs, window, kind == "account",
+                                                ProperNames(jobs), o);
   } else if (user_by_acct) {
     std::cout << rota::cli::UserUtilizationByAccountReport(cluster, *tres, capacity, jobs, window,
                                                            ProperNames(jobs), o);

@@ -160,6 +160,8 @@ double AllocatedTresSeconds(const wire::AccountingJob& job, const std::string& t
 
 double DownTresSeconds(const wire::NodeEvent& event, const std::string& tres,
                        const ReportWindow& window, int64_t now) {
+  // A job's idle GPUs (Rota's GPU_IDLE events) take nothing out of service.
+  if (event.state() == "GPU_IDLE") return 0;
   const int64_t end = event.time_end() > 0 ? event.time_end() : now;
   const int64_t from = std::max(event.time_start(), window.start);
   const int64_t to = std::min(end, window.end);

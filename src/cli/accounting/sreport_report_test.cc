@@ -130,6 +130,10 @@ TEST(SreportUtilization, DownIsTheTresOfNodeEventsInsideTheWindow) {
   wire::NodeEvent bare = Event("n5", kDay, kDay + 60, "");
   EXPECT_EQ(DownTresSeconds(bare, "cpu", w, o.now), 8.0 * 60);
   EXPECT_EQ(DownTresSeconds(bare, "gres/gpu", w, o.now), 0.0);
+  // A job's idle GPUs keep the node in service.
+  wire::NodeEvent idle = Event("n6", kDay, kDay + 60, node_tres);
+  idle.set_state("GPU_IDLE");
+  EXPECT_EQ(DownTresSeconds(idle, "cpu", w, o.now), 0.0);
 
   // Down never takes Idle below zero: a whole machine down while busy.
   std::vector<wire::NodeEvent> all_down = {Event("n1", kDay, kDay + 86400, "cpu=64")};

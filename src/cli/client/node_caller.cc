@@ -8,6 +8,13 @@ namespace rota::cli {
 Status NodeCaller::Call(const std::string& node, uint16_t method,
                         const google::protobuf::MessageLite& request,
                         std::chrono::milliseconds timeout) {
+  return Call(node, method, request, nullptr, timeout);
+}
+
+Status NodeCaller::Call(const std::string& node, uint16_t method,
+                        const google::protobuf::MessageLite& request,
+                        google::protobuf::MessageLite* response,
+                        std::chrono::milliseconds timeout) {
   const conf::NodeConfig* n = config_.FindNode(node);
   if (n == nullptr) return NotFound("node " + node + " is not in slurm.conf");
   uint16_t port = n->port != 0 ? n->port : config_.settings.slurmd_port;
@@ -31,7 +38,12 @@ Status NodeCaller::Call(const std::string& node, uint16_t method,
   return auth::SendSigned(
       locked, auth::RpcBindingBytes(method, body), [&](const std::string& credential) {
         Result<rpc::Response> answer = client.Call(method, credential, body, timeout);
-        return answer.ok() ? answer->ToStatus() : answer.status();
+        if (!answer.ok()) return answer.status();
+        ROTA_RETURN_IF_ERROR(answer->ToStatus());
+        if (response != nullptr && !response->ParseFromString(answer->body)) {
+          return Status(StatusCode::kInternal, "malformed answer from " + node);
+        }
+        return Status::Ok();
       });
 }
 

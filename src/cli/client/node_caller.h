@@ -25,6 +25,10 @@ class NodeCaller {
   // Sends `request` as `method` to `node`'s rotad; its answer's status.
   Status Call(const std::string& node, uint16_t method,
               const google::protobuf::MessageLite& request, std::chrono::milliseconds timeout);
+  // The same, with the answer parsed into `response` (sstat's kStepStats).
+  Status Call(const std::string& node, uint16_t method,
+              const google::protobuf::MessageLite& request, google::protobuf::MessageLite* response,
+              std::chrono::milliseconds timeout);
 
  private:
   const conf::ClusterConfig& config_;

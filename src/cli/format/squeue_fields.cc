@@ -393,6 +393,13 @@ SqueueTable BuildTable() {
       // Rota's own: a pending job's planned start as a range, from where past
       // plans landed (model/start_forecast.h); N/A without a plan, or before
       // the controller has measured enough jobs.
+      // Rota's own: since when a running job's GPUs have been idle by its
+      // partition's GpuIdlePolicy (docs/gpu-efficiency.md); N/A when not.
+      {{{0, "GpuIdle", "GPU_IDLE"},
+        [](const JobRecord& j, const Ctx& c) {
+          return j.gpu_idle_since() > 0 ? TimeOrNA(j.gpu_idle_since(), c) : std::string("N/A");
+        }},
+       Rec(R::kGpuIdleSinceFieldNumber)},
       {{{0, "StartP50", "START_P50"},
         [](const JobRecord& j, const Ctx& c) { return PlannedStartQuantile(j, c, false); }},
        Rec(R::kStateFieldNumber, R::kSchedStartTimeFieldNumber)},

@@ -109,6 +109,12 @@ class ControllerCore : private JobLifecycle {
   // processes are gone and its Epilog ran, or goes DOWN; only then does it take
   // its final state (final_state) and give its CPUs, memory and GPUs back.
   Status ReportExit(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
+  // A node daemon says the GPUs of a running job on its first node have been
+  // idle for the job's partition's GpuIdlePolicy period, or are busy again
+  // (gpu_idle.h): the job is flagged or unflagged, rotadbd gets the event,
+  // and the policy's mail, cancel or requeue follows. Reports about another
+  // run or node are ignored.
+  Status GpuIdleReported(const wire::JobGpuIdleRequest& report, int64_t now, Effects& effects);
   // The job's processes on `node` are gone and its Epilog ran; its batch script
   // had ended with `wait_status` (waitpid encoding). A running job ends at once
   // (node daemons that send no early report); a COMPLETING one once no node is
@@ -378,6 +384,11 @@ class ControllerCore : private JobLifecycle {
   // The state a run that ended with `wait_status` ends in.
   static wire::JobState EndState(const wire::JobRecord& job, uint32_t wait_status,
                                  bool out_of_memory);
+  // The GPU idle flag of a job that stops running: its event closed, the
+  // flag cleared (the caller persists).
+  void EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects);
+  // The partition's GpuIdlePolicy cancels or requeues a job still flagged.
+  void ActOnIdleGpus(uint32_t job_id, int64_t now, Effects& effects);
   // Back to PENDING for another run (requeue, node loss, failed prolog): the
   // allocation is released and the run's traces cleared; the caller persists.
   // `attempt_state`: how accounting records the attempt that ends here

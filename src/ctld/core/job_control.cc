@@ -96,6 +96,7 @@ std::optional<WarnSignal> ParseWarnSignal(std::string_view text) {
 
 void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
                                Effects& effects) {
+  EndGpuIdle(job, now, effects);
   const bool completing = Completing(job);
   if (Running(job)) EndOnOtherNodes(*config_, job, effects);  // Completing: done already
   if (Running(job) || completing) nodes_.Release(job);
@@ -120,6 +121,7 @@ void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64
 
 void ControllerCore::BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
                                      Effects& effects) {
+  EndGpuIdle(job, now, effects);
   if (job.nodes().empty()) {
     FinishJob(job, final_state, now, effects);
     return;
@@ -322,6 +324,7 @@ void ControllerCore::SetHeldReason(wire::JobRecord& job) {
 
 void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
                                    Effects& effects) {
+  EndGpuIdle(job, now, effects);
   // Told while the run's times and nodes are still there.
   AddJobMail(job, model::kMailRequeue, now, config_->settings.cluster_name, effects);
   AddEpilogSlurmctld(job, config_->settings, effects);

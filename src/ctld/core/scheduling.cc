@@ -59,6 +59,7 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> displaced;     // Preempted, their GraceTime over
   std::vector<uint32_t> mail_due;      // A time-limit mail to send
   std::vector<uint32_t> prolog_again;  // PrologSlurmctld asked before a restart
+  std::vector<uint32_t> gpus_idle;     // GpuIdlePolicy's cancel or requeue due
   next_wake_.reset();
   for (const auto& [id, job] : jobs_) {
     switch (job->state()) {
@@ -72,6 +73,13 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
         }
         if (job->prolog_slurmctld_running() && prologs_in_flight_.count(id) == 0) {
           prolog_again.push_back(id);
+        }
+        if (job->gpu_idle_action_at() > 0) {
+          if (now >= job->gpu_idle_action_at()) {
+            gpus_idle.push_back(id);
+            break;
+          }
+          NoteWake(job->gpu_idle_action_at());
         }
         if (job->time_limit_s() < 0 || job->timed_out()) break;
         if (job->spec().mail_type() != 0) {  // --mail-type=TIME_LIMIT*
@@ -126,6 +134,7 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     Persist(j, effects);
   }
   for (uint32_t id : displaced) StopDisplaced(Mutable(id), now, effects);
+  for (uint32_t id : gpus_idle) ActOnIdleGpus(id, now, effects);
   for (uint32_t id : expired) {
     // The node daemon sends SIGTERM, then SIGKILL after KillWait; the job is
     // COMPLETING (TIMEOUT to come, as Slurm shows it) until the node reports

@@ -380,12 +380,23 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       HandleStep(context.method, caller, body, respond);
       return;
     case api::kNodeRegister:
-    case api::kJobExited: {
+    case api::kJobExited:
+    case api::kJobGpuIdle: {
       if (!caller.privileged) {
         respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
         return;
       }
-      if (context.method == api::kNodeRegister) {
+      if (context.method == api::kJobGpuIdle) {
+        wire::JobGpuIdleRequest req;
+        if (!ParseOrFail(body, req, respond)) return;
+        loop_.Enqueue(
+            [req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                            Effects& effects) -> StateLoop::Reply {
+              Status s = core.GpuIdleReported(req, now, effects);
+              return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
+            },
+            RefuseThrough(respond));
+      } else if (context.method == api::kNodeRegister) {
         wire::NodeRegisterRequest req;
         if (!ParseOrFail(body, req, respond)) return;
         loop_.Enqueue(

@@ -71,6 +71,13 @@ struct TaskCageLimits {
   std::optional<std::vector<DeviceRule>> denied_devices;
 };
 
+// CPU time a cage's processes used, in microseconds.
+struct CageCpuTime {
+  uint64_t user_us = 0;
+  uint64_t system_us = 0;
+  bool operator==(const CageCpuTime&) const = default;
+};
+
 class CgroupBackend {
  public:
   virtual ~CgroupBackend() = default;
@@ -97,6 +104,30 @@ class CgroupBackend {
   // the backend cannot tell (no memory controller, v2 before Linux 5.19, no
   // cgroups). REQUIRES: before Remove.
   virtual std::optional<uint64_t> PeakMemoryBytes(uint32_t /*job_id*/) const {
+    return std::nullopt;
+  }
+  // Live figures of a running step's cage for sstat: `step` is a step cage
+  // name (StepCageName) or "" for the job's own processes (its batch step:
+  // cgroup v2's step_batch leaf; under v1 the job's cage, which holds its
+  // srun steps' cages too). nullopt when the backend cannot tell (no such
+  // controller, no cgroups, the cage is gone).
+  //
+  // The memory its processes hold now, in bytes (v1 memory.usage_in_bytes,
+  // v2 memory.current).
+  virtual std::optional<uint64_t> CurrentMemoryBytes(uint32_t /*job_id*/,
+                                                     const std::string& /*step*/) const {
+    return std::nullopt;
+  }
+  // The most it has held at once (v1 memory.max_usage_in_bytes, v2
+  // memory.peak from Linux 5.19).
+  virtual std::optional<uint64_t> StepPeakMemoryBytes(uint32_t /*job_id*/,
+                                                      const std::string& /*step*/) const {
+    return std::nullopt;
+  }
+  // The CPU time its processes (and their reaped children) used so far
+  // (v1 cpuacct.usage split as cpuacct.stat splits it, v2 cpu.stat).
+  virtual std::optional<CageCpuTime> CpuUsageMicros(uint32_t /*job_id*/,
+                                                    const std::string& /*step*/) const {
     return std::nullopt;
   }
   // Kills every process of the job and waits (briefly) until none is left.

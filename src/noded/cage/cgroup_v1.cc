@@ -26,7 +26,8 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-constexpr const char* kControllers[] = {"cpuset", "memory", "devices", "freezer", "pids"};
+constexpr const char* kControllers[] = {"cpuset",  "memory", "devices",
+                                        "freezer", "pids",   "cpuacct"};
 
 using cgroup_files::Errno;
 using cgroup_files::MakeDir;
@@ -225,6 +226,45 @@ uint64_t CgroupV1::OomKills(uint32_t job_id) const {
 std::optional<uint64_t> CgroupV1::PeakMemoryBytes(uint32_t job_id) const {
   if (!Has("memory")) return std::nullopt;
   return ParseUint(Trim(ReadFile(JobDir("memory", job_id) + "/memory.max_usage_in_bytes")));
+}
+
+std::string CgroupV1::StepDirOf(const std::string& controller, uint32_t job_id,
+                                const std::string& step) const {
+  const std::string job = JobDir(controller, job_id);
+  return step.empty() ? job : job + "/" + step;
+}
+
+std::optional<uint64_t> CgroupV1::CurrentMemoryBytes(uint32_t job_id,
+                                                     const std::string& step) const {
+  if (!Has("memory")) return std::nullopt;
+  return ParseUint(Trim(ReadFile(StepDirOf("memory", job_id, step) + "/memory.usage_in_bytes")));
+}
+
+std::optional<uint64_t> CgroupV1::StepPeakMemoryBytes(uint32_t job_id,
+                                                      const std::string& step) const {
+  if (!Has("memory")) return std::nullopt;
+  return ParseUint(
+      Trim(ReadFile(StepDirOf("memory", job_id, step) + "/memory.max_usage_in_bytes")));
+}
+
+std::optional<CageCpuTime> CgroupV1::CpuUsageMicros(uint32_t job_id,
+                                                    const std::string& step) const {
+  if (!Has("cpuacct")) return std::nullopt;
+  const std::string dir = StepDirOf("cpuacct", job_id, step);
+  // cpuacct.usage is exact (ns); cpuacct.stat only says how it splits, in
+  // clock ticks.
+  std::optional<uint64_t> total_ns = ParseUint(Trim(ReadFile(dir + "/cpuacct.usage")));
+  if (!total_ns) return std::nullopt;
+  const uint64_t total_us = *total_ns / 1000;
+  const uint64_t user = cgroup_files::KeyedValue(dir + "/cpuacct.stat", "user").value_or(0);
+  const uint64_t system = cgroup_files::KeyedValue(dir + "/cpuacct.stat", "system").value_or(0);
+  CageCpuTime time;
+  time.user_us = user + system == 0 ? total_us
+                                    : static_cast<uint64_t>(static_cast<double>(total_us) *
+                                                            static_cast<double>(user) /
+                                                            static_cast<double>(user + system));
+  time.system_us = total_us - time.user_us;
+  return time;
 }
 
 Status CgroupV1::KillAll(uint32_t job_id) {

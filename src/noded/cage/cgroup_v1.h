@@ -1,7 +1,8 @@
 #pragma once
 
-// The cgroup v1 cage: in each of the cpuset, memory, devices, freezer and pids
-// hierarchies that are mounted, a job's processes live in
+// The cgroup v1 cage: in each of the cpuset, memory, devices, freezer, pids
+// and cpuacct hierarchies that are mounted (cpuacct counts the CPU time
+// sstat shows), a job's processes live in
 // <mountpoint>/<controller>/rota/<node>/uid_<uid>/job_<id>. The node level
 // lets several virtual nodes share a host without touching each other's jobs.
 //
@@ -38,6 +39,12 @@ class CgroupV1 : public CgroupBackend {
   Status Signal(uint32_t job_id, int signal) override;
   uint64_t OomKills(uint32_t job_id) const override;
   std::optional<uint64_t> PeakMemoryBytes(uint32_t job_id) const override;
+  std::optional<uint64_t> CurrentMemoryBytes(uint32_t job_id,
+                                             const std::string& step) const override;
+  std::optional<uint64_t> StepPeakMemoryBytes(uint32_t job_id,
+                                              const std::string& step) const override;
+  std::optional<CageCpuTime> CpuUsageMicros(uint32_t job_id,
+                                            const std::string& step) const override;
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
   int SweepStale(const std::set<uint32_t>& keep) override;
@@ -70,6 +77,9 @@ class CgroupV1 : public CgroupBackend {
   Status DenyDevices(const std::string& dir, const std::vector<DeviceRule>& denied,
                      bool reset) const;
   bool Has(const std::string& controller) const;
+  // The cage of `step` below the job's in `controller`; the job's own for "".
+  std::string StepDirOf(const std::string& controller, uint32_t job_id,
+                        const std::string& step) const;
   // The processes in the job's cgroup of `controller` and those below it
   // (steps, tasks); empty when it is gone.
   std::vector<pid_t> Procs(const std::string& controller, uint32_t job_id) const;

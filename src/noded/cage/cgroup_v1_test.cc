@@ -127,6 +127,33 @@ TEST_F(CgroupV1Test, PeakMemoryIsTheMemoryControllersHighWaterMark) {
   EXPECT_EQ(cgroups_->PeakMemoryBytes(8), uint64_t{73400320});
 }
 
+// sstat's live figures: memory now and at most, and CPU time from cpuacct
+// (the hierarchy is used only where mounted).
+TEST_F(CgroupV1Test, LiveFiguresOfTheJobAndItsStepCages) {
+  EXPECT_EQ(cgroups_->CpuUsageMicros(9, ""), std::nullopt);  // No cpuacct hierarchy
+  dir_.Write("cpuacct/cgroup.procs", "");
+  auto opened = CgroupV1::Open(dir_.path().string(), "n8");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  std::unique_ptr<CgroupV1> cgroups = std::move(opened).value();
+  ASSERT_TRUE(cgroups->Create(9).ok());
+  ASSERT_TRUE(cgroups->CreateStep(9, "step_0", StepCageLimits{}).ok());
+  EXPECT_EQ(cgroups->CurrentMemoryBytes(9, ""), std::nullopt);
+  EXPECT_EQ(cgroups->CpuUsageMicros(9, "step_0"), std::nullopt);
+
+  const std::string job = "rota/n8/job_9";
+  dir_.Write("memory/" + job + "/memory.usage_in_bytes", "1048576\n");
+  dir_.Write("memory/" + job + "/memory.max_usage_in_bytes", "2097152\n");
+  dir_.Write("memory/" + job + "/step_0/memory.usage_in_bytes", "4096\n");
+  dir_.Write("cpuacct/" + job + "/step_0/cpuacct.usage", "3000000000\n");
+  dir_.Write("cpuacct/" + job + "/step_0/cpuacct.stat", "user 200\nsystem 100\n");
+  EXPECT_EQ(cgroups->CurrentMemoryBytes(9, ""), uint64_t{1048576});
+  EXPECT_EQ(cgroups->StepPeakMemoryBytes(9, ""), uint64_t{2097152});
+  EXPECT_EQ(cgroups->CurrentMemoryBytes(9, "step_0"), uint64_t{4096});
+  EXPECT_EQ(cgroups->StepPeakMemoryBytes(9, "step_0"), std::nullopt);
+  // Three seconds, split two to one as the ticks are.
+  EXPECT_EQ(cgroups->CpuUsageMicros(9, "step_0"), (CageCpuTime{2'000'000, 1'000'000}));
+}
+
 TEST_F(CgroupV1Test, MoreCpusThanTheHostHasLeavesTheCpusetAlone) {
   ASSERT_TRUE(cgroups_->Create(3).ok());
   CageLimits limits;

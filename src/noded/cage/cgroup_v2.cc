@@ -313,6 +313,32 @@ std::optional<uint64_t> CgroupV2::PeakMemoryBytes(uint32_t job_id) const {
   return ParseUint(Trim(ReadFile(JobDir(job_id) + "/memory.peak")));
 }
 
+std::string CgroupV2::CageOf(uint32_t job_id, const std::string& step) const {
+  return step.empty() ? StepDir(job_id) : JobDir(job_id) + "/" + step;
+}
+
+std::optional<uint64_t> CgroupV2::CurrentMemoryBytes(uint32_t job_id,
+                                                     const std::string& step) const {
+  if (!Has("memory")) return std::nullopt;
+  return ParseUint(Trim(ReadFile(CageOf(job_id, step) + "/memory.current")));
+}
+
+std::optional<uint64_t> CgroupV2::StepPeakMemoryBytes(uint32_t job_id,
+                                                      const std::string& step) const {
+  if (!Has("memory")) return std::nullopt;
+  return ParseUint(Trim(ReadFile(CageOf(job_id, step) + "/memory.peak")));
+}
+
+std::optional<CageCpuTime> CgroupV2::CpuUsageMicros(uint32_t job_id,
+                                                    const std::string& step) const {
+  // cpu.stat's usage figures need no controller enabled.
+  const std::string stat = CageOf(job_id, step) + "/cpu.stat";
+  std::optional<uint64_t> user = KeyedValue(stat, "user_usec");
+  std::optional<uint64_t> system = KeyedValue(stat, "system_usec");
+  if (!user || !system) return std::nullopt;
+  return CageCpuTime{*user, *system};
+}
+
 Status CgroupV2::KillAll(uint32_t job_id) {
   const std::string job = JobDir(job_id);
   std::error_code ec;

@@ -58,6 +58,12 @@ class CgroupV2 : public CgroupBackend {
   Status Signal(uint32_t job_id, int signal) override;
   uint64_t OomKills(uint32_t job_id) const override;
   std::optional<uint64_t> PeakMemoryBytes(uint32_t job_id) const override;
+  std::optional<uint64_t> CurrentMemoryBytes(uint32_t job_id,
+                                             const std::string& step) const override;
+  std::optional<uint64_t> StepPeakMemoryBytes(uint32_t job_id,
+                                              const std::string& step) const override;
+  std::optional<CageCpuTime> CpuUsageMicros(uint32_t job_id,
+                                            const std::string& step) const override;
   Status KillAll(uint32_t job_id) override;
   Status Remove(uint32_t job_id) override;
   int SweepStale(const std::set<uint32_t>& keep) override;
@@ -86,6 +92,8 @@ class CgroupV2 : public CgroupBackend {
            std::vector<uint32_t> host_cpus, Status device_control);
 
   std::string NodeDir() const;
+  // The cage of `step` below the job's; the job's leaf (step_batch) for "".
+  std::string CageOf(uint32_t job_id, const std::string& step) const;
   // Writes "+c" for each of controllers_ to dir/cgroup.subtree_control (those
   // not enabled there yet).
   Status EnableControllers(const std::string& dir) const;

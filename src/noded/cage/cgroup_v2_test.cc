@@ -106,6 +106,31 @@ TEST_F(CgroupV2Test, EnablesControllersDownToTheJobAndWritesLimits) {
   EXPECT_EQ(Read(cgroups->StepDir(12) + "/cgroup.procs"), "4242");
 }
 
+// sstat's live figures: the batch step is the step_batch leaf, srun's steps
+// their own cages; CPU time needs no controller, memory does.
+TEST_F(CgroupV2Test, LiveFiguresOfTheBatchLeafAndStepCages) {
+  auto cgroups = Open("memory pids");
+  ASSERT_NE(cgroups, nullptr);
+  ASSERT_TRUE(cgroups->Create(12).ok());
+  ASSERT_TRUE(cgroups->CreateStep(12, "step_3", StepCageLimits{}).ok());
+  EXPECT_EQ(cgroups->CurrentMemoryBytes(12, ""), std::nullopt);
+  EXPECT_EQ(cgroups->CpuUsageMicros(12, ""), std::nullopt);
+  dir_.Write("rota/n7/job_12/step_batch/memory.current", "8192\n");
+  dir_.Write("rota/n7/job_12/step_batch/cpu.stat",
+             "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n");
+  dir_.Write("rota/n7/job_12/step_3/memory.current", "4096\n");
+  dir_.Write("rota/n7/job_12/step_3/memory.peak", "16384\n");
+  EXPECT_EQ(cgroups->CurrentMemoryBytes(12, ""), uint64_t{8192});
+  EXPECT_EQ(cgroups->StepPeakMemoryBytes(12, ""), std::nullopt);  // Before Linux 5.19
+  EXPECT_EQ(cgroups->CpuUsageMicros(12, ""), (CageCpuTime{1000, 500}));
+  EXPECT_EQ(cgroups->CurrentMemoryBytes(12, "step_3"), uint64_t{4096});
+  EXPECT_EQ(cgroups->StepPeakMemoryBytes(12, "step_3"), uint64_t{16384});
+
+  auto without_memory = Open("pids");
+  ASSERT_NE(without_memory, nullptr);
+  EXPECT_EQ(without_memory->CurrentMemoryBytes(12, "step_3"), std::nullopt);
+}
+
 // srun's steps: step_<s> beside step_batch with the step's CPUs and memory;
 // task leaves below it with their own CPUs when tasks are bound.
 TEST_F(CgroupV2Test, StepCagesHoldTheStepsLimitsAndTaskCagesTheirCpus) {

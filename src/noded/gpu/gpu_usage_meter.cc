@@ -31,7 +31,9 @@ void GpuUsageMeter::Record(const std::vector<GpuReading>& readings, double at_s)
       mem_total += it->second->mem_total_bytes;
       power_mw += it->second->power_mw;
     }
+    t.latest_mean_util.reset();
     if (!read) continue;
+    t.latest_mean_util = static_cast<double>(util) / static_cast<double>(t.indices.size());
     ++t.samples;
     t.util_sum += static_cast<double>(util);
     t.util_max = std::max(t.util_max, static_cast<uint32_t>(util));
@@ -71,6 +73,11 @@ std::optional<wire::GpuUsage> GpuUsageMeter::Finish(uint64_t key) {
   std::optional<wire::GpuUsage> u = Current(key);
   jobs_.erase(key);
   return u;
+}
+
+std::optional<double> GpuUsageMeter::LatestMeanUtil(uint64_t key) const {
+  auto it = jobs_.find(key);
+  return it == jobs_.end() ? std::nullopt : it->second.latest_mean_util;
 }
 
 std::map<uint64_t, std::vector<uint32_t>> GpuUsageMeter::Watched() const {

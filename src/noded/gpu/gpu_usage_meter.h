@@ -34,6 +34,9 @@ class GpuUsageMeter {
   std::optional<wire::GpuUsage> Current(uint64_t key) const;
   // Current, and stops watching.
   std::optional<wire::GpuUsage> Finish(uint64_t key);
+  // The mean utilisation per GPU (%) of `key`'s GPUs in the latest sample;
+  // nullopt when that sample read none of them (or `key` is not watched).
+  std::optional<double> LatestMeanUtil(uint64_t key) const;
   // Jobs watched now, with their GPU indices.
   std::map<uint64_t, std::vector<uint32_t>> Watched() const;
 
@@ -49,6 +52,7 @@ class GpuUsageMeter {
     uint64_t mem_total = 0;
     double energy_j = 0;
     uint32_t power_max_mw = 0;
+    std::optional<double> latest_mean_util;  // The latest Record's, per GPU
   };
   static wire::GpuUsage Summary(const Tally& t);
 

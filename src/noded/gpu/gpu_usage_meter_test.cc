@@ -25,6 +25,9 @@ TEST(GpuUsageMeterTest, SumsAJobsGpusPerSampleThenAveragesAndPeaksOverSamples) {
   meter.Record({Reading("/dev/nvidia0", 100, 5, 300), Reading("/dev/nvidia1", 50, 1, 100),
                 Reading("/dev/nvidia2", 0, 0, 50)},
                130.0);
+  EXPECT_DOUBLE_EQ(*meter.LatestMeanUtil(7), 75.0);  // (100 + 50) / 2 GPUs
+  EXPECT_DOUBLE_EQ(*meter.LatestMeanUtil(8), 0.0);
+  EXPECT_FALSE(meter.LatestMeanUtil(9).has_value());
   std::optional<wire::GpuUsage> u = meter.Finish(7);
   ASSERT_TRUE(u.has_value());
   EXPECT_EQ(u->gpus(), 2u);

@@ -81,15 +81,19 @@ void GpuWatch::Loop() {
   }
 }
 
-void GpuWatch::Watch(uint64_t key, const std::vector<uint32_t>& indices) {
+void GpuWatch::Watch(uint64_t key, const std::vector<uint32_t>& indices,
+                     std::optional<GpuIdleRule> idle) {
   std::lock_guard<std::mutex> lock(mu_);
   meter_.Watch(key, indices, Now());
   health_hits_.erase(key);
+  idle_.erase(key);
+  if (idle) idle_[key].rule = *idle;
 }
 
 std::optional<wire::GpuUsage> GpuWatch::Finish(uint64_t key) {
   SampleNow();
   std::lock_guard<std::mutex> lock(mu_);
+  idle_.erase(key);
   return meter_.Finish(key);
 }
 
@@ -97,6 +101,7 @@ void GpuWatch::Forget(uint64_t key) {
   std::lock_guard<std::mutex> lock(mu_);
   meter_.Finish(key);
   health_hits_.erase(key);
+  idle_.erase(key);
 }
 
 std::optional<wire::GpuUsage> GpuWatch::Current(uint64_t key) {
@@ -109,8 +114,34 @@ bool GpuWatch::TakeHealthHit(uint64_t key) {
   return health_hits_.erase(key) > 0;
 }
 
+void GpuWatch::TrackIdle(double now_s, std::vector<GpuIdleChange>& changes) {
+  for (auto& [key, st] : idle_) {
+    std::optional<double> util = meter_.LatestMeanUtil(key);
+    if (!util) continue;  // Not read this time: no evidence either way
+    if (*util < st.rule.threshold_pct) {
+      if (!st.idle_from_s) {
+        st.idle_from_s = now_s;
+        st.idle_from_wall = std::chrono::system_clock::now();
+        st.util_sum = 0;
+        st.samples = 0;
+      }
+      st.util_sum += *util;
+      ++st.samples;
+      if (!st.flagged && now_s - *st.idle_from_s >= static_cast<double>(st.rule.period.count())) {
+        st.flagged = true;
+        changes.push_back({key, true, st.idle_from_wall, st.util_sum / st.samples});
+      }
+      continue;
+    }
+    if (st.flagged) changes.push_back({key, false, st.idle_from_wall, st.util_sum / st.samples});
+    st.idle_from_s.reset();
+    st.flagged = false;
+  }
+}
+
 void GpuWatch::SampleNow() {
   std::vector<GpuHealthEvent> events;
+  std::vector<GpuIdleChange> idle_changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
     Result<std::vector<GpuReading>> readings = sampler_->Sample();
@@ -123,7 +154,9 @@ void GpuWatch::SampleNow() {
     }
     if (sample_failing_) spdlog::info("GPU sampling ({}) works again", sampler_->Name());
     sample_failing_ = false;
-    meter_.Record(*readings, Now());
+    const double now_s = Now();
+    meter_.Record(*readings, now_s);
+    TrackIdle(now_s, idle_changes);
     // What holds each GPU (jobs and steps), for the checks below.
     std::map<uint32_t, std::vector<uint64_t>> holders;
     for (const auto& [key, indices] : meter_.Watched()) {
@@ -154,8 +187,11 @@ void GpuWatch::SampleNow() {
       }
     }
   }
-  // Outside the lock: the sink talks to the controller.
+  // Outside the lock: the sinks talk to the controller.
   for (const GpuHealthEvent& e : events) on_health_(e);
+  if (on_idle_) {
+    for (const GpuIdleChange& c : idle_changes) on_idle_(c);
+  }
 }
 
 }  // namespace rota::noded

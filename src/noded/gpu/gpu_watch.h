@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -49,11 +50,27 @@ std::string GpuHealthReason(const GpuHealthEvent& e);
 // a process outside every job (or gone).
 std::optional<uint32_t> JobOfProcess(pid_t pid);
 
+// When a watched job's GPUs count as idle (conf's GpuIdlePolicy).
+struct GpuIdleRule {
+  double threshold_pct = 5;           // The GPUs' mean utilisation below which a sample is idle
+  std::chrono::seconds period{1800};  // How long every sample must be idle
+};
+
+// A job's GPUs became idle (every sample below the threshold for the period),
+// or busy again after that.
+struct GpuIdleChange {
+  uint64_t key = 0;
+  bool idle = false;
+  std::chrono::system_clock::time_point since;  // The first idle sample
+  double mean_util_pct = 0;                     // Mean per GPU over the idle samples
+};
+
 class GpuWatch {
  public:
   using HealthSink = std::function<void(const GpuHealthEvent&)>;
   using ProcessOwner = std::function<std::optional<uint32_t>(pid_t)>;
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  using IdleSink = std::function<void(const GpuIdleChange&)>;
 
   // `devices`: the node's GPUs (GpuAllocator's list). `interval` 0: no
   // thread, samples only at Finish. `owner` maps processes to jobs (tests
@@ -64,11 +81,16 @@ class GpuWatch {
   ~GpuWatch();  // Stop().
 
   std::string SamplerName() const { return sampler_->Name(); }
+  // Where idle changes go (called from the sampling thread, unlocked). Set
+  // before Start.
+  void OnIdle(IdleSink sink) { on_idle_ = std::move(sink); }
   void Start();  // The sampling thread, unless the interval is 0.
   void Stop();   // Idempotent.
 
-  // Measures the GPUs of `key` (JobWatchKey, StepWatchKey) from now on.
-  void Watch(uint64_t key, const std::vector<uint32_t>& indices);
+  // Measures the GPUs of `key` (JobWatchKey, StepWatchKey) from now on, and
+  // with `idle` tells OnIdle's sink when they turn idle and busy again.
+  void Watch(uint64_t key, const std::vector<uint32_t>& indices,
+             std::optional<GpuIdleRule> idle = std::nullopt);
   // Takes one last sample, then gives what its GPUs did (nullopt when it
   // was not watched) and stops measuring it.
   std::optional<wire::GpuUsage> Finish(uint64_t key);
@@ -83,6 +105,16 @@ class GpuWatch {
   void SampleNow();
 
  private:
+  struct IdleState {
+    GpuIdleRule rule;
+    std::optional<double> idle_from_s;  // Now() of the first idle sample of the run
+    std::chrono::system_clock::time_point idle_from_wall;
+    double util_sum = 0;
+    int samples = 0;
+    bool flagged = false;
+  };
+  // Follows each idle rule after a sample. REQUIRES: mu_ held.
+  void TrackIdle(double now_s, std::vector<GpuIdleChange>& changes);
   void Loop();
   double Now() const;
 
@@ -96,7 +128,9 @@ class GpuWatch {
 
   std::mutex mu_;  // Serialises samples and guards what follows.
   GpuUsageMeter meter_;
-  std::set<uint64_t> health_hits_;                        // Keys whose GPU had an event
+  std::set<uint64_t> health_hits_;      // Keys whose GPU had an event
+  std::map<uint64_t, IdleState> idle_;  // Keys watched for idleness
+  IdleSink on_idle_;
   std::set<std::pair<uint32_t, uint32_t>> foreign_told_;  // (job, GPU) warned of once
   bool sample_failing_ = false;  // The last sample failed (said once in the log)
   bool stopping_ = false;

@@ -111,6 +111,51 @@ TEST(GpuWatchTest, AStepIsMeasuredApartFromItsJobAndNamesItsJobInEvents) {
   EXPECT_EQ(f.sampler->calls, 1) << "Forget takes no sample";
 }
 
+TEST(GpuWatchTest, AJobIdleForThePeriodIsToldOnceAndAgainWhenBusy) {
+  WatchFixture f;
+  std::vector<GpuIdleChange> changes;
+  f.watch->OnIdle([&](const GpuIdleChange& c) { changes.push_back(c); });
+  f.watch->Watch(JobWatchKey(4), {0, 1}, GpuIdleRule{5, std::chrono::seconds(10)});
+  f.watch->Watch(JobWatchKey(5), {0});  // No rule: never told
+  auto sample = [&](uint32_t util0, uint32_t util1) {
+    f.now += std::chrono::seconds(4);
+    f.next[0] = Reading("/dev/nvidia0", util0, 100);
+    f.next[1] = Reading("/dev/nvidia1", util1, 100);
+    f.watch->SampleNow();
+  };
+  sample(2, 6);  // Mean 4%: idle from here
+  sample(0, 9);  // 4.5%
+  EXPECT_TRUE(changes.empty());
+  sample(3, 0);  // 8 s
+  EXPECT_TRUE(changes.empty()) << "idle for 8 s of 10";
+  sample(1, 1);  // 12 s: flagged
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].key, JobWatchKey(4));
+  EXPECT_TRUE(changes[0].idle);
+  EXPECT_DOUBLE_EQ(changes[0].mean_util_pct, (4.0 + 4.5 + 1.5 + 1.0) / 4);
+  sample(0, 0);
+  EXPECT_EQ(changes.size(), 1u) << "told once";
+  sample(50, 0);  // 25%: busy again
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_FALSE(changes[1].idle);
+  sample(0, 0);  // Idle again, the period starts over
+  sample(0, 0);
+  EXPECT_EQ(changes.size(), 2u);
+}
+
+TEST(GpuWatchTest, AShortDipDoesNotFlagAJob) {
+  WatchFixture f;
+  std::vector<GpuIdleChange> changes;
+  f.watch->OnIdle([&](const GpuIdleChange& c) { changes.push_back(c); });
+  f.watch->Watch(JobWatchKey(4), {0}, GpuIdleRule{5, std::chrono::seconds(10)});
+  for (uint32_t util : {0u, 0u, 90u, 0u, 0u, 90u, 0u}) {
+    f.now += std::chrono::seconds(4);
+    f.next[0] = Reading("/dev/nvidia0", util, 100);
+    f.watch->SampleNow();
+  }
+  EXPECT_TRUE(changes.empty());
+}
+
 TEST(GpuWatchTest, AFailingSamplerMeasuresNothingAndRecovers) {
   WatchFixture f;
   f.watch->Watch(4, {0});

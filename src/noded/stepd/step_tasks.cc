@@ -252,6 +252,19 @@ Result<int> StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, 
   return reached;
 }
 
+std::vector<StepTasks::RunningStep> StepTasks::RunningSteps(uint32_t job_id) {
+  std::vector<RunningStep> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = steps_.lower_bound({job_id, 0}); it != steps_.end() && it->first.first == job_id;
+       ++it) {
+    std::lock_guard<std::mutex> step_lock(it->second->mu);
+    if (it->second->live.empty()) continue;
+    out.push_back(
+        {it->first.second, it->second->uid, static_cast<uint32_t>(it->second->live.size())});
+  }
+  return out;
+}
+
 void StepTasks::Stop() {
   std::vector<std::thread> threads;
   {

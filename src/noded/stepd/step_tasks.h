@@ -60,6 +60,15 @@ class StepTasks {
   // Kills every task and waits for the steps' threads.
   void Stop();
 
+  // A step of a job with tasks here (sstat's kStepStats).
+  struct RunningStep {
+    uint32_t step_id = 0;
+    uint32_t uid = 0;    // Its owner
+    uint32_t tasks = 0;  // Its tasks here not yet seen to exit
+  };
+  // The job's steps whose tasks run here now, by step id.
+  std::vector<RunningStep> RunningSteps(uint32_t job_id);
+
   // The job's cage held apart from its steps (PreparedJobs: PrologFlags=Alloc
   // or Contain), counted as one more holder: made with the job's limits here
   // by the first holder, killed and removed after the last lets go.

@@ -1,0 +1,84 @@
+// ControllerCore's part of GPU idle flags (docs/gpu-efficiency.md): the node
+// daemon's reports, the end of a flag when the job stops running, and the
+// partition policy's cancel or requeue.
+#include <signal.h>
+
+#include "ctld/core/accounting_records.h"
+#include "ctld/core/controller_core.h"
+#include "ctld/core/gpu_idle.h"
+
+namespace rota::ctld {
+namespace {
+
+const conf::GpuIdlePolicy& PolicyOf(const conf::ClusterConfig& config, const wire::JobRecord& job) {
+  static const conf::GpuIdlePolicy kDefault;
+  const conf::PartitionConfig* p = config.FindPartition(job.spec().partition());
+  return p != nullptr ? p->gpu_idle : kDefault;
+}
+
+}  // namespace
+
+Status ControllerCore::GpuIdleReported(const wire::JobGpuIdleRequest& report, int64_t now,
+                                       Effects& effects) {
+  auto it = jobs_.find(report.job_id());
+  if (it == jobs_.end()) return NotFound("Invalid job id specified");
+  const wire::JobRecord& current = *it->second;
+  // Another run's, another node's, or a job that stopped running meanwhile
+  // (a suspended job's GPUs are idle by design).
+  if (current.state() != wire::JOB_STATE_RUNNING || current.restart_count() != report.run() ||
+      current.nodes().empty() || current.nodes(0) != report.node()) {
+    return Status::Ok();
+  }
+  const bool flagged = current.gpu_idle_since() > 0;
+  if (report.idle() == flagged) return Status::Ok();
+  wire::JobRecord& job = Mutable(report.job_id());
+  const conf::GpuIdlePolicy& policy = PolicyOf(*config_, job);
+  if (!report.idle()) {
+    EndGpuIdle(job, now, effects);
+    Persist(job, effects);
+    return Status::Ok();
+  }
+  job.set_gpu_idle_since(report.since() > 0 ? report.since() : now);
+  job.set_gpu_idle_util(report.mean_util_pct());
+  const bool acts = policy.action == conf::GpuIdlePolicy::Action::kCancel ||
+                    policy.action == conf::GpuIdlePolicy::Action::kRequeue;
+  job.set_gpu_idle_action_at(acts ? now + policy.grace_s : 0);
+  effects.node_events.push_back(GpuIdleEvent(job, policy, config_->settings.cluster_name, 0));
+  if (policy.action != conf::GpuIdlePolicy::Action::kNone) {
+    effects.mails.push_back(GpuIdleMail(job, policy, config_->settings.cluster_name));
+  }
+  if (acts) NoteWake(job.gpu_idle_action_at());
+  Persist(job, effects);
+  jobs_.Touch();
+  return Status::Ok();
+}
+
+void ControllerCore::EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
+  if (job.gpu_idle_since() <= 0) return;
+  effects.node_events.push_back(
+      GpuIdleEvent(job, PolicyOf(*config_, job), config_->settings.cluster_name, now));
+  job.clear_gpu_idle_since();
+  job.clear_gpu_idle_util();
+  job.clear_gpu_idle_action_at();
+}
+
+void ControllerCore::ActOnIdleGpus(uint32_t job_id, int64_t now, Effects& effects) {
+  wire::JobRecord& job = Mutable(job_id);
+  const conf::GpuIdlePolicy& policy = PolicyOf(*config_, job);
+  const bool requeue = policy.action == conf::GpuIdlePolicy::Action::kRequeue && job.requeue() &&
+                       !job.spec().interactive();
+  // As scancel and scontrol requeue do: SIGTERM, SIGKILL after KillWait;
+  // COMPLETING until the node reports the job gone.
+  effects.signals.push_back(
+      {job_id, {job.nodes().begin(), job.nodes().end()}, SIGTERM, false, /*terminate=*/true});
+  if (requeue) {
+    BeginCompleting(job, wire::JOB_STATE_REQUEUED, now, effects);
+    return;
+  }
+  // A job that may not be requeued is cancelled, as the controller's own act.
+  job.set_cancel_requested(true);
+  NoteCancelledBy(job, 0);
+  BeginCompleting(job, wire::JOB_STATE_CANCELLED, now, effects);
+}
+
+}  // namespace rota::ctld
