@@ -9,6 +9,7 @@
 #   run/quickstart/auth.socket             auth/slurm, where it is not: the credential socket
 #                                          on which rotad signs for ordinary users
 #   run/quickstart/dev/gpuNN/nvidia[0-7]   fake GPUs: character devices, major 195, no driver
+#   run/quickstart/gpus/gpuNN.inventory    their readings for GPU sampling (ROTA_FAKE_GPUS): even GPUs busy, odd idle
 #   run/quickstart/pids/NAME.pid           one per daemon this script started
 #   run/quickstart/log/NAME.log            each daemon's standard output and error
 #   run/quickstart/env.sh                  `source` it: Rota's commands first on PATH, SLURM_CONF
@@ -114,6 +115,18 @@ generate_config() {
         mknod -m 0666 "$QS/dev/$n/nvidia$g" c 195 "$minor" ||
           die "mknod $QS/dev/$n/nvidia$g failed (is $QS on a filesystem mounted nodev?)"
       done
+      # What rotad's GPU sampling reads (docs/gpu-efficiency.md): the even GPUs
+      # busy, the odd ones nearly idle, so seff and sacct have something to show.
+      mkdir -p "$QS/gpus"
+      : >"$QS/gpus/$n.inventory"
+      for ((g = 0; g < GPUS_PER_NODE; g++)); do
+        if ((g % 2 == 0)); then
+          echo "0 Util=92 MemUsed=61G MemTotal=80G Power=380 Temp=66" >"$QS/gpus/$n-$g.metrics"
+        else
+          echo "0 Util=3 MemUsed=2G MemTotal=80G Power=70 Temp=38" >"$QS/gpus/$n-$g.metrics"
+        fi
+        echo "Type=a100 File=$QS/dev/$n/nvidia$g Metrics=$QS/gpus/$n-$g.metrics" >>"$QS/gpus/$n.inventory"
+      done
       # GPUs 0-3 hang off socket 0 (cores 0-15), 4-7 off socket 1 (cores 16-31).
       gres+="NodeName=$n Name=gpu Type=a100 File=$QS/dev/$n/nvidia[0-3] Cores=0-15"$'\n'
       gres+="NodeName=$n Name=gpu Type=a100 File=$QS/dev/$n/nvidia[4-7] Cores=16-31"$'\n'
@@ -178,6 +191,7 @@ AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$DBD_PORT
 AccountingStorageTRES=gres/gpu
+JobAcctGatherFrequency=task=5
 
 NodeName=DEFAULT NodeAddr=127.0.0.1 State=UNKNOWN
 $nodes
@@ -334,7 +348,11 @@ started_nodes=()
 for d in "${missing[@]}"; do
   [ "$d" = rotactld ] || [ "$d" = rotadbd ] || [ "$d" = munged ] && continue
   rm -f "$QS/pids/$d.pid"
-  start_daemon "$d" "$BIN/rotad" -N "$d" -f "$CONF"
+  if [ -f "$QS/gpus/$d.inventory" ]; then # scripted GPU readings (generate_config)
+    start_daemon "$d" env ROTA_FAKE_GPUS="$QS/gpus/$d.inventory" "$BIN/rotad" -N "$d" -f "$CONF"
+  else
+    start_daemon "$d" "$BIN/rotad" -N "$d" -f "$CONF"
+  fi
   started_nodes+=("$d")
 done
 for d in "${started_nodes[@]}"; do
