@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/accounting/step_usages.h"
+#include "cli/format/named_columns.h"
 #include "cli/format/time_text.h"
 #include "common/duration.h"
 #include "common/hostlist.h"
@@ -202,24 +203,11 @@ int64_t CpuTimeSeconds(const Row& r, const Ctx& ctx) {
 constexpr bool kLeft = true;
 constexpr bool kRight = false;
 
-// One field and the column it gets when the --format list names no width.
-struct SacctFieldDef {
-  Field<Row, Ctx> field;
-  TableColumn column;
-};
-
-// A field whose name is also its header.
-SacctFieldDef Def(std::string_view name, int width, bool left, Extract value) {
-  return {{FieldInfo{0, name, name}, value}, {std::string(name), width, left}};
-}
-
-struct SacctTable {
-  FieldTable<Row, Ctx> table;
-  std::vector<TableColumn> columns;  // Parallel to table.fields(): the default columns.
-};
+using SacctTable = format::NamedColumns<Row, Ctx>;
+constexpr auto Def = SacctTable::Named;
 
 SacctTable BuildTable() {
-  const SacctFieldDef defs[] = {
+  return SacctTable({
       Def("JobID", 12, kLeft, JobId),
       Def("JobIDRaw", 12, kLeft,
           [](const Row& r, const Ctx&) {
@@ -311,15 +299,7 @@ SacctTable BuildTable() {
             std::optional<uint64_t> j = ConsumedEnergy(r);
             return j ? std::to_string(*j) : std::string();
           }),
-  };
-  std::vector<Field<Row, Ctx>> fields;
-  std::vector<TableColumn> columns;
-  for (const SacctFieldDef& d : defs) {
-    fields.push_back(d.field);
-    columns.push_back(d.column);
-  }
-  return SacctTable{FieldTable<Row, Ctx>("Invalid field requested: ", std::move(fields)),
-                    std::move(columns)};
+  });
 }
 
 const SacctTable& Table() {
@@ -415,44 +395,21 @@ std::string SacctElapsed(int64_t seconds) {
   return days > 0 ? fmt::format("{}-{}", days, hms) : hms;
 }
 
-const FieldTable<SacctRow, SacctContext>& SacctFields() { return Table().table; }
+const FieldTable<SacctRow, SacctContext>& SacctFields() { return Table().fields(); }
 
 Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format) {
-  const SacctTable& table = Table();
-  const format::FieldCatalog catalog = table.table.catalog();
-  std::vector<SacctColumn> columns;
-  for (std::string_view item : format::SplitFieldList(format)) {
-    std::optional<format::NamedWidth> entry = format::ParseNamedWidth(item);
-    if (!entry) return InvalidArgument(fmt::format("{}\"{}\"", catalog.invalid_message, item));
-    const int field = format::FindFieldByName(catalog, entry->name);
-    if (field < 0) {
-      return InvalidArgument(fmt::format("{}\"{}\"", catalog.invalid_message, entry->name));
-    }
-    const int width = entry->width ? static_cast<int>(*entry->width)
-                                   : table.columns[static_cast<size_t>(field)].width;
-    columns.push_back({field, width});
-  }
-  if (columns.empty()) return InvalidArgument("No fields requested");
-  return columns;
+  return Table().Parse(format);
 }
 
 std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
                         const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx) {
   const SacctTable& table = Table();
-  const std::vector<Field<Row, Ctx>>& fields = table.table.fields();
   std::string out;
   out.reserve((jobs.size() + 2) * columns.size() * 12);
-  std::vector<TableColumn> shown;
-  shown.reserve(columns.size());
-  for (const SacctColumn& c : columns) {
-    TableColumn column = table.columns[static_cast<size_t>(c.field)];
-    column.width = c.width;
-    shown.push_back(std::move(column));
-  }
+  const std::vector<TableColumn> shown = table.Shown(columns);
   auto line = [&](const Row& row) {
     format::AppendTableLine(
-        out, shown, layout,
-        [&](size_t i) { return fields[static_cast<size_t>(columns[i].field)].value(row, ctx); },
+        out, shown, layout, [&](size_t i) { return table.Value(columns[i], row, ctx); },
         ctx.delimiter);
   };
   if (!no_header) format::AppendTableHeader(out, shown, layout, ctx.delimiter);

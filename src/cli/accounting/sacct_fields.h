@@ -17,6 +17,7 @@
 #include "accounting.pb.h"
 #include "cli/format/accounting_table.h"
 #include "cli/format/format_spec.h"
+#include "cli/format/named_columns.h"
 #include "common/status.h"
 
 namespace rota::cli {
@@ -65,10 +66,8 @@ struct SacctRow {
 // header is its name.
 const format::FieldTable<SacctRow, SacctContext>& SacctFields();
 
-struct SacctColumn {
-  int field = 0;  // Index into SacctFields()
-  int width = 0;  // Columns in the aligned layout
-};
+// A field of SacctFields() and the width it is shown at.
+using SacctColumn = format::ChosenColumn;
 
 // The accounting commands' layouts (cli/format/accounting_table.h).
 using SacctLayout = format::TableLayout;

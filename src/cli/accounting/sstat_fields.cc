@@ -26,14 +26,8 @@ using Items = std::vector<std::pair<std::string, std::string>>;
 constexpr bool kLeft = true;
 constexpr bool kRight = false;
 
-struct SstatFieldDef {
-  Field<Row, Ctx> field;
-  TableColumn column;
-};
-
-SstatFieldDef Def(std::string_view name, int width, bool left, Extract value) {
-  return {{FieldInfo{0, name, name}, value}, {std::string(name), width, left}};
-}
+using SstatTable = format::NamedColumns<Row, Ctx>;
+constexpr auto Def = SstatTable::Named;
 
 // What Rota does not measure, as Slurm shows what its plugin lacks.
 std::string Zero(const Row&, const Ctx&) { return "0"; }
@@ -100,13 +94,8 @@ std::string TresWhere(const Row& r, bool max, bool task) {
   return SacctTresUsage(std::move(items));
 }
 
-struct SstatTable {
-  FieldTable<Row, Ctx> table;
-  std::vector<TableColumn> columns;  // Parallel to table.fields()
-};
-
 SstatTable BuildTable() {
-  const SstatFieldDef defs[] = {
+  return SstatTable({
       Def("AveCPU", 10, kRight,
           [](const Row& r, const Ctx&) { return SacctCpuTime(r.totals.cpu_ave_us); }),
       Def("AveCPUFreq", 10, kRight, Zero),
@@ -183,15 +172,7 @@ SstatTable BuildTable() {
       Def("TRESUsageOutMinNode", 19, kRight, Blank),
       Def("TRESUsageOutMinTask", 19, kRight, Blank),
       Def("TRESUsageOutTot", 15, kRight, Blank),
-  };
-  std::vector<Field<Row, Ctx>> fields;
-  std::vector<TableColumn> columns;
-  for (const SstatFieldDef& d : defs) {
-    fields.push_back(d.field);
-    columns.push_back(d.column);
-  }
-  return SstatTable{FieldTable<Row, Ctx>("Invalid field requested: ", std::move(fields)),
-                    std::move(columns)};
+  });
 }
 
 const SstatTable& Table() {
@@ -266,44 +247,22 @@ SstatTotals SstatTotalsOf(const SstatStep& step) {
   return t;
 }
 
-const format::FieldTable<SstatRow, SstatContext>& SstatFields() { return Table().table; }
+const format::FieldTable<SstatRow, SstatContext>& SstatFields() { return Table().fields(); }
 
 Result<std::vector<SacctColumn>> ParseSstatFormat(std::string_view format) {
-  const SstatTable& table = Table();
-  const format::FieldCatalog catalog = table.table.catalog();
-  std::vector<SacctColumn> columns;
-  for (std::string_view item : format::SplitFieldList(format)) {
-    std::optional<format::NamedWidth> entry = format::ParseNamedWidth(item);
-    const int field = entry ? format::FindFieldByName(catalog, entry->name) : -1;
-    if (field < 0) {
-      return InvalidArgument(
-          fmt::format("{}\"{}\"", catalog.invalid_message, entry ? entry->name : item));
-    }
-    const int width = entry->width ? static_cast<int>(*entry->width)
-                                   : table.columns[static_cast<size_t>(field)].width;
-    columns.push_back({field, width});
-  }
-  if (columns.empty()) return InvalidArgument("No fields requested");
-  return columns;
+  return Table().Parse(format);
 }
 
 std::string RenderSstat(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
                         const std::vector<SstatStep>& steps, const SstatContext& ctx) {
   const SstatTable& table = Table();
-  const std::vector<Field<Row, Ctx>>& fields = table.table.fields();
-  std::vector<TableColumn> shown;
-  for (const SacctColumn& c : columns) {
-    TableColumn column = table.columns[static_cast<size_t>(c.field)];
-    column.width = c.width;
-    shown.push_back(std::move(column));
-  }
+  const std::vector<TableColumn> shown = table.Shown(columns);
   std::string out;
   if (!no_header) format::AppendTableHeader(out, shown, layout);
   for (const SstatStep& step : steps) {
     const Row row{&step, SstatTotalsOf(step)};
-    format::AppendTableLine(out, shown, layout, [&](size_t i) {
-      return fields[static_cast<size_t>(columns[i].field)].value(row, ctx);
-    });
+    format::AppendTableLine(out, shown, layout,
+                            [&](size_t i) { return table.Value(columns[i], row, ctx); });
   }
   return out;
 }
@@ -338,7 +297,7 @@ Result<std::vector<SstatSelection>> ParseSstatJobs(std::string_view list) {
 std::string SstatHelpFormat() {
   std::string out;
   int in_line = 0;
-  for (const auto& field : Table().table.fields()) {
+  for (const auto& field : Table().fields().fields()) {
     out += fmt::format("{:<20}", field.info.long_name);
     if (++in_line == 4) {
       while (!out.empty() && out.back() == ' ') out.pop_back();

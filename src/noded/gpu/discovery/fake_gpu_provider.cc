@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "noded/cpu_list.h"
+#include "noded/gpu/discovery/word_lines.h"
 
 namespace rota::noded {
 namespace {
@@ -58,29 +59,20 @@ std::string ApplyWord(std::string_view word, DiscoveredGpu& gpu, bool& minor_giv
 Result<std::vector<DiscoveredGpu>> ParseFakeGpuInventory(std::string_view text,
                                                          std::string_view origin) {
   std::vector<DiscoveredGpu> out;
-  int line_number = 0;
-  for (std::string_view raw : Split(text, '\n')) {
-    ++line_number;
-    std::string spaced(raw.substr(0, raw.find('#')));
-    std::replace(spaced.begin(), spaced.end(), '\t', ' ');
-    std::string_view line = Trim(spaced);
-    if (line.empty()) continue;
-    auto bad = [&](std::string_view why) {
-      return InvalidArgument(fmt::format("{}:{}: {}", origin, line_number, why));
-    };
+  Status read = ForEachWordLine(text, origin, [&](const std::vector<std::string_view>& words) {
     DiscoveredGpu gpu;
     bool minor_given = false;
-    for (std::string_view word : Split(line, ' ')) {
-      word = Trim(word);
-      if (word.empty()) continue;
-      if (std::string why = ApplyWord(word, gpu, minor_given); !why.empty()) return bad(why);
+    for (std::string_view word : words) {
+      if (std::string why = ApplyWord(word, gpu, minor_given); !why.empty()) return why;
     }
-    if (gpu.type.empty()) return bad("Type= is missing");
-    if (gpu.device_file.empty()) return bad("File= is missing");
+    if (gpu.type.empty()) return std::string("Type= is missing");
+    if (gpu.device_file.empty()) return std::string("File= is missing");
     if (!minor_given) gpu.minor = TrailingNumber(gpu.device_file);
     gpu.index = static_cast<uint32_t>(out.size());
     out.push_back(std::move(gpu));
-  }
+    return std::string();
+  });
+  if (!read.ok()) return read;
   return out;
 }
 

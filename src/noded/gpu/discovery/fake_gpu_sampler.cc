@@ -9,6 +9,7 @@
 #include "common/memory_size.h"
 #include "common/strings.h"
 #include "noded/gpu/discovery/fake_gpu_provider.h"
+#include "noded/gpu/discovery/word_lines.h"
 
 namespace rota::noded {
 namespace {
@@ -79,47 +80,35 @@ std::string ApplyFigure(const std::string& key, const std::string& value, GpuRea
 
 Result<std::vector<ScriptedMoment>> ParseGpuScript(std::string_view text, std::string_view origin) {
   std::vector<ScriptedMoment> out;
-  int line_number = 0;
-  for (std::string_view raw : Split(text, '\n')) {
-    ++line_number;
-    std::string spaced(raw.substr(0, raw.find('#')));
-    std::replace(spaced.begin(), spaced.end(), '\t', ' ');
-    std::string_view line = Trim(spaced);
-    if (line.empty()) continue;
-    auto bad = [&](std::string_view why) {
-      return InvalidArgument(fmt::format("{}:{}: {}", origin, line_number, why));
-    };
+  Status read = ForEachWordLine(text, origin, [&](const std::vector<std::string_view>& words) {
     ScriptedMoment moment;
-    bool first = true;
-    for (std::string_view word : Split(line, ' ')) {
-      word = Trim(word);
-      if (word.empty()) continue;
-      if (first) {
-        first = false;
-        std::optional<double> at = ParseDouble(word);
-        if (!at || *at < 0) return bad(fmt::format("\"{}\" is not seconds", word));
-        moment.at_s = *at;
-        continue;
-      }
+    std::optional<double> at = ParseDouble(words.front());
+    if (!at || *at < 0) return fmt::format("\"{}\" is not seconds", words.front());
+    moment.at_s = *at;
+    for (size_t i = 1; i < words.size(); ++i) {
+      const std::string_view word = words[i];
       size_t eq = word.find('=');
       if (eq == std::string_view::npos || eq == 0) {
-        return bad(fmt::format("\"{}\" is not Key=Value", word));
+        return fmt::format("\"{}\" is not Key=Value", word);
       }
       std::string key = ToLower(word.substr(0, eq));
       std::string value(word.substr(eq + 1));
       if (key == "event") {
         std::optional<GpuEvent> event = ParseEvent(value);
-        if (!event)
-          return bad(fmt::format("Event=\"{}\" is not xid:N, ecc, lost or retired-pages", value));
+        if (!event) {
+          return fmt::format("Event=\"{}\" is not xid:N, ecc, lost or retired-pages", value);
+        }
         moment.events.push_back(*event);
         continue;
       }
       GpuReading check;  // Values are checked now, so a bad script fails at once.
-      if (std::string why = ApplyFigure(key, value, check); !why.empty()) return bad(why);
+      if (std::string why = ApplyFigure(key, value, check); !why.empty()) return why;
       moment.values[key] = std::move(value);
     }
     out.push_back(std::move(moment));
-  }
+    return std::string();
+  });
+  if (!read.ok()) return read;
   return out;
 }
 

@@ -1,0 +1,93 @@
+#pragma once
+// A command's fields with their default columns, chosen by a --format list of
+// names ("JobID,MaxRSS%12"), printed in the accounting commands' layouts
+// (accounting_table.h): sacct's and sstat's tables.
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/format/accounting_table.h"
+#include "cli/format/format_spec.h"
+#include "common/status.h"
+
+namespace rota::cli::format {
+
+// A field of the table and the width it is shown at.
+struct ChosenColumn {
+  int field = 0;  // Index into the table's fields
+  int width = 0;  // Columns in the aligned layout
+};
+
+template <typename Row, typename Ctx>
+class NamedColumns {
+ public:
+  using Extract = std::string (*)(const Row& row, const Ctx& ctx);
+  struct Def {
+    Field<Row, Ctx> field;
+    TableColumn column;  // Its header, default width and justification
+  };
+  // A field whose name is also its header.
+  static Def Named(std::string_view name, int width, bool left, Extract value) {
+    return {{FieldInfo{0, name, name}, value}, {std::string(name), width, left}};
+  }
+
+  explicit NamedColumns(const std::vector<Def>& defs)
+      : table_("Invalid field requested: ", FieldsOf(defs)) {
+    for (const Def& d : defs) columns_.push_back(d.column);
+  }
+
+  const FieldTable<Row, Ctx>& fields() const { return table_; }
+
+  // Names are case-insensitive; "Name%N" sets the width. Errors name the
+  // unknown field (Slurm: `Invalid field requested: "X"`), or say that none
+  // was asked for.
+  Result<std::vector<ChosenColumn>> Parse(std::string_view format) const {
+    const FieldCatalog catalog = table_.catalog();
+    std::vector<ChosenColumn> chosen;
+    for (std::string_view item : SplitFieldList(format)) {
+      std::optional<NamedWidth> entry = ParseNamedWidth(item);
+      const int field = entry ? FindFieldByName(catalog, entry->name) : -1;
+      if (field < 0) {
+        return InvalidArgument(
+            fmt::format("{}\"{}\"", catalog.invalid_message, entry ? entry->name : item));
+      }
+      const int width = entry->width ? static_cast<int>(*entry->width)
+                                     : columns_[static_cast<size_t>(field)].width;
+      chosen.push_back({field, width});
+    }
+    if (chosen.empty()) return InvalidArgument("No fields requested");
+    return chosen;
+  }
+
+  // The chosen fields' columns, at their widths.
+  std::vector<TableColumn> Shown(const std::vector<ChosenColumn>& chosen) const {
+    std::vector<TableColumn> shown;
+    shown.reserve(chosen.size());
+    for (const ChosenColumn& c : chosen) {
+      TableColumn column = columns_[static_cast<size_t>(c.field)];
+      column.width = c.width;
+      shown.push_back(std::move(column));
+    }
+    return shown;
+  }
+
+  std::string Value(const ChosenColumn& c, const Row& row, const Ctx& ctx) const {
+    return table_.fields()[static_cast<size_t>(c.field)].value(row, ctx);
+  }
+
+ private:
+  static std::vector<Field<Row, Ctx>> FieldsOf(const std::vector<Def>& defs) {
+    std::vector<Field<Row, Ctx>> fields;
+    fields.reserve(defs.size());
+    for (const Def& d : defs) fields.push_back(d.field);
+    return fields;
+  }
+
+  FieldTable<Row, Ctx> table_;
+  std::vector<TableColumn> columns_;  // Parallel to table_.fields(): the defaults
+};
+
+}  // namespace rota::cli::format
