@@ -172,7 +172,16 @@ void GpuWatch::SampleNow() {
             jobs.push_back(JobOfWatchKey(key));
           }
         }
+        for (GpuEventKind kind :
+             {GpuEventKind::kFallenOffBus, GpuEventKind::kRetiredPagesPending}) {
+          const bool now = std::any_of(r.events.begin(), r.events.end(),
+                                       [&](const GpuEvent& e) { return e.kind == kind; });
+          if (!now) standing_.erase({index, kind});
+        }
         for (const GpuEvent& e : r.events) {
+          const bool lasting =
+              e.kind == GpuEventKind::kFallenOffBus || e.kind == GpuEventKind::kRetiredPagesPending;
+          if (lasting && !standing_.insert({index, e.kind}).second) continue;  // Told already
           events.push_back({index, r.device_file, e, jobs});
           health_hits_.insert(keys.begin(), keys.end());
         }

@@ -128,7 +128,10 @@ class GpuWatch {
 
   std::mutex mu_;  // Serialises samples and guards what follows.
   GpuUsageMeter meter_;
-  std::set<uint64_t> health_hits_;      // Keys whose GPU had an event
+  std::set<uint64_t> health_hits_;  // Keys whose GPU had an event
+  // Conditions that last (off the bus, retired pages pending), by GPU index and
+  // kind: told when they appear, not at every sample while they stand.
+  std::set<std::pair<uint32_t, GpuEventKind>> standing_;
   std::map<uint64_t, IdleState> idle_;  // Keys watched for idleness
   IdleSink on_idle_;
   std::set<std::pair<uint32_t, uint32_t>> foreign_told_;  // (job, GPU) warned of once

@@ -156,6 +156,26 @@ TEST(GpuWatchTest, AShortDipDoesNotFlagAJob) {
   EXPECT_TRUE(changes.empty());
 }
 
+TEST(GpuWatchTest, ALastingConditionIsToldWhenItAppearsNotAtEverySample) {
+  WatchFixture f;
+  auto lost_gpu1 = [&] { f.next[1].events = {{GpuEventKind::kFallenOffBus, 0}}; };
+  lost_gpu1();
+  f.watch->SampleNow();
+  lost_gpu1();
+  f.watch->SampleNow();
+  ASSERT_EQ(f.health.size(), 1u) << "told once while it stands";
+  f.watch->SampleNow();  // Back on the bus (no event this sample)
+  lost_gpu1();
+  f.watch->SampleNow();
+  EXPECT_EQ(f.health.size(), 2u) << "told again when it comes back";
+  // XIDs are events, each told.
+  f.next[1].events = {{GpuEventKind::kXid, 48}};
+  f.watch->SampleNow();
+  f.next[1].events = {{GpuEventKind::kXid, 48}};
+  f.watch->SampleNow();
+  EXPECT_EQ(f.health.size(), 4u);
+}
+
 TEST(GpuWatchTest, AFailingSamplerMeasuresNothingAndRecovers) {
   WatchFixture f;
   f.watch->Watch(4, {0});
