@@ -69,7 +69,24 @@ TEST_F(GpuIdleTest, AJobOnIdleGpusIsFlaggedThenCancelledAndAccountingKeepsTheEve
       },
       std::chrono::seconds(20)))
       << events;
+
+  // sreport's GPU efficiency (Rota's own report), once the busy job has
+  // ended too: both jobs are root's, in no account; 2 GPUs at 1% and 2 at 80%
+  // for some seconds each, so the efficiency lies between.
   cluster_->Run("scancel " + busy);
+  ASSERT_EQ(SacctOnce(busy, "CANCELLED by 0", "JobID").size(), 2u);
+  const std::string report =
+      cluster_->Run("sreport -n -P -t seconds account GpuEfficiency start=now-1hours").out;
+  std::vector<std::string> cells;
+  for (std::string_view c : Split(Trim(report), '|')) cells.emplace_back(c);
+  ASSERT_EQ(cells.size(), 7u)
+      << report;  // Cluster|Account|Allocated|Used|Efficiency|Unmeasured|Jobs
+  EXPECT_EQ(cells[6], "2") << report;
+  EXPECT_EQ(cells[5], "0") << report;
+  std::optional<double> efficiency = ParseDouble(cells[4].substr(0, cells[4].size() - 1));
+  ASSERT_TRUE(efficiency.has_value()) << report;
+  EXPECT_GT(*efficiency, 1.0) << report;
+  EXPECT_LT(*efficiency, 80.0) << report;
 }
 
 TEST_F(GpuIdleTest, AProcessOnAGpuItsJobWasNotGivenIsNamedInTheLog) {
