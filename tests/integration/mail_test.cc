@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -34,7 +35,8 @@ class MailTest : public ::testing::Test {
                            "\"$SLURM_JOB_MAIL_TYPE\" \"$SLURM_JOB_STATE\" >> "
                         << Base() << ".log\n";
     chmod(prog.c_str(), 0755);
-    return "MailProg=" + prog + "\n";
+    // A partition whose idle GPUs are mailed about (docs/gpu-efficiency.md).
+    return "MailProg=" + prog + "\nPartitionName=watched Nodes=ALL GpuIdlePolicy=action=notify\n";
   }
   void SetUp() override {
     ASSERT_TRUE(ctld_.Start()) << ctld_.Log();
@@ -70,6 +72,38 @@ class MailTest : public ::testing::Test {
 
   ControllerProcess ctld_;
 };
+
+TEST_F(MailTest, IdleGpusUnderGpuIdlePolicyNotifyMailTheUserWhateverMailType) {
+  const std::string job =
+      std::string(Trim(ctld_.Run("sbatch --parsable -J idle -p watched --gpus=1 --wrap=true").out));
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, job, "RUNNING"));
+  const std::string node = std::string(Trim(ctld_.Run("squeue -h -o %N -j " + job).out));
+  EXPECT_EQ(Trim(ctld_.Run("squeue -h -O GpuIdle -j " + job).out), "N/A");
+  // What the job's node daemon says once its GPUs have been idle long enough.
+  auto client = cli::ControllerClient::Create(ctld_.conf());
+  ASSERT_TRUE(client.ok());
+  wire::JobGpuIdleRequest idle;
+  idle.set_job_id(static_cast<uint32_t>(std::stoul(job)));
+  idle.set_node(node);
+  idle.set_run(0);
+  idle.set_idle(true);
+  idle.set_since(static_cast<int64_t>(std::time(nullptr)) - 1800);
+  idle.set_mean_util_pct(1.5);
+  wire::Empty none;
+  ASSERT_TRUE((*client)->Call(api::kJobGpuIdle, idle, &none).ok());
+  std::vector<std::string> mails = Mails(1);
+  ASSERT_EQ(mails.size(), 1u);
+  EXPECT_TRUE(mails[0].starts_with("-s|Slurm Job_id=" + job + " Name=idle GPUs idle since "))
+      << mails[0];
+  EXPECT_TRUE(mails[0].ends_with(" (mean 1.5%, below 5%)|root|GPU_IDLE|RUNNING")) << mails[0];
+  EXPECT_NE(Trim(ctld_.Run("squeue -h -O GpuIdle -j " + job).out), "N/A");
+  EXPECT_NE(ctld_.Run("scontrol show job " + job).out.find("GpuIdleUtil=1.5%"), std::string::npos);
+  // Told again: no second mail.
+  ASSERT_TRUE((*client)->Call(api::kJobGpuIdle, idle, &none).ok());
+  testing::ReportJobExit(ctld_, static_cast<uint32_t>(std::stoul(job)), 0);
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, job, "COMPLETED"));
+  EXPECT_EQ(Mails(2).size(), 1u);
+}
 
 TEST_F(MailTest, BeginAndEndMailTheSubmitterOrMailUser) {
   ASSERT_EQ(ctld_.Run("sbatch --parsable -J mailme --mail-type=BEGIN,END --wrap=true").out, "1\n");
