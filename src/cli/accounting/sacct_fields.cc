@@ -141,20 +141,16 @@ std::string CpuField(const Row& r, CpuPart part) {
   return SacctCpuTime(sum);
 }
 
-// The energy a step's GPUs drew, in whole joules; 0 when not sampled.
-uint64_t EnergyJoules(const wire::StepUsage& u) {
-  return u.gpu().samples() > 0 ? static_cast<uint64_t>(std::llround(u.gpu().energy_j())) : 0;
-}
 // ConsumedEnergy(Raw): Rota measures the GPUs' energy only. A step row
 // shows its own (blank where nothing was measured), a job row the sum.
 std::optional<uint64_t> ConsumedEnergy(const Row& r) {
   if (!r.step.empty()) {
     const wire::StepUsage* u = Measured(r);
     if (u == nullptr) return std::nullopt;
-    return EnergyJoules(*u);
+    return GpuEnergyJoules(u->gpu());
   }
   uint64_t sum = 0;
-  for (const wire::StepUsage* u : StepUsages(*r.record)) sum += EnergyJoules(*u);
+  for (const wire::StepUsage* u : StepUsages(*r.record)) sum += GpuEnergyJoules(u->gpu());
   return sum;
 }
 
@@ -164,7 +160,7 @@ enum class UsageStat { kMax, kAve, kTot };
 std::string TresUsageIn(const Row& r, UsageStat stat) {
   const wire::StepUsage* u = Measured(r);
   if (u == nullptr) return "";
-  std::vector<std::pair<std::string, std::string>> items;
+  TresUsageItems items;
   const uint64_t cpu_us = TotalCpuUs(*u);
   if (cpu_us > 0) {
     // Only the step's sum over its tasks is kept, not each task's: Max shows
@@ -172,19 +168,9 @@ std::string TresUsageIn(const Row& r, UsageStat stat) {
     // sum shared over the tasks.
     const uint64_t tasks = std::max<uint64_t>(u->tasks(), 1);
     const uint64_t us = stat == UsageStat::kAve ? cpu_us / tasks : cpu_us;
-    items.emplace_back("cpu", SacctElapsed(static_cast<int64_t>(us / 1'000'000)));
+    items.emplace_back("cpu", TresUsageCpu(us));
   }
-  if (u->gpu().samples() > 0) {
-    const wire::GpuUsage& gpu = u->gpu();
-    // The GPUs' energy is the step's whole: the same in the three.
-    items.emplace_back("energy", std::to_string(EnergyJoules(*u)));
-    const uint64_t mem = stat == UsageStat::kAve ? gpu.mem_ave_bytes() : gpu.mem_max_bytes();
-    items.emplace_back("gres/gpumem", SacctMemoryKb(mem / 1024));
-    const uint64_t util = stat == UsageStat::kAve
-                              ? static_cast<uint64_t>(std::llround(gpu.util_ave()))
-                              : gpu.util_max();
-    items.emplace_back("gres/gpuutil", std::to_string(util));
-  }
+  AddGpuTresUsage(u->gpu(), stat == UsageStat::kAve, items);
   if (u->tasks() > 0) {
     const uint64_t kb = stat == UsageStat::kMax   ? u->max_rss_kb()
                         : stat == UsageStat::kAve ? u->ave_rss_kb()
@@ -323,7 +309,25 @@ std::string SacctTres(const std::string& tres) {
   return out;
 }
 
-std::string SacctTresUsage(std::vector<std::pair<std::string, std::string>> items) {
+std::string TresUsageCpu(uint64_t micros) {
+  return SacctElapsed(static_cast<int64_t>(micros / 1'000'000));
+}
+
+uint64_t GpuEnergyJoules(const wire::GpuUsage& gpu) {
+  return gpu.samples() > 0 ? static_cast<uint64_t>(std::llround(gpu.energy_j())) : 0;
+}
+
+void AddGpuTresUsage(const wire::GpuUsage& gpu, bool mean, TresUsageItems& items) {
+  if (gpu.samples() == 0) return;
+  // The GPUs' energy is the step's whole: the same whatever the statistic.
+  items.emplace_back("energy", std::to_string(GpuEnergyJoules(gpu)));
+  const uint64_t mem = mean ? gpu.mem_ave_bytes() : gpu.mem_max_bytes();
+  items.emplace_back("gres/gpumem", SacctMemoryKb(mem / 1024));
+  const uint64_t util = mean ? static_cast<uint64_t>(std::llround(gpu.util_ave())) : gpu.util_max();
+  items.emplace_back("gres/gpuutil", std::to_string(util));
+}
+
+std::string SacctTresUsage(TresUsageItems items) {
   std::stable_sort(items.begin(), items.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::string out;

@@ -105,7 +105,16 @@ std::string SacctTres(const std::string& tres);
 // A TRES list of usage figures as sacct prints TRESUsageIn* (sstat too):
 // "name=value" items in name order, joined by commas
 // ("cpu=00:00:03,energy=300,gres/gpumem=10G,gres/gpuutil=80,mem=4M").
-std::string SacctTresUsage(std::vector<std::pair<std::string, std::string>> items);
+using TresUsageItems = std::vector<std::pair<std::string, std::string>>;
+std::string SacctTresUsage(TresUsageItems items);
+// The CPU time of a TRES usage list ("cpu=00:01:02"): whole seconds as Elapsed.
+std::string TresUsageCpu(uint64_t micros);
+// The energy a step's GPUs drew, in whole joules; 0 when they were not sampled.
+uint64_t GpuEnergyJoules(const wire::GpuUsage& gpu);
+// Appends a sampled step's GPU figures to a TRES usage list: energy=,
+// gres/gpumem= and gres/gpuutil=, the means with `mean`, else the peaks.
+// Nothing when the GPUs were not sampled.
+void AddGpuTresUsage(const wire::GpuUsage& gpu, bool mean, TresUsageItems& items);
 // A memory figure in KiB as sacct prints MaxRSS: "1234K", moved to the next
 // unit only while it divides exactly ("51200K" is "50M"); "0" for zero.
 // `convert` false (--noconvert) keeps it in K.

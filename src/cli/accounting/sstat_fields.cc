@@ -21,7 +21,7 @@ using format::TableColumn;
 using Row = SstatRow;
 using Ctx = SstatContext;
 using Extract = std::string (*)(const Row& row, const Ctx& ctx);
-using Items = std::vector<std::pair<std::string, std::string>>;
+using Items = TresUsageItems;
 
 constexpr bool kLeft = true;
 constexpr bool kRight = false;
@@ -38,10 +38,6 @@ std::string FirstNode(const Row& r, const Ctx&) { return r.totals.first_node; }
 std::string Memory(const Row& r, const Ctx& ctx, uint64_t kb) {
   return r.totals.mem_measured ? SacctMemoryKb(kb, !ctx.no_convert) : "0";
 }
-std::string CpuSeconds(uint64_t us) { return SacctElapsed(static_cast<int64_t>(us / 1'000'000)); }
-uint64_t EnergyJoules(const wire::GpuUsage& gpu) {
-  return gpu.samples() > 0 ? static_cast<uint64_t>(std::llround(gpu.energy_j())) : 0;
-}
 
 enum class Stat { kAve, kMax, kMin, kTot };
 // TRESUsageIn{Ave,Max,Min,Tot}: what was measured, by TRES name.
@@ -53,7 +49,7 @@ std::string TresUsageIn(const Row& r, Stat stat) {
                         : stat == Stat::kMax ? t.cpu_max_us
                         : stat == Stat::kMin ? t.cpu_min_us
                                              : t.cpu_total_us;
-    items.emplace_back("cpu", CpuSeconds(us));
+    items.emplace_back("cpu", TresUsageCpu(us));
   }
   if (t.mem_measured) {
     const uint64_t kb = stat == Stat::kAve   ? t.ave_rss_kb
@@ -62,18 +58,12 @@ std::string TresUsageIn(const Row& r, Stat stat) {
                                              : t.tot_rss_kb;
     items.emplace_back("mem", SacctMemoryKb(kb));
   }
-  if (t.gpu.samples() > 0) {
-    items.emplace_back("energy", std::to_string(EnergyJoules(t.gpu)));
-    if (stat == Stat::kAve) {
-      items.emplace_back("gres/gpumem", SacctMemoryKb(t.gpu.mem_ave_bytes() / 1024));
-      items.emplace_back("gres/gpuutil", std::to_string(std::llround(t.gpu.util_ave())));
-    } else if (stat == Stat::kMin) {
-      items.emplace_back("gres/gpumem", SacctMemoryKb(t.gpu_min_mem_bytes / 1024));
-      items.emplace_back("gres/gpuutil", std::to_string(t.gpu_min_util));
-    } else {
-      items.emplace_back("gres/gpumem", SacctMemoryKb(t.gpu.mem_max_bytes() / 1024));
-      items.emplace_back("gres/gpuutil", std::to_string(t.gpu.util_max()));
-    }
+  if (stat != Stat::kMin) {
+    AddGpuTresUsage(t.gpu, stat == Stat::kAve, items);
+  } else if (t.gpu.samples() > 0) {  // The least node's, which sacct never shows
+    items.emplace_back("energy", std::to_string(GpuEnergyJoules(t.gpu)));
+    items.emplace_back("gres/gpumem", SacctMemoryKb(t.gpu_min_mem_bytes / 1024));
+    items.emplace_back("gres/gpuutil", std::to_string(t.gpu_min_util));
   }
   return SacctTresUsage(std::move(items));
 }
@@ -106,9 +96,9 @@ SstatTable BuildTable() {
           [](const Row& r, const Ctx& ctx) { return Memory(r, ctx, r.totals.ave_rss_kb); }),
       Def("AveVMSize", 10, kRight, Zero),
       Def("ConsumedEnergy", 14, kRight,
-          [](const Row& r, const Ctx&) { return SacctEnergy(EnergyJoules(r.totals.gpu)); }),
+          [](const Row& r, const Ctx&) { return SacctEnergy(GpuEnergyJoules(r.totals.gpu)); }),
       Def("ConsumedEnergyRaw", 17, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(EnergyJoules(r.totals.gpu)); }),
+          [](const Row& r, const Ctx&) { return std::to_string(GpuEnergyJoules(r.totals.gpu)); }),
       Def("JobID", 12, kLeft,
           [](const Row& r, const Ctx&) {
             return fmt::format("{}.{}", r.step->job_id, r.step->step);
