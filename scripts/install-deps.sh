@@ -12,7 +12,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libasio-dev
   libssl-dev libmunge-dev munge zlib1g-dev
   libhwloc-dev libpmix-dev
-  libsqlite3-dev
+  libsqlite3-dev libmicrohttpd-dev libjwt-dev
   libpq-dev postgresql
   libfaketime
 )

@@ -23,6 +23,21 @@ auth::AuthSettings AuthSettingsFor(const conf::ClusterConfig& config) {
       }
     }
   }
+  // AuthAltTypes=auth/jwt: tokens (scontrol token, rotarestd) are accepted
+  // besides AuthType's credentials.
+  auto alt = config.settings.raw.find("AuthAltTypes");
+  if (alt != config.settings.raw.end()) {
+    for (std::string_view type : Split(alt->second, ',')) {
+      if (!EqualsIgnoreCase(Trim(type), "auth/jwt")) continue;
+      s.jwt_key_path = config.settings.state_save_location + "/jwt_hs256.key";
+      auto params = config.settings.raw.find("AuthAltParameters");
+      if (params == config.settings.raw.end()) break;
+      for (std::string_view item : Split(params->second, ',')) {
+        if (StartsWithIgnoreCase(item, "jwt_key=")) s.jwt_key_path = std::string(item.substr(8));
+      }
+    }
+  }
+  s.slurm_user = config.settings.slurm_user;
   return s;
 }
 

@@ -39,6 +39,8 @@ enum Method : uint16_t {
   kListFairshare = 87,  // FairshareRequest -> FairshareResponse
   // rota why: every cause that holds a pending job (proto/why.proto).
   kExplainJob = 88,  // WhyRequest -> WhyResponse
+  // scontrol token: a JSON Web Token for auth/jwt (proto/token.proto).
+  kIssueToken = 89,  // TokenRequest -> TokenResponse
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

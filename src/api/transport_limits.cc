@@ -52,6 +52,7 @@ rpc::MethodBodyLimits ControllerBodyLimits() {
       {kListReservations, kQueryBody},
       {kListFairshare, kQueryBody},
       {kExplainJob, kQueryBody},
+      {kIssueToken, kQueryBody},
   });
 }
 

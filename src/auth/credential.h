@@ -48,6 +48,11 @@ struct AuthSettings {
   // auth/slurm: the credential socket that rotad and rota-authd serve and the
   // commands of users who cannot read the key ask (credential_socket.h).
   std::string credential_socket = "/run/rota/auth.socket";
+  // AuthAltTypes=auth/jwt: the jwt_key file (AuthAltParameters=jwt_key=PATH,
+  // default StateSaveLocation/jwt_hs256.key). Empty: tokens are not accepted.
+  std::string jwt_key_path;
+  // SlurmUser, who like root may act for other users with its token.
+  std::string slurm_user;
 };
 
 // Seconds since the Unix epoch. Injected so tests can move time by hand.

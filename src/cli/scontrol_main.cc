@@ -15,6 +15,7 @@
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "token.pb.h"
 
 namespace {
 
@@ -154,6 +155,34 @@ int Ping() {
   return up ? 0 : 1;
 }
 
+// scontrol token [lifespan=SECONDS] [username=NAME]: prints SLURM_JWT=TOKEN,
+// as Slurm does, for rotarestd's X-SLURM-USER-TOKEN.
+int Token(const std::vector<std::string>& args) {
+  rota::wire::TokenRequest req;
+  for (const std::string& a : args) {
+    const size_t eq = a.find('=');
+    const std::string key = a.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    if (EqualsIgnoreCase(key, "lifespan")) {
+      std::optional<uint64_t> secs = rota::ParseUint(value);
+      if (!secs || *secs == 0) return Fail("Invalid lifespan: " + value);
+      req.set_lifespan_s(static_cast<int64_t>(*secs));
+    } else if (EqualsIgnoreCase(key, "username")) {
+      if (value.empty()) return Fail("Invalid username");
+      req.set_username(value);
+    } else {
+      return Fail("Invalid token argument: " + a);
+    }
+  }
+  auto client = Connect();
+  if (!client) return 1;
+  rota::wire::TokenResponse resp;
+  rota::Status s = client->Call(rota::api::kIssueToken, req, &resp);
+  if (!s.ok()) return Fail("Unable to create token: " + s.message());
+  std::cout << "SLURM_JWT=" << resp.token() << "\n";
+  return 0;
+}
+
 int JobAction(const std::string& action, const std::vector<std::string>& ids,
               const std::vector<std::pair<std::string, std::string>>& fields = {}) {
   if (ids.empty()) return Fail("job id required");
@@ -265,7 +294,7 @@ int main(int argc, char** argv) {
            "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
            "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
            "       scontrol create|update|delete|show reservation ...\n"
-           "       scontrol reconfigure | ping\n";
+           "       scontrol reconfigure | ping | token [lifespan=N] [username=U]\n";
     return 1;
   }
   const std::string& verb = args[0];
@@ -325,6 +354,7 @@ int main(int argc, char** argv) {
                : rota::cli::DeleteReservationCommand(fields, std::cerr);
   }
   if (EqualsIgnoreCase(verb, "ping")) return Ping();
+  if (EqualsIgnoreCase(verb, "token")) return Token(rest);
   if (EqualsIgnoreCase(verb, "reconfigure")) {
     auto client = Connect();
     if (!client) return 1;

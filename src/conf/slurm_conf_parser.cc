@@ -221,7 +221,9 @@ const KeyTable<SlurmConf>& GlobalKeys() {
 // field. The keys Rota accepts without acting on them are in
 // unenforced_keys.cc.
 constexpr std::string_view kRawKeys[] = {
-    "AuthInfo",  // api/auth_settings.cc: socket=
+    "AuthInfo",           // api/auth_settings.cc: socket=
+    "AuthAltTypes",       // api/auth_settings.cc: auth/jwt
+    "AuthAltParameters",  // api/auth_settings.cc: jwt_key=
 };
 
 std::string_view CanonicalAcceptedKey(std::string_view key) {

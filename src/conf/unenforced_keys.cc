@@ -26,7 +26,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "AccountingStoragePass"},
     {P::kSlurmConf, "AccountingStorageUser"},
     {P::kSlurmConf, "AcctGatherNodeFreq"},
-    {P::kSlurmConf, "AuthAltTypes"},
     {P::kSlurmConf, "CommunicationParameters"},
     {P::kSlurmConf, "CompleteWait"},
     {P::kSlurmConf, "CredType"},

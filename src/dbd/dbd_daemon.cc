@@ -9,6 +9,7 @@
 #include "api/auth_settings.h"
 #include "api/protobuf_log.h"
 #include "api/transport_limits.h"
+#include "auth/jwt_credential.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -87,7 +88,7 @@ Result<std::unique_ptr<DbdDaemon>> DbdDaemon::Start(const DbdOptions& options) {
   if (!config.ok()) return config.status();
   d->config_ = *config;
 
-  auto verifier = auth::MakeVerifier(api::AuthSettingsFor(*d->config_));
+  auto verifier = auth::MakeDaemonVerifier(api::AuthSettingsFor(*d->config_));
   if (!verifier.ok()) return verifier.status();
   d->verifier_ = std::move(verifier).value();
 

@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -69,7 +71,9 @@ class Cluster {
         nodes_(ctld_port_, "SlurmUser=" + slurm_user_.name() + "\n" +
                                // rotad's credential socket, away from the system's.
                                "AuthInfo=socket=" + SocketDir() + "/auth.socket\n" +
-                               testing::AccountingConf(dbd_port_) +
+                               // scontrol token's method needs a jwt_key.
+                               "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=" + SocketDir() +
+                               "/jwt.key\n" + testing::AccountingConf(dbd_port_) +
                                // rotactld reads AdminLevel only when it enforces
                                // something of accounting's.
                                "AccountingStorageEnforce=associations\n") {}
@@ -89,6 +93,10 @@ class Cluster {
     wrong_key_ = std::make_shared<auth::SlurmKey>(wrong);
 
     std::filesystem::create_directories(SocketDir());
+    {
+      std::ofstream(SocketDir() + "/jwt.key") << "the authorisation matrix's token key";
+      chmod((SocketDir() + "/jwt.key").c_str(), 0600);
+    }
     dbd_ = std::make_unique<DaemonProcess>(
         std::vector<std::string>{BinDir() + "/rotadbd", "-f", nodes_.conf(), "-s",
                                  (nodes_.dir().path() / "dbd").string()},

@@ -61,6 +61,7 @@
 #include "step_stats.pb.h"
 #include "tests/integration/authz_cluster.h"
 #include "tests/integration/noded_harness.h"
+#include "token.pb.h"
 #include "why.pb.h"
 
 namespace rota {
@@ -138,6 +139,9 @@ const Row kControllerMatrix[] = {
   {"ListFairshare",          api::kListFairshare,     {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
   // rota why of the owner's job: anyone may read it (no PrivateData here).
   {"ExplainJob",             api::kExplainJob,        {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
+  // scontrol token: one's own for anyone, another user's for root and SlurmUser.
+  {"IssueToken",             api::kIssueToken,        {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
+  {"IssueToken(other)",      api::kIssueToken,        {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
 };
 
 const Row kDbdMatrix[] = {
@@ -562,6 +566,10 @@ TEST_F(AuthzMatrixTest, Controller) {
   wire::WhyRequest why;
   why.set_job_id(running);
   cases["ExplainJob"] = {nullptr, listing(why), nullptr};
+  cases["IssueToken"] = {nullptr, listing(wire::TokenRequest()), nullptr};
+  wire::TokenRequest roots_token;
+  roots_token.set_username("root");
+  cases["IssueToken(other)"] = {nullptr, listing(roots_token), nullptr};
 
   RunMatrix("rotactld", c.ctld_port(), kControllerMatrix, std::size(kControllerMatrix), cases);
   wire::SignalJobsRequest cancel;

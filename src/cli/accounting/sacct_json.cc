@@ -4,7 +4,6 @@
 
 #include <csignal>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "cli/accounting/sacct_fields.h"
@@ -26,10 +25,22 @@ int TresId(std::string_view type) {
   return 1001;
 }
 
-// "cpu=4,gres/gpu:a100=2,mem=8G" -> [{type, name, id, count}...], memory in
-// megabytes as Slurm counts it. A string that does not parse (an older
-// record) gives an empty list rather than a half one.
-Json TresList(const std::string& tres) {
+Json ExitCode(uint32_t wait_status) {
+  const uint32_t code = (wait_status >> 8) & 0xff;
+  const uint32_t signal = wait_status & 0x7f;
+  Json out;
+  out["status"] = signal != 0 ? "SIGNALED" : code != 0 ? "FAILED" : "SUCCESS";
+  out["return_code"] = code;
+  if (signal != 0) {
+    const char* abbrev = sigabbrev_np(static_cast<int>(signal));
+    out["signal"] = {{"signal_id", signal}, {"name", abbrev != nullptr ? abbrev : ""}};
+  }
+  return out;
+}
+
+}  // namespace
+
+Json TresListJson(const std::string& tres) {
   Json list = Json::array();
   Result<TresCounts> counts = TresCounts::Parse(tres);
   if (!counts.ok()) return list;
@@ -49,22 +60,7 @@ Json TresList(const std::string& tres) {
   return list;
 }
 
-Json ExitCode(uint32_t wait_status) {
-  const uint32_t code = (wait_status >> 8) & 0xff;
-  const uint32_t signal = wait_status & 0x7f;
-  Json out;
-  out["status"] = signal != 0 ? "SIGNALED" : code != 0 ? "FAILED" : "SUCCESS";
-  out["return_code"] = code;
-  if (signal != 0) {
-    const char* abbrev = sigabbrev_np(static_cast<int>(signal));
-    out["signal"] = {{"signal_id", signal}, {"name", abbrev != nullptr ? abbrev : ""}};
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string SacctJson(const std::vector<wire::AccountingJob>& jobs, int64_t now) {
+nlohmann::ordered_json SacctJobsJson(const std::vector<wire::AccountingJob>& jobs, int64_t now) {
   Json list = Json::array();
   for (const wire::AccountingJob& j : jobs) {
     Json item;
@@ -92,7 +88,8 @@ std::string SacctJson(const std::vector<wire::AccountingJob>& jobs, int64_t now)
                     {"submission", j.submit_time()},
                     {"suspended", 0},
                     {"limit", j.time_limit_s() < 0 ? 0 : j.time_limit_s() / 60}};
-    item["tres"] = {{"allocated", TresList(j.alloc_tres())}, {"requested", TresList(j.req_tres())}};
+    item["tres"] = {{"allocated", TresListJson(j.alloc_tres())},
+                    {"requested", TresListJson(j.req_tres())}};
     item["user"] = j.user();
     Json steps = Json::array();
     for (const SacctStepRow& row : SacctStepRows(j)) {
@@ -108,7 +105,7 @@ std::string SacctJson(const std::vector<wire::AccountingJob>& jobs, int64_t now)
       step["time"] = {{"elapsed", step_elapsed < 0 ? 0 : step_elapsed},
                       {"end", r.end_time()},
                       {"start", r.start_time()}};
-      step["tres"] = {{"allocated", TresList(r.alloc_tres())}};
+      step["tres"] = {{"allocated", TresListJson(r.alloc_tres())}};
       if (row.usage.tasks() > 0) {
         // As Slurm: the highest task's memory in bytes, with where it was.
         Json mem = {{"type", "mem"},
@@ -124,10 +121,14 @@ std::string SacctJson(const std::vector<wire::AccountingJob>& jobs, int64_t now)
     item["steps"] = std::move(steps);
     list.push_back(std::move(item));
   }
+  return list;
+}
+
+std::string SacctJson(const std::vector<wire::AccountingJob>& jobs, int64_t now) {
   Json out;
   out["meta"] = {{"plugin", {{"type", "openapi/dbv0.0.38"}, {"name", "Rota sacct"}}}};
   out["errors"] = Json::array();
-  out["jobs"] = std::move(list);
+  out["jobs"] = SacctJobsJson(jobs, now);
   return out.dump(2) + "\n";
 }
 

@@ -14,17 +14,26 @@ namespace rota::cli {
 
 Result<std::unique_ptr<AccountingClient>> AccountingClient::Create(
     const std::string& slurm_conf_path) {
-  std::unique_ptr<AccountingClient> c(new AccountingClient());
   conf::Diagnostics diags;
   auto config = conf::LoadClusterConfig(slurm_conf_path, diags, conf::ConfigScope::kSlurmConfOnly);
   if (!config.ok()) return InvalidArgument(ConfigErrorMessage(diags, config.status()));
-  c->config_ = *config;
-  if (c->config_->settings.accounting_storage_type != "accounting_storage/slurmdbd") {
+  if ((*config)->settings.accounting_storage_type != "accounting_storage/slurmdbd") {
     return Status(StatusCode::kFailedPrecondition, "Slurm accounting storage is disabled");
   }
-  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(*c->config_));
+  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(**config));
   if (!issuer.ok()) return issuer.status();
-  c->issuer_ = std::move(issuer).value();
+  return Create(*config, std::move(issuer).value());
+}
+
+Result<std::unique_ptr<AccountingClient>> AccountingClient::Create(
+    std::shared_ptr<const conf::ClusterConfig> config,
+    std::unique_ptr<auth::CredentialIssuer> issuer) {
+  if (config->settings.accounting_storage_type != "accounting_storage/slurmdbd") {
+    return Status(StatusCode::kFailedPrecondition, "Slurm accounting storage is disabled");
+  }
+  std::unique_ptr<AccountingClient> c(new AccountingClient());
+  c->config_ = std::move(config);
+  c->issuer_ = std::move(issuer);
   if (const char* t = std::getenv("SLURM_CLIENT_TIMEOUT"); t != nullptr) {
     if (std::optional<uint64_t> secs = ParseUint(t)) c->timeout_ = std::chrono::seconds(*secs);
   }
@@ -33,6 +42,16 @@ Result<std::unique_ptr<AccountingClient>> AccountingClient::Create(
 
 Status AccountingClient::Call(uint16_t method, const google::protobuf::MessageLite& request,
                               google::protobuf::MessageLite* response) {
+  Result<std::string> answer_body = CallForBody(method, request);
+  if (!answer_body.ok()) return answer_body.status();
+  if (response != nullptr && !response->ParseFromString(*answer_body)) {
+    return InvalidArgument("malformed answer from rotadbd");
+  }
+  return Status::Ok();
+}
+
+Result<std::string> AccountingClient::CallForBody(uint16_t method,
+                                                  const google::protobuf::MessageLite& request) {
   if (!rpc_.connected()) {
     std::string host = config_->settings.accounting_storage_host;
     if (host.empty()) host = "localhost";
@@ -43,13 +62,7 @@ Status AccountingClient::Call(uint16_t method, const google::protobuf::MessageLi
                     fmt::format("Problem talking to the database: {}", s.message()));
     }
   }
-  Result<std::string> answer_body =
-      api::SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
-  if (!answer_body.ok()) return answer_body.status();
-  if (response != nullptr && !response->ParseFromString(*answer_body)) {
-    return InvalidArgument("malformed answer from rotadbd");
-  }
-  return Status::Ok();
+  return api::SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
 }
 
 }  // namespace rota::cli

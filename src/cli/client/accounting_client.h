@@ -22,9 +22,16 @@ class AccountingClient {
   // Errors: the configuration's (file and line), or kFailedPrecondition with
   // Slurm's words when AccountingStorageType is not accounting_storage/slurmdbd.
   static Result<std::unique_ptr<AccountingClient>> Create(const std::string& slurm_conf_path);
+  // With a configuration already loaded and credentials from `issuer`
+  // (rotarestd: the REST caller's token).
+  static Result<std::unique_ptr<AccountingClient>> Create(
+      std::shared_ptr<const conf::ClusterConfig> config,
+      std::unique_ptr<auth::CredentialIssuer> issuer);
 
   Status Call(uint16_t method, const google::protobuf::MessageLite& request,
               google::protobuf::MessageLite* response);
+  // The answer's serialized body.
+  Result<std::string> CallForBody(uint16_t method, const google::protobuf::MessageLite& request);
 
   const conf::ClusterConfig& config() const { return *config_; }
 

@@ -40,13 +40,19 @@ std::string ConfigErrorMessage(const conf::Diagnostics& diags, const Status& sta
 
 Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(
     const std::string& slurm_conf_path) {
-  std::unique_ptr<ControllerClient> c(new ControllerClient());
   auto config = LoadQuietly(slurm_conf_path);
   if (!config.ok()) return config.status();
-  c->config_ = *config;
-  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(*c->config_));
+  auto issuer = auth::MakeIssuer(api::AuthSettingsFor(**config));
   if (!issuer.ok()) return issuer.status();
-  c->issuer_ = std::move(issuer).value();
+  return Create(*config, std::move(issuer).value());
+}
+
+Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(
+    std::shared_ptr<const conf::ClusterConfig> config,
+    std::unique_ptr<auth::CredentialIssuer> issuer) {
+  std::unique_ptr<ControllerClient> c(new ControllerClient());
+  c->config_ = std::move(config);
+  c->issuer_ = std::move(issuer);
   if (const char* t = std::getenv("SLURM_CLIENT_TIMEOUT"); t != nullptr) {
     if (std::optional<uint64_t> secs = ParseUint(t)) c->timeout_ = std::chrono::seconds(*secs);
   }

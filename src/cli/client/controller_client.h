@@ -23,6 +23,11 @@ class ControllerClient {
  public:
   // Loads the configuration at `slurm_conf_path` (errors name file and line).
   static Result<std::unique_ptr<ControllerClient>> Create(const std::string& slurm_conf_path);
+  // With a configuration already loaded and credentials from `issuer`
+  // (rotarestd: the REST caller's token).
+  static Result<std::unique_ptr<ControllerClient>> Create(
+      std::shared_ptr<const conf::ClusterConfig> config,
+      std::unique_ptr<auth::CredentialIssuer> issuer);
 
   // Sends `request` as `method` and parses the answer into `response`. An error
   // answer from the controller comes back as its Status (message for the user).

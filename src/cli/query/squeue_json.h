@@ -3,6 +3,7 @@
 // `squeue --json`: the jobs as JSON, with the field names Slurm 22.05's
 // data_parser uses for the ones Rota has (job_id, job_state, state_reason, ...).
 
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 
@@ -11,5 +12,8 @@
 namespace rota::cli {
 
 std::string SqueueJson(std::span<const wire::JobRecord> jobs, int64_t now);
+
+// One job as `squeue --json` and slurmrestd's /slurm/v0.0.38/jobs give it.
+nlohmann::ordered_json JobJson(const wire::JobRecord& job, int64_t now);
 
 }  // namespace rota::cli

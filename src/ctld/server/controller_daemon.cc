@@ -9,6 +9,8 @@
 #include "api/auth_settings.h"
 #include "api/protobuf_log.h"
 #include "api/transport_limits.h"
+#include "auth/jwt_credential.h"
+#include "auth/jwt_token.h"
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_doctor.h"
@@ -66,7 +68,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   if (auth_settings.auth_type == "auth/none") {
     spdlog::critical("AuthType=auth/none: requests are NOT authenticated; anyone can act as root");
   }
-  auto verifier = auth::MakeVerifier(auth_settings);
+  auto verifier = auth::MakeDaemonVerifier(auth_settings);
   if (!verifier.ok()) return verifier.status();
   d->verifier_ = std::move(verifier).value();
 
@@ -195,6 +197,12 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
         mail_sender_ptr->SetProgram(MailProgram(config->settings.mail_prog));
         messenger_ptr->SetConfig(std::move(config));
       });
+  if (!auth_settings.jwt_key_path.empty()) {
+    // MakeDaemonVerifier has read it already; a key that went since is an error.
+    auto jwt_key = auth::LoadJwtKey(auth_settings.jwt_key_path);
+    if (!jwt_key.ok()) return jwt_key.status();
+    d->service_->SetJwtKey(std::move(jwt_key).value());
+  }
   if (PolicyFetcher* fetcher = d->policy_fetcher_.get()) {
     d->service_->SetPolicyChangedListener(
         [fetcher](std::function<void()> read) { fetcher->Wake(std::move(read)); });

@@ -308,6 +308,9 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
     case api::kDiag:
       Diag(caller, body, respond);
       return;
+    case api::kIssueToken:
+      IssueToken(caller, body, respond);
+      return;
     case api::kListPriorities: {
       wire::PriorityRequest req;
       if (!ParseOrFail(body, req, respond)) return;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -36,6 +37,12 @@ class ControllerService {
     on_policy_changed_ = std::move(listener);
   }
 
+  // AuthAltTypes=auth/jwt: the key `scontrol token` signs with. Without it
+  // kIssueToken is refused. REQUIRES: before requests arrive.
+  void SetJwtKey(std::string key) { jwt_key_ = std::move(key); }
+  // A token's lifespan when `scontrol token` names none.
+  static constexpr int64_t kDefaultTokenLifespanS = 1800;
+
   // The rpc::RequestHandler. Never blocks.
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
 
@@ -47,6 +54,8 @@ class ControllerService {
                   rpc::Responder respond);
   // sdiag (diag_service.cc): the statistics, or their reset.
   void Diag(const Caller& caller, const std::string& body, rpc::Responder respond);
+  // scontrol token (token_service.cc).
+  void IssueToken(const Caller& caller, const std::string& body, rpc::Responder respond);
   // scontrol's reservation requests (reservation_service.cc).
   void HandleReservation(uint16_t method, const Caller& caller, const std::string& body,
                          rpc::Responder respond);
@@ -57,6 +66,7 @@ class ControllerService {
   std::string slurm_conf_path_;
   ConfigListener on_reconfigure_;
   PolicyChangedListener on_policy_changed_;  // May be empty
+  std::optional<std::string> jwt_key_;
   ReaderPool readers_{2};
   RpcStats rpc_stats_;
 
