@@ -21,6 +21,10 @@ packages=(
 # --with-clients; `make quickstart` does not.
 if [ "${1:-}" = "--with-clients" ]; then
   packages+=(snakemake python3-ipyparallel toil openmpi-bin libopenmpi-dev)
+  # The dashboard's browser test: Debian's Chromium, driven from Node.js
+  # (tests/dashboard). A Node.js already installed from elsewhere brings npm.
+  packages+=(chromium)
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 
 missing=()
@@ -29,11 +33,22 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo_cmd=()
-[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The browser automation library of the dashboard test, from the npm registry,
+# at the versions package-lock.json pins.
+if [ "${1:-}" = "--with-clients" ]; then
+  dashboard_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/dashboard"
+  if [ ! -d "$dashboard_tests/node_modules/puppeteer-core" ] ||
+     [ "$dashboard_tests/package-lock.json" -nt "$dashboard_tests/node_modules/.package-lock.json" ]; then
+    echo "install-deps: npm ci in tests/dashboard"
+    (cd "$dashboard_tests" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  fi
+fi

@@ -6,6 +6,7 @@
 
 #include "cli/client/accounting_client.h"
 #include "cli/client/controller_client.h"
+#include "rest/dashboard_api.h"
 #include "rest/metrics.h"
 #include "rest/openapi_document.h"
 #include "rest/rest_json.h"
@@ -63,7 +64,11 @@ class DaemonBackend final : public Backend {
   std::unique_ptr<cli::AccountingClient> accounting_;
 };
 
-bool IsPublic(const std::string& path) { return path.starts_with("/openapi"); }
+// The OpenAPI document and the dashboard's own files hold no cluster data.
+bool IsPublic(const std::string& path) {
+  return path.starts_with("/openapi") || path == "/" || path == "/dashboard.js" ||
+         path == "/dashboard.css";
+}
 
 }  // namespace
 
@@ -72,6 +77,7 @@ void AddAllRoutes(Router& router) {
   AddSlurmdbRoutes(router);
   AddMetricsRoute(router);
   AddOpenApiRoutes(router);
+  AddDashboardRoutes(router);
 }
 
 RestService::RestService(std::shared_ptr<const conf::ClusterConfig> config,
