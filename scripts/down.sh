@@ -83,6 +83,7 @@ stop_all() {
   for n in "${names[@]}"; do rm -f "$QS/pids/$n.pid"; done
 }
 
+stop_all rotarestd
 stop_all "${NODES[@]}"
 stop_all rotactld
 stop_all rotadbd

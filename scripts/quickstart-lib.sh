@@ -11,7 +11,7 @@ running_pid() {
   cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
   if [ "$name" = munged ]; then
     [[ "$cmd" == */munged\ --foreground\ --force\ --socket="$QS/munge/munge.socket"\ * ]] || return 1
-  elif [ "$name" = rotactld ] || [ "$name" = rotadbd ]; then
+  elif [ "$name" = rotactld ] || [ "$name" = rotadbd ] || [ "$name" = rotarestd ]; then
     [[ "$cmd" == */"$name"\ -f\ "$CONF"\ * ]] || return 1
   else
     [[ "$cmd" == */rotad\ -N\ "$name"\ -f\ "$CONF"\ * ]] || return 1

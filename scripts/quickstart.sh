@@ -22,6 +22,7 @@
 # user with the uid the kernel reports (docs/security.md).
 #
 # Environment: ROTA_BIN (default build/bin), QS_CTLD_PORT (16817), QS_DBD_PORT (16819, rotadbd),
+# QS_REST_PORT (16820, rotarestd: the REST API and the dashboard),
 # QS_NODE_PORT (16901: first of six consecutive ports), MUNGED (/usr/sbin/munged). Ports and the
 # authentication type are fixed when the configuration is first generated.
 set -euo pipefail
@@ -34,6 +35,7 @@ CONF="$QS/slurm.conf"
 CTLD_PORT="${QS_CTLD_PORT:-16817}"
 NODE_PORT="${QS_NODE_PORT:-16901}"
 DBD_PORT="${QS_DBD_PORT:-16819}"
+REST_PORT="${QS_REST_PORT:-16820}"
 MUNGED="${MUNGED:-/usr/sbin/munged}"
 MUNGE_DIR="$QS/munge"
 
@@ -192,6 +194,9 @@ AccountingStorageHost=localhost
 AccountingStoragePort=$DBD_PORT
 AccountingStorageTRES=gres/gpu
 JobAcctGatherFrequency=task=5
+# Tokens (scontrol token) for rotarestd's REST API and dashboard.
+AuthAltTypes=auth/jwt
+AuthAltParameters=jwt_key=$QS/jwt_hs256.key
 
 NodeName=DEFAULT NodeAddr=127.0.0.1 State=UNKNOWN
 $nodes
@@ -210,6 +215,10 @@ ConstrainCores=no
 ConstrainRAMSpace=yes
 ConstrainDevices=yes
 EOF
+  # auth/jwt: the key tokens are signed with, readable by its owner only.
+  (umask 077 && head -c 64 /dev/urandom >"$QS/jwt_hs256.key")
+  chmod 0600 "$QS/jwt_hs256.key"
+  echo "$REST_PORT" >"$QS/rest_port"
   # auth/slurm (should AuthType change): a shared key beside slurm.conf, readable by its owner only.
   (umask 077 && head -c 64 /dev/urandom >"$QS/slurm.key")
   chmod 0600 "$QS/slurm.key"
@@ -229,6 +238,8 @@ write_env() {
 export SLURM_CONF='$CONF'
 PATH="\$(printf '%s' ":\$PATH:" | sed 's#:$BIN:#:#g; s#^:##; s#:\$##')"
 export PATH='$BIN':"\$PATH"
+# rotarestd: slurmrestd's REST API, /metrics and the dashboard (docs/rest.md).
+export ROTA_REST_URL='http://127.0.0.1:$REST_PORT'
 EOF
 }
 
@@ -262,6 +273,8 @@ if [ ! -f "$CONF" ]; then
   say "writing a new configuration in $QS"
   generate_config
 fi
+# The REST port chosen when the configuration was written (older ones: the default).
+[ -f "$QS/rest_port" ] && REST_PORT="$(tr -dc '0-9' <"$QS/rest_port")"
 write_env
 mapfile -t NODES <"$QS/nodes"
 CTLD_PORT="$(sed -n 's/^SlurmctldPort=//p' "$CONF")"
@@ -378,6 +391,23 @@ if ! wait_for nodes_up "$register_wait"; then
   die "not every node registered with the controller within $register_wait s (see $QS/log/)"
 fi
 
+# rotarestd: the REST API and the dashboard. It acts for whoever's token a request
+# carries; like slurmrestd it refuses to run as root unless told it may.
+if running_pid rotarestd >/dev/null; then
+  say "rotarestd pid $(running_pid rotarestd) already serving http://127.0.0.1:$REST_PORT/"
+else
+  port_in_use "$REST_PORT" &&
+    die "port $REST_PORT (for rotarestd) on 127.0.0.1 is in use by another program; pick another with QS_REST_PORT=NNNNN make quickstart (after make down CLEAN=1)"
+  rm -f "$QS/pids/rotarestd.pid" "$QS/rest.socket"
+  start_daemon rotarestd env SLURMRESTD_SECURITY=disable_user_check "$BIN/rotarestd" -f "$CONF" \
+    "127.0.0.1:$REST_PORT" "unix:$QS/rest.socket"
+  if ! wait_for "running_pid rotarestd && port_in_use $REST_PORT" 15; then
+    tail -n 20 "$QS/log/rotarestd.log" >&2 || true
+    die "rotarestd did not come up within 15 s; its log is $QS/log/rotarestd.log (last lines above)"
+  fi
+  say "rotarestd pid $(running_pid rotarestd) serving http://127.0.0.1:$REST_PORT/"
+fi
+
 # A demo job when the whole cluster was started from nothing.
 demo=""
 if [ ${#already[@]} -eq 0 ]; then
@@ -409,6 +439,7 @@ else
   say "credentials: auth/slurm; other users get theirs from rotad on ${socket:-/run/rota/auth.socket}"
 fi
 cat <<EOF
+quickstart: dashboard: http://127.0.0.1:$REST_PORT/ (sign in as $(id -un) with the token 'scontrol token' prints)
 quickstart: logs in $QS/log/, pids in $QS/pids/
 quickstart: next:
   source run/quickstart/env.sh        # Rota's sbatch, squeue, ... first on PATH; SLURM_CONF set
@@ -421,6 +452,8 @@ cat <<'EOF'
   sbatch --gres=gpu:1 --wrap='env | grep -E "CUDA|SLURM_JOB"'   # output: slurm-<id>.out here
   sbatch -p cpu -n 4 --wrap='hostname; sleep 30'
   sacct -a                             # what ran, from rotadbd
+  curl -s -H "X-SLURM-USER-NAME: $USER" -H "X-SLURM-USER-TOKEN: $(scontrol token | cut -d= -f2)" \
+    "$ROTA_REST_URL/slurm/v0.0.38/jobs"   # the REST API (docs/rest.md)
   seff <id>                            # how well a job used its CPUs, memory and GPUs
   sstat -j <id>.batch -o JobID,AveCPU,MaxRSS,TRESUsageInAve   # a running job's figures so far
   scontrol show node gpu01
