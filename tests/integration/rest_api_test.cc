@@ -300,6 +300,27 @@ TEST_F(RestApiTest, AnOrdinaryUserActsWithTheirOwnRights) {
   Call("DELETE", "/slurm/v0.0.38/job/" + root_job);
 }
 
+// A client written from slurmrestd's documentation alone (Python's standard
+// library, no Rota in it) runs a job through submit, poll and accounting.
+TEST_F(RestApiTest, AClientWrittenFromSlurmrestdsDocumentationWorksUnchanged) {
+  CommandResult r =
+      RunShell("SLURMRESTD_URL=http://127.0.0.1:" + std::to_string(rest_port_) +
+               " SLURM_USER=root SLURM_JWT='" + token_ + "' WORK_DIR=" + cluster_->work_dir() +
+               " /usr/bin/python3 " + std::string(ROTA_SOURCE_DIR) +
+               "/tests/integration/slurmrestd_client.py 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  Json seen = Json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(seen.is_object()) << r.out;
+  EXPECT_EQ(seen["ping"], "UP");
+  EXPECT_EQ(seen["state"], "COMPLETED");
+  EXPECT_EQ(seen["accounting_state"], "COMPLETED");
+  EXPECT_EQ(seen["nodes"].size(), 2u);
+  EXPECT_EQ(ReadFileText(cluster_->work_dir() + "/docs-client.out"), "hello from the docs\n");
+  const std::string id = std::to_string(seen["job_id"].get<int>());
+  EXPECT_EQ(Trim(cluster_->Run("sacct -n -X -j " + id + " -o JobName%20,State").out),
+            "docs-client  COMPLETED");
+}
+
 TEST_F(RestApiTest, TheDocumentNamesEveryRouteAndOnlyThose) {
   const Json& doc = Document();
   ASSERT_TRUE(doc.contains("paths")) << doc.dump();
