@@ -72,6 +72,10 @@ Json JobView(const wire::JobRecord& j, int64_t now,
   job["planned_start"] = j.sched_start_time();
   job["planned_nodes"] = j.sched_nodes();
   job["reason_text"] = ReasonInWords(j.reason());
+  // GPU efficiency (docs/gpu-efficiency.md): the GPUs' idle flag, when set.
+  job["gpu_idle_since"] = j.gpu_idle_since();
+  job["gpu_idle_util"] = j.gpu_idle_util();
+  job["gpu_idle_action_at"] = j.gpu_idle_action_at();
   auto p = priorities.find(j.job_id());
   if (p != priorities.end()) {
     const wire::PriorityFactors& w = p->second->weighted();

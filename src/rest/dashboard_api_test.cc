@@ -85,6 +85,8 @@ TEST(DashboardRouteTest, OneAnswerWithNodesJobsAndTheSchedulerInTheDocumentedSha
   wire::ListJobsResponse jobs;
   jobs.set_now(1000);
   *jobs.add_jobs() = RunningOn(7, "alice", "g1", "1");
+  jobs.mutable_jobs(0)->set_gpu_idle_since(900);
+  jobs.mutable_jobs(0)->set_gpu_idle_util(2.5);
   wire::JobRecord pending;
   pending.set_job_id(9);
   pending.set_state(wire::JOB_STATE_PENDING);
@@ -113,6 +115,9 @@ TEST(DashboardRouteTest, OneAnswerWithNodesJobsAndTheSchedulerInTheDocumentedSha
   EXPECT_EQ(answer["user"], "alice");
   EXPECT_EQ(answer["nodes"][0]["gpu_cells"][1]["job_id"], 7);
   EXPECT_EQ(answer["jobs"][1]["planned_start"], 5000);
+  EXPECT_EQ(answer["jobs"][0]["gpu_idle_since"], 900);
+  EXPECT_EQ(answer["jobs"][0]["gpu_idle_util"], 2.5);
+  EXPECT_EQ(answer["jobs"][1]["gpu_idle_since"], 0);
   EXPECT_EQ(answer["jobs"][1]["priority_factors"]["age"], 120.0);
   EXPECT_TRUE(answer["jobs"][0]["priority_factors"].is_null());
   EXPECT_EQ(answer["scheduler"]["queue_length"], 4);

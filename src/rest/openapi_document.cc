@@ -25,6 +25,9 @@ void AddDashboardPart(Json& doc) {
   job["properties"]["planned_start"] = Int();
   job["properties"]["planned_nodes"] = Str();
   job["properties"]["reason_text"] = Str();
+  job["properties"]["gpu_idle_since"] = Int();
+  job["properties"]["gpu_idle_util"] = Num();
+  job["properties"]["gpu_idle_action_at"] = Int();
   job["properties"]["priority_factors"] = Nullable(Obj({{"age", Num()},
                                                         {"fairshare", Num()},
                                                         {"job_size", Num()},

@@ -69,6 +69,14 @@ function clusterView() {
   return [el('h2', {}, `Nodes (${data.nodes.length})`), legend, el('div', { class: 'nodes' }, nodes)];
 }
 
+// GPU efficiency: the idle flag rotad raised (GpuIdlePolicy), with what follows.
+function gpuUse(j) {
+  if (!j.gpu_idle_since) return '';
+  let text = `idle since ${when(j.gpu_idle_since)} (${Math.round(j.gpu_idle_util)}% use)`;
+  if (j.gpu_idle_action_at) text += `; acted on at ${when(j.gpu_idle_action_at)}`;
+  return el('span', { class: 'error' }, text);
+}
+
 function queueView() {
   const all = $('#view').dataset.all === '1';
   const jobs = data.jobs.filter((j) => all || mine(j));
@@ -91,14 +99,16 @@ function queueView() {
       el('td', {}, link(j)), el('td', {}, j.name), el('td', {}, j.user_name),
       el('td', {}, j.job_state), el('td', {}, j.nodes), el('td', {}, j.time_used),
       el('td', { class: 'job-gpus' }, j.allocation.filter((a) => a.gpu_ids)
-        .map((a) => `${a.node}: GPU ${a.gpu_ids}`).join('; '))));
+        .map((a) => `${a.node}: GPU ${a.gpu_ids}`).join('; ')),
+      el('td', { class: 'gpu-use' }, gpuUse(j))));
   const head = (...names) => el('tr', {}, names.map((n) => el('th', {}, n)));
   return [toggle,
     el('h2', {}, `Pending (${pending.length})`),
     el('table', { id: 'pending' }, head('Job', 'Name', 'User', 'Partition', 'Priority', 'Why waiting',
       'Planned start', 'Priority factors'), pending),
     el('h2', {}, `Running (${running.length})`),
-    el('table', { id: 'running' }, head('Job', 'Name', 'User', 'State', 'Nodes', 'Time', 'GPUs'),
+    el('table', { id: 'running' }, head('Job', 'Name', 'User', 'State', 'Nodes', 'Time', 'GPUs',
+      'GPU use'),
       running)];
 }
 
@@ -134,7 +144,7 @@ function jobView(id) {
     el('dl', { class: 'job', id: 'job-detail' },
       row('state', job.job_state), row('reason', job.state_reason ? `${job.state_reason}: ${job.reason_text}` : ''),
       row('user', job.user_name), row('partition', job.partition),
-      row('nodes', job.nodes), row('allocation', job.allocation.map((a) =>
+      row('nodes', job.nodes), row('GPU use', gpuUse(job) || 'not flagged idle'), row('allocation', job.allocation.map((a) =>
         `${a.node}: CPUs ${a.cpu_ids}${a.gpu_ids ? ', GPUs ' + a.gpu_ids : ''}, ${a.memory} MB`).join('; ')),
       row('history', history), row('stdout', job.standard_output), row('stderr', job.standard_error),
       row('work dir', job.current_working_directory)),
