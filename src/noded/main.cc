@@ -1,8 +1,11 @@
 // rotad: the Rota node daemon.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/daemon_command_line.h"
 #include "common/daemon_life.h"
@@ -14,8 +17,9 @@ namespace {
 
 void Usage(FILE* to) {
   std::fprintf(to,
-               "Usage: rotad -N NODENAME [-D] [-f slurm.conf] [-v]\n"
+               "Usage: rotad [-N NODENAME] [-D] [-f slurm.conf] [-v]\n"
                "  -N NODENAME         the NodeName line of slurm.conf this daemon serves\n"
+               "                      (default: this host's short name)\n"
                "  -f, --config FILE   configuration file (default: $SLURM_CONF or "
                "/etc/slurm/slurm.conf)\n"
                "  -D                  run in the foreground (the only mode for now)\n"
@@ -38,9 +42,13 @@ int main(int argc, char** argv) {
   }
   options.slurm_conf_path = line.slurm_conf_path;
   if (options.node_name.empty()) {
-    std::fprintf(stderr, "rotad: -N NODENAME is required\n");
-    Usage(stderr);
-    return 1;
+    // As slurmd: the node this host is, by its short host name.
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') {
+      std::fprintf(stderr, "rotad: cannot read this host's name; give -N NODENAME\n");
+      return 1;
+    }
+    options.node_name = std::string(host).substr(0, std::string_view(host).find('.'));
   }
 
   // Tests and demos give a daemon pretend GPUs (docs/configuration.md).

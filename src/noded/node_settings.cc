@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netdb.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 
@@ -36,6 +38,32 @@ bool IsNumericAddress(const std::string& address) {
          inet_pton(AF_INET6, address.c_str(), buf) == 1;
 }
 
+std::string ListenAddressFor(const std::string& node_addr) {
+  if (IsNumericAddress(node_addr)) return node_addr;
+  // A name: the node is reached at whatever it resolves to. Only a name that
+  // resolves to loopback alone (several node daemons on one test host) keeps
+  // the daemon there; otherwise it listens on every address, as slurmd does,
+  // which inside a host of its own (a network namespace) is that host's.
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(node_addr.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    return "0.0.0.0";
+  }
+  bool loopback_only = true;
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(a->ai_addr);
+      loopback_only &= (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr);
+      loopback_only &= IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+    }
+  }
+  freeaddrinfo(found);
+  return loopback_only ? "127.0.0.1" : "0.0.0.0";
+}
+
 Result<NodeSettings> ResolveNodeSettings(const conf::ClusterConfig& config,
                                          const std::string& node_name) {
   const conf::NodeConfig* node = config.FindNode(node_name);
@@ -46,7 +74,7 @@ Result<NodeSettings> ResolveNodeSettings(const conf::ClusterConfig& config,
   NodeSettings s;
   s.node_name = node_name;
   s.port = node->port != 0 ? node->port : config.settings.slurmd_port;
-  s.listen_address = IsNumericAddress(node->address) ? node->address : "127.0.0.1";
+  s.listen_address = ListenAddressFor(node->address);
   s.spool_dir = ExpandNodePattern(config.settings.slurmd_spool_dir, *node);
   s.heartbeat_interval = HeartbeatInterval(config.settings.slurmd_timeout, s.heartbeat_interval);
   for (const std::string& p : config.settings.slurmd_parameters) {

@@ -42,6 +42,10 @@ std::string ExpandNodePattern(std::string_view pattern, const conf::NodeConfig& 
 
 // True for a numeric IPv4 or IPv6 address.
 bool IsNumericAddress(const std::string& address);
+// Where the node daemon listens given its NodeAddr: a numeric address as it
+// is; a name that resolves to loopback only, 127.0.0.1; any other name, every
+// address (0.0.0.0), as slurmd does.
+std::string ListenAddressFor(const std::string& node_addr);
 
 // The settings of node `node_name`: port from Port= on its NodeName line, else
 // SlurmdPort; it listens on NodeAddr when that is numeric, else on loopback

@@ -32,7 +32,10 @@ TEST(NodeSettingsTest, PortAddressAndSpoolComeFromSlurmConf) {
   auto b = ResolveNodeSettings(**loaded.config, "b1");
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->port, 7001);
-  EXPECT_EQ(b->listen_address, "127.0.0.1");  // NodeAddr defaults to "hostb": not numeric.
+  // NodeAddr defaults to "hostb", a name that resolves nowhere here: every address.
+  EXPECT_EQ(b->listen_address, "0.0.0.0");
+  EXPECT_EQ(ListenAddressFor("localhost"), "127.0.0.1");
+  EXPECT_EQ(ListenAddressFor("::1"), "::1");
   EXPECT_EQ(ResolveNodeSettings(**loaded.config, "zz").status().code(), StatusCode::kNotFound);
 }
 
