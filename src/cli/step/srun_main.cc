@@ -6,8 +6,12 @@
 // task 0 runs on a pseudo-terminal of its own and srun's terminal is raw
 // meanwhile (cli/step/raw_terminal.h). Exits with the highest task exit code
 // (128+signal when tasks only died of signals).
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -85,13 +89,46 @@ void Usage() {
                "      --jobid=id             run inside this job's allocation\n";
 }
 
+// The address of this host that faces `host` (the route the kernel would
+// take; a UDP "connect" sends nothing), or "" when there is none.
+std::string LocalAddressToward(const std::string& host, uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 ||
+      found == nullptr) {
+    return "";
+  }
+  std::string out;
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in local{};
+  socklen_t len = sizeof local;
+  char text[INET_ADDRSTRLEN] = {};
+  if (fd >= 0 && connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0 &&
+      inet_ntop(AF_INET, &local.sin_addr, text, sizeof text) != nullptr) {
+    out = text;
+  }
+  if (fd >= 0) close(fd);
+  freeaddrinfo(found);
+  return out;
+}
+
 // The address the node daemons reach srun at: the address of the node srun
-// runs on (SLURMD_NODENAME), else loopback.
+// runs on (SLURMD_NODENAME), else this host's address toward the controller
+// (a login host: the nodes are on the controller's side), else loopback.
 std::string IoHost(const conf::ClusterConfig& config) {
   if (const char* me = std::getenv("SLURMD_NODENAME"); me != nullptr) {
     if (const conf::NodeConfig* n = config.FindNode(me); n != nullptr && !n->address.empty()) {
       return n->address;
     }
+  }
+  if (!config.settings.controllers.empty()) {
+    const conf::ControllerHost& ctl = config.settings.controllers.front();
+    std::string local = LocalAddressToward(ctl.address.empty() ? ctl.name : ctl.address,
+                                           config.settings.slurmctld_port);
+    if (!local.empty()) return local;
   }
   return "127.0.0.1";
 }
