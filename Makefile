@@ -13,7 +13,7 @@ export CCACHE_BASEDIR  := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
 .PHONY: all build test fuzz deps format check-format bench quickstart down bench-vs-slurm \
-        bench-vs-slurmdbd clean
+        bench-vs-slurmdbd clean cluster cluster-down
 
 all: build
 
@@ -98,6 +98,16 @@ quickstart: deps
 # Stops exactly what quickstart started and removes its cgroups; CLEAN=1 also deletes run/quickstart/.
 down:
 	@bash scripts/down.sh $(if $(filter 1 yes true,$(CLEAN)),--clean)
+
+# Separate hosts on this machine (network, UTS and mount namespaces; root): rotactld and
+# rotadbd on "ctl", rotad on node1..node4, a "login" host; run/cluster/env.sh reaches it.
+cluster: deps
+	@cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_DIR) --target programs
+	@ROTA_BIN=$(abspath $(BUILD_DIR))/bin bash scripts/cluster.sh
+
+cluster-down:
+	@bash scripts/cluster.sh down
 
 # Rota and real Slurm 22.05 (installed from Debian's packages if missing) side by side on this
 # machine: two 4-node clusters of the same layout, each figure interleaved; see docs/performance.md.
