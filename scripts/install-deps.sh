@@ -13,6 +13,7 @@ packages=(
   libssl-dev libmunge-dev munge zlib1g-dev
   libhwloc-dev libpmix-dev
   libsqlite3-dev libmicrohttpd-dev libjwt-dev
+  iproute2
   libpq-dev postgresql
   libfaketime
 )
