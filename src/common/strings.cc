@@ -71,6 +71,10 @@ std::vector<std::string> SplitCommaList(std::string_view s) {
 }
 
 std::vector<std::string_view> SplitOutsideBrackets(std::string_view s, char sep) {
+  return SplitOutside(s, sep, '[', ']');
+}
+
+std::vector<std::string_view> SplitOutside(std::string_view s, char sep, char open, char close) {
   std::vector<std::string_view> parts;
   size_t start = 0;
   int depth = 0;
@@ -78,9 +82,9 @@ std::vector<std::string_view> SplitOutsideBrackets(std::string_view s, char sep)
     if (i == s.size() || (s[i] == sep && depth == 0)) {
       parts.push_back(s.substr(start, i - start));
       start = i + 1;
-    } else if (s[i] == '[') {
+    } else if (s[i] == open) {
       ++depth;
-    } else if (s[i] == ']' && depth > 0) {
+    } else if (s[i] == close && depth > 0) {
       // A stray ']' must not make the depth negative, or every later
       // separator would be swallowed; the caller's own parser reports it.
       --depth;

@@ -23,6 +23,9 @@ std::vector<std::string_view> Split(std::string_view s, char sep);
 std::vector<std::string> SplitCommaList(std::string_view s);
 // Splits on `sep` except inside [...] brackets ("a[1,2],b" -> {"a[1,2]", "b"}).
 std::vector<std::string_view> SplitOutsideBrackets(std::string_view s, char sep);
+// Splits on `sep` except between `open` and `close` (nested pairs counted):
+// SplitOutside("gpu:2(S:0,1),nic:1", ',', '(', ')') -> {"gpu:2(S:0,1)", "nic:1"}.
+std::vector<std::string_view> SplitOutside(std::string_view s, char sep, char open, char close);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 
 // Whole-string unsigned decimal; nullopt for empty input, signs, junk or overflow.

@@ -48,6 +48,13 @@ TEST(StringsTest, SplitKeepsEmptyPieces) {
   EXPECT_THAT(Split("a:b:c", ':'), ElementsAre("a", "b", "c"));
 }
 
+TEST(StringsTest, SplitOutsideKeepsTheGivenPairsTogether) {
+  EXPECT_THAT(SplitOutside("gpu:a100:2(S:0,1),gpu:t4:1(IDX:0,2)", ',', '(', ')'),
+              ElementsAre("gpu:a100:2(S:0,1)", "gpu:t4:1(IDX:0,2)"));
+  EXPECT_THAT(SplitOutside("a((1,2),3),b", ',', '(', ')'), ElementsAre("a((1,2),3)", "b"));
+  EXPECT_THAT(SplitOutside("a),b", ',', '(', ')'), ElementsAre("a)", "b"));
+}
+
 TEST(StringsTest, SplitOutsideBracketsIgnoresSeparatorsInBrackets) {
   EXPECT_THAT(SplitOutsideBrackets("a[1,2],b", ','), ElementsAre("a[1,2]", "b"));
   EXPECT_THAT(SplitOutsideBrackets("r[1-2]-n[01,03],c7", ','),

@@ -34,19 +34,8 @@ std::vector<uint32_t> Indices(std::string_view ids) {
 
 // "gpu:a100:2(IDX:0,2),gpu:t4:1" split at the commas outside parentheses.
 std::vector<std::string_view> GresItems(std::string_view list) {
-  std::vector<std::string_view> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= list.size(); ++i) {
-    if (i == list.size() || (list[i] == ',' && depth == 0)) {
-      if (i > start) out.push_back(list.substr(start, i - start));
-      start = i + 1;
-    } else if (list[i] == '(') {
-      ++depth;
-    } else if (list[i] == ')' && depth > 0) {
-      --depth;
-    }
-  }
+  std::vector<std::string_view> out = SplitOutside(list, ',', '(', ')');
+  std::erase_if(out, [](std::string_view item) { return item.empty(); });
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "api/methods.h"
 #include "cli/format/sinfo_fields.h"
 #include "common/gres_spec.h"
+#include "common/strings.h"
 #include "model/index_set.h"
 #include "model/job_state.h"
 #include "rest/rest_json.h"
@@ -167,21 +168,9 @@ struct NodeGpus {
 template <typename Fn>
 void ForEachGresItem(std::string_view list, Fn&& fn) {
   if (list.empty() || list == "(null)") return;
-  size_t start = 0;
-  int depth = 0;
-  for (size_t i = 0; i <= list.size(); ++i) {
-    if (i == list.size() || (list[i] == ',' && depth == 0)) {
-      std::string_view item = list.substr(start, i - start);
-      if (size_t paren = item.find('('); paren != std::string_view::npos) {
-        item = item.substr(0, paren);
-      }
-      if (!item.empty()) fn(item);
-      start = i + 1;
-    } else if (list[i] == '(') {
-      ++depth;
-    } else if (list[i] == ')' && depth > 0) {
-      --depth;
-    }
+  for (std::string_view item : SplitOutside(list, ',', '(', ')')) {
+    item = item.substr(0, item.find('('));
+    if (!item.empty()) fn(item);
   }
 }
 

@@ -21,12 +21,12 @@ std::string Param(const PathParams& params, const std::string& name) {
   return it == params.end() ? "" : it->second;
 }
 
+// GPUs in a node's GRES ("gpu:a100:2(S:0),gpu:t4:1(IDX:0)"), bindings aside.
 uint64_t GpusIn(std::string_view gres) {
   uint64_t count = 0;
-  auto list = ParseGresList(gres.substr(0, gres.find('(')));
-  if (!list.ok()) return 0;
-  for (const GresSpec& g : *list) {
-    if (g.name == "gpu") count += g.count;
+  for (std::string_view item : SplitOutside(gres, ',', '(', ')')) {
+    auto spec = ParseGresSpec(item.substr(0, item.find('(')));
+    if (spec.ok() && spec->name == "gpu") count += spec->count;
   }
   return count;
 }

@@ -60,6 +60,8 @@ TEST(NodeJsonTest, StateSplitsIntoBaseAndFlags) {
   EXPECT_EQ(node["idle_cpus"], 5);
   EXPECT_EQ(node["tres"], "cpu=8,mem=0M,billing=8,gres/gpu=4");
   EXPECT_EQ(node["tres_used"], "cpu=3,mem=0M,billing=3,gres/gpu=2");
+  n.set_gres("gpu:a100:2(S:0),gpu:t4:1(S:1)");
+  EXPECT_EQ(NodeJson(n)["tres"], "cpu=8,mem=0M,billing=8,gres/gpu=3");
   Json answer = Envelope(ApiFlavor::kSlurm);
   answer["nodes"] = Json::array({node});
   EXPECT_TRUE(CheckAnswer(OpenApiDocument(), "/slurm/v0.0.38/nodes/", "get", answer).empty());
