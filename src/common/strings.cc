@@ -76,20 +76,7 @@ std::vector<std::string_view> SplitOutsideBrackets(std::string_view s, char sep)
 
 std::vector<std::string_view> SplitOutside(std::string_view s, char sep, char open, char close) {
   std::vector<std::string_view> parts;
-  size_t start = 0;
-  int depth = 0;
-  for (size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || (s[i] == sep && depth == 0)) {
-      parts.push_back(s.substr(start, i - start));
-      start = i + 1;
-    } else if (s[i] == open) {
-      ++depth;
-    } else if (s[i] == close && depth > 0) {
-      // A stray ']' must not make the depth negative, or every later
-      // separator would be swallowed; the caller's own parser reports it.
-      --depth;
-    }
-  }
+  ForEachOutside(s, sep, open, close, [&](std::string_view part) { parts.push_back(part); });
   return parts;
 }
 

@@ -26,6 +26,24 @@ std::vector<std::string_view> SplitOutsideBrackets(std::string_view s, char sep)
 // Splits on `sep` except between `open` and `close` (nested pairs counted):
 // SplitOutside("gpu:2(S:0,1),nic:1", ',', '(', ')') -> {"gpu:2(S:0,1)", "nic:1"}.
 std::vector<std::string_view> SplitOutside(std::string_view s, char sep, char open, char close);
+// The same pieces, each given to `fn`, with nothing allocated (hot paths).
+template <typename Fn>
+void ForEachOutside(std::string_view s, char sep, char open, char close, Fn&& fn) {
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || (s[i] == sep && depth == 0)) {
+      fn(s.substr(start, i - start));
+      start = i + 1;
+    } else if (s[i] == open) {
+      ++depth;
+    } else if (s[i] == close && depth > 0) {
+      // A stray closer must not make the depth negative, or every later
+      // separator would be swallowed; the caller's own parser reports it.
+      --depth;
+    }
+  }
+}
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 
 // Whole-string unsigned decimal; nullopt for empty input, signs, junk or overflow.

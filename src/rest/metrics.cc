@@ -168,10 +168,10 @@ struct NodeGpus {
 template <typename Fn>
 void ForEachGresItem(std::string_view list, Fn&& fn) {
   if (list.empty() || list == "(null)") return;
-  for (std::string_view item : SplitOutside(list, ',', '(', ')')) {
+  ForEachOutside(list, ',', '(', ')', [&](std::string_view item) {
     item = item.substr(0, item.find('('));
     if (!item.empty()) fn(item);
-  }
+  });
 }
 
 // Adds the GPUs of a GRES list ("gpu:a100:4,gpu:2,nic:1") to `gpus`, as
