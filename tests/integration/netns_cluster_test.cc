@@ -3,8 +3,11 @@
 // host "login". Every host has its own network, address, hostname and
 // /etc/hosts; nothing may assume 127.0.0.1 or a shared host name. Jobs, steps
 // across hosts, PMI-2 fences, a node's network cut, accounting.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -24,6 +27,11 @@ const std::vector<std::string> kNodes = {"node1", "node2", "node3", "node4"};
 class NetnsClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // ctest runs each case as a process of its own, in parallel; the cases'
+    // nodes share names (and so cgroups), hence one case at a time.
+    lock_fd_ = open("/tmp/rota-netns-cluster-test.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    ASSERT_GE(lock_fd_, 0);
+    ASSERT_EQ(flock(lock_fd_, LOCK_EX), 0);
     chmod(dir_.path().c_str(), 0755);
     std::vector<std::string> names = {"ctl", "login"};
     names.insert(names.end(), kNodes.begin(), kNodes.end());
@@ -54,6 +62,7 @@ class NetnsClusterTest : public ::testing::Test {
       RunShell("for c in /sys/fs/cgroup/*/rota/" + node +
                "; do find $c -depth -type d -exec rmdir {} \\; ; done 2>/dev/null");
     }
+    if (lock_fd_ >= 0) close(lock_fd_);  // Releases the lock.
   }
 
   std::string Dir() const { return dir_.path().string(); }
@@ -145,6 +154,7 @@ class NetnsClusterTest : public ::testing::Test {
     return out;
   }
 
+  int lock_fd_ = -1;
   TempDir dir_;
   std::unique_ptr<NetnsHosts> hosts_;
   std::vector<std::unique_ptr<DaemonProcess>> daemons_;
@@ -176,7 +186,11 @@ TEST_F(NetnsClusterTest, StepsSpanHostsAndStreamBackToTheLoginHost) {
   const std::string id = Submit("-N4 --ntasks-per-node=1",
                                 "srun -l hostname | sort\n"
                                 "srun --mpi=pmi2 -l " +
-                                    BinDir() + "/pmi2_test_client | sort\n");
+                                    BinDir() +
+                                    "/pmi2_test_client | sort\n"
+                                    // -w and -x pick the step's hosts among the job's.
+                                    "srun -n1 -w node3 hostname\n"
+                                    "srun -N3 -n3 -x node1 -l hostname | sort\n");
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   const std::string out = Output(id);
   for (int rank = 0; rank < 4; ++rank) {
@@ -187,12 +201,36 @@ TEST_F(NetnsClusterTest, StepsSpanHostsAndStreamBackToTheLoginHost) {
               std::string::npos)
         << out;
   }
+  EXPECT_NE(out.find("\nnode3\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("0: node2\n1: node3\n2: node4\n"), std::string::npos) << out;
   size_t fences = 0;
   for (size_t at = out.find("saw=3/3 ok\n"); at != std::string::npos;
        at = out.find("saw=3/3 ok\n", at + 1)) {
     ++fences;
   }
   EXPECT_EQ(fences, 4u) << out;
+}
+
+// Debian's Open MPI over PMIx on two hosts, with none of the one-host
+// settings pmix_test needs (loopback TCP, no shared memory): each rank's host
+// has its own name and address, as on a real cluster.
+TEST_F(NetnsClusterTest, OpenMpiAllreducesAcrossHostsUnderSrunAndMpirun) {
+  const std::string program = BinDir() + "/mpi_allreduce_test_program";
+  ASSERT_TRUE(std::filesystem::exists(program))
+      << program << " was not built: Open MPI (libopenmpi-dev) was missing when CMake ran";
+  const std::string id =
+      Submit("-N2 -n4 -w node[1-2]",
+             "srun --mpi=pmix " + program +
+                 "\necho srun_rc=$?\n"
+                 "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun " +
+                 program + "\necho mpirun_rc=$?\n");
+  ASSERT_TRUE(WaitForState(id, "COMPLETED", std::chrono::seconds(90))) << Output(id);
+  const std::string out = Output(id);
+  const std::string want = "allreduce size=4 sum=10 ok nodes=node1,node1,node2,node2\n";
+  EXPECT_NE(out.find(want), std::string::npos) << out;
+  EXPECT_NE(out.find(want, out.find(want) + 1), std::string::npos) << "mpirun's run:\n" << out;
+  EXPECT_NE(out.find("srun_rc=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("mpirun_rc=0\n"), std::string::npos) << out;
 }
 
 TEST_F(NetnsClusterTest, ANodeCutOffTheNetworkIsDownItsJobRequeuedAndItReturns) {

@@ -424,6 +424,11 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
         return Error(fmt::format("unrecognized option '{}'", bad));
       }
       default: {
+        const std::string_view long_name =
+            c >= kAllocationOnly ? table[static_cast<size_t>(c - kAllocationOnly)].name : "";
+        // Which of the job's nodes the step takes; the allocation reads them too.
+        if (c == 'w' || long_name == "nodelist") o.nodelist = std::string(value);
+        if (c == 'x' || long_name == "exclude") o.exclude = std::string(value);
         const bool distribution =
             c == 'm' || (c >= kAllocationOnly &&
                          table[static_cast<size_t>(c - kAllocationOnly)].name == "distribution");
@@ -460,8 +465,9 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     }
     if (!n.ok()) return n.status();
   }
-  if (tasks_given && !nodes_given && o.num_nodes > 0) {
-    // The inherited node count only caps the step: it takes as many as it needs.
+  if ((tasks_given || !o.nodelist.empty()) && !nodes_given && o.num_nodes > 0) {
+    // The inherited node count only caps the step: it takes as many as it
+    // needs, or with -w the nodes named.
     o.num_nodes = 0;
   }
   if (o.pty) {

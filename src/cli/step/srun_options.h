@@ -45,6 +45,9 @@ struct SrunOptions {
   // --propagate's limits, replacing slurm.conf's PropagateResourceLimits.
   std::optional<std::vector<std::string>> propagate;
   uint32_t num_nodes = 0;
+  // -w/--nodelist, -x/--exclude as given: the step's nodes among the job's.
+  std::string nodelist;
+  std::string exclude;
   uint32_t ntasks_per_node = 0;
   uint32_t cpus_per_task = 0;
   uint32_t gpus_per_task = 0;

@@ -27,6 +27,8 @@ wire::CreateStepRequest StepRequestFor(const SrunOptions& options) {
   create.set_overlap(options.overlap || options.pty);
   create.set_overcommit(options.overcommit);
   create.set_distribution(options.distribution);
+  create.set_nodelist(options.nodelist);
+  create.set_exclude(options.exclude);
   create.set_cpu_bind(options.cpu_bind);
   return create;
 }

@@ -1,8 +1,13 @@
 #include "ctld/core/step_resources.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
+#include <set>
+#include <string>
 
+#include "common/hostlist.h"
 #include "model/index_set.h"
 
 namespace rota::ctld {
@@ -101,6 +106,38 @@ StepResourceRequest StepResourceRequestOf(const wire::CreateStepRequest& request
   r.shape.distribution =
       model::ParseTaskDistribution(request.distribution()).value_or(model::TaskDistribution());
   return r;
+}
+
+Result<std::vector<uint32_t>> StepNodeChoice(const wire::JobRecord& job,
+                                             const wire::CreateStepRequest& request) {
+  auto expand = [](const std::string& list) -> Result<std::set<std::string>> {
+    if (list.empty()) return std::set<std::string>();
+    Result<std::vector<std::string>> names = ExpandHostlist(list);
+    if (!names.ok()) return names.status();
+    return std::set<std::string>(names->begin(), names->end());
+  };
+  Result<std::set<std::string>> wanted = expand(request.nodelist());
+  if (!wanted.ok()) return wanted.status();
+  Result<std::set<std::string>> excluded = expand(request.exclude());
+  if (!excluded.ok()) return excluded.status();
+  std::set<std::string> job_nodes(job.nodes().begin(), job.nodes().end());
+  for (const std::string& name : *wanted) {
+    if (job_nodes.count(name) == 0 || excluded->count(name) > 0) {
+      return InvalidArgument(
+          fmt::format("Requested node configuration is not available ({} is not one of the "
+                      "job's nodes)",
+                      name));
+    }
+  }
+  std::vector<uint32_t> out;
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    const std::string& name = job.nodes(i);
+    if (!wanted->empty() && wanted->count(name) == 0) continue;
+    if (excluded->count(name) > 0) continue;
+    out.push_back(static_cast<uint32_t>(i));
+  }
+  if (out.empty()) return InvalidArgument("Requested node configuration is not available");
+  return out;
 }
 
 Result<StepPlacement> PlaceStep(const std::vector<StepNodeResources>& job,

@@ -48,6 +48,12 @@ struct StepResourceRequest {
 };
 StepResourceRequest StepResourceRequestOf(const wire::CreateStepRequest& request);
 
+// The indices of the job's nodes a step may take, in the job's order: those
+// -w names (each must be one of the job's; "Requested node configuration is
+// not available" otherwise), less those -x names; all of them without either.
+Result<std::vector<uint32_t>> StepNodeChoice(const wire::JobRecord& job,
+                                             const wire::CreateStepRequest& request);
+
 struct StepPlacement {
   StepLayout layout;                    // node_indices: into the job's nodes
   std::vector<StepNodeResources> held;  // Parallel to layout.node_indices

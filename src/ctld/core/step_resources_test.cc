@@ -175,5 +175,29 @@ TEST(StepResourcesTest, GpusForTheWholeStepAreSpreadOverItsNodes) {
   EXPECT_EQ(placed->held[1].gpus, Ids({0, 1}));
 }
 
+TEST(StepNodeChoiceTest, NodelistAndExcludeChooseAmongTheJobsNodes) {
+  wire::JobRecord job;
+  for (const char* n : {"a1", "a2", "a3", "a4"}) job.add_nodes(n);
+  wire::CreateStepRequest req;
+  EXPECT_EQ(*StepNodeChoice(job, req), (std::vector<uint32_t>{0, 1, 2, 3}));
+  req.set_nodelist("a[2,4]");
+  EXPECT_EQ(*StepNodeChoice(job, req), (std::vector<uint32_t>{1, 3}));
+  req.set_nodelist("");
+  req.set_exclude("a1");
+  EXPECT_EQ(*StepNodeChoice(job, req), (std::vector<uint32_t>{1, 2, 3}));
+  // A node that is not the job's, or named and excluded: refused, naming it.
+  req.set_nodelist("a5");
+  auto foreign = StepNodeChoice(job, req);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.status().message().find("a5 is not one of the job's nodes"), std::string::npos);
+  req.set_nodelist("a1");
+  EXPECT_FALSE(StepNodeChoice(job, req).ok());
+  req.set_nodelist("");
+  req.set_exclude("a[1-4]");
+  EXPECT_FALSE(StepNodeChoice(job, req).ok());
+  req.set_exclude("a[");
+  EXPECT_FALSE(StepNodeChoice(job, req).ok());
+}
+
 }  // namespace
 }  // namespace rota::ctld

@@ -38,8 +38,21 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
       SubtractStepResources(*job, running, free);
     }
   }
-  Result<StepPlacement> placed = PlaceStep(whole, free, StepResourceRequestOf(request));
+  // -w/-x: the step chooses among these of the job's nodes only.
+  Result<std::vector<uint32_t>> allowed = StepNodeChoice(*job, request);
+  if (!allowed.ok()) return allowed.status();
+  StepResourceRequest wanted = StepResourceRequestOf(request);
+  if (!request.nodelist().empty() && wanted.shape.num_nodes == 0) {
+    wanted.shape.num_nodes = static_cast<uint32_t>(allowed->size());
+  }
+  std::vector<StepNodeResources> whole_choice, free_choice;
+  for (uint32_t i : *allowed) {
+    whole_choice.push_back(whole[i]);
+    free_choice.push_back(free[i]);
+  }
+  Result<StepPlacement> placed = PlaceStep(whole_choice, free_choice, wanted);
   if (!placed.ok()) return placed.status();
+  for (uint32_t& index : placed->layout.node_indices) index = (*allowed)[index];
   const StepLayout& layout = placed->layout;
 
   JobSteps& steps = jobs_[job->job_id()];
