@@ -1,11 +1,7 @@
 #include "auth/jwt_credential.h"
 
-#include <pwd.h>
-#include <unistd.h>
-
-#include <vector>
-
 #include "auth/jwt_token.h"
+#include "common/user_names.h"
 
 namespace rota::auth {
 
@@ -20,15 +16,9 @@ bool IsJwtCredential(std::string_view credential) {
 }
 
 std::optional<Identity> LookupUserIdentity(const std::string& name) {
-  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::vector<char> buffer(size > 0 ? static_cast<size_t>(size) : 16384);
-  passwd pw{};
-  passwd* found = nullptr;
-  if (getpwnam_r(name.c_str(), &pw, buffer.data(), buffer.size(), &found) != 0 ||
-      found == nullptr) {
-    return std::nullopt;
-  }
-  return Identity{found->pw_uid, found->pw_gid};
+  std::optional<UserRecord> user = UserByName(name);
+  if (!user) return std::nullopt;
+  return Identity{user->uid, user->gid};
 }
 
 Result<Identity> JwtAltVerifier::VerifyToken(std::string_view credential, int64_t now_unix) {

@@ -20,6 +20,16 @@ std::string UserNameOrNumber(uint32_t uid) {
   return name.empty() ? std::to_string(uid) : name;
 }
 
+std::optional<UserRecord> UserByName(const std::string& name) {
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
+    return std::nullopt;
+  }
+  return UserRecord{pw.pw_uid, pw.pw_gid, pw.pw_dir != nullptr ? pw.pw_dir : ""};
+}
+
 std::string GroupNameOrNumber(uint32_t gid) {
   group gr{};
   group* found = nullptr;

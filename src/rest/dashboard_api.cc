@@ -39,13 +39,6 @@ std::vector<std::string_view> GresItems(std::string_view list) {
   return out;
 }
 
-bool HasFlag(const Json& flags, std::string_view flag) {
-  for (const Json& f : flags) {
-    if (f.get<std::string>() == flag) return true;
-  }
-  return false;
-}
-
 Json JobView(const wire::JobRecord& j, int64_t now,
              const std::map<uint32_t, const wire::PriorityRow*>& priorities) {
   Json job = cli::JobJson(j, now);
@@ -203,11 +196,9 @@ Json GpuCells(const wire::NodeInfo& node, const wire::ListJobsResponse& jobs) {
         cells[index]["state"] = "allocated";
     }
   }
-  const Json node_json = NodeJson(node);
-  const Json& flags = node_json["state_flags"];
-  const bool unusable =
-      node_json["state"] == "down" || HasFlag(flags, "DRAIN") || HasFlag(flags, "NOT_RESPONDING");
-  const bool reserved = HasFlag(flags, "RESERVED") || HasFlag(flags, "MAINT");
+  const NodeState state = NodeStateOf(node);
+  const bool unusable = state.base == "down" || state.Has("DRAIN") || state.Has("NOT_RESPONDING");
+  const bool reserved = state.Has("RESERVED") || state.Has("MAINT");
   for (Json& cell : cells) {
     if (cell["state"] != "idle") continue;
     if (unusable) {

@@ -1,12 +1,10 @@
 #include "rest/rest_caller.h"
 
-#include <pwd.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "auth/jwt_credential.h"
+#include "common/user_names.h"
 
 namespace rota::rest {
 namespace {
@@ -50,17 +48,6 @@ std::string UnverifiedTokenUser(const std::string& token) {
   return claims["sun"].get<std::string>();
 }
 
-std::string UserNameOf(uint32_t uid) {
-  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::vector<char> buffer(size > 0 ? static_cast<size_t>(size) : 16384);
-  passwd pw{};
-  passwd* found = nullptr;
-  if (getpwuid_r(uid, &pw, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
-    return found->pw_name;
-  }
-  return std::to_string(uid);
-}
-
 Result<RestCaller> ResolveRestCaller(const HttpRequest& request, const RestAuthOptions& options) {
   const std::string token = request.Header("x-slurm-user-token");
   if (!token.empty()) {
@@ -92,7 +79,7 @@ Result<RestCaller> ResolveRestCaller(const HttpRequest& request, const RestAuthO
     }
     RestCaller caller;
     caller.uid = options.own_uid;
-    caller.user = UserNameOf(options.own_uid);
+    caller.user = UserNameOrNumber(options.own_uid);
     caller.make_issuer = [settings = options.auth_settings] { return auth::MakeIssuer(settings); };
     return caller;
   }

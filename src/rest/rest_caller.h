@@ -41,7 +41,4 @@ Result<RestCaller> ResolveRestCaller(const HttpRequest& request, const RestAuthO
 // check the token itself. Empty when the token cannot be read.
 std::string UnverifiedTokenUser(const std::string& token);
 
-// A user's name by uid, or the number as text.
-std::string UserNameOf(uint32_t uid);
-
 }  // namespace rota::rest

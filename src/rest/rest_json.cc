@@ -1,21 +1,12 @@
 #include "rest/rest_json.h"
 
-#include "cli/slurm_version.h"
+#include "cli/query/squeue_json.h"
 
 namespace rota::rest {
 
 Json Envelope(ApiFlavor flavor) {
   Json out;
-  const bool db = flavor == ApiFlavor::kSlurmdb;
-  out["meta"] = {{"plugin",
-                  {{"type", db ? "openapi/dbv0.0.38" : "openapi/v0.0.38"},
-                   {"name", db ? "Slurm OpenAPI DB v0.0.38" : "Slurm OpenAPI v0.0.38"}}},
-                 {"Slurm",
-                  {{"version",
-                    {{"major", cli::kSlurmVersionMajor},
-                     {"micro", cli::kSlurmVersionMicro},
-                     {"minor", cli::kSlurmVersionMinor}}},
-                   {"release", cli::kSlurmVersion}}}};
+  out["meta"] = cli::OpenApiMeta(flavor == ApiFlavor::kSlurmdb);
   out["errors"] = Json::array();
   return out;
 }

@@ -15,6 +15,7 @@
 #include "common/daemon_life.h"
 #include "common/log.h"
 #include "common/strings.h"
+#include "common/user_names.h"
 #include "conf/config_loader.h"
 #include "rest/http_server.h"
 #include "rest/rest_service.h"
@@ -133,7 +134,7 @@ int main(int argc, char** argv) {
     const bool user_check =
         security == nullptr ||
         std::string_view(security).find("disable_user_check") == std::string_view::npos;
-    const std::string own_name = rota::rest::UserNameOf(options.auth.own_uid);
+    const std::string own_name = rota::UserNameOrNumber(options.auth.own_uid);
     if (user_check && (options.auth.own_uid == 0 || own_name == (*config)->settings.slurm_user)) {
       return rota::Status(rota::StatusCode::kPermissionDenied,
                           "rotarestd must not run as root or SlurmUser (" + own_name +

@@ -26,6 +26,16 @@ HttpResponse GetNodes(const HttpRequest&, const PathParams& params, Backend& bac
 HttpResponse GetPartitions(const HttpRequest&, const PathParams& params, Backend& backend);
 HttpResponse GetReservations(const HttpRequest&, const PathParams& params, Backend& backend);
 
+// A node's state as v0.0.38 splits it: the base state in lower case ("idle",
+// "mixed", "down", ...) and the flags ("DRAIN", "NOT_RESPONDING",
+// "RESERVED", ...).
+struct NodeState {
+  std::string base;
+  std::vector<std::string> flags;
+  bool Has(std::string_view flag) const;
+};
+NodeState NodeStateOf(const wire::NodeInfo& node);
+
 // One node as v0.0.38_node.
 Json NodeJson(const wire::NodeInfo& node);
 

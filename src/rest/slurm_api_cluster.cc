@@ -51,31 +51,39 @@ std::string JoinAll(const Repeated& items) {
 
 }  // namespace
 
-Json NodeJson(const wire::NodeInfo& n) {
+bool NodeState::Has(std::string_view flag) const {
+  return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+NodeState NodeStateOf(const wire::NodeInfo& n) {
   const wire::NodeRecord& r = n.record();
-  // "MIXED+DRAIN*": the base state in lower case, the flags as a list, the
-  // markers (* not responding, ~ powered off, # powering up) as flags too.
+  // "MIXED+DRAIN*": the base state in lower case, the flags as a list; the
+  // markers (* not responding, ~ powered off, # powering up) are cut.
   std::string state = r.state();
-  Json flags = Json::array();
   const size_t mark = state.find_first_of("*~#");
   if (mark != std::string::npos) state = state.substr(0, mark);
   std::vector<std::string_view> parts = Split(state, '+');
-  std::string base = parts.empty() ? "unknown" : ToLower(parts[0]);
-  if (base == "drain" || base == "drained" || base == "draining")
-    base = n.alloc_cpus() ? "mixed" : "idle";
-  for (size_t i = 1; i < parts.size(); ++i) flags.push_back(std::string(parts[i]));
-  auto has = [&](std::string_view f) {
-    return std::find(flags.begin(), flags.end(), Json(std::string(f))) != flags.end();
-  };
-  if (r.drain() && !has("DRAIN")) flags.push_back("DRAIN");
-  if (r.not_responding() && !has("NOT_RESPONDING")) flags.push_back("NOT_RESPONDING");
+  NodeState out;
+  out.base = parts.empty() ? "unknown" : ToLower(parts[0]);
+  if (out.base == "drain" || out.base == "drained" || out.base == "draining") {
+    out.base = n.alloc_cpus() ? "mixed" : "idle";
+  }
+  for (size_t i = 1; i < parts.size(); ++i) out.flags.emplace_back(parts[i]);
+  if (r.drain() && !out.Has("DRAIN")) out.flags.push_back("DRAIN");
+  if (r.not_responding() && !out.Has("NOT_RESPONDING")) out.flags.push_back("NOT_RESPONDING");
+  return out;
+}
+
+Json NodeJson(const wire::NodeInfo& n) {
+  const wire::NodeRecord& r = n.record();
+  const NodeState state = NodeStateOf(n);
   Json node;
   node["name"] = r.name();
   node["hostname"] = n.hostname().empty() ? r.name() : n.hostname();
   node["address"] = n.address().empty() ? r.name() : n.address();
   node["port"] = n.port();
-  node["state"] = base;
-  node["state_flags"] = std::move(flags);
+  node["state"] = state.base;
+  node["state_flags"] = state.flags;
   node["reason"] = r.reason();
   node["reason_changed_at"] = r.reason_time();
   node["reason_set_by_user"] = r.reason().empty() ? "" : std::to_string(r.reason_uid());

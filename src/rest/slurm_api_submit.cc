@@ -3,7 +3,6 @@
 // so a job submitted over REST is checked and shaped exactly as one from
 // sbatch. As slurmrestd, #SBATCH lines in the script are not read: the
 // properties say everything, and "environment" is the job's whole environment.
-#include <pwd.h>
 #include <unistd.h>
 
 #include <mutex>
@@ -12,6 +11,7 @@
 #include "cli/submit/batch_script.h"
 #include "cli/submit/job_options.h"
 #include "common/strings.h"
+#include "common/user_names.h"
 #include "rest/slurm_api.h"
 
 namespace rota::rest {
@@ -123,15 +123,8 @@ std::mutex& ParserLock() {
 }
 
 std::string HomeOf(const std::string& user) {
-  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::vector<char> buffer(size > 0 ? static_cast<size_t>(size) : 16384);
-  passwd pw{};
-  passwd* found = nullptr;
-  if (getpwnam_r(user.c_str(), &pw, buffer.data(), buffer.size(), &found) == 0 &&
-      found != nullptr && found->pw_dir != nullptr) {
-    return found->pw_dir;
-  }
-  return "/";
+  std::optional<UserRecord> entry = UserByName(user);
+  return entry && !entry->home.empty() ? entry->home : "/";
 }
 
 }  // namespace

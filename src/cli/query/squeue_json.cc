@@ -10,15 +10,21 @@
 
 namespace rota::cli {
 
+nlohmann::ordered_json OpenApiMeta(bool accounting) {
+  return {{"plugin",
+           {{"type", accounting ? "openapi/dbv0.0.38" : "openapi/v0.0.38"},
+            {"name", accounting ? "Slurm OpenAPI DB v0.0.38" : "Slurm OpenAPI v0.0.38"}}},
+          {"Slurm",
+           {{"version",
+             {{"major", kSlurmVersionMajor},
+              {"micro", kSlurmVersionMicro},
+              {"minor", kSlurmVersionMinor}}},
+            {"release", kSlurmVersion}}}};
+}
+
 std::string SqueueJson(std::span<const wire::JobRecord> jobs, int64_t now) {
   nlohmann::ordered_json out;
-  out["meta"] = {{"plugin", {{"type", "openapi/v0.0.38"}, {"name", "Slurm OpenAPI v0.0.38"}}},
-                 {"Slurm",
-                  {{"version",
-                    {{"major", kSlurmVersionMajor},
-                     {"micro", kSlurmVersionMicro},
-                     {"minor", kSlurmVersionMinor}}},
-                   {"release", kSlurmVersion}}}};
+  out["meta"] = OpenApiMeta(/*accounting=*/false);
   out["errors"] = nlohmann::json::array();
   nlohmann::ordered_json list = nlohmann::json::array();
   for (const wire::JobRecord& j : jobs) list.push_back(JobJson(j, now));
