@@ -57,7 +57,7 @@ TEST(SendSignedTest, StaleCredentialIsSignedAgainOnceTheStartSecondHasPassed) {
   EXPECT_GT(clock, 101);  // Waited until the clock read past the start second.
 }
 
-TEST(SendSignedTest, RetriesOnlyOnce) {
+TEST(SendSignedTest, SignsAgainAtMostThreeTimes) {
   CountingIssuer issuer;
   int sends = 0;
   Status s = SendSigned(
@@ -68,7 +68,28 @@ TEST(SendSignedTest, RetriesOnlyOnce) {
       },
       [] { return int64_t{11}; });
   EXPECT_TRUE(IsStaleCredential(s));
-  EXPECT_EQ(sends, 2);
+  EXPECT_EQ(sends, 4);
+}
+
+// A request in flight across a step back of the clock is refused as dated
+// ahead, and the credential signed after it as stale (within the second the
+// daemon saw the step): the third goes through.
+TEST(SendSignedTest, AFutureRefusalThenAStaleOneIsSignedAgainTwice) {
+  CountingIssuer issuer;
+  int64_t clock = 100;
+  std::vector<std::string> sent;
+  Status s = SendSigned(
+      issuer, "bytes",
+      [&](const std::string& credential) {
+        sent.push_back(credential);
+        if (sent.size() == 1) return FutureCredential(7200, 100, 300);
+        if (sent.size() == 2) return StaleCredential(clock, 110);
+        return Status::Ok();
+      },
+      [&] { return clock++; });
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(sent.size(), 3u);
+  EXPECT_GT(clock, 111);
 }
 
 }  // namespace

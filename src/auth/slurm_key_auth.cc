@@ -153,7 +153,12 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
                     now_unix, options_.ttl_seconds));
   }
   if (issued_at > now_unix + options_.max_future_skew_seconds) {
-    return FutureCredential(issued_at_ms, now_unix * 1000, options_.max_future_skew_seconds);
+    // A credential dated ahead is how a step back of the clock shows first:
+    // note the step now, so that the instant its sender is told to sign
+    // after is past the floor the step sets (else the second credential,
+    // signed within the second of detection, would be refused as stale).
+    const int64_t sign_after = std::max(now_unix * 1000, StaleUpToMs(now_unix));
+    return FutureCredential(issued_at_ms, sign_after, options_.max_future_skew_seconds);
   }
 
   const Sha256Digest digest = Sha256(bound_bytes);

@@ -228,6 +228,22 @@ TEST_F(SlurmKeyAuthTest, AClockSteppedBackRefusesOnlyWhatCouldBeReplayed) {
   EXPECT_TRUE(verifier_.Verify(IssueAt(kNow - 3599, bound_), bound_, kNow - 3599).ok());
 }
 
+// A request signed just before a step back and checked just after is dated
+// ahead; its sender is told to sign after the step's floor, not only after
+// the daemon's now, so the credential it signs next is not stale.
+TEST_F(SlurmKeyAuthTest, ARequestInFlightAcrossAStepBackSignsAfterTheFloor) {
+  constexpr int64_t kAhead = kNow + 7200;
+  ASSERT_TRUE(verifier_.Verify(IssueAt(kAhead, bound_), bound_, kAhead).ok());
+  auto in_flight = verifier_.Verify(IssueAt(kAhead + 1, bound_), bound_, kNow + 10);
+  ExpectDenied(in_flight, "in the future");
+  int64_t sign_after = 0;
+  ASSERT_TRUE(IsStaleCredential(in_flight.status(), &sign_after));
+  EXPECT_EQ(sign_after, (kNow + 11) * 1000 - 1);
+  // Within the second of the step: stale; past the floor: accepted.
+  ExpectDenied(verifier_.Verify(IssueAt(kNow + 10, bound_), bound_, kNow + 10), "stale");
+  EXPECT_TRUE(verifier_.Verify(IssueAt(kNow + 11, bound_), bound_, kNow + 11).ok());
+}
+
 // A daemon started while its clock was ahead: after the step back its
 // start lies in the future, yet credentials signed after the step pass.
 TEST_F(SlurmKeyAuthTest, AStartAheadOfTheClockStopsMattersAfterAStepBack) {
