@@ -16,6 +16,9 @@ packages=(
   iproute2
   libpq-dev postgresql
   libfaketime
+  # Containers (src/noded/container/README.md): the runtime, squashfs images,
+  # image layers, and the busybox the tests build their images from.
+  crun squashfs-tools busybox-static libarchive-dev
 )
 # The test suite also runs real workflow clients and Open MPI against Rota
 # (docs/clients.md, docs/mpi.md): `make test` asks for them with

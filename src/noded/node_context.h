@@ -10,6 +10,7 @@
 
 #include "conf/cluster_config.h"
 #include "noded/cage/cgroup_backend.h"
+#include "noded/container/container_store.h"
 #include "noded/controller_link.h"
 #include "noded/gpu/gpu_allocator.h"
 #include "noded/gpu/gpu_watch.h"
@@ -52,6 +53,8 @@ struct NodeContext {
   StopFlag* stop = nullptr;
   // rotad only, and only where the GPUs are sampled: null otherwise.
   GpuWatch* gpu_watch = nullptr;  // Thread-safe.
+  // rotad only: the jobs' containers (pyxis' options). Null elsewhere.
+  ContainerStore* containers = nullptr;  // Thread-safe.
 };
 
 }  // namespace rota::noded

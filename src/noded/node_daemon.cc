@@ -59,6 +59,9 @@ void AnswerEmpty(const rpc::Responder& respond) { respond(0, wire::Empty().Seria
 constexpr std::chrono::seconds kStepStartTimeout(10);
 // Prologs may run this long (BatchJob's limit) before the script starts.
 constexpr std::chrono::seconds kPrologTimeout(300);
+// Disk the node's container images may take before the least recently used
+// are evicted (docs/containers.md).
+constexpr uint64_t kImageCacheBytes = 20ull << 30;
 
 // Slurm's convention for a batch script that could not start: exit code 1.
 wire::JobExitedRequest LaunchFailed(const std::string& node, uint32_t job_id) {
@@ -101,6 +104,9 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   d->gpus_ = std::move(parts->gpus);
   d->StartGpuWatch(*parts);
   d->context_.gpu_watch = d->gpu_watch_.get();
+  d->containers_ =
+      MakeNodeContainers(settings->spool_dir, kImageCacheBytes, ImageImporterProgram());
+  d->context_.containers = d->containers_.store.get();
   d->cgroups_ = std::move(parts->cgroups);
   d->controller_ = std::move(parts->controller);
   Result<std::unique_ptr<StepForker>> forker = StepForker::Start(
@@ -113,6 +119,9 @@ Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& o
   // Live jobs first: their cages are not stale.
   std::set<uint32_t> live = d->RecoverSteps();
   for (uint32_t id : PreparedJobs::Recorded(settings->spool_dir)) live.insert(id);
+  if (int swept = d->containers_.store->SweepStale(live); swept > 0) {
+    spdlog::warn("removed {} containers of jobs a previous rotad left behind", swept);
+  }
   if (int swept = d->cgroups_->SweepStale(live); swept > 0) {
     spdlog::warn("removed {} cgroups of jobs a previous rotad left behind", swept);
   }
@@ -503,6 +512,7 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   // at once. A cage that will not empty drains the node, its GPUs kept held.
   if (gpu_watch_) AddGpuUsage(job_id, outcome);
   if (EmptyJobCage(job_id)) gpus_->Release(job_id);
+  if (containers_.store) containers_.store->ForgetJob(job_id);
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch_started_.erase(job_id);

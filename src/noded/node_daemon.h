@@ -16,6 +16,7 @@
 
 #include "auth/credential.h"
 #include "auth/credential_socket_server.h"
+#include "noded/container/node_containers.h"
 #include "noded/gpu/gpu_watch.h"
 #include "noded/node_context.h"
 #include "noded/node_parts.h"
@@ -120,6 +121,7 @@ class NodeDaemon {
   uint32_t slurm_user_uid_ = 0;
   std::unique_ptr<GpuAllocator> gpus_;
   std::unique_ptr<GpuWatch> gpu_watch_;  // Null: this node's GPUs are not sampled.
+  NodeContainers containers_;            // The jobs' containers and their images
   std::unique_ptr<CgroupBackend> cgroups_;
   std::unique_ptr<ControllerLink> controller_;
   // Forks the step daemons; null when it could not start or broke (then each

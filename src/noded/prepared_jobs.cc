@@ -252,6 +252,8 @@ void PreparedJobs::Release(const wire::JobRecord& job, bool epilog) {
   const uint32_t job_id = job.job_id();
   // The last holder (this, or the job's last step here) kills and removes it.
   steps_->ReleaseJobCage(job_id);
+  // Its named containers go with it (container_store.h).
+  if (node_.containers != nullptr) node_.containers->ForgetJob(job_id);
   std::error_code ec;
   std::filesystem::remove(RecordPath(job_id), ec);
   spdlog::info("job {}: ended here; its cage is released", job_id);

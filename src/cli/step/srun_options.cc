@@ -8,6 +8,7 @@
 #include <span>
 
 #include "cli/step/mpi_type.h"
+#include "cli/submit/container_options.h"
 #include "cli/submit/propagated_limits.h"
 #include "common/cpu_bind_spec.h"
 #include "common/gres_spec.h"
@@ -235,6 +236,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   bool error_given = false;
   bool io_given = false;    // -o, -e or -i
   bool gpus_given = false;  // --gpus-per-task, --gpus-per-node, --gres=gpu, -G
+  bool container_given = false;
 
   std::vector<std::string> storage = {"srun"};
   storage.insert(storage.end(), args.begin(), args.end());
@@ -440,6 +442,14 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
           break;
         }
         if (c >= kAllocationOnly) {  // For the allocation only, but --propagate
+          const std::string_view name = table[static_cast<size_t>(c - kAllocationOnly)].name;
+          if (IsContainerOption(name)) {  // The step's container, on every node
+            if (Status applied = ApplyContainerOption(name, value, o.container); !applied.ok()) {
+              return Error("--" + std::string(name) + ": " + applied.message());
+            }
+            container_given = true;
+            break;
+          }
           if (table[static_cast<size_t>(c - kAllocationOnly)].name == "multi-prog") {
             o.multi_prog = true;
           } else if (table[static_cast<size_t>(c - kAllocationOnly)].name == "propagate") {
@@ -478,6 +488,16 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     o.input = StepIoOption{StepIoOption::kStream, "", 0};
   } else if (!error_given) {
     o.error = o.output;  // stderr follows stdout unless -e says otherwise.
+  }
+  if (!container_given) {
+    // salloc's container options, exported to its allocation as pyxis'
+    // spank variables (container_options.h): its steps run in it.
+    Result<wire::ContainerSpec> inherited = ContainerSpecFromSpankEnvironment(env);
+    if (!inherited.ok()) return Error(inherited.status().message());
+    o.container = std::move(*inherited);
+  }
+  if (!o.container.save().empty() && o.container.image().empty()) {
+    return Error("--container-save needs --container-image");
   }
   for (int i = optind; i < argc; ++i) o.command.push_back(storage[i]);
   return o;

@@ -17,6 +17,7 @@
 
 #include "cli/submit/job_options.h"
 #include "common/status.h"
+#include "container.pb.h"
 
 namespace rota::cli {
 
@@ -39,6 +40,8 @@ StepIoOption ParseStepIoOption(std::string_view value, bool input);
 
 struct SrunOptions {
   uint32_t num_tasks = 0;  // 0: not given
+  // pyxis' options (or salloc's, inherited): the tasks run in a container.
+  wire::ContainerSpec container;
   // --multi-prog: `command` is a configuration file of programs per task
   // rank (cli/step/multi_prog.h), until srun replaces it with the command.
   bool multi_prog = false;

@@ -95,6 +95,9 @@ wire::LaunchTasksRequest LaunchRequestFor(
   launch.set_append(options.append);
   AddPropagatedLimits(config.settings, launch.mutable_rlimits(), options.propagate);
   launch.set_pty(options.pty);
+  if (!options.container.image().empty() || !options.container.name().empty()) {
+    *launch.mutable_container() = options.container;
+  }
   return launch;
 }
 

@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "cli/step/srun_options.h"
@@ -32,6 +33,25 @@ TEST(SrunOptionsTest, CommandLineAfterOptions) {
   EXPECT_EQ(o->gpus_per_task, 1u);
   EXPECT_EQ(o->gpu_bind, "closest");
   EXPECT_EQ(o->command, (std::vector<std::string>{"hostname", "-n", "x"}));
+}
+
+// pyxis' options make the step's container; without them srun takes
+// salloc's from the allocation's spank variables.
+TEST(SrunOptionsTest, ContainerFromTheCommandLineOrTheAllocation) {
+  Environment env{{"SLURM_JOB_ID", "42"},
+                  {"SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image", "/i/alloc.sqsh"}};
+  Result<SrunOptions> o = ParseSrunOptions(
+      {"--container-image=/i/own.sqsh", "--container-workdir=/w", "cat", "/etc/os-release"}, env);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->container.image(), "/i/own.sqsh");
+  EXPECT_EQ(o->container.workdir(), "/w");
+  EXPECT_EQ(o->command, (std::vector<std::string>{"cat", "/etc/os-release"}));
+  o = ParseSrunOptions({"true"}, env);
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->container.image(), "/i/alloc.sqsh");
+  o = ParseSrunOptions({"--container-save=/i/x.sqsh", "true"}, {});
+  ASSERT_FALSE(o.ok());
+  EXPECT_THAT(o.status().message(), ::testing::HasSubstr("--container-save needs"));
 }
 
 TEST(SrunOptionsTest, EnvironmentGivesDefaults) {

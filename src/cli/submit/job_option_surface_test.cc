@@ -270,8 +270,9 @@ TEST(JobOptionSurfaceTest, ImmediateNodeFileAndTheRefusedOnes) {
   EXPECT_EQ(ErrorOf({"-S", "2"}),
             "sbatch: error: --core-spec: core specialization is not supported (no cores are kept "
             "for the system)");
-  EXPECT_THAT(ErrorOf({"--container=/b", "true"}, Command::kSrun),
-              HasSubstr("srun: error: --container: OCI containers are not supported yet"));
+  EXPECT_THAT(ErrorOf({"--container-mounts=/a:b", "true"}, Command::kSrun),
+              HasSubstr("srun: error: --container-mounts: mount '/a:b': its destination must "
+                        "start with / (or .)"));
   EXPECT_THAT(ErrorOf({"--mcs-label=x"}), HasSubstr("MCS labels are not supported"));
 }
 

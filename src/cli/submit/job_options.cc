@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "cli/event_time.h"
+#include "cli/submit/container_options.h"
 #include "cli/submit/propagated_limits.h"
 #include "common/duration.h"
 #include "common/gres_spec.h"
@@ -680,14 +681,26 @@ Status RefuseUnsupported(OptionSink& sink, const JobOption& option, std::string_
   std::string_view why = "not supported";
   if (option.name == "core-spec" || option.name == "thread-spec") {
     why = "core specialization is not supported (no cores are kept for the system)";
+  } else if (option.name == "container") {
+    why = "OCI bundles are not supported yet (pyxis' --container-image is)";
   } else if (option.name == "mcs-label") {
     why = "MCS labels are not supported (no MCS plugin)";
-  } else if (option.name == "container") {
-    why = "OCI containers are not supported yet";
   } else if (option.name == "batch") {
     why = "choosing the batch step's node by features is not supported";
   }
   return sink.Error(Dashed(option) + ": " + std::string(why));
+}
+
+// The container options (container_options.h).
+Status SetContainer(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  if (sink.command() == Command::kSbatch) {
+    return sink.Error(Dashed(option) +
+                      ": a batch script does not run in a container yet; give it to srun in the "
+                      "script (docs/containers.md)");
+  }
+  Status applied = ApplyContainerOption(option.name, value, *sink.spec().mutable_container());
+  if (!applied.ok()) return sink.Error(Dashed(option) + ": " + applied.message());
+  return Status::Ok();
 }
 
 // --profile: Slurm's profiling types, checked; Rota gathers no HDF5 profile.
@@ -884,7 +897,22 @@ const JobOption kJobOptions[] = {
     {"core-spec", 0, A::kRequired, kSr, &RefuseUnsupported},
     {"thread-spec", 0, A::kRequired, kAll, &RefuseUnsupported},
     {"mcs-label", 0, A::kRequired, kAll, &RefuseUnsupported},
+    // pyxis' options (container_options.h).
     {"container", 0, A::kRequired, kAll, &RefuseUnsupported},
+    {"container-image", 0, A::kRequired, kAll, &SetContainer},
+    {"container-mounts", 0, A::kRequired, kAll, &SetContainer},
+    {"container-workdir", 0, A::kRequired, kAll, &SetContainer},
+    {"container-name", 0, A::kRequired, kAll, &SetContainer},
+    {"container-save", 0, A::kRequired, kAll, &SetContainer},
+    {"container-env", 0, A::kRequired, kAll, &SetContainer},
+    {"container-writable", 0, A::kNone, kAll, &SetContainer},
+    {"container-readonly", 0, A::kNone, kAll, &SetContainer},
+    {"container-mount-home", 0, A::kNone, kAll, &SetContainer},
+    {"no-container-mount-home", 0, A::kNone, kAll, &SetContainer},
+    {"container-remap-root", 0, A::kNone, kAll, &SetContainer},
+    {"no-container-remap-root", 0, A::kNone, kAll, &SetContainer},
+    {"container-entrypoint", 0, A::kNone, kAll, &SetContainer},
+    {"no-container-entrypoint", 0, A::kNone, kAll, &SetContainer},
     {"batch", 0, A::kRequired, kSb, &RefuseUnsupported},
 };
 

@@ -22,6 +22,7 @@
 #include "cli/cluster_option.h"
 #include "cli/slurm_version.h"
 #include "cli/submit/allocation.h"
+#include "cli/submit/container_options.h"
 #include "cli/submit/job_options.h"
 #include "conf/config_loader.h"
 #include "rota.pb.h"
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   for (const auto& [name, value] : rota::cli::AllocationVariables(*allocation, context.cwd, host)) {
+    rota::cli::SetVariable(env, name, value);
+  }
+  // pyxis' options: srun in the allocation runs its steps in the container.
+  for (const auto& [name, value] : rota::cli::ContainerSpankEnvironment(spec.container())) {
     rota::cli::SetVariable(env, name, value);
   }
 

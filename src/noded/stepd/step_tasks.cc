@@ -10,6 +10,7 @@
 
 #include "api/methods.h"
 #include "common/log.h"
+#include "common/user_names.h"
 #include "model/task_distribution.h"
 #include "noded/cage/step_cage.h"
 #include "noded/cpu_list.h"
@@ -17,6 +18,7 @@
 #include "noded/pmi/pmi2_session.h"
 #include "noded/pmi/pmi2_tasks.h"
 #include "noded/pmi/pmix_tasks.h"
+#include "noded/stepd/job_process.h"
 #include "noded/stepd/local_task.h"
 #include "noded/stepd/step_io_relay.h"
 #include "noded/stepd/step_plan.h"
@@ -59,6 +61,11 @@ class StepTasks::TaskEnds : public TaskEndHooks {
  public:
   TaskEnds(const NodeContext& node, Running& running, const TaskSpawner& spawner)
       : node_(node), running_(running), spawner_(spawner) {}
+  // --container-save: the step's container is saved to `path` as its tasks end.
+  void SaveContainer(const OpenContainer* container, std::string path) {
+    container_ = container;
+    save_to_ = std::move(path);
+  }
 
   void Exiting(const LocalTask& task) override {
     std::lock_guard<std::mutex> step_lock(running_.mu);
@@ -82,6 +89,11 @@ class StepTasks::TaskEnds : public TaskEndHooks {
     return node_.cgroups->StepOomKills(running_.job_id, StepCageName(running_.step_id));
   }
   void LastExit(wire::TaskIoFrame& frame) override {
+    if (container_ != nullptr && !save_to_.empty()) {
+      // Saved before srun hears the step ended: its next step may use the file.
+      Status saved = node_.containers->Save(*container_, save_to_);
+      if (!saved.ok()) spdlog::warn("job {}: {}", running_.job_id, saved.message());
+    }
     if (node_.gpu_watch == nullptr) return;
     std::optional<wire::GpuUsage> used =
         node_.gpu_watch->Finish(StepWatchKey(running_.job_id, running_.step_id));
@@ -94,9 +106,29 @@ class StepTasks::TaskEnds : public TaskEndHooks {
   const NodeContext& node_;
   Running& running_;
   const TaskSpawner& spawner_;
+  const OpenContainer* container_ = nullptr;
+  std::string save_to_;
 };
 
 namespace {
+
+bool WantsContainer(const wire::ContainerSpec& spec) {
+  return !spec.image().empty() || !spec.name().empty() || !spec.bundle().empty();
+}
+
+// The job's user as its container sees it.
+ContainerUser ContainerUserOf(const wire::JobSpec& spec) {
+  ContainerUser user;
+  user.uid = spec.uid();
+  user.gid = spec.gid();
+  user.groups = {spec.gid()};
+  const std::string name = spec.user().empty() ? UserName(spec.uid()) : spec.user();
+  if (Result<std::vector<gid_t>> groups = GroupsOf(name, spec.gid()); groups.ok()) {
+    user.groups = *groups;
+  }
+  if (std::optional<UserRecord> record = UserByName(name); record) user.home = record->home;
+  return user;
+}
 
 // What a node's share of the job allows (as the batch job's cage does).
 Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord& job,
@@ -378,6 +410,18 @@ Status StepTasks::EnterJobCage(Running& running, const StepPlan& plan, bool* own
   return Status::Ok();
 }
 
+Result<std::shared_ptr<OpenContainer>> StepTasks::OpenStepContainer(
+    const wire::LaunchTasksRequest& request, const StepPlan& plan) {
+  if (node_.containers == nullptr) {
+    return FailedPrecondition("containers are not available on this node");
+  }
+  if (!request.container().bundle().empty()) {
+    return InvalidArgument("--container (OCI bundles) is not supported; --container-image is");
+  }
+  return node_.containers->Open(request.container(), ContainerUserOf(plan.job.spec()),
+                                request.job_id(), request.step_id());
+}
+
 void StepTasks::TearDownStep(Running& running, std::vector<LocalTask>& tasks, bool step_caged,
                              bool own_cage) {
   EndTasks(tasks);
@@ -413,6 +457,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   bool own_cage = false;
   bool step_caged = false;  // Its cage below the job's is made
   std::vector<LocalTask> tasks;
+  std::shared_ptr<OpenContainer> container;  // pyxis' options: the tasks' container
+  std::string save_container_to;             // --container-save, on the step's first node
 
   // Every way out undoes what was done so far; srun's connection closes
   // only once nothing of the step is left here.
@@ -420,6 +466,8 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
     // A step that ended without its last EXIT frame: nothing to report.
     if (node_.gpu_watch != nullptr) node_.gpu_watch->Forget(StepWatchKey(job_id, step_id));
     TearDownStep(*running, tasks, step_caged, own_cage);
+    // After the tasks: nothing of the step uses its container any more.
+    if (container) node_.containers->Close(container);
     srun.reset();
     Retire(job_id, step_id);
   };
@@ -449,6 +497,13 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   TaskSpawner spawner(node_, plan, request);
   step_caged = true;  // Removed on the way out, also when half made.
   if (Status made = spawner.MakeStepCage(); !made.ok()) return fail(made);
+  if (WantsContainer(request.container())) {
+    Result<std::shared_ptr<OpenContainer>> opened = OpenStepContainer(request, plan);
+    if (!opened.ok()) return fail(opened.status());
+    container = *opened;
+    if (plan.node_index == 0) save_container_to = request.container().save();
+    spawner.UseContainer(container, ContainerUserOf(plan.job.spec()));
+  }
   Result<std::unique_ptr<StepPmi>> pmi = OpenStepPmi(request, plan);
   if (!pmi.ok()) return fail(pmi.status());
 
@@ -473,6 +528,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
 
   // Relay output and exits until every task has ended and said all.
   TaskEnds ends(node_, *running, spawner);
+  ends.SaveContainer(container.get(), save_container_to);
   if (!srun->RelayUntilDone(tasks, pmi->get(), ends)) {
     spdlog::warn("step {}.{}: srun is gone; killing its tasks here", job_id, step_id);
   }

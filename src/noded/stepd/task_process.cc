@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +93,14 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     // The new session's controlling terminal: ^C there signals the task's
     // foreground processes, and the task's /dev/tty is it.
     if (terminal && ioctl(spec.terminal_fd, TIOCSCTTY, 0) != 0) fail(9);
+    if (spec.runtime_mounts && getuid() == 0) {
+      // A mount namespace of its own for the OCI runtime: crun refuses a
+      // hybrid cgroup layout (v1 controllers plus a cgroup2 mount), which it
+      // need not see, since the task's cage already holds what it starts.
+      if (unshare(CLONE_NEWNS) != 0) fail(10);
+      if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) fail(10);
+      (void)umount2("/sys/fs/cgroup/unified", MNT_DETACH);
+    }
     if (getuid() == 0) {
       if (setgroups(spec.groups.size(), spec.groups.data()) != 0) fail(3);
       if (setgid(spec.gid) != 0) fail(3);
@@ -174,8 +184,9 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
                                             "cannot open",
                                             "cannot open",
                                             "cannot open",
-                                            "cannot take its terminal"};
-  std::string what = failure.stage >= 1 && failure.stage <= 9 ? kStages[failure.stage] : "start";
+                                            "cannot take its terminal",
+                                            "cannot make its mount namespace"};
+  std::string what = failure.stage >= 1 && failure.stage <= 10 ? kStages[failure.stage] : "start";
   if (failure.stage == 5) what += " " + spec.argv[0];
   if (failure.stage == 6) what += " " + spec.stdin_path;
   if (failure.stage == 7) what += " " + spec.stdout_path;

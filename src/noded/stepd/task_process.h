@@ -41,6 +41,10 @@ struct TaskProcessSpec {
   int keep_fd = -1;
   std::vector<SoftLimit> soft_limits;  // Set once the task is its user (job_process.h)
   mode_t umask = 022;  // The submitter's (UmaskFromEnvironment), for every file the task makes.
+  // The command is an OCI runtime starting a container (container/): the task
+  // gets a mount namespace of its own, without the cgroup2 mount of a hybrid
+  // cgroup layout, before it becomes its user.
+  bool runtime_mounts = false;
 };
 
 struct TaskProcess {

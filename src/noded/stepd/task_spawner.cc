@@ -188,6 +188,23 @@ TaskSpawner::TaskSpawner(const NodeContext& node, const StepPlan& plan,
   io_fields_.array_task_id = plan.job.array_task_id();
 }
 
+void TaskSpawner::UseContainer(std::shared_ptr<OpenContainer> container, ContainerUser user) {
+  container_ = std::move(container);
+  container_user_ = std::move(user);
+}
+
+std::vector<std::string> ContainerDeviceFiles(const NodeContext& node,
+                                              const std::vector<uint32_t>& gpus) {
+  std::vector<std::string> files = GrantedFiles(GpuDevicesOf(node, gpus));
+  if (!files.empty()) {
+    for (const char* control :
+         {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
+      if (access(control, F_OK) == 0) files.emplace_back(control);
+    }
+  }
+  return files;
+}
+
 Status TaskSpawner::MakeStepCage() const {
   return node_.cgroups->CreateStep(job_id_, step_cage_, step_limits_);
 }
@@ -225,9 +242,27 @@ Status TaskSpawner::Start(uint32_t local_id, StepPmi* pmi, LocalTask& task) {
   process.groups = groups_;
   process.work_dir = work_dir_;
   process.soft_limits = SoftLimitsFrom(request_.rlimits());
+  if (container_ != nullptr) {
+    // The command runs in the step's container: crun, as the user, starts
+    // it there (container_store.h) with the environment made so far.
+    ContainerTask in_container;
+    in_container.argv = process.argv;
+    in_container.env = process.env;
+    in_container.device_files =
+        ContainerDeviceFiles(node_, plan_.confine_gpus ? gpus : plan_.job_gpus);
+    in_container.step_id = step_id_;
+    in_container.task_id = task.global_id;
+    in_container.keep_fd = process.keep_fd;
+    Result<std::vector<std::string>> command = node_.containers->TaskCommand(
+        *container_, request_.container(), container_user_, in_container);
+    if (!command.ok()) return command.status();
+    process.argv = std::move(*command);
+    process.runtime_mounts = true;
+  }
   if (const std::string& prolog = node_.config->settings.task_prolog; !prolog.empty()) {
     // The TaskProlog runs in the task's own process, just before the
-    // command (task_starter.h): rota-task execs the command after it.
+    // command (task_starter.h): rota-task execs the command after it (in a
+    // container, the runtime: the prolog runs on the host).
     process.argv.insert(process.argv.begin(), {TaskStarterProgram(), prolog});
   }
   StepIoFields io_fields = io_fields_;

@@ -20,6 +20,7 @@
 #include "common/status.h"
 #include "common/step_io_pattern.h"
 #include "noded/cage/cgroup_backend.h"
+#include "noded/container/container_store.h"
 #include "noded/node_context.h"
 #include "noded/stepd/local_task.h"
 #include "noded/stepd/step_plan.h"
@@ -42,6 +43,10 @@ class TaskSpawner {
   // could not be made; what was half made is the caller's to remove
   // (RemoveStep of StepCageName).
   Status MakeStepCage() const;
+
+  // The step's tasks run in `container` (pyxis' options, container_store.h)
+  // as `user`. REQUIRES: before Start; `container` open for the step.
+  void UseContainer(std::shared_ptr<OpenContainer> container, ContainerUser user);
 
   // Starts the step's local task `local_id` and fills in `task` (its ids,
   // pid, stdio ends, pidfd, pty master). `pmi`: the step's PMI server, or
@@ -73,11 +78,18 @@ class TaskSpawner {
   std::vector<gid_t> groups_;
   std::string work_dir_;
   std::vector<std::string> argv_;
-  std::vector<std::string> base_env_;  // What every task's environment starts from
-  size_t step_gpus_here_ = 0;          // GPUs bound to any of the step's tasks here
-  StepIoFields io_fields_;             // For the %-patterns of -i/-o/-e files
-  std::set<std::string> opened_;       // Output files of earlier tasks here: appended to
+  std::vector<std::string> base_env_;         // What every task's environment starts from
+  size_t step_gpus_here_ = 0;                 // GPUs bound to any of the step's tasks here
+  StepIoFields io_fields_;                    // For the %-patterns of -i/-o/-e files
+  std::set<std::string> opened_;              // Output files of earlier tasks here: appended to
+  std::shared_ptr<OpenContainer> container_;  // Null: the tasks run on the host
+  ContainerUser container_user_;
 };
+
+// The device files a task's container gets: its GPUs' (`gpus`, node
+// indices) and the driver's control files that exist on the host.
+std::vector<std::string> ContainerDeviceFiles(const NodeContext& node,
+                                              const std::vector<uint32_t>& gpus);
 
 // The environment every task of the step here starts from: srun's, with the
 // step's SLURM_* variables and the CPU binding's set.

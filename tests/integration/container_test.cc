@@ -1,0 +1,236 @@
+// Containers end to end (docs/containers.md): a real rotactld and two rotad
+// (cgroups v1, fake GPUs), sbatch jobs whose scripts run srun with pyxis'
+// options, crun underneath, and an image made here from busybox-static as a
+// squashfs file.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/strings.h"
+#include "tests/integration/noded_harness.h"
+#include "tests/integration/test_user.h"
+#include "tests/integration/two_node_cluster_test.h"
+
+namespace rota {
+namespace {
+
+using testing::ReadFileText;
+using testing::WaitUntil;
+
+// Opening a file, told apart: ENXIO (allowed, no driver), EPERM (forbidden).
+constexpr const char* kTryOpen =
+    "try() { m=$( (exec 3<\"$1\") 2>&1 ); case \"$m\" in"
+    " *'No such device'*) echo ENXIO;; *'not permitted'*) echo EPERM;; *) echo \"?$m\";; esac; }";
+
+class ContainerTest : public testing::TwoNodeClusterTest {
+ protected:
+  void SetUp() override {
+    TwoNodeClusterTest::SetUp();
+    if (HasFatalFailure()) return;
+    // A root file system of busybox with its applets, made into a squashfs.
+    const std::string root = cluster_->dir().path() / "image-root";
+    image_ = cluster_->dir().path() / "images/busybox.sqsh";
+    const std::string make = "set -e; r=" + root +
+                             "; mkdir -p $r/bin $r/etc $r/proc $r/sys $r/dev $r/srv " +
+                             cluster_->dir().path().string() +
+                             "/images; install -m 1777 -d $r/tmp;"
+                             " cp /bin/busybox $r/bin/; for a in $(/bin/busybox --list); do"
+                             " [ -e $r/bin/$a ] || ln -s busybox $r/bin/$a; done;"
+                             " echo 'PRETTY_NAME=\"Rota test image\"' > $r/etc/os-release;"
+                             " mksquashfs $r " +
+                             image_ +
+                             " -noappend -quiet -all-root >/dev/null;"
+                             " chmod 0755 " +
+                             cluster_->dir().path().string() + " " +
+                             cluster_->dir().path().string() + "/images; chmod 0644 " + image_;
+    ASSERT_EQ(std::system(make.c_str()), 0) << make;
+  }
+  std::string Image() const { return image_; }
+  std::string DevDir() const { return (cluster_->dir().path() / "dev").string(); }
+  static std::string LineOf(const std::string& out, const std::string& prefix) {
+    for (std::string_view line : Split(out, '\n')) {
+      if (line.rfind(prefix, 0) == 0) return std::string(line);
+    }
+    return "";
+  }
+
+  void WriteScript(const std::string& name, const std::string& text) const {
+    const std::string path = cluster_->work_dir() + "/" + name;
+    std::ofstream(path) << text;
+    chmod(path.c_str(), 0755);
+  }
+  std::filesystem::path SpoolOf(int node) const {
+    return cluster_->dir().path() / "spool" / cluster_->Node(node);
+  }
+
+  std::string image_;
+};
+
+// The image's files, the mounts and workdir asked for, the job's environment,
+// and the job's GPU only: the allocated one opens (ENXIO, no driver), the
+// node's other one is refused by the cage (EPERM) even when mounted in.
+TEST_F(ContainerTest, TasksSeeTheImageTheirMountsAndOnlyTheirGpu) {
+  const std::string data = cluster_->dir().Write("data/in.txt", "from the host\n");
+  // Run inside from the work directory, mounted at /work.
+  WriteScript("probe.sh", std::string(kTryOpen) +
+                              "\ngrep PRETTY /etc/os-release\n"
+                              "echo UID=$(id -u) PWD=$(pwd) PROCID=$SLURM_PROCID JOB=$SLURM_JOB_ID"
+                              " CVD=$CUDA_VISIBLE_DEVICES\n"
+                              "cat /data/in.txt\n"
+                              "touch /data/x 2>/dev/null || echo DATA=RO\n"
+                              "echo G0=$(try /hostdev/nvidia1_0) G1=$(try /hostdev/nvidia1_1)\n"
+                              "[ -e /usr/lib/os-release ] || echo NOT_HOST_ROOT\n");
+  std::string id = SubmitScript("-w " + cluster_->Node(1) + " -N1 -n1 --gpus-per-node=1",
+                                "srun --container-image=" + Image() +
+                                    " --container-workdir=/srv --container-mounts=" +
+                                    std::filesystem::path(data).parent_path().string() +
+                                    ":/data:ro," + DevDir() + ":/hostdev," + cluster_->work_dir() +
+                                    ":/work sh /work/probe.sh\n"
+                                    "echo rc=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("PRETTY_NAME=\"Rota test image\"\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("UID=0 PWD=/srv PROCID=0 JOB=" + id + " CVD=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("from the host\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("DATA=RO\n"), std::string::npos) << out;
+  const std::string gpus = LineOf(out, "G0=");
+  EXPECT_TRUE(gpus == "G0=ENXIO G1=EPERM" || gpus == "G0=EPERM G1=ENXIO") << out;
+  EXPECT_NE(out.find("NOT_HOST_ROOT\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
+}
+
+// A named container keeps what a step wrote for the job's next step; an
+// unnamed one starts from the image each time.
+TEST_F(ContainerTest, ANamedContainerKeepsAFileBetweenSteps) {
+  const std::string opts = " --container-image=" + Image() + " ";
+  std::string id = SubmitScript(
+      "-N1 -n1", "srun" + opts +
+                     "--container-name=keep sh -c 'echo kept > /etc/note'\n"
+                     "srun --container-name=keep cat /etc/note\n"
+                     "srun" +
+                     opts +
+                     "sh -c 'echo gone > /etc/note2'\n"
+                     "srun" +
+                     opts +
+                     "sh -c 'cat /etc/note2 2>/dev/null || echo FRESH'\n"
+                     "srun" +
+                     opts +
+                     "--container-readonly sh -c 'echo x > /etc/x 2>/dev/null || echo RO'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("kept\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("FRESH\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("gone\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("RO\n"), std::string::npos) << out;
+  // Nothing of the job's containers is left on the node once it ended.
+  EXPECT_TRUE(WaitUntil([&] {
+    for (int n : {1, 2}) {
+      if (std::filesystem::exists(SpoolOf(n) / "containers" / ("job_" + id))) return false;
+    }
+    return true;
+  })) << cluster_->NodeLogs();
+}
+
+// A missing image fails the step with a message naming it; the node is not
+// drained for it. --container-save writes the container as a squashfs file.
+TEST_F(ContainerTest, AMissingImageFailsTheStepAndSaveWritesASquashfs) {
+  const std::string saved = cluster_->work_dir() + "/saved.sqsh";
+  std::string id = SubmitScript("-N1 -n1",
+                                "srun --container-image=/nonexistent/image.sqsh true; echo rcM=$?\n"
+                                "srun --container-image=" +
+                                    Image() + " --container-save=" + saved +
+                                    " sh -c 'echo inside > /etc/saved-note'; echo rcS=$?\n"
+                                    "srun --container-image=" +
+                                    saved + " cat /etc/saved-note\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("/nonexistent/image.sqsh"), std::string::npos) << out;
+  EXPECT_EQ(out.find("rcM=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcS=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("inside\n"), std::string::npos) << out;
+  EXPECT_EQ(Trim(cluster_->Run("sinfo -h -o %t").out), "idle") << cluster_->Run("sinfo").out;
+}
+
+// The container's memory is the step's: a process in it that outgrows the
+// step's --mem is killed by the kernel and srun says Out Of Memory; scancel
+// kills every process of a container.
+TEST_F(ContainerTest, TheCageHoldsTheContainersMemoryAndScancelKillsIt) {
+  // busybox's shell keeps what a command substitution printed: 300 MB.
+  WriteScript("grow.sh", "a=$(head -c 300000000 /dev/zero | tr '\\0' x)\necho ${#a}\n");
+  std::string id =
+      SubmitScript("-N1 -n1 --mem=300M", "srun --mem=60M --container-image=" + Image() +
+                                             " --container-mounts=" + cluster_->work_dir() +
+                                             ":/work sh /work/grow.sh; echo rcO=$?\n"
+                                             "srun --container-image=" +
+                                             Image() + " sh -c 'sleep 4321 & sleep 4322'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitUntil([&] { return Output(id).find("rcO=") != std::string::npos; },
+                        std::chrono::seconds(60)))
+      << Output(id);
+  auto sleepers = [] {
+    int found = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      const std::string cmdline = ReadFileText(entry.path().string() + "/cmdline");
+      if (cmdline.find("sleep\0"
+                       "432",
+                       0, 9) != std::string::npos)
+        ++found;
+    }
+    return found;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return sleepers() == 2; }, std::chrono::seconds(30)))
+      << Output(id) << cluster_->NodeLogs();
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return sleepers() == 0; }, std::chrono::seconds(30)));
+  const std::string out = Output(id);
+  EXPECT_NE(out.find(": task 0: Out Of Memory\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rcO=137\n"), std::string::npos) << out;
+}
+
+// An ordinary user's container runs as that user (user namespace, no
+// privilege), or as uid 0 inside with --container-remap-root; the image is
+// imported once for the user, as the user.
+TEST_F(ContainerTest, AnOrdinaryUserRunsAsThemselvesOrRemappedToRoot) {
+  testing::TestUser user("rota", "c");
+  ASSERT_TRUE(user.ok());
+  const std::string dir = cluster_->work_dir() + "/user";
+  std::filesystem::create_directories(dir);
+  chmod(dir.c_str(), 0777);
+  const std::string script = dir + "/job.sh";
+  std::ofstream(script) << "#!/bin/sh\nexport PATH=" << testing::BinDir() << ":$PATH\n"
+                        << "srun --container-image=" << Image()
+                        << " sh -c 'echo ME=$(id -u) && touch /etc/mine && echo WROTE'\n"
+                        << "srun --container-image=" << Image()
+                        << " --container-remap-root sh -c 'echo ROOT=$(id -u)'\n";
+  chmod(script.c_str(), 0755);
+  testing::CommandResult r =
+      cluster_->Run(user.Line(cluster_->conf(), "sbatch --parsable -N1 -n1 -o " + dir +
+                                                    "/out.txt -D " + dir + " " + script));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string id(Trim(r.out));
+  ASSERT_TRUE(WaitForState(id, "COMPLETED"))
+      << ReadFileText(dir + "/out.txt") << cluster_->NodeLogs();
+  const std::string out = ReadFileText(dir + "/out.txt");
+  EXPECT_NE(out.find("ME=" + std::to_string(user.uid()) + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("WROTE\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("ROOT=0\n"), std::string::npos) << out;
+  // The cached image is the user's.
+  bool cached = false;
+  for (int n : {1, 2}) {
+    const auto dir = SpoolOf(n) / "containers/images" / std::to_string(user.uid());
+    struct stat st {};
+    if (stat(dir.c_str(), &st) != 0) continue;
+    cached = true;
+    EXPECT_EQ(st.st_uid, user.uid());
+  }
+  EXPECT_TRUE(cached) << cluster_->NodeLogs();
+}
+
+}  // namespace
+}  // namespace rota
