@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <span>
 
 #include "cli/step/mpi_type.h"
@@ -495,6 +496,11 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     Result<wire::ContainerSpec> inherited = ContainerSpecFromSpankEnvironment(env);
     if (!inherited.ok()) return Error(inherited.status().message());
     o.container = std::move(*inherited);
+  }
+  if (o.container.image().starts_with('.')) {
+    // The node daemon has its own working directory: a relative image is srun's.
+    std::error_code ec;
+    o.container.set_image((std::filesystem::current_path(ec) / o.container.image()).string());
   }
   if (!o.container.save().empty() && o.container.image().empty()) {
     return Error("--container-save needs --container-image");
