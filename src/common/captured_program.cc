@@ -1,8 +1,10 @@
 #include "common/captured_program.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,7 +27,7 @@ std::vector<char*> CStrings(std::vector<std::string>& strings) {
 
 CapturedRun RunCaptured(const std::vector<std::string>& argv,
                         const std::vector<std::string>& environment,
-                        std::chrono::milliseconds timeout) {
+                        std::chrono::milliseconds timeout, const CapturedIdentity* as) {
   CapturedRun run;
   std::vector<std::string> argv_text = argv;
   std::vector<std::string> env_text = environment;
@@ -49,6 +51,21 @@ CapturedRun RunCaptured(const std::vector<std::string>& argv,
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
     setsid();  // Its own process group: a timeout kills what it started too.
+    if (as != nullptr) {
+      auto fail = [&](const char* what) {
+        (void)!write(out[1], what, std::strlen(what));
+        _exit(126);
+      };
+      if (getuid() == 0) {
+        if (setgroups(as->groups.size(), as->groups.data()) != 0) fail("setgroups failed\n");
+        if (setgid(as->gid) != 0) fail("setgid failed\n");
+        if (setuid(as->uid) != 0) fail("setuid failed\n");
+      } else if (as->uid != geteuid()) {
+        fail("only root runs a program as another user\n");
+      }
+      if (chdir("/") != 0) fail("cannot enter /\n");
+      umask(022);
+    }
     int in = open("/dev/null", O_RDONLY);
     if (in >= 0) dup2(in, 0);
     dup2(out[1], 1);
