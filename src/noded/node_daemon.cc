@@ -471,6 +471,19 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
                       {record.gpu_indices().begin(), record.gpu_indices().end()},
                       IdleRuleOf(request.job()));
   }
+  if (const wire::JobSpec& spec = request.job().spec(); WantsContainer(spec.container())) {
+    // sbatch's pyxis options: rota-stepd starts the script in this container.
+    Result<std::shared_ptr<OpenContainer>> opened = containers_.store->Open(
+        spec.container(), ContainerUserOf(spec), job_id, kBatchScriptContainerStep);
+    if (opened.ok()) {
+      *record.mutable_container() = PlaceOf(**opened, containers_.store->runtime());
+      std::lock_guard<std::mutex> lock(mu_);
+      batch_containers_[job_id] = *opened;
+    } else {
+      spdlog::warn("job {}: {}", job_id, opened.status().message());
+      record.mutable_container()->set_error(opened.status().message());
+    }
+  }
   *record.mutable_launch() = std::move(request);
   Status written = WriteStepRecord(spool, record);
   if (!written.ok()) return fail(written);
@@ -512,7 +525,18 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   // at once. A cage that will not empty drains the node, its GPUs kept held.
   if (gpu_watch_) AddGpuUsage(job_id, outcome);
   if (EmptyJobCage(job_id)) gpus_->Release(job_id);
-  if (containers_.store) containers_.store->ForgetJob(job_id);
+  if (containers_.store) {
+    std::shared_ptr<OpenContainer> batch;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = batch_containers_.find(job_id); it != batch_containers_.end()) {
+        batch = std::move(it->second);
+        batch_containers_.erase(it);
+      }
+    }
+    containers_.store->Close(batch);
+    containers_.store->ForgetJob(job_id);
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch_started_.erase(job_id);

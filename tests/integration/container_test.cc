@@ -103,6 +103,33 @@ TEST_F(ContainerTest, TasksSeeTheImageTheirMountsAndOnlyTheirGpu) {
   EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
 }
 
+// sbatch's pyxis options: the batch script itself runs in the container, as
+// the job's user, with the job's environment and GPU; a missing image fails
+// the job with the message on its standard error and leaves the node idle.
+TEST_F(ContainerTest, ABatchScriptRunsInItsContainer) {
+  std::string id = SubmitScript(
+      "-w " + cluster_->Node(1) + " -N1 -n1 --gpus-per-node=1 --container-image=" + Image(),
+      "grep PRETTY /etc/os-release\n"
+      "echo JOB=$SLURM_JOB_ID CVD=$CUDA_VISIBLE_DEVICES UID=$(id -u)\n"
+      "[ -e /usr/lib/os-release ] || echo NOT_HOST_ROOT\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  std::string out = Output(id);
+  EXPECT_NE(out.find("PRETTY_NAME=\"Rota test image\"\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("JOB=" + id + " CVD=0 UID=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("NOT_HOST_ROOT\n"), std::string::npos) << out;
+
+  id = SubmitScript("-N1 -n1 --container-image=/nonexistent/batch.sqsh", "echo RAN\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "FAILED")) << Output(id) << cluster_->NodeLogs();
+  out = Output(id);
+  EXPECT_NE(out.find("rotad: error: image '/nonexistent/batch.sqsh' does not exist"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("RAN"), std::string::npos) << out;
+  EXPECT_EQ(Trim(cluster_->Run("sinfo -h -o %t").out), "idle") << cluster_->Run("sinfo").out;
+}
+
 // A named container keeps what a step wrote for the job's next step; an
 // unnamed one starts from the image each time.
 TEST_F(ContainerTest, ANamedContainerKeepsAFileBetweenSteps) {

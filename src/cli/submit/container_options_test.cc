@@ -17,7 +17,7 @@ Result<ParsedJobOptions> Parse(std::vector<std::string> args, Command command) {
 }
 
 TEST(ContainerOptionsTest, PyxisOptionsFillTheSpecOnEveryCommand) {
-  for (Command command : {Command::kSrun, Command::kSalloc}) {
+  for (Command command : {Command::kSbatch, Command::kSrun, Command::kSalloc}) {
     Result<ParsedJobOptions> parsed = Parse(
         {"--container-image=/images/base.sqsh", "--container-mounts=/data:/data:ro,/scratch",
          "--container-workdir=/work", "--container-name=train:no_exec", "--container-remap-root",
@@ -72,12 +72,7 @@ TEST(ContainerOptionsTest, BadValuesNameTheOption) {
   EXPECT_EQ(error({"--container-workdir=work", "x"}),
             "srun: error: --container-workdir: 'work' is not an absolute path");
   EXPECT_THAT(error({"--container-image=", "x"}), HasSubstr("the image is empty"));
-  // Not yet: the batch script in a container, and Slurm's OCI bundles.
-  Result<ParsedJobOptions> sbatch = Parse({"--container-image=/i.sqsh", "x"}, Command::kSbatch);
-  ASSERT_FALSE(sbatch.ok());
-  EXPECT_THAT(sbatch.status().message(),
-              HasSubstr("sbatch: error: --container-image: a batch script does not run in a "
-                        "container yet"));
+  // Not yet: Slurm's OCI bundles.
   EXPECT_THAT(error({"--container=/bundle", "x"}),
               HasSubstr("srun: error: --container: OCI bundles are not supported yet"));
 }

@@ -693,11 +693,6 @@ Status RefuseUnsupported(OptionSink& sink, const JobOption& option, std::string_
 
 // The container options (container_options.h).
 Status SetContainer(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
-  if (sink.command() == Command::kSbatch) {
-    return sink.Error(Dashed(option) +
-                      ": a batch script does not run in a container yet; give it to srun in the "
-                      "script (docs/containers.md)");
-  }
   Status applied = ApplyContainerOption(option.name, value, *sink.spec().mutable_container());
   if (!applied.ok()) return sink.Error(Dashed(option) + ": " + applied.message());
   return Status::Ok();

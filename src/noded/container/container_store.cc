@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -249,17 +250,18 @@ int ContainerStore::SweepStale(const std::set<uint32_t>& live) {
   return swept;
 }
 
-Result<std::vector<std::string>> ContainerStore::TaskCommand(const OpenContainer& container,
-                                                             const C& spec,
-                                                             const ContainerUser& user,
-                                                             const ContainerTask& task) const {
+Result<std::vector<std::string>> ContainerTaskCommand(const std::string& runtime,
+                                                      const ContainerDefaults& defaults,
+                                                      const OpenContainer& container, const C& spec,
+                                                      const ContainerUser& user,
+                                                      const ContainerTask& task) {
   BundleSpec bundle;
   bundle.rootfs = container.rootfs;
-  bundle.readonly = !Resolve(spec.writable(), defaults_.writable);
+  bundle.readonly = !Resolve(spec.writable(), defaults.writable);
   bundle.uid = user.uid;
   bundle.gid = user.gid;
-  bundle.remap_root = Resolve(spec.remap_root(), defaults_.remap_root);
-  if (Resolve(spec.entrypoint(), defaults_.entrypoint)) {
+  bundle.remap_root = Resolve(spec.remap_root(), defaults.remap_root);
+  if (Resolve(spec.entrypoint(), defaults.entrypoint)) {
     bundle.args = container.image.entrypoint;
   }
   bundle.args.insert(bundle.args.end(), task.argv.begin(), task.argv.end());
@@ -279,11 +281,14 @@ Result<std::vector<std::string>> ContainerStore::TaskCommand(const OpenContainer
     }
     bundle.mounts.push_back(std::move(m));
   }
-  if (Resolve(spec.mount_home(), defaults_.mount_home) && !user.home.empty()) {
+  if (Resolve(spec.mount_home(), defaults.mount_home) && !user.home.empty()) {
     bundle.mounts.push_back({user.home, user.home, {"rbind"}});
   }
   for (const std::string& file : task.device_files) {
     bundle.mounts.push_back({file, file, {"bind", "nosuid"}});
+  }
+  for (const std::string& file : task.host_files) {
+    bundle.mounts.push_back({file, file, {"bind", "ro"}});
   }
   const std::string id = std::to_string(container.job_id) + "." + std::to_string(task.step_id) +
                          "." + std::to_string(task.task_id);
@@ -294,12 +299,54 @@ Result<std::vector<std::string>> ContainerStore::TaskCommand(const OpenContainer
     out << OciRuntimeConfig(bundle).dump(1);
     if (!out) return IoError("cannot write " + bundle_dir + "/config.json");
   }
-  std::vector<std::string> command = {runtime_, "--root", container.dir + "/state",
+  std::vector<std::string> command = {runtime, "--root", container.dir + "/state",
                                       "--cgroup-manager=disabled", "run"};
   // The PMI descriptor, kept under its number, passes through crun.
   if (task.keep_fd >= 3) command.push_back("--preserve-fds=" + std::to_string(task.keep_fd - 2));
   command.insert(command.end(), {"--bundle", bundle_dir, "rota-" + id});
   return command;
+}
+
+OpenContainer ContainerFromPlace(const wire::ContainerPlace& place) {
+  OpenContainer container;
+  container.job_id = place.job_id();
+  container.dir = place.dir();
+  container.rootfs = place.rootfs();
+  container.image.env.assign(place.image_env().begin(), place.image_env().end());
+  container.image.entrypoint.assign(place.image_entrypoint().begin(),
+                                    place.image_entrypoint().end());
+  container.image.working_dir = place.image_working_dir();
+  return container;
+}
+
+wire::ContainerPlace PlaceOf(const OpenContainer& container, const std::string& runtime) {
+  wire::ContainerPlace place;
+  place.set_job_id(container.job_id);
+  place.set_dir(container.dir);
+  place.set_rootfs(container.rootfs);
+  for (const std::string& e : container.image.env) place.add_image_env(e);
+  for (const std::string& e : container.image.entrypoint) place.add_image_entrypoint(e);
+  place.set_image_working_dir(container.image.working_dir);
+  place.set_runtime(runtime);
+  return place;
+}
+
+std::string FindContainerRuntime() {
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH"); path != nullptr) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      const size_t colon = rest.find(':');
+      dirs.emplace_back(rest.substr(0, colon));
+      rest = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
+    }
+  }
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) dirs.emplace_back(dir);
+  for (const std::string& dir : dirs) {
+    const std::string candidate = dir + "/crun";
+    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "crun";
 }
 
 }  // namespace rota::noded

@@ -24,6 +24,9 @@
 
 namespace rota::noded {
 
+// The step id a batch script's container is kept under (no srun step has it).
+inline constexpr uint32_t kBatchScriptContainerStep = 0xfffffffb;
+
 // An image ready to be a container's lower layer.
 struct ContainerImage {
   std::string rootfs;            // Owned by the user, never written through a container
@@ -81,7 +84,25 @@ struct ContainerTask {
   uint32_t step_id = 0;
   uint32_t task_id = 0;
   int keep_fd = -1;  // A descriptor the task keeps under its number (PMI_FD)
+  // Host files the task needs at the same path inside, read only (a batch script).
+  std::vector<std::string> host_files;
 };
+
+// Writes `task`'s bundle (config.json) in `container` and returns the host
+// command that runs it: `runtime`, to be started as the user in a mount
+// namespace of its own (TaskProcessSpec::runtime_mounts). `defaults`: what
+// the switches the user did not give mean. Errors: a mount source that does
+// not exist, the bundle not written.
+Result<std::vector<std::string>> ContainerTaskCommand(
+    const std::string& runtime, const ContainerDefaults& defaults, const OpenContainer& container,
+    const wire::ContainerSpec& spec, const ContainerUser& user, const ContainerTask& task);
+
+// A container as its record says (for the step daemon of a batch script), and back.
+OpenContainer ContainerFromPlace(const wire::ContainerPlace& place);
+wire::ContainerPlace PlaceOf(const OpenContainer& container, const std::string& runtime);
+
+// The OCI runtime's program (crun) found in PATH or the usual places; "crun" when none.
+std::string FindContainerRuntime();
 
 class ContainerStore {
  public:
@@ -119,15 +140,16 @@ class ContainerStore {
   // unmounted and removed. Returns how many.
   int SweepStale(const std::set<uint32_t>& live);
 
-  // Writes task's bundle (config.json) and returns the host command that
-  // runs it in `container`: the runtime, to be started as the user in a
-  // mount namespace of its own (TaskProcessSpec::runtime_mounts).
+  // ContainerTaskCommand with the store's runtime and defaults.
   Result<std::vector<std::string>> TaskCommand(const OpenContainer& container,
                                                const wire::ContainerSpec& spec,
                                                const ContainerUser& user,
-                                               const ContainerTask& task) const;
+                                               const ContainerTask& task) const {
+    return ContainerTaskCommand(runtime_, defaults_, container, spec, user, task);
+  }
 
   const std::string& state_dir() const { return state_dir_; }
+  const std::string& runtime() const { return runtime_; }
 
  private:
   Result<std::shared_ptr<OpenContainer>> Make(const wire::ContainerSpec& spec,

@@ -26,7 +26,7 @@ NodeContainers MakeNodeContainers(const std::string& spool_dir, uint64_t cache_b
   NodeContainers made;
   made.images = std::make_unique<CachedImages>(
       std::make_unique<container::ImageCache>(dir + "/images", cache_bytes, importer));
-  made.store = std::make_unique<ContainerStore>(dir, "crun", made.images.get());
+  made.store = std::make_unique<ContainerStore>(dir, FindContainerRuntime(), made.images.get());
   return made;
 }
 

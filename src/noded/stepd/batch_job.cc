@@ -24,9 +24,11 @@
 #include "noded/node_script.h"
 #include "noded/stepd/job_process.h"
 #include "noded/stepd/stdio_path.h"
+#include "noded/stepd/step_tasks.h"
 #include "noded/stepd/step_usage.h"
 #include "noded/stepd/task_epilog.h"
 #include "noded/stepd/task_limits.h"
+#include "noded/stepd/task_spawner.h"
 #include "noded/stepd/task_starter.h"
 
 namespace rota::noded {
@@ -50,8 +52,11 @@ Status WriteOwnedFile(const std::string& path, const std::string& text, uid_t ui
 }  // namespace
 
 BatchJob::BatchJob(const NodeContext& node, wire::LaunchJobRequest request,
-                   std::optional<std::vector<uint32_t>> chosen_gpus)
-    : node_(node), request_(std::move(request)), chosen_gpus_(std::move(chosen_gpus)) {}
+                   std::optional<std::vector<uint32_t>> chosen_gpus, wire::ContainerPlace container)
+    : node_(node),
+      request_(std::move(request)),
+      chosen_gpus_(std::move(chosen_gpus)),
+      container_(std::move(container)) {}
 
 Result<std::vector<GpuDevice>> HoldJobGpus(const NodeContext& node, const wire::JobRecord& job) {
   for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
@@ -188,6 +193,29 @@ Status BatchJob::Launch() {
   process.umask = UmaskFromEnvironment(process.env);
   // The TaskEpilog runs as the script ran, after it (task_epilog.h).
   task_ = process;
+  if (!container_.error().empty()) {
+    // The container could not be had: the script does not run; its standard
+    // error says why, and it fails as a script that could not start would.
+    process.program = "/bin/sh";
+    process.argv = {"/bin/sh", "-c", "printf '%s\\n' \"$0\" >&2; exit 1",
+                    "rotad: error: " + container_.error()};
+  } else if (!container_.dir().empty()) {
+    // sbatch's pyxis options: crun starts the script in the container rotad
+    // opened (container_store.h); the script is mounted at its own path.
+    ContainerTask in_container;
+    in_container.argv = process.argv;
+    in_container.env = process.env;
+    in_container.device_files = ContainerDeviceFiles(node_, env.gpu_indices);
+    in_container.step_id = kBatchScriptContainerStep;
+    in_container.host_files = {process.program};
+    Result<std::vector<std::string>> command = ContainerTaskCommand(
+        container_.runtime(), ContainerDefaults{}, ContainerFromPlace(container_), spec.container(),
+        ContainerUserOf(spec), in_container);
+    if (!command.ok()) return command.status();
+    process.argv = std::move(*command);
+    process.program = process.argv.front();
+    process.runtime_mounts = true;
+  }
   if (const std::string& prolog = node_.config->settings.task_prolog; !prolog.empty()) {
     // The TaskProlog runs in the script's own process, just before it
     // (task_starter.h): rota-task takes the place of the script and execs it.

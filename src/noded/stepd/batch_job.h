@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "common/status.h"
+#include "container.pb.h"
 #include "noded/gpu/gpu_allocator.h"
 #include "noded/node_context.h"
 #include "noded/stepd/job_process.h"
@@ -33,8 +34,11 @@ class BatchJob {
  public:
   // REQUIRES: `node` outlives this job. `chosen_gpus`: the GPU indices rotad
   // picked for it on this node (taken exactly); none: pick them here.
+  // `container`: where the script runs when sbatch asked for a container
+  // (rotad opened it); empty: on the host.
   BatchJob(const NodeContext& node, wire::LaunchJobRequest request,
-           std::optional<std::vector<uint32_t>> chosen_gpus = std::nullopt);
+           std::optional<std::vector<uint32_t>> chosen_gpus = std::nullopt,
+           wire::ContainerPlace container = {});
 
   uint32_t job_id() const { return request_.job().job_id(); }
 
@@ -72,6 +76,7 @@ class BatchJob {
   const NodeContext& node_;
   const wire::LaunchJobRequest request_;
   const std::optional<std::vector<uint32_t>> chosen_gpus_;
+  const wire::ContainerPlace container_;
   std::vector<GpuDevice> gpus_;          // Held on this node; owned by Run's thread.
   bool cage_created_ = false;            // Owned by Run's thread.
   bool out_of_memory_ = false;           // Set by CleanUp from the cage's OOM count.

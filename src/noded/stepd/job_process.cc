@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,6 +28,7 @@ enum class Stage : int {
   kStdout,
   kStderr,
   kExec,
+  kMounts,
 };
 
 struct ChildFailure {
@@ -63,6 +66,9 @@ std::string Describe(const ChildFailure& f, const JobProcessSpec& spec) {
     case Stage::kExec:
       what = "cannot execute " + spec.program;
       break;
+    case Stage::kMounts:
+      what = "cannot make the container runtime's mount namespace";
+      break;
   }
   return what + ": " + std::strerror(f.error);
 }
@@ -94,6 +100,7 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   for (int sig = 1; sig < NSIG; ++sig) signal(sig, SIG_DFL);
 
   if (setsid() < 0) fail(Stage::kSession);
+  if (spec.runtime_mounts && getuid() == 0 && !EnterRuntimeMountNamespace()) fail(Stage::kMounts);
   if (getuid() == 0) {
     if (setgroups(spec.groups.size(), spec.groups.data()) != 0) fail(Stage::kGroups);
     if (setgid(spec.gid) != 0) fail(Stage::kGid);
@@ -136,6 +143,13 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 }
 
 }  // namespace
+
+bool EnterRuntimeMountNamespace() {
+  if (unshare(CLONE_NEWNS) != 0) return false;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return false;
+  (void)umount2("/sys/fs/cgroup/unified", MNT_DETACH);  // Only there on a hybrid host
+  return true;
+}
 
 mode_t UmaskFromEnvironment(const std::vector<std::string>& env) {
   constexpr std::string_view kName = "SLURM_UMASK=";

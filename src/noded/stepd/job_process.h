@@ -41,7 +41,15 @@ struct JobProcessSpec {
   bool append = false;        // O_APPEND instead of truncating.
   std::vector<SoftLimit> soft_limits;
   mode_t umask = 022;  // The submitter's (UmaskFromEnvironment), for every file the job makes.
+  // The program is an OCI runtime starting a container (as TaskProcessSpec's).
+  bool runtime_mounts = false;
 };
+
+// For a process about to start an OCI runtime, as root between fork and exec
+// (system calls only): a mount namespace of its own without the cgroup2 mount
+// of a hybrid cgroup layout, which crun refuses to run beside. False when the
+// namespace could not be made (errno says why).
+bool EnterRuntimeMountNamespace();
 
 // The umask the submitting command sent in SLURM_UMASK ("0077", octal, as
 // sbatch, srun and salloc set it), or 022 when `env` holds none or one that is

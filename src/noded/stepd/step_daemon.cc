@@ -21,7 +21,8 @@ StepDaemon::StepDaemon(const NodeContext& node, wire::StepRecord record)
     : node_(node),
       job_id_(record.launch().job().job_id()),
       job_(node, std::move(*record.mutable_launch()),
-           std::vector<uint32_t>(record.gpu_indices().begin(), record.gpu_indices().end())) {}
+           std::vector<uint32_t>(record.gpu_indices().begin(), record.gpu_indices().end()),
+           record.container()) {}
 
 StepDaemon::~StepDaemon() {
   {

@@ -112,24 +112,6 @@ class StepTasks::TaskEnds : public TaskEndHooks {
 
 namespace {
 
-bool WantsContainer(const wire::ContainerSpec& spec) {
-  return !spec.image().empty() || !spec.name().empty() || !spec.bundle().empty();
-}
-
-// The job's user as its container sees it.
-ContainerUser ContainerUserOf(const wire::JobSpec& spec) {
-  ContainerUser user;
-  user.uid = spec.uid();
-  user.gid = spec.gid();
-  user.groups = {spec.gid()};
-  const std::string name = spec.user().empty() ? UserName(spec.uid()) : spec.user();
-  if (Result<std::vector<gid_t>> groups = GroupsOf(name, spec.gid()); groups.ok()) {
-    user.groups = *groups;
-  }
-  if (std::optional<UserRecord> record = UserByName(name); record) user.home = record->home;
-  return user;
-}
-
 // What a node's share of the job allows (as the batch job's cage does).
 Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord& job,
                                  const std::vector<uint32_t>& gpu_indices) {
@@ -227,6 +209,24 @@ void EndTasks(std::vector<LocalTask>& tasks) {
 }
 
 }  // namespace
+
+bool WantsContainer(const wire::ContainerSpec& spec) {
+  return !spec.image().empty() || !spec.name().empty() || !spec.bundle().empty();
+}
+
+// The job's user as its container sees it.
+ContainerUser ContainerUserOf(const wire::JobSpec& spec) {
+  ContainerUser user;
+  user.uid = spec.uid();
+  user.gid = spec.gid();
+  user.groups = {spec.gid()};
+  const std::string name = spec.user().empty() ? UserName(spec.uid()) : spec.user();
+  if (Result<std::vector<gid_t>> groups = GroupsOf(name, spec.gid()); groups.ok()) {
+    user.groups = *groups;
+  }
+  if (std::optional<UserRecord> record = UserByName(name); record) user.home = record->home;
+  return user;
+}
 
 StepTasks::StepTasks(const NodeContext& node, std::function<bool(uint32_t)> batch_here)
     : node_(node), batch_here_(std::move(batch_here)) {}

@@ -37,6 +37,12 @@ namespace rota::noded {
 struct LocalTask;
 struct StepPlan;
 
+// The job's user as its containers see it (container_store.h).
+ContainerUser ContainerUserOf(const wire::JobSpec& spec);
+
+// Whether `spec` asks for a container (an image or a name).
+bool WantsContainer(const wire::ContainerSpec& spec);
+
 class StepTasks {
  public:
   // `batch_here(job_id)`: the job's batch script runs on this node and has

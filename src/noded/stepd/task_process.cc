@@ -2,10 +2,8 @@
 
 #include <fcntl.h>
 #include <grp.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,14 +91,9 @@ Result<TaskProcess> SpawnTaskProcess(const TaskProcessSpec& spec, const BeforeEx
     // The new session's controlling terminal: ^C there signals the task's
     // foreground processes, and the task's /dev/tty is it.
     if (terminal && ioctl(spec.terminal_fd, TIOCSCTTY, 0) != 0) fail(9);
-    if (spec.runtime_mounts && getuid() == 0) {
-      // A mount namespace of its own for the OCI runtime: crun refuses a
-      // hybrid cgroup layout (v1 controllers plus a cgroup2 mount), which it
-      // need not see, since the task's cage already holds what it starts.
-      if (unshare(CLONE_NEWNS) != 0) fail(10);
-      if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) fail(10);
-      (void)umount2("/sys/fs/cgroup/unified", MNT_DETACH);
-    }
+    // crun refuses a hybrid cgroup layout (v1 controllers plus a cgroup2
+    // mount), which it need not see: the task's cage already holds it.
+    if (spec.runtime_mounts && getuid() == 0 && !EnterRuntimeMountNamespace()) fail(10);
     if (getuid() == 0) {
       if (setgroups(spec.groups.size(), spec.groups.data()) != 0) fail(3);
       if (setgid(spec.gid) != 0) fail(3);
