@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "common/strings.h"
+#include "testing/temp_dir.h"
 #include "tests/integration/noded_harness.h"
 #include "tests/integration/test_user.h"
 #include "tests/integration/two_node_cluster_test.h"
@@ -27,6 +28,12 @@ constexpr const char* kTryOpen =
 
 class ContainerTest : public testing::TwoNodeClusterTest {
  protected:
+  // The test user's commands get their credentials from this cluster's own
+  // node daemons, not from another test's cluster running at the same time.
+  ContainerTest() { chmod(socket_dir_.path().c_str(), 0755); }
+  std::string Settings() const override {
+    return "AuthInfo=socket=" + (socket_dir_.path() / "auth.socket").string() + "\n";
+  }
   void SetUp() override {
     TwoNodeClusterTest::SetUp();
     if (HasFatalFailure()) return;
@@ -66,6 +73,7 @@ class ContainerTest : public testing::TwoNodeClusterTest {
     return cluster_->dir().path() / "spool" / cluster_->Node(node);
   }
 
+  testing::TempDir socket_dir_;
   std::string image_;
 };
 
