@@ -138,6 +138,39 @@ TEST_F(ContainerTest, ABatchScriptRunsInItsContainer) {
   EXPECT_EQ(Trim(cluster_->Run("sinfo -h -o %t").out), "idle") << cluster_->Run("sinfo").out;
 }
 
+// Slurm's --container: the user's own OCI bundle, run by the runtime
+// oci.conf names, with the step's command and the task's environment.
+TEST_F(ContainerTest, SrunRunsAnOciBundleThroughOciConf) {
+  const std::string bundle = cluster_->work_dir() + "/bundle";
+  std::filesystem::create_directories(bundle);
+  const std::string root = (cluster_->dir().path() / "image-root").string();
+  std::ofstream(bundle + "/config.json")
+      << R"({"ociVersion":"1.0.2","root":{"path":")" << root << R"(","readonly":true},)"
+      << R"("process":{"cwd":"/","user":{"uid":0,"gid":0},"args":["sh"]},)"
+      << R"("mounts":[{"destination":"/proc","type":"bind","source":"/proc","options":["rbind"]},)"
+      << R"({"destination":"/dev","type":"tmpfs","source":"tmpfs","options":["nosuid"]}],)"
+      << R"("linux":{"namespaces":[{"type":"mount"}]}})";
+  cluster_->dir().Write("oci.conf", "RunTimeRun=\"crun --cgroup-manager=disabled --root=" +
+                                        (cluster_->dir().path() / "crun").string() +
+                                        " run --bundle %b rota-%j.%s.%t\"\n"
+                                        "RunTimeEnvExclude=HIDDEN_.*\n");
+  std::string id = SubmitScript("-N1 -n1",
+                                "export HIDDEN_ONE=1 SHOWN_ONE=2\n"
+                                "srun --container=" +
+                                    bundle +
+                                    " sh -c 'grep PRETTY /etc/os-release; echo JOB=$SLURM_JOB_ID "
+                                    "H=$HIDDEN_ONE S=$SHOWN_ONE'\n"
+                                    "srun --container=" +
+                                    cluster_->work_dir() + "/nobundle true; echo rcB=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("PRETTY_NAME=\"Rota test image\"\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("JOB=" + id + " H= S=2\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("nobundle/config.json does not exist"), std::string::npos) << out;
+  EXPECT_EQ(out.find("rcB=0\n"), std::string::npos) << out;
+}
+
 // A named container keeps what a step wrote for the job's next step; an
 // unnamed one starts from the image each time.
 TEST_F(ContainerTest, ANamedContainerKeepsAFileBetweenSteps) {

@@ -497,6 +497,13 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     if (!inherited.ok()) return Error(inherited.status().message());
     o.container = std::move(*inherited);
   }
+  if (!o.container.bundle().empty() && o.container.bundle()[0] != '/') {
+    std::error_code ec;
+    o.container.set_bundle((std::filesystem::current_path(ec) / o.container.bundle()).string());
+  }
+  if (!o.container.bundle().empty() && !o.container.image().empty()) {
+    return Error("--container and --container-image cannot be given together");
+  }
   if (o.container.image().starts_with('.')) {
     // The node daemon has its own working directory: a relative image is srun's.
     std::error_code ec;

@@ -95,7 +95,8 @@ wire::LaunchTasksRequest LaunchRequestFor(
   launch.set_append(options.append);
   AddPropagatedLimits(config.settings, launch.mutable_rlimits(), options.propagate);
   launch.set_pty(options.pty);
-  if (!options.container.image().empty() || !options.container.name().empty()) {
+  if (!options.container.image().empty() || !options.container.name().empty() ||
+      !options.container.bundle().empty()) {
     *launch.mutable_container() = options.container;
   }
   return launch;

@@ -11,7 +11,7 @@ namespace {
 using Toggle = wire::ContainerSpec::Toggle;
 
 // How an option sets the spec.
-enum class Kind { kImage, kMounts, kWorkdir, kName, kSave, kEnv, kToggleOn, kToggleOff };
+enum class Kind { kImage, kMounts, kWorkdir, kName, kSave, kEnv, kBundle, kToggleOn, kToggleOff };
 
 struct ContainerOption {
   std::string_view name;
@@ -29,6 +29,7 @@ constexpr std::array kOptions = {
     ContainerOption{"container-name", Kind::kName},
     ContainerOption{"container-save", Kind::kSave},
     ContainerOption{"container-env", Kind::kEnv},
+    ContainerOption{"container", Kind::kBundle},
     ContainerOption{"container-writable", Kind::kToggleOn, &C::writable, &C::set_writable},
     ContainerOption{"container-readonly", Kind::kToggleOff, &C::writable, &C::set_writable},
     ContainerOption{"container-mount-home", Kind::kToggleOn, &C::mount_home, &C::set_mount_home},
@@ -157,6 +158,10 @@ Status ApplyContainerOption(std::string_view name, std::string_view value, C& sp
       for (std::string_view variable : Split(value, ',')) {
         if (!variable.empty()) spec.add_env(std::string(variable));
       }
+      return Status::Ok();
+    case Kind::kBundle:
+      if (value.empty()) return InvalidArgument("the bundle path is empty");
+      spec.set_bundle(std::string(value));
       return Status::Ok();
     case Kind::kToggleOn:
       (spec.*option->set)(C::ON);

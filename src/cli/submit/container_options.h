@@ -1,7 +1,8 @@
 #pragma once
 
-// pyxis' container options of srun, sbatch and salloc (docs/containers.md):
-// their values checked and kept in a wire::ContainerSpec. Pure: the option table (job_options.cc)
+// pyxis' container options of srun, sbatch and salloc, and Slurm's
+// --container (docs/containers.md): their values checked and kept in a
+// wire::ContainerSpec. Pure: the option table (job_options.cc)
 // calls it.
 
 #include <map>

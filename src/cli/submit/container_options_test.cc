@@ -72,9 +72,14 @@ TEST(ContainerOptionsTest, BadValuesNameTheOption) {
   EXPECT_EQ(error({"--container-workdir=work", "x"}),
             "srun: error: --container-workdir: 'work' is not an absolute path");
   EXPECT_THAT(error({"--container-image=", "x"}), HasSubstr("the image is empty"));
-  // Not yet: Slurm's OCI bundles.
-  EXPECT_THAT(error({"--container=/bundle", "x"}),
-              HasSubstr("srun: error: --container: OCI bundles are not supported yet"));
+  // Slurm's OCI bundles: srun only so far.
+  Result<ParsedJobOptions> sbatch = Parse({"--container=/bundle", "x"}, Command::kSbatch);
+  ASSERT_FALSE(sbatch.ok());
+  EXPECT_THAT(sbatch.status().message(),
+              HasSubstr("sbatch: error: --container: OCI bundles run through srun only so far"));
+  Result<ParsedJobOptions> srun = Parse({"--container=/bundle", "x"}, Command::kSrun);
+  ASSERT_TRUE(srun.ok()) << srun.status().message();
+  EXPECT_EQ(srun->spec.container().bundle(), "/bundle");
 }
 
 // salloc hands its container to the steps of its allocation through pyxis'

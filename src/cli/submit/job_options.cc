@@ -682,7 +682,7 @@ Status RefuseUnsupported(OptionSink& sink, const JobOption& option, std::string_
   if (option.name == "core-spec" || option.name == "thread-spec") {
     why = "core specialization is not supported (no cores are kept for the system)";
   } else if (option.name == "container") {
-    why = "OCI bundles are not supported yet (pyxis' --container-image is)";
+    why = "OCI bundles run through srun only so far (pyxis' --container-image works here)";
   } else if (option.name == "mcs-label") {
     why = "MCS labels are not supported (no MCS plugin)";
   } else if (option.name == "batch") {
@@ -893,7 +893,9 @@ const JobOption kJobOptions[] = {
     {"thread-spec", 0, A::kRequired, kAll, &RefuseUnsupported},
     {"mcs-label", 0, A::kRequired, kAll, &RefuseUnsupported},
     // pyxis' options (container_options.h).
-    {"container", 0, A::kRequired, kAll, &RefuseUnsupported},
+    // Slurm's OCI bundles: srun runs them (oci.conf); sbatch and salloc not yet.
+    {"container", 0, A::kRequired, kSr, &SetContainer},
+    {"container", 0, A::kRequired, kSb | kSa, &RefuseUnsupported},
     {"container-image", 0, A::kRequired, kAll, &SetContainer},
     {"container-mounts", 0, A::kRequired, kAll, &SetContainer},
     {"container-workdir", 0, A::kRequired, kAll, &SetContainer},

@@ -415,9 +415,6 @@ Result<std::shared_ptr<OpenContainer>> StepTasks::OpenStepContainer(
   if (node_.containers == nullptr) {
     return FailedPrecondition("containers are not available on this node");
   }
-  if (!request.container().bundle().empty()) {
-    return InvalidArgument("--container (OCI bundles) is not supported; --container-image is");
-  }
   return node_.containers->Open(request.container(), ContainerUserOf(plan.job.spec()),
                                 request.job_id(), request.step_id());
 }
@@ -497,7 +494,7 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   TaskSpawner spawner(node_, plan, request);
   step_caged = true;  // Removed on the way out, also when half made.
   if (Status made = spawner.MakeStepCage(); !made.ok()) return fail(made);
-  if (WantsContainer(request.container())) {
+  if (WantsContainer(request.container()) && request.container().bundle().empty()) {
     Result<std::shared_ptr<OpenContainer>> opened = OpenStepContainer(request, plan);
     if (!opened.ok()) return fail(opened.status());
     container = *opened;

@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <utility>
 
@@ -16,6 +18,7 @@
 #include "common/user_names.h"
 #include "model/job_variables.h"
 #include "noded/cage/step_cage.h"
+#include "noded/container/oci_bundle.h"
 #include "noded/cpu_list.h"
 #include "noded/gpu/gres_device_files.h"
 #include "noded/job_environment.h"
@@ -205,6 +208,38 @@ std::vector<std::string> ContainerDeviceFiles(const NodeContext& node,
   return files;
 }
 
+Result<std::vector<std::string>> TaskSpawner::BundleCommand(uint32_t task_id,
+                                                            const TaskProcessSpec& process) const {
+  conf::Diagnostics diags;
+  const std::string path =
+      (std::filesystem::path(node_.config->slurm_conf_path).parent_path() / "oci.conf").string();
+  Result<OciConf> oci = LoadOciConf(path, diags);
+  for (const conf::Diagnostic& d : diags.all()) spdlog::warn("{}", d.ToString());
+  if (!oci.ok()) return FailedPrecondition("--container: this node has no " + path);
+  if (diags.has_errors()) return FailedPrecondition("--container: " + path + " has errors");
+  if (oci->run.empty()) return FailedPrecondition("--container: " + path + " has no RunTimeRun");
+  if (node_.containers == nullptr) return FailedPrecondition("containers are not available here");
+  const std::string job_dir = node_.containers->state_dir() + "/job_" + std::to_string(job_id_);
+  if (mkdir(job_dir.c_str(), 0711) != 0 && errno != EEXIST) {
+    return IoError("cannot create " + job_dir + ": " + std::strerror(errno));
+  }
+  OciBundleTask task;
+  task.bundle = request_.container().bundle();
+  task.task_dir = job_dir + "/oci_" + std::to_string(step_id_) + "_" + std::to_string(task_id);
+  task.argv = process.argv;
+  task.env = process.env;
+  task.uid = process.uid;
+  task.gid = process.gid;
+  task.pattern.node = node_.settings.node_name;
+  task.pattern.user = user_;
+  task.pattern.uid = process.uid;
+  task.pattern.job_id = job_id_;
+  task.pattern.step_id = step_id_;
+  task.pattern.task_id = task_id;
+  task.pattern.spool = node_.settings.spool_dir;
+  return OciBundleCommand(*oci, std::move(task));
+}
+
 Status TaskSpawner::MakeStepCage() const {
   return node_.cgroups->CreateStep(job_id_, step_cage_, step_limits_);
 }
@@ -242,7 +277,13 @@ Status TaskSpawner::Start(uint32_t local_id, StepPmi* pmi, LocalTask& task) {
   process.groups = groups_;
   process.work_dir = work_dir_;
   process.soft_limits = SoftLimitsFrom(request_.rlimits());
-  if (container_ != nullptr) {
+  if (!request_.container().bundle().empty()) {
+    // srun --container: the user's OCI bundle, run by oci.conf's runtime.
+    Result<std::vector<std::string>> command = BundleCommand(task.global_id, process);
+    if (!command.ok()) return command.status();
+    process.argv = std::move(*command);
+    process.runtime_mounts = true;
+  } else if (container_ != nullptr) {
     // The command runs in the step's container: crun, as the user, starts
     // it there (container_store.h) with the environment made so far.
     ContainerTask in_container;

@@ -24,6 +24,7 @@
 #include "noded/node_context.h"
 #include "noded/stepd/local_task.h"
 #include "noded/stepd/step_plan.h"
+#include "noded/stepd/task_process.h"
 #include "step_rpc.pb.h"
 
 namespace rota::noded {
@@ -64,6 +65,10 @@ class TaskSpawner {
   void RunTaskEpilogAfter(const LocalTask& task, const std::function<void(pid_t)>& started) const;
 
  private:
+  // srun --container=BUNDLE: the task's bundle written, the runtime's command.
+  Result<std::vector<std::string>> BundleCommand(uint32_t task_id,
+                                                 const TaskProcessSpec& process) const;
+
   const NodeContext& node_;
   const StepPlan& plan_;
   const wire::LaunchTasksRequest& request_;
