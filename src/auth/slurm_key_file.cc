@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/unique_fd.h"
+
 namespace rota::auth {
 
 SlurmKey::SlurmKey(std::string_view bytes) : bytes_(bytes.begin(), bytes.end()) {
@@ -19,21 +21,6 @@ SlurmKey::SlurmKey(std::string_view bytes) : bytes_(bytes.begin(), bytes.end()) 
 SlurmKey::~SlurmKey() { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
 
 namespace {
-
-// Closes the descriptor on every return path.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Wipes a temporary buffer that held key bytes.
 class WipedBuffer {
@@ -46,7 +33,7 @@ class WipedBuffer {
 
 Result<std::shared_ptr<const SlurmKey>> LoadSlurmKey(const std::string& path, int* open_errno) {
   if (open_errno != nullptr) *open_errno = 0;
-  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (open_errno != nullptr) *open_errno = errno;
     return IoError(fmt::format("cannot open slurm key file {}: {}", path, std::strerror(errno)));

@@ -12,6 +12,8 @@
 #include <set>
 #include <utility>
 
+#include "common/unique_fd.h"
+
 namespace rota::noded::container {
 namespace {
 
@@ -19,27 +21,12 @@ namespace {
 // holds a descriptor while its children go.
 constexpr int kMaxDepth = 1024;
 
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
 // Opens the directory `name` in `parent_fd` for reading, never through a
 // link, making it readable and writable for its owner first when it is not:
 // an image may hold directories of mode 0555 or 0000, and as an ordinary user
 // their contents cannot go otherwise.
 int OpenDirectoryForRemoval(int parent_fd, const char* name) {
-  FileDescriptor path_fd(openat(parent_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd path_fd(openat(parent_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (path_fd.get() < 0) return -1;
   int fd = openat(path_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 && errno == EACCES) {
@@ -59,7 +46,7 @@ Status RemoveEntryAt(int parent_fd, const char* name, const std::string& shown, 
   if (unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return Status::Ok();
   if (errno != EISDIR) return IoError(Errno("cannot remove " + shown));
   if (depth > kMaxDepth) return IoError("cannot remove " + shown + ": too deep");
-  FileDescriptor dir_fd(OpenDirectoryForRemoval(parent_fd, name));
+  UniqueFd dir_fd(OpenDirectoryForRemoval(parent_fd, name));
   if (dir_fd.get() < 0) {
     if (errno == ENOENT) return Status::Ok();
     return IoError(Errno("cannot open " + shown));
@@ -97,7 +84,7 @@ std::string Errno(const std::string& what) { return what + ": " + std::strerror(
 
 Result<std::string> ReadSmallFile(const std::string& path, uint64_t max_bytes, bool follow_links) {
   const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (follow_links ? 0 : O_NOFOLLOW);
-  FileDescriptor fd(open(path.c_str(), flags));
+  UniqueFd fd(open(path.c_str(), flags));
   if (fd.get() < 0) {
     if (errno == ENOENT) return NotFound(path + " does not exist");
     if (errno == ELOOP) return InvalidArgument(path + " is a symbolic link");
@@ -127,8 +114,7 @@ Result<std::string> ReadSmallFile(const std::string& path, uint64_t max_bytes, b
 
 Status WriteFileReplacing(const std::string& path, const std::string& text) {
   const std::string temp = path + ".new-" + std::to_string(getpid());
-  FileDescriptor fd(
-      open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  UniqueFd fd(open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) return IoError(Errno("cannot create " + temp));
   size_t done = 0;
   while (done < text.size()) {
@@ -158,7 +144,7 @@ Status RemoveTree(const std::string& path) {
   // The path up to its last component is the caller's (a cache or a
   // destination it chose); only what lies below is untrusted.
   const std::string parent = p.has_parent_path() ? p.parent_path().string() : ".";
-  FileDescriptor parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (parent_fd.get() < 0) {
     if (errno == ENOENT) return Status::Ok();
     return IoError(Errno("cannot open " + parent));
