@@ -410,15 +410,6 @@ Status StepTasks::EnterJobCage(Running& running, const StepPlan& plan, bool* own
   return Status::Ok();
 }
 
-Result<std::shared_ptr<OpenContainer>> StepTasks::OpenStepContainer(
-    const wire::LaunchTasksRequest& request, const StepPlan& plan) {
-  if (node_.containers == nullptr) {
-    return FailedPrecondition("containers are not available on this node");
-  }
-  return node_.containers->Open(request.container(), ContainerUserOf(plan.job.spec()),
-                                request.job_id(), request.step_id());
-}
-
 void StepTasks::TearDownStep(Running& running, std::vector<LocalTask>& tasks, bool step_caged,
                              bool own_cage) {
   EndTasks(tasks);
@@ -495,11 +486,17 @@ void StepTasks::Run(std::shared_ptr<Running> running, wire::LaunchTasksRequest r
   step_caged = true;  // Removed on the way out, also when half made.
   if (Status made = spawner.MakeStepCage(); !made.ok()) return fail(made);
   if (WantsContainer(request.container()) && request.container().bundle().empty()) {
-    Result<std::shared_ptr<OpenContainer>> opened = OpenStepContainer(request, plan);
+    // pyxis' options: the container the step's tasks run in, opened for it.
+    if (node_.containers == nullptr) {
+      return fail(FailedPrecondition("containers are not available on this node"));
+    }
+    ContainerUser user = ContainerUserOf(plan.job.spec());
+    Result<std::shared_ptr<OpenContainer>> opened =
+        node_.containers->Open(request.container(), user, job_id, step_id);
     if (!opened.ok()) return fail(opened.status());
     container = *opened;
     if (plan.node_index == 0) save_container_to = request.container().save();
-    spawner.UseContainer(container, ContainerUserOf(plan.job.spec()));
+    spawner.UseContainer(container, std::move(user));
   }
   Result<std::unique_ptr<StepPmi>> pmi = OpenStepPmi(request, plan);
   if (!pmi.ok()) return fail(pmi.status());

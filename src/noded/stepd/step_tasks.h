@@ -108,10 +108,6 @@ class StepTasks {
   // own; `own_cage`: the job's, held by it).
   void TearDownStep(Running& running, std::vector<LocalTask>& tasks, bool step_caged,
                     bool own_cage);
-  // The container a step's launch asks for (pyxis' options), open for it.
-  // Errors: the node has none, or the container could not be had (names the image).
-  Result<std::shared_ptr<OpenContainer>> OpenStepContainer(const wire::LaunchTasksRequest& request,
-                                                           const StepPlan& plan);
   // The step's thread leaves steps_ for finished_, to be joined.
   void Retire(uint32_t job_id, uint32_t step_id);
   // The job's cage for a step when no batch script holds it here: made by the
