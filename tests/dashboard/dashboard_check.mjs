@@ -96,9 +96,11 @@ try {
   check((await field('stdout')) === expect.running_stdout, `stdout path ${await field('stdout')}`);
   await page.screenshot({ path: `${shots}/job.png`, fullPage: true });
   await page.click('#cancel-job');
-  await page.waitForFunction(() => /cancel sent/.test(document.querySelector('#status').textContent),
-                             { timeout: 15000 });
-  check(true, 'cancel sent from the job page');
+  // The footer answers the action with "job N: cancel sent" or the refusal.
+  await page.waitForFunction((id) => document.querySelector('#status').textContent
+    .startsWith(`job ${id}:`), { timeout: 15000 }, expect.running_job);
+  const answer = await page.$eval('#status', (e) => e.textContent);
+  check(answer === `job ${expect.running_job}: cancel sent`, `the job page answers: ${answer}`);
 } catch (e) {
   failures.push(`error: ${e.stack || e}`);
 } finally {

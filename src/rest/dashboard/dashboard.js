@@ -41,7 +41,14 @@ function when(t) {
   if (!t) return '';
   return new Date(t * 1000).toLocaleString();
 }
-function status(text, error = false) {
+// What the user did last stays in the footer for a while: the periodic refresh
+// (every half second at its fastest) would otherwise replace "cancel sent" or a
+// refusal before anyone could read it.
+const ACTION_SHOWN_MS = 10000;
+let actionShownUntil = 0;
+function status(text, error = false, action = false) {
+  if (!action && !error && Date.now() < actionShownUntil) return;
+  if (action) actionShownUntil = Date.now() + ACTION_SHOWN_MS;
   const s = $('#status');
   s.textContent = text;
   s.className = error ? 'error' : '';
@@ -117,9 +124,9 @@ async function jobAction(job, action) {
     if (action === 'cancel') await api('DELETE', `/slurm/v0.0.38/job/${job.job_id}`);
     else await api('POST', `/slurm/v0.0.38/job/${job.job_id}`, { hold: action === 'hold' });
     await refresh();
-    status(`job ${job.job_id}: ${action} sent`);
+    status(`job ${job.job_id}: ${action} sent`, false, true);
   } catch (e) {
-    status(`job ${job.job_id}: ${e.message}`, true);
+    status(`job ${job.job_id}: ${e.message}`, true, true);
   }
 }
 
