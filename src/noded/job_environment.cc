@@ -91,6 +91,8 @@ std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
   env.Set("SLURM_NODEID", "0");  // The batch script runs on the first node.
   env.Set("SLURMD_NODENAME", input.node_name);
   env.Set("SLURM_SUBMIT_DIR", spec.work_dir());
+  // sbatch --container: srun in the script runs its steps in the bundle too.
+  if (!spec.container().bundle().empty()) env.Set("SLURM_CONTAINER", spec.container().bundle());
   if (!spec.submit_host().empty()) env.Set("SLURM_SUBMIT_HOST", spec.submit_host());
   env.Set("SLURM_CLUSTER_NAME", input.cluster_name);
   env.Set("SLURM_RESTART_COUNT", std::to_string(job.restart_count()));

@@ -471,14 +471,16 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
                       {record.gpu_indices().begin(), record.gpu_indices().end()},
                       IdleRuleOf(request.job()));
   }
-  if (const wire::JobSpec& spec = request.job().spec(); WantsContainer(spec.container())) {
+  if (const wire::JobSpec& spec = request.job().spec();
+      WantsContainer(spec.container()) && spec.container().bundle().empty()) {
     // sbatch's pyxis options: rota-stepd starts the script in this container.
+    const wire::ContainerSpec container = BatchContainerSpec(spec.container(), spec.work_dir());
     Result<std::shared_ptr<OpenContainer>> opened = containers_.store->Open(
-        spec.container(), ContainerUserOf(spec), job_id, kBatchScriptContainerStep);
+        container, ContainerUserOf(spec), job_id, kBatchScriptContainerStep);
     if (opened.ok()) {
       *record.mutable_container() = PlaceOf(**opened, containers_.store->runtime());
       std::lock_guard<std::mutex> lock(mu_);
-      batch_containers_[job_id] = *opened;
+      batch_containers_[job_id] = {*opened, container.save()};
     } else {
       spdlog::warn("job {}: {}", job_id, opened.status().message());
       record.mutable_container()->set_error(opened.status().message());
@@ -526,7 +528,7 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
   if (gpu_watch_) AddGpuUsage(job_id, outcome);
   if (EmptyJobCage(job_id)) gpus_->Release(job_id);
   if (containers_.store) {
-    std::shared_ptr<OpenContainer> batch;
+    BatchContainer batch;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (auto it = batch_containers_.find(job_id); it != batch_containers_.end()) {
@@ -534,7 +536,12 @@ void NodeDaemon::FinishStep(wire::JobExitedRequest outcome, uint32_t run) {
         batch_containers_.erase(it);
       }
     }
-    containers_.store->Close(batch);
+    if (batch.container != nullptr && !batch.save_to.empty()) {
+      // The script and everything it started have ended (the cage is empty).
+      Status saved = containers_.store->Save(*batch.container, batch.save_to);
+      if (!saved.ok()) spdlog::warn("job {}: {}", job_id, saved.message());
+    }
+    containers_.store->Close(batch.container);
     containers_.store->ForgetJob(job_id);
   }
   {

@@ -122,8 +122,13 @@ class NodeDaemon {
   std::unique_ptr<GpuAllocator> gpus_;
   std::unique_ptr<GpuWatch> gpu_watch_;  // Null: this node's GPUs are not sampled.
   NodeContainers containers_;            // The jobs' containers and their images
-  // Batch scripts' containers by job, closed when the job ends. Guarded by mu_.
-  std::map<uint32_t, std::shared_ptr<OpenContainer>> batch_containers_;
+  // Batch scripts' containers by job, closed (and saved, --container-save)
+  // when the job ends. Guarded by mu_.
+  struct BatchContainer {
+    std::shared_ptr<OpenContainer> container;
+    std::string save_to;
+  };
+  std::map<uint32_t, BatchContainer> batch_containers_;
   std::unique_ptr<CgroupBackend> cgroups_;
   std::unique_ptr<ControllerLink> controller_;
   // Forks the step daemons; null when it could not start or broke (then each

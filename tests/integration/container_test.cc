@@ -69,6 +69,7 @@ class ContainerTest : public testing::TwoNodeClusterTest {
     std::ofstream(path) << text;
     chmod(path.c_str(), 0755);
   }
+  std::string MakeBundleAndOciConf() const;
   std::filesystem::path SpoolOf(int node) const {
     return cluster_->dir().path() / "spool" / cluster_->Node(node);
   }
@@ -112,7 +113,8 @@ TEST_F(ContainerTest, TasksSeeTheImageTheirMountsAndOnlyTheirGpu) {
 }
 
 // sbatch's pyxis options: the batch script itself runs in the container, as
-// the job's user, with the job's environment and GPU; a missing image fails
+// the job's user, with the job's environment and GPU, and --container-save
+// keeps it once the job ended; a missing image fails
 // the job with the message on its standard error and leaves the node idle.
 TEST_F(ContainerTest, ABatchScriptRunsInItsContainer) {
   std::string id = SubmitScript(
@@ -126,6 +128,19 @@ TEST_F(ContainerTest, ABatchScriptRunsInItsContainer) {
   EXPECT_NE(out.find("PRETTY_NAME=\"Rota test image\"\n"), std::string::npos) << out;
   EXPECT_NE(out.find("JOB=" + id + " CVD=0 UID=0\n"), std::string::npos) << out;
   EXPECT_NE(out.find("NOT_HOST_ROOT\n"), std::string::npos) << out;
+
+  // --container-save on sbatch: the script's container, once it ended, in a
+  // file named from the job's working directory; a later step starts from it.
+  id = SubmitScript("-N1 -n1 --container-image=" + Image() + " --container-save=batch.sqsh",
+                    "echo written > /etc/batch-note\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  const std::string saved = cluster_->work_dir() + "/batch.sqsh";
+  ASSERT_TRUE(std::filesystem::exists(saved)) << Output(id) << cluster_->NodeLogs();
+  id = SubmitScript("-N1 -n1", "srun --container-image=" + saved + " cat /etc/batch-note\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  EXPECT_EQ(Output(id), "written\n");
 
   id = SubmitScript("-N1 -n1 --container-image=/nonexistent/batch.sqsh", "echo RAN\n");
   ASSERT_FALSE(id.empty());
@@ -141,19 +156,7 @@ TEST_F(ContainerTest, ABatchScriptRunsInItsContainer) {
 // Slurm's --container: the user's own OCI bundle, run by the runtime
 // oci.conf names, with the step's command and the task's environment.
 TEST_F(ContainerTest, SrunRunsAnOciBundleThroughOciConf) {
-  const std::string bundle = cluster_->work_dir() + "/bundle";
-  std::filesystem::create_directories(bundle);
-  const std::string root = (cluster_->dir().path() / "image-root").string();
-  std::ofstream(bundle + "/config.json")
-      << R"({"ociVersion":"1.0.2","root":{"path":")" << root << R"(","readonly":true},)"
-      << R"("process":{"cwd":"/","user":{"uid":0,"gid":0},"args":["sh"]},)"
-      << R"("mounts":[{"destination":"/proc","type":"bind","source":"/proc","options":["rbind"]},)"
-      << R"({"destination":"/dev","type":"tmpfs","source":"tmpfs","options":["nosuid"]}],)"
-      << R"("linux":{"namespaces":[{"type":"mount"}]}})";
-  cluster_->dir().Write("oci.conf", "RunTimeRun=\"crun --cgroup-manager=disabled --root=" +
-                                        (cluster_->dir().path() / "crun").string() +
-                                        " run --bundle %b rota-%j.%s.%t\"\n"
-                                        "RunTimeEnvExclude=HIDDEN_.*\n");
+  const std::string bundle = MakeBundleAndOciConf();
   std::string id = SubmitScript("-N1 -n1",
                                 "export HIDDEN_ONE=1 SHOWN_ONE=2\n"
                                 "srun --container=" +
@@ -169,6 +172,53 @@ TEST_F(ContainerTest, SrunRunsAnOciBundleThroughOciConf) {
   EXPECT_NE(out.find("JOB=" + id + " H= S=2\n"), std::string::npos) << out;
   EXPECT_NE(out.find("nobundle/config.json does not exist"), std::string::npos) << out;
   EXPECT_EQ(out.find("rcB=0\n"), std::string::npos) << out;
+}
+
+// sbatch --container: the script itself runs in the bundle (mounted at its
+// own path), told the bundle in SLURM_CONTAINER as Slurm does; a bundle that
+// is not there fails the job with the reason on its standard error.
+TEST_F(ContainerTest, SbatchRunsTheScriptInAnOciBundle) {
+  const std::string bundle = MakeBundleAndOciConf();
+  std::string id = SubmitScript("-N1 -n1 --container=" + bundle,
+                                "grep PRETTY /etc/os-release\n"
+                                "echo JOB=$SLURM_JOB_ID C=$SLURM_CONTAINER\n"
+                                "[ -e /usr/lib/os-release ] || echo NOT_HOST_ROOT\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  std::string out = Output(id);
+  EXPECT_NE(out.find("PRETTY_NAME=\"Rota test image\"\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("JOB=" + id + " C=" + bundle + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("NOT_HOST_ROOT\n"), std::string::npos) << out;
+
+  id = SubmitScript("-N1 -n1 --container=" + cluster_->work_dir() + "/nobundle", "echo RAN\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "FAILED")) << Output(id) << cluster_->NodeLogs();
+  out = Output(id);
+  EXPECT_NE(out.find("rotad: error: --container: " + cluster_->work_dir() +
+                     "/nobundle/config.json does not exist"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("RAN"), std::string::npos) << out;
+  EXPECT_EQ(Trim(cluster_->Run("sinfo -h -o %t").out), "idle") << cluster_->Run("sinfo").out;
+}
+
+// A bundle over the test image in the work directory ("bundle"), and an
+// oci.conf that runs it with crun.
+std::string ContainerTest::MakeBundleAndOciConf() const {
+  const std::string bundle = cluster_->work_dir() + "/bundle";
+  std::filesystem::create_directories(bundle);
+  const std::string root = (cluster_->dir().path() / "image-root").string();
+  std::ofstream(bundle + "/config.json")
+      << R"({"ociVersion":"1.0.2","root":{"path":")" << root << R"(","readonly":true},)"
+      << R"("process":{"cwd":"/","user":{"uid":0,"gid":0},"args":["sh"]},)"
+      << R"("mounts":[{"destination":"/proc","type":"bind","source":"/proc","options":["rbind"]},)"
+      << R"({"destination":"/dev","type":"tmpfs","source":"tmpfs","options":["nosuid"]}],)"
+      << R"("linux":{"namespaces":[{"type":"mount"}]}})";
+  cluster_->dir().Write("oci.conf", "RunTimeRun=\"crun --cgroup-manager=disabled --root=" +
+                                        (cluster_->dir().path() / "crun").string() +
+                                        " run --bundle %b rota-%j.%s.%t\"\n"
+                                        "RunTimeEnvExclude=HIDDEN_.*\n");
+  return bundle;
 }
 
 // A named container keeps what a step wrote for the job's next step; an
@@ -298,6 +348,104 @@ TEST_F(ContainerTest, AnOrdinaryUserRunsAsThemselvesOrRemappedToRoot) {
     EXPECT_EQ(st.st_uid, user.uid());
   }
   EXPECT_TRUE(cached) << cluster_->NodeLogs();
+}
+
+// A node with libnvidia-container: crun runs nvidia-container-cli (here a
+// script that records how it was called into the container's root, where a
+// real one puts the driver's libraries) before each containerised task or
+// batch script with GPUs, for exactly the job's GPU and the live container;
+// a task without GPUs does not run it.
+class ContainerDriverHookTest : public ContainerTest {
+ protected:
+  ContainerDriverHookTest() {
+    const std::string cli =
+        fake_bin_.Write("nvidia-container-cli",
+                        "#!/bin/sh\n"
+                        "for a; do case $a in --pid=*) pid=${a#--pid=};; esac; root=$a; done\n"
+                        "{ echo \"CLI $*\"; [ -d /proc/$pid ] && echo LIVE_PID; }"
+                        " > \"$root/etc/driver-hook\"\n");
+    chmod(cli.c_str(), 0755);
+    chmod(fake_bin_.path().c_str(), 0755);
+  }
+  std::vector<std::string> NodeEnvironment(int) const override {
+    return {"PATH=" + fake_bin_.path().string() + ":" + std::getenv("PATH")};
+  }
+  testing::TempDir fake_bin_;
+};
+
+TEST_F(ContainerDriverHookTest, ContainersWithGpusGetTheDriverThroughTheCli) {
+  const std::string show = "echo GPUS=$SLURM_JOB_GPUS; cat /etc/driver-hook || echo NO_HOOK";
+  // The batch script in its container, then a step in one (the image has
+  // no srun: the second job's script runs on the host).
+  std::string id = SubmitScript(
+      "-w " + cluster_->Node(1) + " -N1 -n1 --gpus-per-node=1 --container-image=" + Image(),
+      show + "\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  std::string out = Output(id);
+  id = SubmitScript("-w " + cluster_->Node(1) + " -N1 -n1 --gpus-per-node=1",
+                    "srun --container-image=" + Image() + " sh -c '" + show + "'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  out += Output(id);
+  // The batch script's container and the step's: each the call for its GPU.
+  size_t calls = 0;
+  for (std::string_view line : Split(out, '\n')) calls += line.starts_with("CLI ") ? 1 : 0;
+  EXPECT_EQ(calls, 2u) << out;
+  for (std::string_view line : Split(out, '\n')) {
+    if (!line.starts_with("GPUS=")) continue;
+    EXPECT_TRUE(line == "GPUS=0" || line == "GPUS=1") << out;
+    const unsigned minor = testing::NodedCluster::Minor(1, line.back() - '0');
+    const std::string expected =
+        "CLI --load-kmods configure --no-cgroups --ldconfig=@/sbin/ldconfig --device=" +
+        std::to_string(minor) + " --compute --utility --pid=";
+    EXPECT_NE(out.find(expected), std::string::npos) << out;
+  }
+  EXPECT_EQ(out.find("@PID@"), std::string::npos) << out;
+  EXPECT_NE(out.find("LIVE_PID\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("NO_HOOK"), std::string::npos) << out;
+
+  // A job without GPUs: no call.
+  id = SubmitScript("-N1 -n1", "srun --container-image=" + Image() + " sh -c '" + show + "'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  out = Output(id);
+  EXPECT_NE(out.find("NO_HOOK\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("CLI "), std::string::npos) << out;
+}
+
+// A TaskProlog runs on the host before the runtime; what it exports or
+// unsets is in the container's environment, for an srun task and for a
+// batch script in its container alike.
+class ContainerTaskPrologTest : public ContainerTest {
+ protected:
+  ContainerTaskPrologTest() {
+    prolog_ = scripts_.Write("task_prolog.sh",
+                             "#!/bin/sh\necho export FROM_PROLOG=yes\necho unset DROP_ME\n");
+    chmod(prolog_.c_str(), 0755);
+    chmod(scripts_.path().c_str(), 0755);
+  }
+  std::string Settings() const override {
+    return ContainerTest::Settings() + "TaskProlog=" + prolog_ + "\n";
+  }
+  testing::TempDir scripts_;
+  std::string prolog_;
+};
+
+TEST_F(ContainerTaskPrologTest, WhatThePrologExportsIsSeenInside) {
+  const std::string show = "P=$FROM_PROLOG D=${DROP_ME-unset}";
+  std::string id = SubmitScript("-N1 -n1 --container-image=" + Image(),
+                                "echo BATCH $(grep -c Rota /etc/os-release) " + show + "\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  EXPECT_NE(Output(id).find("BATCH 1 P=yes D=unset\n"), std::string::npos) << Output(id);
+
+  id = SubmitScript("-N1 -n1", "export DROP_ME=1\nsrun --container-image=" + Image() +
+                                   " sh -c 'echo STEP $(grep -c Rota /etc/os-release) " + show +
+                                   "'\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << cluster_->NodeLogs();
+  EXPECT_NE(Output(id).find("STEP 1 P=yes D=unset\n"), std::string::npos) << Output(id);
 }
 
 }  // namespace

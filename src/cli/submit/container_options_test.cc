@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli/submit/job_options.h"
 
 namespace rota::cli {
@@ -72,14 +74,17 @@ TEST(ContainerOptionsTest, BadValuesNameTheOption) {
   EXPECT_EQ(error({"--container-workdir=work", "x"}),
             "srun: error: --container-workdir: 'work' is not an absolute path");
   EXPECT_THAT(error({"--container-image=", "x"}), HasSubstr("the image is empty"));
-  // Slurm's OCI bundles: srun only so far.
-  Result<ParsedJobOptions> sbatch = Parse({"--container=/bundle", "x"}, Command::kSbatch);
-  ASSERT_FALSE(sbatch.ok());
-  EXPECT_THAT(sbatch.status().message(),
-              HasSubstr("sbatch: error: --container: OCI bundles run through srun only so far"));
-  Result<ParsedJobOptions> srun = Parse({"--container=/bundle", "x"}, Command::kSrun);
-  ASSERT_TRUE(srun.ok()) << srun.status().message();
-  EXPECT_EQ(srun->spec.container().bundle(), "/bundle");
+  // Slurm's OCI bundles, on each command; a relative bundle is the
+  // command's working directory's (the node's is another).
+  for (Command command : {Command::kSbatch, Command::kSalloc, Command::kSrun}) {
+    Result<ParsedJobOptions> parsed = Parse({"--container=/bundle", "x"}, command);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    EXPECT_EQ(parsed->spec.container().bundle(), "/bundle");
+  }
+  Result<ParsedJobOptions> relative = Parse({"--container=b/x", "x"}, Command::kSbatch);
+  ASSERT_TRUE(relative.ok()) << relative.status().message();
+  EXPECT_EQ(relative->spec.container().bundle(),
+            (std::filesystem::current_path() / "b/x").string());
 }
 
 // salloc hands its container to the steps of its allocation through pyxis'

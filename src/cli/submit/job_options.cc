@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -681,8 +682,6 @@ Status RefuseUnsupported(OptionSink& sink, const JobOption& option, std::string_
   std::string_view why = "not supported";
   if (option.name == "core-spec" || option.name == "thread-spec") {
     why = "core specialization is not supported (no cores are kept for the system)";
-  } else if (option.name == "container") {
-    why = "OCI bundles run through srun only so far (pyxis' --container-image works here)";
   } else if (option.name == "mcs-label") {
     why = "MCS labels are not supported (no MCS plugin)";
   } else if (option.name == "batch") {
@@ -693,6 +692,13 @@ Status RefuseUnsupported(OptionSink& sink, const JobOption& option, std::string_
 
 // The container options (container_options.h).
 Status SetContainer(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
+  std::string absolute;
+  if (option.name == "container" && !value.empty() && value[0] != '/') {
+    // The bundle is found on the node, whose working directory is not ours.
+    std::error_code ec;
+    absolute = (std::filesystem::current_path(ec) / value).string();
+    value = absolute;
+  }
   Status applied = ApplyContainerOption(option.name, value, *sink.spec().mutable_container());
   if (!applied.ok()) return sink.Error(Dashed(option) + ": " + applied.message());
   return Status::Ok();
@@ -894,8 +900,7 @@ const JobOption kJobOptions[] = {
     {"mcs-label", 0, A::kRequired, kAll, &RefuseUnsupported},
     // pyxis' options (container_options.h).
     // Slurm's OCI bundles: srun runs them (oci.conf); sbatch and salloc not yet.
-    {"container", 0, A::kRequired, kSr, &SetContainer},
-    {"container", 0, A::kRequired, kSb | kSa, &RefuseUnsupported},
+    {"container", 0, A::kRequired, kAll, &SetContainer},
     {"container-image", 0, A::kRequired, kAll, &SetContainer},
     {"container-mounts", 0, A::kRequired, kAll, &SetContainer},
     {"container-workdir", 0, A::kRequired, kAll, &SetContainer},

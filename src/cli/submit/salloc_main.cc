@@ -106,6 +106,10 @@ int main(int argc, char** argv) {
   for (const auto& [name, value] : rota::cli::ContainerSpankEnvironment(spec.container())) {
     rota::cli::SetVariable(env, name, value);
   }
+  // --container: srun takes SLURM_CONTAINER as its own --container.
+  if (!spec.container().bundle().empty()) {
+    rota::cli::SetVariable(env, "SLURM_CONTAINER", spec.container().bundle());
+  }
 
   int status = 1 << 8;
   if (release_requested == 0) {

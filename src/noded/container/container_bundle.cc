@@ -60,11 +60,15 @@ nlohmann::json OciRuntimeConfig(const BundleSpec& spec) {
     linux["uidMappings"] = {{{"containerID", inside_uid}, {"hostID", spec.uid}, {"size", 1}}};
     linux["gidMappings"] = {{{"containerID", inside_gid}, {"hostID", spec.gid}, {"size", 1}}};
   }
-  return {{"ociVersion", "1.0.2"},
-          {"process", process},
-          {"root", {{"path", spec.rootfs}, {"readonly", spec.readonly}}},
-          {"mounts", mounts},
-          {"linux", linux}};
+  nlohmann::json config = {{"ociVersion", "1.0.2"},
+                           {"process", process},
+                           {"root", {{"path", spec.rootfs}, {"readonly", spec.readonly}}},
+                           {"mounts", mounts},
+                           {"linux", linux}};
+  for (const BundleHook& hook : spec.prestart) {
+    config["hooks"]["prestart"].push_back({{"path", hook.path}, {"args", hook.args}});
+  }
+  return config;
 }
 
 }  // namespace rota::noded

@@ -23,6 +23,13 @@ struct BundleMount {
   std::vector<std::string> options;  // mount(8) words: bind, rbind, ro, nosuid, rprivate, ...
 };
 
+// A program the runtime runs once the container exists, before its process
+// starts (OCI "prestart"), with the container's state on its standard input.
+struct BundleHook {
+  std::string path;               // Absolute, on the host
+  std::vector<std::string> args;  // args[0] included
+};
+
 struct BundleSpec {
   std::string rootfs;  // Absolute path of the container's root on the host
   bool readonly = false;
@@ -33,6 +40,15 @@ struct BundleSpec {
   uint32_t gid = 0;
   bool remap_root = false;          // The user is uid 0 inside
   std::vector<BundleMount> mounts;  // After the standard ones: user mounts, devices, home
+  std::vector<BundleHook> prestart;
+};
+
+// What starts one task in its container: the host command, and the
+// config.json the runtime reads (where a TaskProlog's variables are passed
+// in, stepd/task_starter.h).
+struct ContainerCommand {
+  std::vector<std::string> argv;
+  std::string config;  // config.json's path
 };
 
 // config.json for `spec`.

@@ -87,7 +87,7 @@ std::vector<std::string> ContainerEnvironment(const std::vector<std::string>& im
   return env;
 }
 
-ContainerStore::ContainerStore(std::string state_dir, std::string runtime, ImageSource* images,
+ContainerStore::ContainerStore(std::string state_dir, ContainerRuntime runtime, ImageSource* images,
                                ContainerDefaults defaults)
     : state_dir_(std::move(state_dir)),
       runtime_(std::move(runtime)),
@@ -250,11 +250,11 @@ int ContainerStore::SweepStale(const std::set<uint32_t>& live) {
   return swept;
 }
 
-Result<std::vector<std::string>> ContainerTaskCommand(const std::string& runtime,
-                                                      const ContainerDefaults& defaults,
-                                                      const OpenContainer& container, const C& spec,
-                                                      const ContainerUser& user,
-                                                      const ContainerTask& task) {
+Result<ContainerCommand> ContainerTaskCommand(const ContainerRuntime& runtime,
+                                              const ContainerDefaults& defaults,
+                                              const OpenContainer& container, const C& spec,
+                                              const ContainerUser& user,
+                                              const ContainerTask& task) {
   BundleSpec bundle;
   bundle.rootfs = container.rootfs;
   bundle.readonly = !Resolve(spec.writable(), defaults.writable);
@@ -290,6 +290,15 @@ Result<std::vector<std::string>> ContainerTaskCommand(const std::string& runtime
   for (const std::string& file : task.host_files) {
     bundle.mounts.push_back({file, file, {"bind", "ro"}});
   }
+  std::string capabilities;
+  for (const std::string& var : bundle.env) {
+    if (var.starts_with("NVIDIA_DRIVER_CAPABILITIES="))
+      capabilities = var.substr(var.find('=') + 1);
+  }
+  if (std::optional<BundleHook> driver =
+          GpuDriverHook(runtime, task.driver_gpus, capabilities, user.uid != 0, container.rootfs)) {
+    bundle.prestart.push_back(std::move(*driver));
+  }
   const std::string id = std::to_string(container.job_id) + "." + std::to_string(task.step_id) +
                          "." + std::to_string(task.task_id);
   const std::string bundle_dir = container.dir + "/tasks/" + id;
@@ -299,12 +308,12 @@ Result<std::vector<std::string>> ContainerTaskCommand(const std::string& runtime
     out << OciRuntimeConfig(bundle).dump(1);
     if (!out) return IoError("cannot write " + bundle_dir + "/config.json");
   }
-  std::vector<std::string> command = {runtime, "--root", container.dir + "/state",
+  std::vector<std::string> command = {runtime.program, "--root", container.dir + "/state",
                                       "--cgroup-manager=disabled", "run"};
   // The PMI descriptor, kept under its number, passes through crun.
   if (task.keep_fd >= 3) command.push_back("--preserve-fds=" + std::to_string(task.keep_fd - 2));
   command.insert(command.end(), {"--bundle", bundle_dir, "rota-" + id});
-  return command;
+  return ContainerCommand{std::move(command), bundle_dir + "/config.json"};
 }
 
 OpenContainer ContainerFromPlace(const wire::ContainerPlace& place) {
@@ -319,7 +328,23 @@ OpenContainer ContainerFromPlace(const wire::ContainerPlace& place) {
   return container;
 }
 
-wire::ContainerPlace PlaceOf(const OpenContainer& container, const std::string& runtime) {
+wire::ContainerSpec BatchContainerSpec(const wire::ContainerSpec& spec,
+                                       const std::string& work_dir) {
+  wire::ContainerSpec resolved = spec;
+  if (work_dir.empty()) return resolved;
+  if (spec.image().starts_with('.'))
+    resolved.set_image((fs::path(work_dir) / spec.image()).string());
+  if (!spec.save().empty() && !spec.save().starts_with('/')) {
+    resolved.set_save((fs::path(work_dir) / spec.save()).string());
+  }
+  return resolved;
+}
+
+ContainerRuntime RuntimeFromPlace(const wire::ContainerPlace& place) {
+  return {place.runtime(), place.driver_cli(), place.driver_hook()};
+}
+
+wire::ContainerPlace PlaceOf(const OpenContainer& container, const ContainerRuntime& runtime) {
   wire::ContainerPlace place;
   place.set_job_id(container.job_id);
   place.set_dir(container.dir);
@@ -327,26 +352,10 @@ wire::ContainerPlace PlaceOf(const OpenContainer& container, const std::string& 
   for (const std::string& e : container.image.env) place.add_image_env(e);
   for (const std::string& e : container.image.entrypoint) place.add_image_entrypoint(e);
   place.set_image_working_dir(container.image.working_dir);
-  place.set_runtime(runtime);
+  place.set_runtime(runtime.program);
+  place.set_driver_cli(runtime.driver_cli);
+  place.set_driver_hook(runtime.driver_hook);
   return place;
-}
-
-std::string FindContainerRuntime() {
-  std::vector<std::string> dirs;
-  if (const char* path = std::getenv("PATH"); path != nullptr) {
-    std::string_view rest(path);
-    while (!rest.empty()) {
-      const size_t colon = rest.find(':');
-      dirs.emplace_back(rest.substr(0, colon));
-      rest = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
-    }
-  }
-  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) dirs.emplace_back(dir);
-  for (const std::string& dir : dirs) {
-    const std::string candidate = dir + "/crun";
-    if (!dir.empty() && access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "crun";
 }
 
 }  // namespace rota::noded

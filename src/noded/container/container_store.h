@@ -21,6 +21,8 @@
 
 #include "common/status.h"
 #include "container.pb.h"
+#include "noded/container/container_bundle.h"
+#include "noded/container/container_runtime.h"
 
 namespace rota::noded {
 
@@ -81,6 +83,7 @@ struct ContainerTask {
   std::vector<std::string> argv;          // The command and its arguments
   std::vector<std::string> env;           // The task's environment on the host (NAME=value)
   std::vector<std::string> device_files;  // The task's GPUs' files (and the driver's control files)
+  std::vector<std::string> driver_gpus;   // Its GPUs as the driver names them (container_runtime.h)
   uint32_t step_id = 0;
   uint32_t task_id = 0;
   int keep_fd = -1;  // A descriptor the task keeps under its number (PMI_FD)
@@ -93,22 +96,28 @@ struct ContainerTask {
 // namespace of its own (TaskProcessSpec::runtime_mounts). `defaults`: what
 // the switches the user did not give mean. Errors: a mount source that does
 // not exist, the bundle not written.
-Result<std::vector<std::string>> ContainerTaskCommand(
-    const std::string& runtime, const ContainerDefaults& defaults, const OpenContainer& container,
-    const wire::ContainerSpec& spec, const ContainerUser& user, const ContainerTask& task);
+Result<ContainerCommand> ContainerTaskCommand(const ContainerRuntime& runtime,
+                                              const ContainerDefaults& defaults,
+                                              const OpenContainer& container,
+                                              const wire::ContainerSpec& spec,
+                                              const ContainerUser& user, const ContainerTask& task);
+
+// A batch script's container as sbatch asked for it, with a relative image
+// ("./img.sqsh") and --container-save file taken from the job's working
+// directory `work_dir`, where pyxis would find them.
+wire::ContainerSpec BatchContainerSpec(const wire::ContainerSpec& spec,
+                                       const std::string& work_dir);
 
 // A container as its record says (for the step daemon of a batch script), and back.
 OpenContainer ContainerFromPlace(const wire::ContainerPlace& place);
-wire::ContainerPlace PlaceOf(const OpenContainer& container, const std::string& runtime);
-
-// The OCI runtime's program (crun) found in PATH or the usual places; "crun" when none.
-std::string FindContainerRuntime();
+ContainerRuntime RuntimeFromPlace(const wire::ContainerPlace& place);
+wire::ContainerPlace PlaceOf(const OpenContainer& container, const ContainerRuntime& runtime);
 
 class ContainerStore {
  public:
   // `state_dir`: where containers live (made 0711 if missing); `runtime`:
-  // the OCI runtime's program (crun). `images` outlives the store.
-  ContainerStore(std::string state_dir, std::string runtime, ImageSource* images,
+  // what runs them. `images` outlives the store.
+  ContainerStore(std::string state_dir, ContainerRuntime runtime, ImageSource* images,
                  ContainerDefaults defaults = {});
   ~ContainerStore();
   ContainerStore(const ContainerStore&) = delete;
@@ -141,15 +150,14 @@ class ContainerStore {
   int SweepStale(const std::set<uint32_t>& live);
 
   // ContainerTaskCommand with the store's runtime and defaults.
-  Result<std::vector<std::string>> TaskCommand(const OpenContainer& container,
-                                               const wire::ContainerSpec& spec,
-                                               const ContainerUser& user,
-                                               const ContainerTask& task) const {
+  Result<ContainerCommand> TaskCommand(const OpenContainer& container,
+                                       const wire::ContainerSpec& spec, const ContainerUser& user,
+                                       const ContainerTask& task) const {
     return ContainerTaskCommand(runtime_, defaults_, container, spec, user, task);
   }
 
   const std::string& state_dir() const { return state_dir_; }
-  const std::string& runtime() const { return runtime_; }
+  const ContainerRuntime& runtime() const { return runtime_; }
 
  private:
   Result<std::shared_ptr<OpenContainer>> Make(const wire::ContainerSpec& spec,
@@ -158,7 +166,7 @@ class ContainerStore {
   void Remove(const OpenContainer& container);
 
   const std::string state_dir_;
-  const std::string runtime_;
+  const ContainerRuntime runtime_;
   ImageSource* const images_;
   const ContainerDefaults defaults_;
   std::mutex mu_;

@@ -65,7 +65,8 @@ class ContainerStoreTest : public ::testing::Test {
   testing::TempDir tmp_;
   fs::path image_dir_;
   FakeImages images_{(tmp_.path() / "image").string()};
-  ContainerStore store_{(tmp_.path() / "state").string(), "crun", &images_};
+  ContainerStore store_{(tmp_.path() / "state").string(), ContainerRuntime{.program = "crun"},
+                        &images_};
 };
 
 // A container's root is an overlay over the image: what it writes stays in
@@ -139,7 +140,8 @@ TEST_F(ContainerStoreTest, ASweepRemovesContainersOfJobsThatAreGone) {
   ASSERT_TRUE(store_.Open(Spec("a"), user_, 1, 0).ok());
   ASSERT_TRUE(store_.Open(Spec("b"), user_, 2, 0).ok());
   // A new rotad's store: the mounts of the previous one are still there.
-  ContainerStore restarted((tmp_.path() / "state").string(), "crun", &images_);
+  ContainerStore restarted((tmp_.path() / "state").string(), ContainerRuntime{.program = "crun"},
+                           &images_);
   EXPECT_EQ(restarted.SweepStale({2}), 1);
   EXPECT_FALSE(fs::exists(tmp_.path() / "state/job_1"));
   EXPECT_TRUE(fs::exists(tmp_.path() / "state/job_2/name_b/rootfs/etc/os-release"));
@@ -167,10 +169,11 @@ TEST_F(ContainerStoreTest, TaskCommandWritesTheBundleAndRunsCrunOnIt) {
                      .step_id = 4,
                      .task_id = 2,
                      .keep_fd = 4};
-  Result<std::vector<std::string>> command = store_.TaskCommand(**opened, spec, alice, task);
+  Result<ContainerCommand> command = store_.TaskCommand(**opened, spec, alice, task);
   ASSERT_TRUE(command.ok()) << command.status().message();
   const std::string bundle = (*opened)->dir + "/tasks/1.4.2";
-  EXPECT_THAT(*command,
+  EXPECT_EQ(command->config, bundle + "/config.json");
+  EXPECT_THAT(command->argv,
               ElementsAre("crun", "--root", (*opened)->dir + "/state", "--cgroup-manager=disabled",
                           "run", "--preserve-fds=2", "--bundle", bundle, "rota-1.4.2"));
   nlohmann::json config = nlohmann::json::parse(std::ifstream(bundle + "/config.json"));
@@ -196,11 +199,68 @@ TEST_F(ContainerStoreTest, TaskCommandWritesTheBundleAndRunsCrunOnIt) {
   }
   EXPECT_TRUE(data_mounted);
   EXPECT_TRUE(gpu_mounted);
+  // No nvidia-container-cli on this node: no hook, whatever the GPUs.
+  EXPECT_FALSE(config.contains("hooks"));
   // A mount whose source is missing is refused by name.
   spec.mutable_mounts(0)->set_source("/nonexistent/dir");
-  Result<std::vector<std::string>> refused = store_.TaskCommand(**opened, spec, alice, task);
+  Result<ContainerCommand> refused = store_.TaskCommand(**opened, spec, alice, task);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(), HasSubstr("/nonexistent/dir does not exist"));
+}
+
+// With libnvidia-container installed, a task with GPUs gets crun's prestart
+// hook, which runs nvidia-container-cli for exactly its GPUs and the
+// capabilities the container's environment asks for, in its user mode for an
+// ordinary user; a task without GPUs gets none.
+TEST_F(ContainerStoreTest, ATaskWithGpusGetsTheDriverHookForThoseGpus) {
+  ContainerStore store((tmp_.path() / "state-hook").string(),
+                       ContainerRuntime{"crun", "/usr/bin/nvidia-container-cli", "/opt/hook"},
+                       &images_);
+  C spec = Spec();
+  spec.add_env("NVIDIA_DRIVER_CAPABILITIES");
+  ContainerUser alice{.uid = 1234, .gid = 99, .groups = {99}, .home = "/home/alice"};
+  Result<std::shared_ptr<OpenContainer>> opened = store.Open(spec, user_, 1, 5);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  ContainerTask task{.argv = {"nvidia-smi"},
+                     .env = {"NVIDIA_DRIVER_CAPABILITIES=utility,video"},
+                     .device_files = {"/dev/nvidia1", "/dev/nvidia3"},
+                     .driver_gpus = {"GPU-aa", "3"},
+                     .step_id = 5,
+                     .task_id = 0};
+  ASSERT_TRUE(store.TaskCommand(**opened, spec, alice, task).ok());
+  nlohmann::json config =
+      nlohmann::json::parse(std::ifstream((*opened)->dir + "/tasks/1.5.0/config.json"));
+  ASSERT_EQ(config["hooks"]["prestart"].size(), 1u) << config.dump(1);
+  const nlohmann::json& hook = config["hooks"]["prestart"][0];
+  EXPECT_EQ(hook["path"], "/opt/hook");
+  EXPECT_EQ(hook["args"],
+            nlohmann::json({"/opt/hook", "/usr/bin/nvidia-container-cli", "--user", "configure",
+                            "--no-cgroups", "--ldconfig=@/sbin/ldconfig", "--device=GPU-aa,3",
+                            "--utility", "--video", "--pid=@PID@", (*opened)->rootfs}));
+
+  task.task_id = 1;
+  task.device_files.clear();
+  task.driver_gpus.clear();
+  ASSERT_TRUE(store.TaskCommand(**opened, spec, alice, task).ok());
+  config = nlohmann::json::parse(std::ifstream((*opened)->dir + "/tasks/1.5.1/config.json"));
+  EXPECT_FALSE(config.contains("hooks"));
+  store.ForgetJob(1);
+}
+
+// A batch script's relative image and save file are the job's working
+// directory's; absolute paths and registry references stay as they are.
+TEST(BatchContainerSpecTest, RelativePathsAreTheWorkingDirectorys) {
+  C spec;
+  spec.set_image("./img.sqsh");
+  spec.set_save("out/saved.sqsh");
+  C resolved = BatchContainerSpec(spec, "/home/alice/run");
+  EXPECT_EQ(resolved.image(), "/home/alice/run/./img.sqsh");
+  EXPECT_EQ(resolved.save(), "/home/alice/run/out/saved.sqsh");
+  spec.set_image("ubuntu:22.04");
+  spec.set_save("/scratch/s.sqsh");
+  resolved = BatchContainerSpec(spec, "/home/alice/run");
+  EXPECT_EQ(resolved.image(), "ubuntu:22.04");
+  EXPECT_EQ(resolved.save(), "/scratch/s.sqsh");
 }
 
 TEST(ContainerEnvironmentTest, TheImagesPathStaysUnlessTheHostsIsAskedFor) {

@@ -20,7 +20,7 @@ Result<ContainerImage> CachedImages::Acquire(const std::string& ref, uid_t uid, 
 
 NodeContainers MakeNodeContainers(const std::string& spool_dir, uint64_t cache_bytes,
                                   const std::string& importer) {
-  const std::string dir = spool_dir + "/containers";
+  const std::string dir = NodeContainersDir(spool_dir);
   std::error_code ec;
   std::filesystem::create_directories(dir + "/images", ec);
   NodeContainers made;
@@ -29,6 +29,8 @@ NodeContainers MakeNodeContainers(const std::string& spool_dir, uint64_t cache_b
   made.store = std::make_unique<ContainerStore>(dir, FindContainerRuntime(), made.images.get());
   return made;
 }
+
+std::string NodeContainersDir(const std::string& spool_dir) { return spool_dir + "/containers"; }
 
 std::string ImageImporterProgram() {
   std::error_code ec;

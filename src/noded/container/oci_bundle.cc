@@ -1,14 +1,18 @@
 #include "noded/container/oci_bundle.h"
 
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+
+#include "conf/diagnostics.h"
 
 namespace rota::noded {
 namespace {
@@ -23,7 +27,7 @@ bool ReadableBy(const struct stat& st, uid_t uid, gid_t gid) {
 
 }  // namespace
 
-Result<std::vector<std::string>> OciBundleCommand(const OciConf& oci, OciBundleTask task) {
+Result<ContainerCommand> OciBundleCommand(const OciConf& oci, OciBundleTask task) {
   const std::string source = task.bundle + "/config.json";
   struct stat st {};
   if (task.bundle.empty() || task.bundle[0] != '/') {
@@ -54,6 +58,10 @@ Result<std::vector<std::string>> OciBundleCommand(const OciConf& oci, OciBundleT
   }
   process["env"] = env;
   if (!process.contains("cwd")) process["cwd"] = "/";
+  for (const std::string& file : task.host_files) {
+    config["mounts"].push_back(
+        {{"destination", file}, {"type", "bind"}, {"source", file}, {"options", {"bind", "ro"}}});
+  }
   std::string root = config["root"].value("path", "rootfs");
   if (root.empty() || root[0] != '/') root = task.bundle + "/" + root;
   config["root"]["path"] = root;
@@ -71,7 +79,30 @@ Result<std::vector<std::string>> OciBundleCommand(const OciConf& oci, OciBundleT
   }
   task.pattern.bundle = task.task_dir;
   task.pattern.rootfs = root;
-  return std::vector<std::string>{"/bin/sh", "-c", ExpandOciPattern(oci.run, task.pattern)};
+  return ContainerCommand{{"/bin/sh", "-c", ExpandOciPattern(oci.run, task.pattern)},
+                          task.task_dir + "/config.json"};
+}
+
+Result<ContainerCommand> NodeOciBundleCommand(const std::string& slurm_conf_path,
+                                              const std::string& containers_dir,
+                                              OciBundleTask task) {
+  conf::Diagnostics diags;
+  const std::string path =
+      (std::filesystem::path(slurm_conf_path).parent_path() / "oci.conf").string();
+  Result<OciConf> oci = LoadOciConf(path, diags);
+  for (const conf::Diagnostic& d : diags.all()) spdlog::warn("{}", d.ToString());
+  if (!oci.ok()) return FailedPrecondition("--container: this node has no " + path);
+  if (diags.has_errors()) return FailedPrecondition("--container: " + path + " has errors");
+  if (oci->run.empty()) return FailedPrecondition("--container: " + path + " has no RunTimeRun");
+  const std::string job_dir = containers_dir + "/job_" + std::to_string(task.pattern.job_id);
+  for (const std::string& dir : {containers_dir, job_dir}) {
+    if (mkdir(dir.c_str(), 0711) != 0 && errno != EEXIST) {
+      return IoError("cannot create " + dir + ": " + std::strerror(errno));
+    }
+  }
+  task.task_dir = job_dir + "/oci_" + std::to_string(task.pattern.step_id) + "_" +
+                  std::to_string(task.pattern.task_id);
+  return OciBundleCommand(*oci, std::move(task));
 }
 
 }  // namespace rota::noded

@@ -77,10 +77,12 @@ class OciBundleTest : public ::testing::Test {
 
 TEST_F(OciBundleTest, TheTasksCopyRunsItsCommandWithItsEnvironment) {
   OciConf oci{.run = "crun run --bundle %b job%j", .env_exclude = "SLURM_CONF"};
-  Result<std::vector<std::string>> command = OciBundleCommand(oci, Task());
+  Result<ContainerCommand> command = OciBundleCommand(oci, Task());
   ASSERT_TRUE(command.ok()) << command.status().message();
   const std::string task_dir = (dir_.path() / "task").string();
-  EXPECT_THAT(*command, ElementsAre("/bin/sh", "-c", "crun run --bundle " + task_dir + " job7"));
+  EXPECT_THAT(command->argv,
+              ElementsAre("/bin/sh", "-c", "crun run --bundle " + task_dir + " job7"));
+  EXPECT_EQ(command->config, task_dir + "/config.json");
   nlohmann::json config = nlohmann::json::parse(std::ifstream(task_dir + "/config.json"));
   EXPECT_EQ(config["process"]["args"], nlohmann::json({"python", "train.py"}));
   EXPECT_EQ(config["process"]["env"], nlohmann::json({"SLURM_PROCID=0", "PATH=/bin"}));
@@ -96,11 +98,11 @@ TEST_F(OciBundleTest, ABundleTheUserCannotReadOrThatIsNoConfigIsRefused) {
   task.uid = 4242;
   task.gid = 4242;
   chmod((bundle_ + "/config.json").c_str(), 0600);  // root's only
-  Result<std::vector<std::string>> refused = OciBundleCommand(oci, task);
+  Result<ContainerCommand> refused = OciBundleCommand(oci, task);
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.status().message(), HasSubstr("is not readable by the job's user"));
   dir_.Write("bundle/config.json", "[1, 2]");
-  Result<std::vector<std::string>> junk = OciBundleCommand(oci, Task());
+  Result<ContainerCommand> junk = OciBundleCommand(oci, Task());
   ASSERT_FALSE(junk.ok());
   EXPECT_THAT(junk.status().message(), HasSubstr("is not an OCI runtime configuration"));
   task = Task();

@@ -17,6 +17,8 @@
 #include "api/methods.h"
 #include "common/log.h"
 #include "common/user_names.h"
+#include "noded/container/node_containers.h"
+#include "noded/container/oci_bundle.h"
 #include "noded/cpu_list.h"
 #include "noded/gpu/device_holders.h"
 #include "noded/gpu/gres_device_files.h"
@@ -193,12 +195,43 @@ Status BatchJob::Launch() {
   process.umask = UmaskFromEnvironment(process.env);
   // The TaskEpilog runs as the script ran, after it (task_epilog.h).
   task_ = process;
-  if (!container_.error().empty()) {
+  std::string container_error = container_.error();
+  std::string container_config;  // Where the TaskProlog's variables go, in a container
+  if (const std::string& bundle = spec.container().bundle();
+      !bundle.empty() && container_error.empty()) {
+    // sbatch --container: the script runs in the user's OCI bundle through
+    // oci.conf's runtime (oci_bundle.h), mounted at its own path.
+    OciBundleTask task;
+    task.bundle = bundle;
+    task.argv = process.argv;
+    task.env = process.env;
+    task.uid = spec.uid();
+    task.gid = spec.gid();
+    task.host_files = {process.program};
+    task.pattern.node = node;
+    task.pattern.user = spec.user();
+    task.pattern.uid = spec.uid();
+    task.pattern.job_id = job.job_id();
+    task.pattern.step_id = kBatchScriptContainerStep;
+    task.pattern.spool = node_.settings.spool_dir;
+    Result<ContainerCommand> command =
+        NodeOciBundleCommand(node_.config->slurm_conf_path,
+                             NodeContainersDir(node_.settings.spool_dir), std::move(task));
+    if (command.ok()) {
+      process.argv = std::move(command->argv);
+      container_config = std::move(command->config);
+      process.program = process.argv.front();
+      process.runtime_mounts = true;
+    } else {
+      container_error = command.status().message();
+    }
+  }
+  if (!container_error.empty()) {
     // The container could not be had: the script does not run; its standard
     // error says why, and it fails as a script that could not start would.
     process.program = "/bin/sh";
     process.argv = {"/bin/sh", "-c", "printf '%s\\n' \"$0\" >&2; exit 1",
-                    "rotad: error: " + container_.error()};
+                    "rotad: error: " + container_error};
   } else if (!container_.dir().empty()) {
     // sbatch's pyxis options: crun starts the script in the container rotad
     // opened (container_store.h); the script is mounted at its own path.
@@ -206,20 +239,23 @@ Status BatchJob::Launch() {
     in_container.argv = process.argv;
     in_container.env = process.env;
     in_container.device_files = ContainerDeviceFiles(node_, env.gpu_indices);
+    in_container.driver_gpus = ContainerDriverGpus(node_, env.gpu_indices);
     in_container.step_id = kBatchScriptContainerStep;
     in_container.host_files = {process.program};
-    Result<std::vector<std::string>> command = ContainerTaskCommand(
-        container_.runtime(), ContainerDefaults{}, ContainerFromPlace(container_), spec.container(),
-        ContainerUserOf(spec), in_container);
+    Result<ContainerCommand> command = ContainerTaskCommand(
+        RuntimeFromPlace(container_), ContainerDefaults{}, ContainerFromPlace(container_),
+        spec.container(), ContainerUserOf(spec), in_container);
     if (!command.ok()) return command.status();
-    process.argv = std::move(*command);
+    process.argv = std::move(command->argv);
+    container_config = std::move(command->config);
     process.program = process.argv.front();
     process.runtime_mounts = true;
   }
   if (const std::string& prolog = node_.config->settings.task_prolog; !prolog.empty()) {
     // The TaskProlog runs in the script's own process, just before it
     // (task_starter.h): rota-task takes the place of the script and execs it.
-    process.argv.insert(process.argv.begin(), {TaskStarterProgram(), prolog});
+    std::vector<std::string> starter = TaskStarterCommand(prolog, container_config);
+    process.argv.insert(process.argv.begin(), starter.begin(), starter.end());
     process.program = process.argv.front();
   }
 

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -208,24 +209,27 @@ std::vector<std::string> ContainerDeviceFiles(const NodeContext& node,
   return files;
 }
 
-Result<std::vector<std::string>> TaskSpawner::BundleCommand(uint32_t task_id,
-                                                            const TaskProcessSpec& process) const {
-  conf::Diagnostics diags;
-  const std::string path =
-      (std::filesystem::path(node_.config->slurm_conf_path).parent_path() / "oci.conf").string();
-  Result<OciConf> oci = LoadOciConf(path, diags);
-  for (const conf::Diagnostic& d : diags.all()) spdlog::warn("{}", d.ToString());
-  if (!oci.ok()) return FailedPrecondition("--container: this node has no " + path);
-  if (diags.has_errors()) return FailedPrecondition("--container: " + path + " has errors");
-  if (oci->run.empty()) return FailedPrecondition("--container: " + path + " has no RunTimeRun");
-  if (node_.containers == nullptr) return FailedPrecondition("containers are not available here");
-  const std::string job_dir = node_.containers->state_dir() + "/job_" + std::to_string(job_id_);
-  if (mkdir(job_dir.c_str(), 0711) != 0 && errno != EEXIST) {
-    return IoError("cannot create " + job_dir + ": " + std::strerror(errno));
+std::vector<std::string> ContainerDriverGpus(const NodeContext& node,
+                                             const std::vector<uint32_t>& gpus) {
+  std::vector<std::string> ids;
+  for (const GpuDevice& gpu : GpuDevicesOf(node, gpus)) {
+    struct stat st {};
+    if (!gpu.uuid.empty()) {
+      ids.push_back(gpu.uuid);
+    } else if (!gpu.file.empty() && stat(gpu.file.c_str(), &st) == 0 && S_ISCHR(st.st_mode)) {
+      // Known only from gres.conf: /dev/nvidiaN's minor number is the
+      // driver's index of the GPU.
+      ids.push_back(std::to_string(minor(st.st_rdev)));
+    }
   }
+  return ids;
+}
+
+Result<ContainerCommand> TaskSpawner::BundleCommand(uint32_t task_id,
+                                                    const TaskProcessSpec& process) const {
+  if (node_.containers == nullptr) return FailedPrecondition("containers are not available here");
   OciBundleTask task;
   task.bundle = request_.container().bundle();
-  task.task_dir = job_dir + "/oci_" + std::to_string(step_id_) + "_" + std::to_string(task_id);
   task.argv = process.argv;
   task.env = process.env;
   task.uid = process.uid;
@@ -237,7 +241,8 @@ Result<std::vector<std::string>> TaskSpawner::BundleCommand(uint32_t task_id,
   task.pattern.step_id = step_id_;
   task.pattern.task_id = task_id;
   task.pattern.spool = node_.settings.spool_dir;
-  return OciBundleCommand(*oci, std::move(task));
+  return NodeOciBundleCommand(node_.config->slurm_conf_path, node_.containers->state_dir(),
+                              std::move(task));
 }
 
 Status TaskSpawner::MakeStepCage() const {
@@ -277,11 +282,13 @@ Status TaskSpawner::Start(uint32_t local_id, StepPmi* pmi, LocalTask& task) {
   process.groups = groups_;
   process.work_dir = work_dir_;
   process.soft_limits = SoftLimitsFrom(request_.rlimits());
+  std::string container_config;  // Where the TaskProlog's variables go, in a container
   if (!request_.container().bundle().empty()) {
     // srun --container: the user's OCI bundle, run by oci.conf's runtime.
-    Result<std::vector<std::string>> command = BundleCommand(task.global_id, process);
+    Result<ContainerCommand> command = BundleCommand(task.global_id, process);
     if (!command.ok()) return command.status();
-    process.argv = std::move(*command);
+    process.argv = std::move(command->argv);
+    container_config = std::move(command->config);
     process.runtime_mounts = true;
   } else if (container_ != nullptr) {
     // The command runs in the step's container: crun, as the user, starts
@@ -289,22 +296,26 @@ Status TaskSpawner::Start(uint32_t local_id, StepPmi* pmi, LocalTask& task) {
     ContainerTask in_container;
     in_container.argv = process.argv;
     in_container.env = process.env;
-    in_container.device_files =
-        ContainerDeviceFiles(node_, plan_.confine_gpus ? gpus : plan_.job_gpus);
+    const std::vector<uint32_t>& visible_gpus = plan_.confine_gpus ? gpus : plan_.job_gpus;
+    in_container.device_files = ContainerDeviceFiles(node_, visible_gpus);
+    in_container.driver_gpus = ContainerDriverGpus(node_, visible_gpus);
     in_container.step_id = step_id_;
     in_container.task_id = task.global_id;
     in_container.keep_fd = process.keep_fd;
-    Result<std::vector<std::string>> command = node_.containers->TaskCommand(
+    Result<ContainerCommand> command = node_.containers->TaskCommand(
         *container_, request_.container(), container_user_, in_container);
     if (!command.ok()) return command.status();
-    process.argv = std::move(*command);
+    process.argv = std::move(command->argv);
+    container_config = std::move(command->config);
     process.runtime_mounts = true;
   }
   if (const std::string& prolog = node_.config->settings.task_prolog; !prolog.empty()) {
     // The TaskProlog runs in the task's own process, just before the
     // command (task_starter.h): rota-task execs the command after it (in a
-    // container, the runtime: the prolog runs on the host).
-    process.argv.insert(process.argv.begin(), {TaskStarterProgram(), prolog});
+    // container, the runtime: the prolog runs on the host, and its
+    // variables are written into the container's config.json).
+    std::vector<std::string> starter = TaskStarterCommand(prolog, container_config);
+    process.argv.insert(process.argv.begin(), starter.begin(), starter.end());
   }
   StepIoFields io_fields = io_fields_;
   io_fields.task_id = task.global_id;

@@ -66,8 +66,7 @@ class TaskSpawner {
 
  private:
   // srun --container=BUNDLE: the task's bundle written, the runtime's command.
-  Result<std::vector<std::string>> BundleCommand(uint32_t task_id,
-                                                 const TaskProcessSpec& process) const;
+  Result<ContainerCommand> BundleCommand(uint32_t task_id, const TaskProcessSpec& process) const;
 
   const NodeContext& node_;
   const StepPlan& plan_;
@@ -95,6 +94,11 @@ class TaskSpawner {
 // indices) and the driver's control files that exist on the host.
 std::vector<std::string> ContainerDeviceFiles(const NodeContext& node,
                                               const std::vector<uint32_t>& gpus);
+
+// `gpus` (node indices) as nvidia-container-cli names them: each GPU's UUID
+// where discovery found one, else its device file's minor number.
+std::vector<std::string> ContainerDriverGpus(const NodeContext& node,
+                                             const std::vector<uint32_t>& gpus);
 
 // The environment every task of the step here starts from: srun's, with the
 // step's SLURM_* variables and the CPU binding's set.

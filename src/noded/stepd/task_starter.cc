@@ -4,9 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "noded/stepd/task_prolog_output.h"
 
@@ -35,7 +39,69 @@ void WriteAll(int fd, const std::string& text) {
   }
 }
 
+// NAME -> NAME=value.
+std::map<std::string, std::string> ByName(const std::vector<std::string>& env) {
+  std::map<std::string, std::string> by_name;
+  for (const std::string& entry : env) by_name[entry.substr(0, entry.find('='))] = entry;
+  return by_name;
+}
+
 }  // namespace
+
+std::vector<std::string> TaskStarterCommand(const std::string& prolog,
+                                            const std::string& container_config) {
+  std::vector<std::string> command = {TaskStarterProgram()};
+  if (!container_config.empty()) command.push_back("--container-config=" + container_config);
+  command.push_back(prolog);
+  return command;
+}
+
+Status PassVariablesIntoContainer(const std::string& config_path,
+                                  const std::vector<std::string>& before,
+                                  const std::vector<std::string>& after) {
+  const std::map<std::string, std::string> was = ByName(before);
+  const std::map<std::string, std::string> now = ByName(after);
+  std::map<std::string, std::string> set;
+  std::vector<std::string> unset;
+  for (const auto& [name, entry] : now) {
+    auto it = was.find(name);
+    if (it == was.end() || it->second != entry) set[name] = entry;
+  }
+  for (const auto& [name, entry] : was) {
+    if (!now.contains(name)) unset.push_back(name);
+  }
+  if (set.empty() && unset.empty()) return Status::Ok();
+
+  nlohmann::json config = nlohmann::json::parse(std::ifstream(config_path), nullptr, false);
+  if (config.is_discarded() || !config.is_object() || !config["process"].is_object()) {
+    return InvalidArgument(config_path + " is not a container's configuration");
+  }
+  nlohmann::json& env = config["process"]["env"];
+  nlohmann::json kept = nlohmann::json::array();
+  if (env.is_array()) {
+    for (const nlohmann::json& entry : env) {
+      if (!entry.is_string()) continue;
+      const std::string text = entry.get<std::string>();
+      const std::string name = text.substr(0, text.find('='));
+      if (set.contains(name) || std::find(unset.begin(), unset.end(), name) != unset.end()) {
+        continue;
+      }
+      kept.push_back(text);
+    }
+  }
+  for (const auto& [name, entry] : set) kept.push_back(entry);
+  env = std::move(kept);
+  const std::string written = config_path + ".prolog";
+  {
+    std::ofstream out(written, std::ios::trunc);
+    out << config.dump(1);
+    if (!out) return IoError("cannot write " + written + ": " + std::strerror(errno));
+  }
+  if (rename(written.c_str(), config_path.c_str()) != 0) {
+    return IoError("cannot replace " + config_path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
 
 std::string TaskStarterProgram() {
   std::error_code ec;
@@ -84,7 +150,7 @@ Result<TaskPrologRun> RunTaskProlog(const std::string& program, std::vector<std:
 }
 
 int StartTaskAfterProlog(const std::string& prolog, const std::vector<std::string>& command,
-                         std::vector<std::string> env) {
+                         std::vector<std::string> env, const std::string& container_config) {
   if (command.empty()) {
     WriteAll(2, "rotad: error: no command to run after the TaskProlog\n");
     return 2;
@@ -102,7 +168,15 @@ int StartTaskAfterProlog(const std::string& prolog, const std::vector<std::strin
                     std::to_string(run->exit_code) + "\n");
     return run->exit_code;
   }
+  const std::vector<std::string> before = env;
   WriteAll(1, ApplyTaskPrologOutput(run->output, env));
+  if (!container_config.empty()) {
+    if (Status passed = PassVariablesIntoContainer(container_config, before, env); !passed.ok()) {
+      WriteAll(2, "rotad: error: the TaskProlog's variables cannot be passed into the container: " +
+                      std::string(passed.message()) + "\n");
+      return 1;
+    }
+  }
   std::vector<std::string> argv_text = command;
   std::vector<char*> argv = CStrings(argv_text);
   std::vector<char*> envp = CStrings(env);

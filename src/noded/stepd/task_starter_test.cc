@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "testing/temp_dir.h"
@@ -98,6 +99,34 @@ TEST(TaskStarterTest, ACommandThatCannotRunSaysWhy) {
   EXPECT_EQ(code, 127);
   EXPECT_NE(ReadFile((dir.path() / "err").string()).find("cannot execute no-such-command-here"),
             std::string::npos);
+}
+
+// In a container the runtime reads the environment from config.json: what
+// the TaskProlog set, changed or unset is written there; the rest of the
+// container's environment (the image's PATH) stays.
+TEST(TaskStarterTest, ThePrologsVariablesReachTheContainersConfiguration) {
+  rota::testing::TempDir dir;
+  const std::string config = dir.Write(
+      "bundle/config.json",
+      R"({"process":{"args":["sh"],"env":["PATH=/image/bin","DROPPED=1","KEPT=yes","CHANGED=old"]},)"
+      R"("root":{"path":"/r"}})");
+  ASSERT_TRUE(PassVariablesIntoContainer(config, {"PATH=/host", "DROPPED=1", "CHANGED=old"},
+                                         {"PATH=/host", "CHANGED=new", "ADDED=1"})
+                  .ok());
+  nlohmann::json written = nlohmann::json::parse(std::ifstream(config));
+  EXPECT_EQ(written["process"]["env"],
+            nlohmann::json({"PATH=/image/bin", "KEPT=yes", "ADDED=1", "CHANGED=new"}));
+  EXPECT_EQ(written["root"]["path"], "/r");
+  EXPECT_EQ(written["process"]["args"], nlohmann::json({"sh"}));
+  // Nothing changed: the file is not touched; a file that is no
+  // configuration is refused.
+  EXPECT_TRUE(PassVariablesIntoContainer(dir.Write("junk.json", "x"), {"A=1"}, {"A=1"}).ok());
+  EXPECT_FALSE(PassVariablesIntoContainer(dir.Write("junk2.json", "x"), {}, {"A=1"}).ok());
+  EXPECT_EQ(
+      TaskStarterCommand("/p.sh", config),
+      (std::vector<std::string>{TaskStarterProgram(), "--container-config=" + config, "/p.sh"}));
+  EXPECT_EQ(TaskStarterCommand("/p.sh", ""),
+            (std::vector<std::string>{TaskStarterProgram(), "/p.sh"}));
 }
 
 }  // namespace
