@@ -12,7 +12,7 @@ GENERATOR      := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 export CCACHE_BASEDIR  := $(CURDIR)
 export CCACHE_NOHASHDIR := true
 
-.PHONY: all build test fuzz deps format check-format bench quickstart down bench-vs-slurm \
+.PHONY: all build test fuzz deps format check-format bench quickstart down bench-vs-slurm install packages \
         bench-vs-slurmdbd clean cluster cluster-down
 
 all: build
@@ -118,6 +118,22 @@ bench-vs-slurm: build
 # (both installed from Debian's packages if missing), the same jobs, sacct timed interleaved.
 bench-vs-slurmdbd: build
 	@bash bench/vs-slurm/dbd.sh $(abspath $(BUILD_DIR))/bin
+
+# The daemons, their helpers, the commands and the systemd units under PREFIX (into DESTDIR
+# when set), from the optimised build: `make install PREFIX=/opt/rota` keeps Rota apart from a
+# site's Slurm packages (docs/running.md).
+PREFIX ?= /usr/local
+install: deps
+	@cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_DIR) --target programs
+	@DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# Debian packages in build/packages/: rota-controller, rota-node, rota-accounting, rota-rest and
+# rota-client (scripts/make-packages.sh).
+packages: deps
+	@cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD_DIR) --target programs
+	@bash scripts/make-packages.sh --build-dir $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR) $(TEST_BUILD_DIR) $(FUZZ_BUILD_DIR)

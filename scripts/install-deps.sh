@@ -13,6 +13,8 @@ packages=(
   libssl-dev libmunge-dev munge zlib1g-dev
   libhwloc-dev libpmix-dev
   libsqlite3-dev libmicrohttpd-dev libjwt-dev
+  # The daemons tell systemd when they are ready (Type=notify units).
+  libsystemd-dev
   iproute2
   libpq-dev postgresql
   libfaketime
@@ -25,6 +27,8 @@ packages=(
 # --with-clients; `make quickstart` does not.
 if [ "${1:-}" = "--with-clients" ]; then
   packages+=(snakemake python3-ipyparallel toil openmpi-bin libopenmpi-dev)
+  # The packages' test checks the service units with systemd-analyze.
+  packages+=(systemd)
   # The dashboard's browser test: Debian's Chromium, driven from Node.js
   # (tests/dashboard). A Node.js already installed from elsewhere brings npm.
   packages+=(chromium)

@@ -314,6 +314,14 @@ class NodedCluster {
       nodes_[i]->Stop();
     }
   }
+  // Sends `signal` to the running rotad of node `n` and leaves it running.
+  bool SignalNode(int n, int signal) {
+    bool sent = false;
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (node_of_[i] == n && nodes_[i]->Running()) sent = kill(nodes_[i]->pid(), signal) == 0;
+    }
+    return sent;
+  }
   std::string NodeLogs() const {
     std::string out;
     for (const auto& p : nodes_) out += p->Log();

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <future>
 
 #include "api/accounting_address.h"
 #include "api/auth_settings.h"
@@ -228,6 +229,12 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   d->nudge_ = std::make_unique<RegistrationNudge>(d->config_, std::move(nudge_issuer).value());
   d->nudge_->Start();
   return d;
+}
+
+Status ControllerDaemon::Reload() {
+  std::promise<Status> reloaded;
+  service_->ReloadConfiguration([&reloaded](const Status& done) { reloaded.set_value(done); });
+  return reloaded.get_future().get();
 }
 
 void ControllerDaemon::Stop() {

@@ -32,6 +32,8 @@ class ControllerDaemon {
 
   uint16_t port() const { return server_->port(); }
   void Stop();
+  // SIGHUP (systemctl reload): as `scontrol reconfigure`. Waits for it.
+  Status Reload();
 
  private:
   ControllerDaemon() = default;

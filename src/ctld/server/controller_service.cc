@@ -432,22 +432,27 @@ void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond
     respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
     return;
   }
+  ReloadConfiguration([respond](const Status& done) {
+    done.ok() ? Answer(respond, wire::Empty()) : respond.Fail(done);
+  });
+}
+
+void ControllerService::ReloadConfiguration(std::function<void(const Status&)> done) {
   // Reading files happens here, not on the state loop.
   conf::Diagnostics diags;
   auto config = conf::LoadClusterConfig(slurm_conf_path_, diags);
   if (!config.ok()) {
     spdlog::error("reconfigure refused; keeping the running configuration:\n{}", diags.ToString());
-    respond.Fail(InvalidArgument(diags.ToString() + config.status().message()));
+    done(InvalidArgument(diags.ToString() + config.status().message()));
     return;
   }
   loop_.Enqueue(
-      [this, config = *config, respond](ControllerCore& core, int64_t,
-                                        Effects&) -> StateLoop::Reply {
+      [this, config = *config, done](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
         core.Reconfigure(config);
         if (on_reconfigure_) on_reconfigure_(config);  // E.g. node addresses for the messenger.
-        return [respond] { Answer(respond, wire::Empty()); };
+        return [done] { done(Status::Ok()); };
       },
-      RefuseThrough(respond));
+      done);
 }
 
 // Steps are not logged (step_table.h) and change no scheduling decision, so

@@ -46,6 +46,11 @@ class ControllerService {
   // The rpc::RequestHandler. Never blocks.
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
 
+  // Reads slurm.conf and the files beside it again and puts them in force,
+  // as `scontrol reconfigure` does; `done` is told how it went (an error
+  // keeps the running configuration). Never blocks on the state loop.
+  void ReloadConfiguration(std::function<void(const Status&)> done);
+
  private:
   Caller ResolveCaller(const auth::Identity& id);
   void Reconfigure(const Caller& caller, rpc::Responder respond);
