@@ -41,6 +41,8 @@ enum Method : uint16_t {
   kExplainJob = 88,  // WhyRequest -> WhyResponse
   // scontrol token: a JSON Web Token for auth/jwt (proto/token.proto).
   kIssueToken = 89,  // TokenRequest -> TokenResponse
+  // scontrol takeover: the backup controller takes control (Empty -> Empty).
+  kTakeover = 90,
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

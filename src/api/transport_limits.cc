@@ -53,6 +53,7 @@ rpc::MethodBodyLimits ControllerBodyLimits() {
       {kListFairshare, kQueryBody},
       {kExplainJob, kQueryBody},
       {kIssueToken, kQueryBody},
+      {kTakeover, kQueryBody},
   });
 }
 

@@ -134,25 +134,47 @@ int ShowConfig() {
   return 0;
 }
 
-// scontrol ping: whether the controller answers, as Slurm prints it; and, on a
-// second line of Rota's own, why it refuses changes when it does.
+// scontrol ping: whether each controller answers, as Slurm prints it (exit 1
+// when one is down); and, on a line of Rota's own, why one refuses changes.
 int Ping() {
-  rota::conf::Diagnostics diags;
-  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags);
-  if (!config.ok()) return Fail(diags.ToString() + config.status().message());
-  const auto& controllers = (*config)->settings.controllers;
-  const std::string host = controllers.empty() ? "" : controllers[0].name;
-  rota::wire::PingResponse pong;
-  bool up = false;
-  if (auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
-      client.ok()) {
-    up = (*client)->Call(rota::api::kPing, rota::wire::Empty(), &pong).ok();
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) return Fail(client.status().message());
+  const auto& controllers = (*client)->config().settings.controllers;
+  bool all_up = true;
+  for (size_t i = 0; i < controllers.size(); ++i) {
+    const std::string role =
+        i == 0 ? "primary" : (i == 1 ? "backup" : "backup" + std::to_string(i));
+    rota::Result<std::string> body = (*client)->CallAt(i, rota::api::kPing, rota::wire::Empty());
+    rota::wire::PingResponse pong;
+    const bool up = body.ok() && pong.ParseFromString(*body);
+    all_up = all_up && up;
+    std::cout << "Slurmctld(" << role << ") at " << controllers[i].name << " is "
+              << (up ? "UP" : "DOWN") << "\n";
+    if (up && !pong.refusing_changes().empty()) {
+      std::cout << "Slurmctld(" << role << ") refuses changes: " << pong.refusing_changes() << "\n";
+    }
   }
-  std::cout << "Slurmctld(primary) at " << host << " is " << (up ? "UP" : "DOWN") << "\n";
-  if (up && !pong.refusing_changes().empty()) {
-    std::cout << "Slurmctld(primary) refuses changes: " << pong.refusing_changes() << "\n";
+  return all_up ? 0 : 1;
+}
+
+// scontrol takeover [INDEX]: the INDEXth SlurmctldHost (default 1, the
+// backup) takes control; the one in control hands over at its next renewal.
+int Takeover(const std::vector<std::string>& args) {
+  size_t index = 1;
+  if (!args.empty()) {
+    std::optional<uint64_t> n = rota::ParseUint(args[0]);
+    if (!n) return Fail("Invalid takeover index: " + args[0]);
+    index = *n;
   }
-  return up ? 0 : 1;
+  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (!client.ok()) return Fail(client.status().message());
+  if (index >= (*client)->config().settings.controllers.size()) {
+    return Fail("no backup controller " + std::to_string(index) + " (SlurmctldHost names " +
+                std::to_string((*client)->config().settings.controllers.size()) + ")");
+  }
+  rota::Result<std::string> done =
+      (*client)->CallAt(index, rota::api::kTakeover, rota::wire::Empty());
+  return done.ok() ? 0 : Fail(done.status().message());
 }
 
 // scontrol token [lifespan=SECONDS] [username=NAME]: prints SLURM_JWT=TOKEN,
@@ -294,7 +316,8 @@ int main(int argc, char** argv) {
            "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
            "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
            "       scontrol create|update|delete|show reservation ...\n"
-           "       scontrol reconfigure | ping | token [lifespan=N] [username=U]\n";
+           "       scontrol reconfigure | ping | takeover [INDEX] | token [lifespan=N] "
+           "[username=U]\n";
     return 1;
   }
   const std::string& verb = args[0];
@@ -354,6 +377,7 @@ int main(int argc, char** argv) {
                : rota::cli::DeleteReservationCommand(fields, std::cerr);
   }
   if (EqualsIgnoreCase(verb, "ping")) return Ping();
+  if (EqualsIgnoreCase(verb, "takeover")) return Takeover(rest);
   if (EqualsIgnoreCase(verb, "token")) return Token(rest);
   if (EqualsIgnoreCase(verb, "reconfigure")) {
     auto client = Connect();

@@ -60,7 +60,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "SlurmctldParameters"},
     {P::kSlurmConf, "SlurmctldPidFile"},
     {P::kSlurmConf, "SlurmctldSyslogDebug"},
-    {P::kSlurmConf, "SlurmctldTimeout"},  // No backup controller takes over yet
     {P::kSlurmConf, "SlurmdDebug"},
     {P::kSlurmConf, "SlurmdLogFile"},
     {P::kSlurmConf, "SlurmdPidFile"},

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "api/controller_standby.h"
 #include "auth/signed_send.h"
 
 namespace rota::noded {
@@ -15,9 +16,15 @@ ControllerLink::ControllerLink(std::vector<ControllerAddress> controllers,
 
 Status ControllerLink::ConnectLocked() {
   Status last(StatusCode::kUnavailable, "no SlurmctldHost configured");
-  for (const ControllerAddress& c : controllers_) {
+  // From the one after a controller that said it is in standby, round the list.
+  for (size_t tried = 0; tried < controllers_.size(); ++tried) {
+    const size_t index = (next_ + tried) % controllers_.size();
+    const ControllerAddress& c = controllers_[index];
     last = client_.Connect(c.host, c.port, std::chrono::seconds(3));
-    if (last.ok()) return last;
+    if (last.ok()) {
+      connected_ = index;
+      return last;
+    }
   }
   return Status(StatusCode::kUnavailable,
                 fmt::format("cannot reach the controller: {}", last.message()));
@@ -44,6 +51,13 @@ Status ControllerLink::Call(uint16_t method, const google::protobuf::MessageLite
         });
     if (!reply.has_value()) return signed_call;  // The issuer failed.
     Result<rpc::Response>& answer = *reply;
+    if (answer.ok() && api::IsStandbyAnswer(answer->ToStatus())) {
+      // A backup not in control: the next call goes to the next controller,
+      // and this one is worth retrying (the caller's heartbeat does).
+      client_.Close();
+      next_ = connected_ + 1;
+      return answer->ToStatus();
+    }
     if (answer.ok()) {
       if (!answer->ok() || response == nullptr) return answer->ToStatus();
       if (!response->ParseFromString(answer->body)) return Internal("malformed answer");

@@ -39,6 +39,8 @@ class ControllerLink {
   const std::chrono::milliseconds timeout_;
   std::mutex mu_;
   rpc::RpcClient client_;  // Guarded by mu_.
+  size_t connected_ = 0;   // Which controller client_ is connected to. Guarded by mu_.
+  size_t next_ = 0;        // Where the next connection starts looking. Guarded by mu_.
 };
 
 }  // namespace rota::noded

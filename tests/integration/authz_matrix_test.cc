@@ -142,6 +142,8 @@ const Row kControllerMatrix[] = {
   // scontrol token: one's own for anyone, another user's for root and SlurmUser.
   {"IssueToken",             api::kIssueToken,        {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
   {"IssueToken(other)",      api::kIssueToken,        {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
+  // scontrol takeover to the controller in control: nothing to do, for root and SlurmUser.
+  {"Takeover",               api::kTakeover,          {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
 };
 
 const Row kDbdMatrix[] = {
@@ -438,6 +440,7 @@ TEST_F(AuthzMatrixTest, Controller) {
                          }};
   cases["ListNodes"] = {nullptr, empty, nullptr};
   cases["Reconfigure"] = {nullptr, empty, nullptr};
+  cases["Takeover"] = {nullptr, empty, nullptr};
   cases["NodeRegister"] = {
       [&boot_time](Cluster&, Who, const std::string& unique) {
         return Target{.job = static_cast<uint32_t>(++boot_time), .name = unique};

@@ -32,7 +32,8 @@ class NetnsClusterTest : public ::testing::Test {
     ASSERT_GE(lock_fd_, 0);
     ASSERT_EQ(flock(lock_fd_, LOCK_EX), 0);
     chmod(dir_.path().c_str(), 0755);
-    std::vector<std::string> names = {"ctl", "login"};
+    std::vector<std::string> names = ControllerHosts();
+    names.push_back("login");
     names.insert(names.end(), kNodes.begin(), kNodes.end());
     hosts_ = std::make_unique<NetnsHosts>(names, Dir());
     ASSERT_TRUE(hosts_->error().empty()) << hosts_->error();
@@ -40,7 +41,9 @@ class NetnsClusterTest : public ::testing::Test {
     chmod((Dir() + "/work").c_str(), 0777);
     WriteConfig();
     daemons_.push_back(Start("ctl", "rotadbd", {"-f", Conf(), "-s", Dir() + "/dbd"}));
-    daemons_.push_back(Start("ctl", "rotactld", {"-f", Conf()}));
+    for (const std::string& host : ControllerHosts()) {
+      daemons_.push_back(Start(host, "rotactld", {"-f", Conf()}));
+    }
     // No -N: each rotad is the node its host name says.
     for (const std::string& node : kNodes) daemons_.push_back(Start(node, "rotad", {"-f", Conf()}));
     ASSERT_TRUE(WaitUntil(
@@ -67,11 +70,21 @@ class NetnsClusterTest : public ::testing::Test {
   std::string Dir() const { return dir_.path().string(); }
   std::string Conf() const { return Dir() + "/slurm.conf"; }
 
+  // The controllers' hosts, primary first (each runs rotactld; the first
+  // also rotadbd), and more slurm.conf lines: for the fixtures that need them.
+  virtual std::vector<std::string> ControllerHosts() const { return {"ctl"}; }
+  virtual std::string ExtraSettings() const { return ""; }
+  std::string SlurmctldHostLines() const {
+    std::string lines;
+    for (const std::string& host : ControllerHosts()) lines += "SlurmctldHost=" + host + "\n";
+    return lines + ExtraSettings();
+  }
+
   void WriteConfig() {
     std::ofstream conf(Conf());
     conf << "ClusterName=hosts\n"
-            "SlurmctldHost=ctl\n"
-            "SlurmctldPort=6817\n"
+         << SlurmctldHostLines()
+         << "SlurmctldPort=6817\n"
             "SlurmdPort=6818\n"
             "SlurmUser=root\n"
             "AuthType=auth/slurm\n"

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "api/auth_settings.h"
+#include "api/controller_standby.h"
 #include "api/signed_call.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
@@ -60,21 +62,64 @@ Result<std::unique_ptr<ControllerClient>> ControllerClient::Create(
 }
 
 Status ControllerClient::Connect() {
+  const auto& controllers = config_->settings.controllers;
   Status last = Status(StatusCode::kUnavailable, "no controller configured");
-  for (const conf::ControllerHost& host : config_->settings.controllers) {
+  // From the one after a controller that said it is in standby, round the list.
+  for (size_t tried = 0; tried < controllers.size(); ++tried) {
+    const size_t index = (next_ + tried) % controllers.size();
+    const conf::ControllerHost& host = controllers[index];
     std::string address = host.address.empty() ? host.name : host.address;
     last = rpc_.Connect(address, config_->settings.slurmctld_port, std::chrono::seconds(5));
-    if (last.ok()) return last;
+    if (last.ok()) {
+      connected_ = index;
+      return last;
+    }
   }
   return Status(
       StatusCode::kUnavailable,
       fmt::format("Unable to contact slurm controller (connect failure): {}", last.message()));
 }
 
+Result<std::string> ControllerClient::CallAt(size_t index, uint16_t method,
+                                             const google::protobuf::MessageLite& request) {
+  const auto& controllers = config_->settings.controllers;
+  if (index >= controllers.size()) return InvalidArgument("no such SlurmctldHost");
+  const conf::ControllerHost& host = controllers[index];
+  rpc::RpcClient rpc;
+  ROTA_RETURN_IF_ERROR(rpc.Connect(host.address.empty() ? host.name : host.address,
+                                   config_->settings.slurmctld_port, std::chrono::seconds(5)));
+  return api::SignedCall(rpc, *issuer_, method, request.SerializeAsString(), timeout_);
+}
+
 Result<std::string> ControllerClient::CallForBody(uint16_t method,
                                                   const google::protobuf::MessageLite& request) {
-  if (!rpc_.connected()) ROTA_RETURN_IF_ERROR(Connect());
-  return api::SignedCall(rpc_, *issuer_, method, request.SerializeAsString(), timeout_);
+  const std::string body = request.SerializeAsString();
+  // With a backup controller, a command waits as Slurm's do while control
+  // passes from one to the other: SlurmctldTimeout to notice, a few seconds
+  // to take over.
+  const size_t controllers = config_->settings.controllers.size();
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      (controllers > 1 ? std::chrono::seconds(config_->settings.slurmctld_timeout + 5)
+                       : std::chrono::seconds(0));
+  Status last = Status::Ok();
+  for (;;) {
+    Status connected = rpc_.connected() ? Status::Ok() : Connect();
+    if (connected.ok()) {
+      // Once a request was sent, its answer (or the lack of one) is final:
+      // sending it again could submit a job twice.
+      Result<std::string> answer = api::SignedCall(rpc_, *issuer_, method, body, timeout_);
+      if (answer.ok() || !api::IsStandbyAnswer(answer.status())) return answer;
+      // In standby: the next controller may be in control.
+      last = answer.status();
+      rpc_.Close();
+      next_ = connected_ + 1;
+    } else {
+      last = connected;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return last;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 Status ControllerClient::Call(uint16_t method, const google::protobuf::MessageLite& request,

@@ -34,8 +34,14 @@ class ControllerClient {
   Status Call(uint16_t method, const google::protobuf::MessageLite& request,
               google::protobuf::MessageLite* response);
   // The same, answering the serialized response, for callers that read it
-  // without building the message (JobListing).
+  // without building the message (JobListing). With several SlurmctldHost
+  // lines, a controller in standby sends it to the next, and when none is in
+  // control the call is tried again for up to SlurmctldTimeout + 5 s.
   Result<std::string> CallForBody(uint16_t method, const google::protobuf::MessageLite& request);
+  // One call to the `index`th SlurmctldHost alone, on a connection of its own
+  // (scontrol ping and takeover), answering the serialized response.
+  Result<std::string> CallAt(size_t index, uint16_t method,
+                             const google::protobuf::MessageLite& request);
 
   const conf::ClusterConfig& config() const { return *config_; }
 
@@ -46,6 +52,8 @@ class ControllerClient {
   std::shared_ptr<const conf::ClusterConfig> config_;
   std::unique_ptr<auth::CredentialIssuer> issuer_;
   rpc::RpcClient rpc_;
+  size_t connected_ = 0;  // Which SlurmctldHost rpc_ is connected to
+  size_t next_ = 0;       // Where the next connection starts looking
   std::chrono::milliseconds timeout_{60'000};
 };
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <future>
+#include <vector>
 
 #include "api/accounting_address.h"
 #include "api/auth_settings.h"
@@ -25,20 +26,25 @@
 #include "ctld/state/state_store.h"
 
 namespace rota::ctld {
-namespace {
 
-uint32_t UidOf(const std::string& user) {
+uint32_t SlurmUserUid(const std::string& user) {
   if (std::optional<uint64_t> n = ParseUint(user)) return static_cast<uint32_t>(*n);
-  passwd* pw = getpwnam(user.c_str());  // Start-up only: no other thread yet.
-  return pw != nullptr ? pw->pw_uid : 0;
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buffer(16384);
+  getpwnam_r(user.c_str(), &pw, buffer.data(), buffer.size(), &found);
+  return found != nullptr ? found->pw_uid : 0;
 }
 
-std::string ListenAddress(const conf::ClusterConfig& config) {
-  const conf::ControllerHost& host = config.settings.controllers.front();
+std::string ControllerListenAddress(const conf::ClusterConfig& config, size_t index) {
+  const auto& controllers = config.settings.controllers;
+  const conf::ControllerHost& host = controllers[index < controllers.size() ? index : 0];
   if (!host.address.empty()) return host.address;
   if (host.name == "localhost") return "127.0.0.1";
   return "0.0.0.0";
 }
+
+namespace {
 
 // How often the accounting policy is read again from rotadbd (sacctmgr also
 // asks for a read after each change).
@@ -193,7 +199,8 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
     d->runtime_history_->Start();
   }
   d->service_ = std::make_unique<ControllerService>(
-      *d->loop_, *d->verifier_, UidOf(d->config_->settings.slurm_user), options.slurm_conf_path,
+      *d->loop_, *d->verifier_, SlurmUserUid(d->config_->settings.slurm_user),
+      options.slurm_conf_path,
       [messenger_ptr, mail_sender_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
         mail_sender_ptr->SetProgram(MailProgram(config->settings.mail_prog));
         messenger_ptr->SetConfig(std::move(config));
@@ -210,7 +217,7 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   }
 
   rpc::ServerOptions server_options;
-  server_options.address = ListenAddress(*d->config_);
+  server_options.address = ControllerListenAddress(*d->config_, options.controller_index);
   server_options.port = d->config_->settings.slurmctld_port;
   server_options.io_threads = options.io_threads;
   ROTA_RETURN_IF_ERROR(

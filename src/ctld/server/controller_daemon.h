@@ -22,7 +22,17 @@ namespace rota::ctld {
 struct DaemonOptions {
   std::string slurm_conf_path;
   int io_threads = 2;
+  // Which SlurmctldHost line this controller is (0: the primary): it listens
+  // at that line's address.
+  size_t controller_index = 0;
 };
+
+// SlurmUser's uid (a name or a number); 0 when unknown.
+uint32_t SlurmUserUid(const std::string& user);
+
+// Where the `index`th SlurmctldHost listens: its address, 127.0.0.1 for
+// localhost, else every address.
+std::string ControllerListenAddress(const conf::ClusterConfig& config, size_t index);
 
 class ControllerDaemon {
  public:

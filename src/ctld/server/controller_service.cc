@@ -171,6 +171,13 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       Answer(respond, pong);
       return;
     }
+    case api::kTakeover:  // scontrol takeover to the controller in control: nothing to do.
+      if (!caller.privileged) {
+        respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
+      } else {
+        Answer(respond, wire::Empty());
+      }
+      return;
     case api::kSubmitJob: {
       wire::SubmitJobRequest req;
       if (!ParseOrFail(body, req, respond)) return;

@@ -8,6 +8,7 @@
 #include "common/daemon_life.h"
 #include "common/log.h"
 #include "conf/config_loader.h"
+#include "ctld/ha/ha_controller.h"
 #include "ctld/server/check_config.h"
 #include "ctld/server/controller_daemon.h"
 
@@ -42,6 +43,14 @@ int main(int argc, char** argv) {
   if (check_only) return rota::ctld::CheckConfig(line.slurm_conf_path, std::cout, std::cerr);
 
   rota::InitLogging("rotactld", line.log_level);
+  // With a backup (several SlurmctldHost lines), control passes between the
+  // controllers through a lease in StateSaveLocation (ctld/ha/ha_controller.h).
+  rota::conf::Diagnostics diags;
+  auto config = rota::conf::LoadClusterConfig(line.slurm_conf_path, diags);
+  if (config.ok() && (*config)->settings.controllers.size() > 1) {
+    return rota::RunUntilStopSignal(
+        [&] { return rota::ctld::HaController::Start({.slurm_conf_path = line.slurm_conf_path}); });
+  }
   return rota::RunUntilStopSignal(
       [&] { return rota::ctld::ControllerDaemon::Start({line.slurm_conf_path}); });
 }
