@@ -14,8 +14,9 @@ namespace rota::ctld {
 // This machine's host name, up to its first dot.
 std::string ShortHostName();
 
-// The index of the SlurmctldHost line named `host` (0: the primary). With one
-// line, 0 whatever the name: a single controller runs where it is started.
+// The index of the SlurmctldHost line naming `host` (0: the primary), names
+// compared up to their first dot. With one line, 0 whatever the name: a
+// single controller runs where it is started.
 // Errors: several lines and none names `host`.
 Result<size_t> ControllerIndex(const conf::ClusterConfig& config, std::string_view host);
 
