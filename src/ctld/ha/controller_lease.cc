@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,6 +80,17 @@ Status ControllerLease::Update(const std::function<bool(LeaseRecord&)>& change) 
   }
   Status done = Status::Ok();
   Result<LeaseRecord> record = ReadRecord(path_);
+  if (!record.ok() && record.status().code() == StatusCode::kCorruption) {
+    // A lease that does not parse (edited by hand, torn by a file system
+    // without atomic renames) counts as held, by nobody known, for a
+    // lease's length from its last change; after that it is replaced.
+    struct stat st {};
+    const int64_t changed_ms =
+        stat(path_.c_str(), &st) == 0
+            ? static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1'000'000
+            : 0;
+    if (now_ms_() >= changed_ms + length_.count()) record = LeaseRecord{};
+  }
   if (!record.ok()) {
     done = record.status();
   } else if (change(*record)) {

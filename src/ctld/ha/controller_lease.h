@@ -13,7 +13,8 @@
 //
 // Every read-modify-write happens under an exclusive lock on a file beside
 // the lease, and the lease is replaced by a rename: a reader never sees half
-// of one.
+// of one. A lease that does not parse counts as held, by nobody known, for a
+// lease's length from its last change, and is then replaced.
 
 #include <chrono>
 #include <cstdint>

@@ -68,9 +68,17 @@ TEST_F(ControllerLeaseTest, AWishLapses) {
   EXPECT_EQ(primary.Renew().value(), true);
 }
 
-TEST_F(ControllerLeaseTest, AFileThatIsNoLeaseIsAnError) {
+// A lease that does not parse is an error for a lease's length from its
+// last change (someone may hold it), then replaced.
+TEST_F(ControllerLeaseTest, AFileThatIsNoLeaseIsHeldForALeasesLengthThenReplaced) {
   std::ofstream(dir_.path() / "controller.lease") << "garbage";
+  now_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+             .count();
   EXPECT_EQ(Lease("ctl").TryTake().status().code(), StatusCode::kCorruption);
+  now_ += 3500;
+  EXPECT_EQ(Lease("ctl").TryTake().value(), true);
+  EXPECT_EQ(Lease("ctl").Read()->holder, "ctl");
 }
 
 }  // namespace

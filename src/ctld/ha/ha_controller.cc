@@ -137,9 +137,14 @@ void HaController::Standby(Clock::time_point now) {
   }
   Result<bool> taken = lease_->TryTake();
   if (!taken.ok()) {
-    spdlog::error("controller lease: {}", taken.status().message());
+    // Said once, not at every tick, until it changes.
+    if (taken.status().message() != last_lease_error_) {
+      last_lease_error_ = taken.status().message();
+      spdlog::error("controller lease: {}", last_lease_error_);
+    }
     return;
   }
+  last_lease_error_.clear();
   if (!*taken) return;
   // In control: the standby server gives the port to the daemon.
   standby_->Stop();

@@ -56,6 +56,7 @@ class HaController {
   std::mutex mu_;  // Guards daemon_ against Reload.
   std::unique_ptr<ControllerDaemon> daemon_;
   std::atomic<bool> takeover_asked_{false};
+  std::string last_lease_error_;  // The last lease error logged in standby
   std::chrono::steady_clock::time_point primary_last_seen_;
   std::chrono::steady_clock::time_point next_ping_;
   std::chrono::steady_clock::time_point next_renewal_;
