@@ -29,6 +29,8 @@ if [ "${1:-}" = "--with-clients" ]; then
   packages+=(snakemake python3-ipyparallel toil openmpi-bin libopenmpi-dev)
   # The packages' test checks the service units with systemd-analyze.
   packages+=(systemd)
+  # The configless test serves the controller's DNS SRV record with dnsmasq.
+  packages+=(dnsmasq-base)
   # The dashboard's browser test: Debian's Chromium, driven from Node.js
   # (tests/dashboard). A Node.js already installed from elsewhere brings npm.
   packages+=(chromium)

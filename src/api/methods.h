@@ -16,7 +16,7 @@ enum Method : uint16_t {
   kUpdateNode = 6,     // UpdateNodeRequest -> Empty
   kListNodes = 7,      // Empty -> ListNodesResponse
   kReconfigure = 8,    // Empty -> Empty
-  kNodeRegister = 20,  // (node daemon) NodeRegisterRequest -> Empty
+  kNodeRegister = 20,  // (node daemon) NodeRegisterRequest -> NodeRegisterResponse
   kJobExited = 21,     // (node daemon) JobExitedRequest -> Empty
   kJobGpuIdle = 22,    // (node daemon) JobGpuIdleRequest -> Empty
   // Job steps (proto/step_rpc.proto).
@@ -43,6 +43,9 @@ enum Method : uint16_t {
   kIssueToken = 89,  // TokenRequest -> TokenResponse
   // scontrol takeover: the backup controller takes control (Empty -> Empty).
   kTakeover = 90,
+  // A node daemon or command without slurm.conf (SlurmctldParameters=
+  // enable_configless): Empty -> ConfigFilesResponse.
+  kFetchConfig = 91,
   // Served by the node daemon (rotad), called by the controller.
   kLaunchJob = 30,  // LaunchJobRequest -> Empty
   kSignalJob = 31,  // SignalJobRequest -> Empty

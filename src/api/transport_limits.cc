@@ -54,6 +54,7 @@ rpc::MethodBodyLimits ControllerBodyLimits() {
       {kExplainJob, kQueryBody},
       {kIssueToken, kQueryBody},
       {kTakeover, kQueryBody},
+      {kFetchConfig, kQueryBody},
   });
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/query/job_listing.h"
@@ -134,8 +135,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!clusters.empty()) {
-    if (rota::Status s =
-            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+    if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "scancel: error: " << s.message() << "\n";
       return 1;
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   int step_code = 0;
   for (int i = optind; i < argc; ++i) {
     if (auto step = rota::cli::ParseStepId(argv[i])) {
-      step_code |= rota::cli::CancelStepCommand(rota::conf::DefaultSlurmConfPath(), step->first,
+      step_code |= rota::cli::CancelStepCommand(rota::cli::CommandSlurmConfPath(), step->first,
                                                 step->second, request.signal(), quiet);
     } else {
       request.add_job_ids(argv[i]);
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     std::cerr << "scancel: error: No job identification provided\n";
     return 1;
   }
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "scancel: error: " << client.status().message() << "\n";
     return 1;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/scontrol_hostlist.h"
@@ -28,7 +29,7 @@ int Fail(const std::string& message) {
 }
 
 std::unique_ptr<ControllerClient> Connect() {
-  auto client = ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     Fail(client.status().message());
     return nullptr;
@@ -86,7 +87,7 @@ int ShowNodes(const std::vector<std::string>& names, bool one_liner) {
 
 int ShowPartitions(const std::vector<std::string>& names, bool one_liner) {
   rota::conf::Diagnostics diags;
-  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags);
+  auto config = rota::conf::LoadClusterConfig(rota::cli::CommandSlurmConfPath(), diags);
   if (!config.ok()) return Fail(diags.ToString() + config.status().message());
   bool any = false;
   for (const auto& p : (*config)->partitions) {
@@ -100,7 +101,7 @@ int ShowPartitions(const std::vector<std::string>& names, bool one_liner) {
 
 int ShowLicenses(const std::vector<std::string>& names, bool one_liner) {
   rota::conf::Diagnostics diags;
-  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags,
+  auto config = rota::conf::LoadClusterConfig(rota::cli::CommandSlurmConfPath(), diags,
                                               rota::conf::ConfigScope::kSlurmConfOnly);
   if (!config.ok()) return Fail(diags.ToString() + config.status().message());
   auto client = Connect();
@@ -118,14 +119,14 @@ int ShowLicenses(const std::vector<std::string>& names, bool one_liner) {
 
 int ShowConfig() {
   rota::conf::Diagnostics diags;
-  auto config = rota::conf::LoadClusterConfig(rota::conf::DefaultSlurmConfPath(), diags);
+  auto config = rota::conf::LoadClusterConfig(rota::cli::CommandSlurmConfPath(), diags);
   if (!config.ok()) return Fail(diags.ToString() + config.status().message());
   rota::cli::ShowConfigContext context;
   context.now = time(nullptr);
   context.controller_host =
       (*config)->settings.controllers.empty() ? "" : (*config)->settings.controllers[0].name;
   // Whether the controller answers, as the last line says.
-  if (auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  if (auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
       client.ok()) {
     rota::wire::Empty pong;
     context.controller_up = (*client)->Call(rota::api::kPing, rota::wire::Empty(), &pong).ok();
@@ -137,7 +138,7 @@ int ShowConfig() {
 // scontrol ping: whether each controller answers, as Slurm prints it (exit 1
 // when one is down); and, on a line of Rota's own, why one refuses changes.
 int Ping() {
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) return Fail(client.status().message());
   const auto& controllers = (*client)->config().settings.controllers;
   bool all_up = true;
@@ -166,7 +167,7 @@ int Takeover(const std::vector<std::string>& args) {
     if (!n) return Fail("Invalid takeover index: " + args[0]);
     index = *n;
   }
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) return Fail(client.status().message());
   if (index >= (*client)->config().settings.controllers.size()) {
     return Fail("no backup controller " + std::to_string(index) + " (SlurmctldHost names " +
@@ -304,8 +305,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!clusters.empty()) {
-    if (rota::Status s =
-            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+    if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       return Fail(s.message());
     }

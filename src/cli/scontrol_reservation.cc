@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/event_time.h"
 #include "cli/slurm_time.h"
@@ -47,7 +48,7 @@ void SplitInto(const std::string& value, google::protobuf::RepeatedPtrField<std:
 }
 
 std::unique_ptr<ControllerClient> Connect(std::ostream& err) {
-  auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
+  auto client = ControllerClient::Create(CommandSlurmConfPath());
   if (!client.ok()) {
     err << "scontrol: error: " << client.status().message() << "\n";
     return nullptr;

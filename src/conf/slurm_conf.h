@@ -208,6 +208,10 @@ struct SlurmConf {
   DurationSecs slurmctld_timeout = 120;
   uint32_t return_to_service = 0;
   std::vector<std::string> slurmd_parameters;
+  // SlurmctldParameters: Rota acts on enable_configless (conf/config_files.h);
+  // the other items are kept and warned about.
+  std::vector<std::string> slurmctld_parameters;
+  bool enable_configless = false;
   std::optional<MemoryMb> def_mem_per_cpu;
   // For jobs that ask for GPUs: CPUs per GPU without --cpus-per-task or
   // --cpus-per-gpu; memory per GPU without --mem, --mem-per-cpu or --mem-per-gpu.

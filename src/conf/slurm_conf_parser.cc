@@ -286,6 +286,19 @@ bool ApplySpecialGlobal(const KeyValue& kv, const SourceLocation& where, SlurmCo
     ParseSchedulerParameters(kv.value, where, settings.scheduler, diags);
     return true;
   }
+  if (EqualsIgnoreCase(kv.key, "SlurmctldParameters")) {
+    settings.slurmctld_parameters = SplitCommaList(kv.value);
+    settings.enable_configless = false;
+    for (const std::string& item : settings.slurmctld_parameters) {
+      if (EqualsIgnoreCase(item, "enable_configless")) {
+        settings.enable_configless = true;
+      } else {
+        diags.Warning(
+            where, fmt::format("SlurmctldParameters: {} is accepted, has no effect in Rota", item));
+      }
+    }
+    return true;
+  }
   return false;
 }
 

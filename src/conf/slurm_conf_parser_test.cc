@@ -48,6 +48,25 @@ TEST(SlurmConfParserTest, JobAcctGatherFrequencyGivesTheSamplingInterval) {
   EXPECT_EQ(task_seconds("JobAcctGatherFrequency=task=0\n"), 0);
 }
 
+TEST(SlurmConfParserTest, SlurmctldParametersActsOnEnableConfiglessAndWarnsOfTheRest) {
+  TempDir dir;
+  auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) +
+                                      "SlurmctldParameters=Enable_Configless,idle_on_node_suspend\n"
+                                      "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_TRUE((*loaded.config)->settings.enable_configless);
+  EXPECT_NE(loaded.Text().find(
+                "SlurmctldParameters: idle_on_node_suspend is accepted, has no effect in Rota"),
+            std::string::npos)
+      << loaded.Text();
+  EXPECT_EQ(loaded.Text().find("Enable_Configless"), std::string::npos) << loaded.Text();
+  TempDir plain;
+  auto without = LoadConfigFiles(
+      plain, {std::string(kMinimalHead) + "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n"});
+  ASSERT_TRUE(without.config.ok());
+  EXPECT_FALSE((*without.config)->settings.enable_configless);
+}
+
 TEST(SlurmConfParserTest, GpuIdlePolicyIsRotasOwnPartitionKey) {
   TempDir dir;
   auto loaded = LoadConfigFiles(

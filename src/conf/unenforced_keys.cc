@@ -57,7 +57,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "ResvOverRun"},
     {P::kSlurmConf, "SlurmctldDebug"},
     {P::kSlurmConf, "SlurmctldLogFile"},
-    {P::kSlurmConf, "SlurmctldParameters"},
     {P::kSlurmConf, "SlurmctldPidFile"},
     {P::kSlurmConf, "SlurmctldSyslogDebug"},
     {P::kSlurmConf, "SlurmdDebug"},

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
+#include "noded/configless.h"
 #include "noded/gpu/gpu_inventory.h"
 #include "noded/health_check_gate.h"
 #include "noded/host_facts.h"
@@ -77,6 +78,7 @@ wire::JobExitedRequest LaunchFailed(const std::string& node, uint32_t job_id) {
 Result<std::unique_ptr<NodeDaemon>> NodeDaemon::Start(const NodeDaemonOptions& options) {
   std::unique_ptr<NodeDaemon> d(new NodeDaemon());
   d->options_ = options;
+  d->config_digest_ = options.config_digest;
   Result<NodeParts> parts =
       BuildNodeParts(options.slurm_conf_path, options.node_name, options.fake_gpus_file);
   if (!parts.ok()) return parts.status();
@@ -229,8 +231,10 @@ void NodeDaemon::HeartbeatLoop() {
     for (uint32_t id : prepared_->Held()) {
       if (std::find(req.jobs().begin(), req.jobs().end(), id) == req.jobs().end()) req.add_jobs(id);
     }
-    Status s = controller_->Call(api::kNodeRegister, req);
+    wire::NodeRegisterResponse answer;
+    Status s = controller_->Call(api::kNodeRegister, req, &answer);
     if (s.ok() && !registered) spdlog::info("registered with the controller");
+    if (s.ok()) FetchChangedConfig(answer.config_digest());
     if (!s.ok() && !complained)
       spdlog::warn("cannot register with the controller: {}", s.message());
     registered = s.ok();
@@ -240,6 +244,25 @@ void NodeDaemon::HeartbeatLoop() {
                            : std::chrono::milliseconds(1000);
     if (WaitForHeartbeat(wait)) return;
   }
+}
+
+void NodeDaemon::FetchChangedConfig(const std::string& digest) {
+  if (options_.config_cache_dir.empty() || digest.empty() || digest == config_digest_) return;
+  wire::ConfigFilesResponse files;
+  Status s = controller_->Call(api::kFetchConfig, wire::Empty(), &files);
+  if (s.ok()) s = StoreFetchedConfig(options_.config_cache_dir, options_.conf_dir, files);
+  if (!s.ok()) {
+    spdlog::warn("configless: the controller's configuration changed; fetching it failed: {}",
+                 s.message());
+    return;
+  }
+  config_digest_ = files.digest();
+  // This daemon's own settings (its port, hardware, controllers) were read at
+  // start; as with a local slurm.conf, they change at its restart.
+  spdlog::info(
+      "configless: fetched {} changed configuration files into {}; job steps started "
+      "from now on use them",
+      files.files_size(), options_.config_cache_dir);
 }
 
 void NodeDaemon::NudgeHeartbeat() {

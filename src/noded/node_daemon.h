@@ -38,6 +38,13 @@ struct NodeDaemonOptions {
   // ROTA_FAKE_GPUS: a fake GPU inventory file to use instead of the hardware
   // (gpu/discovery/fake_gpu_provider.h); "" for none.
   std::string fake_gpus_file;
+  // Configless (noded/configless.h): the cache slurm_conf_path lies in, the
+  // directory of the host's key, and the digest of the files in it ("" when
+  // unknown). A registration answer with another digest makes the daemon
+  // fetch the files again. Empty config_cache_dir: slurm.conf is local.
+  std::string config_cache_dir;
+  std::string conf_dir;
+  std::string config_digest;
 };
 
 class NodeDaemon {
@@ -88,6 +95,9 @@ class NodeDaemon {
   // reporting those that ended or were lost. Returns the live ones.
   std::set<uint32_t> RecoverSteps();
   void HeartbeatLoop();
+  // Configless: fetches the files again when the controller's `digest` (from
+  // a registration answer) differs from those in the cache.
+  void FetchChangedConfig(const std::string& digest);
   // The controller asked for a registration now (api::kRegisterNow, sent by
   // a controller that starts): the heartbeat's wait ends early.
   void NudgeHeartbeat();
@@ -115,6 +125,7 @@ class NodeDaemon {
   void JoinFinishedLocked();
 
   NodeDaemonOptions options_;
+  std::string config_digest_;  // Of the cached files (configless). Heartbeat thread only.
   std::unique_ptr<auth::CredentialVerifier> verifier_;
   // auth/slurm: signs credentials for local users (node_credential_socket.h).
   std::unique_ptr<auth::CredentialSocketServer> credential_socket_;

@@ -76,7 +76,9 @@ class Cluster {
                                "/jwt.key\n" + testing::AccountingConf(dbd_port_) +
                                // rotactld reads AdminLevel only when it enforces
                                // something of accounting's.
-                               "AccountingStorageEnforce=associations\n") {}
+                               "AccountingStorageEnforce=associations\n"
+                               // kFetchConfig is served: its row is read by all.
+                               "SlurmctldParameters=enable_configless\n") {}
 
   // Starts the daemons and gives the operator and administrator their levels.
   // Empty, or what went wrong.

@@ -144,6 +144,8 @@ const Row kControllerMatrix[] = {
   {"IssueToken(other)",      api::kIssueToken,        {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
   // scontrol takeover to the controller in control: nothing to do, for root and SlurmUser.
   {"Takeover",               api::kTakeover,          {kDenied, kDenied, kDenied, kDenied, kRead,  kRead,  kBad, kAgain, kBad}},
+  // Configless: the configuration files, for any user (slurm.conf is world-readable).
+  {"FetchConfig",            api::kFetchConfig,       {kRead,   kRead,   kRead,   kRead,   kRead,  kRead,  kBad, kAgain, kBad}},
 };
 
 const Row kDbdMatrix[] = {
@@ -441,6 +443,7 @@ TEST_F(AuthzMatrixTest, Controller) {
   cases["ListNodes"] = {nullptr, empty, nullptr};
   cases["Reconfigure"] = {nullptr, empty, nullptr};
   cases["Takeover"] = {nullptr, empty, nullptr};
+  cases["FetchConfig"] = {nullptr, empty, nullptr};
   cases["NodeRegister"] = {
       [&boot_time](Cluster&, Who, const std::string& unique) {
         return Target{.job = static_cast<uint32_t>(++boot_time), .name = unique};

@@ -40,12 +40,13 @@ class NetnsClusterTest : public ::testing::Test {
     std::filesystem::create_directories(Dir() + "/work");
     chmod((Dir() + "/work").c_str(), 0777);
     WriteConfig();
+    PrepareHosts();
     daemons_.push_back(Start("ctl", "rotadbd", {"-f", Conf(), "-s", Dir() + "/dbd"}));
     for (const std::string& host : ControllerHosts()) {
       daemons_.push_back(Start(host, "rotactld", {"-f", Conf()}));
     }
     // No -N: each rotad is the node its host name says.
-    for (const std::string& node : kNodes) daemons_.push_back(Start(node, "rotad", {"-f", Conf()}));
+    for (const std::string& node : kNodes) daemons_.push_back(Start(node, "rotad", RotadArgs()));
     ASSERT_TRUE(WaitUntil(
         [&] {
           return Trim(Login("sinfo -h -N -p batch -o '%N %t' | sort | tr '\\n' ' '").out) ==
@@ -74,6 +75,10 @@ class NetnsClusterTest : public ::testing::Test {
   // also rotadbd), and more slurm.conf lines: for the fixtures that need them.
   virtual std::vector<std::string> ControllerHosts() const { return {"ctl"}; }
   virtual std::string ExtraSettings() const { return ""; }
+  // How each rotad is started, and what a fixture does to the hosts before
+  // any daemon starts (its own files and mounts).
+  virtual std::vector<std::string> RotadArgs() const { return {"-f", Conf()}; }
+  virtual void PrepareHosts() {}
   std::string SlurmctldHostLines() const {
     std::string lines;
     for (const std::string& host : ControllerHosts()) lines += "SlurmctldHost=" + host + "\n";

@@ -69,19 +69,27 @@ class NetnsHosts {
   static std::string host_machine_name() { return "hostmachine"; }
   const std::string& hosts_file() const { return hosts_file_; }
 
+  // Mounts `source` on `target` for what runs on `host` from now on (a file
+  // or directory of the host's own, e.g. its /etc/slurm). `target` must exist.
+  void BindOnHost(const std::string& host, const std::string& source, const std::string& target) {
+    binds_[host] += "mount --bind " + ShellQuote(source) + " " + ShellQuote(target) + " && ";
+  }
+
   // `argv` run on `host`: its network, its hostname, its /etc/hosts.
   std::vector<std::string> On(const std::string& host, const std::vector<std::string>& argv) const {
-    std::vector<std::string> out = {
-        "/usr/bin/nsenter",
-        "--net=/run/netns/" + Namespace(host),
-        "/usr/bin/unshare",
-        "--uts",
-        "--mount",
-        "--",
-        "/bin/sh",
-        "-c",
-        "mount --bind " + hosts_file_ + " /etc/hosts && hostname " + host + " && exec \"$@\"",
-        "sh"};
+    auto binds = binds_.find(host);
+    std::vector<std::string> out = {"/usr/bin/nsenter",
+                                    "--net=/run/netns/" + Namespace(host),
+                                    "/usr/bin/unshare",
+                                    "--uts",
+                                    "--mount",
+                                    "--",
+                                    "/bin/sh",
+                                    "-c",
+                                    "mount --bind " + hosts_file_ + " /etc/hosts && " +
+                                        (binds == binds_.end() ? std::string() : binds->second) +
+                                        "hostname " + host + " && exec \"$@\"",
+                                    "sh"};
     out.insert(out.end(), argv.begin(), argv.end());
     return out;
   }
@@ -111,6 +119,7 @@ class NetnsHosts {
 
   std::vector<std::string> names_;
   std::map<std::string, std::string> addresses_;
+  std::map<std::string, std::string> binds_;  // Host -> its mount commands
   std::string tag_;
   std::string bridge_;
   std::string subnet_;

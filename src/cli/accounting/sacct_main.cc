@@ -19,6 +19,7 @@
 #include "cli/accounting/sacct_json.h"
 #include "cli/accounting/sacct_option_table.h"
 #include "cli/client/accounting_client.h"
+#include "cli/client/config_source.h"
 #include "cli/cluster_option.h"
 #include "cli/event_time.h"
 #include "cli/job_state_names.h"
@@ -262,7 +263,7 @@ int main(int argc, char** argv) {
   query.set_window_start(window_start);
   query.set_window_end(window_end);
 
-  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::AccountingClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "sacct: error: " << client.status().message() << "\n";
     return 1;

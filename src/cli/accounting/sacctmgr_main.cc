@@ -17,6 +17,7 @@
 #include "cli/accounting/sacctmgr_events.h"
 #include "cli/accounting/sacctmgr_option_table.h"
 #include "cli/client/accounting_client.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/slurm_version.h"
 #include "common/strings.h"
@@ -55,7 +56,7 @@ bool Confirmed() {
 // rotadbd now rather than at its next refresh. A controller that is down
 // reads it when it starts; nothing to report.
 void TellController() {
-  auto controller = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto controller = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!controller.ok()) return;
   rota::wire::Empty resp;
   (void)(*controller)->Call(rota::api::kPolicyChanged, rota::wire::PolicyChangedRequest(), &resp);
@@ -97,7 +98,7 @@ int ShowAssociations(rota::cli::AccountingClient& client, const rota::cli::Sacct
 
 // The accounting daemon's client; says why on stderr when there is none.
 rota::Result<std::unique_ptr<rota::cli::AccountingClient>> OpenAccounting() {
-  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::AccountingClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) std::cerr << "sacctmgr: error: " << client.status().message() << "\n";
   return client;
 }

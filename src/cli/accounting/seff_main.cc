@@ -14,6 +14,7 @@
 #include "cli/accounting/sacct_job_selection.h"
 #include "cli/accounting/seff_report.h"
 #include "cli/client/accounting_client.h"
+#include "cli/client/config_source.h"
 #include "common/user_names.h"
 #include "conf/config_loader.h"
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
     std::cerr << "seff: error: Invalid job id: " << jobid << "\n";
     return 1;
   }
-  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::AccountingClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "seff: error: " << client.status().message() << "\n";
     return 1;

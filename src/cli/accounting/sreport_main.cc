@@ -18,6 +18,7 @@
 #include "cli/accounting/sreport_job_sizes.h"
 #include "cli/accounting/sreport_report.h"
 #include "cli/client/accounting_client.h"
+#include "cli/client/config_source.h"
 #include "cli/event_time.h"
 #include "cli/local_time.h"
 #include "cli/slurm_version.h"
@@ -237,7 +238,7 @@ int main(int argc, char** argv) {
   if (window.end > now) window.end = now;
   if (window.end <= window.start) return Fail("the report's end is not after its start");
 
-  auto client = rota::cli::AccountingClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::AccountingClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) return Fail(client.status().message());
   const rota::conf::ClusterConfig& config = (*client)->config();
   const std::string cluster = config.settings.cluster_name;

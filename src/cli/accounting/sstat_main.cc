@@ -12,6 +12,7 @@
 #include "api/methods.h"
 #include "cli/accounting/sstat_fields.h"
 #include "cli/accounting/sstat_option_table.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/client/node_caller.h"
 #include "cli/slurm_version.h"
@@ -121,7 +122,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "sstat: error: " << client.status().message() << "\n";
     return 1;

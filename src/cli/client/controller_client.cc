@@ -10,6 +10,7 @@
 #include "api/auth_settings.h"
 #include "api/controller_standby.h"
 #include "api/signed_call.h"
+#include "cli/client/config_source.h"
 #include "common/strings.h"
 #include "conf/config_loader.h"
 
@@ -135,7 +136,7 @@ Status ControllerClient::Call(uint16_t method, const google::protobuf::MessageLi
 bool CallControllerOnce(std::string_view program, uint16_t method,
                         const google::protobuf::MessageLite& request,
                         google::protobuf::MessageLite* response) {
-  auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
+  auto client = ControllerClient::Create(CommandSlurmConfPath());
   Status s = client.ok() ? (*client)->Call(method, request, response) : client.status();
   if (s.ok()) return true;
   std::cerr << program << ": error: " << s.message() << "\n";

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/local_time.h"
@@ -68,14 +69,13 @@ int main(int argc, char** argv) {
     }
   }
   if (!clusters.empty()) {
-    if (rota::Status s =
-            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+    if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "sdiag: error: " << s.message() << "\n";
       return 1;
     }
   }
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "sdiag: error: " << client.status().message() << "\n";
     return 1;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/format/sinfo_fields.h"
@@ -126,8 +127,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!clusters.empty()) {
-    if (rota::Status s =
-            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+    if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "sinfo: error: " << s.message() << "\n";
       return 1;
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   if (auto empty = rota::cli::format::RenderSinfo({}, {}, options, {}); empty.ok()) {
     for (const std::string& e : empty->errors) std::cerr << "sinfo: error: " << e << "\n";
   }
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "sinfo: error: " << client.status().message() << "\n";
     return 1;

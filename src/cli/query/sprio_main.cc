@@ -6,6 +6,7 @@
 #include <string>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/query/sprio_format.h"
@@ -98,8 +99,7 @@ int main(int argc, char** argv) {
   }
 
   if (!clusters.empty()) {
-    if (rota::Status s =
-            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+    if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "sprio: error: " << s.message() << "\n";
       return 1;

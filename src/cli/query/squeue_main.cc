@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/format/squeue_fields.h"
@@ -191,8 +192,7 @@ int main(int argc, char** argv) {
   }
   for (int i = optind; i < argc; ++i) AddList(request.mutable_job_ids(), argv[i]);
   if (!clusters.empty()) {
-    if (rota::Status s =
-            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+    if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "squeue: error: " << s.message() << "\n";
       return 1;
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
     }
   }
   if (steps) {  // Running job steps (cli/step/step_commands.h).
-    return rota::cli::ListStepsCommand(rota::conf::DefaultSlurmConfPath(),
+    return rota::cli::ListStepsCommand(rota::cli::CommandSlurmConfPath(),
                                        {request.job_ids().begin(), request.job_ids().end()},
                                        !options.no_header);
   }
@@ -249,7 +249,7 @@ int main(int argc, char** argv) {
     wanted_nodes = std::move(wanted).value();
   }
 
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "squeue: error: " << client.status().message() << "\n";
     return 1;

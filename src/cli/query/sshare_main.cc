@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/query/sshare_format.h"
@@ -89,8 +90,7 @@ int main(int argc, char** argv) {
   }
 
   if (!clusters.empty()) {
-    if (rota::Status s =
-            rota::cli::CheckClusterOption(clusters, rota::conf::DefaultSlurmConfPath());
+    if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "sshare: error: " << s.message() << "\n";
       return 1;

@@ -30,6 +30,7 @@
 
 #include "api/auth_settings.h"
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/client/node_caller.h"
 #include "cli/cluster_option.h"
@@ -236,7 +237,7 @@ int Run(const SrunOptions& options, ControllerClient* given_client,
         const std::vector<std::pair<std::string, std::string>>& extra_env) {
   std::unique_ptr<ControllerClient> own_client;
   if (given_client == nullptr) {
-    auto made = ControllerClient::Create(conf::DefaultSlurmConfPath());
+    auto made = ControllerClient::Create(CommandSlurmConfPath());
     if (!made.ok()) {
       std::cerr << "srun: error: " << made.status().message() << "\n";
       return 1;
@@ -316,12 +317,12 @@ int RunInNewAllocation(SrunOptions options, const std::vector<std::string>& args
   gethostname(host, sizeof host - 1);
   spec.set_submit_host(host);
   if (!parsed->clusters.empty()) {
-    if (Status s = CheckClusterOption(parsed->clusters, conf::DefaultSlurmConfPath()); !s.ok()) {
+    if (Status s = CheckClusterOption(parsed->clusters, CommandSlurmConfPath()); !s.ok()) {
       std::cerr << "srun: error: " << s.message() << "\n";
       return 1;
     }
   }
-  auto client = ControllerClient::Create(conf::DefaultSlurmConfPath());
+  auto client = ControllerClient::Create(CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "srun: error: " << client.status().message() << "\n";
     return 1;

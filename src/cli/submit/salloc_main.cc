@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/slurm_version.h"
@@ -73,13 +74,13 @@ int main(int argc, char** argv) {
 
   if (!parsed->clusters.empty()) {
     if (rota::Status s =
-            rota::cli::CheckClusterOption(parsed->clusters, rota::conf::DefaultSlurmConfPath());
+            rota::cli::CheckClusterOption(parsed->clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "salloc: error: " << s.message() << "\n";
       return 1;
     }
   }
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (!client.ok()) {
     std::cerr << "salloc: error: " << client.status().message() << "\n";
     return 1;

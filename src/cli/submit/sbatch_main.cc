@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/methods.h"
+#include "cli/client/config_source.h"
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/slurm_time.h"
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
   }
   // slurm.conf first, for the script's size bound; its errors are told after
   // those of the options.
-  auto client = rota::cli::ControllerClient::Create(rota::conf::DefaultSlurmConfPath());
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
   if (client.ok()) {
     context.max_script_bytes = (*client)->config().settings.scheduler.max_script_size;
   }
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
   for (const std::string& w : parsed->warnings) std::cerr << w << "\n";
   if (!parsed->clusters.empty()) {
     if (rota::Status s =
-            rota::cli::CheckClusterOption(parsed->clusters, rota::conf::DefaultSlurmConfPath());
+            rota::cli::CheckClusterOption(parsed->clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
       std::cerr << "sbatch: error: " << s.message() << "\n";
       return 1;

@@ -201,10 +201,19 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
   d->service_ = std::make_unique<ControllerService>(
       *d->loop_, *d->verifier_, SlurmUserUid(d->config_->settings.slurm_user),
       options.slurm_conf_path,
-      [messenger_ptr, mail_sender_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
+      [daemon = d.get(), messenger_ptr,
+       mail_sender_ptr](std::shared_ptr<const conf::ClusterConfig> config) {
         mail_sender_ptr->SetProgram(MailProgram(config->settings.mail_prog));
-        messenger_ptr->SetConfig(std::move(config));
+        messenger_ptr->SetConfig(config);
+        // Configless nodes learn of the new files when they register.
+        if (config->settings.enable_configless) daemon->AskNodesToRegister(config);
       });
+  auto served_files = ReadServedConfigFiles(*d->config_);
+  if (!served_files.ok()) return served_files.status();
+  if (*served_files) {
+    spdlog::info("configless: serving {} configuration files", (*served_files)->files_size());
+  }
+  d->service_->SetConfigFiles(*served_files);
   if (!auth_settings.jwt_key_path.empty()) {
     // MakeDaemonVerifier has read it already; a key that went since is an error.
     auto jwt_key = auth::LoadJwtKey(auth_settings.jwt_key_path);
@@ -233,9 +242,23 @@ Result<std::unique_ptr<ControllerDaemon>> ControllerDaemon::Start(const DaemonOp
                server_options.address, d->server_->port(), d->server_->max_connections(),
                server_options.max_connections_per_peer);
   // Listening: the nodes' registrations can be taken from now on.
+  d->auth_settings_ = auth_settings;
   d->nudge_ = std::make_unique<RegistrationNudge>(d->config_, std::move(nudge_issuer).value());
   d->nudge_->Start();
   return d;
+}
+
+void ControllerDaemon::AskNodesToRegister(std::shared_ptr<const conf::ClusterConfig> config) {
+  auto issuer = auth::MakeIssuer(auth_settings_);
+  if (!issuer.ok()) {
+    spdlog::warn("cannot ask the nodes to register: {}", issuer.status().message());
+    return;
+  }
+  std::lock_guard<std::mutex> lock(nudge_mu_);
+  if (stopped_) return;
+  if (nudge_) nudge_->Stop();
+  nudge_ = std::make_unique<RegistrationNudge>(std::move(config), std::move(issuer).value());
+  nudge_->Start();
 }
 
 Status ControllerDaemon::Reload() {
@@ -245,7 +268,11 @@ Status ControllerDaemon::Reload() {
 }
 
 void ControllerDaemon::Stop() {
-  if (nudge_) nudge_->Stop();
+  {
+    std::lock_guard<std::mutex> lock(nudge_mu_);
+    stopped_ = true;
+    if (nudge_) nudge_->Stop();
+  }
   if (server_) server_->Stop();
   if (policy_fetcher_) policy_fetcher_->Stop();
   runtime_history_.reset();  // Before the loop it delivers to

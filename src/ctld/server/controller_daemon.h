@@ -4,6 +4,7 @@
 // loop and the RPC service.
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "auth/credential.h"
@@ -44,6 +45,9 @@ class ControllerDaemon {
   void Stop();
   // SIGHUP (systemctl reload): as `scontrol reconfigure`. Waits for it.
   Status Reload();
+  // Asks every node of `config` to register now (after a reconfigure, so
+  // that configless nodes fetch the new files at once).
+  void AskNodesToRegister(std::shared_ptr<const conf::ClusterConfig> config);
 
  private:
   ControllerDaemon() = default;
@@ -59,7 +63,10 @@ class ControllerDaemon {
   std::unique_ptr<RuntimeHistoryFetcher> runtime_history_;  // rota_predict_runtime only
   std::unique_ptr<ControllerService> service_;
   std::unique_ptr<rpc::RpcServer> server_;
-  std::unique_ptr<RegistrationNudge> nudge_;  // Asks the nodes to register at start
+  auth::AuthSettings auth_settings_;
+  std::mutex nudge_mu_;
+  bool stopped_ = false;                      // Guarded by nudge_mu_.
+  std::unique_ptr<RegistrationNudge> nudge_;  // At start and reconfigure. Guarded by nudge_mu_.
 };
 
 }  // namespace rota::ctld

@@ -171,6 +171,17 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
       Answer(respond, pong);
       return;
     }
+    case api::kFetchConfig:
+      // Any user: commands on a login host without slurm.conf ask too, and
+      // slurm.conf is readable by all where it is a file.
+      if (ServedConfigFiles files = config_files()) {
+        Answer(respond, *files);
+      } else {
+        respond.Fail(
+            Status(StatusCode::kFailedPrecondition,
+                   "configless mode is not enabled (SlurmctldParameters=enable_configless)"));
+      }
+      return;
     case api::kTakeover:  // scontrol takeover to the controller in control: nothing to do.
       if (!caller.privileged) {
         respond.Fail(Status(StatusCode::kPermissionDenied, "Access/permission denied"));
@@ -410,10 +421,18 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
         wire::NodeRegisterRequest req;
         if (!ParseOrFail(body, req, respond)) return;
         loop_.Enqueue(
-            [req = std::move(req), respond](ControllerCore& core, int64_t now,
-                                            Effects& effects) -> StateLoop::Reply {
+            [this, req = std::move(req), respond](ControllerCore& core, int64_t now,
+                                                  Effects& effects) -> StateLoop::Reply {
               Status s = core.NodeRegistered(req, now, effects);
-              return [s, respond] { s.ok() ? Answer(respond, wire::Empty()) : respond.Fail(s); };
+              return [this, s, respond] {
+                if (!s.ok()) return respond.Fail(s);
+                // A configless node whose copy differs fetches the files again.
+                wire::NodeRegisterResponse answer;
+                if (ServedConfigFiles files = config_files()) {
+                  answer.set_config_digest(files->digest());
+                }
+                Answer(respond, answer);
+              };
             },
             RefuseThrough(respond));
       } else {
@@ -444,6 +463,16 @@ void ControllerService::Reconfigure(const Caller& caller, rpc::Responder respond
   });
 }
 
+void ControllerService::SetConfigFiles(ServedConfigFiles files) {
+  std::lock_guard<std::mutex> lock(files_mu_);
+  config_files_ = std::move(files);
+}
+
+ServedConfigFiles ControllerService::config_files() const {
+  std::lock_guard<std::mutex> lock(files_mu_);
+  return config_files_;
+}
+
 void ControllerService::ReloadConfiguration(std::function<void(const Status&)> done) {
   // Reading files happens here, not on the state loop.
   conf::Diagnostics diags;
@@ -453,8 +482,17 @@ void ControllerService::ReloadConfiguration(std::function<void(const Status&)> d
     done(InvalidArgument(diags.ToString() + config.status().message()));
     return;
   }
+  auto files = ReadServedConfigFiles(**config);
+  if (!files.ok()) {
+    spdlog::error("reconfigure refused; keeping the running configuration: {}",
+                  files.status().message());
+    done(files.status());
+    return;
+  }
   loop_.Enqueue(
-      [this, config = *config, done](ControllerCore& core, int64_t, Effects&) -> StateLoop::Reply {
+      [this, config = *config, files = *files, done](ControllerCore& core, int64_t,
+                                                     Effects&) -> StateLoop::Reply {
+        SetConfigFiles(files);  // Before the listener: it asks the nodes to register.
         core.Reconfigure(config);
         if (on_reconfigure_) on_reconfigure_(config);  // E.g. node addresses for the messenger.
         return [done] { done(Status::Ok()); };

@@ -14,6 +14,7 @@
 #include "auth/credential.h"
 #include "ctld/server/reader_pool.h"
 #include "ctld/server/rpc_stats.h"
+#include "ctld/server/served_config_files.h"
 #include "ctld/server/state_loop.h"
 #include "rpc/server.h"
 
@@ -42,6 +43,11 @@ class ControllerService {
   void SetJwtKey(std::string key) { jwt_key_ = std::move(key); }
   // A token's lifespan when `scontrol token` names none.
   static constexpr int64_t kDefaultTokenLifespanS = 1800;
+
+  // What kFetchConfig serves (null: configless is off, the call is refused).
+  // Set at start; ReloadConfiguration replaces it.
+  void SetConfigFiles(ServedConfigFiles files);
+  ServedConfigFiles config_files() const;
 
   // The rpc::RequestHandler. Never blocks.
   void Handle(const rpc::RequestContext& context, std::string body, rpc::Responder respond);
@@ -74,6 +80,9 @@ class ControllerService {
   std::optional<std::string> jwt_key_;
   ReaderPool readers_{2};
   RpcStats rpc_stats_;
+
+  mutable std::mutex files_mu_;
+  ServedConfigFiles config_files_;  // Guarded by files_mu_.
 
   std::mutex names_mu_;
   std::unordered_map<uint32_t, std::string> user_names_;   // Guarded by names_mu_.
