@@ -1,7 +1,10 @@
 #include "model/task_distribution.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "common/hostlist.h"
 #include "common/strings.h"
 
 namespace rota::model {
@@ -23,7 +26,8 @@ Result<TaskDistribution> ParseTaskDistribution(std::string_view text) {
     }
   }
   if (node_level == "arbitrary") {
-    return InvalidArgument("--distribution=arbitrary is not supported; -w names the nodes");
+    d.kind = TaskDistribution::kArbitrary;
+    return d;
   }
   return InvalidArgument("Invalid --distribution specification");
 }
@@ -33,7 +37,8 @@ std::vector<uint32_t> TasksPerNode(uint32_t tasks, const std::vector<uint32_t>& 
   const size_t nodes = capacity.size();
   std::vector<uint32_t> per_node(nodes, 1);
   uint32_t left = tasks - static_cast<uint32_t>(nodes);
-  if (distribution.kind == TaskDistribution::kBlock) {
+  if (distribution.kind == TaskDistribution::kBlock ||
+      distribution.kind == TaskDistribution::kArbitrary) {
     for (size_t i = 0; i < nodes && left > 0; ++i) {
       const uint32_t more = std::min(capacity[i] - 1, left);
       per_node[i] += more;
@@ -71,7 +76,8 @@ std::vector<uint32_t> TaskIds(const std::vector<uint32_t>& tasks_per_node,
   std::vector<std::vector<uint32_t>> on(nodes);
   uint32_t total = 0;
   for (uint32_t n : tasks_per_node) total += n;
-  if (distribution.kind == TaskDistribution::kBlock) {
+  if (distribution.kind == TaskDistribution::kBlock ||
+      distribution.kind == TaskDistribution::kArbitrary) {
     uint32_t next = 0;
     for (size_t i = 0; i < nodes; ++i) {
       for (uint32_t k = 0; k < tasks_per_node[i]; ++k) on[i].push_back(next++);
@@ -104,6 +110,29 @@ std::vector<uint32_t> StepTaskIdsOnNode(const wire::JobStepRecord& step, int nod
                                                               : at);
   }
   return ids;
+}
+
+Result<std::vector<std::string>> ParseHostfile(std::string_view text, uint32_t tasks) {
+  std::vector<std::string> hosts;
+  for (std::string_view line : Split(text, '\n')) {
+    line = Trim(line.substr(0, line.find('#')));
+    for (std::string_view item : SplitOutsideBrackets(line, ',')) {
+      item = Trim(item);
+      if (item.empty()) continue;
+      Result<std::vector<std::string>> names = ExpandHostlist(item);
+      if (!names.ok()) return names.status();
+      hosts.insert(hosts.end(), names->begin(), names->end());
+      // Bounded by the tasks a step may have, whatever the file holds.
+      if (hosts.size() > (1u << 20)) return InvalidArgument("the hostfile names too many hosts");
+    }
+  }
+  if (hosts.empty()) return InvalidArgument("the hostfile names no host");
+  if (tasks > hosts.size()) {
+    return InvalidArgument(fmt::format("the hostfile names {} hosts, fewer than the {} tasks asked",
+                                       hosts.size(), tasks));
+  }
+  if (tasks > 0) hosts.resize(tasks);
+  return hosts;
 }
 
 }  // namespace rota::model

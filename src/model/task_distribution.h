@@ -17,15 +17,17 @@
 namespace rota::model {
 
 struct TaskDistribution {
-  enum Kind { kBlock, kCyclic, kPlane };
+  // kArbitrary: each task's node is given (SLURM_HOSTFILE, the step record's
+  // task_ids); TasksPerNode and TaskIds deal it as block.
+  enum Kind { kBlock, kCyclic, kPlane, kArbitrary };
   Kind kind = kBlock;
   uint32_t plane = 1;  // kPlane: tasks per block
 };
 
 // The node-level part of -m (before the first ':'; what follows, the
 // distribution over sockets and cores, is taken and has no effect): "",
-// "*", "block", "cyclic", "plane=N", also "N" alone is not taken.
-// Errors: "arbitrary" (not supported) and anything else, in srun's words.
+// "*", "block", "cyclic", "plane=N", "arbitrary"; "N" alone is not taken.
+// Errors: anything else, in srun's words.
 Result<TaskDistribution> ParseTaskDistribution(std::string_view text);
 
 // How many of `tasks` tasks each node runs when `capacity[i]` bounds node i
@@ -43,5 +45,12 @@ std::vector<uint32_t> TaskIds(const std::vector<uint32_t>& tasks_per_node,
 // The task ids node `node` of `step` runs: the record's list, or block for a
 // step recorded without one.
 std::vector<uint32_t> StepTaskIdsOnNode(const wire::JobStepRecord& step, int node);
+
+// -m arbitrary: the hosts of SLURM_HOSTFILE's text, one per task in order
+// (one per line or separated by commas; hostlist expressions expand; '#'
+// starts a comment). `tasks`: how many are wanted (0: as many as the file
+// names); the file must name that many at least, and the first `tasks` are
+// taken. Errors say what is wrong with the file.
+Result<std::vector<std::string>> ParseHostfile(std::string_view text, uint32_t tasks);
 
 }  // namespace rota::model

@@ -16,8 +16,7 @@ TEST(TaskDistributionTest, ParsesTheNodeLevelPart) {
   EXPECT_EQ(Parsed("cyclic:block,Pack").kind, TaskDistribution::kCyclic);
   EXPECT_EQ(Parsed("plane=4").kind, TaskDistribution::kPlane);
   EXPECT_EQ(Parsed("plane=4").plane, 4u);
-  EXPECT_EQ(ParseTaskDistribution("arbitrary").status().message(),
-            "--distribution=arbitrary is not supported; -w names the nodes");
+  EXPECT_EQ(Parsed("arbitrary").kind, TaskDistribution::kArbitrary);
   for (const char* bad : {"sideways", "plane=0", "plane=x", "plane"}) {
     EXPECT_EQ(ParseTaskDistribution(bad).status().message(), "Invalid --distribution specification")
         << bad;
@@ -52,6 +51,19 @@ TEST(TaskDistributionTest, AStepsIdsOnANode) {
   for (uint32_t id : {0, 2, 1, 3}) step.add_task_ids(id);
   EXPECT_EQ(StepTaskIdsOnNode(step, 0), Ids({0, 2}));
   EXPECT_EQ(StepTaskIdsOnNode(step, 1), Ids({1, 3}));
+}
+
+TEST(TaskDistributionTest, HostfilesNameEachTasksNode) {
+  using Hosts = std::vector<std::string>;
+  Result<Hosts> hosts = ParseHostfile("n2\nn1 # the second task\n\nn[3-4],n1\n", 0);
+  ASSERT_TRUE(hosts.ok()) << hosts.status().message();
+  EXPECT_EQ(*hosts, (Hosts{"n2", "n1", "n3", "n4", "n1"}));
+  // -n takes the first lines; more than the file names is an error.
+  EXPECT_EQ(ParseHostfile("n2\nn1\nn3\n", 2).value(), (Hosts{"n2", "n1"}));
+  EXPECT_EQ(ParseHostfile("n2,n1", 3).status().message(),
+            "the hostfile names 2 hosts, fewer than the 3 tasks asked");
+  EXPECT_EQ(ParseHostfile("# nothing\n", 0).status().message(), "the hostfile names no host");
+  EXPECT_FALSE(ParseHostfile("n[3-1]\n", 0).ok());
 }
 
 }  // namespace

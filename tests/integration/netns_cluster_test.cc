@@ -68,6 +68,29 @@ TEST_F(NetnsClusterTest, StepsSpanHostsAndStreamBackToTheLoginHost) {
 // Debian's Open MPI over PMIx on two hosts, with none of the one-host
 // settings pmix_test needs (loopback TCP, no shared memory): each rank's host
 // has its own name and address, as on a real cluster.
+TEST_F(NetnsClusterTest, ArbitraryDistributionRunsEachTaskWhereTheHostfileSays) {
+  // srun -m arbitrary in a job: task i on the host of line i.
+  const std::string id = Submit("-N2 -n4 -w node[1-2]",
+                                "printf 'node2\\nnode1\\nnode2\\n' > hosts.$SLURM_JOB_ID\n"
+                                "SLURM_HOSTFILE=hosts.$SLURM_JOB_ID srun -n3 -m arbitrary "
+                                "sh -c 'echo \"$SLURM_PROCID $(hostname)\"' | sort\n");
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id) << Logs();
+  EXPECT_EQ(Output(id), "0 node2\n1 node1\n2 node2\n");
+
+  // sbatch -m arbitrary: the job takes the hostfile's nodes and its task
+  // count; its steps deal their tasks by the file as well.
+  std::ofstream(Dir() + "/work/batch_hosts") << "node3\nnode4\nnode3\n";
+  const std::string path = Dir() + "/work/arbitrary.sh";
+  std::ofstream(path) << "#!/bin/sh\nsrun sh -c 'echo \"$SLURM_PROCID $(hostname)\"' | sort\n";
+  CommandResult r =
+      Login("SLURM_HOSTFILE=" + Dir() + "/work/batch_hosts sbatch --parsable -m arbitrary " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string batch(Trim(r.out));
+  ASSERT_TRUE(WaitForState(batch, "COMPLETED")) << Output(batch) << Logs();
+  EXPECT_EQ(Trim(Login("squeue -h -t all -j " + batch + " -o '%N %D'").out), "node[3-4] 2");
+  EXPECT_EQ(Output(batch), "0 node3\n1 node4\n2 node3\n");
+}
+
 TEST_F(NetnsClusterTest, OpenMpiAllreducesAcrossHostsUnderSrunAndMpirun) {
   const std::string program = BinDir() + "/mpi_allreduce_test_program";
   ASSERT_TRUE(std::filesystem::exists(program))

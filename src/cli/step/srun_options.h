@@ -49,7 +49,10 @@ struct SrunOptions {
   std::optional<std::vector<std::string>> propagate;
   uint32_t num_nodes = 0;
   // -w/--nodelist, -x/--exclude as given: the step's nodes among the job's.
+  // -m arbitrary sets nodelist to the hosts of SLURM_HOSTFILE.
   std::string nodelist;
+  // -m arbitrary: each task's node, from SLURM_HOSTFILE (model::ParseHostfile).
+  std::vector<std::string> task_hosts;
   std::string exclude;
   uint32_t ntasks_per_node = 0;
   uint32_t cpus_per_task = 0;

@@ -28,6 +28,7 @@ wire::CreateStepRequest StepRequestFor(const SrunOptions& options) {
   create.set_overcommit(options.overcommit);
   create.set_distribution(options.distribution);
   create.set_nodelist(options.nodelist);
+  for (const std::string& host : options.task_hosts) create.add_task_hosts(host);
   create.set_exclude(options.exclude);
   create.set_cpu_bind(options.cpu_bind);
   return create;

@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "cli/step/srun_options.h"
 #include "cli/step/srun_plan.h"
 #include "cli/step/step_commands.h"
@@ -227,7 +230,28 @@ TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
   EXPECT_EQ(ParseSrunOptions({"-m", "sideways", "cmd"}, {}).status().message(),
             "srun: error: Invalid --distribution specification");
   EXPECT_EQ(ParseSrunOptions({"-m", "arbitrary", "cmd"}, {}).status().message(),
-            "srun: error: --distribution=arbitrary is not supported; -w names the nodes");
+            "srun: error: -m arbitrary needs SLURM_HOSTFILE, the file naming each task's node");
+  {
+    const std::string hostfile = ::testing::TempDir() + "/srun_test_hostfile";
+    std::ofstream(hostfile) << "n2\nn1\nn2\n";
+    // The file decides the nodes, however many tasks per node the job said.
+    o = ParseSrunOptions({"-m", "arbitrary", "cmd"},
+                         {{"SLURM_HOSTFILE", hostfile}, {"SLURM_NTASKS_PER_NODE", "1"}});
+    ASSERT_TRUE(o.ok()) << o.status().message();
+    EXPECT_EQ(o->num_tasks, 3u);
+    EXPECT_EQ(o->num_nodes, 2u);
+    EXPECT_EQ(o->ntasks_per_node, 0u);
+    EXPECT_EQ(o->nodelist, "n2,n1");
+    wire::CreateStepRequest request = StepRequestFor(*o);
+    EXPECT_EQ(std::vector<std::string>(request.task_hosts().begin(), request.task_hosts().end()),
+              (std::vector<std::string>{"n2", "n1", "n2"}));
+    o = ParseSrunOptions({"-n", "4", "-m", "arbitrary", "cmd"}, {{"SLURM_HOSTFILE", hostfile}});
+    ASSERT_FALSE(o.ok());
+    EXPECT_EQ(o.status().message(),
+              "srun: error: SLURM_HOSTFILE " + hostfile +
+                  ": the hostfile names 3 hosts, fewer than the 4 tasks asked");
+    std::remove(hostfile.c_str());
+  }
   Result<SrunOptions> bad = ParseSrunOptions({"--cpu-bind=sideways", "cmd"}, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "srun: error: Invalid --cpu-bind argument: sideways");

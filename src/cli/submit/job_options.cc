@@ -16,6 +16,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "cli/event_time.h"
@@ -27,6 +28,7 @@
 #include "common/resource_limits.h"
 #include "common/strings.h"
 #include "model/mail_type.h"
+#include "model/task_distribution.h"
 
 namespace rota::cli {
 
@@ -662,6 +664,34 @@ Status SetImmediate(OptionSink& sink, const JobOption& option, std::string_view 
 
 // -F/--nodefile: node names in a file, separated by blanks, commas or
 // newlines, as -w would take them.
+// -m: checked and kept for the job's steps (SLURM_DISTRIBUTION). With
+// arbitrary, the job takes the nodes SLURM_HOSTFILE names, and as many tasks
+// as it has lines unless -n says; a later -w or -n wins.
+Status SetDistribution(OptionSink& sink, const JobOption& option, std::string_view value,
+                       bool last) {
+  ROTA_RETURN_IF_ERROR((SetChecked<&wire::JobSpec::mutable_distribution, IsDistributionSpec>(
+      sink, option, value, last)));
+  const char* file = std::getenv("SLURM_HOSTFILE");
+  if (!StartsWithIgnoreCase(value, "arbitrary") || file == nullptr || *file == '\0') {
+    return Status::Ok();
+  }
+  std::ifstream in{std::string(file)};
+  if (!in) return sink.Error(Dashed(option) + ": cannot read SLURM_HOSTFILE " + file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<std::vector<std::string>> hosts = model::ParseHostfile(text, 0);
+  if (!hosts.ok()) {
+    return sink.Error(Dashed(option) + ": SLURM_HOSTFILE " + file + ": " +
+                      hosts.status().message());
+  }
+  std::vector<std::string> nodes;
+  for (const std::string& host : *hosts) {
+    if (std::find(nodes.begin(), nodes.end(), host) == nodes.end()) nodes.push_back(host);
+  }
+  sink.spec().set_nodelist(Join(nodes, ","));
+  if (sink.spec().num_tasks() == 0) sink.spec().set_num_tasks(static_cast<uint32_t>(hosts->size()));
+  return Status::Ok();
+}
+
 Status SetNodeFile(OptionSink& sink, const JobOption& option, std::string_view value, bool) {
   std::ifstream in{std::string(value)};
   if (!in) return sink.Error(Dashed(option) + ": cannot open " + std::string(value));
@@ -861,8 +891,7 @@ const JobOption kJobOptions[] = {
     {"priority", 0, A::kRequired, kAll, &SetPriority},
     {"hint", 0, A::kRequired, kAll, &SetHint},
     {"mem-bind", 0, A::kRequired, kAll, &SetChecked<&S::mutable_mem_bind, IsMemBindSpec>},
-    {"distribution", 'm', A::kRequired, kAll,
-     &SetChecked<&S::mutable_distribution, IsDistributionSpec>},
+    {"distribution", 'm', A::kRequired, kAll, &SetDistribution},
     {"acctg-freq", 0, A::kRequired, kAll, &SetChecked<&S::mutable_acctg_freq, IsAcctgFreqSpec>},
     {"spread-job", 0, A::kNone, kAll, &SetFlag<&S::set_spread_job>},
     {"use-min-nodes", 0, A::kNone, kAll, &SetFlag<&S::set_use_min_nodes>},

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include "ctld/core/core_test_fixture.h"
+#include "model/task_distribution.h"
 
 namespace rota::ctld {
 namespace {
@@ -91,6 +92,45 @@ TEST_F(JobStepsTest, TheLogBringsBackRunningStepsAndTheNextId) {
   EXPECT_EQ(Listed(*restarted), std::vector<uint32_t>{1});
   EXPECT_EQ(restarted->steps().Find(job_, 1)->nodes_size(), 1);
   EXPECT_EQ(Step(*restarted), 2u);  // Not 0 again: ids 0 and 1 were given
+}
+
+TEST_F(JobStepsTest, ArbitraryStepsRunEachTaskOnTheNodeItsHostfileLineNames) {
+  auto create = [&](std::vector<std::string> hosts, bool overcommit) {
+    wire::CreateStepRequest req;
+    req.set_job_id(job_);
+    req.set_num_tasks(static_cast<uint32_t>(hosts.size()));
+    req.set_distribution("arbitrary");
+    req.set_overcommit(overcommit);
+    for (const std::string& h : hosts) req.add_task_hosts(h);
+    Effects e;
+    return core_->CreateStep(req, alice_, kT0 + 10, e);
+  };
+  // Task 0 on n2, task 1 on n1: the nodes stay in the job's order, each
+  // running the tasks that name it.
+  auto step = create({"n2", "n1"}, false);
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  const wire::JobStepRecord& record = step->step();
+  EXPECT_EQ(std::vector<std::string>(record.nodes().begin(), record.nodes().end()),
+            (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(model::StepTaskIdsOnNode(record, 0), std::vector<uint32_t>{1});
+  EXPECT_EQ(model::StepTaskIdsOnNode(record, 1), std::vector<uint32_t>{0});
+  End(*core_, record.step_id());
+  // Two tasks on one CPU of n2: never in this allocation, unless -O.
+  auto crowded = create({"n2", "n2"}, false);
+  ASSERT_FALSE(crowded.ok());
+  EXPECT_NE(crowded.status().message().find("More processors requested than permitted"),
+            std::string::npos)
+      << crowded.status().message();
+  auto overcommitted = create({"n2", "n2"}, true);
+  ASSERT_TRUE(overcommitted.ok()) << overcommitted.status().message();
+  EXPECT_EQ(overcommitted->step().nodes_size(), 1);
+  EXPECT_EQ(model::StepTaskIdsOnNode(overcommitted->step(), 0), (std::vector<uint32_t>{0, 1}));
+  // A node that is not the job's.
+  auto elsewhere = create({"n1", "n9"}, false);
+  ASSERT_FALSE(elsewhere.ok());
+  EXPECT_NE(elsewhere.status().message().find("n9 is not one of the job's nodes"),
+            std::string::npos)
+      << elsewhere.status().message();
 }
 
 TEST_F(JobStepsTest, ASnapshotCarriesThemToo) {

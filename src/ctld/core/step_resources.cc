@@ -140,9 +140,58 @@ Result<std::vector<uint32_t>> StepNodeChoice(const wire::JobRecord& job,
   return out;
 }
 
+namespace {
+
+// What each node of `layout` holds for the step, from what is free there.
+StepPlacement HoldStepResources(const std::vector<StepNodeResources>& job,
+                                const std::vector<StepNodeResources>& free,
+                                const StepResourceRequest& request, const StepShape& shape,
+                                StepLayout layout);
+
+// -m arbitrary: the nodes and their task counts are given; each must hold its
+// tasks in the allocation (else the step can never run) and now.
+Result<StepLayout> LayOutGivenTasks(const std::vector<StepNodeResources>& job,
+                                    const std::vector<StepNodeResources>& pool,
+                                    const StepResourceRequest& request, const StepShape& shape) {
+  StepLayout layout;
+  for (size_t i = 0; i < request.tasks_on_node.size() && i < job.size(); ++i) {
+    const uint32_t tasks = request.tasks_on_node[i];
+    if (tasks == 0) continue;
+    if (TasksThatFit(job[i].Capacity(), shape) < tasks) {
+      return InvalidArgument(fmt::format(
+          "More processors requested than permitted ({} tasks on one node, room for {})", tasks,
+          TasksThatFit(job[i].Capacity(), shape)));
+    }
+    if (TasksThatFit(pool[i].Capacity(), shape) < tasks) {
+      return Status(StatusCode::kFailedPrecondition, std::string(kStepNodesBusy));
+    }
+    layout.node_indices.push_back(static_cast<uint32_t>(i));
+    layout.tasks_per_node.push_back(tasks);
+    layout.num_tasks += tasks;
+  }
+  if (layout.node_indices.empty())
+    return InvalidArgument("Requested node configuration is not available");
+  return layout;
+}
+
+}  // namespace
+
 Result<StepPlacement> PlaceStep(const std::vector<StepNodeResources>& job,
                                 const std::vector<StepNodeResources>& free,
                                 const StepResourceRequest& request) {
+  if (!request.tasks_on_node.empty()) {
+    StepShape shape = request.shape;
+    if (request.gpus > 0) {  // --gpus=N: each of the step's nodes its share
+      const auto nodes = static_cast<uint32_t>(std::count_if(request.tasks_on_node.begin(),
+                                                             request.tasks_on_node.end(),
+                                                             [](uint32_t n) { return n > 0; }));
+      if (nodes > 0)
+        shape.gpus_per_node = std::max(shape.gpus_per_node, (request.gpus + nodes - 1) / nodes);
+    }
+    Result<StepLayout> given = LayOutGivenTasks(job, request.overlap ? job : free, request, shape);
+    if (!given.ok()) return given.status();
+    return HoldStepResources(job, free, request, shape, std::move(given).value());
+  }
   std::vector<StepNodeCapacity> whole_capacity;
   for (const StepNodeResources& r : job) whole_capacity.push_back(r.Capacity());
   StepShape shape = request.shape;
@@ -176,13 +225,23 @@ Result<StepPlacement> PlaceStep(const std::vector<StepNodeResources>& job,
   Result<StepLayout> placed = LayOutStep(usable_capacity, now);
   if (!placed.ok()) return Status(StatusCode::kFailedPrecondition, std::string(kStepNodesBusy));
 
+  StepLayout layout = std::move(placed).value();
+  layout.warning = whole->warning;
+  for (uint32_t& index : layout.node_indices) index = usable[index];
+  return HoldStepResources(job, free, request, shape, std::move(layout));
+}
+
+namespace {
+
+StepPlacement HoldStepResources(const std::vector<StepNodeResources>& job,
+                                const std::vector<StepNodeResources>& free,
+                                const StepResourceRequest& request, const StepShape& shape,
+                                StepLayout layout) {
   StepPlacement out;
-  out.layout = std::move(placed).value();
-  out.layout.warning = whole->warning;
+  out.layout = std::move(layout);
   const uint32_t cpus_per_task = std::max<uint32_t>(1, shape.cpus_per_task);
   for (size_t k = 0; k < out.layout.node_indices.size(); ++k) {
-    const uint32_t node = usable[out.layout.node_indices[k]];
-    out.layout.node_indices[k] = node;
+    const uint32_t node = out.layout.node_indices[k];
     const uint32_t tasks = out.layout.tasks_per_node[k];
     // An overlapping step still prefers what no other step uses.
     const StepNodeResources& preferred = node < free.size() ? free[node] : job[node];
@@ -200,5 +259,7 @@ Result<StepPlacement> PlaceStep(const std::vector<StepNodeResources>& job,
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace rota::ctld

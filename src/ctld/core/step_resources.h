@@ -45,6 +45,10 @@ struct StepResourceRequest {
   StepShape shape;
   uint32_t gpus = 0;  // --gpus: for the whole step, spread evenly over its nodes
   bool overlap = false;
+  // -m arbitrary: how many tasks each node runs (parallel to the nodes
+  // PlaceStep is given; 0: the step does not use it). Empty: laid out by
+  // shape.
+  std::vector<uint32_t> tasks_on_node;
 };
 StepResourceRequest StepResourceRequestOf(const wire::CreateStepRequest& request);
 

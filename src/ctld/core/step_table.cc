@@ -50,6 +50,21 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
     whole_choice.push_back(whole[i]);
     free_choice.push_back(free[i]);
   }
+  // -m arbitrary: each task's node is given; the nodes run the tasks that
+  // name them.
+  if (request.task_hosts_size() > 0) {
+    wanted.tasks_on_node.assign(allowed->size(), 0);
+    for (const std::string& host : request.task_hosts()) {
+      size_t k = 0;
+      while (k < allowed->size() && job->nodes(static_cast<int>((*allowed)[k])) != host) ++k;
+      if (k == allowed->size()) {
+        return InvalidArgument(fmt::format(
+            "Requested node configuration is not available ({} is not one of the job's nodes)",
+            host));
+      }
+      ++wanted.tasks_on_node[k];
+    }
+  }
   Result<StepPlacement> placed = PlaceStep(whole_choice, free_choice, wanted);
   if (!placed.ok()) return placed.status();
   for (uint32_t& index : placed->layout.node_indices) index = (*allowed)[index];
@@ -77,7 +92,13 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
   }
   const model::TaskDistribution distribution =
       model::ParseTaskDistribution(request.distribution()).value_or(model::TaskDistribution());
-  if (distribution.kind != model::TaskDistribution::kBlock) {
+  if (request.task_hosts_size() > 0) {
+    for (uint32_t index : layout.node_indices) {
+      for (int t = 0; t < request.task_hosts_size(); ++t) {
+        if (request.task_hosts(t) == job->nodes(static_cast<int>(index))) step.add_task_ids(t);
+      }
+    }
+  } else if (distribution.kind != model::TaskDistribution::kBlock) {
     for (uint32_t id : model::TaskIds(layout.tasks_per_node, distribution)) step.add_task_ids(id);
   }
   step.set_overlap(request.overlap());
