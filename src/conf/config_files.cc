@@ -1,7 +1,6 @@
 #include "conf/config_files.h"
 
 #include <fmt/format.h>
-#include <glob.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +10,7 @@
 #include <sstream>
 
 #include "common/strings.h"
+#include "conf/config_reader.h"
 
 namespace rota::conf {
 namespace fs = std::filesystem;
@@ -40,16 +40,6 @@ std::string IncludePattern(std::string_view line) {
   return pattern;
 }
 
-std::vector<std::string> Glob(const std::string& pattern) {
-  std::vector<std::string> paths;
-  glob_t g{};
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) paths.emplace_back(g.gl_pathv[i]);
-  }
-  globfree(&g);
-  return paths;
-}
-
 // Where a path under the configuration directory `base` lands in the set.
 std::string NameInSet(const fs::path& base, const fs::path& absolute) {
   fs::path relative = absolute.lexically_normal().lexically_relative(base);
@@ -77,7 +67,7 @@ class Collector {
       if (!pattern.empty()) {
         fs::path absolute =
             fs::path(pattern).is_relative() ? path.parent_path() / pattern : fs::path(pattern);
-        std::vector<std::string> matches = Glob(absolute.string());
+        std::vector<std::string> matches = GlobPaths(absolute.string());
         if (matches.empty()) {
           return Status(StatusCode::kNotFound,
                         fmt::format("{}: Include {} matches no file", path.string(), pattern));

@@ -34,16 +34,6 @@ std::string StripComment(std::string_view raw) {
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-std::vector<std::string> GlobPaths(const std::string& pattern) {
-  std::vector<std::string> paths;
-  glob_t g{};
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
-    for (size_t i = 0; i < g.gl_pathc; ++i) paths.emplace_back(g.gl_pathv[i]);
-  }
-  globfree(&g);
-  return paths;  // glob sorts its matches, so Include order is deterministic.
-}
-
 class Reader {
  public:
   explicit Reader(Diagnostics& diags) : diags_(diags) {}
@@ -125,6 +115,16 @@ class Reader {
 };
 
 }  // namespace
+
+std::vector<std::string> GlobPaths(const std::string& pattern) {
+  std::vector<std::string> paths;
+  glob_t g{};
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; ++i) paths.emplace_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  return paths;  // glob sorts its matches, so Include order is deterministic.
+}
 
 const std::string* ConfigLine::Find(std::string_view key) const {
   for (const KeyValue& kv : pairs) {

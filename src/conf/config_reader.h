@@ -31,6 +31,9 @@ struct ConfigLine {
   const std::string* Find(std::string_view key) const;
 };
 
+// The paths an Include pattern matches, sorted; none when nothing matches.
+std::vector<std::string> GlobPaths(const std::string& pattern);
+
 // Reads `path`. Problems (unreadable file, a token that is not Key=Value, an
 // unterminated quote, an Include that matches nothing or loops) are recorded
 // in `diags`; the lines that could be read are returned either way.

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
     return *exit;
   }
   const bool file_named = !line.slurm_conf_path.empty() || std::getenv("SLURM_CONF") != nullptr;
-  options.slurm_conf_path = file_named ? line.slurm_conf_path : rota::conf::DefaultSlurmConfPath();
+  options.slurm_conf_path =
+      line.slurm_conf_path.empty() ? rota::conf::DefaultSlurmConfPath() : line.slurm_conf_path;
   if (options.node_name.empty()) {
     // As slurmd: the node this host is, by its short host name.
     char host[256] = {};

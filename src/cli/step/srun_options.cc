@@ -6,12 +6,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <span>
 
 #include "cli/step/mpi_type.h"
 #include "cli/submit/container_options.h"
+#include "cli/submit/hostfile.h"
 #include "cli/submit/propagated_limits.h"
 #include "common/cpu_bind_spec.h"
 #include "common/gres_spec.h"
@@ -182,25 +181,17 @@ namespace {
 
 // -m arbitrary: the tasks' nodes from SLURM_HOSTFILE (`path`); the step takes
 // exactly those nodes, however many -N, --ntasks-per-node or -w said.
-Status ReadHostfile(const std::string& path, SrunOptions& o) {
+Status TakeHostfile(const std::string& path, SrunOptions& o) {
   if (path.empty()) {
     return Error("-m arbitrary needs SLURM_HOSTFILE, the file naming each task's node");
   }
-  std::ifstream in(path);
-  if (!in) return Error(fmt::format("cannot read SLURM_HOSTFILE {}", path));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Result<std::vector<std::string>> hosts = model::ParseHostfile(text, o.num_tasks);
-  if (!hosts.ok())
-    return Error(fmt::format("SLURM_HOSTFILE {}: {}", path, hosts.status().message()));
-  std::vector<std::string> nodes;
-  for (const std::string& host : *hosts) {
-    if (std::find(nodes.begin(), nodes.end(), host) == nodes.end()) nodes.push_back(host);
-  }
-  o.task_hosts = std::move(*hosts);
+  Result<Hostfile> hosts = ReadHostfile(path, o.num_tasks);
+  if (!hosts.ok()) return Error(hosts.status().message());
+  o.task_hosts = std::move(hosts->task_hosts);
   o.num_tasks = static_cast<uint32_t>(o.task_hosts.size());
-  o.num_nodes = static_cast<uint32_t>(nodes.size());
+  o.num_nodes = static_cast<uint32_t>(hosts->nodes.size());
   o.ntasks_per_node = 0;
-  o.nodelist = Join(nodes, ",");
+  o.nodelist = Join(hosts->nodes, ",");
   return Status::Ok();
 }
 
@@ -544,7 +535,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   }
   if (model::ParseTaskDistribution(o.distribution).value_or(model::TaskDistribution()).kind ==
       model::TaskDistribution::kArbitrary) {
-    if (Status s = ReadHostfile(from_env("SLURM_HOSTFILE"), o); !s.ok()) return s;
+    if (Status s = TakeHostfile(from_env("SLURM_HOSTFILE"), o); !s.ok()) return s;
   }
   for (int i = optind; i < argc; ++i) o.command.push_back(storage[i]);
   return o;

@@ -16,11 +16,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "cli/event_time.h"
 #include "cli/submit/container_options.h"
+#include "cli/submit/hostfile.h"
 #include "cli/submit/propagated_limits.h"
 #include "common/duration.h"
 #include "common/gres_spec.h"
@@ -28,7 +28,6 @@
 #include "common/resource_limits.h"
 #include "common/strings.h"
 #include "model/mail_type.h"
-#include "model/task_distribution.h"
 
 namespace rota::cli {
 
@@ -675,20 +674,12 @@ Status SetDistribution(OptionSink& sink, const JobOption& option, std::string_vi
   if (!StartsWithIgnoreCase(value, "arbitrary") || file == nullptr || *file == '\0') {
     return Status::Ok();
   }
-  std::ifstream in{std::string(file)};
-  if (!in) return sink.Error(Dashed(option) + ": cannot read SLURM_HOSTFILE " + file);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Result<std::vector<std::string>> hosts = model::ParseHostfile(text, 0);
-  if (!hosts.ok()) {
-    return sink.Error(Dashed(option) + ": SLURM_HOSTFILE " + file + ": " +
-                      hosts.status().message());
+  Result<Hostfile> hosts = ReadHostfile(file, 0);
+  if (!hosts.ok()) return sink.Error(Dashed(option) + ": " + hosts.status().message());
+  sink.spec().set_nodelist(Join(hosts->nodes, ","));
+  if (sink.spec().num_tasks() == 0) {
+    sink.spec().set_num_tasks(static_cast<uint32_t>(hosts->task_hosts.size()));
   }
-  std::vector<std::string> nodes;
-  for (const std::string& host : *hosts) {
-    if (std::find(nodes.begin(), nodes.end(), host) == nodes.end()) nodes.push_back(host);
-  }
-  sink.spec().set_nodelist(Join(nodes, ","));
-  if (sink.spec().num_tasks() == 0) sink.spec().set_num_tasks(static_cast<uint32_t>(hosts->size()));
   return Status::Ok();
 }
 
