@@ -247,22 +247,39 @@ void NodeDaemon::HeartbeatLoop() {
 }
 
 void NodeDaemon::FetchChangedConfig(const std::string& digest) {
-  if (options_.config_cache_dir.empty() || digest.empty() || digest == config_digest_) return;
-  wire::ConfigFilesResponse files;
-  Status s = controller_->Call(api::kFetchConfig, wire::Empty(), &files);
-  if (s.ok()) s = StoreFetchedConfig(options_.config_cache_dir, options_.conf_dir, files);
-  if (!s.ok()) {
+  if (options_.config_cache_dir.empty() || digest.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(config_mu_);
+    if (digest == config_digest_) return;
+  }
+  if (Status s = FetchConfig(); !s.ok()) {
     spdlog::warn("configless: the controller's configuration changed; fetching it failed: {}",
                  s.message());
-    return;
   }
+}
+
+Status NodeDaemon::FetchConfig() {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  wire::ConfigFilesResponse files;
+  ROTA_RETURN_IF_ERROR(controller_->Call(api::kFetchConfig, wire::Empty(), &files));
+  ROTA_RETURN_IF_ERROR(StoreFetchedConfig(options_.config_cache_dir, options_.conf_dir, files));
+  const bool changed = files.digest() != config_digest_;
   config_digest_ = files.digest();
   // This daemon's own settings (its port, hardware, controllers) were read at
   // start; as with a local slurm.conf, they change at its restart.
   spdlog::info(
-      "configless: fetched {} changed configuration files into {}; job steps started "
-      "from now on use them",
-      files.files_size(), options_.config_cache_dir);
+      "configless: fetched {} {}configuration files into {}; job steps started from now on use "
+      "them",
+      files.files_size(), changed ? "changed " : "unchanged ", options_.config_cache_dir);
+  return Status::Ok();
+}
+
+Status NodeDaemon::Reload() {
+  if (options_.config_cache_dir.empty()) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "rotad reads its slurm.conf at start only; restart it to apply changes");
+  }
+  return FetchConfig();
 }
 
 void NodeDaemon::NudgeHeartbeat() {

@@ -65,6 +65,11 @@ class NodeDaemon {
   // dies without Stop (a crash, SIGKILL) leaves its jobs running.
   void Stop();
 
+  // SIGHUP (systemctl reload). Configless: fetches the controller's files now
+  // (new job steps use them). With a local slurm.conf: an error saying to
+  // restart, since the daemon reads it at start only.
+  Status Reload();
+
  private:
   struct RunningJob {
     std::thread thread;  // Starts or re-attaches its rota-stepd, then reports its end.
@@ -98,6 +103,8 @@ class NodeDaemon {
   // Configless: fetches the files again when the controller's `digest` (from
   // a registration answer) differs from those in the cache.
   void FetchChangedConfig(const std::string& digest);
+  // Configless: fetches the files into the cache and notes their digest.
+  Status FetchConfig();
   // The controller asked for a registration now (api::kRegisterNow, sent by
   // a controller that starts): the heartbeat's wait ends early.
   void NudgeHeartbeat();
@@ -125,7 +132,8 @@ class NodeDaemon {
   void JoinFinishedLocked();
 
   NodeDaemonOptions options_;
-  std::string config_digest_;  // Of the cached files (configless). Heartbeat thread only.
+  std::mutex config_mu_;       // One fetch at a time: heartbeat thread and SIGHUP
+  std::string config_digest_;  // Of the cached files (configless). Guarded by config_mu_.
   std::unique_ptr<auth::CredentialVerifier> verifier_;
   // auth/slurm: signs credentials for local users (node_credential_socket.h).
   std::unique_ptr<auth::CredentialSocketServer> credential_socket_;

@@ -82,15 +82,17 @@ TEST(ServiceManagerTest, DaemonsSayReadyReloadingAndStopping) {
   })) << ctld->Log();
   EXPECT_TRUE(ctld->Running());
 
-  // rotad cannot reload: SIGHUP is logged, and it goes on serving.
+  // rotad with a local slurm.conf cannot reload: SIGHUP says to restart it,
+  // and it goes on serving (configless, it fetches its files: configless_test).
   NotifySocket node_socket((cluster.dir().path() / "rotad.notify").string());
   ASSERT_TRUE(node_socket.bound());
   ASSERT_TRUE(cluster.StartNode(1, {"NOTIFY_SOCKET=" + node_socket.path()})) << cluster.NodeLogs();
   ASSERT_TRUE(node_socket.WaitFor("READY=1")) << node_socket.All() << cluster.NodeLogs();
   ASSERT_TRUE(cluster.SignalNode(1, SIGHUP));
   EXPECT_TRUE(WaitUntil([&] {
-    return cluster.NodeLogs().find("SIGHUP: this daemon cannot read its configuration again") !=
-           std::string::npos;
+    return cluster.NodeLogs().find(
+               "SIGHUP: rotad reads its slurm.conf at start only; restart it "
+               "to apply changes; the running configuration stays") != std::string::npos;
   })) << cluster.NodeLogs();
   EXPECT_EQ(Trim(cluster.Run("sinfo -h -n " + cluster.Node(1) + " -o %t").out), "idle")
       << cluster.NodeLogs();
