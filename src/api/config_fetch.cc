@@ -6,6 +6,7 @@
 #include <resolv.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "api/methods.h"
@@ -92,6 +93,15 @@ std::vector<ConfServer> LookupSlurmctldSrv() {
                                  static_cast<int>(sizeof answer));
   res_nclose(&state);
   return ParseSrvAnswer(answer, length);
+}
+
+Result<std::vector<ConfServer>> ConfServersFromEnvironmentOrDns() {
+  if (const char* env = std::getenv("SLURM_CONF_SERVER"); env != nullptr && *env != '\0') {
+    auto servers = ParseConfServers(env);
+    if (!servers.ok()) return InvalidArgument("SLURM_CONF_SERVER: " + servers.status().message());
+    return servers;
+  }
+  return LookupSlurmctldSrv();
 }
 
 auth::AuthSettings BootstrapAuthSettings(const std::string& conf_dir) {

@@ -37,6 +37,9 @@ Result<std::vector<ConfServer>> ParseConfServers(std::string_view text);
 // priority first (the primary), then highest weight. Empty when there are
 // none or no resolver answers.
 std::vector<ConfServer> LookupSlurmctldSrv();
+// Where a daemon or command without a configuration file looks: the servers
+// $SLURM_CONF_SERVER names (errors: its own), else the SRV records.
+Result<std::vector<ConfServer>> ConfServersFromEnvironmentOrDns();
 // The answer of a DNS query for SRV records, parsed; split from the lookup for
 // tests. Malformed answers give nothing.
 std::vector<ConfServer> ParseSrvAnswer(const unsigned char* answer, int length);

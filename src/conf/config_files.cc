@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -24,20 +25,6 @@ Result<std::string> ReadWhole(const fs::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-// The pattern of an "Include PATTERN" line (quotes removed); empty for any
-// other line. A '#' ends the line as in the reader.
-std::string IncludePattern(std::string_view line) {
-  std::string_view body = Trim(line.substr(0, line.find('#')));
-  if (!StartsWithIgnoreCase(body, "include") || body.size() <= 7 || !IsBlank(body[7])) return {};
-  std::string pattern(Trim(body.substr(7)));
-  if (pattern.size() >= 2 && pattern.front() == '"' && pattern.back() == '"') {
-    pattern = pattern.substr(1, pattern.size() - 2);
-  }
-  return pattern;
 }
 
 // Where a path under the configuration directory `base` lands in the set.
@@ -63,8 +50,9 @@ class Collector {
     files_.push_back({name, ""});
     std::string out;
     for (std::string_view line : Split(*text, '\n')) {
-      std::string pattern = IncludePattern(line);
-      if (!pattern.empty()) {
+      const std::optional<std::string> include = IncludePatternOf(StripComment(line));
+      if (include && !include->empty()) {
+        const std::string& pattern = *include;
         fs::path absolute =
             fs::path(pattern).is_relative() ? path.parent_path() / pattern : fs::path(pattern);
         std::vector<std::string> matches = GlobPaths(absolute.string());

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "common/strings.h"
@@ -14,23 +15,6 @@ namespace {
 
 // Deep enough for any real site, shallow enough to stop an Include loop quickly.
 constexpr int kMaxIncludeDepth = 16;
-
-// Removes a comment: everything from an unescaped '#'. "\#" becomes '#'.
-std::string StripComment(std::string_view raw) {
-  std::string out;
-  out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '#') {
-      out += '#';
-      ++i;
-    } else if (raw[i] == '#') {
-      break;
-    } else {
-      out += raw[i];
-    }
-  }
-  return out;
-}
 
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -77,9 +61,8 @@ class Reader {
   void HandleLogicalLine(std::string_view text, const SourceLocation& where, int depth) {
     std::string_view body = Trim(text);
     if (body.empty()) return;
-    // "Include PATTERN" uses a blank, not '='.
-    if (StartsWithIgnoreCase(body, "include") && body.size() > 7 && IsBlank(body[7])) {
-      Include(Trim(body.substr(7)), where, depth);
+    if (std::optional<std::string> pattern = IncludePatternOf(body)) {
+      Include(*pattern, where, depth);
       return;
     }
     std::vector<KeyValue> pairs = TokenizeConfigLine(body, where, diags_);
@@ -92,10 +75,7 @@ class Reader {
                    fmt::format("Include nested more than {} deep (a loop?)", kMaxIncludeDepth));
       return;
     }
-    std::string pattern(pattern_text);
-    if (pattern.size() >= 2 && pattern.front() == '"' && pattern.back() == '"') {
-      pattern = pattern.substr(1, pattern.size() - 2);
-    }
+    const std::string pattern(pattern_text);
     if (pattern.empty()) {
       diags_.Error(where, "Include names no file");
       return;
@@ -115,6 +95,35 @@ class Reader {
 };
 
 }  // namespace
+
+std::string StripComment(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '\\' && i + 1 < raw.size() && raw[i + 1] == '#') {
+      out += '#';
+      ++i;
+    } else if (raw[i] == '#') {
+      break;
+    } else {
+      out += raw[i];
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> IncludePatternOf(std::string_view uncommented_line) {
+  std::string_view body = Trim(uncommented_line);
+  // "Include PATTERN" uses a blank, not '='.
+  if (!StartsWithIgnoreCase(body, "include") || body.size() <= 7 || !IsBlank(body[7])) {
+    return std::nullopt;
+  }
+  std::string pattern(Trim(body.substr(7)));
+  if (pattern.size() >= 2 && pattern.front() == '"' && pattern.back() == '"') {
+    pattern = pattern.substr(1, pattern.size() - 2);
+  }
+  return pattern;
+}
 
 std::vector<std::string> GlobPaths(const std::string& pattern) {
   std::vector<std::string> paths;

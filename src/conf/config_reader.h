@@ -10,6 +10,7 @@
 // - pairs are separated by blanks; a value may be double-quoted to hold blanks;
 //   the first '=' splits key from value (PriorityWeightTRES=CPU=1000 is one pair).
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,14 @@ struct ConfigLine {
   // The value of the first pair whose key matches (case-insensitive), or nullptr.
   const std::string* Find(std::string_view key) const;
 };
+
+// A line without its comment: everything from an unescaped '#' on goes;
+// "\#" becomes '#'.
+std::string StripComment(std::string_view raw);
+
+// The pattern of an "Include PATTERN" line (its comment already stripped),
+// quotes taken off; nullopt for any other line, "" for an Include naming nothing.
+std::optional<std::string> IncludePatternOf(std::string_view uncommented_line);
 
 // The paths an Include pattern matches, sorted; none when nothing matches.
 std::vector<std::string> GlobPaths(const std::string& pattern);

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -12,15 +11,16 @@ namespace rota::noded {
 
 Result<std::vector<api::ConfServer>> ConfigServers(const std::string& flag,
                                                    const std::string& local_conf, bool file_named) {
-  if (!flag.empty()) return api::ParseConfServers(flag);
+  if (!flag.empty()) {
+    auto servers = api::ParseConfServers(flag);
+    if (!servers.ok()) return InvalidArgument("--conf-server: " + servers.status().message());
+    return servers;
+  }
   std::error_code error;
   if (file_named || std::filesystem::exists(local_conf, error)) {
     return std::vector<api::ConfServer>();
   }
-  if (const char* env = std::getenv("SLURM_CONF_SERVER"); env != nullptr && *env != '\0') {
-    return api::ParseConfServers(env);
-  }
-  return api::LookupSlurmctldSrv();
+  return api::ConfServersFromEnvironmentOrDns();
 }
 
 Status StoreFetchedConfig(const std::string& cache_dir, const std::string& conf_dir,

@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   rota::InitLogging("rotad", line.log_level);
   auto servers = rota::noded::ConfigServers(conf_server, options.slurm_conf_path, file_named);
   if (!servers.ok()) {
-    std::fprintf(stderr, "rotad: --conf-server: %s\n", servers.status().message().c_str());
+    std::fprintf(stderr, "rotad: %s\n", servers.status().message().c_str());
     return 1;
   }
   if (!servers->empty()) {

@@ -42,17 +42,12 @@ class FetchedConfigDir {
 
 // The fetched slurm.conf, or "" when no controller was named or none answered.
 std::string FetchFromController() {
-  std::vector<api::ConfServer> servers;
-  if (const char* env = std::getenv("SLURM_CONF_SERVER"); env != nullptr && *env != '\0') {
-    auto parsed = api::ParseConfServers(env);
-    if (!parsed.ok()) {
-      std::cerr << "error: SLURM_CONF_SERVER: " << parsed.status().message() << "\n";
-      return "";
-    }
-    servers = *parsed;
-  } else {
-    servers = api::LookupSlurmctldSrv();
+  Result<std::vector<api::ConfServer>> found = api::ConfServersFromEnvironmentOrDns();
+  if (!found.ok()) {
+    std::cerr << "error: " << found.status().message() << "\n";
+    return "";
   }
+  const std::vector<api::ConfServer>& servers = *found;
   if (servers.empty()) return "";
   const std::string conf_dir = fs::path(conf::DefaultSlurmConfPath()).parent_path().string();
   auto issuer = auth::MakeIssuer(api::BootstrapAuthSettings(conf_dir));
