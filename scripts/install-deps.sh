@@ -27,6 +27,9 @@ packages=(
 # --with-clients; `make quickstart` does not.
 if [ "${1:-}" = "--with-clients" ]; then
   packages+=(snakemake python3-ipyparallel toil openmpi-bin libopenmpi-dev)
+  # MPICH beside it, for srun --mpi=pmi2's PMI-1 clients; Open MPI stays the
+  # default mpicc/mpirun (its alternatives rank higher), MPICH is mpicxx.mpich.
+  packages+=(mpich libmpich-dev)
   # The packages' test checks the service units with systemd-analyze.
   packages+=(systemd)
   # The configless test serves the controller's DNS SRV record with dnsmasq.

@@ -3,6 +3,7 @@
 // a fence exchanges every rank's value across both nodes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -78,6 +79,28 @@ TEST_F(Pmi2Test, AbortEndsTheStep) {
       << out;
   EXPECT_EQ(out.find("rc=0\n"), std::string::npos) << out;
   EXPECT_NE(out.find("rc="), std::string::npos) << out;
+}
+
+// Debian's MPICH, whose "simple" PMI speaks PMI-1 over PMI_FD (as under
+// Slurm's mpi/pmi2): an allreduce over 4 ranks on 2 nodes. Both nodes are
+// this host: MPICH's UCX transport is kept to loopback TCP and itself, since
+// its shared memory would take the two nodes' ranks for one host's.
+TEST_F(Pmi2Test, MpichAllreducesAcrossNodes) {
+  const std::string program = testing::BinDir() + "/mpich_allreduce_test_program";
+  ASSERT_TRUE(std::filesystem::exists(program))
+      << program << " was not built: MPICH (libmpich-dev) was missing when CMake ran; "
+      << "scripts/install-deps.sh --with-clients installs it";
+  std::string id = SubmitScript("-N2 --ntasks-per-node=2",
+                                "export UCX_TLS=tcp,self UCX_NET_DEVICES=lo\n"
+                                "timeout 60 srun -N2 -n4 --mpi=pmi2 " +
+                                    program + "\necho rc=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  const std::string nodes = cluster_->Node(1) + "," + cluster_->Node(1) + "," + cluster_->Node(2) +
+                            "," + cluster_->Node(2);
+  EXPECT_NE(out.find("allreduce size=4 sum=10 ok nodes=" + nodes + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=0\n"), std::string::npos) << out;
 }
 
 TEST_F(Pmi2Test, ListAndUnknownTypes) {

@@ -66,13 +66,23 @@ Pmi2NodeSession::Effects Pmi2NodeSession::OnMessage(uint32_t local_task,
   };
   const std::string& cmd = message.command;
   if (message.line_form) {
-    // Only the opening handshake is in the older form; it names the version
-    // the rest of the conversation speaks.
+    // The opening handshake is in the older form; it names the version the
+    // rest of the conversation speaks.
     if (cmd == "init") {
       Pmi2Message answer{"response_to_init", {}, true};
-      const bool two = message.Get("pmi_version") == "2";
-      answer.Add("pmi_version", "2").Add("pmi_subversion", "0").Add("rc", two ? "0" : "1");
+      const std::string version = message.Get("pmi_version");
+      if (version == "1") {
+        pmi1_.insert(local_task);
+        initialised_.insert(local_task);
+        answer.Add("pmi_version", "1").Add("pmi_subversion", "1").Add("rc", "0");
+      } else {
+        answer.Add("pmi_version", "2")
+            .Add("pmi_subversion", "0")
+            .Add("rc", version == "2" ? "0" : "1");
+      }
       reply(std::move(answer));
+    } else if (pmi1_.count(local_task) != 0) {
+      OnPmi1Message(local_task, message, effects);
     } else {
       Pmi2Message answer{cmd + "_response", {}, true};
       answer.Add("rc", "1").Add("msg", "this step speaks PMI-2 only");
@@ -127,22 +137,9 @@ Pmi2NodeSession::Effects Pmi2NodeSession::OnMessage(uint32_t local_task,
     pending_[message.Get("key")] = message.Get("value");
     reply(Pmi2Message{"kvs-put-response", {{"rc", "0"}}, false});
   } else if (cmd == "kvs-get") {
-    const std::string key = message.Get("key");
-    std::optional<std::string> value;
-    if (auto p = pending_.find(key); p != pending_.end()) {
-      value = p->second;
-    } else if (auto c = committed_.find(key); c != committed_.end()) {
-      value = c->second;
-    }
-    reply(Found("kvs-get-response", value));
+    reply(Found("kvs-get-response", Lookup(message.Get("key"))));
   } else if (cmd == "kvs-fence") {
-    in_fence_[local_task] = message;
-    if (in_fence_.size() == shape_.local_tasks && !fence_sent_) {
-      effects.fence = Fence{round_, Pmi2Pairs(pending_.begin(), pending_.end())};
-      for (auto& [k, v] : pending_) committed_[k] = std::move(v);
-      pending_.clear();
-      fence_sent_ = true;
-    }
+    EnterFence(local_task, message, effects);
   } else if (cmd == "finalize") {
     finalized_.insert(local_task);
     reply(Pmi2Message{"finalize-response", {{"rc", "0"}}, false});
@@ -156,13 +153,83 @@ Pmi2NodeSession::Effects Pmi2NodeSession::OnMessage(uint32_t local_task,
   return effects;
 }
 
+std::optional<std::string> Pmi2NodeSession::Lookup(const std::string& key) const {
+  if (auto p = pending_.find(key); p != pending_.end()) return p->second;
+  if (auto c = committed_.find(key); c != committed_.end()) return c->second;
+  return std::nullopt;
+}
+
+void Pmi2NodeSession::EnterFence(uint32_t local_task, const Pmi2Message& request,
+                                 Effects& effects) {
+  in_fence_[local_task] = request;
+  if (in_fence_.size() == shape_.local_tasks && !fence_sent_) {
+    effects.fence = Fence{round_, Pmi2Pairs(pending_.begin(), pending_.end())};
+    for (auto& [k, v] : pending_) committed_[k] = std::move(v);
+    pending_.clear();
+    fence_sent_ = true;
+  }
+}
+
+void Pmi2NodeSession::OnPmi1Message(uint32_t local_task, const Pmi2Message& message,
+                                    Effects& effects) {
+  auto reply = [&](std::string command, Pmi2Pairs pairs) {
+    Pmi2Message answer{std::move(command), {}, true};
+    answer.Add("rc", "0");
+    for (auto& [k, v] : pairs) answer.Add(k, v);
+    effects.replies.emplace_back(local_task, Reply(message, std::move(answer)));
+  };
+  // One key-value space per step; its name is the step's.
+  const std::string kvsname = "kvs_" + shape_.job_id;
+  const std::string& cmd = message.command;
+  if (cmd == "get_maxes") {
+    reply("maxes", {{"kvsname_max", "256"}, {"keylen_max", "256"}, {"vallen_max", "1024"}});
+  } else if (cmd == "get_universe_size") {
+    reply("universe_size", {{"size", std::to_string(shape_.size)}});
+  } else if (cmd == "get_appnum") {
+    reply("appnum", {{"appnum", "0"}});
+  } else if (cmd == "get_my_kvsname") {
+    reply("my_kvsname", {{"kvsname", kvsname}});
+  } else if (cmd == "put") {
+    pending_[message.Get("key")] = message.Get("value");
+    reply("put_result", {});
+  } else if (cmd == "get") {
+    // PMI-1 clients read the step's layout from the space, as Slurm serves it.
+    const std::string key = message.Get("key");
+    std::optional<std::string> value = key == "PMI_process_mapping"
+                                           ? std::optional<std::string>(shape_.process_mapping)
+                                           : Lookup(key);
+    if (value) {
+      reply("get_result", {{"value", *value}});
+    } else {
+      Pmi2Message answer{"get_result", {}, true};
+      answer.Add("rc", "-1").Add("msg", "key_" + key + "_not_found");
+      effects.replies.emplace_back(local_task, Reply(message, std::move(answer)));
+    }
+  } else if (cmd == "barrier_in") {
+    EnterFence(local_task, message, effects);
+  } else if (cmd == "finalize") {
+    finalized_.insert(local_task);
+    reply("finalize_ack", {});
+  } else if (cmd == "abort") {
+    effects.abort = Abort{shape_.ranks[local_task],
+                          "PMI_Abort (exit code " + message.Get("exitcode", "1") + ")"};
+  } else {
+    Pmi2Message answer{cmd + "_result", {}, true};
+    answer.Add("rc", "-1").Add("msg", "unsupported PMI-1 command " + cmd);
+    effects.replies.emplace_back(local_task, Reply(message, std::move(answer)));
+  }
+}
+
 Pmi2NodeSession::Effects Pmi2NodeSession::OnFenceDone(uint32_t round, const Pmi2Pairs& pairs) {
   Effects effects;
   if (!fence_sent_ || round != round_) return effects;  // Not the fence these tasks wait in
   for (const auto& [k, v] : pairs) committed_[k] = v;
   for (const auto& [task, request] : in_fence_) {
-    effects.replies.emplace_back(
-        task, Reply(request, Pmi2Message{"kvs-fence-response", {{"rc", "0"}}, false}));
+    // PMI-1's barrier_in is answered in its own words.
+    Pmi2Message done = pmi1_.count(task) != 0
+                           ? Pmi2Message{"barrier_out", {{"rc", "0"}}, true}
+                           : Pmi2Message{"kvs-fence-response", {{"rc", "0"}}, false};
+    effects.replies.emplace_back(task, Reply(request, std::move(done)));
   }
   in_fence_.clear();
   fence_sent_ = false;

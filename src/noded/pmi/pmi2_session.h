@@ -1,6 +1,9 @@
 #pragma once
 
-// The PMI-2 server of one node of a job step (srun --mpi=pmi2, docs/mpi.md):
+// The PMI-2 server of one node of a job step (srun --mpi=pmi2, docs/mpi.md),
+// which also serves PMI-1 clients (MPICH's "simple" PMI: a task whose init
+// names version 1 speaks PMI-1's lines for the rest of its conversation), as
+// Slurm's mpi/pmi2 does:
 // answers its local tasks' commands and keeps the step's key-value space as
 // this node sees it. A fence is global: once every local task entered it, the
 // node's puts since the last fence go to srun (Effects::fence), which merges
@@ -86,6 +89,14 @@ class Pmi2NodeSession {
   bool fence_sent_ = false;                   // round_'s puts went to srun
   std::set<uint32_t> initialised_;
   std::set<uint32_t> finalized_;
+  std::set<uint32_t> pmi1_;  // Tasks that speak PMI-1
+
+  // A PMI-1 command (line form) of a task that opened with version 1.
+  void OnPmi1Message(uint32_t local_task, const Pmi2Message& message, Effects& effects);
+  // Enters `local_task` into the fence; the node's puts go to srun once every
+  // local task is in it.
+  void EnterFence(uint32_t local_task, const Pmi2Message& request, Effects& effects);
+  std::optional<std::string> Lookup(const std::string& key) const;
 };
 
 }  // namespace rota::noded

@@ -161,6 +161,63 @@ TEST(Pmi2SessionTest, UnknownCommandsAreAnsweredWithAnError) {
   EXPECT_NE(answer.Get("rc"), "0");
 }
 
+// MPICH's "simple" PMI: a task that opens with version 1 speaks PMI-1's
+// lines; its barrier is the step's fence.
+TEST(Pmi2SessionTest, Pmi1ClientsAreServedInTheirOwnWords) {
+  Pmi2NodeSession session(SecondNode());
+  auto line = [](std::string cmd, std::vector<std::pair<std::string, std::string>> attrs = {}) {
+    return Pmi2Message{std::move(cmd), std::move(attrs), true};
+  };
+  auto only_reply = [](const Pmi2NodeSession::Effects& e) {
+    EXPECT_EQ(e.replies.size(), 1u);
+    return e.replies.empty() ? std::string() : e.replies[0].second;
+  };
+  for (uint32_t task : {0u, 1u}) {
+    EXPECT_EQ(only_reply(session.OnMessage(
+                  task, line("init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}}))),
+              "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+  }
+  EXPECT_EQ(only_reply(session.OnMessage(0, line("get_maxes"))),
+            "cmd=maxes rc=0 kvsname_max=256 keylen_max=256 vallen_max=1024\n");
+  EXPECT_EQ(only_reply(session.OnMessage(0, line("get_universe_size"))),
+            "cmd=universe_size rc=0 size=4\n");
+  EXPECT_EQ(only_reply(session.OnMessage(0, line("get_appnum"))), "cmd=appnum rc=0 appnum=0\n");
+  EXPECT_EQ(only_reply(session.OnMessage(0, line("get_my_kvsname"))),
+            "cmd=my_kvsname rc=0 kvsname=kvs_41.0\n");
+  EXPECT_EQ(only_reply(session.OnMessage(
+                0, line("get", {{"kvsname", "kvs_41.0"}, {"key", "PMI_process_mapping"}}))),
+            "cmd=get_result rc=0 value=(vector,(0,2,2))\n");
+  EXPECT_EQ(only_reply(session.OnMessage(
+                0, line("put", {{"kvsname", "kvs_41.0"}, {"key", "card2"}, {"value", "ab"}}))),
+            "cmd=put_result rc=0\n");
+  EXPECT_EQ(only_reply(session.OnMessage(1, line("get", {{"key", "card9"}}))),
+            "cmd=get_result rc=-1 msg=key_card9_not_found\n");
+
+  // The barrier: once both local tasks are in, the node's puts go to srun;
+  // srun's merged set answers both with barrier_out.
+  Pmi2NodeSession::Effects e = session.OnMessage(0, line("barrier_in"));
+  EXPECT_TRUE(e.replies.empty());
+  EXPECT_FALSE(e.fence.has_value());
+  e = session.OnMessage(1, line("barrier_in"));
+  ASSERT_TRUE(e.fence.has_value());
+  EXPECT_EQ(e.fence->puts, (Pmi2Pairs{{"card2", "ab"}}));
+  e = session.OnFenceDone(0, {{"card2", "ab"}, {"card0", "cd"}});
+  ASSERT_EQ(e.replies.size(), 2u);
+  EXPECT_EQ(e.replies[0].second, "cmd=barrier_out rc=0\n");
+  EXPECT_EQ(only_reply(session.OnMessage(1, line("get", {{"key", "card0"}}))),
+            "cmd=get_result rc=0 value=cd\n");
+
+  EXPECT_EQ(only_reply(session.OnMessage(0, line("finalize"))), "cmd=finalize_ack rc=0\n");
+  EXPECT_TRUE(session.Finalized(0));
+  e = session.OnMessage(1, line("abort", {{"exitcode", "3"}}));
+  ASSERT_TRUE(e.abort.has_value());
+  EXPECT_EQ(e.abort->rank, 3u);
+  EXPECT_EQ(e.abort->message, "PMI_Abort (exit code 3)");
+  // A task that never said version 1 still gets PMI-2's refusal of lines.
+  Pmi2NodeSession other(SecondNode());
+  EXPECT_NE(only_reply(other.OnMessage(0, line("get_maxes"))).find("rc=1"), std::string::npos);
+}
+
 TEST(Pmi2ProcessMappingTest, AnyDistributionFromTheNodeOfEachRank) {
   EXPECT_EQ(Pmi2ProcessMappingOfRanks({0, 0, 1, 1}), "(vector,(0,2,2))");  // Block
   EXPECT_EQ(Pmi2ProcessMappingOfRanks({0, 0, 0, 1}), Pmi2ProcessMapping({3, 1}));
