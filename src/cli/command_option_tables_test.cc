@@ -13,6 +13,7 @@
 
 #include "cli/accounting/sacct_option_table.h"
 #include "cli/accounting/sacctmgr_option_table.h"
+#include "cli/accounting/sreport_option_table.h"
 #include "cli/accounting/sstat_option_table.h"
 #include "cli/query/sdiag_option_table.h"
 #include "cli/query/sinfo_option_table.h"
@@ -20,6 +21,7 @@
 #include "cli/query/squeue_option_table.h"
 #include "cli/query/sshare_option_table.h"
 #include "cli/scancel_option_table.h"
+#include "cli/scontrol_option_table.h"
 #include "common/strings.h"
 #include "testing/option_doc_cells.h"
 
@@ -43,7 +45,9 @@ std::vector<CommandTable> Tables() {
       {"scancel", scancel_options::kLong, scancel_options::kShort, scancel_options::kRefused},
       {"sacct", sacct_options::kLong, sacct_options::kShort, sacct_options::kRefused},
       {"sacctmgr", sacctmgr_options::kLong, sacctmgr_options::kShort, sacctmgr_options::kRefused},
-      {"sstat", sstat_options::kLong, sstat_options::kShort, sstat_options::kRefused}};
+      {"sstat", sstat_options::kLong, sstat_options::kShort, sstat_options::kRefused},
+      {"scontrol", scontrol_options::kLong, scontrol_options::kShort, scontrol_options::kRefused},
+      {"sreport", sreport_options::kLong, sreport_options::kShort, sreport_options::kRefused}};
 }
 
 // A row of a command's table in the docs: its option names and its status.

@@ -1,4 +1,6 @@
 // scontrol: view and change the cluster.
+#include <getopt.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "cli/cluster_option.h"
 #include "cli/scontrol_hostlist.h"
 #include "cli/scontrol_licenses.h"
+#include "cli/scontrol_option_table.h"
 #include "cli/scontrol_reservation.h"
 #include "cli/scontrol_show.h"
 #include "cli/show_config.h"
@@ -271,6 +274,16 @@ bool IsEntityPrefix(std::string_view tag, std::string_view entity, size_t min_le
          EqualsIgnoreCase(tag, entity.substr(0, tag.size()));
 }
 
+void Usage(std::ostream& to) {
+  to << "Usage: scontrol [-o] [-d] show job|node|partition|licenses|config|hostnames|hostlist ...\n"
+        "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
+        "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
+        "       scontrol create|update|delete|show reservation ...\n"
+        "       scontrol reconfigure | ping | takeover [INDEX] | token [lifespan=N] "
+        "[username=U]\n"
+        "Options: -o/--oneliner, -d/--details, -M/--clusters=NAME, -Q/--quiet, -V/--version\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -279,31 +292,40 @@ int main(int argc, char** argv) {
   bool details = false;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-M" || a == "--clusters" || a == "--cluster") {
-      if (i + 1 == argc) {
-        std::cerr << "scontrol: option '" << a << "' requires an argument\n";
+  using namespace rota::cli::scontrol_options;  // kLong, kShort, kRefused
+  int c;
+  int long_index = -1;
+  while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
+    switch (c) {
+      case 'M':
+        clusters = optarg;
+        break;
+      case 'o':
+        one_liner = true;
+        break;
+      case 'd':
+        details = true;  // Jobs: the CPU ids, memory and GPU indices on each node.
+        break;
+      case 'V':
+        std::cout << rota::cli::kSlurmVersionLine;
+        return 0;
+      case 'h':
+        Usage(std::cout);
+        return 0;
+      case 'a':  // Nothing is hidden here: every partition and node is shown
+      case 'F':  // No node is in the FUTURE state here
+      case 'Q':  // Nothing scontrol prints is silenced by it
+      case 'v':
+      case kNoOp:
+        break;
+      default:
+        if (rota::cli::ReportRefusedOption("scontrol", c, kLong, long_index, kRefused)) return 1;
+        std::cerr << "Try \"scontrol --help\" for more information\n";
         return 1;
-      }
-      clusters = argv[++i];
-    } else if (a.starts_with("-M") && args.empty()) {
-      clusters = a.substr(2);
-    } else if (a.starts_with("--clusters=") || a.starts_with("--cluster=")) {
-      clusters = a.substr(a.find('=') + 1);
-    } else if (a == "-o" || a == "--oneliner") {
-      one_liner = true;
-    } else if (a == "-d" || a == "--details") {
-      details = true;  // Jobs: the CPU ids, memory and GPU indices on each node.
-    } else if (a == "-V" || a == "--version") {
-      std::cout << rota::cli::kSlurmVersionLine;
-      return 0;
-    } else if (a == "-Q" || a == "--quiet") {
-      // Accepted; nothing here prints what -Q would silence.
-    } else {
-      args.push_back(a);
     }
+    long_index = -1;
   }
+  args.assign(argv + optind, argv + argc);
   if (!clusters.empty()) {
     if (rota::Status s = rota::cli::CheckClusterOption(clusters, rota::cli::CommandSlurmConfPath());
         !s.ok()) {
@@ -311,13 +333,7 @@ int main(int argc, char** argv) {
     }
   }
   if (args.empty()) {
-    std::cerr
-        << "Usage: scontrol [-o] show job|node|partition|licenses|config|hostnames|hostlist ...\n"
-           "       scontrol hold|uhold|release|requeue|requeuehold|suspend|resume JOBID\n"
-           "       scontrol update JobId=ID KEY=VALUE... | NodeName=NODES State=... Reason=...\n"
-           "       scontrol create|update|delete|show reservation ...\n"
-           "       scontrol reconfigure | ping | takeover [INDEX] | token [lifespan=N] "
-           "[username=U]\n";
+    Usage(std::cerr);
     return 1;
   }
   const std::string& verb = args[0];

@@ -156,6 +156,8 @@ struct SlurmConf {
   uint16_t accounting_storage_port = 6819;
   std::vector<std::string> accounting_storage_tres;
   std::vector<std::string> accounting_storage_enforce;
+  // TrackWCKey: jobs keep the --wckey they give (without it, it is ignored).
+  bool track_wckey = false;
   std::string preempt_type = "preempt/none";
   std::vector<std::string> preempt_mode = {"OFF"};
   DurationSecs preempt_exempt_time = 0;

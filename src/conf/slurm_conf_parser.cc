@@ -75,6 +75,7 @@ const KeyTable<SlurmConf>& GlobalKeys() {
       {"PriorityMaxAge", TimeField(&SlurmConf::priority_max_age)},
       {"PriorityCalcPeriod", TimeField(&SlurmConf::priority_calc_period)},
       {"PriorityFavorSmall", BoolField(&SlurmConf::priority_favor_small)},
+      {"TrackWCKey", BoolField(&SlurmConf::track_wckey)},
       {"PriorityFlags", ListField(&SlurmConf::priority_flags)},
       {"PriorityWeightAge",
        [](SlurmConf& c, std::string_view v) {

@@ -73,7 +73,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "TaskPluginParam"},
     {P::kSlurmConf, "TCPTimeout"},
     {P::kSlurmConf, "TmpFS"},
-    {P::kSlurmConf, "TrackWCKey"},
     {P::kSlurmConf, "TreeWidth"},
     {P::kSlurmConf, "UnkillableStepProgram"},
     {P::kSlurmConf, "UnkillableStepTimeout"},

@@ -9,9 +9,42 @@
 
 namespace rota::model {
 
+namespace {
+
+// The sockets or cores level: "" and "*" leave the default.
+bool ParseInnerLevel(std::string_view word, TaskDistribution::SocketLevel& level) {
+  if (word.empty() || word == "*") return true;
+  if (word == "block") {
+    level = TaskDistribution::kSocketBlock;
+  } else if (word == "cyclic") {
+    level = TaskDistribution::kSocketCyclic;
+  } else if (word == "fcyclic") {
+    level = TaskDistribution::kSocketFcyclic;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<TaskDistribution> ParseTaskDistribution(std::string_view text) {
-  const std::string_view node_level = text.substr(0, text.find(':'));
+  const Status invalid = InvalidArgument("Invalid --distribution specification");
+  // ",Pack" and ",NoPack" (the node level's packing) change nothing here.
+  if (const size_t comma = text.find(','); comma != std::string_view::npos) {
+    const std::string_view pack = text.substr(comma + 1);
+    if (!EqualsIgnoreCase(pack, "pack") && !EqualsIgnoreCase(pack, "nopack")) return invalid;
+    text = text.substr(0, comma);
+  }
+  std::vector<std::string_view> levels = Split(text, ':');
+  if (levels.size() > 3) return invalid;
   TaskDistribution d;
+  TaskDistribution::SocketLevel cores = TaskDistribution::kSocketCyclic;
+  if ((levels.size() > 1 && !ParseInnerLevel(levels[1], d.sockets)) ||
+      (levels.size() > 2 && !ParseInnerLevel(levels[2], cores))) {
+    return invalid;
+  }
+  const std::string_view node_level = levels.empty() ? std::string_view() : levels[0];
   if (node_level.empty() || node_level == "*" || node_level == "block") return d;
   if (node_level == "cyclic") {
     d.kind = TaskDistribution::kCyclic;
@@ -29,7 +62,7 @@ Result<TaskDistribution> ParseTaskDistribution(std::string_view text) {
     d.kind = TaskDistribution::kArbitrary;
     return d;
   }
-  return InvalidArgument("Invalid --distribution specification");
+  return invalid;
 }
 
 std::vector<uint32_t> TasksPerNode(uint32_t tasks, const std::vector<uint32_t>& capacity,
@@ -133,6 +166,20 @@ Result<std::vector<std::string>> ParseHostfile(std::string_view text, uint32_t t
   }
   if (tasks > 0) hosts.resize(tasks);
   return hosts;
+}
+
+std::string_view LayoutName(const TaskDistribution& distribution) {
+  switch (distribution.kind) {
+    case TaskDistribution::kCyclic:
+      return "Cyclic";
+    case TaskDistribution::kPlane:
+      return "Plane";
+    case TaskDistribution::kArbitrary:
+      return "Arbitrary";
+    case TaskDistribution::kBlock:
+      break;
+  }
+  return "Block";
 }
 
 }  // namespace rota::model

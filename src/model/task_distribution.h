@@ -22,13 +22,26 @@ struct TaskDistribution {
   enum Kind { kBlock, kCyclic, kPlane, kArbitrary };
   Kind kind = kBlock;
   uint32_t plane = 1;  // kPlane: tasks per block
+  // The second level: how a node's CPUs go to its tasks when they are bound
+  // (noded/stepd/task_cpu_binding.h). kSocketCyclic, Slurm's default: task
+  // after task round the sockets, each task's CPUs on one socket where they
+  // fit; kSocketBlock: the sockets filled in order; kSocketFcyclic: each CPU
+  // of a task from the next socket.
+  enum SocketLevel { kSocketCyclic, kSocketBlock, kSocketFcyclic };
+  SocketLevel sockets = kSocketCyclic;
 };
 
-// The node-level part of -m (before the first ':'; what follows, the
-// distribution over sockets and cores, is taken and has no effect): "",
-// "*", "block", "cyclic", "plane=N", "arbitrary"; "N" alone is not taken.
-// Errors: anything else, in srun's words.
+// -m as srun, sbatch and salloc take it: NODES[:SOCKETS[:CORES]][,Pack|,NoPack].
+// Nodes: "", "*", "block", "cyclic", "plane=N", "arbitrary" ("N" alone is
+// not taken); sockets: "", "*", "block", "cyclic", "fcyclic"; cores: the
+// same words, taken without effect (a task's CPUs are bound core by core
+// as the sockets level deals them), as are Pack and NoPack. Errors: anything
+// else, in srun's words.
 Result<TaskDistribution> ParseTaskDistribution(std::string_view text);
+
+// The node level's name as sacct's Layout shows it: "Block", "Cyclic",
+// "Plane", "Arbitrary".
+std::string_view LayoutName(const TaskDistribution& distribution);
 
 // How many of `tasks` tasks each node runs when `capacity[i]` bounds node i
 // (every node takes one at least): block fills nodes in order after one each,

@@ -17,10 +17,19 @@ TEST(TaskDistributionTest, ParsesTheNodeLevelPart) {
   EXPECT_EQ(Parsed("plane=4").kind, TaskDistribution::kPlane);
   EXPECT_EQ(Parsed("plane=4").plane, 4u);
   EXPECT_EQ(Parsed("arbitrary").kind, TaskDistribution::kArbitrary);
-  for (const char* bad : {"sideways", "plane=0", "plane=x", "plane"}) {
+  for (const char* bad : {"sideways", "plane=0", "plane=x", "plane", "block:diagonal",
+                          "block:cyclic:sideways", "block:block:block:block", "cyclic,Tight"}) {
     EXPECT_EQ(ParseTaskDistribution(bad).status().message(), "Invalid --distribution specification")
         << bad;
   }
+}
+
+TEST(TaskDistributionTest, TheSocketsLevelDefaultsToCyclic) {
+  EXPECT_EQ(Parsed("").sockets, TaskDistribution::kSocketCyclic);
+  EXPECT_EQ(Parsed("cyclic").sockets, TaskDistribution::kSocketCyclic);
+  EXPECT_EQ(Parsed("block:block").sockets, TaskDistribution::kSocketBlock);
+  EXPECT_EQ(Parsed("*:fcyclic:block").sockets, TaskDistribution::kSocketFcyclic);
+  EXPECT_EQ(Parsed("plane=2:*,NoPack").sockets, TaskDistribution::kSocketCyclic);
 }
 
 TEST(TaskDistributionTest, CountsPerNodeDealtAsAsked) {

@@ -243,6 +243,11 @@ TEST_F(ClusterOptionTest, RefusedOptionsSayWhyBeforeAnythingIsContacted) {
       {"sacctmgr",
        {"--json", "list", "user"},
        "sacctmgr: error: --json: JSON output is not supported by sacctmgr yet\n"},
+      // An option after the command words is still an option (getopt permutes).
+      {"scontrol",
+       {"show", "job", "--uid=5"},
+       "scontrol: error: --uid: not supported: scontrol acts as the user who runs it\n"},
+      {"sacct", {"-i", "2-1"}, "sacct: fatal: invalid --nnodes value: 2-1\n"},
   };
   for (const Case& c : cases) {
     RunResult r = RunProgram(c.command, c.args, env_);
@@ -250,8 +255,13 @@ TEST_F(ClusterOptionTest, RefusedOptionsSayWhyBeforeAnythingIsContacted) {
     EXPECT_EQ(r.out, c.error) << c.command << " " << c.args[0];
   }
   // Accepted: they reach the (absent) controller, not an option error.
-  for (const auto& [command, option] : std::vector<std::pair<std::string, std::string>>{
-           {"squeue", "--verbose"}, {"sinfo", "--exact"}, {"scancel", "--ctld"}, {"sacct", "-T"}}) {
+  for (const auto& [command, option] :
+       std::vector<std::pair<std::string, std::string>>{{"squeue", "--verbose"},
+                                                        {"sinfo", "--exact"},
+                                                        {"scancel", "--ctld"},
+                                                        {"sacct", "-T"},
+                                                        {"scontrol", "--future"},
+                                                        {"sreport", "--all_clusters"}}) {
     RunResult r = RunProgram(command, {option}, env_);
     EXPECT_EQ(r.out.find("unrecognized"), std::string::npos) << command << " " << option << r.out;
     EXPECT_EQ(r.out.find("not supported"), std::string::npos) << command << " " << option << r.out;

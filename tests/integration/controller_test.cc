@@ -35,7 +35,7 @@ class ControllerTest : public ::testing::Test {
     return testing::WaitForJobState(ctld_, job, state);
   }
 
-  ControllerProcess ctld_;
+  ControllerProcess ctld_{"TrackWCKey=yes\n"};  // scancel --wckey needs jobs that keep theirs
 };
 
 TEST_F(ControllerTest, SubmitListAndCancel) {

@@ -4,6 +4,8 @@
 // --kill-on-invalid-dep and the per-node minimums act in the controller.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/strings.h"
 #include "tests/integration/controller_calls.h"
 #include "tests/integration/controller_process.h"
@@ -21,7 +23,8 @@ class JobScriptOptionsTest : public ::testing::Test {
  protected:
   JobScriptOptionsTest()
       : dbd_port_(testing::FreeLoopbackPort()),
-        ctld_(AccountingConf(dbd_port_) + "SchedulerParameters=kill_invalid_depend\n"),
+        ctld_(AccountingConf(dbd_port_) +
+              "SchedulerParameters=kill_invalid_depend\nTrackWCKey=yes\n"),
         dbd_(ctld_, dbd_port_) {}
 
   void SetUp() override {
@@ -66,6 +69,37 @@ TEST_F(JobScriptOptionsTest, ASubmititStyleScriptIsTakenAndItsWckeyShownEverywhe
   EXPECT_EQ(testing::SacctUntil(ctld_, "-X -n -P -o JobID,WCKey,State -j " + id, expected),
             expected)
       << ctld_.Log() << dbd_.Log();
+}
+
+// sacct's other fields and filters, through rotactld and rotadbd: what
+// submitted the job and how, Slurm's long list and field list, and the
+// filters by size and limit.
+TEST_F(JobScriptOptionsTest, SacctShowsTheSubmitLineAndTakesTheLongListAndSizeFilters) {
+  const std::string id = Submit("-N1 -t 30 --comment=calibration --wrap=true");
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, id, "RUNNING")) << ctld_.Log();
+  testing::ReportJobExit(ctld_, static_cast<uint32_t>(*ParseUint(id)), 0);
+  const std::string expected =
+      id + "|sbatch --parsable -N1 -t 30 --comment=calibration --wrap=true|calibration|30|1\n";
+  EXPECT_EQ(
+      testing::SacctUntil(
+          ctld_, "-X -n -P -o JobID,SubmitLine,Comment,TimelimitRaw,ReqNodes -j " + id, expected),
+      expected)
+      << ctld_.Log() << dbd_.Log();
+
+  CommandResult long_list = ctld_.Run("sacct -X -n -P -l -j " + id);
+  EXPECT_EQ(long_list.exit_code, 0) << long_list.out;
+  EXPECT_EQ(std::count(long_list.out.begin(), long_list.out.end(), '|'), 53) << long_list.out;
+  EXPECT_TRUE(long_list.out.starts_with(id + "|" + id + "|wrap|")) << long_list.out;
+  CommandResult help = ctld_.Run("sacct -e");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(help.out.starts_with("Account             AdminComment")) << help.out;
+
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -i 1 -k 0:30 -j " + id).out, id + "\n");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -i 2-4 -j " + id).out, "");
+  EXPECT_EQ(ctld_.Run("sacct -X -n -P -o JobID -k 1:00:00 -j " + id).out, "");
+  CommandResult bad = ctld_.Run("sacct -i two");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out, "sacct: fatal: invalid --nnodes value: two\n");
 }
 
 TEST_F(JobScriptOptionsTest, PriorityKillOnInvalidDependencyAndNodeMinimums) {

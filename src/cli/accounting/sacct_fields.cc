@@ -14,6 +14,7 @@
 #include "common/memory_size.h"
 #include "common/strings.h"
 #include "common/tres.h"
+#include "common/user_names.h"
 #include "model/job_state.h"
 
 namespace rota::cli {
@@ -34,7 +35,8 @@ std::string Time(int64_t t, const Ctx& ctx) {
 int64_t ElapsedSeconds(const wire::AccountingJob& j, const Ctx& ctx) {
   if (j.start_time() <= 0) return 0;
   int64_t end = j.end_time() > 0 ? j.end_time() : ctx.now;
-  return std::max<int64_t>(0, end - j.start_time());
+  // Time spent suspended is not part of it, as in Slurm.
+  return std::max<int64_t>(0, end - j.start_time() - j.suspended_s());
 }
 
 // A count from the requested TRES ("cpu", "node"); 0 when absent.
@@ -122,8 +124,6 @@ std::string AveRss(const Row& r, const Ctx& ctx) {
   const wire::StepUsage* u = MemoryMeasured(r);
   return u != nullptr ? SacctMemoryKb(u->ave_rss_kb(), !ctx.no_convert) : "";
 }
-// Virtual sizes are not measured (usage.proto says why): always blank.
-std::string MaxVmSize(const Row&, const Ctx&) { return ""; }
 
 // TotalCPU, UserCPU, SystemCPU: the step's own on a step row, blank where
 // unmeasured; the sum over the job's steps on its row, as Slurm shows it.
@@ -185,6 +185,73 @@ int64_t CpuTimeSeconds(const Row& r, const Ctx& ctx) {
   return ElapsedSeconds(*r.record, ctx) * static_cast<int64_t>(Cpus(*r.record));
 }
 
+// The first host of a hostlist expression ("n[1-2]" -> "n1").
+std::string FirstNode(const std::string& nodelist) {
+  Result<std::vector<std::string>> nodes = ExpandHostlist(nodelist);
+  return nodes.ok() && !nodes->empty() ? nodes->front() : nodelist;
+}
+
+// The job's own fields that step rows leave blank (Priority, Comment...).
+std::string JobOnly(const Row& r, std::string value) {
+  return r.step.empty() ? std::move(value) : std::string();
+}
+
+// Reserved, ResvCPU: how long the job waited from eligible to its start
+// (to now while it waits); 0 before it was eligible. Job rows only.
+int64_t ReservedSeconds(const Row& r, const Ctx& ctx) {
+  const wire::AccountingJob& j = *r.record;
+  if (j.eligible_time() <= 0) return 0;
+  const int64_t until = j.start_time() > 0 ? j.start_time() : (j.ended() ? j.end_time() : ctx.now);
+  return std::max<int64_t>(0, until - j.eligible_time());
+}
+
+// DerivedExitCode: the highest exit code of the job's srun steps, with the
+// signal of that step ("0:0" without steps). Job rows only.
+std::string DerivedExitCode(const Row& r) {
+  if (!r.step.empty()) return "";
+  // As slurmctld keeps it: the largest wait status of the steps.
+  uint32_t highest = 0;
+  for (const wire::AccountingStep& step : r.record->steps()) {
+    highest = std::max(highest, step.exit_code());
+  }
+  return fmt::format("{}:{}", (highest >> 8) & 0xff, highest & 0x7f);
+}
+
+// AveCPU: the step's CPU time shared over its tasks (its sum is all that
+// is kept); blank on job rows and where unmeasured.
+std::string AveCpu(const Row& r) {
+  const wire::StepUsage* u = Measured(r);
+  if (u == nullptr) return "";
+  return SacctCpuTime(TotalCpuUs(*u) / std::max<uint32_t>(u->tasks(), 1));
+}
+
+// What Rota does not measure or keep (VM sizes, pages, disk I/O, CPU
+// frequencies, database ids, MCS labels): blank, as Slurm shows a figure its
+// plugins did not gather.
+std::string Blank(const Row&, const Ctx&) { return ""; }
+
+// ReqCPUFreq*: steps never ask for a CPU frequency here.
+std::string UnknownOnSteps(const Row& r, const Ctx&) { return r.step.empty() ? "" : "Unknown"; }
+
+// TRESUsageInMax{Node,Task}: where the measured figures peaked. Only
+// memory's peak is kept with its node and task; CPU time and the GPUs'
+// figures are kept as the step's sums (shown on the step's first node).
+std::string TresWhere(const Row& r, bool task) {
+  const wire::StepUsage* u = Measured(r);
+  if (u == nullptr) return "";
+  const std::string first_node = FirstNode(r.record->nodelist());
+  TresUsageItems items;
+  if (TotalCpuUs(*u) > 0) items.emplace_back("cpu", task ? "0" : first_node);
+  if (u->gpu().samples() > 0) {
+    items.emplace_back("gres/gpumem", task ? "0" : first_node);
+    items.emplace_back("gres/gpuutil", task ? "0" : first_node);
+  }
+  if (u->tasks() > 0) {
+    items.emplace_back("mem", task ? std::to_string(u->max_rss_task()) : u->max_rss_node());
+  }
+  return SacctTresUsage(std::move(items));
+}
+
 // Justification in the aligned layout.
 constexpr bool kLeft = true;
 constexpr bool kRight = false;
@@ -192,8 +259,9 @@ constexpr bool kRight = false;
 using SacctTable = format::NamedColumns<Row, Ctx>;
 constexpr auto Def = SacctTable::Named;
 
+// Listed by kind here; kept in Slurm's order, by name.
 SacctTable BuildTable() {
-  return SacctTable({
+  return SacctTable(SacctTable::ByName({
       Def("JobID", 12, kLeft, JobId),
       Def("JobIDRaw", 12, kLeft,
           [](const Row& r, const Ctx&) {
@@ -260,7 +328,7 @@ SacctTable BuildTable() {
       Def("MaxRSSNode", 10, kRight, MaxRssNode),
       Def("MaxRSSTask", 10, kRight, MaxRssTask),
       Def("AveRSS", 10, kRight, AveRss),
-      Def("MaxVMSize", 10, kRight, MaxVmSize),
+      Def("MaxVMSize", 10, kRight, Blank),
       Def("TRESUsageInMax", 14, kRight,
           [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kMax); }),
       Def("TRESUsageInAve", 14, kRight,
@@ -285,7 +353,115 @@ SacctTable BuildTable() {
             std::optional<uint64_t> j = ConsumedEnergy(r);
             return j ? std::to_string(*j) : std::string();
           }),
-  });
+      // Of the request and the run, on the job's row.
+      Def("Cluster", 10, kRight, [](const Row& r, const Ctx&) { return r.job->cluster(); }),
+      Def("Comment", 14, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->comment()); }),
+      Def("Constraints", 19, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->constraints()); }),
+      Def("Container", 19, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->container()); }),
+      Def("DerivedExitCode", 15, kRight,
+          [](const Row& r, const Ctx&) { return DerivedExitCode(r); }),
+      Def("Eligible", 19, kRight,
+          [](const Row& r, const Ctx& ctx) {
+            // A step is eligible when it starts.
+            return Time(r.step.empty() ? r.record->eligible_time() : r.record->start_time(), ctx);
+          }),
+      Def("GID", 6, kRight, [](const Row& r, const Ctx&) { return std::to_string(r.job->gid()); }),
+      Def("Group", 9, kRight,
+          [](const Row& r, const Ctx&) { return GroupNameOrNumber(r.job->gid()); }),
+      Def("Layout", 9, kRight,
+          [](const Row& r, const Ctx&) {
+            return r.step_row != nullptr ? r.step_row->layout : std::string();
+          }),
+      Def("NTasks", 8, kRight,
+          [](const Row& r, const Ctx&) {
+            return r.step_row != nullptr ? std::to_string(r.step_row->ntasks) : std::string();
+          }),
+      Def("Priority", 10, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(r.job->priority())); }),
+      Def("QOS", 10, kRight, [](const Row& r, const Ctx&) { return r.job->qos(); }),
+      Def("ReqNodes", 8, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(r.job->req_nodes())); }),
+      Def("Reservation", 20, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->reservation()); }),
+      Def("Reserved", 10, kRight,
+          [](const Row& r, const Ctx& ctx) {
+            return JobOnly(r, SacctElapsed(ReservedSeconds(r, ctx)));
+          }),
+      Def("ResvCPU", 10, kRight,
+          [](const Row& r, const Ctx& ctx) {
+            return JobOnly(r, SacctElapsed(ReservedSeconds(r, ctx) * Requested(*r.job, "cpu")));
+          }),
+      Def("ResvCPURAW", 10, kRight,
+          [](const Row& r, const Ctx& ctx) {
+            return JobOnly(r, std::to_string(ReservedSeconds(r, ctx) * Requested(*r.job, "cpu")));
+          }),
+      Def("SubmitLine", 20, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->submit_line()); }),
+      Def("Suspended", 10, kRight,
+          [](const Row& r, const Ctx&) { return SacctElapsed(r.job->suspended_s()); }),
+      Def("TimelimitRaw", 10, kRight,
+          [](const Row& r, const Ctx&) {
+            // Minutes, as Slurm keeps limits; UNLIMITED without one.
+            const int64_t limit = r.record->time_limit_s();
+            return limit > 0 ? std::to_string((limit + 59) / 60) : std::string("UNLIMITED");
+          }),
+      Def("WorkDir", 20, kRight,
+          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->work_dir()); }),
+      // Of what the steps used.
+      Def("AveCPU", 10, kRight, [](const Row& r, const Ctx&) { return AveCpu(r); }),
+      Def("TRESUsageInMaxNode", 18, kRight,
+          [](const Row& r, const Ctx&) { return TresWhere(r, false); }),
+      Def("TRESUsageInMaxTask", 18, kRight,
+          [](const Row& r, const Ctx&) { return TresWhere(r, true); }),
+      Def("ReqCPUFreq", 10, kRight, UnknownOnSteps),
+      Def("ReqCPUFreqMin", 13, kRight, UnknownOnSteps),
+      Def("ReqCPUFreqMax", 13, kRight, UnknownOnSteps),
+      Def("ReqCPUFreqGov", 13, kRight, UnknownOnSteps),
+      // Neither measured nor kept (docs/accounting.md): always blank.
+      Def("AdminComment", 15, kRight, Blank),
+      Def("AssocID", 7, kRight, Blank),
+      Def("AveCPUFreq", 10, kRight, Blank),
+      Def("AveDiskRead", 14, kRight, Blank),
+      Def("AveDiskWrite", 14, kRight, Blank),
+      Def("AvePages", 10, kRight, Blank),
+      Def("AveVMSize", 10, kRight, Blank),
+      Def("BlockID", 16, kRight, Blank),
+      Def("DBIndex", 21, kLeft, Blank),
+      Def("Flags", 19, kRight, Blank),
+      Def("MaxDiskRead", 12, kRight, Blank),
+      Def("MaxDiskReadNode", 15, kRight, Blank),
+      Def("MaxDiskReadTask", 15, kRight, Blank),
+      Def("MaxDiskWrite", 12, kRight, Blank),
+      Def("MaxDiskWriteNode", 16, kRight, Blank),
+      Def("MaxDiskWriteTask", 16, kRight, Blank),
+      Def("MaxPages", 8, kRight, Blank),
+      Def("MaxPagesNode", 12, kRight, Blank),
+      Def("MaxPagesTask", 14, kRight, Blank),
+      Def("MaxVMSizeNode", 14, kRight, Blank),
+      Def("MaxVMSizeTask", 14, kRight, Blank),
+      Def("McsLabel", 12, kRight, Blank),
+      Def("MinCPU", 10, kRight, Blank),
+      Def("MinCPUNode", 10, kRight, Blank),
+      Def("MinCPUTask", 10, kRight, Blank),
+      Def("QOSRAW", 6, kRight, Blank),
+      Def("ReservationId", 8, kRight, Blank),
+      Def("SystemComment", 15, kRight, Blank),
+      Def("TRESUsageInMin", 14, kRight, Blank),
+      Def("TRESUsageInMinNode", 18, kRight, Blank),
+      Def("TRESUsageInMinTask", 18, kRight, Blank),
+      Def("TRESUsageOutAve", 15, kRight, Blank),
+      Def("TRESUsageOutMax", 15, kRight, Blank),
+      Def("TRESUsageOutMaxNode", 19, kRight, Blank),
+      Def("TRESUsageOutMaxTask", 19, kRight, Blank),
+      Def("TRESUsageOutMin", 15, kRight, Blank),
+      Def("TRESUsageOutMinNode", 19, kRight, Blank),
+      Def("TRESUsageOutMinTask", 19, kRight, Blank),
+      Def("TRESUsageOutTot", 15, kRight, Blank),
+      Def("WCKeyID", 10, kRight, Blank),
+  }));
 }
 
 const SacctTable& Table() {
@@ -405,6 +581,8 @@ Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format) {
   return Table().Parse(format);
 }
 
+std::string SacctHelpFormat() { return Table().HelpFormat(); }
+
 std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout layout, bool no_header,
                         const std::vector<wire::AccountingJob>& jobs, const SacctContext& ctx) {
   const SacctTable& table = Table();
@@ -420,14 +598,14 @@ std::string RenderSacct(const std::vector<SacctColumn>& columns, SacctLayout lay
   for (const wire::AccountingJob& job : jobs) {
     auto only = ctx.only_steps.find(job.job_id());
     const bool whole = only == ctx.only_steps.end();
-    if (whole) line(Row{&job, {}, nullptr});
+    if (whole) line(Row{&job, {}, nullptr, &job, nullptr});
     if (!ctx.steps && whole) continue;
     for (const SacctStepRow& step : SacctStepRows(job)) {
       if (!whole &&
           std::find(only->second.begin(), only->second.end(), step.step) == only->second.end()) {
         continue;
       }
-      line(Row{&step.record, step.step, &step.usage});
+      line(Row{&step.record, step.step, &step.usage, &job, &step});
     }
   }
   return out;
@@ -450,7 +628,8 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
     r.set_alloc_cpus(job.alloc_cpus());
     r.set_alloc_nodes(job.alloc_nodes());
     r.set_alloc_tres(job.alloc_tres());
-    rows.push_back({"extern", std::move(r), {}});
+    const uint32_t nodes = std::max<uint32_t>(job.alloc_nodes(), 1);  // One task on each
+    rows.push_back({"extern", std::move(r), {}, nodes, "Unknown"});
   }
   if (job.batch()) {
     wire::AccountingJob r = StepBase(job);
@@ -461,12 +640,11 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
     r.set_submit_time(job.start_time());
     r.set_start_time(job.start_time());
     r.set_end_time(job.end_time());
-    Result<std::vector<std::string>> nodes = ExpandHostlist(job.nodelist());
-    r.set_nodelist(nodes.ok() && !nodes->empty() ? nodes->front() : job.nodelist());
+    r.set_nodelist(FirstNode(job.nodelist()));
     r.set_alloc_cpus(job.batch_cpus());
     r.set_alloc_nodes(1);
     r.set_alloc_tres(job.batch_tres());
-    rows.push_back({"batch", std::move(r), job.batch_usage()});
+    rows.push_back({"batch", std::move(r), job.batch_usage(), 1, "Unknown"});
   }
   for (const wire::AccountingStep& step : job.steps()) {
     wire::AccountingJob r = StepBase(job);
@@ -481,7 +659,9 @@ std::vector<SacctStepRow> SacctStepRows(const wire::AccountingJob& job) {
     r.set_alloc_cpus(step.alloc_cpus());
     r.set_alloc_nodes(step.alloc_nodes());
     r.set_alloc_tres(step.alloc_tres());
-    rows.push_back({std::to_string(step.step_id()), std::move(r), step.usage()});
+    // Records written before steps kept their layout were dealt as block.
+    rows.push_back({std::to_string(step.step_id()), std::move(r), step.usage(), step.ntasks(),
+                    step.layout().empty() ? "Block" : step.layout()});
   }
   return rows;
 }

@@ -25,6 +25,16 @@ namespace rota::cli {
 // Slurm's default field list.
 inline constexpr std::string_view kSacctDefaultFormat =
     "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode";
+// -l/--long: Slurm 22.05's list (the usage fields, then the request's TRES).
+inline constexpr std::string_view kSacctLongFormat =
+    "JobID,JobIDRaw,JobName,Partition,MaxVMSize,MaxVMSizeNode,MaxVMSizeTask,AveVMSize,MaxRSS,"
+    "MaxRSSNode,MaxRSSTask,AveRSS,MaxPages,MaxPagesNode,MaxPagesTask,AvePages,MinCPU,MinCPUNode,"
+    "MinCPUTask,AveCPU,NTasks,AllocCPUS,Elapsed,State,ExitCode,AveCPUFreq,ReqCPUFreqMin,"
+    "ReqCPUFreqMax,ReqCPUFreqGov,ReqMem,ConsumedEnergy,MaxDiskRead,MaxDiskReadNode,"
+    "MaxDiskReadTask,AveDiskRead,MaxDiskWrite,MaxDiskWriteNode,MaxDiskWriteTask,AveDiskWrite,"
+    "ReqTRES,AllocTRES,TRESUsageInAve,TRESUsageInMax,TRESUsageInMaxNode,TRESUsageInMaxTask,"
+    "TRESUsageInMin,TRESUsageInMinNode,TRESUsageInMinTask,TRESUsageInTot,TRESUsageOutMax,"
+    "TRESUsageOutMaxNode,TRESUsageOutMaxTask,TRESUsageOutAve,TRESUsageOutTot";
 
 struct SacctContext {
   int64_t now = 0;              // Elapsed of running jobs
@@ -44,6 +54,8 @@ struct SacctStepRow {
   std::string step;
   wire::AccountingJob record;
   wire::StepUsage usage;  // Empty when not measured (the extern step's always)
+  uint32_t ntasks = 1;    // NTasks: srun's count; one per node for extern
+  std::string layout;     // Layout: how srun dealt the tasks; "Unknown" for batch, extern
 };
 // The job's step rows in sacct's order: extern (PrologFlags=Contain), batch,
 // then srun's by step id. None for a job that never started.
@@ -60,6 +72,8 @@ struct SacctRow {
   // sums over the job's steps (the record's batch_usage and steps) for
   // TotalCPU, UserCPU, SystemCPU and ConsumedEnergy.
   const wire::StepUsage* usage = nullptr;
+  const wire::AccountingJob* job = nullptr;  // The job's own record, on every row
+  const SacctStepRow* step_row = nullptr;    // Null on the job's own row
 };
 
 // sacct's fields in Slurm's spelling, found by name in any case. Each field's
@@ -76,6 +90,9 @@ using SacctLayout = format::TableLayout;
 // InvalidArgument naming the field for an unknown one (Slurm: "Invalid field
 // requested").
 Result<std::vector<SacctColumn>> ParseSacctFormat(std::string_view format);
+
+// --helpformat: every field's name, in Slurm's order, four to a line.
+std::string SacctHelpFormat();
 
 // The listing: header (unless `no_header`, plus the dashed rule in the aligned
 // layout) and one line per record (followed by its step rows when

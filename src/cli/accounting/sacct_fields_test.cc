@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <iterator>
 
@@ -202,9 +203,91 @@ TEST(SacctFieldsTest, WckeyIsTheJobsAsGiven) {
             "JobID|WCKey\n17|submitit\n17|\n");
 }
 
+// Every field of Slurm 22.05's sacct (its --helpformat), in its order: by
+// name in any case (where 22.05 puts Restarts among Reserved and ResvCPU is
+// not confirmed).
+constexpr std::string_view kSlurmFields =
+    "Account AdminComment AllocCPUS AllocNodes AllocTRES AssocID AveCPU AveCPUFreq AveDiskRead "
+    "AveDiskWrite AvePages AveRSS AveVMSize BlockID Cluster Comment Constraints ConsumedEnergy "
+    "ConsumedEnergyRaw Container CPUTime CPUTimeRAW DBIndex DerivedExitCode Elapsed ElapsedRaw "
+    "Eligible End ExitCode Flags GID Group JobID JobIDRaw JobName Layout MaxDiskRead "
+    "MaxDiskReadNode MaxDiskReadTask MaxDiskWrite MaxDiskWriteNode MaxDiskWriteTask MaxPages "
+    "MaxPagesNode MaxPagesTask MaxRSS MaxRSSNode MaxRSSTask MaxVMSize MaxVMSizeNode MaxVMSizeTask "
+    "McsLabel MinCPU MinCPUNode MinCPUTask NCPUS NNodes NodeList NTasks Partition Priority QOS "
+    "QOSRAW Reason ReqCPUFreq ReqCPUFreqGov ReqCPUFreqMax ReqCPUFreqMin ReqCPUS ReqMem ReqNodes "
+    "ReqTRES Reservation ReservationId Reserved Restarts ResvCPU ResvCPURAW Start State Submit "
+    "SubmitLine Suspended SystemComment SystemCPU Timelimit TimelimitRaw TotalCPU TRESUsageInAve "
+    "TRESUsageInMax TRESUsageInMaxNode TRESUsageInMaxTask TRESUsageInMin TRESUsageInMinNode "
+    "TRESUsageInMinTask TRESUsageInTot TRESUsageOutAve TRESUsageOutMax TRESUsageOutMaxNode "
+    "TRESUsageOutMaxTask TRESUsageOutMin TRESUsageOutMinNode TRESUsageOutMinTask TRESUsageOutTot "
+    "UID User UserCPU WCKey WCKeyID WorkDir";
+
+TEST(SacctFieldsTest, SlurmsFieldsInSlurmsOrder) {
+  std::vector<std::string> names;
+  for (const auto& field : SacctFields().fields()) names.emplace_back(field.info.long_name);
+  std::vector<std::string> slurm;
+  for (std::string_view name : Split(kSlurmFields, ' ')) slurm.emplace_back(name);
+  EXPECT_EQ(names, slurm);
+  // --helpformat: four to a line, in columns of 20, no trailing blanks.
+  const std::string help = SacctHelpFormat();
+  EXPECT_EQ(help.substr(0, help.find('\n') + 1),
+            "Account             AdminComment        AllocCPUS           AllocNodes\n");
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 28);  // 110 fields
+  EXPECT_TRUE(help.ends_with("WCKeyID             WorkDir\n")) << help;
+}
+
+TEST(SacctFieldsTest, AFieldNameMayBeCutShort) {
+  // As Slurm's sacct: the first field, in its order, that starts so.
+  auto columns = ParseSacctFormat("jobid,maxrssn,tresusageinmaxt,node,res");
+  ASSERT_TRUE(columns.ok()) << columns.status().ToString();
+  std::vector<std::string_view> names;
+  for (const auto& c : *columns) names.push_back(SacctFields().fields()[c.field].info.long_name);
+  EXPECT_EQ(names, (std::vector<std::string_view>{"JobID", "MaxRSSNode", "TRESUsageInMaxTask",
+                                                  "NodeList", "Reservation"}));
+  // -l's list names every field in full, and all exist.
+  EXPECT_TRUE(ParseSacctFormat(kSacctLongFormat).ok());
+  EXPECT_FALSE(ParseSacctFormat("maxrssnodes").ok());
+}
+
+// The request's fields on the job's line only; steps have their own NTasks
+// and Layout; what Rota does not keep is blank.
+TEST(SacctFieldsTest, TheRequestTheWaitAndTheLayout) {
+  wire::AccountingJob j = Job28WithSteps();
+  j.set_cluster("c1");
+  j.set_gid(0);
+  j.set_qos("normal");
+  j.set_comment("calib");
+  j.set_submit_line("sbatch --comment=calib job.sh");
+  j.set_priority(4242);
+  j.set_req_nodes(1);
+  j.set_eligible_time(940);  // Waited a minute for its start at 1000
+  j.set_time_limit_s(90);
+  j.set_suspended_s(5);  // Of the 12 s between start and end
+  j.mutable_steps(0)->set_ntasks(4);
+  j.mutable_steps(0)->set_layout("Cyclic");
+  j.mutable_steps(0)->set_exit_code(3 << 8);
+  wire::AccountingStep* second = j.add_steps();
+  *second = j.steps(0);
+  second->set_step_id(1);
+  second->set_exit_code(1 << 8);
+  second->clear_layout();  // Written before layouts were kept
+  SacctContext ctx;
+  ctx.steps = true;
+  auto columns = ParseSacctFormat(
+      "JobID,Cluster,Group,QOS,Comment,SubmitLine,Priority,ReqNodes,Reserved,ResvCPURAW,Elapsed,"
+      "Suspended,TimelimitRaw,DerivedExitCode,NTasks,Layout,MaxVMSize,DBIndex,ReqCPUFreq");
+  ASSERT_TRUE(columns.ok());
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {j}, ctx),
+            "28|c1|root|normal|calib|sbatch --comment=calib job.sh|4242|1|00:01:00|60|00:00:07|"
+            "00:00:05|2|3:0|||||\n"
+            "28.batch|c1|root|normal|||||||00:00:12|00:00:05|2||1|Unknown|||Unknown\n"
+            "28.0|c1|root|normal|||||||00:00:03|00:00:05|2||4|Cyclic|||Unknown\n"
+            "28.1|c1|root|normal|||||||00:00:03|00:00:05|2||4|Block|||Unknown\n");
+}
+
 TEST(SacctFieldsTest, EveryFieldIsFoundByItsNameInAnyCase) {
   const auto& fields = SacctFields().fields();
-  ASSERT_EQ(fields.size(), 42u);
+  ASSERT_EQ(fields.size(), 110u);
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string name(fields[i].info.long_name);
     EXPECT_EQ(fields[i].info.header, name);

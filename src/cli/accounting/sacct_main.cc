@@ -18,6 +18,7 @@
 #include "cli/accounting/sacct_job_selection.h"
 #include "cli/accounting/sacct_json.h"
 #include "cli/accounting/sacct_option_table.h"
+#include "cli/accounting/sacct_size_filters.h"
 #include "cli/client/accounting_client.h"
 #include "cli/client/config_source.h"
 #include "cli/cluster_option.h"
@@ -25,6 +26,7 @@
 #include "cli/job_state_names.h"
 #include "cli/local_time.h"
 #include "cli/slurm_version.h"
+#include "common/duration.h"
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "common/user_names.h"
@@ -52,6 +54,13 @@ void Usage(FILE* to) {
                "  -S, --starttime=TIME     jobs active after TIME (default: midnight)\n"
                "  -u, --user=LIST          these users' jobs\n"
                "  -X, --allocations        allocations only, no steps\n"
+               "  -l, --long               Slurm's long list of fields\n"
+               "  -e, --helpformat         the fields -o takes\n"
+               "  -i, --nnodes=N[-M]       jobs that ran on this many nodes\n"
+               "  -I, --ncpus=N[-M]        jobs that held this many CPUs\n"
+               "  -k, --timelimit-min=T    jobs with a time limit of T at least\n"
+               "  -K, --timelimit-max=T    ... and of T at most (with -k)\n"
+               "  -R, --reason=LIST        jobs that last waited for these reasons\n"
                "  -M, --clusters=LIST      jobs of these clusters (this one, or all)\n"
                "      --noconvert          memory in the unit it was measured in (K)\n"
                "      --json               JSON output\n"
@@ -106,6 +115,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> names, qos, wckeys, groups;  // --name, -q, -W, -g
   std::vector<std::string> nodes;                       // -N, expanded
   std::string delimiter = "|";                          // --delimiter, with -p or -P
+  rota::cli::SacctSizeFilters sizes;                    // -i, -I, -k, -K, -R
+  // -i/-I/-k/-K values: Slurm's fatal error names the option and the value.
+  auto bad_value = [](const char* option, const char* value) {
+    std::cerr << "sacct: fatal: invalid " << option << " value: " << value << "\n";
+    return 1;
+  };
   auto add_list = [](auto* out, const char* text) {
     for (std::string_view piece : rota::Split(text, ',')) {
       if (!piece.empty()) out->Add(std::string(piece));
@@ -218,6 +233,29 @@ int main(int argc, char** argv) {
         nodes.insert(nodes.end(), expanded->begin(), expanded->end());
         break;
       }
+      case 'l':
+        format = std::string(rota::cli::kSacctLongFormat);
+        break;
+      case 'e':
+        std::cout << rota::cli::SacctHelpFormat();
+        return 0;
+      case 'i':
+      case 'I': {
+        auto range = rota::cli::ParseCountRange(optarg);
+        if (!range.ok()) return bad_value(c == 'i' ? "--nnodes" : "--ncpus", optarg);
+        (c == 'i' ? sizes.nodes : sizes.cpus) = *range;
+        break;
+      }
+      case 'k':
+      case 'K': {
+        auto limit = rota::ParseTimeOption(optarg);
+        if (!limit.ok()) return bad_value(c == 'k' ? "--timelimit-min" : "--timelimit-max", optarg);
+        (c == 'k' ? sizes.limit_min_s : sizes.limit_max_s) = *limit;
+        break;
+      }
+      case 'R':
+        AddNames(sizes.reasons, optarg);
+        break;
       case 'h':
         Usage(stdout);
         return 0;
@@ -292,12 +330,13 @@ int main(int argc, char** argv) {
   // -j 28.batch: only that step of job 28, unless job 28 is named whole too.
   std::map<uint32_t, std::vector<std::string>> only_steps;
   if (!selection.empty()) selection.Apply(jobs, only_steps);
-  // --name, -q, -W, -g, -N: kept here from what rotadbd sent.
+  // --name, -q, -W, -g, -N, -i, -I, -k, -R: kept here from what rotadbd sent.
   std::erase_if(jobs, [&](const rota::wire::AccountingJob& job) {
     return !Wanted(names, job.name()) || !Wanted(qos, job.qos()) || !RanOnAny(job, nodes) ||
            !Wanted(wckeys, job.wckey()) ||
            !(Wanted(groups, std::to_string(job.gid())) ||
-             Wanted(groups, rota::GroupNameOrNumber(job.gid())));
+             Wanted(groups, rota::GroupNameOrNumber(job.gid()))) ||
+           !sizes.Pass(job);
   });
   if (json) {
     std::cout << rota::cli::SacctJson(jobs, now);

@@ -67,16 +67,9 @@ inline constexpr option kLong[] = {
 };
 inline constexpr char kShort[] = "aA:DE:j:no:pPr:s:S:u:XhVM:Lbq:W:g:vTleN:Bcf:i:I:k:K:R:x:";
 inline constexpr RefusedOption kRefused[] = {
-    {"long", 'l', "not supported; -o names the fields to show"},
-    {"helpformat", 'e', "not supported; docs/accounting.md lists the fields -o takes"},
     {"batch-script", 'B', "not supported: batch scripts are not kept in accounting"},
     {"completion", 'c', "not supported: there is no job completion log"},
     {"file", 'f', "not supported: accounting is read from rotadbd only"},
-    {"nnodes", 'i', "not supported; -o JobID,NNodes shows each job's node count"},
-    {"ncpus", 'I', "not supported; -o JobID,NCPUS shows each job's CPU count"},
-    {"timelimit-min", 'k', "not supported; -o JobID,Timelimit shows each job's limit"},
-    {"timelimit-max", 'K', "not supported; -o JobID,Timelimit shows each job's limit"},
-    {"reason", 'R', "not supported; -o JobID,Reason shows why each job waited"},
     {"associations", 'x', "not supported; -A and -u select by account and user"},
     {"units", 0, "not supported; --noconvert keeps sizes as measured"},
     {"env-vars", 0, "not supported: job environments are not kept in accounting"},

@@ -16,6 +16,7 @@
 #include "cli/accounting/sreport_assoc.h"
 #include "cli/accounting/sreport_gpu_efficiency.h"
 #include "cli/accounting/sreport_job_sizes.h"
+#include "cli/accounting/sreport_option_table.h"
 #include "cli/accounting/sreport_report.h"
 #include "cli/client/accounting_client.h"
 #include "cli/client/config_source.h"
@@ -117,16 +118,9 @@ rota::Result<rota::cli::AssocTree> FetchTree(rota::cli::AccountingClient& client
 int main(int argc, char** argv) {
   ReportOptions o;
   std::string tres_text = "cpu";
-  enum { kHelp = 'h' };
-  static const option kLong[] = {
-      {"noheader", no_argument, nullptr, 'n'},      {"parsable", no_argument, nullptr, 'p'},
-      {"parsable2", no_argument, nullptr, 'P'},     {"tres", required_argument, nullptr, 'T'},
-      {"cluster", required_argument, nullptr, 'M'}, {"quiet", no_argument, nullptr, 'Q'},
-      {"verbose", no_argument, nullptr, 'v'},       {"help", no_argument, nullptr, kHelp},
-      {"version", no_argument, nullptr, 'V'},       {nullptr, 0, nullptr, 0}};
+  using namespace rota::cli::sreport_options;  // kLong, kShort
   std::string cluster_filter;
-  // '+': options end at the first command word, as sreport reads them.
-  for (int c; (c = getopt_long(argc, argv, "+npPt:T:M:QvhV", kLong, nullptr)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, kShort, kLong, nullptr)) != -1;) {
     switch (c) {
       case 'n':
         o.no_header = true;
@@ -152,8 +146,10 @@ int main(int argc, char** argv) {
         break;
       case 'Q':
       case 'v':
+      case 'a':  // rotadbd records one cluster: all of them is this one
+      case kNoOp:
         break;
-      case kHelp:
+      case 'h':
         Usage(stdout);
         return 0;
       case 'V':

@@ -284,20 +284,6 @@ Result<std::vector<SstatSelection>> ParseSstatJobs(std::string_view list) {
   return out;
 }
 
-std::string SstatHelpFormat() {
-  std::string out;
-  int in_line = 0;
-  for (const auto& field : Table().fields().fields()) {
-    out += fmt::format("{:<20}", field.info.long_name);
-    if (++in_line == 4) {
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      out += '\n';
-      in_line = 0;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  if (in_line != 0) out += '\n';
-  return out;
-}
+std::string SstatHelpFormat() { return Table().HelpFormat(); }
 
 }  // namespace rota::cli

@@ -4,6 +4,7 @@
 // (accounting_table.h): sacct's and sstat's tables.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "cli/format/accounting_table.h"
 #include "cli/format/format_spec.h"
 #include "common/status.h"
+#include "common/strings.h"
 
 namespace rota::cli::format {
 
@@ -34,22 +36,33 @@ class NamedColumns {
     return {{FieldInfo{0, name, name}, value}, {std::string(name), width, left}};
   }
 
+  // The fields in the command's order: the order --helpformat lists them in
+  // and abbreviations are matched in.
   explicit NamedColumns(const std::vector<Def>& defs)
       : table_("Invalid field requested: ", FieldsOf(defs)) {
     for (const Def& d : defs) columns_.push_back(d.column);
   }
 
+  // `defs` by name in any case (sacct's order).
+  static std::vector<Def> ByName(std::vector<Def> defs) {
+    std::stable_sort(defs.begin(), defs.end(), [](const Def& a, const Def& b) {
+      return ToLower(a.column.header) < ToLower(b.column.header);
+    });
+    return defs;
+  }
+
   const FieldTable<Row, Ctx>& fields() const { return table_; }
 
-  // Names are case-insensitive; "Name%N" sets the width. Errors name the
-  // unknown field (Slurm: `Invalid field requested: "X"`), or say that none
-  // was asked for.
+  // Names are case-insensitive and may be cut short ("maxrssn" is
+  // MaxRSSNode: the first field, in Slurm's order, that starts so); "Name%N"
+  // sets the width. Errors name the unknown field (Slurm: `Invalid field
+  // requested: "X"`), or say that none was asked for.
   Result<std::vector<ChosenColumn>> Parse(std::string_view format) const {
     const FieldCatalog catalog = table_.catalog();
     std::vector<ChosenColumn> chosen;
     for (std::string_view item : SplitFieldList(format)) {
       std::optional<NamedWidth> entry = ParseNamedWidth(item);
-      const int field = entry ? FindFieldByName(catalog, entry->name) : -1;
+      const int field = entry ? FindByNameOrStart(catalog, entry->name) : -1;
       if (field < 0) {
         return InvalidArgument(
             fmt::format("{}\"{}\"", catalog.invalid_message, entry ? entry->name : item));
@@ -78,7 +91,37 @@ class NamedColumns {
     return table_.fields()[static_cast<size_t>(c.field)].value(row, ctx);
   }
 
+  // --helpformat: every field's name, four to a line in columns of 20.
+  std::string HelpFormat() const {
+    std::string out;
+    int in_line = 0;
+    for (const auto& field : table_.fields()) {
+      out += fmt::format("{:<20}", field.info.long_name);
+      if (++in_line == 4) {
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        out += '\n';
+        in_line = 0;
+      }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    if (in_line != 0) out += '\n';
+    return out;
+  }
+
  private:
+  static int FindByNameOrStart(const FieldCatalog& catalog, std::string_view name) {
+    const int exact = FindFieldByName(catalog, name);
+    if (exact >= 0 || name.empty()) return exact;
+    for (size_t i = 0; i < catalog.fields.size(); ++i) {
+      const std::string_view field_name = catalog.fields[i].long_name;
+      if (field_name.size() >= name.size() &&
+          EqualsIgnoreCase(field_name.substr(0, name.size()), name)) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+
   static std::vector<Field<Row, Ctx>> FieldsOf(const std::vector<Def>& defs) {
     std::vector<Field<Row, Ctx>> fields;
     fields.reserve(defs.size());

@@ -11,6 +11,7 @@
 #include "cli/step/mpi_type.h"
 #include "cli/submit/container_options.h"
 #include "cli/submit/hostfile.h"
+#include "cli/submit/job_options.h"
 #include "cli/submit/propagated_limits.h"
 #include "common/cpu_bind_spec.h"
 #include "common/gres_spec.h"
@@ -238,6 +239,7 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
       !v.empty() && from_env("SLURM_CPU_BIND_TYPE").empty() && ParseCpuBindSpec(v).ok()) {
     o.cpu_bind = v;
   }
+  if (std::string v = from_env("SLURM_HINT"); !v.empty() && CheckHint(v).ok()) o.hint = v;
   if (!from_env("SLURM_OVERLAP").empty()) o.overlap = true;
   if (!from_env("SLURM_OVERCOMMIT").empty()) o.overcommit = true;
   o.distribution = from_env("SLURM_DISTRIBUTION");
@@ -471,6 +473,11 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
             }
             container_given = true;
             break;
+          }
+          if (name == "hint") {  // How the step's tasks are bound, inside an allocation too
+            if (Status hint = CheckHint(value); !hint.ok())
+              return Error(std::string(hint.message()));
+            o.hint = std::string(value);
           }
           if (table[static_cast<size_t>(c - kAllocationOnly)].name == "multi-prog") {
             o.multi_prog = true;

@@ -66,6 +66,7 @@ struct SrunOptions {
   bool overcommit = false;       // -O: more tasks than CPUs (inside an allocation)
   std::string distribution;      // -m as given, checked (model/task_distribution.h)
   std::string cpu_bind;          // --cpu-bind as given (checked)
+  std::string hint;              // --hint (else SLURM_HINT), checked: binds without --cpu-bind
   // --mpi (else SLURM_MPI_TYPE): "none", "pmi2" or "list" (cli/step/mpi_type.h);
   // empty: not given, slurm.conf's MpiDefault decides.
   std::string mpi;

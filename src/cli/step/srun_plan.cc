@@ -31,6 +31,7 @@ wire::CreateStepRequest StepRequestFor(const SrunOptions& options) {
   for (const std::string& host : options.task_hosts) create.add_task_hosts(host);
   create.set_exclude(options.exclude);
   create.set_cpu_bind(options.cpu_bind);
+  create.set_hint(options.hint);
   return create;
 }
 

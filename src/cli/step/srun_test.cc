@@ -229,6 +229,18 @@ TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
   EXPECT_EQ(o->distribution, "plane=2");
   EXPECT_EQ(ParseSrunOptions({"-m", "sideways", "cmd"}, {}).status().message(),
             "srun: error: Invalid --distribution specification");
+  EXPECT_EQ(ParseSrunOptions({"-m", "block:sideways", "cmd"}, {}).status().message(),
+            "srun: error: Invalid --distribution specification");
+  // --hint, else SLURM_HINT: checked here, carried to the step's binding.
+  o = ParseSrunOptions({"--hint=nomultithread", "cmd"}, {{"SLURM_HINT", "compute_bound"}});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(StepRequestFor(*o).hint(), "nomultithread");
+  o = ParseSrunOptions({"cmd"}, {{"SLURM_HINT", "multithread"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(StepRequestFor(*o).hint(), "multithread");
+  EXPECT_EQ(ParseSrunOptions({"--hint=fast", "cmd"}, {}).status().message(),
+            "srun: error: unrecognized --hint argument \"fast\", valid hints: compute_bound, "
+            "memory_bound, multithread, nomultithread");
   EXPECT_EQ(ParseSrunOptions({"-m", "arbitrary", "cmd"}, {}).status().message(),
             "srun: error: -m arbitrary needs SLURM_HOSTFILE, the file naming each task's node");
   {

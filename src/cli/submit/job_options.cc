@@ -477,13 +477,8 @@ Status SetPriority(OptionSink& sink, const JobOption& option, std::string_view v
 
 // --hint: one of Slurm's hint words.
 Status SetHint(OptionSink& sink, const JobOption&, std::string_view value, bool) {
-  static constexpr std::array<std::string_view, 4> kHints = {"compute_bound", "memory_bound",
-                                                             "multithread", "nomultithread"};
-  if (std::none_of(kHints.begin(), kHints.end(),
-                   [&](std::string_view hint) { return EqualsIgnoreCase(hint, value); })) {
-    return sink.Error("unrecognized --hint argument " + Quoted(value) +
-                      ", valid hints: compute_bound, memory_bound, multithread, nomultithread");
-  }
+  Status checked = CheckHint(value);
+  if (!checked.ok()) return sink.Error(std::string(checked.message()));
   sink.spec().set_hint(std::string(value));
   return Status::Ok();
 }
@@ -1420,6 +1415,10 @@ Result<ParsedJobOptions> ParseJobOptions(Command command, const JobOptionSources
                                          const JobOptionsContext& context) {
   ParsedJobOptions out;
   out.spec.set_work_dir(context.cwd);
+  // sacct's SubmitLine: the command and its arguments, joined by spaces.
+  std::string submit_line(CommandName(command));
+  for (const std::string& arg : sources.command_line) submit_line += " " + arg;
+  out.spec.set_submit_line(std::move(submit_line));
   OptionSink sink(command, context, &out);
   const GetoptTable table = BuildGetoptTable(command);
 
@@ -1452,6 +1451,18 @@ Result<ParsedJobOptions> ParseJobOptions(Command command, const JobOptionSources
   const size_t first_arg = command == Command::kSbatch && !out.positional.empty() ? 1 : 0;
   for (size_t i = first_arg; i < out.positional.size(); ++i) out.spec.add_argv(out.positional[i]);
   return out;
+}
+
+Status CheckHint(std::string_view value) {
+  static constexpr std::array<std::string_view, 4> kHints = {"compute_bound", "memory_bound",
+                                                             "multithread", "nomultithread"};
+  if (std::none_of(kHints.begin(), kHints.end(),
+                   [&](std::string_view hint) { return EqualsIgnoreCase(hint, value); })) {
+    return InvalidArgument(
+        "unrecognized --hint argument " + Quoted(value) +
+        ", valid hints: compute_bound, memory_bound, multithread, nomultithread");
+  }
+  return Status::Ok();
 }
 
 }  // namespace rota::cli

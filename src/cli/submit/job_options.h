@@ -33,6 +33,9 @@ enum class Command { kSbatch, kSrun, kSalloc };
 // "sbatch", "srun", "salloc": the prefix of every message line.
 std::string_view CommandName(Command command);
 
+// --hint's value: one of Slurm's hint words (any case), else Slurm's message.
+Status CheckHint(std::string_view value);
+
 // NAME -> value. Ordered, so that what is derived from it (the job's
 // environment) does not depend on hashing.
 using Environment = std::map<std::string, std::string, std::less<>>;

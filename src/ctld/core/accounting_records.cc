@@ -10,6 +10,7 @@
 #include "ctld/core/job_defaults.h"
 #include "model/index_set.h"
 #include "model/job_state.h"
+#include "model/task_distribution.h"
 
 namespace rota::ctld {
 namespace {
@@ -146,6 +147,13 @@ wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const w
   a.set_reason(job.reason().empty() ? "None" : job.reason());
   a.set_work_dir(s.work_dir());
   a.set_wckey(s.wckey());
+  a.set_comment(s.comment());
+  a.set_constraints(s.constraint());
+  a.set_reservation(s.reservation());
+  a.set_priority(job.priority());
+  a.set_req_nodes(std::max<uint32_t>({job.req_nodes(), s.min_nodes(), 1}));
+  a.set_submit_line(s.submit_line());
+  a.set_container(!s.container().bundle().empty() ? s.container().bundle() : s.container().image());
   a.set_cancelled(job.cancelled());
   a.set_cancelled_by_uid(job.cancelled_by_uid());
   const bool allocated = !job.nodes().empty();
@@ -176,6 +184,13 @@ wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const w
     a.set_start_time(a.ended() ? job.start_time() : 0);
   }
   a.set_end_time(a.ended() ? job.end_time() : 0);
+  // A suspension still going on when the record is written counts up to
+  // the end (or, on a start record, is none yet).
+  int64_t suspended = job.suspended_s();
+  if (a.ended() && job.suspend_time() > 0 && job.end_time() > job.suspend_time()) {
+    suspended += job.end_time() - job.suspend_time();
+  }
+  a.set_suspended_s(suspended);
   a.set_req_tres(RequestedTres(config, job));
   Result<TresCounts> req = TresCounts::Parse(a.req_tres());
   if (req.ok()) a.set_req_mem_mb(req->Get("mem"));
@@ -212,6 +227,8 @@ wire::AccountingStep MakeAccountingStep(const conf::ClusterConfig& config,
   if (gpus > 0 && Listed(config, "gres/gpu")) tres.Set("gres/gpu", gpus);
   a.set_alloc_tres(tres.ToString());
   if (step.has_usage()) *a.mutable_usage() = step.usage();
+  a.set_layout(std::string(model::LayoutName(
+      model::ParseTaskDistribution(step.distribution()).value_or(model::TaskDistribution()))));
   return a;
 }
 

@@ -187,6 +187,51 @@ TEST(AccountingRecordsTest, AStepsRecord) {
   EXPECT_EQ(a.usage().max_rss_task(), 3u);
 }
 
+TEST(AccountingRecordsTest, AStepsLayoutIsHowItsTasksWereDealt) {
+  wire::JobStepRecord step;
+  step.set_num_tasks(2);
+  step.add_nodes("n1");
+  EXPECT_EQ(MakeAccountingStep(Config(true), step).layout(), "Block");
+  step.set_distribution("cyclic:block");
+  EXPECT_EQ(MakeAccountingStep(Config(true), step).layout(), "Cyclic");
+  step.set_distribution("plane=2");
+  EXPECT_EQ(MakeAccountingStep(Config(true), step).layout(), "Plane");
+  step.set_distribution("arbitrary");
+  EXPECT_EQ(MakeAccountingStep(Config(true), step).layout(), "Arbitrary");
+}
+
+// What sacct's other fields read: the request as given, the priority and
+// the time spent suspended, a suspension still on at the end included.
+TEST(AccountingRecordsTest, TheRequestAndTheTimeSuspended) {
+  wire::JobRecord j = Running();
+  wire::JobSpec& s = *j.mutable_spec();
+  s.set_comment("calibration run");
+  s.set_constraint("a100&ib");
+  s.set_reservation("maint");
+  s.set_submit_line("sbatch -N2 --comment=calibration job.sh");
+  s.mutable_container()->set_image("pytorch.sqsh");
+  s.set_min_nodes(2);
+  j.set_priority(4242);
+  j.set_suspended_s(30);
+  wire::AccountingJob started = MakeAccountingJob(Config(true), j, wire::JOB_STATE_RUNNING);
+  EXPECT_EQ(started.comment(), "calibration run");
+  EXPECT_EQ(started.constraints(), "a100&ib");
+  EXPECT_EQ(started.reservation(), "maint");
+  EXPECT_EQ(started.submit_line(), "sbatch -N2 --comment=calibration job.sh");
+  EXPECT_EQ(started.container(), "pytorch.sqsh");
+  EXPECT_EQ(started.priority(), 4242u);
+  EXPECT_EQ(started.req_nodes(), 2u);
+  EXPECT_EQ(started.suspended_s(), 30);
+
+  j.set_state(wire::JOB_STATE_CANCELLED);
+  j.set_suspend_time(500);
+  j.set_end_time(620);
+  EXPECT_EQ(MakeAccountingJob(Config(true), j, wire::JOB_STATE_CANCELLED).suspended_s(), 150);
+  s.mutable_container()->set_bundle("/srv/bundle");
+  EXPECT_EQ(MakeAccountingJob(Config(true), j, wire::JOB_STATE_CANCELLED).container(),
+            "/srv/bundle");
+}
+
 TEST(AccountingRecordsTest, TheBatchStepsUsageGoesWithIt) {
   wire::JobRecord j = Running();
   j.mutable_batch_usage()->set_max_rss_kb(40960);

@@ -284,6 +284,8 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   spec.set_group(caller.group);
   // --mail-type without --mail-user mails the submitting user, as in Slurm.
   if (spec.mail_type() != 0 && spec.mail_user().empty()) spec.set_mail_user(caller.user);
+  // Without TrackWCKey a job's --wckey is ignored, as slurm.conf's man page says.
+  if (!config_->settings.track_wckey) spec.clear_wckey();
   ROTA_RETURN_IF_ERROR(CheckSubmitFields(spec, WithAdminLevel(caller).privileged, now));
   // A packed payload's sizes come with the request (the server measured
   // them before packing).

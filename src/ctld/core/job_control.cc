@@ -341,6 +341,7 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_
   job.clear_preempted_by();
   job.clear_preempt_kill_time();
   job.clear_suspend_time();
+  job.clear_suspended_s();
   job.clear_suspended_allocs();
   job.clear_nodes();
   job.clear_mem_by_node_mb();

@@ -110,6 +110,7 @@ TEST_F(JobStepsTest, ArbitraryStepsRunEachTaskOnTheNodeItsHostfileLineNames) {
   auto step = create({"n2", "n1"}, false);
   ASSERT_TRUE(step.ok()) << step.status().message();
   const wire::JobStepRecord& record = step->step();
+  EXPECT_EQ(record.distribution(), "arbitrary");  // Kept for the nodes' binding and sacct's Layout
   EXPECT_EQ(std::vector<std::string>(record.nodes().begin(), record.nodes().end()),
             (std::vector<std::string>{"n1", "n2"}));
   EXPECT_EQ(model::StepTaskIdsOnNode(record, 0), std::vector<uint32_t>{1});

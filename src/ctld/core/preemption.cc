@@ -232,6 +232,9 @@ void ControllerCore::ResumeJob(wire::JobRecord& job, int64_t now, Effects& effec
     job.set_end_time(job.end_time() + (now - job.suspend_time()));
     NoteWake(job.end_time());
   }
+  if (job.suspend_time() > 0) {
+    job.set_suspended_s(job.suspended_s() + std::max<int64_t>(0, now - job.suspend_time()));
+  }
   job.set_state(wire::JOB_STATE_RUNNING);
   job.clear_suspend_time();
   job.clear_preempted_by();

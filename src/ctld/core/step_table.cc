@@ -102,7 +102,9 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
     for (uint32_t id : model::TaskIds(layout.tasks_per_node, distribution)) step.add_task_ids(id);
   }
   step.set_overlap(request.overlap());
+  step.set_distribution(request.distribution());
   step.set_cpu_bind(request.cpu_bind());
+  step.set_hint(request.hint());
   step.set_cpus_per_task(std::max<uint32_t>(1, request.cpus_per_task()));
   step.set_gpus_per_task(request.gpus_per_task());
   step.set_gpu_bind(request.gpu_bind());

@@ -37,8 +37,13 @@ TEST(StepTableTest, NumbersStepsPerJobAndLaysThemOut) {
   req.set_num_tasks(4);
   req.set_gpus_per_task(1);
   req.set_name("train");
+  req.set_distribution("block:fcyclic");
+  req.set_hint("nomultithread");
   Result<wire::CreateStepResponse> first = steps.Create(req, User(1000), &job, 100);
   ASSERT_TRUE(first.ok()) << first.status().message();
+  // How its tasks are dealt and bound, for the nodes (and sacct's Layout).
+  EXPECT_EQ(first->step().distribution(), "block:fcyclic");
+  EXPECT_EQ(first->step().hint(), "nomultithread");
   EXPECT_EQ(first->step().step_id(), 0u);
   EXPECT_EQ(first->step().num_tasks(), 4u);
   EXPECT_EQ(first->step().tasks_per_node().size(), 2);

@@ -14,9 +14,9 @@ namespace {
 class SubmitOptionsTest : public testing::CoreTest {
  protected:
   // Two kinds of node: small ones with little scratch space, and one big.
-  void StartCluster(const std::string& scheduler_parameters = "") {
+  void StartCluster(const std::string& scheduler_parameters = "", const std::string& extra = "") {
     Start(
-        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n" +
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n" + extra +
         (scheduler_parameters.empty() ? "" : "SchedulerParameters=" + scheduler_parameters + "\n") +
         "NodeName=small[1-2] CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 TmpDisk=1024\n"
         "NodeName=big CPUs=32 Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 TmpDisk=102400\n"
@@ -112,8 +112,15 @@ TEST_F(SubmitOptionsTest, PerNodeMinimumsLeaveOutTheNodesShortOfThem) {
   EXPECT_EQ(never.status().message(), "Requested node configuration is not available");
 }
 
-TEST_F(SubmitOptionsTest, WckeyReachesTheAccountingRecord) {
+TEST_F(SubmitOptionsTest, WckeyIsIgnoredWithoutTrackWCKey) {
   StartCluster();
+  const uint32_t id = SubmitOkAs(alice_, [](wire::JobSpec& s) { s.set_wckey("submitit"); });
+  EXPECT_EQ(Job(id).spec().wckey(), "");
+  EXPECT_EQ(MakeAccountingJob(*config_, Job(id), Job(id).state()).wckey(), "");
+}
+
+TEST_F(SubmitOptionsTest, WckeyReachesTheAccountingRecord) {
+  StartCluster("", "TrackWCKey=yes\n");
   const uint32_t id = SubmitOkAs(alice_, [](wire::JobSpec& s) { s.set_wckey("submitit"); });
   Tick();
   EXPECT_EQ(Job(id).spec().wckey(), "submitit");

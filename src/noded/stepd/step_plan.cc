@@ -62,6 +62,9 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
   cpu_request.job_cpus = job_cpus;
   cpu_request.cpus_per_task = cpus_per_task;
   cpu_request.local_tasks = local_tasks;
+  cpu_request.hint = step.hint();
+  cpu_request.sockets =
+      model::ParseTaskDistribution(step.distribution()).value_or(model::TaskDistribution()).sockets;
   if (const conf::NodeConfig* shape = node.config->FindNode(me); shape != nullptr) {
     cpu_request.threads_per_core = shape->threads_per_core;
     cpu_request.cores_per_socket = shape->cores_per_socket;

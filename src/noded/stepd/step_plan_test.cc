@@ -95,5 +95,35 @@ TEST_F(StepPlanTest, ABindingThatCannotBeMetIsRefused) {
   EXPECT_FALSE(PlanStep(node_, known_, 1, 1000, false).ok());
 }
 
+// The step's -m and --hint reach its tasks' CPU binding, on a node of 2
+// sockets x 2 cores x 2 threads where task/affinity binds by default.
+TEST_F(StepPlanTest, TheStepsDistributionAndHintReachItsCpuBinding) {
+  auto loaded = rota::testing::LoadConfigFiles(
+      dir_, {"ClusterName=c\nSlurmctldHost=h\nGresTypes=gpu\nTaskPlugin=task/affinity\n"
+             "NodeName=n[1-2] Sockets=2 CoresPerSocket=2 ThreadsPerCore=2 RealMemory=16000 "
+             "Gres=gpu:4\n"
+             "PartitionName=batch Nodes=n[1-2] Default=YES\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  node_.config = *loaded.config;
+  for (wire::NodeAlloc& a : *known_.mutable_jobs(0)->mutable_allocs()) a.set_cpu_ids("0-7");
+  wire::JobStepRecord& step = *known_.mutable_steps(0);
+  step.set_cpus_per_task(1);
+  step.set_gpus_per_task(0);
+  auto bound = [&]() {
+    Result<StepPlan> plan = PlanStep(node_, known_, 1, 1000, false);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    return plan.ok() ? plan->cpu_binding.task_cpus : std::vector<std::vector<uint32_t>>{};
+  };
+  using Cpus = std::vector<std::vector<uint32_t>>;
+  EXPECT_EQ(bound(), Cpus({{0, 1}, {4, 5}}));  // Cores, round the sockets
+  step.set_distribution("block:block");
+  EXPECT_EQ(bound(), Cpus({{0, 1}, {2, 3}}));
+  step.set_hint("multithread");
+  EXPECT_EQ(bound(), Cpus({{0}, {1}}));
+  step.set_distribution("");
+  step.set_hint("nomultithread");
+  EXPECT_EQ(bound(), Cpus({{0}, {4}}));
+}
+
 }  // namespace
 }  // namespace rota::noded

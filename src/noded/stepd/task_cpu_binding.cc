@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
+#include <map>
 #include <set>
+
+#include "common/strings.h"
 
 namespace rota::noded {
 namespace {
@@ -20,14 +24,66 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
+// Deals the step's CPUs to `tasks` tasks as the sockets level says. A task
+// takes whole units (a core's threads when binding to cores, else single
+// CPUs) until it has `per_task` CPUs; tasks beyond what the CPUs hold start
+// over from the first.
+std::vector<std::vector<uint32_t>> DealCpus(const std::vector<std::vector<uint32_t>>& units,
+                                            uint32_t tasks, uint32_t per_task,
+                                            model::TaskDistribution::SocketLevel level,
+                                            uint32_t cpus_per_socket) {
+  std::map<uint32_t, std::deque<const std::vector<uint32_t>*>> by_socket;
+  for (const std::vector<uint32_t>& unit : units) {
+    by_socket[unit.front() / cpus_per_socket].push_back(&unit);
+  }
+  std::vector<std::deque<const std::vector<uint32_t>*>> full;
+  for (auto& [socket, queue] : by_socket) full.push_back(std::move(queue));
+  if (level == model::TaskDistribution::kSocketBlock) {  // One queue, in order
+    std::deque<const std::vector<uint32_t>*> all;
+    for (auto& queue : full) all.insert(all.end(), queue.begin(), queue.end());
+    full = {std::move(all)};
+  }
+  std::vector<std::deque<const std::vector<uint32_t>*>> left;
+  size_t units_left = 0;
+  size_t next = 0;  // The socket the next task starts on
+  std::vector<std::vector<uint32_t>> dealt(tasks);
+  for (uint32_t t = 0; t < tasks; ++t) {
+    size_t socket = next;
+    while (dealt[t].size() < per_task || dealt[t].empty()) {
+      if (units_left == 0) {           // Every unit was dealt: start over
+        if (!dealt[t].empty()) break;  // This task keeps what it has
+        left = full;
+        units_left = units.size();
+        socket = next = 0;
+      }
+      while (left[socket].empty()) socket = (socket + 1) % left.size();
+      const std::vector<uint32_t>& unit = *left[socket].front();
+      left[socket].pop_front();
+      --units_left;
+      dealt[t].insert(dealt[t].end(), unit.begin(), unit.end());
+      // fcyclic: each unit of a task from the next socket.
+      if (level == model::TaskDistribution::kSocketFcyclic) socket = (socket + 1) % left.size();
+    }
+    // cyclic: the next task starts on the socket after this one's first.
+    next = level == model::TaskDistribution::kSocketFcyclic ? socket : (next + 1) % full.size();
+  }
+  return dealt;
+}
+
 }  // namespace
 
 Result<TaskCpuBinding> BindTaskCpus(const CpuBindSpec& spec, const TaskCpuRequest& request) {
   TaskCpuBinding out;
   out.verbose = spec.verbose;
   out.kind = spec.kind;
+  const bool threads_hint = EqualsIgnoreCase(request.hint, "multithread") ||
+                            EqualsIgnoreCase(request.hint, "nomultithread");
+  const bool one_thread_per_core =
+      spec.kind == CpuBindSpec::kDefault && EqualsIgnoreCase(request.hint, "nomultithread");
   if (out.kind == CpuBindSpec::kDefault) {
-    out.kind = request.affinity_by_default ? CpuBindSpec::kCores : CpuBindSpec::kNone;
+    out.kind = !request.affinity_by_default ? CpuBindSpec::kNone
+               : threads_hint               ? CpuBindSpec::kThreads
+                                            : CpuBindSpec::kCores;
   }
   out.task_cpus.resize(request.local_tasks);
   if (out.kind == CpuBindSpec::kNone) return out;
@@ -42,11 +98,23 @@ Result<TaskCpuBinding> BindTaskCpus(const CpuBindSpec& spec, const TaskCpuReques
     return InvalidArgument("--cpu-bind: the step holds no CPUs on this node");
   }
   if (listed && spec.lists.empty()) return InvalidArgument("--cpu-bind: empty CPU list");
-  for (uint32_t t = 0; t < request.local_tasks; ++t) {
-    std::vector<uint32_t> own;  // The task's share of the step's CPUs
-    for (uint32_t i = 0; i < per_task && !step.empty(); ++i) {
-      own.push_back(step[(t * per_task + i) % step.size()]);
+  // What a task takes whole: a core's threads (of the step) when binding to
+  // cores; else single CPUs, only the first thread of each core under
+  // --hint=nomultithread.
+  std::vector<std::vector<uint32_t>> units;
+  for (uint32_t cpu : step) {
+    const bool same_core = !units.empty() && core_of(units.back().front()) == core_of(cpu);
+    if (same_core && out.kind == CpuBindSpec::kCores) {
+      units.back().push_back(cpu);
+    } else if (!(same_core && one_thread_per_core)) {
+      units.push_back({cpu});
     }
+  }
+  const std::vector<std::vector<uint32_t>> shares =
+      listed ? std::vector<std::vector<uint32_t>>(request.local_tasks)
+             : DealCpus(units, request.local_tasks, per_task, request.sockets, threads * cores);
+  for (uint32_t t = 0; t < request.local_tasks; ++t) {
+    const std::vector<uint32_t>& own = shares[t];  // The task's share of the step's CPUs
     std::set<uint32_t> cpus;
     switch (out.kind) {
       case CpuBindSpec::kThreads:

@@ -5,7 +5,10 @@
 // step's CPUs here and the request in, one CPU list per local task out; the
 // node daemon sets each task's affinity to its list.
 //
-// Tasks take the step's CPUs in order, cpus-per-task each; then cores widens
+// Tasks take the step's CPUs as -m's sockets level deals them (cyclic, the
+// default: task after task round the sockets, each task's CPUs from one
+// socket while it has them; block: in order; fcyclic: each CPU from the next
+// socket), cpus-per-task each; then cores widens
 // a task's CPUs to every thread (of the step) of their cores, sockets to the
 // step's CPUs on their sockets, threads keeps them as they are; rank gives
 // task i the step's CPU i; map_cpu and mask_cpu give what they name, which
@@ -21,6 +24,7 @@
 
 #include "common/cpu_bind_spec.h"
 #include "common/status.h"
+#include "model/task_distribution.h"
 
 namespace rota::noded {
 
@@ -33,6 +37,12 @@ struct TaskCpuRequest {
   uint32_t cores_per_socket = 1;
   // TaskPlugin has task/affinity: tasks are bound to cores unless told otherwise.
   bool affinity_by_default = false;
+  model::TaskDistribution::SocketLevel sockets = model::TaskDistribution::kSocketCyclic;
+  // srun --hint, taken where --cpu-bind is not given and task/affinity
+  // binds by default, as Slurm does: multithread binds each task to its
+  // threads; nomultithread to threads too, one of each core (the other
+  // threads of a core stay unused); compute_bound and memory_bound to cores.
+  std::string hint;
 };
 
 struct TaskCpuBinding {

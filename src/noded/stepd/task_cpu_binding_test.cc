@@ -32,19 +32,77 @@ TEST(TaskCpuBindingTest, ThreadsCoresAndSockets) {
   Result<TaskCpuBinding> b = Bind("threads", Request({0, 1, 2, 3}, 2, 2));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {2, 3}}));
-  // Cores: every thread (of the step) of the task's cores.
+  // Cores: tasks take whole cores, every thread (of the step) of each.
   b = Bind("cores", Request({0, 1, 2, 3}, 2));
   ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {0, 1}}));
+  EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {2, 3}}));
+  // Tasks go round the sockets (Slurm's default -m block:cyclic).
   b = Bind("cores", Request({0, 2, 4}, 3));
   ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->task_cpus, Cpus({{0}, {2}, {4}}));
+  EXPECT_EQ(b->task_cpus, Cpus({{0}, {4}, {2}}));
   b = Bind("sockets", Request({0, 1, 4, 5}, 2, 2));
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {4, 5}}));
   b = Bind("rank", Request({2, 3, 6}, 2));
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->task_cpus, Cpus({{2}, {3}}));
+}
+
+// -m's sockets level on a node of 2 sockets x 2 cores x 2 threads: the
+// step holds every CPU; four tasks of two CPUs each bound to threads.
+TEST(TaskCpuBindingTest, TheSocketsLevelDealsTheCpus) {
+  TaskCpuRequest r = Request({0, 1, 2, 3, 4, 5, 6, 7}, 4, 2);
+  r.sockets = model::TaskDistribution::kSocketCyclic;
+  Result<TaskCpuBinding> b = Bind("threads", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {4, 5}, {2, 3}, {6, 7}}));
+  r.sockets = model::TaskDistribution::kSocketBlock;
+  b = Bind("threads", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+  r.sockets = model::TaskDistribution::kSocketFcyclic;
+  b = Bind("threads", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+  // Cyclic keeps a task on one socket while that socket has CPUs, then
+  // goes on to the next: 3 CPUs each from 0-2 and 4-6.
+  r = Request({0, 1, 2, 4, 5, 6}, 2, 3);
+  b = Bind("threads", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0, 1, 2}, {4, 5, 6}}));
+  r = Request({0, 1, 4, 5, 6, 7}, 2, 3);  // Socket 0 has only 2: task 0 spills over
+  b = Bind("threads", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0, 1, 4}, {5, 6, 7}}));
+}
+
+// srun --hint, where --cpu-bind is not given and task/affinity binds.
+TEST(TaskCpuBindingTest, HintsBindWithoutCpuBind) {
+  TaskCpuRequest r = Request({0, 1, 2, 3, 4, 5, 6, 7}, 4);
+  r.affinity_by_default = true;
+  r.hint = "nomultithread";  // One thread of each core, round the sockets
+  Result<TaskCpuBinding> b = Bind("", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->kind, CpuBindSpec::kThreads);
+  EXPECT_EQ(b->task_cpus, Cpus({{0}, {4}, {2}, {6}}));
+  r.hint = "multithread";  // Every thread is a CPU of its own
+  b = Bind("", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0}, {4}, {1}, {5}}));
+  r.hint = "compute_bound";
+  b = Bind("", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->kind, CpuBindSpec::kCores);
+  EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {4, 5}, {2, 3}, {6, 7}}));
+  // --cpu-bind wins; without task/affinity nothing binds.
+  r.hint = "nomultithread";
+  b = Bind("threads", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0}, {4}, {1}, {5}}));
+  r.affinity_by_default = false;
+  b = Bind("", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->bound());
 }
 
 TEST(TaskCpuBindingTest, DefaultFollowsTheTaskPlugin) {
