@@ -53,6 +53,32 @@ std::optional<std::vector<uint32_t>> MaskCpus(std::string_view s) {
 
 }  // namespace
 
+std::optional<std::vector<std::vector<uint32_t>>> ParseBindList(
+    const std::vector<std::string_view>& entries, bool map) {
+  std::vector<std::vector<uint32_t>> lists;
+  for (std::string_view entry : entries) {
+    uint32_t repeat = 1;
+    if (size_t star = entry.find('*'); star != std::string_view::npos) {
+      std::optional<uint64_t> n = ParseUint(entry.substr(star + 1));
+      if (!n || *n == 0 || *n > 4096) return std::nullopt;
+      repeat = static_cast<uint32_t>(*n);
+      entry = entry.substr(0, star);
+    }
+    std::vector<uint32_t> ids;
+    if (map) {
+      std::optional<uint32_t> id = CpuId(entry);
+      if (!id) return std::nullopt;
+      ids = {*id};
+    } else {
+      std::optional<std::vector<uint32_t>> mask = MaskCpus(entry);
+      if (!mask) return std::nullopt;
+      ids = std::move(*mask);
+    }
+    for (uint32_t r = 0; r < repeat; ++r) lists.push_back(ids);
+  }
+  return lists;
+}
+
 Result<CpuBindSpec> ParseCpuBindSpec(std::string_view text) {
   CpuBindSpec spec;
   std::vector<std::string_view> parts = Split(text, ',');
@@ -88,26 +114,9 @@ Result<CpuBindSpec> ParseCpuBindSpec(std::string_view text) {
       // The list runs to the end: its entries are comma-separated too.
       std::vector<std::string_view> entries{part.substr(part.find(':') + 1)};
       for (++i; i < parts.size(); ++i) entries.push_back(Trim(parts[i]));
-      for (std::string_view entry : entries) {
-        uint32_t repeat = 1;
-        if (size_t star = entry.find('*'); star != std::string_view::npos) {
-          std::optional<uint64_t> n = ParseUint(entry.substr(star + 1));
-          if (!n || *n == 0 || *n > 4096) return Invalid(text);
-          repeat = static_cast<uint32_t>(*n);
-          entry = entry.substr(0, star);
-        }
-        std::vector<uint32_t> cpus;
-        if (map) {
-          std::optional<uint32_t> id = CpuId(entry);
-          if (!id) return Invalid(text);
-          cpus = {*id};
-        } else {
-          std::optional<std::vector<uint32_t>> mask = MaskCpus(entry);
-          if (!mask) return Invalid(text);
-          cpus = std::move(*mask);
-        }
-        for (uint32_t r = 0; r < repeat; ++r) spec.lists.push_back(cpus);
-      }
+      std::optional<std::vector<std::vector<uint32_t>>> lists = ParseBindList(entries, map);
+      if (!lists) return Invalid(text);
+      spec.lists = std::move(*lists);
     } else {
       return Invalid(text);
     }

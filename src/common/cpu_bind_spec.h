@@ -11,6 +11,7 @@
 // refuses a bad value at once) and the node daemon (which applies it).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,12 @@ struct CpuBindSpec {
 
 // Errors (kInvalidArgument): "Invalid --cpu-bind argument: <text>".
 Result<CpuBindSpec> ParseCpuBindSpec(std::string_view text);
+
+// The entries of a map_* list (`map`: ids, decimal or 0x hex) or a mask_*
+// list (hex masks, 0x optional), "N*R" repeating an entry R times: one id
+// set per entry. nullopt when an entry is malformed. --mem-bind's lists too.
+std::optional<std::vector<std::vector<uint32_t>>> ParseBindList(
+    const std::vector<std::string_view>& entries, bool map);
 
 // "0x3" for CPUs {0, 1}; "0x0" for none.
 std::string CpuMaskHex(const std::vector<uint32_t>& cpus);

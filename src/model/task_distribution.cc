@@ -11,14 +11,14 @@ namespace rota::model {
 
 namespace {
 
-// The sockets or cores level: "" and "*" leave the default.
+// The sockets or cores level: "*" leaves the default. Words in any case.
 bool ParseInnerLevel(std::string_view word, TaskDistribution::SocketLevel& level) {
-  if (word.empty() || word == "*") return true;
-  if (word == "block") {
+  if (word == "*") return true;
+  if (EqualsIgnoreCase(word, "block")) {
     level = TaskDistribution::kSocketBlock;
-  } else if (word == "cyclic") {
+  } else if (EqualsIgnoreCase(word, "cyclic")) {
     level = TaskDistribution::kSocketCyclic;
-  } else if (word == "fcyclic") {
+  } else if (EqualsIgnoreCase(word, "fcyclic")) {
     level = TaskDistribution::kSocketFcyclic;
   } else {
     return false;
@@ -45,12 +45,13 @@ Result<TaskDistribution> ParseTaskDistribution(std::string_view text) {
     return invalid;
   }
   const std::string_view node_level = levels.empty() ? std::string_view() : levels[0];
-  if (node_level.empty() || node_level == "*" || node_level == "block") return d;
-  if (node_level == "cyclic") {
+  if (node_level.empty() && levels.size() > 1) return invalid;  // ":cyclic"
+  if (node_level.empty() || node_level == "*" || EqualsIgnoreCase(node_level, "block")) return d;
+  if (EqualsIgnoreCase(node_level, "cyclic")) {
     d.kind = TaskDistribution::kCyclic;
     return d;
   }
-  if (node_level.starts_with("plane=")) {
+  if (StartsWithIgnoreCase(node_level, "plane=")) {
     std::optional<uint64_t> n = ParseUint(node_level.substr(6));
     if (n && *n > 0 && *n <= 1000000) {
       d.kind = TaskDistribution::kPlane;
@@ -58,7 +59,7 @@ Result<TaskDistribution> ParseTaskDistribution(std::string_view text) {
       return d;
     }
   }
-  if (node_level == "arbitrary") {
+  if (EqualsIgnoreCase(node_level, "arbitrary")) {
     d.kind = TaskDistribution::kArbitrary;
     return d;
   }

@@ -35,8 +35,9 @@ struct TaskDistribution {
 // Nodes: "", "*", "block", "cyclic", "plane=N", "arbitrary" ("N" alone is
 // not taken); sockets: "", "*", "block", "cyclic", "fcyclic"; cores: the
 // same words, taken without effect (a task's CPUs are bound core by core
-// as the sockets level deals them), as are Pack and NoPack. Errors: anything
-// else, in srun's words.
+// as the sockets level deals them), as are Pack and NoPack. Words in any
+// case; "" is block. Errors: anything else (an empty level too), in srun's
+// words.
 Result<TaskDistribution> ParseTaskDistribution(std::string_view text);
 
 // The node level's name as sacct's Layout shows it: "Block", "Cyclic",

@@ -724,6 +724,34 @@ TEST_F(StepsTest, CpuBindSetsEachTasksAffinity) {
       << out;
 }
 
+// --mem-bind: each task's memory policy (what /proc/self/numa_maps shows of
+// the task's own mappings) and the SLURM_MEM_BIND* variables; NUMA node 0
+// is on every host.
+TEST_F(StepsTest, MemBindSetsEachTasksMemoryPolicy) {
+  const std::string show =
+      " sh -c 'echo POL$SLURM_PROCID $(head -1 /proc/self/numa_maps | cut -d\" \" -f2)"
+      " $SLURM_MEM_BIND_TYPE $SLURM_MEM_BIND'";
+  std::string id = SubmitScript("-N1 -n2", "srun -n2 --mem-bind=map_mem:0" + show +
+                                               "\nsrun -n1 --mem-bind=prefer,local" + show +
+                                               " | sed s/^/PREF/\n"
+                                               "srun -n1" +
+                                               show +
+                                               " | sed s/^/DEF/\n"
+                                               "srun -n1 --mem-bind=map_mem:4095 true; echo "
+                                               "rcM=$?\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  EXPECT_EQ(LineOf(out, "POL0 "), "POL0 bind:0 map_mem: quiet,map_mem:0,0") << out;
+  EXPECT_EQ(LineOf(out, "POL1 "), "POL1 bind:0 map_mem: quiet,map_mem:0,0") << out;
+  EXPECT_EQ(LineOf(out, "PREFPOL0 "), "PREFPOL0 prefer:0 local quiet,prefer,local") << out;
+  EXPECT_EQ(LineOf(out, "DEFPOL0 "), "DEFPOL0 default none quiet,none") << out;
+  // A NUMA node the host lacks: the node refuses the launch, srun fails.
+  EXPECT_NE(out.find("rcM="), std::string::npos) << out;
+  EXPECT_EQ(out.find("rcM=0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("which this node lacks"), std::string::npos) << out;
+}
+
 // A step's cage below the job's (cgroup v1 here): its memory is the step's
 // --mem, a task that outgrows it is killed by the kernel and srun says Out Of
 // Memory, while the job and its next step carry on; the cage goes with the step.

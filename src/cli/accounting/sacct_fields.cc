@@ -225,11 +225,6 @@ std::string AveCpu(const Row& r) {
   return SacctCpuTime(TotalCpuUs(*u) / std::max<uint32_t>(u->tasks(), 1));
 }
 
-// What Rota does not measure or keep (VM sizes, pages, disk I/O, CPU
-// frequencies, database ids, MCS labels): blank, as Slurm shows a figure its
-// plugins did not gather.
-std::string Blank(const Row&, const Ctx&) { return ""; }
-
 // ReqCPUFreq*: steps never ask for a CPU frequency here.
 std::string UnknownOnSteps(const Row& r, const Ctx&) { return r.step.empty() ? "" : "Unknown"; }
 
@@ -259,209 +254,231 @@ constexpr bool kRight = false;
 using SacctTable = format::NamedColumns<Row, Ctx>;
 constexpr auto Def = SacctTable::Named;
 
+// What Rota does not measure or keep (VM sizes, pages, disk I/O, CPU
+// frequencies, database ids, MCS labels): blank, as Slurm shows a figure its
+// plugins did not gather (docs/accounting.md).
+constexpr format::BlankColumn kNotKept[] = {
+    {"MaxVMSize", 10},
+    {"AdminComment", 15},
+    {"AssocID", 7},
+    {"AveCPUFreq", 10},
+    {"AveDiskRead", 14},
+    {"AveDiskWrite", 14},
+    {"AvePages", 10},
+    {"AveVMSize", 10},
+    {"BlockID", 16},
+    {"Flags", 19},
+    {"MaxDiskRead", 12},
+    {"MaxDiskReadNode", 15},
+    {"MaxDiskReadTask", 15},
+    {"MaxDiskWrite", 12},
+    {"MaxDiskWriteNode", 16},
+    {"MaxDiskWriteTask", 16},
+    {"MaxPages", 8},
+    {"MaxPagesNode", 12},
+    {"MaxPagesTask", 14},
+    {"MaxVMSizeNode", 14},
+    {"MaxVMSizeTask", 14},
+    {"McsLabel", 12},
+    {"MinCPU", 10},
+    {"MinCPUNode", 10},
+    {"MinCPUTask", 10},
+    {"QOSRAW", 6},
+    {"ReservationId", 8},
+    {"SystemComment", 15},
+    {"TRESUsageInMin", 14},
+    {"TRESUsageInMinNode", 18},
+    {"TRESUsageInMinTask", 18},
+    {"WCKeyID", 10},
+};
+
 // Listed by kind here; kept in Slurm's order, by name.
 SacctTable BuildTable() {
-  return SacctTable(SacctTable::ByName({
-      Def("JobID", 12, kLeft, JobId),
-      Def("JobIDRaw", 12, kLeft,
-          [](const Row& r, const Ctx&) {
-            return r.step.empty() ? std::to_string(r.record->job_id())
-                                  : fmt::format("{}.{}", r.record->job_id(), r.step);
-          }),
-      Def("JobName", 10, kRight, [](const Row& r, const Ctx&) { return r.record->name(); }),
-      Def("Partition", 10, kRight, [](const Row& r, const Ctx&) { return r.record->partition(); }),
-      Def("Account", 10, kRight, [](const Row& r, const Ctx&) { return r.record->account(); }),
-      Def("AllocCPUS", 10, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(Cpus(*r.record)); }),
-      Def("AllocTRES", 10, kRight,
-          [](const Row& r, const Ctx&) { return SacctTres(r.record->alloc_tres()); }),
-      Def("ReqTRES", 10, kRight,
-          [](const Row& r, const Ctx&) { return SacctTres(r.record->req_tres()); }),
-      Def("ReqMem", 10, kRight,
-          [](const Row& r, const Ctx&) { return FormatMemoryMb(r.record->req_mem_mb()); }),
-      Def("Elapsed", 10, kRight,
-          [](const Row& r, const Ctx& ctx) {
-            return SacctElapsed(ElapsedSeconds(*r.record, ctx));
-          }),
-      Def("ElapsedRaw", 10, kRight,
-          [](const Row& r, const Ctx& ctx) {
-            return std::to_string(ElapsedSeconds(*r.record, ctx));
-          }),
-      Def("State", 10, kRight, [](const Row& r, const Ctx&) { return SacctState(*r.record); }),
-      Def("ExitCode", 8, kRight, [](const Row& r, const Ctx&) { return SacctExitCode(*r.record); }),
-      Def("Start", 19, kRight,
-          [](const Row& r, const Ctx& ctx) { return Time(r.record->start_time(), ctx); }),
-      Def("End", 19, kRight,
-          [](const Row& r, const Ctx& ctx) { return Time(r.record->end_time(), ctx); }),
-      Def("Submit", 19, kRight,
-          [](const Row& r, const Ctx& ctx) { return Time(r.record->submit_time(), ctx); }),
-      Def("NodeList", 15, kLeft,
-          [](const Row& r, const Ctx&) {
-            return r.record->nodelist().empty() ? std::string("None assigned")
-                                                : r.record->nodelist();
-          }),
-      Def("Reason", 20, kRight,
-          [](const Row& r, const Ctx&) {
-            return r.record->reason().empty() ? std::string("None") : r.record->reason();
-          }),
-      Def("Restarts", 8, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(r.record->restarts()); }),
-      Def("User", 9, kRight, [](const Row& r, const Ctx&) { return r.record->user(); }),
-      Def("WCKey", 10, kRight, [](const Row& r, const Ctx&) { return r.record->wckey(); }),
-      Def("UID", 6, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(r.record->uid()); }),
-      Def("Timelimit", 10, kRight,
-          [](const Row& r, const Ctx&) {
-            // -1 (and the 0 of a record that never had one) is no limit at all.
-            const int64_t limit = r.record->time_limit_s();
-            return FormatDurationScontrol(limit > 0 ? limit : kInfiniteDuration);
-          }),
-      Def("NNodes", 8, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(Nodes(*r.record)); }),
-      Def("AllocNodes", 10, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(r.record->alloc_nodes()); }),
-      Def("NCPUS", 10, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(Cpus(*r.record)); }),
-      Def("ReqCPUS", 8, kRight,
-          [](const Row& r, const Ctx&) { return std::to_string(Requested(*r.record, "cpu")); }),
-      Def("MaxRSS", 10, kRight, MaxRss),
-      Def("MaxRSSNode", 10, kRight, MaxRssNode),
-      Def("MaxRSSTask", 10, kRight, MaxRssTask),
-      Def("AveRSS", 10, kRight, AveRss),
-      Def("MaxVMSize", 10, kRight, Blank),
-      Def("TRESUsageInMax", 14, kRight,
-          [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kMax); }),
-      Def("TRESUsageInAve", 14, kRight,
-          [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kAve); }),
-      Def("TRESUsageInTot", 14, kRight,
-          [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kTot); }),
-      Def("TotalCPU", 10, kRight, [](const Row& r, const Ctx&) { return CpuField(r, TotalCpuUs); }),
-      Def("UserCPU", 10, kRight, [](const Row& r, const Ctx&) { return CpuField(r, UserCpuUs); }),
-      Def("SystemCPU", 10, kRight,
-          [](const Row& r, const Ctx&) { return CpuField(r, SystemCpuUs); }),
-      Def("CPUTime", 10, kRight,
-          [](const Row& r, const Ctx& ctx) { return SacctElapsed(CpuTimeSeconds(r, ctx)); }),
-      Def("CPUTimeRAW", 10, kRight,
-          [](const Row& r, const Ctx& ctx) { return std::to_string(CpuTimeSeconds(r, ctx)); }),
-      Def("ConsumedEnergy", 14, kRight,
-          [](const Row& r, const Ctx&) {
-            std::optional<uint64_t> j = ConsumedEnergy(r);
-            return j ? SacctEnergy(*j) : std::string();
-          }),
-      Def("ConsumedEnergyRaw", 17, kRight,
-          [](const Row& r, const Ctx&) {
-            std::optional<uint64_t> j = ConsumedEnergy(r);
-            return j ? std::to_string(*j) : std::string();
-          }),
-      // Of the request and the run, on the job's row.
-      Def("Cluster", 10, kRight, [](const Row& r, const Ctx&) { return r.job->cluster(); }),
-      Def("Comment", 14, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->comment()); }),
-      Def("Constraints", 19, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->constraints()); }),
-      Def("Container", 19, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->container()); }),
-      Def("DerivedExitCode", 15, kRight,
-          [](const Row& r, const Ctx&) { return DerivedExitCode(r); }),
-      Def("Eligible", 19, kRight,
-          [](const Row& r, const Ctx& ctx) {
-            // A step is eligible when it starts.
-            return Time(r.step.empty() ? r.record->eligible_time() : r.record->start_time(), ctx);
-          }),
-      Def("GID", 6, kRight, [](const Row& r, const Ctx&) { return std::to_string(r.job->gid()); }),
-      Def("Group", 9, kRight,
-          [](const Row& r, const Ctx&) { return GroupNameOrNumber(r.job->gid()); }),
-      Def("Layout", 9, kRight,
-          [](const Row& r, const Ctx&) {
-            return r.step_row != nullptr ? r.step_row->layout : std::string();
-          }),
-      Def("NTasks", 8, kRight,
-          [](const Row& r, const Ctx&) {
-            return r.step_row != nullptr ? std::to_string(r.step_row->ntasks) : std::string();
-          }),
-      Def("Priority", 10, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(r.job->priority())); }),
-      Def("QOS", 10, kRight, [](const Row& r, const Ctx&) { return r.job->qos(); }),
-      Def("ReqNodes", 8, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, std::to_string(r.job->req_nodes())); }),
-      Def("Reservation", 20, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->reservation()); }),
-      Def("Reserved", 10, kRight,
-          [](const Row& r, const Ctx& ctx) {
-            return JobOnly(r, SacctElapsed(ReservedSeconds(r, ctx)));
-          }),
-      Def("ResvCPU", 10, kRight,
-          [](const Row& r, const Ctx& ctx) {
-            return JobOnly(r, SacctElapsed(ReservedSeconds(r, ctx) * Requested(*r.job, "cpu")));
-          }),
-      Def("ResvCPURAW", 10, kRight,
-          [](const Row& r, const Ctx& ctx) {
-            return JobOnly(r, std::to_string(ReservedSeconds(r, ctx) * Requested(*r.job, "cpu")));
-          }),
-      Def("SubmitLine", 20, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->submit_line()); }),
-      Def("Suspended", 10, kRight,
-          [](const Row& r, const Ctx&) { return SacctElapsed(r.job->suspended_s()); }),
-      Def("TimelimitRaw", 10, kRight,
-          [](const Row& r, const Ctx&) {
-            // Minutes, as Slurm keeps limits; UNLIMITED without one.
-            const int64_t limit = r.record->time_limit_s();
-            return limit > 0 ? std::to_string((limit + 59) / 60) : std::string("UNLIMITED");
-          }),
-      Def("WorkDir", 20, kRight,
-          [](const Row& r, const Ctx&) { return JobOnly(r, r.job->work_dir()); }),
-      // Of what the steps used.
-      Def("AveCPU", 10, kRight, [](const Row& r, const Ctx&) { return AveCpu(r); }),
-      Def("TRESUsageInMaxNode", 18, kRight,
-          [](const Row& r, const Ctx&) { return TresWhere(r, false); }),
-      Def("TRESUsageInMaxTask", 18, kRight,
-          [](const Row& r, const Ctx&) { return TresWhere(r, true); }),
-      Def("ReqCPUFreq", 10, kRight, UnknownOnSteps),
-      Def("ReqCPUFreqMin", 13, kRight, UnknownOnSteps),
-      Def("ReqCPUFreqMax", 13, kRight, UnknownOnSteps),
-      Def("ReqCPUFreqGov", 13, kRight, UnknownOnSteps),
-      // Neither measured nor kept (docs/accounting.md): always blank.
-      Def("AdminComment", 15, kRight, Blank),
-      Def("AssocID", 7, kRight, Blank),
-      Def("AveCPUFreq", 10, kRight, Blank),
-      Def("AveDiskRead", 14, kRight, Blank),
-      Def("AveDiskWrite", 14, kRight, Blank),
-      Def("AvePages", 10, kRight, Blank),
-      Def("AveVMSize", 10, kRight, Blank),
-      Def("BlockID", 16, kRight, Blank),
-      Def("DBIndex", 21, kLeft, Blank),
-      Def("Flags", 19, kRight, Blank),
-      Def("MaxDiskRead", 12, kRight, Blank),
-      Def("MaxDiskReadNode", 15, kRight, Blank),
-      Def("MaxDiskReadTask", 15, kRight, Blank),
-      Def("MaxDiskWrite", 12, kRight, Blank),
-      Def("MaxDiskWriteNode", 16, kRight, Blank),
-      Def("MaxDiskWriteTask", 16, kRight, Blank),
-      Def("MaxPages", 8, kRight, Blank),
-      Def("MaxPagesNode", 12, kRight, Blank),
-      Def("MaxPagesTask", 14, kRight, Blank),
-      Def("MaxVMSizeNode", 14, kRight, Blank),
-      Def("MaxVMSizeTask", 14, kRight, Blank),
-      Def("McsLabel", 12, kRight, Blank),
-      Def("MinCPU", 10, kRight, Blank),
-      Def("MinCPUNode", 10, kRight, Blank),
-      Def("MinCPUTask", 10, kRight, Blank),
-      Def("QOSRAW", 6, kRight, Blank),
-      Def("ReservationId", 8, kRight, Blank),
-      Def("SystemComment", 15, kRight, Blank),
-      Def("TRESUsageInMin", 14, kRight, Blank),
-      Def("TRESUsageInMinNode", 18, kRight, Blank),
-      Def("TRESUsageInMinTask", 18, kRight, Blank),
-      Def("TRESUsageOutAve", 15, kRight, Blank),
-      Def("TRESUsageOutMax", 15, kRight, Blank),
-      Def("TRESUsageOutMaxNode", 19, kRight, Blank),
-      Def("TRESUsageOutMaxTask", 19, kRight, Blank),
-      Def("TRESUsageOutMin", 15, kRight, Blank),
-      Def("TRESUsageOutMinNode", 19, kRight, Blank),
-      Def("TRESUsageOutMinTask", 19, kRight, Blank),
-      Def("TRESUsageOutTot", 15, kRight, Blank),
-      Def("WCKeyID", 10, kRight, Blank),
-  }));
+  return SacctTable(SacctTable::ByName(SacctTable::WithBlanks(
+      SacctTable::WithBlanks(
+          {
+              Def("JobID", 12, kLeft, JobId),
+              Def("JobIDRaw", 12, kLeft,
+                  [](const Row& r, const Ctx&) {
+                    return r.step.empty() ? std::to_string(r.record->job_id())
+                                          : fmt::format("{}.{}", r.record->job_id(), r.step);
+                  }),
+              Def("JobName", 10, kRight, [](const Row& r, const Ctx&) { return r.record->name(); }),
+              Def("Partition", 10, kRight,
+                  [](const Row& r, const Ctx&) { return r.record->partition(); }),
+              Def("Account", 10, kRight,
+                  [](const Row& r, const Ctx&) { return r.record->account(); }),
+              Def("AllocCPUS", 10, kRight,
+                  [](const Row& r, const Ctx&) { return std::to_string(Cpus(*r.record)); }),
+              Def("AllocTRES", 10, kRight,
+                  [](const Row& r, const Ctx&) { return SacctTres(r.record->alloc_tres()); }),
+              Def("ReqTRES", 10, kRight,
+                  [](const Row& r, const Ctx&) { return SacctTres(r.record->req_tres()); }),
+              Def("ReqMem", 10, kRight,
+                  [](const Row& r, const Ctx&) { return FormatMemoryMb(r.record->req_mem_mb()); }),
+              Def("Elapsed", 10, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    return SacctElapsed(ElapsedSeconds(*r.record, ctx));
+                  }),
+              Def("ElapsedRaw", 10, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    return std::to_string(ElapsedSeconds(*r.record, ctx));
+                  }),
+              Def("State", 10, kRight,
+                  [](const Row& r, const Ctx&) { return SacctState(*r.record); }),
+              Def("ExitCode", 8, kRight,
+                  [](const Row& r, const Ctx&) { return SacctExitCode(*r.record); }),
+              Def("Start", 19, kRight,
+                  [](const Row& r, const Ctx& ctx) { return Time(r.record->start_time(), ctx); }),
+              Def("End", 19, kRight,
+                  [](const Row& r, const Ctx& ctx) { return Time(r.record->end_time(), ctx); }),
+              Def("Submit", 19, kRight,
+                  [](const Row& r, const Ctx& ctx) { return Time(r.record->submit_time(), ctx); }),
+              Def("NodeList", 15, kLeft,
+                  [](const Row& r, const Ctx&) {
+                    return r.record->nodelist().empty() ? std::string("None assigned")
+                                                        : r.record->nodelist();
+                  }),
+              Def("Reason", 20, kRight,
+                  [](const Row& r, const Ctx&) {
+                    return r.record->reason().empty() ? std::string("None") : r.record->reason();
+                  }),
+              Def("Restarts", 8, kRight,
+                  [](const Row& r, const Ctx&) { return std::to_string(r.record->restarts()); }),
+              Def("User", 9, kRight, [](const Row& r, const Ctx&) { return r.record->user(); }),
+              Def("WCKey", 10, kRight, [](const Row& r, const Ctx&) { return r.record->wckey(); }),
+              Def("UID", 6, kRight,
+                  [](const Row& r, const Ctx&) { return std::to_string(r.record->uid()); }),
+              Def("Timelimit", 10, kRight,
+                  [](const Row& r, const Ctx&) {
+                    // -1 (and the 0 of a record that never had one) is no limit at all.
+                    const int64_t limit = r.record->time_limit_s();
+                    return FormatDurationScontrol(limit > 0 ? limit : kInfiniteDuration);
+                  }),
+              Def("NNodes", 8, kRight,
+                  [](const Row& r, const Ctx&) { return std::to_string(Nodes(*r.record)); }),
+              Def("AllocNodes", 10, kRight,
+                  [](const Row& r, const Ctx&) { return std::to_string(r.record->alloc_nodes()); }),
+              Def("NCPUS", 10, kRight,
+                  [](const Row& r, const Ctx&) { return std::to_string(Cpus(*r.record)); }),
+              Def("ReqCPUS", 8, kRight,
+                  [](const Row& r, const Ctx&) {
+                    return std::to_string(Requested(*r.record, "cpu"));
+                  }),
+              Def("MaxRSS", 10, kRight, MaxRss),
+              Def("MaxRSSNode", 10, kRight, MaxRssNode),
+              Def("MaxRSSTask", 10, kRight, MaxRssTask),
+              Def("AveRSS", 10, kRight, AveRss),
+              Def("DBIndex", 21, kLeft, [](const Row&, const Ctx&) { return std::string(); }),
+              Def("TRESUsageInMax", 14, kRight,
+                  [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kMax); }),
+              Def("TRESUsageInAve", 14, kRight,
+                  [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kAve); }),
+              Def("TRESUsageInTot", 14, kRight,
+                  [](const Row& r, const Ctx&) { return TresUsageIn(r, UsageStat::kTot); }),
+              Def("TotalCPU", 10, kRight,
+                  [](const Row& r, const Ctx&) { return CpuField(r, TotalCpuUs); }),
+              Def("UserCPU", 10, kRight,
+                  [](const Row& r, const Ctx&) { return CpuField(r, UserCpuUs); }),
+              Def("SystemCPU", 10, kRight,
+                  [](const Row& r, const Ctx&) { return CpuField(r, SystemCpuUs); }),
+              Def("CPUTime", 10, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    return SacctElapsed(CpuTimeSeconds(r, ctx));
+                  }),
+              Def("CPUTimeRAW", 10, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    return std::to_string(CpuTimeSeconds(r, ctx));
+                  }),
+              Def("ConsumedEnergy", 14, kRight,
+                  [](const Row& r, const Ctx&) {
+                    std::optional<uint64_t> j = ConsumedEnergy(r);
+                    return j ? SacctEnergy(*j) : std::string();
+                  }),
+              Def("ConsumedEnergyRaw", 17, kRight,
+                  [](const Row& r, const Ctx&) {
+                    std::optional<uint64_t> j = ConsumedEnergy(r);
+                    return j ? std::to_string(*j) : std::string();
+                  }),
+              // Of the request and the run, on the job's row.
+              Def("Cluster", 10, kRight, [](const Row& r, const Ctx&) { return r.job->cluster(); }),
+              Def("Comment", 14, kRight,
+                  [](const Row& r, const Ctx&) { return JobOnly(r, r.job->comment()); }),
+              Def("Constraints", 19, kRight,
+                  [](const Row& r, const Ctx&) { return JobOnly(r, r.job->constraints()); }),
+              Def("Container", 19, kRight,
+                  [](const Row& r, const Ctx&) { return JobOnly(r, r.job->container()); }),
+              Def("DerivedExitCode", 15, kRight,
+                  [](const Row& r, const Ctx&) { return DerivedExitCode(r); }),
+              Def("Eligible", 19, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    // A step is eligible when it starts.
+                    return Time(r.step.empty() ? r.record->eligible_time() : r.record->start_time(),
+                                ctx);
+                  }),
+              Def("GID", 6, kRight,
+                  [](const Row& r, const Ctx&) { return std::to_string(r.job->gid()); }),
+              Def("Group", 9, kRight,
+                  [](const Row& r, const Ctx&) { return GroupNameOrNumber(r.job->gid()); }),
+              Def("Layout", 9, kRight,
+                  [](const Row& r, const Ctx&) {
+                    return r.step_row != nullptr ? r.step_row->layout : std::string();
+                  }),
+              Def("NTasks", 8, kRight,
+                  [](const Row& r, const Ctx&) {
+                    return r.step_row != nullptr ? std::to_string(r.step_row->ntasks)
+                                                 : std::string();
+                  }),
+              Def("Priority", 10, kRight,
+                  [](const Row& r, const Ctx&) {
+                    return JobOnly(r, std::to_string(r.job->priority()));
+                  }),
+              Def("QOS", 10, kRight, [](const Row& r, const Ctx&) { return r.job->qos(); }),
+              Def("ReqNodes", 8, kRight,
+                  [](const Row& r, const Ctx&) {
+                    return JobOnly(r, std::to_string(r.job->req_nodes()));
+                  }),
+              Def("Reservation", 20, kRight,
+                  [](const Row& r, const Ctx&) { return JobOnly(r, r.job->reservation()); }),
+              Def("Reserved", 10, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    return JobOnly(r, SacctElapsed(ReservedSeconds(r, ctx)));
+                  }),
+              Def("ResvCPU", 10, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    return JobOnly(
+                        r, SacctElapsed(ReservedSeconds(r, ctx) * Requested(*r.job, "cpu")));
+                  }),
+              Def("ResvCPURAW", 10, kRight,
+                  [](const Row& r, const Ctx& ctx) {
+                    return JobOnly(
+                        r, std::to_string(ReservedSeconds(r, ctx) * Requested(*r.job, "cpu")));
+                  }),
+              Def("SubmitLine", 20, kRight,
+                  [](const Row& r, const Ctx&) { return JobOnly(r, r.job->submit_line()); }),
+              Def("Suspended", 10, kRight,
+                  [](const Row& r, const Ctx&) { return SacctElapsed(r.job->suspended_s()); }),
+              Def("TimelimitRaw", 10, kRight,
+                  [](const Row& r, const Ctx&) {
+                    // Minutes, as Slurm keeps limits; UNLIMITED without one.
+                    const int64_t limit = r.record->time_limit_s();
+                    return limit > 0 ? std::to_string((limit + 59) / 60) : std::string("UNLIMITED");
+                  }),
+              Def("WorkDir", 20, kRight,
+                  [](const Row& r, const Ctx&) { return JobOnly(r, r.job->work_dir()); }),
+              // Of what the steps used.
+              Def("AveCPU", 10, kRight, [](const Row& r, const Ctx&) { return AveCpu(r); }),
+              Def("TRESUsageInMaxNode", 18, kRight,
+                  [](const Row& r, const Ctx&) { return TresWhere(r, false); }),
+              Def("TRESUsageInMaxTask", 18, kRight,
+                  [](const Row& r, const Ctx&) { return TresWhere(r, true); }),
+              Def("ReqCPUFreq", 10, kRight, UnknownOnSteps),
+              Def("ReqCPUFreqMin", 13, kRight, UnknownOnSteps),
+              Def("ReqCPUFreqMax", 13, kRight, UnknownOnSteps),
+              Def("ReqCPUFreqGov", 13, kRight, UnknownOnSteps),
+          },
+          kNotKept),
+      format::kTresUsageOutColumns)));
 }
 
 const SacctTable& Table() {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,18 @@
 #include "common/strings.h"
 
 namespace rota::cli::format {
+
+// A field shown blank, by name, at its default width.
+struct BlankColumn {
+  std::string_view name;
+  int width = 0;
+};
+
+// sacct's and sstat's TRESUsageOut* (disk I/O, which Rota does not measure).
+inline constexpr BlankColumn kTresUsageOutColumns[] = {
+    {"TRESUsageOutAve", 15},     {"TRESUsageOutMax", 15}, {"TRESUsageOutMaxNode", 19},
+    {"TRESUsageOutMaxTask", 19}, {"TRESUsageOutMin", 15}, {"TRESUsageOutMinNode", 19},
+    {"TRESUsageOutMinTask", 19}, {"TRESUsageOutTot", 15}};
 
 // A field of the table and the width it is shown at.
 struct ChosenColumn {
@@ -34,6 +47,15 @@ class NamedColumns {
   // A field whose name is also its header.
   static Def Named(std::string_view name, int width, bool left, Extract value) {
     return {{FieldInfo{0, name, name}, value}, {std::string(name), width, left}};
+  }
+  // Right-justified fields always shown blank (what Rota does not measure or
+  // keep), appended to `defs`.
+  static std::vector<Def> WithBlanks(std::vector<Def> defs, std::span<const BlankColumn> blanks) {
+    for (const BlankColumn& b : blanks) {
+      defs.push_back(
+          Named(b.name, b.width, false, [](const Row&, const Ctx&) { return std::string(); }));
+    }
+    return defs;
   }
 
   // The fields in the command's order: the order --helpformat lists them in

@@ -15,6 +15,7 @@
 #include "cli/submit/propagated_limits.h"
 #include "common/cpu_bind_spec.h"
 #include "common/gres_spec.h"
+#include "common/mem_bind_spec.h"
 #include "common/memory_size.h"
 #include "common/strings.h"
 #include "model/task_distribution.h"
@@ -240,6 +241,15 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
     o.cpu_bind = v;
   }
   if (std::string v = from_env("SLURM_HINT"); !v.empty() && CheckHint(v).ok()) o.hint = v;
+  // As SLURM_CPU_BIND: what srun sets in its tasks is not a default for a
+  // step started from one of them.
+  if (std::string v = from_env("SLURM_MEM_BIND");
+      !v.empty() && from_env("SLURM_MEM_BIND_TYPE").empty() && ParseMemBindSpec(v).ok()) {
+    o.mem_bind = v;
+  }
+  if (std::optional<uint64_t> n = ParseUint(from_env("SLURM_NTASKS_PER_CORE")); n && *n > 0) {
+    o.ntasks_per_core = static_cast<uint32_t>(std::min<uint64_t>(*n, UINT32_MAX));
+  }
   if (!from_env("SLURM_OVERLAP").empty()) o.overlap = true;
   if (!from_env("SLURM_OVERCOMMIT").empty()) o.overcommit = true;
   o.distribution = from_env("SLURM_DISTRIBUTION");
@@ -475,9 +485,24 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
             break;
           }
           if (name == "hint") {  // How the step's tasks are bound, inside an allocation too
-            if (Status hint = CheckHint(value); !hint.ok())
+            if (Status hint = CheckHint(value); !hint.ok()) {
               return Error(std::string(hint.message()));
+            }
             o.hint = std::string(value);
+          }
+          if (name == "mem-bind") {
+            if (Result<MemBindSpec> m = ParseMemBindSpec(value); !m.ok()) {
+              return Error(std::string(m.status().message()));
+            }
+            o.mem_bind = std::string(value);
+          }
+          if (name == "ntasks-per-core") {
+            std::optional<uint64_t> n = ParseUint(value);
+            if (!n || *n == 0 || *n > UINT32_MAX) {
+              return Error(
+                  fmt::format("Invalid numeric value \"{}\" for --ntasks-per-core.", value));
+            }
+            o.ntasks_per_core = static_cast<uint32_t>(*n);
           }
           if (table[static_cast<size_t>(c - kAllocationOnly)].name == "multi-prog") {
             o.multi_prog = true;

@@ -67,6 +67,8 @@ struct SrunOptions {
   std::string distribution;      // -m as given, checked (model/task_distribution.h)
   std::string cpu_bind;          // --cpu-bind as given (checked)
   std::string hint;              // --hint (else SLURM_HINT), checked: binds without --cpu-bind
+  std::string mem_bind;          // --mem-bind (else SLURM_MEM_BIND), checked
+  uint32_t ntasks_per_core = 0;  // --ntasks-per-core (else SLURM_NTASKS_PER_CORE): binding only
   // --mpi (else SLURM_MPI_TYPE): "none", "pmi2" or "list" (cli/step/mpi_type.h);
   // empty: not given, slurm.conf's MpiDefault decides.
   std::string mpi;

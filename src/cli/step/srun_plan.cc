@@ -32,6 +32,8 @@ wire::CreateStepRequest StepRequestFor(const SrunOptions& options) {
   create.set_exclude(options.exclude);
   create.set_cpu_bind(options.cpu_bind);
   create.set_hint(options.hint);
+  create.set_mem_bind(options.mem_bind);
+  create.set_ntasks_per_core(options.ntasks_per_core);
   return create;
 }
 

@@ -238,6 +238,22 @@ TEST(SrunOptionsTest, StepResourcesAndCpuBinding) {
   o = ParseSrunOptions({"cmd"}, {{"SLURM_HINT", "multithread"}});
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(StepRequestFor(*o).hint(), "multithread");
+  // --mem-bind and --ntasks-per-core, else their variables; srun's own
+  // SLURM_MEM_BIND of a task (with SLURM_MEM_BIND_TYPE) is no default.
+  o = ParseSrunOptions({"--mem-bind=verbose,map_mem:0", "--ntasks-per-core=1", "cmd"}, {});
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(StepRequestFor(*o).mem_bind(), "verbose,map_mem:0");
+  EXPECT_EQ(StepRequestFor(*o).ntasks_per_core(), 1u);
+  o = ParseSrunOptions({"cmd"}, {{"SLURM_MEM_BIND", "local"}, {"SLURM_NTASKS_PER_CORE", "2"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->mem_bind, "local");
+  EXPECT_EQ(o->ntasks_per_core, 2u);
+  o = ParseSrunOptions({"cmd"},
+                       {{"SLURM_MEM_BIND", "quiet,local"}, {"SLURM_MEM_BIND_TYPE", "local"}});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->mem_bind, "");
+  EXPECT_EQ(ParseSrunOptions({"--mem-bind=sideways", "cmd"}, {}).status().message(),
+            "srun: error: Invalid --mem-bind argument: sideways");
   EXPECT_EQ(ParseSrunOptions({"--hint=fast", "cmd"}, {}).status().message(),
             "srun: error: unrecognized --hint argument \"fast\", valid hints: compute_bound, "
             "memory_bound, multithread, nomultithread");

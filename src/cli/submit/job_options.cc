@@ -24,10 +24,12 @@
 #include "cli/submit/propagated_limits.h"
 #include "common/duration.h"
 #include "common/gres_spec.h"
+#include "common/mem_bind_spec.h"
 #include "common/memory_size.h"
 #include "common/resource_limits.h"
 #include "common/strings.h"
 #include "model/mail_type.h"
+#include "model/task_distribution.h"
 
 namespace rota::cli {
 
@@ -483,59 +485,12 @@ Status SetHint(OptionSink& sink, const JobOption&, std::string_view value, bool)
   return Status::Ok();
 }
 
-// --mem-bind: [{quiet|verbose},]{none|rank|local|prefer|map_mem:L|mask_mem:L|sort|nosort}.
-bool IsMemBindSpec(std::string_view text) {
-  if (text.empty()) return false;
-  bool in_list = false;  // After map_mem:/mask_mem:, whose list goes on past commas.
-  for (std::string_view item : Split(text, ',')) {
-    if (in_list && !item.empty() &&
-        item.find_first_not_of("0123456789abcdefABCDEFxX*") == std::string_view::npos) {
-      continue;
-    }
-    static constexpr std::array<std::string_view, 9> kWords = {
-        "quiet", "verbose", "none", "no", "rank", "local", "prefer", "sort", "nosort"};
-    if (std::any_of(kWords.begin(), kWords.end(),
-                    [&](std::string_view w) { return EqualsIgnoreCase(w, item); })) {
-      continue;
-    }
-    size_t colon = item.find(':');
-    std::string_view kind = item.substr(0, colon);
-    if (colon == std::string_view::npos || item.size() == colon + 1) return false;
-    if (!EqualsIgnoreCase(kind, "map_mem") && !EqualsIgnoreCase(kind, "mask_mem") &&
-        !EqualsIgnoreCase(kind, "map_ldom") && !EqualsIgnoreCase(kind, "mask_ldom")) {
-      return false;
-    }
-    in_list = true;
-  }
-  return true;
-}
+// --mem-bind: as the node daemon reads it (common/mem_bind_spec.h).
+bool IsMemBindSpec(std::string_view text) { return !text.empty() && ParseMemBindSpec(text).ok(); }
 
-// -m/--distribution: FIRST[:SECOND[:THIRD]][,Pack|NoPack], with plane=N or
-// arbitrary as the first part.
+// -m/--distribution: FIRST[:SECOND[:THIRD]][,Pack|NoPack], as srun checks it.
 bool IsDistributionSpec(std::string_view text) {
-  size_t comma = text.find(',');
-  if (comma != std::string_view::npos) {
-    std::string_view pack = text.substr(comma + 1);
-    if (!EqualsIgnoreCase(pack, "Pack") && !EqualsIgnoreCase(pack, "NoPack")) return false;
-    text = text.substr(0, comma);
-  }
-  if (text.empty()) return false;
-  std::vector<std::string_view> levels = Split(text, ':');
-  if (levels.size() > 3) return false;
-  auto one_of = [](std::string_view word, std::initializer_list<std::string_view> names) {
-    return std::any_of(names.begin(), names.end(),
-                       [&](std::string_view n) { return EqualsIgnoreCase(n, word); });
-  };
-  std::string_view first = levels[0];
-  if (StartsWithIgnoreCase(first, "plane=")) {
-    if (!ParsePositiveCount(first.substr(6))) return false;
-  } else if (!one_of(first, {"*", "block", "cyclic", "arbitrary"})) {
-    return false;
-  }
-  for (size_t i = 1; i < levels.size(); ++i) {
-    if (!one_of(levels[i], {"*", "block", "cyclic", "fcyclic"})) return false;
-  }
-  return true;
+  return !text.empty() && model::ParseTaskDistribution(text).ok();
 }
 
 // --acctg-freq: N, or a list of TYPE=N (task, energy, network, filesystem).

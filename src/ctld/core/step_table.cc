@@ -105,6 +105,8 @@ Result<wire::CreateStepResponse> StepTable::Create(const wire::CreateStepRequest
   step.set_distribution(request.distribution());
   step.set_cpu_bind(request.cpu_bind());
   step.set_hint(request.hint());
+  step.set_mem_bind(request.mem_bind());
+  step.set_ntasks_per_core(request.ntasks_per_core());
   step.set_cpus_per_task(std::max<uint32_t>(1, request.cpus_per_task()));
   step.set_gpus_per_task(request.gpus_per_task());
   step.set_gpu_bind(request.gpu_bind());

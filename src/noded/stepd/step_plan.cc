@@ -63,6 +63,7 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
   cpu_request.cpus_per_task = cpus_per_task;
   cpu_request.local_tasks = local_tasks;
   cpu_request.hint = step.hint();
+  cpu_request.ntasks_per_core = step.ntasks_per_core();
   cpu_request.sockets =
       model::ParseTaskDistribution(step.distribution()).value_or(model::TaskDistribution()).sockets;
   if (const conf::NodeConfig* shape = node.config->FindNode(me); shape != nullptr) {
@@ -74,6 +75,19 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
       std::find(plugins.begin(), plugins.end(), "task/affinity") != plugins.end();
   Result<TaskCpuBinding> cpu_binding = BindTaskCpus(*cpu_bind, cpu_request);
   if (!cpu_binding.ok()) return cpu_binding.status();
+
+  // Memory binding (--mem-bind), by the NUMA nodes of the tasks' CPUs.
+  Result<MemBindSpec> mem_bind = ParseMemBindSpec(step.mem_bind());
+  if (!mem_bind.ok()) return mem_bind.status();
+  TaskMemRequest mem_request;
+  mem_request.local_tasks = local_tasks;
+  mem_request.task_cpus = cpu_binding->task_cpus;
+  mem_request.step_cpus = step_cpus;
+  if (mem_bind->kind != MemBindSpec::kNone) {
+    mem_request.numa_node_of_cpu = ReadNumaLayout("/sys/devices/system/node");
+  }
+  Result<TaskMemBinding> mem_binding = BindTaskMemory(*mem_bind, mem_request);
+  if (!mem_binding.ok()) return mem_binding.status();
 
   // GPU binding, among the step's GPUs.
   Result<GpuBindSpec> bind = ParseGpuBind(step.gpu_bind());
@@ -122,6 +136,7 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
   plan.step_cpus = step_cpus;
   plan.cpu_bind = *cpu_bind;
   plan.cpu_binding = std::move(cpu_binding).value();
+  plan.mem_binding = std::move(mem_binding).value();
   plan.gpu_bind = *bind;
   plan.gpu_binding = std::move(binding).value();
   plan.devices_constrained = constrained;

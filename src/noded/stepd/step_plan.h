@@ -14,6 +14,7 @@
 #include "noded/node_context.h"
 #include "noded/stepd/task_cpu_binding.h"
 #include "noded/stepd/task_gpu_binding.h"
+#include "noded/stepd/task_mem_binding.h"
 #include "rota.pb.h"
 #include "step_rpc.pb.h"
 
@@ -31,6 +32,7 @@ struct StepPlan {
   std::vector<uint32_t> step_cpus;  // The step's CPUs here (all the job's when it holds none)
   CpuBindSpec cpu_bind;
   TaskCpuBinding cpu_binding;
+  TaskMemBinding mem_binding;  // srun --mem-bind
   GpuBindSpec gpu_bind;
   TaskGpuBinding gpu_binding;
   bool devices_constrained = false;  // ConstrainDevices under a cage that enforces

@@ -125,5 +125,20 @@ TEST_F(StepPlanTest, TheStepsDistributionAndHintReachItsCpuBinding) {
   EXPECT_EQ(bound(), Cpus({{0}, {4}}));
 }
 
+// The step's --mem-bind gives each task its NUMA nodes (this host's layout,
+// read from sysfs; node 0 everywhere).
+TEST_F(StepPlanTest, TheStepsMemBindGivesEachTaskItsNodes) {
+  Result<StepPlan> plan = PlanStep(node_, known_, 1, 1000, false);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->mem_binding.bound());
+  known_.mutable_steps(0)->set_mem_bind("verbose,map_mem:0");
+  plan = PlanStep(node_, known_, 1, 1000, false);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_TRUE(plan->mem_binding.verbose);
+  EXPECT_EQ(plan->mem_binding.task_nodes, (std::vector<std::vector<uint32_t>>{{0}, {0}}));
+  known_.mutable_steps(0)->set_mem_bind("map_mem:4095");  // No host has it
+  EXPECT_FALSE(PlanStep(node_, known_, 1, 1000, false).ok());
+}
+
 }  // namespace
 }  // namespace rota::noded

@@ -99,14 +99,18 @@ Result<TaskCpuBinding> BindTaskCpus(const CpuBindSpec& spec, const TaskCpuReques
   }
   if (listed && spec.lists.empty()) return InvalidArgument("--cpu-bind: empty CPU list");
   // What a task takes whole: a core's threads (of the step) when binding to
-  // cores; else single CPUs, only the first thread of each core under
-  // --hint=nomultithread.
+  // cores; else single CPUs, only the first of each core under
+  // --hint=nomultithread, the first N under --ntasks-per-core=N.
+  const uint32_t threads_used =
+      one_thread_per_core ? 1 : (request.ntasks_per_core > 0 ? request.ntasks_per_core : threads);
   std::vector<std::vector<uint32_t>> units;
+  uint32_t taken_of_core = 0;  // Threads of the last CPU's core taken so far
   for (uint32_t cpu : step) {
-    const bool same_core = !units.empty() && core_of(units.back().front()) == core_of(cpu);
+    const bool same_core = !units.empty() && core_of(units.back().back()) == core_of(cpu);
+    taken_of_core = same_core ? taken_of_core + 1 : 1;
     if (same_core && out.kind == CpuBindSpec::kCores) {
       units.back().push_back(cpu);
-    } else if (!(same_core && one_thread_per_core)) {
+    } else if (taken_of_core <= threads_used) {
       units.push_back({cpu});
     }
   }

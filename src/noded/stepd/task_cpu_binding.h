@@ -43,6 +43,9 @@ struct TaskCpuRequest {
   // threads; nomultithread to threads too, one of each core (the other
   // threads of a core stay unused); compute_bound and memory_bound to cores.
   std::string hint;
+  // srun --ntasks-per-core=N: tasks take at most the first N threads (of the
+  // step) of each core, as nomultithread takes one.
+  uint32_t ntasks_per_core = 0;
 };
 
 struct TaskCpuBinding {

@@ -94,6 +94,13 @@ TEST(TaskCpuBindingTest, HintsBindWithoutCpuBind) {
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->kind, CpuBindSpec::kCores);
   EXPECT_EQ(b->task_cpus, Cpus({{0, 1}, {4, 5}, {2, 3}, {6, 7}}));
+  // --ntasks-per-core=1 keeps tasks on cores of their own as nomultithread does.
+  r.hint = "";
+  r.ntasks_per_core = 1;
+  b = Bind("threads", r);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->task_cpus, Cpus({{0}, {4}, {2}, {6}}));
+  r.ntasks_per_core = 0;
   // --cpu-bind wins; without task/affinity nothing binds.
   r.hint = "nomultithread";
   b = Bind("threads", r);

@@ -45,6 +45,11 @@ struct TaskProcessSpec {
   // gets a mount namespace of its own, without the cgroup2 mount of a hybrid
   // cgroup layout, before it becomes its user.
   bool runtime_mounts = false;
+  // srun --mem-bind (task_mem_binding.h): the NUMA nodes the task binds its
+  // memory to just before it execs (set_mempolicy; inherited by what it
+  // starts); empty: the kernel's default. `prefer`: prefer the first instead.
+  std::vector<uint32_t> mem_nodes;
+  bool mem_prefer = false;
 };
 
 struct TaskProcess {

@@ -117,6 +117,7 @@ std::vector<std::string> StepTaskEnvironment(const StepPlan& plan,
     SetEnv(env, name, value);
   }
   for (const auto& [name, value] : CpuBindEnvironment(plan.cpu_binding)) SetEnv(env, name, value);
+  for (const auto& [name, value] : MemBindEnvironment(plan.mem_binding)) SetEnv(env, name, value);
   // SLURM_GPUS_PER_TASK is what srun inherited, as in Slurm 22.05: a step's
   // own --gpus-per-task does not set it for its tasks.
   return env;
@@ -349,6 +350,11 @@ Status TaskSpawner::Start(uint32_t local_id, StepPmi* pmi, LocalTask& task) {
     default:
       break;
   }
+  // A plan made without a memory binding has no per-task lists.
+  if (local_id < plan_.mem_binding.task_nodes.size()) {
+    process.mem_nodes = plan_.mem_binding.task_nodes[local_id];
+  }
+  process.mem_prefer = plan_.mem_binding.prefer;
   const std::vector<uint32_t>& bound_cpus = plan_.cpu_binding.task_cpus[local_id];
   TaskCageLimits task_limits;
   if (plan_.confine_gpus) {
@@ -401,6 +407,11 @@ std::vector<std::string> TaskSpawner::BindingReports(const LocalTask& task) cons
   if (plan_.cpu_binding.verbose) {
     reports.push_back(DescribeTaskCpus(plan_.cpu_binding, node_.settings.node_name, task.global_id,
                                        task.local_id, task.pid, plan_.step_cpus) +
+                      "\n");
+  }
+  if (plan_.mem_binding.verbose) {
+    reports.push_back(DescribeTaskMemory(plan_.mem_binding, node_.settings.node_name,
+                                         task.global_id, task.local_id, task.pid) +
                       "\n");
   }
   if (plan_.gpu_bind.verbose) {
