@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/mem_bind_spec.h"
 #include "common/strings.h"
 #include "model/index_set.h"
 
@@ -37,6 +38,7 @@ EnvVariables RequestVariables(const wire::JobSpec& spec) {
   count("SLURM_NTASKS_PER_NODE", spec.ntasks_per_node());
   count("SLURM_NTASKS_PER_SOCKET", spec.ntasks_per_socket());
   count("SLURM_NTASKS_PER_GPU", spec.ntasks_per_gpu());
+  count("SLURM_NTASKS_PER_CORE", spec.ntasks_per_core());  // srun binds by it
   count("SLURM_CPUS_PER_TASK", spec.cpus_per_task());
   count("SLURM_CPUS_PER_GPU", spec.cpus_per_gpu());
   // The three memory options exclude each other (cli/submit/job_options.cc).
@@ -50,6 +52,14 @@ EnvVariables RequestVariables(const wire::JobSpec& spec) {
   text("SLURM_GPU_BIND", spec.gpu_bind());
   text("SLURM_GPU_FREQ", spec.gpu_freq());
   text("SLURM_DISTRIBUTION", spec.distribution());  // -m, for the job's steps
+  // --mem-bind, for the job's steps (srun reads SLURM_MEM_BIND), as sbatch
+  // sets it with SLURM_MEM_BIND_VERBOSE.
+  if (!spec.mem_bind().empty()) {
+    vars.emplace_back("SLURM_MEM_BIND", spec.mem_bind());
+    Result<MemBindSpec> mem_bind = ParseMemBindSpec(spec.mem_bind());
+    vars.emplace_back("SLURM_MEM_BIND_VERBOSE",
+                      mem_bind.ok() && mem_bind->verbose ? "verbose" : "quiet");
+  }
   // -O: the job's steps may start more tasks than it holds CPUs (srun reads it).
   if (spec.overcommit()) vars.emplace_back("SLURM_OVERCOMMIT", "1");
   return vars;

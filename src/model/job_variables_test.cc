@@ -67,6 +67,15 @@ TEST(RequestVariablesTest, TasksCpusAndMemory) {
   EXPECT_EQ(m.count("SLURM_NTASKS"), 0u);
   EXPECT_EQ(m["SLURM_NTASKS_PER_NODE"], "4");
   EXPECT_EQ(m["SLURM_NTASKS_PER_SOCKET"], "2");
+  EXPECT_EQ(m.count("SLURM_NTASKS_PER_CORE"), 0u);
+  EXPECT_EQ(m.count("SLURM_MEM_BIND"), 0u);
+  // Binding options the job's steps read: srun takes them from here.
+  spec.set_ntasks_per_core(1);
+  spec.set_mem_bind("verbose,local");
+  m = AsMap(RequestVariables(spec));
+  EXPECT_EQ(m["SLURM_NTASKS_PER_CORE"], "1");
+  EXPECT_EQ(m["SLURM_MEM_BIND"], "verbose,local");
+  EXPECT_EQ(m["SLURM_MEM_BIND_VERBOSE"], "verbose");
   EXPECT_EQ(m["SLURM_CPUS_PER_TASK"], "3");
   EXPECT_EQ(m["SLURM_MEM_PER_CPU"], "2048");
   EXPECT_EQ(m.count("SLURM_MEM_PER_NODE"), 0u);

@@ -752,6 +752,24 @@ TEST_F(StepsTest, MemBindSetsEachTasksMemoryPolicy) {
   EXPECT_NE(out.find("which this node lacks"), std::string::npos) << out;
 }
 
+// The job's --mem-bind reaches its steps through SLURM_MEM_BIND, as sbatch
+// sets it; srun's own option wins.
+TEST_F(StepsTest, TheJobsMemBindReachesItsSteps) {
+  const std::string show =
+      " sh -c 'echo POL$SLURM_PROCID $(head -1 /proc/self/numa_maps | cut "
+      "-d\" \" -f2) $SLURM_MEM_BIND_VERBOSE'";
+  std::string id = SubmitScript("-N1 -n1 --mem-bind=verbose,map_mem:0",
+                                "echo JOB=$SLURM_MEM_BIND\nsrun -n1" + show +
+                                    "\nsrun -n1 --mem-bind=none" + show + " | sed s/^/OWN/\n");
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
+  const std::string out = Output(id);
+  EXPECT_NE(out.find("JOB=verbose,map_mem:0\n"), std::string::npos) << out;
+  EXPECT_EQ(LineOf(out, "POL0 "), "POL0 bind:0 verbose") << out;
+  EXPECT_NE(out.find("mem-bind=MAP  - "), std::string::npos) << out;
+  EXPECT_EQ(LineOf(out, "OWNPOL0 "), "OWNPOL0 default quiet") << out;
+}
+
 // A step's cage below the job's (cgroup v1 here): its memory is the step's
 // --mem, a task that outgrows it is killed by the kernel and srun says Out Of
 // Memory, while the job and its next step carry on; the cage goes with the step.
