@@ -73,6 +73,13 @@ Status FutureCredential(int64_t issued_at, int64_t now, int64_t max_skew_s) {
       kStaleMarker, issued_at, now, max_skew_s, kSignAfterMarker, now));
 }
 
+Status AgedCredential(int64_t issued_at, int64_t now, int64_t ttl_s) {
+  return PermissionDenied(fmt::format(
+      "{}credential issued at {} is outside its time to live of {} s (now {}): a clock stepped "
+      "forward while it was in flight, or the sender's runs behind; {}{} ms",
+      kStaleMarker, issued_at, ttl_s, now, kSignAfterMarker, (now - ttl_s) * 1000));
+}
+
 bool IsStaleCredential(const Status& status, int64_t* started_at) {
   if (status.code() != StatusCode::kPermissionDenied) return false;
   const std::string& message = status.message();

@@ -112,7 +112,12 @@ Status StaleCredential(int64_t issued_at, int64_t started_at);
 // step and checked just after is dated ahead by the step: signed again, it
 // goes through; a sender whose clock runs ahead is refused again.
 Status FutureCredential(int64_t issued_at, int64_t now, int64_t max_skew_s);
-// Whether `status` is a StaleCredential or FutureCredential refusal (as sent
+// The refusal of a genuine credential issued (`issued_at`, Unix s) more than
+// `ttl_s` before its verifier's `now` (s): a clock stepped forward while it
+// was in flight, or the sender's clock runs behind by more than that. The
+// sender signs again (a clock in step then passes).
+Status AgedCredential(int64_t issued_at, int64_t now, int64_t ttl_s);
+// Whether `status` is a StaleCredential, FutureCredential or AgedCredential refusal (as sent
 // back by a daemon); then `*started_at` (if not null) is the instant (Unix
 // ms) the sender's clock must pass before it signs again.
 bool IsStaleCredential(const Status& status, int64_t* started_at = nullptr);

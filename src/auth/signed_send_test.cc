@@ -57,6 +57,28 @@ TEST(SendSignedTest, StaleCredentialIsSignedAgainOnceTheStartSecondHasPassed) {
   EXPECT_GT(clock, 101);  // Waited until the clock read past the start second.
 }
 
+// A credential that aged past its time to live in flight (the clock stepped
+// forward between signing and checking) is signed again at once.
+TEST(SendSignedTest, ACredentialAgedInFlightIsSignedAgain) {
+  CountingIssuer issuer;
+  std::vector<std::string> sent;
+  Status s = SendSigned(
+      issuer, "bytes",
+      [&](const std::string& credential) {
+        sent.push_back(credential);
+        if (sent.size() == 1) return AgedCredential(1000, 4600, 300);
+        return Status::Ok();
+      },
+      [] { return int64_t{4600'000}; });
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(sent, (std::vector<std::string>{"cred1", "cred2"}));
+  int64_t after = 0;
+  EXPECT_TRUE(IsStaleCredential(AgedCredential(1000, 4600, 300), &after));
+  EXPECT_EQ(after, 4300'000);
+  EXPECT_NE(AgedCredential(1000, 4600, 300).message().find("outside its time to live of 300 s"),
+            std::string::npos);
+}
+
 TEST(SendSignedTest, SignsAgainAtMostThreeTimes) {
   CountingIssuer issuer;
   int sends = 0;

@@ -181,10 +181,8 @@ Result<Identity> SlurmKeyVerifier::Verify(std::string_view credential, std::stri
       break;
     case ReplayCache::Outcome::kReplayed:
       return PermissionDenied("replayed credential: this credential was already used");
-    case ReplayCache::Outcome::kExpired:
-      return PermissionDenied(
-          fmt::format("expired credential: issued at {}, its time to live of {} s ran out",
-                      issued_at, options_.ttl_seconds));
+    case ReplayCache::Outcome::kExpired:  // Aged between Screen and here
+      return AgedCredential(issued_at, now_unix, options_.ttl_seconds);
     case ReplayCache::Outcome::kFull:
       return Status(StatusCode::kUnavailable,
                     fmt::format("replay cache full ({} credentials within {} s); retry later",
@@ -210,10 +208,10 @@ Status SlurmKeyVerifier::Screen(std::string_view credential, int64_t now_unix) {
   // its sender can sign again (a clock stepped back while it was in flight).
   const int64_t issued_at =
       IssuedAtSeconds(static_cast<int64_t>(GetLe(credential, kIssuedAtOffset, 8)));
+  // Too old: answered so that its sender signs again (AgedCredential), as a
+  // clock that stepped forward while it was in flight leaves it.
   if (issued_at < now_unix - options_.ttl_seconds) {
-    return PermissionDenied(
-        fmt::format("credential issued at {} is outside its time to live of {} s (now {})",
-                    issued_at, options_.ttl_seconds, now_unix));
+    return AgedCredential(issued_at, now_unix, options_.ttl_seconds);
   }
   return Status::Ok();
 }
