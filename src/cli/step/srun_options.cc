@@ -214,7 +214,8 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   for (const EnvCount& e :
        {EnvCount{"SLURM_NTASKS", &o.num_tasks, false}, EnvCount{"SLURM_NNODES", &o.num_nodes, true},
         EnvCount{"SLURM_NTASKS_PER_NODE", &o.ntasks_per_node, false},
-        EnvCount{"SLURM_CPUS_PER_TASK", &o.cpus_per_task, false}}) {
+        EnvCount{"SLURM_CPUS_PER_TASK", &o.cpus_per_task, false},
+        EnvCount{"SLURM_NTASKS_PER_CORE", &o.ntasks_per_core, false}}) {
     std::string v = from_env(e.name);
     if (v.empty()) continue;
     Result<uint32_t> n = Count(e.name, v, e.range);
@@ -246,9 +247,6 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
   if (std::string v = from_env("SLURM_MEM_BIND");
       !v.empty() && from_env("SLURM_MEM_BIND_TYPE").empty() && ParseMemBindSpec(v).ok()) {
     o.mem_bind = v;
-  }
-  if (std::optional<uint64_t> n = ParseUint(from_env("SLURM_NTASKS_PER_CORE")); n && *n > 0) {
-    o.ntasks_per_core = static_cast<uint32_t>(std::min<uint64_t>(*n, UINT32_MAX));
   }
   if (!from_env("SLURM_OVERLAP").empty()) o.overlap = true;
   if (!from_env("SLURM_OVERCOMMIT").empty()) o.overcommit = true;
@@ -497,12 +495,9 @@ Result<SrunOptions> ParseSrunOptions(const std::vector<std::string>& args, const
             o.mem_bind = std::string(value);
           }
           if (name == "ntasks-per-core") {
-            std::optional<uint64_t> n = ParseUint(value);
-            if (!n || *n == 0 || *n > UINT32_MAX) {
-              return Error(
-                  fmt::format("Invalid numeric value \"{}\" for --ntasks-per-core.", value));
-            }
-            o.ntasks_per_core = static_cast<uint32_t>(*n);
+            Result<uint32_t> n = Count("--ntasks-per-core", value, false);
+            if (!n.ok()) return n.status();
+            o.ntasks_per_core = *n;
           }
           if (table[static_cast<size_t>(c - kAllocationOnly)].name == "multi-prog") {
             o.multi_prog = true;
