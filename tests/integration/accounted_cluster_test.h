@@ -6,8 +6,10 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/strings.h"
 #include "tests/integration/controller_process.h"
 #include "tests/integration/dbd_process.h"
 #include "tests/integration/two_node_cluster_test.h"
@@ -33,6 +35,21 @@ class AccountedClusterTest : public TwoNodeClusterTest {
     if (HasFailure() && dbd_) std::cerr << "rotadbd log:\n" << dbd_->Log();
     TwoNodeClusterTest::TearDown();
     dbd_.reset();
+  }
+
+  // `sacct ARGS` once `rows` of its lines end with `ending` (or after a few
+  // seconds): the controller sends a job's records to rotadbd as the job
+  // starts and ends, so a workflow tool may return before the last arrived.
+  std::string SacctOnceItHasRows(const std::string& args, size_t rows,
+                                 std::string_view ending = "") {
+    std::string out;
+    WaitUntil([&] {
+      out = cluster_->Run("sacct " + args).out;
+      size_t ended = 0;
+      for (std::string_view line : Split(Trim(out), '\n')) ended += line.ends_with(ending);
+      return ended >= rows;
+    });
+    return out;
   }
 
   uint16_t dbd_port_ = FreeLoopbackPort();

@@ -78,7 +78,7 @@ TEST_F(SnakemakeClientTest, AWorkflowWithAGpuRuleRunsToTheEnd) {
 
   // The three jobs, as accounting keeps them: each completed, named after the
   // run, with its rule's log where Snakemake asked for it.
-  const std::string sacct = cluster_->Run("sacct -X -n -P -o JobName,State").out;
+  const std::string sacct = SacctOnceItHasRows("-X -n -P -o JobName,State", 3, "|COMPLETED");
   std::vector<std::string_view> rows = Split(Trim(sacct), '\n');
   ASSERT_EQ(rows.size(), 3u) << sacct;
   for (std::string_view row : rows) EXPECT_TRUE(row.ends_with("|COMPLETED")) << sacct;

@@ -86,7 +86,7 @@ TEST_F(ToilClientTest, AWorkflowOfParallelJobsAndAFollowOnRunsToTheEnd) {
 
   // Every job Toil submitted, as accounting keeps them: named by Toil, each
   // completed.
-  const std::string sacct = cluster_->Run("sacct -X -n -P -o JobName,State").out;
+  const std::string sacct = SacctOnceItHasRows("-X -n -P -o JobName,State", 4, "|COMPLETED");
   std::vector<std::string_view> rows = Split(Trim(sacct), '\n');
   ASSERT_EQ(rows.size(), 4u) << sacct;
   for (std::string_view row : rows) {
