@@ -3,10 +3,12 @@
 // The typed contents of slurm.conf: cluster-wide settings, nodes and partitions.
 // Defaults are Slurm's documented defaults. Times are seconds (DurationSecs).
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/duration.h"
@@ -158,6 +160,13 @@ struct SlurmConf {
   std::vector<std::string> accounting_storage_enforce;
   // TrackWCKey: jobs keep the --wckey they give (without it, it is ignored).
   bool track_wckey = false;
+  // AccountingStoreFlags: job_comment, job_env, job_script (what accounting
+  // keeps beyond the usual record).
+  std::vector<std::string> accounting_store_flags;
+  bool StoresInAccounting(std::string_view flag) const {
+    return std::find(accounting_store_flags.begin(), accounting_store_flags.end(), flag) !=
+           accounting_store_flags.end();
+  }
   std::string preempt_type = "preempt/none";
   std::vector<std::string> preempt_mode = {"OFF"};
   DurationSecs preempt_exempt_time = 0;

@@ -114,6 +114,8 @@ const KeyTable<SlurmConf>& GlobalKeys() {
       {"AccountingStorageEnforce", ChoiceListField(&SlurmConf::accounting_storage_enforce,
                                                    {"associations", "limits", "nojobs", "nosteps",
                                                     "qos", "safe", "wckeys", "all"})},
+      {"AccountingStoreFlags", ChoiceListField(&SlurmConf::accounting_store_flags,
+                                               {"job_comment", "job_env", "job_script"})},
       {"PreemptType", ChoiceField(&SlurmConf::preempt_type,
                                   {"preempt/none", "preempt/partition_prio", "preempt/qos"})},
       {"PreemptMode", ChoiceListField(&SlurmConf::preempt_mode,

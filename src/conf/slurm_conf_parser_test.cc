@@ -67,6 +67,28 @@ TEST(SlurmConfParserTest, SlurmctldParametersActsOnEnableConfiglessAndWarnsOfThe
   EXPECT_FALSE((*without.config)->settings.enable_configless);
 }
 
+TEST(SlurmConfParserTest, AccountingStoreFlagsNamesWhatAccountingKeeps) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) + "AccountingStoreFlags=Job_Script,job_env\n"
+                                                        "NodeName=n1\nPartitionName=p Nodes=n1\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  const SlurmConf& s = (*loaded.config)->settings;
+  EXPECT_TRUE(s.StoresInAccounting("job_script"));
+  EXPECT_TRUE(s.StoresInAccounting("job_env"));
+  EXPECT_FALSE(s.StoresInAccounting("job_comment"));
+
+  TempDir bad_dir;
+  auto bad = LoadConfigFiles(
+      bad_dir, {std::string(kMinimalHead) + "AccountingStoreFlags=job_script,job_extra\n"  // line 4
+                                            "NodeName=n1\nPartitionName=p Nodes=n1\n"});
+  EXPECT_FALSE(bad.config.ok());
+  EXPECT_NE(bad.Text().find("slurm.conf line 4: AccountingStoreFlags=job_script,job_extra names "
+                            "'job_extra', which is not one of"),
+            std::string::npos)
+      << bad.Text();
+}
+
 TEST(SlurmConfParserTest, GpuIdlePolicyIsRotasOwnPartitionKey) {
   TempDir dir;
   auto loaded = LoadConfigFiles(

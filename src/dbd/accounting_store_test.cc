@@ -263,6 +263,59 @@ TEST_P(AccountingStoreTest, ReplaceEntitiesChangesAllOrNone) {
   EXPECT_EQ(store->ListEntities("qos", {"low"})->at(0).fields().at("Priority"), "10");
 }
 
+TEST_P(AccountingStoreTest, AScriptAndEnvironmentAreKeptBesideTheRecordAndReadWhenAsked) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  // Any bytes: a NUL, and a byte that is not UTF-8.
+  const std::string script("#!/bin/sh\necho \xff\0 hi\n", 20);
+  auto start = Attempt(11, 0, wire::JOB_STATE_RUNNING, 100, 0);
+  start.set_script(script);
+  start.set_environment("A=1\nB=two words\n");
+  auto end = Attempt(11, 0, wire::JOB_STATE_COMPLETED, 100, 160);
+  // Job 11 starts and ends in one batch; job 12 in two, and is requeued.
+  auto start12 = Attempt(12, 0, wire::JOB_STATE_RUNNING, 100, 0);
+  start12.set_script("#!/bin/sh\nfirst\n");
+  auto requeued12 = Attempt(12, 0, wire::JOB_STATE_REQUEUED, 100, 130);
+  auto again12 = Attempt(12, 1, wire::JOB_STATE_RUNNING, 140, 0);
+  again12.set_script("#!/bin/sh\nsecond\n");
+  ASSERT_TRUE(store->UpsertJobs({start, end, start12}).ok());
+  ASSERT_TRUE(store->UpsertJobs({requeued12, again12}).ok());
+
+  // Not asked: neither comes back, and the records are whole.
+  std::vector<wire::AccountingJob> plain = All(*store, true);
+  ASSERT_EQ(plain.size(), 3u);
+  for (const wire::AccountingJob& j : plain) {
+    EXPECT_EQ(j.script(), "") << j.job_id();
+    EXPECT_EQ(j.environment(), "") << j.job_id();
+  }
+  EXPECT_EQ(plain[0].state(), wire::JOB_STATE_COMPLETED);
+
+  wire::QueryJobsRequest q;
+  q.add_job_ids(11);
+  q.add_job_ids(12);
+  q.set_all_attempts(true);
+  q.set_with_script(true);
+  auto scripts = store->QueryJobs(q);
+  ASSERT_TRUE(scripts.ok()) << scripts.status().ToString();
+  ASSERT_EQ(scripts->size(), 3u);
+  EXPECT_EQ((*scripts)[0].script(), script) << "kept through the end record of its batch";
+  EXPECT_EQ((*scripts)[0].environment(), "") << "asked for the script only";
+  EXPECT_EQ((*scripts)[0].state(), wire::JOB_STATE_COMPLETED);
+  EXPECT_EQ((*scripts)[1].script(), "#!/bin/sh\nfirst\n") << "kept through a later end record";
+  EXPECT_EQ((*scripts)[1].state(), wire::JOB_STATE_REQUEUED);
+  EXPECT_EQ((*scripts)[2].script(), "#!/bin/sh\nsecond\n") << "each attempt its own";
+
+  q.set_with_script(false);
+  q.set_with_environment(true);
+  q.set_all_attempts(false);
+  auto environments = store->QueryJobs(q);
+  ASSERT_TRUE(environments.ok()) << environments.status().ToString();
+  ASSERT_EQ(environments->size(), 2u);
+  EXPECT_EQ((*environments)[0].environment(), "A=1\nB=two words\n");
+  EXPECT_EQ((*environments)[0].script(), "");
+  EXPECT_EQ((*environments)[1].environment(), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, AccountingStoreTest,
                          ::testing::Values(Backend::kSqlite, Backend::kPgsql), BackendName);
 

@@ -112,15 +112,22 @@ void DbdService::Handle(const rpc::RequestContext& context, std::string body,
         return;
       }
       const bool usage_report = context.method == api::kDbdQueryUsage;
-      Post([this, req, respond, uid = id->uid, usage_report] {
+      const bool texts = req->with_script() || req->with_environment();
+      if (texts && req->job_ids().empty()) {
+        // As Slurm's: scripts and environments are read job by job.
+        respond.Fail(InvalidArgument("job scripts and environments are given for named jobs only"));
+        return;
+      }
+      Post([this, req, respond, uid = id->uid, usage_report, texts] {
         Result<std::vector<wire::AccountingJob>> jobs = store_->QueryJobs(*req);
         if (!jobs.ok()) {
           respond.Fail(jobs.status());
           return;
         }
-        if (private_data_.OwnJobsOnly(usage_report) &&
-            !SeesEverything(uid, UserName(uid), slurm_user_uid_, *store_)) {
-          KeepOwnJobs(uid, *jobs);
+        const bool own_jobs = private_data_.OwnJobsOnly(usage_report);
+        if ((own_jobs || texts) && !SeesEverything(uid, UserName(uid), slurm_user_uid_, *store_)) {
+          if (own_jobs) KeepOwnJobs(uid, *jobs);
+          if (texts) KeepOwnJobTexts(uid, *jobs);
         }
         wire::QueryJobsResponse out;
         out.mutable_jobs()->Reserve(static_cast<int>(jobs->size()));

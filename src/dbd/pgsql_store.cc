@@ -73,6 +73,13 @@ ALTER TABLE job_attempts ADD COLUMN array_job_id BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX job_attempts_array ON job_attempts (array_job_id) WHERE array_job_id <> 0;
 )sql";
 
+// Version 5: a batch job's script and environment (AccountingStoreFlags),
+// kept beside the record so that only sacct -B / --env-vars reads them.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE job_attempts ADD COLUMN script BYTEA NOT NULL DEFAULT ''::bytea;
+ALTER TABLE job_attempts ADD COLUMN environment BYTEA NOT NULL DEFAULT ''::bytea;
+)sql";
+
 // A closed event is never reopened by a record of it still open.
 constexpr const char* kUpsertEvent = R"sql(
 INSERT INTO node_events (cluster, node, time_start, time_end, state, record)
@@ -83,19 +90,24 @@ WHERE node_events.time_end = 0 OR EXCLUDED.time_end <> 0
 )sql";
 
 // A whole batch in one statement: one array per column, unnested into rows.
-// An ended attempt is never overwritten by a running one.
+// An ended attempt is never overwritten by a running one. The script and
+// environment come with the start record only: later records keep them.
 constexpr const char* kUpsertName = "rota_upsert_jobs";
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
-                          ended, submit_time, start_time, end_time, record, array_job_id)
+                          ended, submit_time, start_time, end_time, record, array_job_id,
+                          script, environment)
 SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
                      $6::text[], $7::integer[], $8::boolean[], $9::bigint[], $10::bigint[],
-                     $11::bigint[], $12::bytea[], $13::bigint[])
+                     $11::bigint[], $12::bytea[], $13::bigint[], $14::bytea[], $15::bytea[])
 ON CONFLICT (cluster, job_id, restarts) DO UPDATE SET
   user_name = EXCLUDED.user_name, account = EXCLUDED.account, partition = EXCLUDED.partition,
   state = EXCLUDED.state, ended = EXCLUDED.ended, submit_time = EXCLUDED.submit_time,
   start_time = EXCLUDED.start_time, end_time = EXCLUDED.end_time, record = EXCLUDED.record,
-  array_job_id = EXCLUDED.array_job_id
+  array_job_id = EXCLUDED.array_job_id,
+  script = CASE WHEN length(EXCLUDED.script) > 0 THEN EXCLUDED.script ELSE job_attempts.script END,
+  environment = CASE WHEN length(EXCLUDED.environment) > 0 THEN EXCLUDED.environment
+                     ELSE job_attempts.environment END
 WHERE NOT job_attempts.ended OR EXCLUDED.ended
 )sql";
 
@@ -356,7 +368,7 @@ int PgsqlStore::SchemaVersion() {
 }
 
 Status PgsqlStore::Migrate() {
-  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
+  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5};
   // Each step runs in its own transaction with the version bump, so a crash
   // mid-migration leaves the previous version intact; the advisory lock makes
   // a second rotadbd starting at the same time wait, then find it done.
@@ -440,6 +452,9 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
   // storing the result under the same rule gives what storing them one by
   // one in order would.
   std::vector<const wire::AccountingJob*> rows;
+  // The script and environment of each row: the last record of the batch
+  // that carries them (the store keeps them across records the same way).
+  std::vector<std::pair<const std::string*, const std::string*>> texts;
   // (Keyed by the cluster as stored, should a NUL have been mapped.)
   std::map<std::tuple<std::string, uint32_t, uint32_t>, size_t> row_of;
   for (const wire::AccountingJob& j : jobs) {
@@ -447,16 +462,22 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
         row_of.try_emplace({ServerText(j.cluster()), j.job_id(), j.restarts()}, rows.size());
     if (added) {
       rows.push_back(&j);
+      texts.emplace_back(&j.script(), &j.environment());
     } else if (!rows[it->second]->ended() || j.ended()) {
       rows[it->second] = &j;
     }
+    if (!j.script().empty()) texts[it->second].first = &j.script();
+    if (!j.environment().empty()) texts[it->second].second = &j.environment();
   }
   if (rows.empty()) return Status::Ok();
   BinaryArray cluster(kTextOid), job_id(kInt8Oid), restarts(kInt8Oid), user(kTextOid),
       account(kTextOid), partition(kTextOid), state(kInt4Oid), ended(kBoolOid), submit(kInt8Oid),
-      start(kInt8Oid), end(kInt8Oid), record(kByteaOid), array_job(kInt8Oid);
+      start(kInt8Oid), end(kInt8Oid), record(kByteaOid), array_job(kInt8Oid), script(kByteaOid),
+      environment(kByteaOid);
   std::string blob;
-  for (const wire::AccountingJob* j : rows) {
+  wire::AccountingJob without_texts;
+  for (size_t row = 0; row < rows.size(); ++row) {
+    const wire::AccountingJob* j = rows[row];
     cluster.Add(ServerText(j->cluster()));
     job_id.AddInt64(j->job_id());
     restarts.AddInt64(j->restarts());
@@ -469,13 +490,16 @@ Status PgsqlStore::UpsertBatch(const std::vector<wire::AccountingJob>& jobs) {
     start.AddInt64(j->start_time());
     end.AddInt64(j->end_time());
     blob.clear();
-    j->SerializeToString(&blob);
+    RecordWithoutTexts(*j, without_texts).SerializeToString(&blob);
     record.Add(blob);
     array_job.AddInt64(j->array_job_id());
+    script.Add(*texts[row].first);
+    environment.Add(*texts[row].second);
   }
   Params p;
-  for (const BinaryArray* column : {&cluster, &job_id, &restarts, &user, &account, &partition,
-                                    &state, &ended, &submit, &start, &end, &record, &array_job}) {
+  for (const BinaryArray* column :
+       {&cluster, &job_id, &restarts, &user, &account, &partition, &state, &ended, &submit, &start,
+        &end, &record, &array_job, &script, &environment}) {
     p.Binary(column->Encode());
   }
   const char* const* values = p.values();
@@ -511,7 +535,9 @@ Result<std::vector<uint32_t>> PgsqlStore::JobIdsWithTasks(const wire::QueryJobsR
 Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
     const wire::QueryJobsRequest& query) {
   // Values are bound, never spliced into the text.
-  std::string sql = "SELECT record FROM job_attempts WHERE true";
+  std::string sql = fmt::format("SELECT record, {}, {} FROM job_attempts WHERE true",
+                                TextColumn(query.with_script(), "script"),
+                                TextColumn(query.with_environment(), "environment"));
   Params p;
   auto in_list = [&](const char* column, const auto& values) {
     if (values.empty()) return;
@@ -573,6 +599,8 @@ Result<std::vector<wire::AccountingJob>> PgsqlStore::QueryJobs(
         return Status(StatusCode::kCorruption,
                       fmt::format("job record {} of the answer does not parse", row));
       }
+      job.set_script(PQgetvalue(r.get(), row, 1), PQgetlength(r.get(), row, 1));
+      job.set_environment(PQgetvalue(r.get(), row, 2), PQgetlength(r.get(), row, 2));
       // Rows come by job then attempt: a later attempt replaces the one before.
       if (!query.all_attempts() && !out.empty() && out.back().job_id() == job.job_id()) {
         out.back() = std::move(job);

@@ -42,7 +42,7 @@ struct PgsqlOptions {
 class PgsqlStore : public AccountingStore {
  public:
   // The schema version this code writes.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Connects, then creates or migrates the schema.
   // Errors: kUnavailable when the server cannot be reached or refuses the

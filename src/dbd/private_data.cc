@@ -32,6 +32,14 @@ void KeepOwnJobs(uint32_t uid, std::vector<wire::AccountingJob>& jobs) {
   std::erase_if(jobs, [uid](const wire::AccountingJob& job) { return job.uid() != uid; });
 }
 
+void KeepOwnJobTexts(uint32_t uid, std::vector<wire::AccountingJob>& jobs) {
+  for (wire::AccountingJob& job : jobs) {
+    if (job.uid() == uid) continue;
+    job.clear_script();
+    job.clear_environment();
+  }
+}
+
 Status KeepOwnAccounts(const std::string& kind, const std::string& user, AccountingStore& store,
                        std::vector<wire::AcctEntity>& entities) {
   if (kind != "account" && kind != "assoc") return Status::Ok();

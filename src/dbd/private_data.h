@@ -40,6 +40,11 @@ bool SeesEverything(uint32_t uid, const std::string& user, uint32_t slurm_user_u
 // Drops the jobs of users other than `uid`.
 void KeepOwnJobs(uint32_t uid, std::vector<wire::AccountingJob>& jobs);
 
+// Clears the batch script and environment of the jobs of users other than
+// `uid`: they may hold what their owner keeps secret, so only the owner and
+// those who see everything read them, whatever PrivateData says.
+void KeepOwnJobTexts(uint32_t uid, std::vector<wire::AccountingJob>& jobs);
+
 // PrivateData=accounts: drops from a listing of `kind` ("account" or "assoc";
 // other kinds are left alone) what lies outside the accounts `user` has an
 // association with, as the store holds them.

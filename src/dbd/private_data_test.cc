@@ -68,6 +68,22 @@ TEST(PrivateDataTest, KeepsOnlyTheCallersJobs) {
   EXPECT_EQ(jobs[1].job_id(), 3u);
 }
 
+TEST(PrivateDataTest, OnlyTheOwnerReadsAJobsScriptAndEnvironment) {
+  std::vector<wire::AccountingJob> jobs(2);
+  for (wire::AccountingJob& j : jobs) {
+    j.set_script("#!/bin/sh\n");
+    j.set_environment("TOKEN=secret\n");
+  }
+  jobs[0].set_uid(1001);
+  jobs[1].set_uid(1002);
+  KeepOwnJobTexts(1001, jobs);
+  ASSERT_EQ(jobs.size(), 2u) << "the jobs stay; only their texts go";
+  EXPECT_EQ(jobs[0].script(), "#!/bin/sh\n");
+  EXPECT_EQ(jobs[0].environment(), "TOKEN=secret\n");
+  EXPECT_EQ(jobs[1].script(), "");
+  EXPECT_EQ(jobs[1].environment(), "");
+}
+
 wire::AcctEntity Entity(const std::string& kind, const std::string& name) {
   wire::AcctEntity e;
   e.set_kind(kind);

@@ -71,6 +71,13 @@ ALTER TABLE job_attempts ADD COLUMN array_job_id INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX job_attempts_array ON job_attempts (array_job_id) WHERE array_job_id <> 0;
 )sql";
 
+// Version 5: a batch job's script and environment (AccountingStoreFlags),
+// kept beside the record so that only sacct -B / --env-vars reads them.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE job_attempts ADD COLUMN script BLOB NOT NULL DEFAULT x'';
+ALTER TABLE job_attempts ADD COLUMN environment BLOB NOT NULL DEFAULT x'';
+)sql";
+
 // A closed event is never reopened by a record of it still open.
 constexpr const char* kUpsertEvent = R"sql(
 INSERT INTO node_events (cluster, node, time_start, time_end, state, record)
@@ -80,16 +87,21 @@ ON CONFLICT (cluster, node, time_start) DO UPDATE SET
 WHERE node_events.time_end = 0 OR excluded.time_end <> 0
 )sql";
 
-// An ended attempt is never overwritten by a running one.
+// An ended attempt is never overwritten by a running one. The script and
+// environment come with the start record only: later records keep them.
 constexpr const char* kUpsert = R"sql(
 INSERT INTO job_attempts (cluster, job_id, restarts, user_name, account, partition, state,
-                          ended, submit_time, start_time, end_time, record, array_job_id)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                          ended, submit_time, start_time, end_time, record, array_job_id,
+                          script, environment)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
 ON CONFLICT (cluster, job_id, restarts) DO UPDATE SET
   user_name = excluded.user_name, account = excluded.account, partition = excluded.partition,
   state = excluded.state, ended = excluded.ended, submit_time = excluded.submit_time,
   start_time = excluded.start_time, end_time = excluded.end_time, record = excluded.record,
-  array_job_id = excluded.array_job_id
+  array_job_id = excluded.array_job_id,
+  script = CASE WHEN length(excluded.script) > 0 THEN excluded.script ELSE job_attempts.script END,
+  environment = CASE WHEN length(excluded.environment) > 0 THEN excluded.environment
+                     ELSE job_attempts.environment END
 WHERE job_attempts.ended = 0 OR excluded.ended = 1
 )sql";
 
@@ -106,6 +118,13 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
 };
+
+// A blob column's bytes (NULL and empty alike give "").
+std::string ColumnBytes(sqlite3_stmt* st, int column) {
+  const void* data = sqlite3_column_blob(st, column);
+  const int size = sqlite3_column_bytes(st, column);
+  return size > 0 ? std::string(static_cast<const char*>(data), static_cast<size_t>(size)) : "";
+}
 
 }  // namespace
 
@@ -158,7 +177,7 @@ Status SqliteStore::Migrate() {
   }
   // Each step runs in its own transaction with the version bump, so a crash
   // mid-migration leaves the previous version intact.
-  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
+  const char* steps[] = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5};
   for (int to = version + 1; to <= kSchemaVersion; ++to) {
     ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
     Status s = Exec(steps[to - 1]);
@@ -221,9 +240,10 @@ Status SqliteStore::Prepare() {
 Status SqliteStore::UpsertJobs(const std::vector<wire::AccountingJob>& jobs) {
   ROTA_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
   std::string blob;
+  wire::AccountingJob without_texts;
   for (const wire::AccountingJob& j : jobs) {
     blob.clear();
-    j.SerializeToString(&blob);
+    RecordWithoutTexts(j, without_texts).SerializeToString(&blob);
     sqlite3_reset(upsert_);
     sqlite3_bind_text(upsert_, 1, j.cluster().data(), static_cast<int>(j.cluster().size()),
                       SQLITE_STATIC);
@@ -242,6 +262,10 @@ Status SqliteStore::UpsertJobs(const std::vector<wire::AccountingJob>& jobs) {
     sqlite3_bind_int64(upsert_, 11, j.end_time());
     sqlite3_bind_blob(upsert_, 12, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
     sqlite3_bind_int64(upsert_, 13, j.array_job_id());
+    sqlite3_bind_blob(upsert_, 14, j.script().data(), static_cast<int>(j.script().size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_blob(upsert_, 15, j.environment().data(), static_cast<int>(j.environment().size()),
+                      SQLITE_STATIC);
     if (sqlite3_step(upsert_) != SQLITE_DONE) {
       Status s = SqliteError(db_, fmt::format("storing job {}", j.job_id()));
       sqlite3_reset(upsert_);
@@ -256,7 +280,9 @@ Status SqliteStore::UpsertJobs(const std::vector<wire::AccountingJob>& jobs) {
 Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
     const wire::QueryJobsRequest& query) {
   // Values are bound, never spliced into the text.
-  std::string sql = "SELECT job_id, record FROM job_attempts WHERE 1=1";
+  std::string sql = fmt::format("SELECT job_id, record, {}, {} FROM job_attempts WHERE 1=1",
+                                TextColumn(query.with_script(), "script"),
+                                TextColumn(query.with_environment(), "environment"));
   std::vector<std::string> texts;
   std::vector<int64_t> numbers;
   auto in_list = [&](const char* column, const auto& values) {
@@ -333,6 +359,8 @@ Result<std::vector<wire::AccountingJob>> SqliteStore::QueryJobs(
       return Status(StatusCode::kCorruption, fmt::format("job {}: stored record does not parse",
                                                          sqlite3_column_int64(st.get(), 0)));
     }
+    job.set_script(ColumnBytes(st.get(), 2));
+    job.set_environment(ColumnBytes(st.get(), 3));
     // Rows come by job then attempt: a later attempt replaces the one before.
     if (!query.all_attempts() && !out.empty() && out.back().job_id() == job.job_id()) {
       out.back() = std::move(job);

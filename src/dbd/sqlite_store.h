@@ -17,7 +17,7 @@ namespace rota::dbd {
 class SqliteStore : public AccountingStore {
  public:
   // The schema version this code writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens or creates the database file at `path`, then migrates it.
   // Errors: kUnavailable when the file cannot be opened; kFailedPrecondition

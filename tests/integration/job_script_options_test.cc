@@ -24,7 +24,8 @@ class JobScriptOptionsTest : public ::testing::Test {
   JobScriptOptionsTest()
       : dbd_port_(testing::FreeLoopbackPort()),
         ctld_(AccountingConf(dbd_port_) +
-              "SchedulerParameters=kill_invalid_depend\nTrackWCKey=yes\n"),
+              "SchedulerParameters=kill_invalid_depend\nTrackWCKey=yes\n"
+              "AccountingStoreFlags=job_comment,job_script,job_env\n"),
         dbd_(ctld_, dbd_port_) {}
 
   void SetUp() override {
@@ -100,6 +101,35 @@ TEST_F(JobScriptOptionsTest, SacctShowsTheSubmitLineAndTakesTheLongListAndSizeFi
   CommandResult bad = ctld_.Run("sacct -i two");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.out, "sacct: fatal: invalid --nnodes value: two\n");
+}
+
+TEST_F(JobScriptOptionsTest, SacctGivesTheBatchScriptAndEnvironmentOfANamedJob) {
+  const std::string script = "#!/bin/sh\n#SBATCH -t 5\necho 'kept whole'\n";
+  const std::string path = ctld_.dir().Write("kept.sh", script);
+  const std::string id = Submit("--export=ALL,ROTA_MARK=one\\ two " + path);
+  ASSERT_TRUE(testing::WaitForJobState(ctld_, id, "RUNNING")) << ctld_.Log();
+  testing::ReportJobExit(ctld_, static_cast<uint32_t>(*ParseUint(id)), 0);
+  const std::string rule(80, '-');
+  const std::string expected = "Batch Script for " + id + "\n" + rule + "\n" + script + "\n";
+  // Kept from the start record through the end record that followed it.
+  EXPECT_EQ(testing::SacctUntil(ctld_, "-X -n -P -o JobID,State -j " + id, id + "|COMPLETED\n"),
+            id + "|COMPLETED\n");
+  EXPECT_EQ(ctld_.Run("sacct -B -j " + id).out, expected) << dbd_.Log();
+  CommandResult env = ctld_.Run("sacct --env-vars -j " + id);
+  EXPECT_TRUE(env.out.starts_with("Environment used for " + id + " (must be batch to display)\n" +
+                                  rule + "\n"))
+      << env.out;
+  EXPECT_NE(env.out.find("\nROTA_MARK=one two\n"), std::string::npos) << env.out;
+
+  CommandResult bad = ctld_.Run("sacct -B");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out,
+            "sacct: fatal: When requesting job scripts you must also request specific jobs with "
+            "the '-j' option.\n");
+  bad = ctld_.Run("sacct -B --env-vars -j " + id);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out,
+            "sacct: fatal: Options --batch-script and --env-vars are mutually exclusive\n");
 }
 
 TEST_F(JobScriptOptionsTest, PriorityKillOnInvalidDependencyAndNodeMinimums) {

@@ -418,6 +418,9 @@ TEST_F(NodedLivenessTest, LostNodeGoesDownAndItsJobIsRequeuedElsewhere) {
   EXPECT_NE(
       cluster_->Run("scontrol show node " + cluster_->Node(1)).out.find("Reason=Not responding"),
       std::string::npos);
+  // sinfo -d lists the node that does not answer; -r the others.
+  EXPECT_EQ(cluster_->Run("sinfo -h -N -d -o %N").out, cluster_->Node(1) + "\n");
+  EXPECT_EQ(cluster_->Run("sinfo -h -N -r -o %N").out.find(cluster_->Node(1)), std::string::npos);
   // Requeued (sbatch's default), it runs again on the node that answers.
   ASSERT_TRUE(WaitUntil(
       [&] { return Trim(cluster_->Run("squeue -h -o %N -j " + id).out) == cluster_->Node(2); },

@@ -85,6 +85,20 @@ TEST_F(ReservationIntegrationTest, CreateShowUseUpdateDeleteAndRestart) {
   EXPECT_EQ(ctld_.Run("scontrol show reservation -o | wc -l", false).out, "2\n");
   EXPECT_EQ(ctld_.Run("sinfo -h -N -o '%N %t'", false).out,
             "n1 maint\nn2 maint\nn3 idle\nn4 idle\n");
+  // sinfo -T: one line each, in sinfo's own columns (not scontrol's record).
+  r = ctld_.Run("sinfo -T", false);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::vector<std::string_view> lines = Split(Trim(r.out), '\n');
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[0],
+            "RESV_NAME     STATE           START_TIME             END_TIME     DURATION  NODELIST");
+  EXPECT_TRUE(lines[1].starts_with("maint        ACTIVE  ")) << r.out;
+  EXPECT_TRUE(lines[1].ends_with("     01:00:00  n[1-2]")) << r.out;
+  EXPECT_TRUE(lines[2].starts_with("root_2     INACTIVE  ")) << r.out;
+  EXPECT_TRUE(lines[2].ends_with("     00:30:00  n1")) << r.out;
+  // Every node answers: -d lists none of them, -r all four.
+  EXPECT_EQ(ctld_.Run("sinfo -h -N -d -o %N", false).out, "");
+  EXPECT_EQ(ctld_.Run("sinfo -h -N -r -o %N", false).out, "n1\nn2\nn3\nn4\n");
 
   // A job of the reservation runs on its nodes; one outside it stays off them.
   r = ctld_.Run("sbatch --parsable --reservation=maint -N 2 -t 10 --wrap=true");

@@ -54,9 +54,7 @@ uint32_t Nodes(const wire::AccountingJob& j) {
 }
 
 std::string JobId(const Row& r, const Ctx&) {
-  const wire::AccountingJob& j = *r.record;
-  std::string id = j.array_job_id() != 0 ? fmt::format("{}_{}", j.array_job_id(), j.array_task_id())
-                                         : std::to_string(j.job_id());
+  std::string id = SacctJobIdText(*r.record);
   if (!r.step.empty()) id += fmt::format(".{}", r.step);
   return id;
 }
@@ -540,6 +538,11 @@ std::string SacctMemoryKb(uint64_t kb, bool convert) {
     ++unit;
   }
   return fmt::format("{}{}", kb, kUnits[unit]);
+}
+
+std::string SacctJobIdText(const wire::AccountingJob& job) {
+  return job.array_job_id() != 0 ? fmt::format("{}_{}", job.array_job_id(), job.array_task_id())
+                                 : std::to_string(job.job_id());
 }
 
 std::string SacctState(const wire::AccountingJob& job) {

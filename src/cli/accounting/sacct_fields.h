@@ -107,9 +107,10 @@ std::string RenderColumns(const std::vector<PlainColumn>& columns, SacctLayout l
                           bool no_header, const std::vector<std::vector<std::string>>& rows);
 
 // Values as sacct prints them, for tests and --json.
-std::string SacctState(const wire::AccountingJob& job);     // "CANCELLED by 0"
-std::string SacctExitCode(const wire::AccountingJob& job);  // "1:0"
-std::string SacctElapsed(int64_t seconds);                  // "1-02:03:04", "00:00:12"
+std::string SacctJobIdText(const wire::AccountingJob& job);  // "28", "30_2" (an array task)
+std::string SacctState(const wire::AccountingJob& job);      // "CANCELLED by 0"
+std::string SacctExitCode(const wire::AccountingJob& job);   // "1:0"
+std::string SacctElapsed(int64_t seconds);                   // "1-02:03:04", "00:00:12"
 // CPU time in microseconds as sacct prints TotalCPU, UserCPU and SystemCPU:
 // "1-02:03:04" with days, "01:02:03" with hours, otherwise minutes, seconds
 // and milliseconds ("00:01.250"); "00:00:00" for none.

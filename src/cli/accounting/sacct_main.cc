@@ -16,6 +16,7 @@
 #include "cli/accounting/job_records_query.h"
 #include "cli/accounting/sacct_fields.h"
 #include "cli/accounting/sacct_job_selection.h"
+#include "cli/accounting/sacct_job_texts.h"
 #include "cli/accounting/sacct_json.h"
 #include "cli/accounting/sacct_option_table.h"
 #include "cli/accounting/sacct_size_filters.h"
@@ -38,33 +39,36 @@ namespace {
 using rota::cli::SacctLayout;
 
 void Usage(FILE* to) {
-  std::fprintf(to,
-               "Usage: sacct [options]\n"
-               "  -a, --allusers           all users' jobs\n"
-               "  -A, --accounts=LIST      jobs charged to these accounts\n"
-               "  -D, --duplicates         every attempt of a requeued job (default: the last)\n"
-               "  -E, --endtime=TIME       jobs active before TIME (default: now)\n"
-               "  -j, --jobs=LIST          these jobs, whatever their age\n"
-               "  -n, --noheader           no header\n"
-               "  -o, --format=LIST        fields, e.g. JobID,State,AllocTRES%%40\n"
-               "  -p, --parsable           '|' after every field\n"
-               "  -P, --parsable2          '|' between fields\n"
-               "  -r, --partition=LIST     jobs in these partitions\n"
-               "  -s, --state=LIST         jobs in these states (CD,F,CA,TO,NF,R,...)\n"
-               "  -S, --starttime=TIME     jobs active after TIME (default: midnight)\n"
-               "  -u, --user=LIST          these users' jobs\n"
-               "  -X, --allocations        allocations only, no steps\n"
-               "  -l, --long               Slurm's long list of fields\n"
-               "  -e, --helpformat         the fields -o takes\n"
-               "  -i, --nnodes=N[-M]       jobs that ran on this many nodes\n"
-               "  -I, --ncpus=N[-M]        jobs that held this many CPUs\n"
-               "  -k, --timelimit-min=T    jobs with a time limit of T at least\n"
-               "  -K, --timelimit-max=T    ... and of T at most (with -k)\n"
-               "  -R, --reason=LIST        jobs that last waited for these reasons\n"
-               "  -M, --clusters=LIST      jobs of these clusters (this one, or all)\n"
-               "      --noconvert          memory in the unit it was measured in (K)\n"
-               "      --json               JSON output\n"
-               "  -h, --help               this text\n");
+  std::fprintf(
+      to,
+      "Usage: sacct [options]\n"
+      "  -a, --allusers           all users' jobs\n"
+      "  -A, --accounts=LIST      jobs charged to these accounts\n"
+      "  -D, --duplicates         every attempt of a requeued job (default: the last)\n"
+      "  -E, --endtime=TIME       jobs active before TIME (default: now)\n"
+      "  -j, --jobs=LIST          these jobs, whatever their age\n"
+      "  -n, --noheader           no header\n"
+      "  -o, --format=LIST        fields, e.g. JobID,State,AllocTRES%%40\n"
+      "  -p, --parsable           '|' after every field\n"
+      "  -P, --parsable2          '|' between fields\n"
+      "  -r, --partition=LIST     jobs in these partitions\n"
+      "  -s, --state=LIST         jobs in these states (CD,F,CA,TO,NF,R,...)\n"
+      "  -S, --starttime=TIME     jobs active after TIME (default: midnight)\n"
+      "  -u, --user=LIST          these users' jobs\n"
+      "  -X, --allocations        allocations only, no steps\n"
+      "  -l, --long               Slurm's long list of fields\n"
+      "  -e, --helpformat         the fields -o takes\n"
+      "  -i, --nnodes=N[-M]       jobs that ran on this many nodes\n"
+      "  -I, --ncpus=N[-M]        jobs that held this many CPUs\n"
+      "  -k, --timelimit-min=T    jobs with a time limit of T at least\n"
+      "  -K, --timelimit-max=T    ... and of T at most (with -k)\n"
+      "  -R, --reason=LIST        jobs that last waited for these reasons\n"
+      "  -M, --clusters=LIST      jobs of these clusters (this one, or all)\n"
+      "  -B, --batch-script       the batch script of each job named by -j\n"
+      "      --env-vars           the environment each job named by -j was submitted with\n"
+      "      --noconvert          memory in the unit it was measured in (K)\n"
+      "      --json               JSON output\n"
+      "  -h, --help               this text\n");
 }
 
 int64_t Midnight(int64_t now) {
@@ -111,6 +115,7 @@ int main(int argc, char** argv) {
   // -M: rotadbd records one cluster; a list without it (or "all") lists nothing.
   std::string clusters;
   bool no_convert = false;
+  bool batch_script = false, env_vars = false;          // -B, --env-vars
   bool states_given = false;                            // -s, even naming only states no job is in
   std::vector<std::string> names, qos, wckeys, groups;  // --name, -q, -W, -g
   std::vector<std::string> nodes;                       // -N, expanded
@@ -202,6 +207,12 @@ int main(int argc, char** argv) {
       case kNoConvert:
         no_convert = true;
         break;
+      case 'B':
+        batch_script = true;
+        break;
+      case kEnvVars:
+        env_vars = true;
+        break;
       case kNoOp:
       case 'v':
       case 'T':  // Start and end are shown as they were, window or not
@@ -273,6 +284,17 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if ((batch_script || env_vars) && selection.empty()) {
+    std::cerr << "sacct: fatal: When requesting " << (env_vars ? "job environment" : "job scripts")
+              << " you must also request specific jobs with the '-j' option.\n";
+    return 1;
+  }
+  if (batch_script && env_vars) {
+    std::cerr << "sacct: fatal: Options --batch-script and --env-vars are mutually exclusive\n";
+    return 1;
+  }
+  query.set_with_script(batch_script);
+  query.set_with_environment(env_vars);
   if (format.empty()) format = std::string(rota::cli::kSacctDefaultFormat);
   auto columns = rota::cli::ParseSacctFormat(format);
   if (!columns.ok()) {
@@ -338,6 +360,12 @@ int main(int argc, char** argv) {
              Wanted(groups, rota::GroupNameOrNumber(job.gid()))) ||
            !sizes.Pass(job);
   });
+  if (batch_script || env_vars) {
+    std::cout << rota::cli::RenderSacctJobTexts(jobs, batch_script
+                                                          ? rota::cli::SacctJobText::kScript
+                                                          : rota::cli::SacctJobText::kEnvironment);
+    return 0;
+  }
   if (json) {
     std::cout << rota::cli::SacctJson(jobs, now);
     return 0;

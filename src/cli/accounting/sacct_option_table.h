@@ -10,7 +10,7 @@
 
 namespace rota::cli::sacct_options {
 
-enum : int { kJson = 1000, kNoOp, kNoConvert, kName, kDelimiter };
+enum : int { kJson = 1000, kNoOp, kNoConvert, kName, kDelimiter, kEnvVars };
 inline constexpr option kLong[] = {
     {"allusers", no_argument, nullptr, 'a'},
     {"accounts", required_argument, nullptr, 'A'},
@@ -61,18 +61,16 @@ inline constexpr option kLong[] = {
     {"reason", required_argument, nullptr, 'R'},
     {"associations", required_argument, nullptr, 'x'},
     {"units", required_argument, nullptr, kRefusedOption},
-    {"env-vars", no_argument, nullptr, kRefusedOption},
+    {"env-vars", no_argument, nullptr, kEnvVars},
     {"yaml", no_argument, nullptr, kRefusedOption},
     {nullptr, 0, nullptr, 0},
 };
 inline constexpr char kShort[] = "aA:DE:j:no:pPr:s:S:u:XhVM:Lbq:W:g:vTleN:Bcf:i:I:k:K:R:x:";
 inline constexpr RefusedOption kRefused[] = {
-    {"batch-script", 'B', "not supported: batch scripts are not kept in accounting"},
     {"completion", 'c', "not supported: there is no job completion log"},
     {"file", 'f', "not supported: accounting is read from rotadbd only"},
     {"associations", 'x', "not supported; -A and -u select by account and user"},
     {"units", 0, "not supported; --noconvert keeps sizes as measured"},
-    {"env-vars", 0, "not supported: job environments are not kept in accounting"},
     {"yaml", 0, "YAML output is not supported; --json gives the same records"},
 };
 

@@ -14,6 +14,7 @@
 #include "cli/client/controller_client.h"
 #include "cli/cluster_option.h"
 #include "cli/format/sinfo_fields.h"
+#include "cli/format/sinfo_reservations.h"
 #include "cli/local_time.h"
 #include "cli/query/sinfo_option_table.h"
 #include "cli/slurm_version.h"
@@ -57,7 +58,10 @@ int main(int argc, char** argv) {
   std::string nodes_filter;
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
-  int iterate_s = 0;  // -i: seconds between listings
+  int iterate_s = 0;          // -i: seconds between listings
+  bool reservations = false;  // -T: the reservations instead of the nodes
+  // -d / -r: only the nodes that do not answer / that do (the '*' state flag).
+  bool dead_only = false, responding_only = false;
   int c;
   int long_index = -1;
   while ((c = getopt_long(argc, argv, kShort, kLong, &long_index)) != -1) {
@@ -98,15 +102,23 @@ int main(int argc, char** argv) {
       case 'M':
         clusters = optarg;
         break;
+      case 'T':
+        reservations = true;
+        break;
+      case 'd':
+        dead_only = true;
+        break;
+      case 'r':
+        responding_only = true;
+        break;
       case kNoOp:
       case 'a':
       case 'v':
       case 'e':  // Nodes are grouped by their whole configuration anyway
         break;
       case 1001:
-        std::cout
-            << "Usage: sinfo [-h] [-N] [-l] [-R] [-s] [-o FORMAT] [-O FORMAT] [-p PARTITIONS]\n"
-               "             [-t STATES] [-n NODES]\n";
+        std::cout << "Usage: sinfo [-h] [-N] [-l] [-R] [-s] [-d|-r] [-T] [-o FORMAT] [-O FORMAT]\n"
+                     "             [-p PARTITIONS] [-t STATES] [-n NODES] [-i SECONDS]\n";
         return 0;
       case 'V':
         std::cout << rota::cli::kSlurmVersionLine;
@@ -145,7 +157,21 @@ int main(int argc, char** argv) {
   }
   // One listing; -i repeats it every N seconds, a blank line between, until
   // interrupted, as Slurm's sinfo does.
+  auto list_reservations = [&]() -> int {
+    rota::wire::ListReservationsResponse response;
+    rota::Status s = (*client)->Call(rota::api::kListReservations,
+                                     rota::wire::ReservationNameRequest(), &response);
+    if (!s.ok()) {
+      std::cerr << "sinfo: error: " << s.message() << "\n";
+      return 1;
+    }
+    std::cout << rota::cli::format::RenderSinfoReservations(
+        {response.reservations().begin(), response.reservations().end()}, response.now(),
+        rota::cli::UtcOffsetSeconds(response.now()), options.no_header);
+    return 0;
+  };
   auto list_once = [&]() -> int {
+    if (reservations) return list_reservations();
     rota::wire::ListNodesResponse response;
     rota::Status s = (*client)->Call(rota::api::kListNodes, rota::wire::Empty(), &response);
     if (!s.ok()) {
@@ -171,9 +197,11 @@ int main(int argc, char** argv) {
                                              n.record().name()) == wanted_nodes.end()) {
         continue;
       }
+      const uint32_t bits = rota::cli::format::NodeStateBits(n);
+      const bool responding = (bits & rota::cli::format::node_state::kNoRespond) == 0;
+      if ((dead_only && responding) || (responding_only && !responding)) continue;
       if (!states.empty()) {
-        std::string compact =
-            rota::cli::format::NodeStateCompactText(rota::cli::format::NodeStateBits(n));
+        std::string compact = rota::cli::format::NodeStateCompactText(bits);
         std::string base = compact.substr(0, compact.find_first_of("*~#"));
         if (std::find(states.begin(), states.end(), base) == states.end()) continue;
       }

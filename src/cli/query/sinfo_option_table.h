@@ -46,9 +46,6 @@ inline constexpr option kLong[] = {
 };
 inline constexpr char kShort[] = "hNlRo:O:p:t:sS:n:avVM:ei:Tdr";
 inline constexpr RefusedOption kRefused[] = {
-    {"reservation", 'T', "not supported here; scontrol show reservation lists them"},
-    {"dead", 'd', "not supported; -t down,drain lists the nodes that are out of service"},
-    {"responding", 'r', "not supported; -t idle,mixed,allocated lists the nodes in service"},
     {"json", 0, "JSON output is not supported by sinfo yet; scontrol show node gives every field"},
     {"yaml", 0, "YAML output is not supported"},
 };

@@ -147,7 +147,8 @@ wire::AccountingJob MakeAccountingJob(const conf::ClusterConfig& config, const w
   a.set_reason(job.reason().empty() ? "None" : job.reason());
   a.set_work_dir(s.work_dir());
   a.set_wckey(s.wckey());
-  a.set_comment(s.comment());
+  // Slurm keeps the comment only when asked to (AccountingStoreFlags=job_comment).
+  if (config.settings.StoresInAccounting("job_comment")) a.set_comment(s.comment());
   a.set_constraints(s.constraint());
   a.set_reservation(s.reservation());
   a.set_priority(job.priority());
@@ -238,6 +239,25 @@ void AccountJobChange(const conf::ClusterConfig& config, const wire::JobRecord& 
   const wire::JobState state = job.state();
   if (state == wire::JOB_STATE_RUNNING || model::IsFinished(state)) {
     effects.accounting.push_back(MakeAccountingJob(config, job, state));
+  }
+}
+
+bool CarriesJobTexts(const conf::ClusterConfig& config, const wire::AccountingJob& record) {
+  return record.batch() && record.state() == wire::JOB_STATE_RUNNING && !record.ended() &&
+         (config.settings.StoresInAccounting("job_script") ||
+          config.settings.StoresInAccounting("job_env"));
+}
+
+void AttachJobTexts(const conf::ClusterConfig& config, const wire::JobPayload& payload,
+                    wire::AccountingJob& record) {
+  if (config.settings.StoresInAccounting("job_script")) record.set_script(payload.script());
+  if (config.settings.StoresInAccounting("job_env")) {
+    std::string lines;
+    for (const std::string& variable : payload.environment()) {
+      lines += variable;
+      lines += '\n';
+    }
+    record.set_environment(std::move(lines));
   }
 }
 

@@ -42,6 +42,13 @@ wire::AccountingStep MakeAccountingStep(const conf::ClusterConfig& config,
 void AccountJobChange(const conf::ClusterConfig& config, const wire::JobRecord& job,
                       Effects& effects);
 
+// AccountingStoreFlags=job_script / job_env: whether `record` should carry
+// its job's batch script / submission environment (a batch job's running
+// record; rotadbd keeps them from the first that does).
+bool CarriesJobTexts(const conf::ClusterConfig& config, const wire::AccountingJob& record);
+void AttachJobTexts(const conf::ClusterConfig& config, const wire::JobPayload& payload,
+                    wire::AccountingJob& record);
+
 // Called just before a running job goes back to the queue: the attempt that
 // ends here is recorded with `state` (REQUEUED, NODE_FAIL...) and end time `now`.
 void AccountAttemptEnd(const conf::ClusterConfig& config, const wire::JobRecord& job,

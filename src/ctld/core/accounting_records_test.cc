@@ -213,7 +213,11 @@ TEST(AccountingRecordsTest, TheRequestAndTheTimeSuspended) {
   s.set_min_nodes(2);
   j.set_priority(4242);
   j.set_suspended_s(30);
-  wire::AccountingJob started = MakeAccountingJob(Config(true), j, wire::JOB_STATE_RUNNING);
+  conf::ClusterConfig config = Config(true);
+  // Slurm keeps the comment only with AccountingStoreFlags=job_comment.
+  EXPECT_EQ(MakeAccountingJob(config, j, wire::JOB_STATE_RUNNING).comment(), "");
+  config.settings.accounting_store_flags = {"job_comment"};
+  wire::AccountingJob started = MakeAccountingJob(config, j, wire::JOB_STATE_RUNNING);
   EXPECT_EQ(started.comment(), "calibration run");
   EXPECT_EQ(started.constraints(), "a100&ib");
   EXPECT_EQ(started.reservation(), "maint");
@@ -230,6 +234,35 @@ TEST(AccountingRecordsTest, TheRequestAndTheTimeSuspended) {
   s.mutable_container()->set_bundle("/srv/bundle");
   EXPECT_EQ(MakeAccountingJob(Config(true), j, wire::JOB_STATE_CANCELLED).container(),
             "/srv/bundle");
+}
+
+TEST(AccountingRecordsTest, ABatchJobsStartCarriesWhatAccountingStoreFlagsAsk) {
+  wire::JobRecord j = Running();
+  wire::JobPayload payload;
+  payload.set_script("#!/bin/sh\nhostname\n");
+  payload.add_environment("HOME=/home/alice");
+  payload.add_environment("MODE=fast mode");
+  conf::ClusterConfig config = Config(true);
+  wire::AccountingJob started = MakeAccountingJob(config, j, wire::JOB_STATE_RUNNING);
+  EXPECT_FALSE(CarriesJobTexts(config, started)) << "nothing asked";
+
+  config.settings.accounting_store_flags = {"job_script"};
+  ASSERT_TRUE(CarriesJobTexts(config, started));
+  AttachJobTexts(config, payload, started);
+  EXPECT_EQ(started.script(), "#!/bin/sh\nhostname\n");
+  EXPECT_EQ(started.environment(), "");
+
+  config.settings.accounting_store_flags = {"job_env"};
+  wire::AccountingJob with_env = MakeAccountingJob(config, j, wire::JOB_STATE_RUNNING);
+  AttachJobTexts(config, payload, with_env);
+  EXPECT_EQ(with_env.script(), "");
+  EXPECT_EQ(with_env.environment(), "HOME=/home/alice\nMODE=fast mode\n");
+
+  // Only a batch job's running record: rotadbd keeps the texts from it.
+  wire::AccountingJob ended = MakeAccountingJob(config, j, wire::JOB_STATE_COMPLETED);
+  EXPECT_FALSE(CarriesJobTexts(config, ended));
+  j.mutable_spec()->set_interactive(true);
+  EXPECT_FALSE(CarriesJobTexts(config, MakeAccountingJob(config, j, wire::JOB_STATE_RUNNING)));
 }
 
 TEST(AccountingRecordsTest, TheBatchStepsUsageGoesWithIt) {

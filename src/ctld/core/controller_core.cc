@@ -247,7 +247,15 @@ void ControllerCore::Persist(const wire::JobRecord& job, Effects& effects) {
   *effects.records.emplace_back().mutable_job_upsert() = job;
   const size_t accounted = effects.accounting.size();
   AccountJobChange(*config_, job, effects);
-  if (effects.accounting.size() > accounted) AttachSteps(job, effects.accounting.back());
+  if (effects.accounting.size() > accounted) {
+    wire::AccountingJob& record = effects.accounting.back();
+    AttachSteps(job, record);
+    if (CarriesJobTexts(*config_, record)) {
+      if (std::shared_ptr<const wire::JobPayload> payload = FindPayload(job)) {
+        AttachJobTexts(*config_, *payload, record);
+      }
+    }
+  }
   if (job.state() == wire::JOB_STATE_PENDING || model::IsFinished(job.state())) {
     EndAttemptSteps(job, effects);
   }
