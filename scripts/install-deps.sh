@@ -26,7 +26,7 @@ packages=(
 # (docs/clients.md, docs/mpi.md): `make test` asks for them with
 # --with-clients; `make quickstart` does not.
 if [ "${1:-}" = "--with-clients" ]; then
-  packages+=(snakemake python3-ipyparallel toil openmpi-bin libopenmpi-dev)
+  packages+=(snakemake python3-ipyparallel toil python3-distributed openmpi-bin libopenmpi-dev)
   # MPICH beside it, for srun --mpi=pmi2's PMI-1 clients; Open MPI stays the
   # default mpicc/mpirun (its alternatives rank higher), MPICH is mpicxx.mpich.
   packages+=(mpich libmpich-dev)

@@ -44,6 +44,7 @@ std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& 
       case '%':
         out += '%';
         break;
+      case 'J':  // jobid.stepid, but the batch step adds no ".step" (as in Slurm)
       case 'j':
         out += Padded(job.job_id(), width);
         break;

@@ -11,10 +11,11 @@
 
 namespace rota::noded {
 
-// Expands %j (job id), %x (job name), %u (user), %N (node), %A (array master
-// job id, else the job id), %a (array task id; Slurm's 4294967294 outside
-// arrays), %% ('%'). A width between '%' and the letter zero-pads numbers
-// (%4j -> 0042). Unknown symbols stay as written.
+// Expands %j (job id), %J (the same: a batch script's job.step name has no
+// step part), %x (job name), %u (user), %N (node), %A (array master job id,
+// else the job id), %a (array task id; Slurm's 4294967294 outside arrays), %%
+// ('%'). A width between '%' and the letter zero-pads numbers (%4j -> 0042).
+// Unknown symbols stay as written.
 std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& job,
                                const std::string& node);
 

@@ -18,6 +18,8 @@ TEST(StdioPathTest, ExpandsSlurmSymbols) {
   wire::JobRecord job = Job();
   EXPECT_EQ(ExpandStdioPattern("%x-%j-%u-%N-%%-%q.log", job, "n3"), "train-42-alice-n3-%-%q.log");
   EXPECT_EQ(ExpandStdioPattern("o_%5j_%A_%a", job, "n"), "o_00042_42_4294967294");
+  // dask-jobqueue's "-e LOG/dask-worker-%J.err": the batch step's %J is the job id.
+  EXPECT_EQ(ExpandStdioPattern("dask-worker-%J.err|%4J", job, "n"), "dask-worker-42.err|0042");
   job.set_array_job_id(40);
   job.set_array_task_id(7);
   EXPECT_EQ(ExpandStdioPattern("%A_%a_%3a_%j%", job, "n"), "40_7_007_42%");
