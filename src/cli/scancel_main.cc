@@ -26,9 +26,11 @@ namespace {
 void Usage() {
   std::cout << "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
                "  -b, --batch            signal the batch step only\n"
+               "  -f, --full             signal the batch step and every step\n"
                "  -n, --name=job_name    act only on jobs with this name\n"
                "  -p, --partition=name   act only on jobs in this partition\n"
-               "  -s, --signal=name|int  send this signal (default: cancel)\n"
+               "  -s, --signal=name|int  send this signal (default: cancel); without -b\n"
+               "                         or -f it reaches the job's steps, not the batch step\n"
                "  -t, --state=state      act only on jobs in this state\n"
                "  -u, --user=user_name   act only on jobs of this user\n"
                "  -Q, --quiet            do not report errors\n";
@@ -66,6 +68,9 @@ int main(int argc, char** argv) {
     switch (c) {
       case 'b':
         request.set_batch_only(true);
+        break;
+      case 'f':
+        request.set_full(true);
         break;
       case 'n':
         request.set_name(optarg);

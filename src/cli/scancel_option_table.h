@@ -40,7 +40,6 @@ inline constexpr option kLong[] = {
 };
 inline constexpr char kShort[] = "bn:p:s:t:u:QhvVM:HA:q:R:w:fi";
 inline constexpr RefusedOption kRefused[] = {
-    {"full", 'f', "not supported; -b signals the batch shell, a step id its tasks"},
     {"interactive", 'i', "not supported: scancel asks nothing"},
 };
 

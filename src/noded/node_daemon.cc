@@ -758,8 +758,9 @@ void NodeDaemon::SignalJob(const wire::SignalJobRequest& request, rpc::Responder
     std::lock_guard<std::mutex> lock(mu_);
     known = jobs_.count(request.job_id()) != 0;
   }
-  // A job that already ended here needs nothing; its exit report is on its way.
-  if (known) {
+  // A job that already ended here needs nothing; its exit report is on its
+  // way. A signal for the steps only leaves the batch script alone.
+  if (known && !request.steps_only()) {
     wire::StepSignal signal;
     signal.set_signal(request.signal() == 0 ? SIGKILL : request.signal());
     signal.set_batch_only(request.batch_only());

@@ -151,6 +151,8 @@ HttpResponse CancelJob(const HttpRequest& request, const PathParams& params, Bac
     // KILL is slurmrestd's cancel; any other signal is delivered as such.
     if (*signal != 9) req.set_signal(*signal);
   }
+  // slurmrestd signals the whole job, batch script included (scancel -f).
+  req.set_full(true);
   Result<std::string> body = backend.CallController(api::kSignalJobs, req);
   auto answer = ParseAnswer<wire::SignalJobsResponse>(body);
   if (!answer.ok()) return StatusAnswer(kFlavor, answer.status(), kEslurmInvalidJobId);

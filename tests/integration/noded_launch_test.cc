@@ -44,12 +44,14 @@ class NodedLaunchTest : public ::testing::Test {
   std::string Output(uint32_t id) { return launch_->Output(id); }
   // `signal` to job `id`, as the controller sends it: `terminate` for the
   // job's end (SIGKILL follows after KillWait), `batch_only` for B:SIG.
-  Status Signal(uint32_t id, int signal, bool terminate = false, bool batch_only = false) {
+  Status Signal(uint32_t id, int signal, bool terminate = false, bool batch_only = false,
+                bool steps_only = false) {
     wire::SignalJobRequest req;
     req.set_job_id(id);
     req.set_signal(signal);
     req.set_terminate(terminate);
     req.set_batch_only(batch_only);
+    req.set_steps_only(steps_only);
     return Send(api::kSignalJob, req);
   }
 
@@ -498,7 +500,7 @@ TEST_F(NodedLaunchTest, TermHandledEndsTheJobBeforeKillWait) {
   EXPECT_NE(Output(82).find("CLEANING_UP\n"), std::string::npos) << Output(82);
 }
 
-// scancel -s TERM (or --signal=TERM@secs) reaches every process, and that is all:
+// A whole-job TERM (scancel -f -s TERM, the REST API) reaches every process, and that is all:
 // only the end of a job (terminate) brings SIGKILL after KillWait.
 TEST_F(NodedLaunchTest, PlainTermIsDeliveredNotEscalated) {
   const std::string script =
@@ -516,6 +518,26 @@ TEST_F(NodedLaunchTest, PlainTermIsDeliveredNotEscalated) {
   auto exit = fake_.WaitForExit(84);
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(WTERMSIG(exit->wait_status()), SIGKILL);
+}
+
+// A user's signal for the steps only (scancel -s without -b or -f) leaves the
+// batch script and what it runs itself alone, as Slurm's does.
+TEST_F(NodedLaunchTest, ASignalForTheStepsLeavesTheBatchScriptAlone) {
+  const std::string script =
+      "#!/bin/sh\n"
+      "trap 'echo GOT_USR1' USR1\n"
+      "echo READY\n"
+      "while true; do sleep 0.1; done\n";
+  ASSERT_TRUE(Send(api::kLaunchJob, Job(85, script)).ok());
+  ASSERT_TRUE(WaitUntil([&] { return Output(85).find("READY") != std::string::npos; }));
+  ASSERT_TRUE(Signal(85, SIGUSR1, false, false, /*steps_only=*/true).ok());
+  EXPECT_FALSE(WaitUntil([&] { return Output(85).find("GOT_USR1") != std::string::npos; },
+                         std::chrono::milliseconds(1500)));
+  ASSERT_TRUE(Signal(85, SIGUSR1).ok());  // The whole job: the script too.
+  EXPECT_TRUE(WaitUntil([&] { return Output(85).find("GOT_USR1") != std::string::npos; },
+                        std::chrono::seconds(3)));
+  ASSERT_TRUE(Signal(85, SIGKILL).ok());
+  EXPECT_TRUE(fake_.WaitForExit(85).has_value());
 }
 
 // --signal=B:TERM@secs is a warning to the script only: no SIGKILL follows.

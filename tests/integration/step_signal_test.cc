@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "common/strings.h"
 #include "tests/integration/noded_harness.h"
@@ -74,6 +76,48 @@ TEST_F(StepSignalTest, AnotherUsersSignalToAStepIsRefused) {
   EXPECT_EQ(own.exit_code, 0) << own.out;
   ASSERT_TRUE(WaitForState(id, "COMPLETED")) << Output(id);
   EXPECT_NE(Output(id).find("rc=137\n"), std::string::npos) << Output(id);
+}
+
+// scancel -s reaches the job's steps, not its batch script; -b the batch
+// script alone; -f both (as Slurm's scancel does).
+TEST_F(StepSignalTest, ScancelsSignalReachesTheStepsTheBatchScriptOrBoth) {
+  const std::string srun = "SLURM_CONF=" + cluster_->conf() + " " + testing::BinDir() + "/srun";
+  const std::string script =
+      "#!/bin/sh\n"
+      "trap 'echo SHELL_USR1' USR1\n" +
+      srun +
+      " sh -c 'trap \"echo STEP_USR1\" USR1; echo STEP_READY; "
+      "while true; do sleep 0.1; done' &\n"
+      "while true; do sleep 0.1; done\n";
+  const std::string path = cluster_->work_dir() + "/signalled.sh";
+  std::ofstream(path) << script;
+  CommandResult r = cluster_->Run("sbatch --parsable --chdir=" + cluster_->work_dir() + " " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string id(Trim(r.out));
+  auto count = [&](const std::string& word) {
+    const std::string out = Output(id);
+    size_t n = 0;
+    for (size_t at = out.find(word); at != std::string::npos; at = out.find(word, at + 1)) ++n;
+    return n;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return count("STEP_READY") == 1; }, std::chrono::seconds(30)))
+      << Output(id);
+
+  ASSERT_EQ(cluster_->Run("scancel -s USR1 " + id).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return count("STEP_USR1") == 1; })) << Output(id);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(count("SHELL_USR1"), 0u) << "the batch script is not a step\n" << Output(id);
+
+  ASSERT_EQ(cluster_->Run("scancel -b -s USR1 " + id).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return count("SHELL_USR1") == 1; })) << Output(id);
+  EXPECT_EQ(count("STEP_USR1"), 1u) << Output(id);
+
+  ASSERT_EQ(cluster_->Run("scancel -f -s USR1 " + id).exit_code, 0);
+  EXPECT_TRUE(WaitUntil([&] { return count("SHELL_USR1") == 2 && count("STEP_USR1") >= 2; }))
+      << Output(id);
+
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  EXPECT_TRUE(WaitForState(id, "CANCELLED")) << Output(id);
 }
 
 }  // namespace

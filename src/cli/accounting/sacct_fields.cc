@@ -106,9 +106,15 @@ const wire::StepUsage* MemoryMeasured(const Row& r) {
   const wire::StepUsage* u = Measured(r);
   return u != nullptr && u->tasks() > 0 ? u : nullptr;
 }
+// A size measured in KiB as sacct shows it: in --units' unit when given.
+std::string MemoryKb(uint64_t kb, const Ctx& ctx) {
+  if (ctx.units)
+    return format::ConvertNumUnitTo(static_cast<double>(kb), format::Unit::kKilo, *ctx.units);
+  return SacctMemoryKb(kb, !ctx.no_convert);
+}
 std::string MaxRss(const Row& r, const Ctx& ctx) {
   const wire::StepUsage* u = MemoryMeasured(r);
-  return u != nullptr ? SacctMemoryKb(u->max_rss_kb(), !ctx.no_convert) : "";
+  return u != nullptr ? MemoryKb(u->max_rss_kb(), ctx) : "";
 }
 std::string MaxRssNode(const Row& r, const Ctx&) {
   const wire::StepUsage* u = MemoryMeasured(r);
@@ -120,7 +126,7 @@ std::string MaxRssTask(const Row& r, const Ctx&) {
 }
 std::string AveRss(const Row& r, const Ctx& ctx) {
   const wire::StepUsage* u = MemoryMeasured(r);
-  return u != nullptr ? SacctMemoryKb(u->ave_rss_kb(), !ctx.no_convert) : "";
+  return u != nullptr ? MemoryKb(u->ave_rss_kb(), ctx) : "";
 }
 
 // TotalCPU, UserCPU, SystemCPU: the step's own on a step row, blank where
@@ -313,7 +319,12 @@ SacctTable BuildTable() {
               Def("ReqTRES", 10, kRight,
                   [](const Row& r, const Ctx&) { return SacctTres(r.record->req_tres()); }),
               Def("ReqMem", 10, kRight,
-                  [](const Row& r, const Ctx&) { return FormatMemoryMb(r.record->req_mem_mb()); }),
+                  [](const Row& r, const Ctx& ctx) {
+                    const uint64_t mb = r.record->req_mem_mb();
+                    return ctx.units ? format::ConvertNumUnitTo(static_cast<double>(mb),
+                                                                format::Unit::kMega, *ctx.units)
+                                     : FormatMemoryMb(mb);
+                  }),
               Def("Elapsed", 10, kRight,
                   [](const Row& r, const Ctx& ctx) {
                     return SacctElapsed(ElapsedSeconds(*r.record, ctx));

@@ -9,6 +9,7 @@
 // local time zone come in through SacctContext.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "cli/format/accounting_table.h"
 #include "cli/format/format_spec.h"
 #include "cli/format/named_columns.h"
+#include "cli/format/slurm_units.h"
 #include "common/status.h"
 
 namespace rota::cli {
@@ -37,10 +39,12 @@ inline constexpr std::string_view kSacctLongFormat =
     "TRESUsageOutMaxNode,TRESUsageOutMaxTask,TRESUsageOutAve,TRESUsageOutTot";
 
 struct SacctContext {
-  int64_t now = 0;              // Elapsed of running jobs
-  int64_t utc_offset_s = 0;     // Local time minus UTC, for printed timestamps
-  bool steps = false;           // List each job's steps under it (sacct without -X)
-  bool no_convert = false;      // --noconvert: MaxRSS/AveRSS in K as measured
+  int64_t now = 0;           // Elapsed of running jobs
+  int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps
+  bool steps = false;        // List each job's steps under it (sacct without -X)
+  bool no_convert = false;   // --noconvert: MaxRSS/AveRSS in K as measured
+  // --units: MaxRSS, AveRSS and ReqMem in this unit (before --noconvert).
+  std::optional<format::Unit> units;
   std::string delimiter = "|";  // --delimiter: the separator of -p and -P
   // `sacct -j 28.batch,28.0`: of these jobs only the named steps are listed
   // (not the job's own row). Jobs absent are listed whole.

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,6 +68,7 @@ void Usage(FILE* to) {
       "  -B, --batch-script       the batch script of each job named by -j\n"
       "      --env-vars           the environment each job named by -j was submitted with\n"
       "      --noconvert          memory in the unit it was measured in (K)\n"
+      "      --units=[KMGTP]      MaxRSS, AveRSS and ReqMem in this unit\n"
       "      --json               JSON output\n"
       "  -h, --help               this text\n");
 }
@@ -116,6 +118,7 @@ int main(int argc, char** argv) {
   std::string clusters;
   bool no_convert = false;
   bool batch_script = false, env_vars = false;          // -B, --env-vars
+  std::optional<rota::cli::format::Unit> units;         // --units
   bool states_given = false;                            // -s, even naming only states no job is in
   std::vector<std::string> names, qos, wckeys, groups;  // --name, -q, -W, -g
   std::vector<std::string> nodes;                       // -N, expanded
@@ -212,6 +215,15 @@ int main(int argc, char** argv) {
         break;
       case kEnvVars:
         env_vars = true;
+        break;
+      case kUnits:
+        // As Slurm's: the first letter names the unit.
+        units = rota::cli::format::UnitFromLetter(optarg);
+        if (!units) {
+          std::cerr << "sacct: error: Invalid unit type '" << (*optarg != 0 ? optarg[0] : ' ')
+                    << "'. Possible options are 'KMGTP'\n";
+          return 1;
+        }
         break;
       case kNoOp:
       case 'v':
@@ -375,6 +387,7 @@ int main(int argc, char** argv) {
   ctx.utc_offset_s = rota::cli::UtcOffsetSeconds(now);
   ctx.steps = !allocations_only;
   ctx.no_convert = no_convert;
+  ctx.units = units;
   ctx.only_steps = std::move(only_steps);
   ctx.delimiter = delimiter;
   std::cout << rota::cli::RenderSacct(*columns, layout, no_header, jobs, ctx);

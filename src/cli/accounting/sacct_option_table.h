@@ -10,7 +10,7 @@
 
 namespace rota::cli::sacct_options {
 
-enum : int { kJson = 1000, kNoOp, kNoConvert, kName, kDelimiter, kEnvVars };
+enum : int { kJson = 1000, kNoOp, kNoConvert, kName, kDelimiter, kEnvVars, kUnits };
 inline constexpr option kLong[] = {
     {"allusers", no_argument, nullptr, 'a'},
     {"accounts", required_argument, nullptr, 'A'},
@@ -60,7 +60,7 @@ inline constexpr option kLong[] = {
     {"timelimit-max", required_argument, nullptr, 'K'},
     {"reason", required_argument, nullptr, 'R'},
     {"associations", required_argument, nullptr, 'x'},
-    {"units", required_argument, nullptr, kRefusedOption},
+    {"units", required_argument, nullptr, kUnits},
     {"env-vars", no_argument, nullptr, kEnvVars},
     {"yaml", no_argument, nullptr, kRefusedOption},
     {nullptr, 0, nullptr, 0},
@@ -70,7 +70,6 @@ inline constexpr RefusedOption kRefused[] = {
     {"completion", 'c', "not supported: there is no job completion log"},
     {"file", 'f', "not supported: accounting is read from rotadbd only"},
     {"associations", 'x', "not supported; -A and -u select by account and user"},
-    {"units", 0, "not supported; --noconvert keeps sizes as measured"},
     {"yaml", 0, "YAML output is not supported; --json gives the same records"},
 };
 

@@ -142,6 +142,26 @@ TEST(SacctUsageFieldsTest, MemoryFieldsBlankWhereOnlyCpuWasMeasured) {
             "60.1||||\n");
 }
 
+TEST(SacctUsageFieldsTest, UnitsShowsMemoryInTheUnitAsked) {
+  wire::AccountingJob j = Job60();
+  j.set_req_mem_mb(1000);
+  auto columns = ParseSacctFormat("JobID,MaxRSS,AveRSS,ReqMem");
+  ASSERT_TRUE(columns.ok());
+  SacctContext ctx;
+  ctx.steps = true;
+  ctx.units = format::Unit::kMega;
+  ctx.no_convert = true;  // --units wins over --noconvert, as in Slurm
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {j}, ctx),
+            "60|||1000M\n"
+            "60.extern|||0\n"
+            "60.batch|50M|50M|0\n"
+            "60.0|68.36M|39.06M|0\n"
+            "60.1|||0\n");
+  ctx.units = format::Unit::kGiga;
+  ctx.steps = false;
+  EXPECT_EQ(RenderSacct(*columns, SacctLayout::kParsable2, true, {j}, ctx), "60|||0.98G\n");
+}
+
 TEST(SacctUsageFieldsTest, ConsumedEnergyOfTheGpus) {
   EXPECT_EQ(RenderSteps("JobID,ConsumedEnergy,ConsumedEnergyRaw", {Job60()}),
             "60|1.50K|1536\n"

@@ -29,5 +29,17 @@ TEST(SlurmUnitsTest, ConvertsLikeConvertNumUnit) {
   EXPECT_EQ(ConvertNumUnit(32, Unit::kNone), "32");
 }
 
+TEST(SlurmUnitsTest, ConvertsToTheUnitAskedWhateverTheSize) {
+  EXPECT_EQ(ConvertNumUnitTo(1000, Unit::kMega, Unit::kGiga), "0.98G");
+  EXPECT_EQ(ConvertNumUnitTo(51200, Unit::kKilo, Unit::kMega), "50M");
+  EXPECT_EQ(ConvertNumUnitTo(2, Unit::kGiga, Unit::kKilo), "2097152K");
+  EXPECT_EQ(ConvertNumUnitTo(3, Unit::kMega, Unit::kMega), "3M");
+  EXPECT_EQ(ConvertNumUnitTo(0, Unit::kMega, Unit::kGiga), "0");
+  EXPECT_EQ(UnitFromLetter("g"), Unit::kGiga);
+  EXPECT_EQ(UnitFromLetter("Mb"), Unit::kMega);
+  EXPECT_EQ(UnitFromLetter("x"), std::nullopt);
+  EXPECT_EQ(UnitFromLetter(""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace rota::cli::format

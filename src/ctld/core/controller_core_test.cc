@@ -790,11 +790,39 @@ TEST_F(ControllerCoreTest, TimeLimitIsTimeoutHoweverTheJobDies) {
   ASSERT_EQ(e.signals.size(), 1u);
   EXPECT_EQ(e.signals[0].signal, SIGTERM);
   EXPECT_FALSE(e.signals[0].batch_only);
+  EXPECT_FALSE(e.signals[0].steps_only) << "the end of the job reaches all of it";
   EXPECT_TRUE(Job(id).timed_out());
   now_ += 5;
   EXPECT_TRUE(Tick().signals.empty());  // Signalled once; KillWait is the node's business.
   Exit(id, SIGKILL);                    // It ignored SIGTERM and died by the node daemon's SIGKILL.
   EXPECT_EQ(StateOf(id), "TIMEOUT");
+}
+
+// scancel -s: the steps only; -b: the batch script; -f, and KILL: everything.
+TEST_F(ControllerCoreTest, AUsersSignalReachesTheStepsUnlessTheBatchScriptIsNamed) {
+  RegisterAll();
+  const std::string id = std::to_string(SubmitOk(Spec([](auto&) {})));
+  Tick();
+  ASSERT_EQ(StateOf(static_cast<uint32_t>(std::stoul(id))), "RUNNING");
+  struct Case {
+    int signal;
+    bool batch_only, full;
+    bool steps_only;
+  };
+  for (const Case& c : {Case{SIGUSR1, false, false, true}, Case{SIGUSR1, true, false, false},
+                        Case{SIGUSR1, false, true, false}, Case{SIGKILL, false, false, false}}) {
+    wire::SignalJobsRequest req;
+    req.add_job_ids(id);
+    req.set_signal(c.signal);
+    req.set_batch_only(c.batch_only);
+    req.set_full(c.full);
+    Effects e;
+    EXPECT_EQ(core_->SignalJobs(req, root_, now_, e).affected(), 1u);
+    ASSERT_EQ(e.signals.size(), 1u);
+    EXPECT_EQ(e.signals[0].steps_only, c.steps_only)
+        << "signal " << c.signal << " batch " << c.batch_only << " full " << c.full;
+    EXPECT_EQ(e.signals[0].batch_only, c.batch_only);
+  }
 }
 
 TEST_F(ControllerCoreTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
@@ -824,6 +852,7 @@ TEST_F(ControllerCoreTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
   EXPECT_EQ(e.signals[0].job_id, all);
   EXPECT_EQ(e.signals[0].signal, SIGUSR2);
   EXPECT_FALSE(e.signals[0].batch_only);
+  EXPECT_TRUE(e.signals[0].steps_only) << "without B: the steps, not the batch script";
   EXPECT_TRUE(Job(all).warned());
   EXPECT_EQ(core_->NextWakeTime(), kT0 + 90);
   now_ = kT0 + 89;
@@ -834,6 +863,7 @@ TEST_F(ControllerCoreTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
   EXPECT_EQ(e.signals[0].job_id, batch);
   EXPECT_EQ(e.signals[0].signal, SIGUSR1);
   EXPECT_TRUE(e.signals[0].batch_only);
+  EXPECT_FALSE(e.signals[0].steps_only);
   EXPECT_EQ(e.signals[0].nodes, std::vector<std::string>{Job(batch).nodes(0)});
   // A requeued job is warned again in its next run.
   EXPECT_TRUE(Update(std::to_string(all), root_, "requeue").empty());

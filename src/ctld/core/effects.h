@@ -27,7 +27,8 @@ struct SignalJob {
   std::vector<std::string> nodes;
   int signal = 0;
   bool batch_only = false;
-  bool terminate = false;  // SIGKILL after KillWait if the job is still there
+  bool terminate = false;   // SIGKILL after KillWait if the job is still there
+  bool steps_only = false;  // srun's tasks only, not the batch script (wire::SignalJobRequest)
 };
 
 // Run slurm.conf's MailProg as `MailProg -s SUBJECT RECIPIENT` with

@@ -305,8 +305,16 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
       NoteCancelledBy(j, caller.uid);
       BeginCompleting(j, wire::JOB_STATE_CANCELLED, now, effects);
     } else {
-      effects.signals.push_back(
-          {id, {job.nodes().begin(), job.nodes().end()}, request.signal(), request.batch_only()});
+      // As Slurm's: a signal other than SIGKILL reaches the steps only, unless
+      // the batch script (-b) or the whole job (-f) is asked for.
+      const bool steps_only =
+          !request.batch_only() && !request.full() && request.signal() != SIGKILL;
+      effects.signals.push_back({id,
+                                 {job.nodes().begin(), job.nodes().end()},
+                                 request.signal(),
+                                 request.batch_only(),
+                                 /*terminate=*/false,
+                                 steps_only});
     }
     response.set_affected(response.affected() + 1);
   }
@@ -531,8 +539,13 @@ void ControllerCore::SendWarning(uint32_t job_id, Effects& effects) {
   std::optional<WarnSignal> w = ParseWarnSignal(job.spec().signal());
   if (!w) return;
   job.set_warned(true);
-  effects.signals.push_back(
-      {job_id, {job.nodes().begin(), job.nodes().end()}, w->signal, w->batch_only});
+  // Without B: the job's steps get it, not the batch script (Slurm's rule).
+  effects.signals.push_back({job_id,
+                             {job.nodes().begin(), job.nodes().end()},
+                             w->signal,
+                             w->batch_only,
+                             /*terminate=*/false,
+                             /*steps_only=*/!w->batch_only && w->signal != SIGKILL});
   Persist(job, effects);
 }
 

@@ -67,6 +67,7 @@ void NodeMessenger::Carry(const Effects& effects) {
     req.set_signal(s.signal);
     req.set_batch_only(s.batch_only);
     req.set_terminate(s.terminate);
+    req.set_steps_only(s.steps_only);
     std::string body = req.SerializeAsString();
     for (const std::string& node : s.nodes) {
       messages.push_back({s.job_id, node, api::kSignalJob, body});
