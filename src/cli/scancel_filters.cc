@@ -11,18 +11,18 @@ bool Passes(const std::vector<std::string>& wanted, const std::string& value) {
   return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
 }
 
-std::string JobIdText(const wire::JobRecord& job) {
+}  // namespace
+
+std::string ScancelJobId(const wire::JobRecord& job) {
   if (job.array_job_id() != 0 && !job.array_meta()) {
     return std::to_string(job.array_job_id()) + "_" + std::to_string(job.array_task_id());
   }
   return std::to_string(job.job_id());
 }
 
-}  // namespace
-
-std::vector<std::string> JobsPassingFilters(const std::vector<wire::JobRecord>& jobs,
-                                            const ScancelListFilters& filters) {
-  std::vector<std::string> ids;
+std::vector<const wire::JobRecord*> JobsPassingFilters(const std::vector<wire::JobRecord>& jobs,
+                                                       const ScancelListFilters& filters) {
+  std::vector<const wire::JobRecord*> passing;
   for (const wire::JobRecord& job : jobs) {
     if (model::IsFinished(job.state())) continue;
     const wire::JobSpec& spec = job.spec();
@@ -37,9 +37,35 @@ std::vector<std::string> JobsPassingFilters(const std::vector<wire::JobRecord>& 
         })) {
       continue;
     }
-    ids.push_back(JobIdText(job));
+    passing.push_back(&job);
   }
-  return ids;
+  return passing;
+}
+
+std::vector<std::string> ConfirmedJobs(const std::vector<const wire::JobRecord*>& jobs,
+                                       std::istream& in, std::ostream& out,
+                                       const std::string& step) {
+  std::vector<std::string> confirmed;
+  for (const wire::JobRecord* job : jobs) {
+    const std::string id = ScancelJobId(*job);
+    for (;;) {
+      if (step.empty()) {
+        out << "Cancel job_id=" << id;
+      } else {
+        out << "Cancel step_id=" << id << "." << step;
+      }
+      out << " name=" << job->spec().name() << " partition=" << job->spec().partition()
+          << " [y/n]? " << std::flush;
+      std::string answer;
+      if (!std::getline(in, answer)) return confirmed;  // No more answers: no
+      if (!answer.empty() && (answer[0] == 'y' || answer[0] == 'Y')) {
+        confirmed.push_back(id);
+        break;
+      }
+      if (!answer.empty() && (answer[0] == 'n' || answer[0] == 'N')) break;
+    }
+  }
+  return confirmed;
 }
 
 }  // namespace rota::cli

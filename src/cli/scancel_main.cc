@@ -27,6 +27,7 @@ void Usage() {
   std::cout << "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
                "  -b, --batch            signal the batch step only\n"
                "  -f, --full             signal the batch step and every step\n"
+               "  -i, --interactive      ask before each job\n"
                "  -n, --name=job_name    act only on jobs with this name\n"
                "  -p, --partition=name   act only on jobs in this partition\n"
                "  -s, --signal=name|int  send this signal (default: cancel); without -b\n"
@@ -36,10 +37,11 @@ void Usage() {
                "  -Q, --quiet            do not report errors\n";
 }
 
-// The jobs `request` selects (ids, -u, -p, -t, -n) that pass `filters`.
-rota::Result<std::vector<std::string>> JobsToSignal(rota::cli::ControllerClient& client,
-                                                    const rota::wire::SignalJobsRequest& request,
-                                                    const rota::cli::ScancelListFilters& filters) {
+// The jobs `request` selects (ids, -u, -p, -t, -n), as the controller lists
+// them; JobsPassingFilters keeps those that pass the other filters.
+rota::Result<std::vector<rota::wire::JobRecord>> ListJobs(
+    rota::cli::ControllerClient& client, const rota::wire::SignalJobsRequest& request,
+    const rota::cli::ScancelListFilters& filters) {
   rota::wire::ListJobsRequest list;
   for (const std::string& id : request.job_ids()) list.add_job_ids(id);
   if (!request.user().empty()) list.add_users(request.user());
@@ -50,7 +52,7 @@ rota::Result<std::vector<std::string>> JobsToSignal(rota::cli::ControllerClient&
   for (const std::string& q : filters.qos) list.add_qos(q);
   rota::wire::ListJobsResponse listed;
   ROTA_RETURN_IF_ERROR(client.Call(rota::api::kListJobs, list, &listed));
-  return rota::cli::JobsPassingFilters({listed.jobs().begin(), listed.jobs().end()}, filters);
+  return std::vector<rota::wire::JobRecord>(listed.jobs().begin(), listed.jobs().end());
 }
 
 }  // namespace
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
   using namespace rota::cli::scancel_options;  // kLong, kShort and the option ids
   rota::wire::SignalJobsRequest request;
   bool quiet = false;
+  bool interactive = false;               // -i: ask before each job
   rota::cli::ScancelListFilters filters;  // -A, -q, -R, -w, --wckey
   // -M, else SLURM_CLUSTERS: checked before anything is contacted.
   std::string clusters = rota::cli::ClustersFromEnvironment();
@@ -68,6 +71,9 @@ int main(int argc, char** argv) {
     switch (c) {
       case 'b':
         request.set_batch_only(true);
+        break;
+      case 'i':
+        interactive = true;
         break;
       case 'f':
         request.set_full(true);
@@ -152,10 +158,24 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // -i for a step: asked with its job's name and partition.
+  auto step_confirmed = [&](uint32_t job_id, uint32_t step_id) {
+    if (!interactive) return true;
+    auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
+    if (!client.ok()) return false;
+    rota::wire::SignalJobsRequest one;
+    one.add_job_ids(std::to_string(job_id));
+    auto listed = ListJobs(**client, one, {});
+    if (!listed.ok()) return false;
+    return !rota::cli::ConfirmedJobs(rota::cli::JobsPassingFilters(*listed, {}), std::cin,
+                                     std::cout, std::to_string(step_id))
+                .empty();
+  };
   // JOBID.STEPID: the step's tasks, signalled on its nodes (cli/step/step_commands.h).
   int step_code = 0;
   for (int i = optind; i < argc; ++i) {
     if (auto step = rota::cli::ParseStepId(argv[i])) {
+      if (!step_confirmed(step->first, step->second)) continue;
       step_code |= rota::cli::CancelStepCommand(rota::cli::CommandSlurmConfPath(), step->first,
                                                 step->second, request.signal(), quiet);
     } else {
@@ -173,16 +193,25 @@ int main(int argc, char** argv) {
     std::cerr << "scancel: error: " << client.status().message() << "\n";
     return 1;
   }
-  if (!filters.empty()) {
-    // As Slurm's scancel: the jobs are listed, filtered here, then named.
-    rota::Result<std::vector<std::string>> ids = JobsToSignal(**client, request, filters);
-    if (!ids.ok()) {
-      std::cerr << "scancel: error: " << ids.status().message() << "\n";
+  if (!filters.empty() || interactive) {
+    // As Slurm's scancel: the jobs are listed, filtered (and confirmed with
+    // -i) here, then named.
+    rota::Result<std::vector<rota::wire::JobRecord>> listed = ListJobs(**client, request, filters);
+    if (!listed.ok()) {
+      std::cerr << "scancel: error: " << listed.status().message() << "\n";
       return 1;
     }
-    if (ids->empty()) return step_code;
+    const std::vector<const rota::wire::JobRecord*> chosen =
+        rota::cli::JobsPassingFilters(*listed, filters);
+    std::vector<std::string> ids;
+    if (interactive) {
+      ids = rota::cli::ConfirmedJobs(chosen, std::cin, std::cout);
+    } else {
+      for (const rota::wire::JobRecord* job : chosen) ids.push_back(rota::cli::ScancelJobId(*job));
+    }
+    if (ids.empty()) return step_code;
     request.clear_job_ids();
-    for (const std::string& id : *ids) request.add_job_ids(id);
+    for (const std::string& id : ids) request.add_job_ids(id);
   }
   rota::wire::SignalJobsResponse response;
   rota::Status s = (*client)->Call(rota::api::kSignalJobs, request, &response);

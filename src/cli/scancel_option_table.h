@@ -6,6 +6,8 @@
 
 #include <getopt.h>
 
+#include <span>
+
 #include "cli/refused_option.h"
 
 namespace rota::cli::scancel_options {
@@ -39,8 +41,7 @@ inline constexpr option kLong[] = {
     {nullptr, 0, nullptr, 0},
 };
 inline constexpr char kShort[] = "bn:p:s:t:u:QhvVM:HA:q:R:w:fi";
-inline constexpr RefusedOption kRefused[] = {
-    {"interactive", 'i', "not supported: scancel asks nothing"},
-};
+// None: every option of Slurm's scancel is taken.
+inline constexpr std::span<const RefusedOption> kRefused{};
 
 }  // namespace rota::cli::scancel_options

@@ -65,6 +65,16 @@ ShareNeeds NeedsOf(const NodeShape& node, const Request& req, NodeShare share) {
   uint64_t cpus = std::max<uint64_t>(
       {uint64_t{share.tasks} * req.cpus_per_task, uint64_t{req.cpus_per_gpu} * n.gpus, 1});
   n.slots = req.exclusive ? node.slots() : CeilDiv(cpus, node.cpus_per_slot());
+  if (!req.exclusive && req.threads_per_core > 0 && !node.slot_is_thread &&
+      req.threads_per_core < node.threads_per_core) {
+    // Whole cores for each task, of which it uses threads_per_core threads
+    // (Slurm's --hint=nomultithread): its cores are not shared with another.
+    const uint64_t task_cores =
+        uint64_t{share.tasks} * CeilDiv(uint64_t{req.cpus_per_task}, req.threads_per_core);
+    const uint64_t gpu_cores =
+        CeilDiv(uint64_t{req.cpus_per_gpu} * n.gpus, uint64_t{req.threads_per_core});
+    n.slots = static_cast<uint32_t>(std::max<uint64_t>({task_cores, gpu_cores, 1}));
+  }
   switch (req.memory) {
     case MemoryRule::kNone:
       break;

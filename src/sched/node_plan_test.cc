@@ -148,6 +148,28 @@ TEST_F(NodePlanTest, ThreadsAreAllocatedWithTheirCore) {
   EXPECT_EQ(a->mem_mb, 400u);  // Per CPU allocated, as Slurm counts
 }
 
+// --threads-per-core=1 / --hint=nomultithread on a node of 2 threads a core:
+// each task gets whole cores of its own, one thread of each used.
+TEST_F(NodePlanTest, OneThreadACoreGivesEachTaskWholeCores) {
+  ClusterModel m;
+  NodeShape n = MakeNode("ht", 1, 4, 1000, {}, m.gpu_types);
+  n.threads_per_core = 2;
+  AddNode(m, n);
+  Request r;
+  r.cpus_per_task = 1;
+  EXPECT_EQ(PlanNode(m, 0, m.EmptyUsage(0), r, {4, 0})->slots.size(), 2u) << "tasks share cores";
+  r.threads_per_core = 1;
+  std::optional<NodeAllocation> a = PlanNode(m, 0, m.EmptyUsage(0), r, {4, 0});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->slots.size(), 4u);
+  EXPECT_EQ(CpuIds(m.nodes[0], a->slots).size(), 8u) << "all threads of the cores are the job's";
+  EXPECT_FALSE(PlanNode(m, 0, m.EmptyUsage(0), r, {5, 0}).has_value()) << "four cores only";
+  r.cpus_per_task = 3;  // Three threads, one a core: three cores
+  EXPECT_EQ(PlanNode(m, 0, m.EmptyUsage(0), r, {1, 0})->slots.size(), 3u);
+  r.threads_per_core = 2;  // As many as the node has: no change
+  EXPECT_EQ(PlanNode(m, 0, m.EmptyUsage(0), r, {1, 0})->slots.size(), 2u);
+}
+
 TEST_F(NodePlanTest, TakeAndGiveBackAreExactInverses) {
   NodeUsage before = usage_;
   std::optional<NodeAllocation> a = Plan(Gpus(10), {1, 3});

@@ -30,6 +30,10 @@ struct Request {
   uint32_t tasks = 1;
   uint32_t tasks_per_node = 0;  // --ntasks-per-node; 0: spread as resources allow
   uint32_t cpus_per_task = 1;
+  // --threads-per-core (or --hint=nomultithread, 1): the threads of a core a
+  // task may use. Where a node's cores have more, each task gets whole cores
+  // of its own and leaves their other threads unused; 0: all of them.
+  uint32_t threads_per_core = 0;
 
   int gpu_type = GpuTypes::kAny;
   uint32_t gpus_per_node = 0;    // --gres=gpu:N, --gpus-per-node

@@ -120,5 +120,28 @@ TEST_F(StepSignalTest, ScancelsSignalReachesTheStepsTheBatchScriptOrBoth) {
   EXPECT_TRUE(WaitForState(id, "CANCELLED")) << Output(id);
 }
 
+// scancel -i asks before each job and cancels those answered yes.
+TEST_F(StepSignalTest, InteractiveScancelAsksBeforeEachJob) {
+  auto submit = [&] {
+    CommandResult r = cluster_->Run("sbatch --parsable -J asked --chdir=" + cluster_->work_dir() +
+                                    " --wrap='sleep 300'");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    return std::string(Trim(r.out));
+  };
+  const std::string kept = submit(), cancelled = submit();
+  ASSERT_TRUE(WaitForState(kept, "RUNNING"));
+  ASSERT_TRUE(WaitForState(cancelled, "RUNNING"));
+  CommandResult r =
+      cluster_->Run("printf 'no\\nperhaps\\nyes\\n' | SLURM_CONF=" + cluster_->conf() + " " +
+                    testing::BinDir() + "/scancel -i " + kept + " " + cancelled);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string ask = " name=asked partition=batch [y/n]? ";
+  EXPECT_EQ(r.out, "Cancel job_id=" + kept + ask + "Cancel job_id=" + cancelled + ask +
+                       "Cancel job_id=" + cancelled + ask);
+  EXPECT_TRUE(WaitForState(cancelled, "CANCELLED"));
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %T -j " + kept).out), "RUNNING");
+  ASSERT_EQ(cluster_->Run("scancel " + kept).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace rota

@@ -2,10 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <variant>
 
 #include "cli/format/format_spec.h"
+#include "common/strings.h"
 
 namespace rota::cli {
 namespace {
@@ -129,7 +135,89 @@ void UseFactors(const FieldTable<Row, Ctx>& table, FormatSpec& spec) {
   }
 }
 
+// The sum of a TRES string's values ("gres/gpu=31,mem=2"): -S T and t.
+double TresSum(const std::string& tres) {
+  double sum = 0;
+  for (std::string_view item : Split(tres, ',')) {
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos)
+      sum += std::strtod(std::string(item.substr(eq + 1)).c_str(), nullptr);
+  }
+  return sum;
+}
+
+// What -S compares for a letter: a number or a text of the row; none for a
+// letter sprio cannot sort by. Weighted and normalized letters order alike.
+using SortValue = std::variant<double, std::string>;
+std::optional<std::function<SortValue(const Row&)>> SortKey(char letter) {
+  using F = std::function<SortValue(const Row&)>;
+  switch (letter) {
+    case 'i':
+      return F([](const Row& r) -> SortValue { return double(r.job_id()); });
+    case 'r':
+      return F([](const Row& r) -> SortValue { return r.partition(); });
+    case 'u':
+      return F([](const Row& r) -> SortValue { return r.user(); });
+    case 'c':
+      return F([](const Row&) -> SortValue { return 0.0; });  // One cluster
+    case 'S':
+      return F([](const Row&) -> SortValue { return 0.0; });  // No site factor
+    case 'N':
+      return F([](const Row& r) -> SortValue { return double(r.weighted().nice()); });
+    case 'Y':
+    case 'y':
+      return F([](const Row& r) -> SortValue { return double(r.priority()); });
+    case 'A':
+    case 'a':
+      return F([](const Row& r) -> SortValue { return r.weighted().age(); });
+    case 'B':
+    case 'b':
+      return F([](const Row& r) -> SortValue { return r.weighted().assoc(); });
+    case 'F':
+    case 'f':
+      return F([](const Row& r) -> SortValue { return r.weighted().fairshare(); });
+    case 'J':
+    case 'j':
+      return F([](const Row& r) -> SortValue { return r.weighted().job_size(); });
+    case 'P':
+    case 'p':
+      return F([](const Row& r) -> SortValue { return r.weighted().partition(); });
+    case 'Q':
+    case 'q':
+      return F([](const Row& r) -> SortValue { return r.weighted().qos(); });
+    case 'T':
+    case 't':
+      return F([](const Row& r) -> SortValue { return TresSum(r.weighted().tres()); });
+    default:
+      return std::nullopt;
+  }
+}
+
+struct SortBy {
+  std::function<SortValue(const Row&)> key;
+  bool descending = false;
+};
+
+Result<std::vector<SortBy>> ParseSort(std::string_view sort) {
+  std::vector<SortBy> keys;
+  bool descending = false;
+  for (char c : sort) {
+    if (c == ',') continue;
+    if (c == '+' || c == '-') {
+      descending = c == '-';
+      continue;
+    }
+    auto key = SortKey(c);
+    if (!key) return InvalidArgument(std::string("Invalid sort specification: ") + c);
+    keys.push_back({std::move(*key), descending});
+    descending = false;
+  }
+  return keys;
+}
+
 }  // namespace
+
+Status CheckSprioSort(std::string_view sort) { return ParseSort(sort).status(); }
 
 std::string FormatSprio(const wire::PriorityResponse& response, const SprioOptions& options,
                         std::string* error) {
@@ -155,6 +243,19 @@ std::string FormatSprio(const wire::PriorityResponse& response, const SprioOptio
   std::vector<const Row*> rows;
   rows.reserve(static_cast<size_t>(response.rows_size()));
   for (const Row& row : response.rows()) rows.push_back(&row);
+  Result<std::vector<SortBy>> sort = ParseSort(options.sort);
+  if (!sort.ok()) {
+    *error = sort.status().message();
+    return "";
+  }
+  // The first letter decides first; ties keep the order of the next ones.
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row* a, const Row* b) {
+    for (const SortBy& by : *sort) {
+      const SortValue x = by.key(*a), y = by.key(*b);
+      if (x != y) return by.descending ? y < x : x < y;
+    }
+    return false;
+  });
   return table.Render(*spec, rows, Ctx{}, options.no_header);
 }
 

@@ -5,8 +5,10 @@
 // Capital letters show weighted values, small ones the factor in [0, 1].
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "common/status.h"
 #include "priority.pb.h"
 
 namespace rota::cli {
@@ -21,10 +23,18 @@ inline constexpr char kSprioLongFormat[] =
 
 struct SprioOptions {
   std::string format = kSprioDefaultFormat;
+  // -S: field letters, each after an optional '+' (ascending, the default)
+  // or '-' (descending), comma separated or not; the first decides first.
+  // Slurm's default: by job id.
+  std::string sort = "i";
   bool no_header = false;
   bool weights = false;     // -w: one "Weights" line instead of the jobs
   bool normalized = false;  // -n: factors rather than weighted values
 };
+
+// -S's value checked: InvalidArgument "Invalid sort specification: X" for a
+// letter sprio cannot sort by.
+Status CheckSprioSort(std::string_view sort);
 
 // The whole output, one line per job (or the weights line), each ending in '\n'.
 // Unknown field letters are an error: `error` is set and "" returned.

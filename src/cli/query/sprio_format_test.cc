@@ -44,6 +44,21 @@ std::string Format(const SprioOptions& options) {
   return out;
 }
 
+TEST(SprioFormatTest, SortByLettersAscendingOrDescending) {
+  SprioOptions o;
+  o.format = "%i";
+  o.no_header = true;
+  EXPECT_EQ(Format(o), "21\n29\n36\n") << "by job id unless told";
+  o.sort = "-Y";
+  EXPECT_EQ(Format(o), "29\n21\n36\n");
+  o.sort = "+J,-i";  // Ties of the first key by the second
+  EXPECT_EQ(Format(o), "36\n29\n21\n");
+  o.sort = "-t";  // TRES: the sum of its values
+  EXPECT_EQ(Format(o), "29\n36\n21\n");
+  EXPECT_TRUE(CheckSprioSort("-y,+u,r").ok());
+  EXPECT_EQ(CheckSprioSort("+Y,x").message(), "Invalid sort specification: x");
+}
+
 TEST(SprioFormatTest, DefaultMatchesSlurm) {
   EXPECT_EQ(Format({}),
             "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  "

@@ -86,6 +86,13 @@ int main(int argc, char** argv) {
         return 0;
       case 'v':
         break;
+      case 'S':
+        if (rota::Status s = rota::cli::CheckSprioSort(optarg); !s.ok()) {
+          std::cerr << "sprio: error: " << s.message() << "\n";
+          return 1;
+        }
+        options.sort = optarg;
+        break;
       default:
         if (rota::cli::ReportRefusedOption("sprio", c, kLong, long_index, kRefused)) return 1;
         std::cerr << "Try \"sprio --help\" for more information\n";

@@ -6,6 +6,8 @@
 
 #include <getopt.h>
 
+#include <span>
+
 #include "cli/refused_option.h"
 
 namespace rota::cli::sprio_options {
@@ -28,8 +30,7 @@ inline constexpr option kLong[] = {
     {nullptr, 0, nullptr, 0},
 };
 inline constexpr char kShort[] = "hj:lno:p:u:wVM:vS:";
-inline constexpr RefusedOption kRefused[] = {
-    {"sort", 'S', "not supported; jobs are listed by job id, sort(1) orders them otherwise"},
-};
+// None: every option of Slurm's sprio is taken.
+inline constexpr std::span<const RefusedOption> kRefused{};
 
 }  // namespace rota::cli::sprio_options

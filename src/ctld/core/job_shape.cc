@@ -188,6 +188,10 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   const GpuDefaults gpu_defaults = GpuDefaultsFor(spec, partition, config);
   req.cpus_per_gpu = spec.cpus_per_gpu() > 0 ? spec.cpus_per_gpu() : gpu_defaults.cpus_per_gpu;
   req.cpus_per_task = std::max(1u, spec.cpus_per_task());
+  // --hint=nomultithread is Slurm's --threads-per-core=1 (when not given).
+  req.threads_per_core = spec.threads_per_core() > 0                      ? spec.threads_per_core()
+                         : EqualsIgnoreCase(spec.hint(), "nomultithread") ? 1u
+                                                                          : 0u;
 
   // Nodes and tasks.
   std::vector<uint32_t> required;

@@ -54,6 +54,18 @@ TEST_F(JobShapeTest, DefaultsOneTaskOneCpuDefaultMemoryAndTime) {
   EXPECT_EQ(s->partition_reason, "");
 }
 
+TEST_F(JobShapeTest, NoMultithreadHintIsOneThreadACore) {
+  wire::JobSpec spec;
+  EXPECT_EQ(Shape(spec)->request.threads_per_core, 0u);
+  spec.set_hint("nomultithread");
+  EXPECT_EQ(Shape(spec)->request.threads_per_core, 1u);
+  spec.set_hint("compute_bound");
+  EXPECT_EQ(Shape(spec)->request.threads_per_core, 0u);
+  spec.set_hint("");
+  spec.set_threads_per_core(1);
+  EXPECT_EQ(Shape(spec)->request.threads_per_core, 1u);
+}
+
 TEST_F(JobShapeTest, GpuDenominators) {
   wire::JobSpec spec;
   spec.set_gres("gpu:a100:2");
