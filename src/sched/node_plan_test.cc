@@ -132,11 +132,17 @@ TEST_F(NodePlanTest, CpuOnlySharesKeepOtherSocketsWhole) {
   EXPECT_EQ(a->slots.front(), 4u);  // The already-used socket, not the whole one
 }
 
-TEST_F(NodePlanTest, ThreadsAreAllocatedWithTheirCore) {
+// One node of one socket, 4 cores of 2 threads each, 1000 MB.
+ClusterModel OneHyperthreadedNode() {
   ClusterModel m;
   NodeShape n = MakeNode("ht", 1, 4, 1000, {}, m.gpu_types);
   n.threads_per_core = 2;
   AddNode(m, n);
+  return m;
+}
+
+TEST_F(NodePlanTest, ThreadsAreAllocatedWithTheirCore) {
+  ClusterModel m = OneHyperthreadedNode();
   Request r;
   r.cpus_per_task = 3;
   r.memory = MemoryRule::kPerCpu;
@@ -151,10 +157,7 @@ TEST_F(NodePlanTest, ThreadsAreAllocatedWithTheirCore) {
 // --threads-per-core=1 / --hint=nomultithread on a node of 2 threads a core:
 // each task gets whole cores of its own, one thread of each used.
 TEST_F(NodePlanTest, OneThreadACoreGivesEachTaskWholeCores) {
-  ClusterModel m;
-  NodeShape n = MakeNode("ht", 1, 4, 1000, {}, m.gpu_types);
-  n.threads_per_core = 2;
-  AddNode(m, n);
+  ClusterModel m = OneHyperthreadedNode();
   Request r;
   r.cpus_per_task = 1;
   EXPECT_EQ(PlanNode(m, 0, m.EmptyUsage(0), r, {4, 0})->slots.size(), 2u) << "tasks share cores";
