@@ -233,7 +233,7 @@ TEST_F(ClusterOptionTest, RefusedOptionsSayWhyBeforeAnythingIsContacted) {
        {"--units=x"},
        "sacct: error: Invalid unit type 'x'. Possible options are 'KMGTP'\n"},
       {"sprio", {"-S", "-x"}, "sprio: error: Invalid sort specification: x\n"},
-      {"sshare", {"-U"}, "sshare: error: --Users: not supported; -u names the users to show\n"},
+      {"sshare", {"--json"}, "sshare: error: --json: JSON output is not supported by sshare yet\n"},
       {"sdiag", {"--yaml"}, "sdiag: error: --yaml: YAML output is not supported\n"},
       {"sacctmgr",
        {"--json", "list", "user"},

@@ -109,9 +109,11 @@ TEST_F(FairshareTest, HeavierUserRanksLowerAndUsageSurvivesARestart) {
   r = ctld_.Run("sshare -a -P -o Account,User,RawShares,FairShare", false);
   EXPECT_NE(r.out.find(" root|root|1|0.500000\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" root|nobody|1|1.000000\n"), std::string::npos) << r.out;
-  // Without -a only the caller's own association.
+  // Without -a only the caller's own association; -U without the accounts' rows.
   r = ctld_.Run(as_nobody + "sshare -n -P -o User", false);
   EXPECT_EQ(r.out, "\nnobody\n") << r.out;
+  r = ctld_.Run(as_nobody + "sshare -U -n -P -o User,Cluster", false);
+  EXPECT_EQ(r.out, "nobody|itest\n") << r.out;
 
   // A restart keeps the usage (the jobs still run there: it only grows).
   ASSERT_TRUE(WaitFor([&] { return RawUsage("root") > 40; }));

@@ -17,7 +17,9 @@ using format::TableColumn;
 using wire::FairshareRow;
 
 // sshare's fields read nothing besides the row.
-struct SshareContext {};
+struct SshareContext {
+  const std::string* cluster = nullptr;
+};
 
 using Row = FairshareRow;
 using Ctx = SshareContext;
@@ -51,13 +53,17 @@ const FieldTable<Row, Ctx>& SshareFields() {
              if (r.level_fs() < 0 || (r.depth() == 0 && r.user().empty())) return std::string();
              return std::isinf(r.level_fs()) ? std::string("inf") : Fixed(r.level_fs());
            }},
+          {{0, "Cluster", "Cluster"},
+           [](const Row&, const Ctx& c) { return c.cluster ? *c.cluster : std::string(); }},
+          // Associations are per account and user, never per partition: blank.
+          {{0, "Partition", "Partition"}, [](const Row&, const Ctx&) { return std::string(); }},
       });
   return table;
 }
 
 // Each field's width when -o gives none, in the table's order; Account's
 // values are left-justified, the others right-justified.
-constexpr int kDefaultWidths[] = {20, 10, 10, 11, 11, 11, 13, 10, 10};
+constexpr int kDefaultWidths[] = {20, 10, 10, 11, 11, 11, 13, 10, 10, 10, 12};
 constexpr size_t kAccount = 0;
 constexpr size_t kUser = 1;
 
@@ -90,7 +96,9 @@ std::string FormatSshare(const wire::FairshareResponse& response, const SshareOp
   const FieldTable<Row, Ctx>& table = SshareFields();
   std::vector<std::string> names = options.fields;
   if (names.empty()) {
-    names = {"Account", "User", "RawShares", "NormShares", "RawUsage"};
+    names = {"Account", "User"};
+    if (options.partitions) names.push_back("Partition");
+    for (const char* n : {"RawShares", "NormShares", "RawUsage"}) names.push_back(n);
     if (options.long_format) names.push_back("NormUsage");
     names.push_back("EffectvUsage");
     names.push_back("FairShare");
@@ -113,11 +121,31 @@ std::string FormatSshare(const wire::FairshareResponse& response, const SshareOp
                                                          : format::TableLayout::kAligned;
   std::string out;
   if (!options.no_header) format::AppendTableHeader(out, columns, layout);
+  const Ctx ctx{&options.cluster};
   for (const Row& row : response.rows()) {
+    if (options.users_only && row.user().empty()) continue;
     format::AppendTableLine(out, columns, layout,
-                            [&](size_t i) { return table.fields()[fields[i]].value(row, Ctx{}); });
+                            [&](size_t i) { return table.fields()[fields[i]].value(row, ctx); });
   }
   return out;
+}
+
+std::string SshareHelpFormat() {
+  // Slurm's order of the names; those Rota has no figure for (ID,
+  // GrpTRESMins, TRESRunMins) are not offered.
+  static constexpr const char* kNames[] = {"Account",   "Cluster",    "EffectvUsage", "FairShare",
+                                           "LevelFS",   "NormShares", "NormUsage",    "Partition",
+                                           "RawShares", "RawUsage",   "User"};
+  std::string out;
+  for (size_t i = 0; i < std::size(kNames); ++i) {
+    if (i % 4 != 0) {
+      out += ' ';
+    } else if (i > 0) {
+      out += '\n';
+    }
+    out += fmt::format("{:<17}", kNames[i]);
+  }
+  return out + "\n";
 }
 
 }  // namespace rota::cli

@@ -19,9 +19,15 @@ struct SshareOptions {
   std::vector<std::string> fields;
   bool long_format = false;
   bool no_header = false;
-  bool parsable = false;   // -p: '|' after every field
-  bool parsable2 = false;  // -P: '|' between fields
+  bool parsable = false;    // -p: '|' after every field
+  bool parsable2 = false;   // -P: '|' between fields
+  bool users_only = false;  // -U: the users' rows, not the accounts'
+  bool partitions = false;  // -m: the default shows Partition after User
+  std::string cluster;      // Cluster's value: the local ClusterName
 };
+
+// -e: the field names -o takes, four to a line, as Slurm's sshare lists them.
+std::string SshareHelpFormat();
 
 // The whole output, each line ending in '\n'. An unknown field is an error:
 // `error` is set and "" returned.

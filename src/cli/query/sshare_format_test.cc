@@ -34,6 +34,32 @@ wire::FairshareResponse Tree() {
   return r;
 }
 
+TEST(SshareFormatTest, UsersOnlyPartitionAndClusterColumns) {
+  SshareOptions o;
+  o.parsable2 = true;
+  o.users_only = true;
+  o.partitions = true;
+  std::string error;
+  EXPECT_EQ(FormatSshare(Tree(), o, &error),
+            "Account|User|Partition|RawShares|NormShares|RawUsage|EffectvUsage|FairShare\n"
+            " root|alice||1|0.500000|2100|1.000000|0.500000\n"
+            " root|bob||1|0.500000|0|0.000000|1.000000\n");
+  EXPECT_EQ(error, "");
+  o = {};
+  o.parsable2 = true;
+  o.no_header = true;
+  o.cluster = "gpu7";
+  o.fields = {"Cluster", "Account"};
+  EXPECT_EQ(FormatSshare(Tree(), o, &error), "gpu7|root\ngpu7| root\ngpu7| root\ngpu7| physics\n");
+}
+
+TEST(SshareFormatTest, HelpFormatListsTheFieldsFourToALine) {
+  EXPECT_EQ(SshareHelpFormat(),
+            "Account           Cluster           EffectvUsage      FairShare        \n"
+            "LevelFS           NormShares        NormUsage         Partition        \n"
+            "RawShares         RawUsage          User             \n");
+}
+
 TEST(SshareFormatTest, DefaultColumnsAsSlurmPrintsThem) {
   std::string error;
   std::string out = FormatSshare(Tree(), {}, &error);

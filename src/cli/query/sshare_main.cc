@@ -50,6 +50,15 @@ int main(int argc, char** argv) {
       case 'l':
         options.long_format = true;
         break;
+      case 'U':
+        options.users_only = true;
+        break;
+      case 'm':
+        options.partitions = true;
+        break;
+      case 'e':
+        std::cout << rota::cli::SshareHelpFormat();
+        return 0;
       case 'n':
         options.no_header = true;
         break;
@@ -97,8 +106,14 @@ int main(int argc, char** argv) {
     }
   }
   rota::wire::FairshareResponse response;
-  if (!rota::cli::CallControllerOnce("sshare", rota::api::kListFairshare, request, &response))
+  auto client = rota::cli::ControllerClient::Create(rota::cli::CommandSlurmConfPath());
+  rota::Status called = client.ok() ? (*client)->Call(rota::api::kListFairshare, request, &response)
+                                    : client.status();
+  if (!called.ok()) {
+    std::cerr << "sshare: error: " << called.message() << "\n";
     return 1;
+  }
+  options.cluster = (*client)->config().settings.cluster_name;
   if (response.priority_type() != "priority/multifactor") {
     std::cerr << "sshare: error: PriorityType is " << response.priority_type()
               << "; sshare shows shares only under priority/multifactor\n";

@@ -33,9 +33,6 @@ inline constexpr option kLong[] = {
 };
 inline constexpr char kShort[] = "aA:lno:pPu:VM:vUme";
 inline constexpr RefusedOption kRefused[] = {
-    {"Users", 'U', "not supported; -u names the users to show"},
-    {"partition", 'm', "not supported: fair-share is kept per association, not per partition"},
-    {"helpformat", 'e', "not supported; docs/fairshare.md lists the fields -o takes"},
     {"json", 0, "JSON output is not supported by sshare yet"},
     {"yaml", 0, "YAML output is not supported"},
 };
