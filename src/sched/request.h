@@ -47,6 +47,7 @@ struct Request {
   MemoryMb mem_mb = 0;  // Per node / CPU / GPU by `memory`
 
   bool exclusive = false;
+  bool contiguous = false;       // --contiguous: nodes consecutive in the configuration's order
   bool enforce_binding = false;  // --gres-flags=enforce-binding
   FeatureExpr constraint;
   std::vector<uint32_t> required_nodes;  // -w, node indices

@@ -191,7 +191,34 @@ class Chooser {
   // fails its exact placement is dropped and the choice made again.
   Selection Place(std::vector<Candidate> fit, const std::vector<bool>& required) {
     Selection out;
-    for (size_t attempt = 0; attempt < kAttempts; ++attempt) {
+    // Places `chosen`; false when a node of it failed and was dropped from
+    // `fit` (choose again), true when `out` is the answer.
+    auto placed = [&](const std::vector<const Candidate*>& chosen) {
+      std::optional<uint32_t> failed;
+      Allocation a = Spread(chosen, failed);
+      if (!failed) {
+        out.allocation = std::move(a);
+        out.detail.clear();
+        return true;
+      }
+      if (required[*failed]) {
+        out.detail = "required node " + model_.nodes[*failed].name + " cannot hold the job now";
+        return true;
+      }
+      fit.erase(std::remove_if(fit.begin(), fit.end(),
+                               [&](const Candidate& c) { return c.node == *failed; }),
+                fit.end());
+      return false;
+    };
+    for (size_t attempt = 0; attempt < kAttempts && req_.contiguous; ++attempt) {
+      std::vector<const Candidate*> run = ContiguousRun(fit);
+      if (run.empty()) {
+        out.detail = "no run of contiguous nodes can hold the job now";
+        return out;
+      }
+      if (placed(run)) return out;
+    }
+    for (size_t attempt = 0; attempt < kAttempts && !req_.contiguous; ++attempt) {
       // Only the best few need order for most jobs: sort a prefix now and the
       // rest when the walk below gets there.
       auto by_key = [](const Candidate& a, const Candidate& b) { return a.key < b.key; };
@@ -272,23 +299,40 @@ class Chooser {
         if (out.detail.empty()) out.detail = "not enough free resources";
         return out;
       }
-      std::optional<uint32_t> failed;
-      Allocation a = Spread(chosen, failed);
-      if (!failed) {
-        out.allocation = std::move(a);
-        out.detail.clear();
-        return out;
-      }
-      if (required[*failed]) {
-        out.detail = "required node " + model_.nodes[*failed].name + " cannot hold the job now";
-        return out;
-      }
-      fit.erase(std::remove_if(fit.begin(), fit.end(),
-                               [&](const Candidate& c) { return c.node == *failed; }),
-                fit.end());
+      if (placed(chosen)) return out;
     }
     out.detail = "no placement found";
     return out;
+  }
+
+  // --contiguous: the job's nodes must follow one another in the
+  // configuration's order. The shortest run of consecutive candidates that
+  // is enough and holds every required node, the first such in that order;
+  // empty when there is none.
+  std::vector<const Candidate*> ContiguousRun(std::vector<Candidate>& fit) const {
+    std::sort(fit.begin(), fit.end(),
+              [](const Candidate& a, const Candidate& b) { return a.node < b.node; });
+    size_t best_start = 0, best_length = 0;
+    for (size_t start = 0; start < fit.size(); ++start) {
+      Sum sum;
+      for (size_t end = start; end < fit.size(); ++end) {
+        if (end > start && fit[end].node != fit[end - 1].node + 1) break;
+        Add(sum, fit[end]);
+        if (TooMany(sum.nodes) || (best_length > 0 && end - start + 1 >= best_length)) break;
+        if (!Enough(sum)) continue;
+        const bool holds_required =
+            std::all_of(req_.required_nodes.begin(), req_.required_nodes.end(),
+                        [&](uint32_t r) { return fit[start].node <= r && r <= fit[end].node; });
+        if (holds_required) {
+          best_start = start;
+          best_length = end - start + 1;
+        }
+        break;
+      }
+    }
+    std::vector<const Candidate*> run;
+    for (size_t i = best_start; i < best_start + best_length; ++i) run.push_back(&fit[i]);
+    return run;
   }
 
   // Tasks and --gpus spread over the chosen nodes: one each first (as Slurm
@@ -425,7 +469,8 @@ std::vector<uint32_t> Members(const std::vector<uint64_t>& among,
 
 // WalksInOrder but for the GPU type.
 bool ShapeWalks(const ClusterModel& model, const Request& req) {
-  if (!req.required_nodes.empty() || !req.constraint.counts().empty() || !model.switches.empty()) {
+  if (!req.required_nodes.empty() || !req.constraint.counts().empty() || !model.switches.empty() ||
+      req.contiguous) {
     return false;
   }
   if (!req.nodes_fixed) return true;
