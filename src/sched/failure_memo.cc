@@ -35,9 +35,10 @@ std::string Fingerprint(const Request& r) {
   Put(key, r.gpu_type);
   Put(key, static_cast<uint8_t>(r.memory));
   Put(key, r.mem_mb);
-  Put(key, static_cast<uint8_t>(uint8_t{r.nodes_fixed} | uint8_t{r.exclusive} << 1 |
-                                uint8_t{r.enforce_binding} << 2 |
-                                uint8_t{r.switches_wait_over} << 3 | uint8_t{r.contiguous} << 4));
+  Put(key,
+      static_cast<uint8_t>(uint8_t{r.nodes_fixed} | uint8_t{r.exclusive} << 1 |
+                           uint8_t{r.enforce_binding} << 2 | uint8_t{r.switches_wait_over} << 3 |
+                           uint8_t{r.contiguous} << 4 | uint8_t{r.spread_job} << 5));
   Put(key, static_cast<uint32_t>(constraint.size()));
   key += constraint;
   PutNodes(key, r.required_nodes);

@@ -47,7 +47,10 @@ struct Request {
   MemoryMb mem_mb = 0;  // Per node / CPU / GPU by `memory`
 
   bool exclusive = false;
-  bool contiguous = false;       // --contiguous: nodes consecutive in the configuration's order
+  bool contiguous = false;  // --contiguous: nodes consecutive in the configuration's order
+  // --spread-job: as many nodes as the tasks allow (up to max_nodes), the
+  // tasks dealt evenly over them; only with a node count left free.
+  bool spread_job = false;
   bool enforce_binding = false;  // --gres-flags=enforce-binding
   FeatureExpr constraint;
   std::vector<uint32_t> required_nodes;  // -w, node indices

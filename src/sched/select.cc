@@ -112,7 +112,8 @@ class Chooser {
         return out;
       }
     }
-    if (!model_.switches.empty()) return WithTopology(fit, required);
+    // --spread-job sets topology aside, as Slurm's does.
+    if (!model_.switches.empty() && !req_.spread_job) return WithTopology(fit, required);
     return Place(std::move(fit), required);
   }
 
@@ -175,6 +176,11 @@ class Chooser {
 
   bool Enough(const Sum& s) const {
     return s.tasks >= req_.tasks && s.gpus >= req_.gpus_per_job && s.nodes >= req_.nodes;
+  }
+  // --spread-job with a free node count: another node is welcome while
+  // there are more tasks than nodes and the limit allows.
+  bool Spreads(const Sum& s) const {
+    return req_.spread_job && !req_.nodes_fixed && s.nodes < req_.tasks && !TooMany(s.nodes + 1);
   }
   bool TooMany(uint32_t nodes) const {
     if (req_.nodes_fixed) return nodes > req_.nodes;
@@ -246,7 +252,8 @@ class Chooser {
       for (size_t i = 0; i < fit.size(); ++i) {
         if (required[fit[i].node]) take(i);
       }
-      if (!req_.nodes_fixed && chosen.empty() && req_.constraint.counts().empty()) {
+      if (!req_.nodes_fixed && !req_.spread_job && chosen.empty() &&
+          req_.constraint.counts().empty()) {
         // A free node count packs the job: one node when one can hold it all
         // (the tightest such), before spreading it over several.
         for (size_t i = 0; i < fit.size(); ++i) {
@@ -273,7 +280,7 @@ class Chooser {
           return out;
         }
       }
-      for (size_t i = 0; i < fit.size() && !Enough(sum); ++i) {
+      for (size_t i = 0; i < fit.size() && (!Enough(sum) || Spreads(sum)); ++i) {
         ensure_sorted(i);
         if (!taken[i] && !(req_.nodes_fixed && sum.nodes >= req_.nodes)) take(i);
       }
@@ -354,7 +361,23 @@ class Chooser {
         left -= more;
       }
     };
-    if (req_.tasks_per_node == 0) fill(tasks, req_.tasks, &Candidate::task_cap);
+    if (req_.tasks_per_node == 0 && req_.spread_job) {
+      // Dealt one at a time around the nodes, as evenly as they hold them.
+      uint64_t left = req_.tasks > n * uint64_t{MinTasks()} ? req_.tasks - n * MinTasks() : 0;
+      while (left > 0) {
+        bool dealt = false;
+        for (size_t i = 0; i < n && left > 0; ++i) {
+          if (tasks[i] < chosen[i]->task_cap) {
+            ++tasks[i];
+            --left;
+            dealt = true;
+          }
+        }
+        if (!dealt) break;
+      }
+    } else if (req_.tasks_per_node == 0) {
+      fill(tasks, req_.tasks, &Candidate::task_cap);
+    }
     if (req_.gpus_per_job > 0) fill(gpus, req_.gpus_per_job, &Candidate::gpu_cap);
     Allocation a;
     for (size_t i = 0; i < n; ++i) {
@@ -470,7 +493,7 @@ std::vector<uint32_t> Members(const std::vector<uint64_t>& among,
 // WalksInOrder but for the GPU type.
 bool ShapeWalks(const ClusterModel& model, const Request& req) {
   if (!req.required_nodes.empty() || !req.constraint.counts().empty() || !model.switches.empty() ||
-      req.contiguous) {
+      req.contiguous || req.spread_job) {
     return false;
   }
   if (!req.nodes_fixed) return true;

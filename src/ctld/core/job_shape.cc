@@ -246,6 +246,7 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   ApplyMemory(spec, partition, config, model, gpu_defaults, req);
   req.exclusive = spec.exclusive() || partition.oversubscribe == "EXCLUSIVE";
   req.contiguous = spec.contiguous();
+  req.spread_job = spec.spread_job();
   req.enforce_binding = spec.gres_flags().find("enforce-binding") != std::string::npos;
   if (!spec.constraint().empty())
     ROTA_RETURN_IF_ERROR(ApplyConstraint(spec.constraint(), model, req));
