@@ -250,14 +250,21 @@ bool CarriesJobTexts(const conf::ClusterConfig& config, const wire::AccountingJo
 
 void AttachJobTexts(const conf::ClusterConfig& config, const wire::JobPayload& payload,
                     wire::AccountingJob& record) {
-  if (config.settings.StoresInAccounting("job_script")) record.set_script(payload.script());
+  // A record travels to rotadbd in one message (64 MiB at most): a script or
+  // environment bigger than this (MaxScriptSize raised far past Slurm's 4 MB
+  // default) is not kept, rather than holding up every record behind it.
+  constexpr size_t kMaxTextBytes = 24u << 20;
+  if (config.settings.StoresInAccounting("job_script") &&
+      payload.script().size() <= kMaxTextBytes) {
+    record.set_script(payload.script());
+  }
   if (config.settings.StoresInAccounting("job_env")) {
     std::string lines;
     for (const std::string& variable : payload.environment()) {
       lines += variable;
       lines += '\n';
     }
-    record.set_environment(std::move(lines));
+    if (lines.size() <= kMaxTextBytes) record.set_environment(std::move(lines));
   }
 }
 

@@ -187,9 +187,15 @@ void AccountingOutbox::Run() {
       if (stopping_) return;
       if (queue_.empty()) continue;
       size_t n = std::min(queue_.size(), options_.max_batch);
+      size_t bytes = 0;
       // Jobs and node events are stored apart, each kind in its own order.
       for (size_t i = 0; i < n; ++i) {
         if (const auto* job = std::get_if<wire::AccountingJob>(&queue_[i].second)) {
+          bytes += job->ByteSizeLong();
+          if (i > 0 && bytes > options_.max_batch_bytes) {
+            n = i;  // The rest goes in the next request
+            break;
+          }
           *request.add_jobs() = *job;
         } else {
           *request.add_node_events() = std::get<wire::NodeEvent>(queue_[i].second);

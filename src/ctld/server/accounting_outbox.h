@@ -61,8 +61,11 @@ class RpcAccountingTransport : public AccountingTransport {
 class AccountingOutbox : public AccountingSink {
  public:
   struct Options {
-    std::string dir;                              // Created if missing.
-    size_t max_batch = 1000;                      // Records per RecordJobs request
+    std::string dir;          // Created if missing.
+    size_t max_batch = 1000;  // Records per RecordJobs request
+    // Bytes per request, at least one record each: a batch of start records
+    // carrying scripts (AccountingStoreFlags) stays far below a frame's limit.
+    size_t max_batch_bytes = 16u << 20;
     std::chrono::milliseconds retry_after{1000};  // After a failed send
     uint64_t segment_bytes = 4ull << 20;
   };

@@ -47,11 +47,13 @@ wire::AccountingJob Job(uint32_t id, uint32_t restarts = 0) {
 
 class AccountingOutboxTest : public ::testing::Test {
  protected:
-  std::unique_ptr<AccountingOutbox> Open(size_t max_batch = 1000) {
+  std::unique_ptr<AccountingOutbox> Open(size_t max_batch = 1000,
+                                         size_t max_batch_bytes = 16u << 20) {
     AccountingOutbox::Options options;
     options.dir = (dir_.path() / "outbox").string();
     options.retry_after = 20ms;
     options.max_batch = max_batch;
+    options.max_batch_bytes = max_batch_bytes;
     options.segment_bytes = 512;  // Many segments: compaction is exercised.
     auto box = AccountingOutbox::Open(&ops_, options, std::make_unique<FakeTransport>(&dbd_));
     EXPECT_TRUE(box.ok()) << box.status().ToString();
@@ -77,6 +79,26 @@ TEST_F(AccountingOutboxTest, DeliversInOrderInBatches) {
   std::lock_guard<std::mutex> lock(dbd_.mu);
   ASSERT_EQ(dbd_.received.size(), 50u);
   for (uint32_t i = 0; i < 50; ++i) EXPECT_EQ(dbd_.received[i].first, i + 1);
+}
+
+// Start records carrying scripts (AccountingStoreFlags=job_script) go in
+// requests of a bounded size, each with one record at least.
+TEST_F(AccountingOutboxTest, BigRecordsGoInSmallerBatches) {
+  SetUp(true);
+  auto box = Open(/*max_batch=*/1000, /*max_batch_bytes=*/10000);
+  ASSERT_NE(box, nullptr);
+  std::vector<wire::AccountingJob> jobs;
+  for (uint32_t i = 1; i <= 6; ++i) {
+    jobs.push_back(Job(i));
+    jobs.back().set_script(std::string(i == 3 ? 20000 : 4000, 'x'));  // Job 3: over the cap alone
+  }
+  ASSERT_TRUE(box->Record(jobs).ok());
+  box->Start();
+  ASSERT_TRUE(box->WaitDelivered(10s));
+  std::lock_guard<std::mutex> lock(dbd_.mu);
+  ASSERT_EQ(dbd_.received.size(), 6u);
+  for (uint32_t i = 0; i < 6; ++i) EXPECT_EQ(dbd_.received[i].first, i + 1);
+  EXPECT_EQ(dbd_.batches, 4) << "1-2, 3 alone, 4-5, 6";
 }
 
 TEST_F(AccountingOutboxTest, RecordsWaitOnDiskAcrossARestartAndArriveOnceInOrder) {
