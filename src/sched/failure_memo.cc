@@ -27,9 +27,10 @@ std::string Fingerprint(const Request& r) {
   const std::string& constraint = r.constraint.source();
   std::string key;
   key.reserve(96 + constraint.size() + 4 * (r.required_nodes.size() + r.excluded_nodes.size()));
-  for (uint32_t v : {r.nodes, r.max_nodes, r.tasks, r.tasks_per_node, r.cpus_per_task,
-                     r.gpus_per_node, r.gpus_per_job, r.gpus_per_task, r.gpus_per_socket,
-                     r.sockets_per_node, r.cpus_per_gpu, r.max_leaf_switches, r.threads_per_core}) {
+  for (uint32_t v :
+       {r.nodes, r.max_nodes, r.tasks, r.tasks_per_node, r.cpus_per_task, r.gpus_per_node,
+        r.gpus_per_job, r.gpus_per_task, r.gpus_per_socket, r.sockets_per_node, r.cpus_per_gpu,
+        r.max_leaf_switches, r.threads_per_core, r.tasks_per_socket}) {
     Put(key, v);
   }
   Put(key, r.gpu_type);

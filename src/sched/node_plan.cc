@@ -95,6 +95,9 @@ ShareNeeds NeedsOf(const NodeShape& node, const Request& req, NodeShare share) {
 }
 
 bool QuickFits(const NodeShape& node, const NodeUsage& usage, const Request& req, NodeShare share) {
+  if (req.tasks_per_socket > 0 && share.tasks > uint64_t{node.sockets} * req.tasks_per_socket) {
+    return false;
+  }
   return FitsNeeds(node, usage, req, NeedsOf(node, req, share));
 }
 
@@ -200,6 +203,23 @@ std::optional<NodeAllocation> PlanNode(const ClusterModel& model, uint32_t index
     }
   }
   uint32_t want = need.slots;
+  const uint32_t task_slots = CeilDiv(req.cpus_per_task, node.cpus_per_slot());
+  if (req.tasks_per_socket > 0 && need.gpus == 0 && !req.exclusive &&
+      uint64_t{share.tasks} * task_slots == need.slots) {
+    // --ntasks-per-socket: each socket, in order, takes the cores of at most
+    // that many tasks, so the tasks bound to them are spread likewise.
+    uint32_t tasks_left = share.tasks;
+    for (uint32_t s = 0; s < node.sockets && tasks_left > 0; ++s) {
+      const uint32_t here = std::min(
+          {req.tasks_per_socket, usage.free_per_socket[s] / std::max(1u, task_slots), tasks_left});
+      uint32_t take = here * task_slots;
+      want -= take;
+      TakeSlots(node, usage.free_slots, s, take, a.slots);
+      tasks_left -= here;
+    }
+    if (tasks_left > 0) return std::nullopt;
+    sockets.clear();
+  }
   for (uint32_t s : sockets) TakeSlots(node, usage.free_slots, s, want, a.slots);
   if (want > 0) {
     // Cores off the GPUs' sockets: refused under enforce-binding.

@@ -29,6 +29,8 @@ struct Request {
   uint32_t max_nodes = 0;
   uint32_t tasks = 1;
   uint32_t tasks_per_node = 0;  // --ntasks-per-node; 0: spread as resources allow
+  // --ntasks-per-socket: a node holds at most this many tasks per socket; 0: no cap.
+  uint32_t tasks_per_socket = 0;
   uint32_t cpus_per_task = 1;
   // --threads-per-core (or --hint=nomultithread, 1): the threads of a core a
   // task may use. Where a node's cores have more, each task gets whole cores

@@ -237,6 +237,7 @@ Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig
   const uint32_t held_tasks = spec.overcommit() ? req.nodes : tasks;
   req.tasks = held_tasks;
   req.tasks_per_node = tpn;
+  req.tasks_per_socket = spec.ntasks_per_socket();
   shape.num_tasks = tasks;
   shape.nodes =
       req.nodes_fixed
