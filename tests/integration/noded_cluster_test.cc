@@ -401,6 +401,24 @@ class NodedLivenessTest : public NodedClusterTest {
   std::string Settings() const override { return "SlurmdTimeout=3\nReturnToService=1\n"; }
 };
 
+// -k/--no-kill: a lost node that does not run the batch script leaves the
+// job running on the other one; its resources are the job's no more.
+TEST_F(NodedLivenessTest, NoKillJobGoesOnWithoutALostNode) {
+  const std::string work = cluster_->work_dir();
+  std::string id = Submit("-N 2 -k --wrap='echo started > " + work + "/nokill; exec sleep 1000'");
+  ASSERT_TRUE(WaitForState(id, "RUNNING"));
+  ASSERT_EQ(Trim(cluster_->Run("squeue -h -o %D -j " + id).out), "2");
+  ASSERT_TRUE(WaitUntil([&] { return !Trim(ReadFileText(work + "/nokill")).empty(); }));
+  cluster_->StopNode(2, SIGKILL);
+  ASSERT_TRUE(WaitForNodeState(2, "down*")) << cluster_->Run("sinfo -N").out;
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o '%T %D %N' -j " + id).out),
+            "RUNNING 1 " + cluster_->Node(1))
+      << cluster_->Run("scontrol show job " + id).out;
+  EXPECT_NE(cluster_->Run("scontrol show job " + id).out.find("Restarts=0"), std::string::npos);
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  EXPECT_TRUE(WaitForState(id, "CANCELLED")) << cluster_->Run("squeue -t all").out;
+}
+
 TEST_F(NodedLivenessTest, LostNodeGoesDownAndItsJobIsRequeuedElsewhere) {
   const std::string work = cluster_->work_dir();
   std::string id =

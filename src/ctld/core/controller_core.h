@@ -400,6 +400,9 @@ class ControllerCore : private JobLifecycle {
   void SetHeldReason(wire::JobRecord& job);
   // Jobs running on `node` are requeued (when allowed) or end as NODE_FAIL.
   void FailJobsOn(const std::string& node, int64_t now, Effects& effects);
+  // -k/--no-kill: the job goes on without `node` (not its batch script's),
+  // its allocation shrunk to the other nodes. False when it cannot.
+  bool ExciseNode(wire::JobRecord& job, const std::string& node, Effects& effects);
   // --signal: when the job's warning signal is due; nullopt when it asked for
   // none, has no time limit, or was warned in this run already.
   std::optional<int64_t> WarnTime(const wire::JobRecord& job) const;

@@ -436,6 +436,34 @@ TEST_F(ControllerCoreTest, NodeLossRequeuesOrFails) {
   EXPECT_EQ(StateOf(lose), "NODE_FAIL");
 }
 
+// -k/--no-kill: a lost node that is not the batch script's leaves the job
+// running on the others; losing the batch script's node ends it as usual.
+TEST_F(ControllerCoreTest, NoKillJobsLoseANodeAndGoOn) {
+  RegisterAll();
+  uint32_t goes_on = SubmitOk(Spec([](auto& s) {
+    s.set_nodelist("n1,n2");
+    s.set_min_nodes(2);
+    s.set_no_kill(true);
+  }));
+  Tick();
+  ASSERT_EQ(StateOf(goes_on), "RUNNING");
+  ASSERT_EQ(Job(goes_on).nodes_size(), 2);
+  const uint32_t cpus = Job(goes_on).alloc_cpus();
+  Effects e;
+  core_->NodeLost("n2", now_, e);
+  Collect(e);
+  EXPECT_EQ(StateOf(goes_on), "RUNNING");
+  ASSERT_EQ(Job(goes_on).nodes_size(), 1);
+  EXPECT_EQ(Job(goes_on).nodes(0), "n1");
+  EXPECT_EQ(Job(goes_on).alloc_cpus(), cpus / 2);
+  EXPECT_NE(Job(goes_on).alloc_tres().find("node=1"), std::string::npos)
+      << Job(goes_on).alloc_tres();
+  Effects lost_batch_node;
+  core_->NodeLost("n1", now_, lost_batch_node);
+  Collect(lost_batch_node);
+  EXPECT_NE(StateOf(goes_on), "RUNNING") << "the batch script's node takes the job with it";
+}
+
 TEST_F(ControllerCoreTest, RequeuedRunningJobWaitsForItsOldRunToEnd) {
   RegisterAll();
   uint32_t id = SubmitOk(Spec([](auto& s) { s.set_nodelist("n1"); }));

@@ -10,6 +10,7 @@
 #include "common/hostlist.h"
 #include "common/strings.h"
 #include "ctld/core/accounting_records.h"
+#include "ctld/core/allocation_record.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/job_mail.h"
 #include "ctld/core/job_script_env.h"
@@ -578,6 +579,7 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
   for (uint32_t id : completing) NodeCleanedUp(Mutable(id), node, now, effects);
   for (uint32_t id : victims) {
     wire::JobRecord& job = Mutable(id);
+    if (ExciseNode(job, node, effects)) continue;
     if (job.requeue()) {
       ReturnToQueue(job, wire::JOB_STATE_NODE_FAIL, now, effects);
       Persist(job, effects);
@@ -585,6 +587,26 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
       FinishJob(job, wire::JOB_STATE_NODE_FAIL, now, effects);
     }
   }
+}
+
+bool ControllerCore::ExciseNode(wire::JobRecord& job, const std::string& node, Effects& effects) {
+  if (!job.spec().no_kill() || job.nodes_size() < 2 || job.allocs_size() != job.nodes_size()) {
+    return false;
+  }
+  // The node that runs the batch script takes the job with it, as in Slurm.
+  if (!job.spec().interactive() && job.nodes(0) == node) return false;
+  sched::Allocation kept;
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    if (job.nodes(i) == node) continue;
+    const int32_t index = nodes_.model().IndexOf(job.nodes(i));
+    if (index < 0) return false;  // A node gone from the configuration
+    kept.nodes.push_back(FromRecord(nodes_.model(), static_cast<uint32_t>(index), job.allocs(i)));
+  }
+  nodes_.Release(job);
+  RecordAllocation(nodes_.model(), kept, job);
+  nodes_.Allocate(job);
+  Persist(job, effects);
+  return true;
 }
 
 std::string ControllerCore::DependencyProblem(uint32_t job_id, const std::string& text) const {
