@@ -275,8 +275,10 @@ Result<int> StepTasks::Signal(uint32_t job_id, std::optional<uint32_t> step_id, 
     }
     if (job_killed) running->killed = true;
     for (pid_t pid : running->live) {
-      kill(-pid, signal);
-      kill(pid, signal);
+      // The task's process group (it leads one); the task alone only when
+      // that is gone. Both at once would hand a trapping task the signal
+      // twice, where Slurm delivers it once.
+      if (kill(-pid, signal) != 0) kill(pid, signal);
       ++reached;
     }
   }
