@@ -18,6 +18,7 @@
 #include "common/strings.h"
 #include "conf/config_loader.h"
 #include "noded/configless.h"
+#include "noded/cpu_list.h"
 #include "noded/gpu/gpu_inventory.h"
 #include "noded/health_check_gate.h"
 #include "noded/host_facts.h"
@@ -234,7 +235,10 @@ void NodeDaemon::HeartbeatLoop() {
     wire::NodeRegisterResponse answer;
     Status s = controller_->Call(api::kNodeRegister, req, &answer);
     if (s.ok() && !registered) spdlog::info("registered with the controller");
-    if (s.ok()) FetchChangedConfig(answer.config_digest());
+    if (s.ok()) {
+      FetchChangedConfig(answer.config_digest());
+      WatchGpuShares(answer);
+    }
     if (!s.ok() && !complained)
       spdlog::warn("cannot register with the controller: {}", s.message());
     registered = s.ok();
@@ -509,7 +513,7 @@ void NodeDaemon::StartStep(wire::LaunchJobRequest request, const rpc::Responder&
   if (gpu_watch_ && !gpus->empty()) {
     gpu_watch_->Watch(JobWatchKey(job_id),
                       {record.gpu_indices().begin(), record.gpu_indices().end()},
-                      IdleRuleOf(request.job()));
+                      IdleRuleOf(request.job().spec().partition()));
   }
   if (const wire::JobSpec& spec = request.job().spec();
       WantsContainer(spec.container()) && spec.container().bundle().empty()) {
@@ -621,9 +625,9 @@ void NodeDaemon::StartGpuWatch(const NodeParts& parts) {
   spdlog::info("GPUs sampled through {} every {} s", gpu_watch_->SamplerName(), interval.count());
 }
 
-GpuIdleRule NodeDaemon::IdleRuleOf(const wire::JobRecord& job) const {
+GpuIdleRule NodeDaemon::IdleRuleOf(const std::string& partition) const {
   conf::GpuIdlePolicy policy;
-  if (const conf::PartitionConfig* p = context_.config->FindPartition(job.spec().partition())) {
+  if (const conf::PartitionConfig* p = context_.config->FindPartition(partition)) {
     policy = p->gpu_idle;
   }
   return GpuIdleRule{policy.threshold_pct,
@@ -637,9 +641,15 @@ void NodeDaemon::ReportGpuIdle(const GpuIdleChange& change) {
   report.set_node(options_.node_name);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = jobs_.find(job_id);
-    if (it == jobs_.end()) return;  // Ended meanwhile
-    report.set_run(it->second.run);
+    if (IsShareWatchKey(change.key)) {
+      auto it = gpu_shares_.find(job_id);
+      if (it == gpu_shares_.end()) return;  // No longer listed
+      report.set_run(it->second);
+    } else {
+      auto it = jobs_.find(job_id);
+      if (it == jobs_.end()) return;  // Ended meanwhile
+      report.set_run(it->second.run);
+    }
   }
   report.set_idle(change.idle);
   report.set_since(std::chrono::system_clock::to_time_t(change.since));
@@ -649,6 +659,38 @@ void NodeDaemon::ReportGpuIdle(const GpuIdleChange& change) {
   // Lost with a controller that does not answer: the next change tells again.
   Status told = context_.controller->Call(api::kJobGpuIdle, report);
   if (!told.ok()) spdlog::warn("job {}: GPU idle report not delivered: {}", job_id, told.message());
+}
+
+void NodeDaemon::WatchGpuShares(const wire::NodeRegisterResponse& answer) {
+  if (!gpu_watch_) return;
+  std::vector<const wire::GpuShare*> started;
+  std::vector<uint32_t> ended;
+  bool first_answer = false;  // An earlier rotad may have watched these shares
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    first_answer = !gpu_shares_known_;
+    gpu_shares_known_ = true;
+    std::map<uint32_t, uint32_t> listed;
+    for (const wire::GpuShare& share : answer.gpu_shares()) {
+      listed[share.job_id()] = share.run();
+      auto it = gpu_shares_.find(share.job_id());
+      if (it == gpu_shares_.end() || it->second != share.run()) started.push_back(&share);
+    }
+    for (const auto& [job_id, run] : gpu_shares_) {
+      if (listed.count(job_id) == 0) ended.push_back(job_id);
+    }
+    gpu_shares_ = std::move(listed);
+  }
+  for (uint32_t job_id : ended) gpu_watch_->Forget(ShareWatchKey(job_id));
+  for (const wire::GpuShare* share : started) {
+    std::optional<std::vector<uint32_t>> gpus = ParseCpuList(share->gpu_ids());
+    if (!gpus || gpus->empty()) continue;
+    // A later run's share starts afresh (Watch resets what the key measured).
+    gpu_watch_->Watch(ShareWatchKey(share->job_id()), *gpus, IdleRuleOf(share->partition()),
+                      first_answer);
+    spdlog::info("job {}: watching its GPUs {} here for idleness", share->job_id(),
+                 share->gpu_ids());
+  }
 }
 
 void NodeDaemon::AddGpuUsage(uint32_t job_id, wire::JobExitedRequest& outcome) {
@@ -708,7 +750,10 @@ std::set<uint32_t> NodeDaemon::RecoverSteps() {
         if (!held.ok()) spdlog::error("job {}: {}", job_id, held.status().message());
         // Measured again from now: what it used while rotad was down is lost.
         if (gpu_watch_ && !indices.empty()) {
-          gpu_watch_->Watch(JobWatchKey(job_id), indices, IdleRuleOf(record->launch().job()));
+          // What an earlier rotad told the controller of them is not known.
+          gpu_watch_->Watch(JobWatchKey(job_id), indices,
+                            IdleRuleOf(record->launch().job().spec().partition()),
+                            /*maybe_told_idle=*/true);
         }
       }
       spdlog::info("job {}: re-attached to its rota-stepd (pid {})", job_id, status->stepd_pid());

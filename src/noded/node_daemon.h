@@ -122,8 +122,12 @@ class NodeDaemon {
   // Puts what the job's GPUs did here into its exit report, and whether a
   // health event hit one of them.
   void AddGpuUsage(uint32_t job_id, wire::JobExitedRequest& outcome);
-  // When `job`'s GPUs count as idle (its partition's GpuIdlePolicy).
-  GpuIdleRule IdleRuleOf(const wire::JobRecord& job) const;
+  // When the GPUs of a job of `partition` count as idle (its GpuIdlePolicy).
+  GpuIdleRule IdleRuleOf(const std::string& partition) const;
+  // Watches for idleness the GPUs the controller's heartbeat answer says this
+  // node holds for jobs whose batch script runs elsewhere, and stops watching
+  // those no longer listed.
+  void WatchGpuShares(const wire::NodeRegisterResponse& answer);
   // Tells the controller that a job's GPUs turned idle or busy again.
   void ReportGpuIdle(const GpuIdleChange& change);
   // CPUs the jobs running here hold (HealthCheckNodeState's load).
@@ -169,7 +173,9 @@ class NodeDaemon {
   std::map<uint32_t, RunningJob> jobs_;  // Guarded by mu_.
   std::vector<RunKey> finished_;         // Runs whose thread is ending. Guarded by mu_.
   std::set<uint32_t> batch_started_;     // Batch scripts started here (cage made). Guarded by mu_.
-  bool stopped_ = false;                 // Guarded by mu_.
+  std::map<uint32_t, uint32_t> gpu_shares_;  // Watched shares: job -> run. Guarded by mu_.
+  bool gpu_shares_known_ = false;            // A heartbeat answer listed them. Guarded by mu_.
+  bool stopped_ = false;                     // Guarded by mu_.
 };
 
 }  // namespace rota::noded

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "common/strings.h"
 #include "tests/integration/scripted_gpus_cluster_test.h"
@@ -115,6 +116,66 @@ TEST_F(GpuIdleTest, AProcessOnAGpuItsJobWasNotGivenIsNamedInTheLog) {
   ASSERT_NE(at, std::string::npos) << logs;
   EXPECT_EQ(logs.find("process " + pid + " uses GPU", at + warning.size()), std::string::npos)
       << "one GPU is the job's own, and a warning is given once";
+  cluster_->Run("scancel " + job);
+}
+
+// A job on both nodes: node 1's GPUs idle, node 2's busy, then idle, then
+// busy again. Node 2 learns of its share from the heartbeat (every 2 s here).
+class GpuIdleAcrossNodesTest : public testing::ScriptedGpusClusterTest {
+ protected:
+  std::string GpuSettings() const override {
+    return "SlurmdTimeout=6\n"
+           "PartitionName=DEFAULT GpuIdlePolicy=threshold=5,period=0:03\n";
+  }
+  std::string GpuScript(int node, int gpu) const override {
+    return node == 1 ? "0 Util=1 MemUsed=1G MemTotal=80G Power=60\n"
+                     : ScriptedGpusClusterTest::GpuScript(node, gpu);
+  }
+  // From now on node 2's GPUs read `util` percent.
+  void SetNode2Util(int util) {
+    for (int g = 0; g < testing::NodedCluster::kGpusPerNode; ++g) {
+      std::ofstream((cluster_->dir().path() / Script(2, g)).string(), std::ios::app)
+          << "0 Util=" << util << "\n";
+    }
+  }
+  std::string GpuIdleOf(const std::string& job) {
+    return std::string(Trim(cluster_->Run("squeue -h -j " + job + " -O GpuIdle").out));
+  }
+};
+
+TEST_F(GpuIdleAcrossNodesTest, AJobIsIdleOnlyWhenItsGpusAreIdleOnEveryNode) {
+  const std::string job = SubmitScript("-N2 --gpus-per-node=2", "sleep 60\n");
+  ASSERT_TRUE(WaitForState(job, "RUNNING"));
+  // Node 1 has told the controller its GPUs are idle and node 2 watches its
+  // share: the job is not flagged, its GPUs on node 2 being busy.
+  std::string logs;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        logs = cluster_->NodeLogs();
+        return logs.find("job " + job + ": GPUs idle") != std::string::npos &&
+               logs.find("job " + job + ": watching its GPUs 0-1 here for idleness") !=
+                   std::string::npos;
+      },
+      std::chrono::seconds(20)))
+      << logs;
+  // Past node 2's period, were it judged idle.
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  EXPECT_EQ(GpuIdleOf(job), "N/A");
+
+  SetNode2Util(2);
+  std::string flagged;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        flagged = GpuIdleOf(job);
+        return flagged != "N/A" && !flagged.empty();
+      },
+      std::chrono::seconds(20)))
+      << flagged;
+  EXPECT_NE(cluster_->Run("scontrol show job " + job).out.find("GpuIdleUtil="), std::string::npos);
+
+  SetNode2Util(90);
+  ASSERT_TRUE(WaitUntil([&] { return GpuIdleOf(job) == "N/A"; }, std::chrono::seconds(20)))
+      << "busy again on node 2 unflags the job";
   cluster_->Run("scancel " + job);
 }
 

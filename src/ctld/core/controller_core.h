@@ -109,12 +109,16 @@ class ControllerCore : private JobLifecycle {
   // processes are gone and its Epilog ran, or goes DOWN; only then does it take
   // its final state (final_state) and give its CPUs, memory and GPUs back.
   Status ReportExit(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
-  // A node daemon says the GPUs of a running job on its first node have been
-  // idle for the job's partition's GpuIdlePolicy period, or are busy again
-  // (gpu_idle.h): the job is flagged or unflagged, rotadbd gets the event,
-  // and the policy's mail, cancel or requeue follows. Reports about another
-  // run or node are ignored.
+  // A node daemon says the GPUs of a running job on it have been idle for the
+  // job's partition's GpuIdlePolicy period, or are busy again (gpu_idle.h):
+  // once they are idle on every node holding some, the job is flagged,
+  // rotadbd gets the event, and the policy's mail, cancel or requeue follows;
+  // busy again on one node unflags it. Reports about another run, or from a
+  // node without its GPUs, are ignored.
   Status GpuIdleReported(const wire::JobGpuIdleRequest& report, int64_t now, Effects& effects);
+  // The GPUs `node` holds for running jobs whose batch script runs on another
+  // node, for its rotad to watch for idleness (the heartbeat's answer).
+  std::vector<wire::GpuShare> GpuSharesOn(const std::string& node) const;
   // The job's processes on `node` are gone and its Epilog ran; its batch script
   // had ended with `wait_status` (waitpid encoding). A running job ends at once
   // (node daemons that send no early report); a COMPLETING one once no node is
@@ -385,8 +389,10 @@ class ControllerCore : private JobLifecycle {
   static wire::JobState EndState(const wire::JobRecord& job, uint32_t wait_status,
                                  bool out_of_memory);
   // The GPU idle flag of a job that stops running: its event closed, the
-  // flag cleared (the caller persists).
+  // flag and the nodes' reports cleared (the caller persists).
   void EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects);
+  // Closes the flag's event and clears the flag, keeping the nodes' reports.
+  void UnflagGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects);
   // The partition's GpuIdlePolicy cancels or requeues a job still flagged.
   void ActOnIdleGpus(uint32_t job_id, int64_t now, Effects& effects);
   // Back to PENDING for another run (requeue, node loss, failed prolog): the

@@ -3,6 +3,8 @@
 // partition policy's cancel or requeue.
 #include <signal.h>
 
+#include <algorithm>
+
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/controller_core.h"
 #include "ctld/core/gpu_idle.h"
@@ -23,43 +25,73 @@ Status ControllerCore::GpuIdleReported(const wire::JobGpuIdleRequest& report, in
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return NotFound("Invalid job id specified");
   const wire::JobRecord& current = *it->second;
-  // Another run's, another node's, or a job that stopped running meanwhile
-  // (a suspended job's GPUs are idle by design).
-  if (current.state() != wire::JOB_STATE_RUNNING || current.restart_count() != report.run() ||
-      current.nodes().empty() || current.nodes(0) != report.node()) {
+  // Another run's, or a job that stopped running meanwhile (a suspended
+  // job's GPUs are idle by design).
+  if (current.state() != wire::JOB_STATE_RUNNING || current.restart_count() != report.run()) {
     return Status::Ok();
   }
-  const bool flagged = current.gpu_idle_since() > 0;
-  if (report.idle() == flagged) return Status::Ok();
+  // Only a node that holds some of the job's GPUs judges them.
+  const auto& nodes = current.nodes();
+  const auto at = std::find(nodes.begin(), nodes.end(), report.node());
+  if (at == nodes.end() || JobGpusAt(current, static_cast<int>(at - nodes.begin())) == 0) {
+    return Status::Ok();
+  }
   wire::JobRecord& job = Mutable(report.job_id());
-  const conf::GpuIdlePolicy& policy = PolicyOf(*config_, job);
-  if (!report.idle()) {
-    EndGpuIdle(job, now, effects);
-    Persist(job, effects);
-    return Status::Ok();
+  if (!NoteNodeGpuIdle(job, report)) return Status::Ok();
+  // Flagged once the GPUs are idle on every node, unflagged once busy on one.
+  const std::optional<WholeJobGpuIdle> idle = JobGpusIdle(job);
+  const bool flagged = job.gpu_idle_since() > 0;
+  if (!idle) {
+    if (flagged) UnflagGpuIdle(job, now, effects);
+  } else if (!flagged) {
+    const conf::GpuIdlePolicy& policy = PolicyOf(*config_, job);
+    job.set_gpu_idle_since(idle->since > 0 ? idle->since : now);
+    job.set_gpu_idle_util(idle->util_pct);
+    const bool acts = policy.action == conf::GpuIdlePolicy::Action::kCancel ||
+                      policy.action == conf::GpuIdlePolicy::Action::kRequeue;
+    job.set_gpu_idle_action_at(acts ? now + policy.grace_s : 0);
+    effects.node_events.push_back(GpuIdleEvent(job, policy, config_->settings.cluster_name, 0));
+    if (policy.action != conf::GpuIdlePolicy::Action::kNone) {
+      effects.mails.push_back(GpuIdleMail(job, policy, config_->settings.cluster_name));
+    }
+    if (acts) NoteWake(job.gpu_idle_action_at());
   }
-  job.set_gpu_idle_since(report.since() > 0 ? report.since() : now);
-  job.set_gpu_idle_util(report.mean_util_pct());
-  const bool acts = policy.action == conf::GpuIdlePolicy::Action::kCancel ||
-                    policy.action == conf::GpuIdlePolicy::Action::kRequeue;
-  job.set_gpu_idle_action_at(acts ? now + policy.grace_s : 0);
-  effects.node_events.push_back(GpuIdleEvent(job, policy, config_->settings.cluster_name, 0));
-  if (policy.action != conf::GpuIdlePolicy::Action::kNone) {
-    effects.mails.push_back(GpuIdleMail(job, policy, config_->settings.cluster_name));
-  }
-  if (acts) NoteWake(job.gpu_idle_action_at());
   Persist(job, effects);
   jobs_.Touch();
   return Status::Ok();
 }
 
-void ControllerCore::EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
+void ControllerCore::UnflagGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
   if (job.gpu_idle_since() <= 0) return;
   effects.node_events.push_back(
       GpuIdleEvent(job, PolicyOf(*config_, job), config_->settings.cluster_name, now));
   job.clear_gpu_idle_since();
   job.clear_gpu_idle_util();
   job.clear_gpu_idle_action_at();
+}
+
+void ControllerCore::EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
+  job.clear_gpu_idle_nodes();  // A later run is judged afresh
+  UnflagGpuIdle(job, now, effects);
+}
+
+std::vector<wire::GpuShare> ControllerCore::GpuSharesOn(const std::string& node) const {
+  std::vector<wire::GpuShare> shares;
+  const NodeRuntime* n = nodes_.Find(node);
+  if (n == nullptr || n->running_jobs == 0) return shares;
+  for (const auto& [id, job] : jobs_) {
+    if (job->state() != wire::JOB_STATE_RUNNING || job->nodes_size() < 2) continue;
+    // The first node's rotad watches the job's GPUs from the batch launch.
+    for (int i = 1; i < job->nodes_size() && i < job->allocs_size(); ++i) {
+      if (job->nodes(i) != node || job->allocs(i).gpu_ids().empty()) continue;
+      wire::GpuShare& share = shares.emplace_back();
+      share.set_job_id(id);
+      share.set_run(job->restart_count());
+      share.set_gpu_ids(job->allocs(i).gpu_ids());
+      share.set_partition(job->spec().partition());
+    }
+  }
+  return shares;
 }
 
 void ControllerCore::ActOnIdleGpus(uint32_t job_id, int64_t now, Effects& effects) {

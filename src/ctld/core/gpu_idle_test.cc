@@ -29,13 +29,14 @@ class GpuIdleTest : public testing::CoreTest {
     EXPECT_EQ(Job(id).state(), wire::JOB_STATE_RUNNING);
     return id;
   }
-  Effects Report(uint32_t id, bool idle, double util = 1.5, const std::string& node = "n1") {
+  Effects Report(uint32_t id, bool idle, double util = 1.5, const std::string& node = "n1",
+                 int64_t idle_for = 600) {
     wire::JobGpuIdleRequest r;
     r.set_job_id(id);
     r.set_node(node);
     r.set_run(Job(id).restart_count());
     r.set_idle(idle);
-    r.set_since(now_ - 600);
+    r.set_since(now_ - idle_for);
     r.set_mean_util_pct(util);
     Effects e;
     EXPECT_TRUE(core_->GpuIdleReported(r, now_, e).ok());
@@ -84,6 +85,70 @@ TEST_F(GpuIdleTest, ReportsOfAnotherNodeOrRunAreIgnored) {
   wire::JobGpuIdleRequest unknown = stale;
   unknown.set_job_id(999);
   EXPECT_FALSE(core_->GpuIdleReported(unknown, now_, e).ok());
+}
+
+// A job on two nodes is idle once both nodes' rotad say so; busy again on
+// either unflags it. The second node learns of its share from the heartbeat.
+TEST_F(GpuIdleTest, AJobOnTwoNodesIsFlaggedOnceEveryNodeSaysItsGpusAreIdle) {
+  Start(
+      "GresTypes=gpu\nNodeName=n[1-2] CPUs=4 RealMemory=1000 Gres=gpu:2\n"
+      "NodeName=n3 CPUs=4 RealMemory=1000\n"
+      "PartitionName=p Nodes=n[1-3] Default=YES\n");
+  const uint32_t id = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+    s.set_min_nodes(2);
+    s.set_gpus_per_node("2");
+    s.set_uid(alice_.uid);
+    s.set_user("alice");
+  });
+  Tick();
+  ASSERT_EQ(Job(id).state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(Job(id).nodes_size(), 2);
+  const std::string first = Job(id).nodes(0);
+  const std::string second = Job(id).nodes(1);
+
+  EXPECT_TRUE(core_->GpuSharesOn(first).empty()) << "its batch launch watches the first node";
+  EXPECT_TRUE(core_->GpuSharesOn("n3").empty());
+  const std::vector<wire::GpuShare> shares = core_->GpuSharesOn(second);
+  ASSERT_EQ(shares.size(), 1u);
+  EXPECT_EQ(shares[0].job_id(), id);
+  EXPECT_EQ(shares[0].run(), Job(id).restart_count());
+  EXPECT_EQ(shares[0].gpu_ids(), "0-1");
+  EXPECT_EQ(shares[0].partition(), "p");
+
+  // The first node alone: not flagged.
+  EXPECT_TRUE(Report(id, true, 1.0, first).node_events.empty());
+  EXPECT_EQ(Job(id).gpu_idle_since(), 0);
+  // The second too: flagged since the later of the two, at the mean of all
+  // four GPUs.
+  Effects e = Report(id, true, 3.0, second, 100);
+  EXPECT_EQ(Job(id).gpu_idle_since(), now_ - 100);
+  EXPECT_DOUBLE_EQ(Job(id).gpu_idle_util(), 2.0);
+  ASSERT_EQ(e.node_events.size(), 1u);
+  EXPECT_EQ(e.node_events[0].node(), first);
+  EXPECT_EQ(e.node_events[0].time_end(), 0);
+
+  // A node without its GPUs has no say.
+  EXPECT_TRUE(Report(id, false, 50, "n3").node_events.empty());
+  EXPECT_GT(Job(id).gpu_idle_since(), 0);
+  // Busy again on the second node: unflagged, the first's word kept.
+  e = Report(id, false, 40, second);
+  EXPECT_EQ(Job(id).gpu_idle_since(), 0);
+  ASSERT_EQ(e.node_events.size(), 1u);
+  EXPECT_EQ(e.node_events[0].time_end(), now_);
+  ASSERT_EQ(Job(id).gpu_idle_nodes_size(), 1);
+  EXPECT_EQ(Job(id).gpu_idle_nodes(0).node(), first);
+  // Idle again there: flagged again at once.
+  Report(id, true, 1.0, second);
+  EXPECT_GT(Job(id).gpu_idle_since(), 0);
+
+  // The run ends: the nodes' words go with it.
+  wire::SignalJobsRequest cancel;
+  cancel.add_job_ids(std::to_string(id));
+  Effects ended;
+  EXPECT_EQ(core_->SignalJobs(cancel, alice_, now_, ended).affected(), 1u);
+  EXPECT_EQ(Job(id).gpu_idle_since(), 0);
+  EXPECT_EQ(Job(id).gpu_idle_nodes_size(), 0);
+  EXPECT_TRUE(core_->GpuSharesOn(second).empty());
 }
 
 TEST_F(GpuIdleTest, NotifyMailsTheUser) {
@@ -141,6 +206,7 @@ TEST_F(GpuIdleTest, RequeueReturnsARequeueableJobToTheQueue) {
   Tick();
   EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETING);
   EXPECT_EQ(Job(id).final_state(), wire::JOB_STATE_REQUEUED);
+  EXPECT_EQ(Job(id).gpu_idle_nodes_size(), 0) << "the next run is judged afresh";
 }
 
 }  // namespace

@@ -424,10 +424,13 @@ void ControllerService::Handle(const rpc::RequestContext& context, std::string b
             [this, req = std::move(req), respond](ControllerCore& core, int64_t now,
                                                   Effects& effects) -> StateLoop::Reply {
               Status s = core.NodeRegistered(req, now, effects);
-              return [this, s, respond] {
+              std::vector<wire::GpuShare> shares;
+              if (s.ok()) shares = core.GpuSharesOn(req.node());
+              return [this, s, respond, shares = std::move(shares)] {
                 if (!s.ok()) return respond.Fail(s);
-                // A configless node whose copy differs fetches the files again.
                 wire::NodeRegisterResponse answer;
+                answer.mutable_gpu_shares()->Add(shares.begin(), shares.end());
+                // A configless node whose copy differs fetches the files again.
                 if (ServedConfigFiles files = config_files()) {
                   answer.set_config_digest(files->digest());
                 }

@@ -82,12 +82,16 @@ void GpuWatch::Loop() {
 }
 
 void GpuWatch::Watch(uint64_t key, const std::vector<uint32_t>& indices,
-                     std::optional<GpuIdleRule> idle) {
+                     std::optional<GpuIdleRule> idle, bool maybe_told_idle) {
   std::lock_guard<std::mutex> lock(mu_);
   meter_.Watch(key, indices, Now());
   health_hits_.erase(key);
   idle_.erase(key);
-  if (idle) idle_[key].rule = *idle;
+  if (idle) {
+    IdleState& st = idle_[key];
+    st.rule = *idle;
+    st.maybe_told_idle = maybe_told_idle;
+  }
 }
 
 std::optional<wire::GpuUsage> GpuWatch::Finish(uint64_t key) {
@@ -129,11 +133,17 @@ void GpuWatch::TrackIdle(double now_s, std::vector<GpuIdleChange>& changes) {
       ++st.samples;
       if (!st.flagged && now_s - *st.idle_from_s >= static_cast<double>(st.rule.period.count())) {
         st.flagged = true;
+        st.maybe_told_idle = false;
         changes.push_back({key, true, st.idle_from_wall, st.util_sum / st.samples});
       }
       continue;
     }
-    if (st.flagged) changes.push_back({key, false, st.idle_from_wall, st.util_sum / st.samples});
+    if (st.flagged) {
+      changes.push_back({key, false, st.idle_from_wall, st.util_sum / st.samples});
+    } else if (st.maybe_told_idle) {
+      changes.push_back({key, false, std::chrono::system_clock::now(), *util});
+    }
+    st.maybe_told_idle = false;
     st.idle_from_s.reset();
     st.flagged = false;
   }

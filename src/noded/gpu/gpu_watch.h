@@ -36,11 +36,17 @@ struct GpuHealthEvent {
 };
 
 // What a watch measures: a job's GPUs on its first node (its batch step),
-// or one step's GPUs on one of its nodes.
+// one step's GPUs on one of its nodes, or, for idleness only, a job's GPUs
+// on one of its other nodes (its share there).
 inline uint64_t JobWatchKey(uint32_t job_id) { return job_id; }
 inline uint64_t StepWatchKey(uint32_t job_id, uint32_t step_id) {
   return (static_cast<uint64_t>(step_id) + 1) << 32 | job_id;
 }
+// A step id no step has (srun's count from 0; the batch container's is
+// 0xfffffffb).
+inline constexpr uint32_t kGpuShareStep = 0xfffffffe;
+inline uint64_t ShareWatchKey(uint32_t job_id) { return StepWatchKey(job_id, kGpuShareStep); }
+inline bool IsShareWatchKey(uint64_t key) { return key >> 32 == uint64_t{kGpuShareStep} + 1; }
 inline uint32_t JobOfWatchKey(uint64_t key) { return static_cast<uint32_t>(key); }
 
 // "GPU 1 (/dev/nvidia1): XID 79": the drain reason.
@@ -87,10 +93,13 @@ class GpuWatch {
   void Start();  // The sampling thread, unless the interval is 0.
   void Stop();   // Idempotent.
 
-  // Measures the GPUs of `key` (JobWatchKey, StepWatchKey) from now on, and
-  // with `idle` tells OnIdle's sink when they turn idle and busy again.
+  // Measures the GPUs of `key` (JobWatchKey, StepWatchKey, ShareWatchKey)
+  // from now on, and with `idle` tells OnIdle's sink when they turn idle and
+  // busy again. `maybe_told_idle`: an earlier rotad may have told the
+  // controller they were idle (a watch taken up again after a restart), so
+  // their first busy sample is told too, though this watch never flagged them.
   void Watch(uint64_t key, const std::vector<uint32_t>& indices,
-             std::optional<GpuIdleRule> idle = std::nullopt);
+             std::optional<GpuIdleRule> idle = std::nullopt, bool maybe_told_idle = false);
   // Takes one last sample, then gives what its GPUs did (nullopt when it
   // was not watched) and stops measuring it.
   std::optional<wire::GpuUsage> Finish(uint64_t key);
@@ -112,6 +121,7 @@ class GpuWatch {
     double util_sum = 0;
     int samples = 0;
     bool flagged = false;
+    bool maybe_told_idle = false;  // See Watch
   };
   // Follows each idle rule after a sample. REQUIRES: mu_ held.
   void TrackIdle(double now_s, std::vector<GpuIdleChange>& changes);

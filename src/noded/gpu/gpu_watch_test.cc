@@ -143,6 +143,30 @@ TEST(GpuWatchTest, AJobIdleForThePeriodIsToldOnceAndAgainWhenBusy) {
   EXPECT_EQ(changes.size(), 2u);
 }
 
+// After a restart rotad cannot know what the controller was told: the first
+// busy sample of a watch taken up again is told, once.
+TEST(GpuWatchTest, AWatchTakenUpAgainTellsItsFirstBusySample) {
+  WatchFixture f;
+  std::vector<GpuIdleChange> changes;
+  f.watch->OnIdle([&](const GpuIdleChange& c) { changes.push_back(c); });
+  const GpuIdleRule rule{5, std::chrono::seconds(10)};
+  f.watch->Watch(ShareWatchKey(4), {0}, rule, /*maybe_told_idle=*/true);
+  f.watch->Watch(JobWatchKey(5), {1}, rule);
+  for (uint32_t util : {0u, 60u, 70u}) {
+    f.now += std::chrono::seconds(4);
+    f.next[0] = Reading("/dev/nvidia0", util, 100);
+    f.next[1] = Reading("/dev/nvidia1", util, 100);
+    f.watch->SampleNow();
+  }
+  ASSERT_EQ(changes.size(), 1u) << "told once, and only for the watch taken up again";
+  EXPECT_EQ(changes[0].key, ShareWatchKey(4));
+  EXPECT_FALSE(changes[0].idle);
+  EXPECT_DOUBLE_EQ(changes[0].mean_util_pct, 60);
+  EXPECT_TRUE(IsShareWatchKey(changes[0].key));
+  EXPECT_FALSE(IsShareWatchKey(StepWatchKey(4, 0)));
+  EXPECT_EQ(JobOfWatchKey(changes[0].key), 4u);
+}
+
 TEST(GpuWatchTest, AShortDipDoesNotFlagAJob) {
   WatchFixture f;
   std::vector<GpuIdleChange> changes;
