@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/format/job_stdio_paths.h"
 #include "cli/slurm_time.h"
 #include "common/duration.h"
 #include "common/hostlist.h"
@@ -154,11 +155,9 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
   lines.push_back(fmt::format("Command={}", s.argv_size() > 0 ? s.argv(0) : "(null)"));
   lines.push_back(fmt::format("WorkDir={}", s.work_dir()));
   if (!s.comment().empty()) lines.push_back(fmt::format("Comment={}", s.comment()));
-  lines.push_back(fmt::format("StdErr={}", s.std_err().empty()
-                                               ? s.std_out().empty() ? "(null)" : s.std_out()
-                                               : s.std_err()));
-  lines.push_back(fmt::format("StdIn={}", s.std_in().empty() ? "/dev/null" : s.std_in()));
-  lines.push_back(fmt::format("StdOut={}", s.std_out().empty() ? "(null)" : s.std_out()));
+  lines.push_back("StdErr=" + JobStderrPath(job));
+  lines.push_back("StdIn=" + JobStdinPath(job));
+  lines.push_back("StdOut=" + JobStdoutPath(job));
   lines.push_back("Power=");
   std::string tres_per_node;
   if (!s.gres().empty()) tres_per_node = "gres:" + s.gres();

@@ -1,46 +1,12 @@
 #include "common/step_io_pattern.h"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cctype>
+#include "common/io_pattern.h"
 
 namespace rota {
-namespace {
-
-// What Slurm prints for %a of a job that is not an array task (NO_VAL - 1).
-constexpr uint64_t kNotAnArrayTask = 4294967294ULL;
-
-// Calls `symbol(letter, width)` for each "%[width]letter" of `pattern` and
-// `literal(text)` for the rest.
-template <typename Literal, typename Symbol>
-void Scan(std::string_view pattern, Literal literal, Symbol symbol) {
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '%' || i + 1 >= pattern.size()) {
-      literal(pattern.substr(i, 1));
-      continue;
-    }
-    size_t j = i + 1;
-    int width = 0;
-    while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j]))) {
-      width = std::min(width * 10 + (pattern[j] - '0'), 10);
-      ++j;
-    }
-    if (j >= pattern.size()) {
-      literal(pattern.substr(i));
-      return;
-    }
-    symbol(pattern[j], width, pattern.substr(i, j - i + 1));
-    i = j;
-  }
-}
-
-}  // namespace
-
 std::string ExpandStepIoPattern(std::string_view pattern, const StepIoFields& f) {
   std::string out;
-  auto number = [&](uint64_t n, int width) { out += fmt::format("{:0{}}", n, width); };
-  Scan(
+  auto number = [&](uint64_t n, int width) { out += PaddedIoNumber(n, width); };
+  ScanIoPattern(
       pattern, [&](std::string_view text) { out += text; },
       [&](char letter, int width, std::string_view as_written) {
         switch (letter) {
@@ -88,7 +54,7 @@ std::string ExpandStepIoPattern(std::string_view pattern, const StepIoFields& f)
 
 bool StepIoPatternPerTask(std::string_view pattern) {
   bool per_task = false;
-  Scan(
+  ScanIoPattern(
       pattern, [](std::string_view) {},
       [&](char letter, int, std::string_view) {
         per_task = per_task || letter == 't' || letter == 'n' || letter == 'N';

@@ -57,6 +57,7 @@ TEST_F(JobScriptOptionsTest, ASubmititStyleScriptIsTakenAndItsWckeyShownEverywhe
                                                "#SBATCH --distribution=block\n"
                                                "#SBATCH --cores-per-socket=4\n"
                                                "#SBATCH --open-mode=append\n"
+                                               "#SBATCH --output=logs/%j_%t_log.out\n"
                                                "true\n");
   const std::string id = Submit(script);
   ASSERT_TRUE(testing::WaitForJobState(ctld_, id, "RUNNING")) << ctld_.Log();
@@ -65,6 +66,14 @@ TEST_F(JobScriptOptionsTest, ASubmititStyleScriptIsTakenAndItsWckeyShownEverywhe
             "submitit    *:4:*               \n");
   const std::string shown = ctld_.Run("scontrol show job " + id).out;
   EXPECT_NE(shown.find("ReqB:S:C:T=0:0:4:*"), std::string::npos) << shown;
+  // As Slurm shows them: what the listing knows expanded (%j), what only the
+  // node knows (%t) as written, under the working directory.
+  for (const char* stream : {"StdOut=/", "StdErr=/"}) {
+    const size_t at = shown.find(stream);
+    ASSERT_NE(at, std::string::npos) << shown;
+    const std::string line = shown.substr(at, shown.find('\n', at) - at);
+    EXPECT_TRUE(line.ends_with("/logs/" + id + "_%t_log.out")) << line;
+  }
   testing::ReportJobExit(ctld_, static_cast<uint32_t>(*ParseUint(id)), 0);
   const std::string expected = id + "|submitit|COMPLETED\n";
   EXPECT_EQ(testing::SacctUntil(ctld_, "-X -n -P -o JobID,WCKey,State -j " + id, expected),

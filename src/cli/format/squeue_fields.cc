@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "cli/format/job_stdio_paths.h"
 #include "cli/format/slurm_units.h"
 #include "cli/format/time_text.h"
 #include "common/duration.h"
@@ -181,6 +182,13 @@ model::JobFieldSet ArrayIdReads() {
   return Rec(R::kJobIdFieldNumber, R::kArrayJobIdFieldNumber, R::kArrayMetaFieldNumber,
              R::kArrayPendingFieldNumber, R::kArrayMaxRunningFieldNumber,
              R::kArrayTaskIdFieldNumber);
+}
+
+// JobStdoutPath, JobStderrPath, JobStdinPath (with `own`, the stream's field).
+model::JobFieldSet StdioReads(int own) {
+  return Rec(R::kJobIdFieldNumber, R::kArrayJobIdFieldNumber, R::kArrayTaskIdFieldNumber)
+      .AddSpec({own, S::kStdOutFieldNumber, S::kNameFieldNumber, S::kUserFieldNumber,
+                S::kWorkDirFieldNumber, S::kInteractiveFieldNumber});
 }
 
 // TimeUsedSecs.
@@ -415,12 +423,12 @@ SqueueTable BuildTable() {
       {{{'t', "StateCompact", "ST"},
         [](const JobRecord& j, const Ctx&) { return JobStateCompactText(j.state()); }},
        Rec(R::kStateFieldNumber)},
-      {{{0, "StdErr", "STDERR"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_err(); }},
-       Spec(S::kStdErrFieldNumber)},
-      {{{0, "StdIn", "STDIN"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_in(); }},
-       Spec(S::kStdInFieldNumber)},
-      {{{0, "StdOut", "STDOUT"}, [](const JobRecord& j, const Ctx&) { return j.spec().std_out(); }},
-       Spec(S::kStdOutFieldNumber)},
+      {{{0, "StdErr", "STDERR"}, [](const JobRecord& j, const Ctx&) { return JobStderrPath(j); }},
+       StdioReads(S::kStdErrFieldNumber)},
+      {{{0, "StdIn", "STDIN"}, [](const JobRecord& j, const Ctx&) { return JobStdinPath(j); }},
+       StdioReads(S::kStdInFieldNumber)},
+      {{{0, "StdOut", "STDOUT"}, [](const JobRecord& j, const Ctx&) { return JobStdoutPath(j); }},
+       StdioReads(S::kStdOutFieldNumber)},
       {{{'V', "SubmitTime", "SUBMIT_TIME"},
         [](const JobRecord& j, const Ctx& c) { return TimeOrNA(j.submit_time(), c); }},
        Rec(R::kSubmitTimeFieldNumber)},

@@ -1,18 +1,14 @@
 #include "noded/stepd/stdio_path.h"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
+
+#include "common/io_pattern.h"
 
 namespace rota::noded {
 namespace {
 
-// Slurm prints NO_VAL-1 for %a of a job that is not an array task.
-constexpr uint64_t kNoArrayTask = 4294967294ULL;
-
-std::string Padded(uint64_t n, int width) { return fmt::format("{:0{}}", n, width); }
+// The batch step's id as Slurm numbers it (SLURM_BATCH_SCRIPT): what %s gives.
+constexpr uint64_t kBatchStepId = 0xfffffffbULL;
 
 std::string Absolute(const std::string& path, const std::string& work_dir) {
   if (path.empty() || path[0] == '/') return path;
@@ -25,49 +21,43 @@ std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& 
                                const std::string& node) {
   const bool array = job.array_job_id() != 0;
   std::string out;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '%' || i + 1 >= pattern.size()) {
-      out += pattern[i];
-      continue;
-    }
-    size_t j = i + 1;
-    int width = 0;
-    while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j]))) {
-      width = std::min(width * 10 + (pattern[j] - '0'), 10);
-      ++j;
-    }
-    if (j >= pattern.size()) {
-      out += pattern.substr(i);
-      break;
-    }
-    switch (pattern[j]) {
-      case '%':
-        out += '%';
-        break;
-      case 'J':  // jobid.stepid, but the batch step adds no ".step" (as in Slurm)
-      case 'j':
-        out += Padded(job.job_id(), width);
-        break;
-      case 'A':
-        out += Padded(array ? job.array_job_id() : job.job_id(), width);
-        break;
-      case 'a':
-        out += Padded(array ? job.array_task_id() : kNoArrayTask, width);
-        break;
-      case 'x':
-        out += job.spec().name();
-        break;
-      case 'u':
-        out += job.spec().user();
-        break;
-      case 'N':
-        out += node;
-        break;
-      default:
-        out += pattern.substr(i, j - i + 1);
-    }
-    i = j;
-  }
+  ScanIoPattern(
+      pattern, [&](std::string_view text) { out += text; },
+      [&](char letter, int width, std::string_view as_written) {
+        switch (letter) {
+          case '%':
+            out += '%';
+            break;
+          case 'J':  // jobid.stepid, but the batch step adds no ".step" (as in Slurm)
+          case 'j':
+            out += PaddedIoNumber(job.job_id(), width);
+            break;
+          case 'A':
+            out += PaddedIoNumber(array ? job.array_job_id() : job.job_id(), width);
+            break;
+          case 'a':
+            out += PaddedIoNumber(array ? job.array_task_id() : kNotAnArrayTask, width);
+            break;
+          case 'x':
+            out += job.spec().name();
+            break;
+          case 'u':
+            out += job.spec().user();
+            break;
+          case 'N':
+            out += node;
+            break;
+          case 'n':  // The batch script runs on the job's node 0, as its task 0
+          case 't':
+            out += PaddedIoNumber(0, width);
+            break;
+          case 's':
+            out += PaddedIoNumber(kBatchStepId, width);
+            break;
+          default:
+            out += as_written;
+        }
+      });
   return out;
 }
 

@@ -13,7 +13,9 @@ namespace rota::noded {
 
 // Expands %j (job id), %J (the same: a batch script's job.step name has no
 // step part), %x (job name), %u (user), %N (node), %A (array master job id,
-// else the job id), %a (array task id; Slurm's 4294967294 outside arrays), %%
+// else the job id), %a (array task id; Slurm's 4294967294 outside arrays),
+// %n and %t (0: the batch script is task 0 on the job's node 0), %s (the
+// batch step's id, 4294967291, as Slurm's step daemon writes it), %%
 // ('%'). A width between '%' and the letter zero-pads numbers (%4j -> 0042).
 // Unknown symbols stay as written.
 std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& job,

@@ -20,6 +20,8 @@ TEST(StdioPathTest, ExpandsSlurmSymbols) {
   EXPECT_EQ(ExpandStdioPattern("o_%5j_%A_%a", job, "n"), "o_00042_42_4294967294");
   // dask-jobqueue's "-e LOG/dask-worker-%J.err": the batch step's %J is the job id.
   EXPECT_EQ(ExpandStdioPattern("dask-worker-%J.err|%4J", job, "n"), "dask-worker-42.err|0042");
+  // One file per node or task of the batch step: its only node and task are 0.
+  EXPECT_EQ(ExpandStdioPattern("%n.%t.%2n.%3t.%s", job, "n"), "0.0.00.000.4294967291");
   job.set_array_job_id(40);
   job.set_array_task_id(7);
   EXPECT_EQ(ExpandStdioPattern("%A_%a_%3a_%j%", job, "n"), "40_7_007_42%");
