@@ -6,6 +6,7 @@
 // given is named in rotad's log.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <fstream>
 #include <thread>
 
@@ -176,6 +177,16 @@ TEST_F(GpuIdleAcrossNodesTest, AJobIsIdleOnlyWhenItsGpusAreIdleOnEveryNode) {
   SetNode2Util(90);
   ASSERT_TRUE(WaitUntil([&] { return GpuIdleOf(job) == "N/A"; }, std::chrono::seconds(20)))
       << "busy again on node 2 unflags the job";
+
+  // Idle again, then node 2's rotad crashes and comes back: it cannot know
+  // it said "idle" before, so it tells the first busy sample.
+  SetNode2Util(2);
+  ASSERT_TRUE(WaitUntil([&] { return GpuIdleOf(job) != "N/A"; }, std::chrono::seconds(20)));
+  cluster_->StopNode(2, SIGKILL);
+  SetNode2Util(90);
+  ASSERT_TRUE(cluster_->StartNode(2, NodeEnvironment(2)));
+  ASSERT_TRUE(WaitUntil([&] { return GpuIdleOf(job) == "N/A"; }, std::chrono::seconds(20)))
+      << cluster_->NodeLogs();
   cluster_->Run("scancel " + job);
 }
 
