@@ -5,7 +5,8 @@
 // of 8 GPUs. The main pass tries the queue until the partition is blocked;
 // backfill (bf_interval=1, bf_window of a day, bf_max_job_test 500 by
 // default) shapes every pending job and plans them in order. Each iteration
-// is one Tick a second after the last, so both passes run.
+// is one Tick a second after the last, so both passes run. Also the cost of
+// the GPU shares a heartbeat's answer lists.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -44,7 +45,8 @@ void Submit(Cluster& c, uint32_t uid, const std::string& gpus, uint32_t nodes, i
   if (!c.core->Submit(req, who, c.now, e).ok()) std::abort();
 }
 
-std::unique_ptr<Cluster> MakeCluster(size_t pending) {
+// `wide`: one running job in ten spans two nodes with 8 GPUs on each.
+std::unique_ptr<Cluster> MakeCluster(size_t pending, bool wide = false) {
   auto c = std::make_unique<Cluster>();
   std::string slurm =
       "ClusterName=bench\nSlurmctldHost=h\nGresTypes=gpu\nSelectType=select/cons_tres\n"
@@ -71,6 +73,11 @@ std::unique_ptr<Cluster> MakeCluster(size_t pending) {
   // Running work: one- and two-GPU jobs until nine in ten GPUs are held.
   const int held = kNodes * 8 * 9 / 10;
   for (int gpus = 0; gpus < held;) {
+    if (wide && rng() % 10 == 0) {
+      Submit(*c, 2000 + rng() % 100, "8", 2, 3600 * (1 + rng() % 24));
+      gpus += 16;
+      continue;
+    }
     const int n = rng() % 2 == 0 ? 1 : 2;
     Submit(*c, 2000 + rng() % 100, std::to_string(n), 1, 3600 * (1 + rng() % 24));
     gpus += n;
@@ -96,6 +103,24 @@ void BM_SchedulingPass(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SchedulingPass)->Arg(10'000)->Unit(benchmark::kMillisecond)->MinTime(2);
+
+// What a heartbeat's answer adds: the jobs whose share of GPUs on the node its
+// rotad watches for idleness. Argument 0: the cluster above (no running job
+// spans nodes); 1: one running job in ten on two nodes, every heartbeat of a
+// node holding a share scanning the job table.
+void BM_GpuSharesOn(benchmark::State& state) {
+  std::unique_ptr<Cluster> c = MakeCluster(10'000, state.range(0) != 0);
+  size_t node = 0;
+  size_t listed = 0;
+  for (auto _ : state) {
+    auto shares = c->core->GpuSharesOn("n" + std::to_string(node++ % kNodes));
+    listed += shares.size();
+    benchmark::DoNotOptimize(shares);
+  }
+  state.counters["shares_per_call"] =
+      static_cast<double>(listed) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_GpuSharesOn)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

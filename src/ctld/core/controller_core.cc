@@ -222,6 +222,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
       n.alloc_mem_mb = 0;
       n.alloc_gpus.clear();
       n.running_jobs = 0;
+      n.gpu_share_jobs = 0;
       n.completing_jobs = 0;
     }
   }

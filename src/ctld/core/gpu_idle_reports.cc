@@ -78,8 +78,9 @@ void ControllerCore::EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effe
 std::vector<wire::GpuShare> ControllerCore::GpuSharesOn(const std::string& node) const {
   std::vector<wire::GpuShare> shares;
   const NodeRuntime* n = nodes_.Find(node);
-  // Most heartbeats stop here: no GPU of the node is held, no job to scan for.
-  if (n == nullptr || n->AllocGpus() == 0) return shares;
+  // Most heartbeats stop here: no job holds a GPU share on the node, so there
+  // is no job to scan for.
+  if (n == nullptr || n->gpu_share_jobs == 0) return shares;
   for (const auto& [id, job] : jobs_) {
     if (job->state() != wire::JOB_STATE_RUNNING || job->nodes_size() < 2) continue;
     // The first node's rotad watches the job's GPUs from the batch launch.

@@ -88,7 +88,7 @@ std::vector<wire::NodeAlloc> NodeTable::LegacyAllocs(const wire::JobRecord& job)
   return out;
 }
 
-void NodeTable::Count(NodeRuntime& n, const sched::NodeAllocation& a, int sign) {
+void NodeTable::Count(NodeRuntime& n, const sched::NodeAllocation& a, int sign, bool share) {
   const sched::NodeShape& shape = model_.nodes[a.node];
   auto add = [sign](auto& field, uint64_t amount) {
     using T = std::remove_reference_t<decltype(field)>;
@@ -100,6 +100,7 @@ void NodeTable::Count(NodeRuntime& n, const sched::NodeAllocation& a, int sign) 
   for (uint32_t g : a.gpu_indices())
     add(n.alloc_gpus[model_.gpu_types.Name(shape.gpus[g].type)], 1);
   add(n.running_jobs, 1);
+  if (share) add(n.gpu_share_jobs, 1);
 }
 
 void NodeTable::Allocate(const wire::JobRecord& job) {
@@ -111,7 +112,7 @@ void NodeTable::Allocate(const wire::JobRecord& job) {
     // job on the node.
     sched::NodeUsage& u = usage_[static_cast<size_t>(node)];
     if (!sched::Take(model_, u, a)) ++u.allocations;
-    Count(nodes_[static_cast<size_t>(node)], a, +1);
+    Count(nodes_[static_cast<size_t>(node)], a, +1, i > 0 && a.gpus != 0);
   }
 }
 
@@ -122,7 +123,7 @@ void NodeTable::Release(const wire::JobRecord& job) {
     sched::NodeAllocation a = FromRecord(model_, static_cast<uint32_t>(node), job.allocs(i));
     sched::NodeUsage& u = usage_[static_cast<size_t>(node)];
     if (!sched::GiveBack(model_, u, a) && u.allocations > 0) --u.allocations;
-    Count(nodes_[static_cast<size_t>(node)], a, -1);
+    Count(nodes_[static_cast<size_t>(node)], a, -1, i > 0 && a.gpus != 0);
   }
 }
 

@@ -36,6 +36,9 @@ struct NodeRuntime {
   MemoryMb alloc_mem_mb = 0;
   std::map<std::string, uint32_t> alloc_gpus;  // By type
   uint32_t running_jobs = 0;  // Jobs holding resources here, COMPLETING ones included
+  // Of those, jobs holding GPUs here whose first node is another: the GPU
+  // shares its rotad watches for idleness (ControllerCore::GpuSharesOn).
+  uint32_t gpu_share_jobs = 0;
   // Jobs here that ended but whose cleanup (kill, Epilog) is not reported yet:
   // the node shows "+COMPLETING" meanwhile.
   uint32_t completing_jobs = 0;
@@ -76,7 +79,8 @@ class NodeTable {
 
  private:
   // Keeps the runtime's counters (shown by scontrol and sinfo) in step.
-  void Count(NodeRuntime& n, const sched::NodeAllocation& a, int sign);
+  // `share`: the allocation is a GPU share (see NodeRuntime::gpu_share_jobs).
+  void Count(NodeRuntime& n, const sched::NodeAllocation& a, int sign, bool share);
 
   std::vector<NodeRuntime> nodes_;
   std::map<std::string, size_t> index_;
