@@ -6,7 +6,7 @@
 // backfill (bf_interval=1, bf_window of a day, bf_max_job_test 500 by
 // default) shapes every pending job and plans them in order. Each iteration
 // is one Tick a second after the last, so both passes run. Also the cost of
-// the GPU shares a heartbeat's answer lists.
+// the GPU shares a heartbeat's answer lists, and of a heartbeat itself.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -121,6 +121,31 @@ void BM_GpuSharesOn(benchmark::State& state) {
       static_cast<double>(listed) / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_GpuSharesOn)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// One heartbeat of a node reporting the jobs it holds (the controller
+// reconciles them with its own view), over the cluster above.
+void BM_NodeHeartbeat(benchmark::State& state) {
+  std::unique_ptr<Cluster> c = MakeCluster(10'000);
+  std::vector<rota::wire::NodeRegisterRequest> beats(kNodes);
+  for (int n = 0; n < kNodes; ++n) {
+    beats[n].set_node("n" + std::to_string(n));
+    beats[n].set_boot_time(kT0);
+    beats[n].set_jobs_reported(true);
+  }
+  for (const auto& [id, job] : c->core->jobs()) {
+    if (job->state() != rota::wire::JOB_STATE_RUNNING) continue;
+    for (const std::string& node : job->nodes()) {
+      beats[static_cast<size_t>(std::stoi(node.substr(1)))].add_jobs(id);
+    }
+  }
+  size_t n = 0;
+  for (auto _ : state) {
+    Effects e;
+    if (!c->core->NodeRegistered(beats[n++ % kNodes], c->now, e).ok()) std::abort();
+    benchmark::DoNotOptimize(e);
+  }
+}
+BENCHMARK(BM_NodeHeartbeat)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
