@@ -44,4 +44,42 @@ inline constexpr uint32_t kNotAnArrayTask = 4294967294U;
 // `n` zero-padded to `width` digits.
 inline std::string PaddedIoNumber(uint64_t n, int width) { return fmt::format("{:0{}}", n, width); }
 
+// What every expander knows of the job itself.
+struct JobIoSymbols {
+  uint32_t job_id = 0;
+  uint32_t array_job_id = 0;  // 0: not an array task
+  uint32_t array_task_id = 0;
+  std::string_view user;
+  std::string_view name;
+};
+
+// Appends the expansion of the job's own symbols (%%, %j, %A: the array's
+// job id, else the job id; %a: the array task id, else kNotAnArrayTask; %u,
+// %x) to `out`. False, appending nothing, for any other letter.
+inline bool AppendJobIoSymbol(char letter, int width, const JobIoSymbols& job, std::string& out) {
+  const bool array = job.array_job_id != 0;
+  switch (letter) {
+    case '%':
+      out += '%';
+      return true;
+    case 'j':
+      out += PaddedIoNumber(job.job_id, width);
+      return true;
+    case 'A':
+      out += PaddedIoNumber(array ? job.array_job_id : job.job_id, width);
+      return true;
+    case 'a':
+      out += PaddedIoNumber(array ? job.array_task_id : kNotAnArrayTask, width);
+      return true;
+    case 'u':
+      out += job.user;
+      return true;
+    case 'x':
+      out += job.name;
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace rota

@@ -4,46 +4,29 @@
 
 namespace rota {
 std::string ExpandStepIoPattern(std::string_view pattern, const StepIoFields& f) {
+  const JobIoSymbols job{f.job_id, f.array_job_id, f.array_task_id, f.user, f.job_name};
   std::string out;
-  auto number = [&](uint64_t n, int width) { out += PaddedIoNumber(n, width); };
   ScanIoPattern(
       pattern, [&](std::string_view text) { out += text; },
       [&](char letter, int width, std::string_view as_written) {
+        if (AppendJobIoSymbol(letter, width, job, out)) return;
         switch (letter) {
-          case '%':
-            out += '%';
-            break;
           case 't':
-            number(f.task_id, width);
+            out += PaddedIoNumber(f.task_id, width);
             break;
           case 'n':
-            number(f.node_index, width);
-            break;
-          case 'j':
-            number(f.job_id, width);
-            break;
-          case 'A':
-            number(f.array_job_id != 0 ? f.array_job_id : f.job_id, width);
-            break;
-          case 'a':
-            number(f.array_job_id != 0 ? f.array_task_id : kNotAnArrayTask, width);
+            out += PaddedIoNumber(f.node_index, width);
             break;
           case 's':
-            number(f.step_id, width);
+            out += PaddedIoNumber(f.step_id, width);
             break;
           case 'J':
-            number(f.job_id, width);
+            out += PaddedIoNumber(f.job_id, width);
             out += '.';
             out += std::to_string(f.step_id);
             break;
           case 'N':
             out += f.node;
-            break;
-          case 'u':
-            out += f.user;
-            break;
-          case 'x':
-            out += f.job_name;
             break;
           default:
             out += as_written;

@@ -10,36 +10,18 @@ bool IsBatch(const wire::JobRecord& job) { return !job.spec().interactive(); }
 }  // namespace
 
 std::string ExpandJobStdioPattern(std::string_view pattern, const wire::JobRecord& job) {
-  const bool array = job.array_job_id() != 0;
-  const uint32_t task = array ? job.array_task_id() : kNotAnArrayTask;
+  const JobIoSymbols symbols{job.job_id(), job.array_job_id(), job.array_task_id(),
+                             job.spec().user(), job.spec().name()};
   std::string out;
   ScanIoPattern(
       pattern, [&](std::string_view text) { out += text; },
       [&](char letter, int width, std::string_view as_written) {
-        switch (letter) {
-          case '%':
-            out += '%';
-            break;
-          case 'A':
-            out += PaddedIoNumber(array ? job.array_job_id() : job.job_id(), width);
-            break;
-          case 'a':
-            out += PaddedIoNumber(task, width);
-            break;
-          case 'b':
-            out += PaddedIoNumber(task % 10, width);
-            break;
-          case 'j':
-            out += PaddedIoNumber(job.job_id(), width);
-            break;
-          case 'u':
-            out += job.spec().user();
-            break;
-          case 'x':
-            out += job.spec().name();
-            break;
-          default:  // Known only where the job runs
-            out += as_written;
+        if (AppendJobIoSymbol(letter, width, symbols, out)) return;
+        if (letter == 'b') {  // The array task id modulo 10
+          const bool array = job.array_job_id() != 0;
+          out += PaddedIoNumber((array ? job.array_task_id() : kNotAnArrayTask) % 10, width);
+        } else {
+          out += as_written;  // Known only where the job runs
         }
       });
   if (!out.empty() && out[0] == '/') return out;

@@ -19,30 +19,16 @@ std::string Absolute(const std::string& path, const std::string& work_dir) {
 
 std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& job,
                                const std::string& node) {
-  const bool array = job.array_job_id() != 0;
+  const JobIoSymbols symbols{job.job_id(), job.array_job_id(), job.array_task_id(),
+                             job.spec().user(), job.spec().name()};
   std::string out;
   ScanIoPattern(
       pattern, [&](std::string_view text) { out += text; },
       [&](char letter, int width, std::string_view as_written) {
+        if (AppendJobIoSymbol(letter, width, symbols, out)) return;
         switch (letter) {
-          case '%':
-            out += '%';
-            break;
           case 'J':  // jobid.stepid, but the batch step adds no ".step" (as in Slurm)
-          case 'j':
             out += PaddedIoNumber(job.job_id(), width);
-            break;
-          case 'A':
-            out += PaddedIoNumber(array ? job.array_job_id() : job.job_id(), width);
-            break;
-          case 'a':
-            out += PaddedIoNumber(array ? job.array_task_id() : kNotAnArrayTask, width);
-            break;
-          case 'x':
-            out += job.spec().name();
-            break;
-          case 'u':
-            out += job.spec().user();
             break;
           case 'N':
             out += node;
