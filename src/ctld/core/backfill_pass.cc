@@ -95,8 +95,8 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     if (!shape.ok() || !shape->partition_reason.empty()) continue;
     auto [it, fresh] = candidates.try_emplace(partition);
     if (fresh) {
-      it->second = std::make_unique<std::vector<uint32_t>>(CandidatesFor(*partition).usable);
-      preempt_holds_.Drop(0, *it->second);  // Kept for a preemptor: never backfilled
+      it->second = std::make_unique<std::vector<uint32_t>>(nodes_.CandidatesIn(*partition).usable);
+      preemption_.DropHeld(0, *it->second);  // Kept for a preemptor: never backfilled
       if (partition->max_cpus_per_node != conf::kUnlimitedCount) {
         // MaxCPUsPerNode: nodes where the partition holds all it may are out.
         PartitionCpuCap& cap = caps.try_emplace(partition, *partition, model).first->second;

@@ -378,7 +378,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     // enough running jobs reach their time limits (the same selection, asked
     // at each end time).
     response.set_job_id(jobs_.next_id());
-    Candidates c = CandidatesFor(*partition);
+    NodeTable::Candidates c = nodes_.CandidatesIn(*partition);
     std::vector<sched::Release> releases;
     for (const auto& [id, job] : jobs_) {
       if (job->state() != wire::JOB_STATE_RUNNING || job->end_time() <= 0) continue;

@@ -30,7 +30,7 @@
 #include "ctld/core/node_events.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
-#include "ctld/core/preempt_holds.h"
+#include "ctld/core/preemption.h"
 #include "ctld/core/priority_clock.h"
 #include "ctld/core/queue_ahead_plan.h"
 #include "ctld/core/reservation_table.h"
@@ -50,8 +50,8 @@ namespace rota::ctld {
 class LimitUsage;  // limit_check.h
 struct LimitHit;
 
-// Privately a JobLifecycle: the procedures it owns (gang slicing) change jobs
-// through it.
+// Privately a JobLifecycle: the procedures it owns (gang slicing,
+// preemption) change jobs through it.
 class ControllerCore : private JobLifecycle {
  public:
   explicit ControllerCore(std::shared_ptr<const conf::ClusterConfig> config);
@@ -161,7 +161,7 @@ class ControllerCore : private JobLifecycle {
   // controller enforces it even while rotadbd is down. Returns whether it changed.
   bool SetPolicy(wire::PolicyState state, Effects& effects);
   // The table in force; null until one is known.
-  const PolicyTable* policy() const { return policy_.get(); }
+  const PolicyTable* policy() const override { return policy_.get(); }
   // slurm.conf PrivateData=jobs: the uid whose jobs and steps alone `caller`
   // may list; none when it may list everyone's (root, SlurmUser, AdminLevel
   // Operator or Administrator, or jobs not private).
@@ -193,7 +193,7 @@ class ControllerCore : private JobLifecycle {
     return jobs_.FindPayload(job);
   }
   const NodeTable& nodes() const { return nodes_; }
-  const conf::ClusterConfig& config() const { return *config_; }
+  const conf::ClusterConfig& config() const override { return *config_; }
   uint32_t next_job_id() const { return jobs_.next_id(); }
   size_t job_count() const { return jobs_.size(); }
   const JobTable& jobs() const { return jobs_; }
@@ -272,13 +272,6 @@ class ControllerCore : private JobLifecycle {
   const PriorityCluster& PriorityTotals() const {
     return priority_clock_.Totals(config_, policy_.get());
   }
-  // The partition's nodes that can take jobs now (indices into the node
-  // table's model); the others' names go to `unavailable`.
-  struct Candidates {
-    std::vector<uint32_t> usable;
-    std::vector<std::string> unavailable;
-  };
-  Candidates CandidatesFor(const conf::PartitionConfig& partition) const;
 
   // Accounting policy (policy_hooks.cc). At submission: the association
   // (filling the account from the user's default), the QoS and the
@@ -378,7 +371,7 @@ class ControllerCore : private JobLifecycle {
   // becomes COMPLETING with `final_state` to come, keeping its allocation until
   // the node reports (NodeCleanedUp). Persists.
   void BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
-                       Effects& effects);
+                       Effects& effects) override;
   // `node` ("": every node) is done with COMPLETING `job`: the job ends once no
   // node is awaited any more. Persists.
   void NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now,
@@ -413,31 +406,8 @@ class ControllerCore : private JobLifecycle {
   // none, has no time limit, or was warned in this run already.
   std::optional<int64_t> WarnTime(const wire::JobRecord& job) const;
   // Sends the job's --signal warning and remembers it did.
-  void SendWarning(uint32_t job_id, Effects& effects);
+  void SendWarning(uint32_t job_id, Effects& effects) override;
 
-  // Preemption (preemption.cc), under PreemptType=preempt/partition_prio.
-  // Pending `job_id` does not fit: displaces running jobs of lower-tier
-  // partitions so that it will, and holds the nodes it will take (no other job
-  // starts there) until it starts. True while jobs displaced for it are still
-  // leaving (it keeps waiting, reason Resources); false when nothing can be
-  // displaced for it.
-  bool TryPreempt(uint32_t job_id, int64_t now, Effects& effects);
-  // Displaces running `victim` for pending `for_job`: suspends it
-  // (PreemptMode=SUSPEND), or warns it and stops it after its partition's
-  // GraceTime (StopDisplaced).
-  void DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Effects& effects);
-  // How long `job` runs before it may be displaced: its QoS's
-  // PreemptExemptTime, else the cluster's.
-  int64_t PreemptExemptTimeOf(const wire::JobRecord& job) const;
-  // How displaced `victim` leaves (its preemptor is preempted_by); CANCEL
-  // when the policy no longer says (reconfigured since).
-  conf::PreemptAction ActionAgainst(const wire::JobRecord& victim) const;
-  // Kills displaced `job`: it is requeued (REQUEUE, when requeueable) or ends
-  // PREEMPTED once its node has cleaned up.
-  void StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effects);
-  // Suspended jobs whose preemptor is gone run again where they were, when
-  // their resources are free. Called from Tick before the scheduling pass.
-  void ResumeDisplaced(int64_t now, Effects& effects);
   // Resumes a SUSPENDED job (its allocation must be free); persists.
   void ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) override;
   // scontrol suspend / resume (privileged): "" or the error for the user.
@@ -468,17 +438,14 @@ class ControllerCore : private JobLifecycle {
   JobTable jobs_;                        // Records, payloads and job ids
   BackfillState backfill_;               // Between backfill passes: the last one, bf_continue
   GangPass gang_{jobs_, nodes_, *this};  // PreemptMode=GANG: the slices, and their passes
-  std::optional<int64_t> next_wake_;     // Earliest time Tick has work; may be early, never late
+  Preemption preemption_{jobs_, nodes_, *this};  // Displaced jobs, held nodes
+  std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   // Jobs whose PrologSlurmctld this process asked for and has not heard back
   // about (a restart forgets them: SweepTimers asks again).
   std::set<uint32_t> prologs_in_flight_;
   StepTable steps_;
   SchedStats stats_;
-  PriorityClock priority_clock_;  // Last recomputation, cluster totals
-  PreemptHolds preempt_holds_;    // Nodes held for preemptors; rebuilt at each pass
-  // Some job may be SUSPENDED by preemption (set on suspend and restore,
-  // cleared by a ResumeDisplaced walk that finds none).
-  bool maybe_suspended_ = true;
+  PriorityClock priority_clock_;               // Last recomputation, cluster totals
   std::shared_ptr<const PolicyTable> policy_;  // Null until rotadbd's is known
   FairshareEngine fairshare_;                  // Usage ledger and share tree
   Enforcement enforcement_;                    // From AccountingStorageEnforce

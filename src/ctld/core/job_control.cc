@@ -440,7 +440,7 @@ Status ControllerCore::ScriptEnded(const wire::JobExitedRequest& report, int64_t
   wire::JobRecord& job = Mutable(report.job_id());
   job.set_exit_code(report.wait_status());
   if (job.preempt_kill_time() > 0) {  // Ended in its GraceTime: still preempted
-    StopDisplaced(job, now, effects);
+    preemption_.StopDisplaced(job, now, effects);
     return Status::Ok();
   }
   BeginCompleting(job, EndState(job, report.wait_status(), report.out_of_memory()), now, effects);
@@ -478,7 +478,7 @@ Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t 
   wire::JobRecord& job = Mutable(job_id);
   job.set_exit_code(wait_status);
   if (job.preempt_kill_time() > 0) {  // Ended in its GraceTime: still preempted
-    StopDisplaced(job, now, effects);
+    preemption_.StopDisplaced(job, now, effects);
     NodeCleanedUp(job, "", now, effects);
     return Status::Ok();
   }
@@ -843,6 +843,48 @@ Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const
   }
   jobs_.Touch();
   return Status::Ok();
+}
+
+void ControllerCore::ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) {
+  effects.signals.push_back(
+      {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGCONT, false, false});
+  // The time limit counts running time: the end moves by the time suspended.
+  if (job.end_time() > 0 && job.suspend_time() > 0) {
+    job.set_end_time(job.end_time() + (now - job.suspend_time()));
+    NoteWake(job.end_time());
+  }
+  if (job.suspend_time() > 0) {
+    job.set_suspended_s(job.suspended_s() + std::max<int64_t>(0, now - job.suspend_time()));
+  }
+  job.set_state(wire::JOB_STATE_RUNNING);
+  job.clear_suspend_time();
+  job.clear_preempted_by();
+  job.set_suspended_by_admin(false);
+  jobs_.Touch();
+  Persist(job, effects);
+}
+
+std::string ControllerCore::AdminSuspend(uint32_t job_id, bool suspend, int64_t now,
+                                         Effects& effects) {
+  const wire::JobRecord& current = *jobs_.at(job_id);
+  if (suspend) {
+    if (current.state() != wire::JOB_STATE_RUNNING) return "Job is not running";
+    // An administrator's suspension keeps the whole allocation: the job
+    // resumes exactly where it was.
+    wire::JobRecord& j = Mutable(job_id);
+    effects.signals.push_back(
+        {job_id, {j.nodes().begin(), j.nodes().end()}, SIGSTOP, false, false});
+    j.set_state(wire::JOB_STATE_SUSPENDED);
+    j.set_suspend_time(now);
+    j.set_suspended_by_admin(true);
+    jobs_.Touch();
+    Persist(j, effects);
+    return "";
+  }
+  if (current.state() != wire::JOB_STATE_SUSPENDED) return "Job is not suspended";
+  if (!current.suspended_by_admin()) return "Job was suspended by preemption";
+  ResumeJob(Mutable(job_id), now, effects);
+  return "";
 }
 
 }  // namespace rota::ctld

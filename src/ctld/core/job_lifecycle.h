@@ -1,7 +1,7 @@
 #pragma once
 
 // What a scheduling procedure that lives outside ControllerCore (gang
-// slicing, gang_pass.h) asks of the core when it changes a job. The core
+// slicing, gang_pass.h; preemption, preemption.h) asks of the core when it changes a job. The core
 // keeps a job's record, its place on the nodes, the state log and the timers
 // in step; a procedure changes records through JobTable::Mutable and the
 // node accounting through NodeTable, and calls these for the rest, so that
@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <string>
 
+#include "conf/cluster_config.h"
 #include "ctld/core/effects.h"
+#include "ctld/core/policy_table.h"
 #include "rota.pb.h"
 #include "sched/allocation.h"
 
@@ -34,6 +36,18 @@ class JobLifecycle {
                              Effects& effects) = 0;
   // Something becomes due at `t`: Tick is to run no later than that.
   virtual void NoteWake(int64_t t) = 0;
+
+  // A running job ended or was told to end: COMPLETING, `final_state` to
+  // come once its nodes have cleaned up; persists.
+  virtual void BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
+                               Effects& effects) = 0;
+  // Sends running `job_id` its --signal warning (once a run); persists.
+  virtual void SendWarning(uint32_t job_id, Effects& effects) = 0;
+
+  // The configuration and the accounting policy in force (null until
+  // rotadbd's is known); both may change between calls (reconfigure).
+  virtual const conf::ClusterConfig& config() const = 0;
+  virtual const PolicyTable* policy() const = 0;
 };
 
 }  // namespace rota::ctld

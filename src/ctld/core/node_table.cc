@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "ctld/core/allocation_record.h"
+#include "ctld/core/job_shape.h"
 
 namespace rota::ctld {
 
@@ -161,6 +162,19 @@ void NodeTable::ApplyRecord(const wire::NodeRecord& r) {
   n->reason = r.reason();
   n->reason_time = r.reason_time();
   n->reason_uid = r.reason_uid();
+}
+
+NodeTable::Candidates NodeTable::CandidatesIn(const conf::PartitionConfig& partition) const {
+  Candidates c;
+  for (uint32_t i : PartitionNodeIndices(partition, model_)) {
+    const NodeRuntime& n = nodes_[i];
+    if (n.Usable()) {
+      c.usable.push_back(i);
+    } else {
+      c.unavailable.push_back(n.config->name);
+    }
+  }
+  return c;
 }
 
 }  // namespace rota::ctld

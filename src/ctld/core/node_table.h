@@ -63,6 +63,13 @@ class NodeTable {
   // The cluster as the selection sees it, and what is free on each node
   // (parallel to nodes()).
   const sched::ClusterModel& model() const { return model_; }
+  // The partition's nodes that can take jobs now (indices into model()); the
+  // others' names go to `unavailable`.
+  struct Candidates {
+    std::vector<uint32_t> usable;
+    std::vector<std::string> unavailable;
+  };
+  Candidates CandidatesIn(const conf::PartitionConfig& partition) const;
   const std::vector<sched::NodeUsage>& usage() const { return usage_; }
 
   // Takes the job's allocation (record fields nodes and allocs) / gives it back.

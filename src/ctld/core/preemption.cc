@@ -1,14 +1,11 @@
-// Preemption in ControllerCore (PreemptType=preempt/partition_prio): a pending
-// job that does not fit displaces running jobs of partitions with a lower
-// PriorityTier. Which ones is sched::ChoosePreemptees' decision; this file
-// carries it out: warn, wait GraceTime, then requeue, cancel or suspend, and
-// keep the freed nodes for the preemptor until it starts.
+// Preemption (preemption.h): carrying out sched::ChoosePreemptees' choice.
+#include "ctld/core/preemption.h"
+
 #include <csignal>
 
 #include "common/strings.h"
 #include "conf/preempt_mode.h"
 #include "ctld/core/allocation_record.h"
-#include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/preempt_policy.h"
 #include "model/job_state.h"
@@ -38,6 +35,11 @@ sched::Allocation AllocationOf(const sched::ClusterModel& model, const wire::Job
   return a;
 }
 
+// The job's QoS (the default "normal" when it names none); null when unknown.
+const QosPolicy* QosOf(const PolicyTable& policy, const wire::JobRecord& job) {
+  return policy.FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+}
+
 // A suspended job keeps only its memory: the allocs it holds meanwhile.
 void KeepOnlyMemory(wire::JobRecord& job) {
   *job.mutable_suspended_allocs() = job.allocs();
@@ -50,12 +52,12 @@ void KeepOnlyMemory(wire::JobRecord& job) {
 
 }  // namespace
 
-bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
-  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_, policy_.get());
+bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
+  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(core_.config(), core_.policy());
   const wire::JobRecord& pending = *jobs_.at(job_id);
   // An array's pending tasks share one record; they never displace others.
   if (policy == nullptr || pending.array_meta() || !policy->MayPreemptAny(pending)) return false;
-  const conf::PartitionConfig* partition = config_->FindPartition(pending.spec().partition());
+  const conf::PartitionConfig* partition = core_.config().FindPartition(pending.spec().partition());
   if (partition == nullptr) return false;
 
   std::vector<sched::PreemptCandidate> preemptable;
@@ -74,12 +76,12 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
 
   std::optional<sched::PreemptPlan> plan;
   if (!preemptable.empty()) {
-    Result<JobShape> shape = jobs_.ShapeOf(pending, *partition, *config_, nodes_.model());
+    Result<JobShape> shape = jobs_.ShapeOf(pending, *partition, core_.config(), nodes_.model());
     if (shape.ok()) {
       shape->request.switches_wait_over =
           shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
-      std::vector<uint32_t> usable = CandidatesFor(*partition).usable;
-      preempt_holds_.Drop(job_id, usable);
+      std::vector<uint32_t> usable = nodes_.CandidatesIn(*partition).usable;
+      holds_.Drop(job_id, usable);
       plan = sched::ChoosePreemptees(nodes_.model(), nodes_.usage(), usable, shape->request,
                                      std::move(preemptable));
     }
@@ -87,34 +89,34 @@ bool ControllerCore::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) 
   if (!plan) {
     // Nothing (more) to displace: a hold from an earlier plan is let go.
     if (pending.preempt_nodes_size() > 0) {
-      wire::JobRecord& j = Mutable(job_id);
+      wire::JobRecord& j = jobs_.Mutable(job_id);
       j.clear_preempt_nodes();
-      Persist(j, effects);
+      core_.Persist(j, effects);
     }
     return false;
   }
   for (uint32_t victim : plan->victims) DisplaceJob(victim, job_id, now, effects);
-  wire::JobRecord& j = Mutable(job_id);
+  wire::JobRecord& j = jobs_.Mutable(job_id);
   j.clear_preempt_nodes();
   for (const sched::NodeAllocation& a : plan->allocation.nodes) {
     j.add_preempt_nodes(nodes_.model().nodes[a.node].name);
   }
-  Persist(j, effects);
-  preempt_holds_.Note(j, nodes_.model());
+  core_.Persist(j, effects);
+  holds_.Note(j, nodes_.model());
   return true;
 }
 
-int64_t ControllerCore::PreemptExemptTimeOf(const wire::JobRecord& job) const {
+int64_t Preemption::PreemptExemptTimeOf(const wire::JobRecord& job) const {
   // The job's QoS's PreemptExemptTime overrides the cluster's (as Slurm).
-  if (policy_ != nullptr) {
-    const QosPolicy* qos = policy_->FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+  if (core_.policy() != nullptr) {
+    const QosPolicy* qos = QosOf(*core_.policy(), job);
     if (qos != nullptr && qos->preempt_exempt_time_s) return *qos->preempt_exempt_time_s;
   }
-  return config_->settings.preempt_exempt_time;
+  return core_.config().settings.preempt_exempt_time;
 }
 
-conf::PreemptAction ControllerCore::ActionAgainst(const wire::JobRecord& victim) const {
-  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(*config_, policy_.get());
+conf::PreemptAction Preemption::ActionAgainst(const wire::JobRecord& victim) const {
+  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(core_.config(), core_.policy());
   auto it = jobs_.find(victim.preempted_by());
   // Chosen under another configuration: ended rather than lost.
   if (policy == nullptr || it == jobs_.end()) return PreemptAction::kCancel;
@@ -122,11 +124,11 @@ conf::PreemptAction ControllerCore::ActionAgainst(const wire::JobRecord& victim)
   return action == PreemptAction::kOff ? PreemptAction::kCancel : action;
 }
 
-void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Effects& effects) {
-  wire::JobRecord& job = Mutable(victim);
+void Preemption::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Effects& effects) {
+  wire::JobRecord& job = jobs_.Mutable(victim);
   job.set_preempt_time(now);
   job.set_preempted_by(for_job);
-  const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
+  const conf::PartitionConfig* partition = core_.config().FindPartition(job.spec().partition());
   PreemptAction action = ActionAgainst(job);
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   if (action == PreemptAction::kSuspend) {
@@ -140,13 +142,13 @@ void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now,
     job.set_suspend_time(now);
     maybe_suspended_ = true;
     jobs_.Touch();
-    Persist(job, effects);
+    core_.Persist(job, effects);
     return;
   }
   // The victim's partition's GraceTime; under preempt/qos its QoS's, as Slurm.
   int64_t grace = partition ? partition->grace_time : 0;
-  if (config_->settings.preempt_type == conf::kPreemptQos && policy_ != nullptr) {
-    const QosPolicy* qos = policy_->FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+  if (core_.config().settings.preempt_type == conf::kPreemptQos && core_.policy() != nullptr) {
+    const QosPolicy* qos = QosOf(*core_.policy(), job);
     grace = qos != nullptr ? qos->grace_time_s : 0;
   }
   if (grace <= 0) {
@@ -157,29 +159,29 @@ void ControllerCore::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now,
   // --signal when it asked for one, SIGTERM otherwise.
   effects.signals.push_back({victim, nodes, SIGCONT, false, false});
   if (!job.spec().signal().empty() && !job.warned()) {
-    SendWarning(victim, effects);
+    core_.SendWarning(victim, effects);
   } else {
     effects.signals.push_back({victim, nodes, SIGTERM, false, false});
   }
-  wire::JobRecord& warned = Mutable(victim);
+  wire::JobRecord& warned = jobs_.Mutable(victim);
   warned.set_preempt_kill_time(now + grace);
-  NoteWake(now + grace);
-  Persist(warned, effects);
+  core_.NoteWake(now + grace);
+  core_.Persist(warned, effects);
 }
 
-void ControllerCore::StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effects) {
+void Preemption::StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effects) {
   job.clear_preempt_kill_time();
   bool requeue = job.requeue() && ActionAgainst(job) == PreemptAction::kRequeue;
   effects.signals.push_back(
       {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGTERM, false, true});
   // REQUEUED: back to the queue once its node is clean (NodeCleanedUp), the
   // attempt recorded as PREEMPTED.
-  BeginCompleting(job, requeue ? wire::JOB_STATE_REQUEUED : wire::JOB_STATE_PREEMPTED, now,
-                  effects);
+  core_.BeginCompleting(job, requeue ? wire::JOB_STATE_REQUEUED : wire::JOB_STATE_PREEMPTED, now,
+                        effects);
   jobs_.Touch();
 }
 
-void ControllerCore::ResumeDisplaced(int64_t now, Effects& effects) {
+void Preemption::ResumeDisplaced(int64_t now, Effects& effects) {
   if (!maybe_suspended_) return;
   bool any = false;
   std::vector<uint32_t> ready;
@@ -215,56 +217,13 @@ void ControllerCore::ResumeDisplaced(int64_t now, Effects& effects) {
       fits &= sched::GiveBack(model, u, kept) && sched::Take(model, u, full);
     }
     if (!fits) continue;
-    wire::JobRecord& j = Mutable(id);
+    wire::JobRecord& j = jobs_.Mutable(id);
     nodes_.Release(j);
     *j.mutable_allocs() = j.suspended_allocs();
     j.clear_suspended_allocs();
     nodes_.Allocate(j);
-    ResumeJob(j, now, effects);
+    core_.ResumeJob(j, now, effects);
   }
-}
-
-void ControllerCore::ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) {
-  effects.signals.push_back(
-      {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGCONT, false, false});
-  // The time limit counts running time: the end moves by the time suspended.
-  if (job.end_time() > 0 && job.suspend_time() > 0) {
-    job.set_end_time(job.end_time() + (now - job.suspend_time()));
-    NoteWake(job.end_time());
-  }
-  if (job.suspend_time() > 0) {
-    job.set_suspended_s(job.suspended_s() + std::max<int64_t>(0, now - job.suspend_time()));
-  }
-  job.set_state(wire::JOB_STATE_RUNNING);
-  job.clear_suspend_time();
-  job.clear_preempted_by();
-  job.set_suspended_by_admin(false);
-  jobs_.Touch();
-  Persist(job, effects);
-}
-
-std::string ControllerCore::AdminSuspend(uint32_t job_id, bool suspend, int64_t now,
-                                         Effects& effects) {
-  const wire::JobRecord& current = *jobs_.at(job_id);
-  if (suspend) {
-    if (current.state() != wire::JOB_STATE_RUNNING) return "Job is not running";
-    // An administrator's suspension keeps the whole allocation: the job
-    // resumes exactly where it was.
-    wire::JobRecord& j = Mutable(job_id);
-    effects.signals.push_back(
-        {job_id, {j.nodes().begin(), j.nodes().end()}, SIGSTOP, false, false});
-    j.set_state(wire::JOB_STATE_SUSPENDED);
-    j.set_suspend_time(now);
-    j.set_suspended_by_admin(true);
-    maybe_suspended_ = true;
-    jobs_.Touch();
-    Persist(j, effects);
-    return "";
-  }
-  if (current.state() != wire::JOB_STATE_SUSPENDED) return "Job is not suspended";
-  if (!current.suspended_by_admin()) return "Job was suspended by preemption";
-  ResumeJob(Mutable(job_id), now, effects);
-  return "";
 }
 
 }  // namespace rota::ctld

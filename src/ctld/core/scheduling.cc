@@ -27,7 +27,7 @@ void ControllerCore::Tick(int64_t now, Effects& effects) {
   SweepTimers(now, effects);
   RecomputePriorities(now, effects);
   CheckNodeLiveness(now, effects);
-  ResumeDisplaced(now, effects);  // Before anything else may take their resources
+  preemption_.ResumeDisplaced(now, effects);  // Before anything else may take their resources
   gang_.Tick(*config_, now, effects);
   ExpireReservations(now, effects);
   SchedulePass(now, effects);
@@ -133,7 +133,7 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     }
     Persist(j, effects);
   }
-  for (uint32_t id : displaced) StopDisplaced(Mutable(id), now, effects);
+  for (uint32_t id : displaced) preemption_.StopDisplaced(Mutable(id), now, effects);
   for (uint32_t id : gpus_idle) ActOnIdleGpus(id, now, effects);
   for (uint32_t id : expired) {
     // The node daemon sends SIGTERM, then SIGKILL after KillWait; the job is
@@ -197,20 +197,6 @@ uint32_t ControllerCore::RunningArrayTasks(uint32_t array_job_id) const {
   return n;
 }
 
-ControllerCore::Candidates ControllerCore::CandidatesFor(
-    const conf::PartitionConfig& partition) const {
-  Candidates c;
-  for (uint32_t i : PartitionNodeIndices(partition, nodes_.model())) {
-    const NodeRuntime& n = nodes_.nodes()[i];
-    if (n.Usable()) {
-      c.usable.push_back(i);
-    } else {
-      c.unavailable.push_back(n.config->name);
-    }
-  }
-  return c;
-}
-
 bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects,
                               model::PendingReason* reason) {
   const wire::JobRecord& pending = *jobs_.at(job_id);
@@ -224,8 +210,8 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects,
   // --switches=N@T: after T pending, take what the topology offers.
   req.switches_wait_over =
       shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
-  Candidates c = CandidatesFor(*partition);
-  preempt_holds_.Drop(job_id, c.usable);
+  NodeTable::Candidates c = nodes_.CandidatesIn(*partition);
+  preemption_.DropHeld(job_id, c.usable);
   const bool maint = FilterReserved(pending, now, c.usable);
   if (sched::gang::RowsOf(*config_, *partition) > 0) {  // Time-sliced: shares cores with other rows
     if (gang_.TryStart(*config_, job_id, req, c.usable, now, effects)) return true;
@@ -307,12 +293,12 @@ uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& alloc
 void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   const int64_t pass_began = stats_.Now();
   std::vector<const wire::JobRecord*> queue;
-  preempt_holds_.Clear();
+  preemption_.ClearHolds();
   for (const auto& [id, job] : jobs_) {
     // Held jobs (priority 0) keep their reason and need no place in the order.
     if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) {
       queue.push_back(job.get());
-      if (job->preempt_nodes_size() > 0) preempt_holds_.Note(*job, nodes_.model());
+      if (job->preempt_nodes_size() > 0) preemption_.NoteHold(*job);
     }
   }
   SortQueue(queue, *config_);
@@ -453,7 +439,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       model::PendingReason reason;
       if (!TryStart(id, now, effects, &reason)) {
         // Under preemption it waits (Resources) while displaced jobs leave.
-        if (reason == model::reason::kResources) TryPreempt(id, now, effects);
+        if (reason == model::reason::kResources) preemption_.TryPreempt(id, now, effects);
         set_reason(reason.text());
         // A reservation's job waits on its own nodes: it holds back no one else.
         if (spec.reservation().empty())

@@ -70,8 +70,8 @@ std::optional<QueueAheadPlan> ControllerCore::PlanQueueAhead(const wire::JobReco
   plan.emplace(
       *config_, nodes_.model(),
       [this](const conf::PartitionConfig& p) {
-        std::vector<uint32_t> usable = CandidatesFor(p).usable;
-        preempt_holds_.Drop(0, usable);  // Kept for a preemptor: never backfilled
+        std::vector<uint32_t> usable = nodes_.CandidatesIn(p).usable;
+        preemption_.DropHeld(0, usable);  // Kept for a preemptor: never backfilled
         return usable;
       },
       [this, now] { return BackfillProfile(now); }, now);
