@@ -134,13 +134,14 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   sched::BackfillResult plan =
       sched::PlanBackfill(model, profile, jobs, BackfillParamsOf(params), control);
   backfill_.KeepResume(plan, jobs, params.bf_continue);
-  std::unique_ptr<LimitUsage> usage = RunningUsage(now);  // Null unless limits are enforced
+  std::unique_ptr<LimitUsage> usage =
+      accounting_.RunningUsage(usage_ledger(), now);  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {
     auto it = jobs_.find(d.id);
     if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
     if (d.outcome == sched::BackfillOutcome::kStartNow) {
       // Jobs started in this pass count against the limits of the next.
-      if (model::PendingReason limit = LimitReason(usage.get(), *it->second)) {
+      if (model::PendingReason limit = accounting_.LimitReason(usage.get(), *it->second)) {
         Mutable(d.id).set_reason(limit.text());
         continue;
       }
@@ -153,7 +154,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       // Nor do licenses: those of the jobs started before it in this pass count.
       if (!licenses.Available(it->second->spec())) continue;
       licenses.Take(it->second->spec());
-      CountStarted(usage.get(), *it->second);
+      accounting_.CountStarted(usage.get(), *it->second);
       StartOn(d.id, d.allocation, now, effects);
       stats_.JobBackfilled();
       continue;

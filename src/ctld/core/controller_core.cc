@@ -31,10 +31,7 @@ constexpr int64_t kBasicPriorityTop = 100000000;
 }  // namespace
 
 ControllerCore::ControllerCore(std::shared_ptr<const conf::ClusterConfig> config)
-    : config_(std::move(config)),
-      nodes_(*config_),
-      jobs_(config_->settings.first_job_id),
-      enforcement_(Enforcement::FromSettings(config_->settings.accounting_storage_enforce)) {}
+    : config_(std::move(config)), nodes_(*config_), jobs_(config_->settings.first_job_id) {}
 
 // ---------------------------------------------------------------- recovery
 
@@ -47,7 +44,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     for (const wire::JobPayload& p : snapshot->payloads()) jobs_.StorePayload(p);
     for (const wire::JobRecord& j : snapshot->jobs()) jobs_.Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
-    if (snapshot->has_policy()) policy_ = PolicyTable::FromState(snapshot->policy());
+    if (snapshot->has_policy()) accounting_.Restore(snapshot->policy());
     for (const wire::JobStepsState& steps : snapshot->job_steps()) steps_.Apply(steps);
     reservations_.Restore(snapshot->reservations());
     if (snapshot->has_fairshare_usage()) fairshare_.Restore(snapshot->fairshare_usage());
@@ -70,7 +67,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         nodes_.ApplyRecord(r.node_upsert());
         break;
       case wire::StateRecord::kPolicy:
-        policy_ = PolicyTable::FromState(r.policy());
+        accounting_.Restore(r.policy());
         break;
       case wire::StateRecord::kJobSteps:
         steps_.Apply(r.job_steps());
@@ -130,7 +127,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   for (const NodeRuntime& n : nodes_.nodes()) {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
-  if (policy_) *s.mutable_policy() = policy_->state();
+  if (policy() != nullptr) *s.mutable_policy() = policy()->state();
   for (wire::JobStepsState& steps : steps_.States()) *s.add_job_steps() = std::move(steps);
   if (!reservations_.empty()) *s.mutable_reservations() = reservations_.State();
   if (usage_ledger().updated() != 0) *s.mutable_fairshare_usage() = usage_ledger().ToState();
@@ -148,7 +145,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
     if (n.drain || n.admin_down || !n.reason.empty()) v.nodes.push_back(nodes_.ToRecord(n));
   }
   v.payloads.assign(jobs_.payloads().begin(), jobs_.payloads().end());
-  v.policy = policy_;
+  v.policy = accounting_.shared_table();
   v.steps = steps_.States();
   if (!reservations_.empty()) v.reservations = reservations_.State();
   if (usage_ledger().updated() != 0) {
@@ -227,7 +224,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
     }
   }
   config_ = std::move(config);
-  enforcement_ = Enforcement::FromSettings(config_->settings.accounting_storage_enforce);
+  accounting_.Reconfigure(config_);
   nodes_ = std::move(fresh);
   jobs_.ForgetShapes();  // Made for the old partitions and node model
   ApplyUsageResetNow();
@@ -319,14 +316,9 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     spec.set_partition(first);
   }
 
-  ROTA_RETURN_IF_ERROR(CheckPolicyAtSubmit(spec, *partition, caller));
+  ROTA_RETURN_IF_ERROR(accounting_.CheckAtSubmit(spec, *partition, caller));
   ROTA_RETURN_IF_ERROR(CheckReservationAtSubmit(spec, caller));
-  if (!spec.qos().empty() && (policy_ == nullptr || !enforcement_.any())) {
-    // Unless accounting's policy defines QoS, "normal" and those partitions name are known.
-    bool known = spec.qos() == "normal";
-    for (const conf::PartitionConfig& p : config_->partitions) known |= p.qos == spec.qos();
-    if (!known) return InvalidArgument("Invalid qos specification");
-  }
+  ROTA_RETURN_IF_ERROR(accounting_.CheckQosKnown(spec));
 
   if (!spec.licenses().empty()) {
     Result<std::string> licenses = CheckLicenseRequest(config_->settings.licenses, spec.licenses());
@@ -418,7 +410,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   job.set_req_nodes(shape->nodes);
   job.set_req_tres(RequestedTres(*config_, job));
   ROTA_RETURN_IF_ERROR(
-      CheckPolicyLimitsAtSubmit(job, array ? static_cast<uint32_t>(array->tasks.size()) : 1));
+      accounting_.CheckLimitsAtSubmit(job, array ? static_cast<uint32_t>(array->tasks.size()) : 1));
   job.set_job_id(jobs_.AllocateId());
   job.set_state(wire::JOB_STATE_PENDING);
   job.set_submit_time(now);

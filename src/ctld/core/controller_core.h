@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "conf/cluster_config.h"
 #include "conf/preempt_mode.h"
+#include "ctld/core/accounting_policy.h"
 #include "ctld/core/backfill_state.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
@@ -46,9 +47,6 @@
 #include "why.pb.h"
 
 namespace rota::ctld {
-
-class LimitUsage;  // limit_check.h
-struct LimitHit;
 
 // Privately a JobLifecycle: the procedures it owns (gang slicing,
 // preemption) change jobs through it.
@@ -155,17 +153,23 @@ class ControllerCore : private JobLifecycle {
   // whose results are the starts; off in the controller.
   void SetBackfillOnlyToStart(bool on) { backfill_.only_to_start = on; }
 
-  // ---- Accounting policy (policy_hooks.cc) ----
+  // ---- Accounting policy (accounting_policy.h) ----
   // Adopts the policy rotadbd holds now (AccountingStorageEnforce); a record
   // keeps it durable when it differs from the table held, so that a restarted
   // controller enforces it even while rotadbd is down. Returns whether it changed.
-  bool SetPolicy(wire::PolicyState state, Effects& effects);
+  bool SetPolicy(wire::PolicyState state, Effects& effects) {
+    if (!accounting_.Set(std::move(state), effects)) return false;
+    priority_clock_.PolicyChanged();  // The highest QoS priority may have changed
+    return true;
+  }
   // The table in force; null until one is known.
-  const PolicyTable* policy() const override { return policy_.get(); }
+  const PolicyTable* policy() const override { return accounting_.table(); }
   // slurm.conf PrivateData=jobs: the uid whose jobs and steps alone `caller`
   // may list; none when it may list everyone's (root, SlurmUser, AdminLevel
   // Operator or Administrator, or jobs not private).
-  std::optional<uint32_t> JobsVisibleOnlyTo(const Caller& caller) const;
+  std::optional<uint32_t> JobsVisibleOnlyTo(const Caller& caller) const {
+    return accounting_.JobsVisibleOnlyTo(caller);
+  }
 
   // ---- Advance reservations (reservations.cc) ----
   // scontrol create|update|delete reservation: root, SlurmUser and
@@ -255,40 +259,21 @@ class ControllerCore : private JobLifecycle {
   // recomputed in memory only (no record: a restart recomputes them).
   void RecomputePriorities(int64_t now, Effects& effects);
   // What the fair-share engine reads of this core.
-  FairshareEngine::Inputs FairshareInputs() const { return {*config_, policy_.get(), jobs_}; }
+  FairshareEngine::Inputs FairshareInputs() const { return {*config_, accounting_.table(), jobs_}; }
   // PriorityUsageResetPeriod=NOW: all usage is cleared when the controller
   // reads its configuration (start, reconfigure).
   void ApplyUsageResetNow();
   // The account a job's usage and factor go to (FairshareEngine::AccountOf).
   std::string FairshareAccount(const wire::JobSpec& spec) const {
-    return FairshareEngine::AccountOf(spec, policy_.get());
+    return FairshareEngine::AccountOf(spec, accounting_.table());
   }
-  // `caller`, privileged too when accounting gives its user AdminLevel
-  // Operator or Administrator (scancel, scontrol update/hold/release).
-  Caller WithAdminLevel(const Caller& caller) const;
-  // What the factors read of `job`, its QoS's Priority included (policy_hooks.cc).
+  Caller WithAdminLevel(const Caller& caller) const { return accounting_.WithAdminLevel(caller); }
+  // What the factors read of `job`, its QoS's Priority included (priority_recalc.cc).
   PriorityJob PriorityInputs(const wire::JobRecord& job) const;
   // The cluster totals the factors divide by, cached per configuration and policy.
   const PriorityCluster& PriorityTotals() const {
-    return priority_clock_.Totals(config_, policy_.get());
+    return priority_clock_.Totals(config_, accounting_.table());
   }
-
-  // Accounting policy (policy_hooks.cc). At submission: the association
-  // (filling the account from the user's default), the QoS and the
-  // partition's Allow*/Deny* lists; then, for the job about to be queued
-  // (`jobs`: an array's task count), submit limits and DenyOnLimit. Errors
-  // carry Slurm's messages.
-  Status CheckPolicyAtSubmit(wire::JobSpec& spec, const conf::PartitionConfig& partition,
-                             const Caller& caller) const;
-  Status CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uint32_t jobs) const;
-  // Scheduling: the running jobs' usage at the start of a pass (null when no
-  // limits are enforced), the limit that holds `job` pending (none when none),
-  // and a job started in the pass counted.
-  std::unique_ptr<LimitUsage> RunningUsage(int64_t now) const;
-  model::PendingReason LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const;
-  // The same limit with its numbers (rota why).
-  std::optional<LimitHit> LimitHitOf(const LimitUsage& usage, const wire::JobRecord& job) const;
-  void CountStarted(LimitUsage* usage, const wire::JobRecord& job) const;
 
   // Scheduling (scheduling.cc).
   void SchedulePass(int64_t now, Effects& effects);
@@ -434,8 +419,9 @@ class ControllerCore : private JobLifecycle {
 
   std::shared_ptr<const conf::ClusterConfig> config_;
   NodeTable nodes_;
-  NodeEventTracker node_events_;         // Nodes out of service, for accounting
-  JobTable jobs_;                        // Records, payloads and job ids
+  NodeEventTracker node_events_;                 // Nodes out of service, for accounting
+  JobTable jobs_;                                // Records, payloads and job ids
+  AccountingPolicy accounting_{config_, jobs_};  // rotadbd's table, AccountingStorageEnforce
   BackfillState backfill_;               // Between backfill passes: the last one, bf_continue
   GangPass gang_{jobs_, nodes_, *this};  // PreemptMode=GANG: the slices, and their passes
   Preemption preemption_{jobs_, nodes_, *this};  // Displaced jobs, held nodes
@@ -445,10 +431,8 @@ class ControllerCore : private JobLifecycle {
   std::set<uint32_t> prologs_in_flight_;
   StepTable steps_;
   SchedStats stats_;
-  PriorityClock priority_clock_;               // Last recomputation, cluster totals
-  std::shared_ptr<const PolicyTable> policy_;  // Null until rotadbd's is known
-  FairshareEngine fairshare_;                  // Usage ledger and share tree
-  Enforcement enforcement_;                    // From AccountingStorageEnforce
+  PriorityClock priority_clock_;  // Last recomputation, cluster totals
+  FairshareEngine fairshare_;     // Usage ledger and share tree
   ReservationTable reservations_;
   RuntimeForecasts forecasts_;  // Users' runtimes, how plans turned out
   // The reservations' windows over the node model, for one scheduling pass

@@ -100,4 +100,19 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
   return out;
 }
 
+// What the factors read of `job`, its QoS's and association's priority included.
+PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
+  PriorityJob p = MakePriorityJob(job, *config_);
+  if (const PolicyTable* policy = accounting_.table()) {
+    const QosPolicy* qos = policy->FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+    if (qos != nullptr) p.qos_priority = qos->priority;
+    p.assoc_priority = policy->AssocPriority(job.spec().user(), FairshareAccount(job.spec()));
+  }
+  if (std::optional<double> factor =
+          fairshare_.Factor(FairshareAccount(job.spec()), job.spec().user())) {
+    p.fairshare = *factor;
+  }
+  return p;
+}
+
 }  // namespace rota::ctld

@@ -310,7 +310,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
   const conf::PartitionConfig* last_partition = nullptr;
   // QoS and association limits (null unless enforced): running jobs, and
   // those started in this pass.
-  std::unique_ptr<LimitUsage> usage = RunningUsage(now);
+  std::unique_ptr<LimitUsage> usage = accounting_.RunningUsage(usage_ledger(), now);
   LicensePool licenses = LicensesInUse();
   for (const wire::JobRecord* queued : queue) {
     const uint32_t id = queued->job_id();
@@ -397,7 +397,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       continue;
     }
     // A job held by a limit is skipped: it does not block its partition.
-    if (model::PendingReason held = LimitReason(usage.get(), job)) {
+    if (model::PendingReason held = accounting_.LimitReason(usage.get(), job)) {
       set_reason(held.text());
       continue;
     }
@@ -427,8 +427,9 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
         break;
       }
       // The array's next task, after the ones started in this pass.
-      if (model::PendingReason held =
-              started > 0 ? LimitReason(usage.get(), *it->second) : model::PendingReason()) {
+      if (model::PendingReason held = started > 0
+                                          ? accounting_.LimitReason(usage.get(), *it->second)
+                                          : model::PendingReason()) {
         set_reason(held.text());
         break;
       }
@@ -449,7 +450,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       ++running;
       ++started;
       licenses.Take(spec);
-      CountStarted(usage.get(), *it->second);
+      accounting_.CountStarted(usage.get(), *it->second);
       if (!is_array) break;
     }
   }

@@ -158,7 +158,7 @@ void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
     if (&p == partition || p.state != "UP") continue;
     wire::JobSpec spec = job.spec();
     spec.set_partition(p.name);
-    if (!CheckPolicyAtSubmit(spec, p, owner).ok()) continue;
+    if (!accounting_.CheckAtSubmit(spec, p, owner).ok()) continue;
     Result<JobShape> there = ShapeJob(spec, p, *config_, model);
     if (!there.ok() || !there->partition_reason.empty()) continue;
     sched::BackfillJob moved =

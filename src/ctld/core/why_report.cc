@@ -245,8 +245,8 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
   }
 
   // QoS and association limits, with what running jobs hold.
-  if (std::unique_ptr<LimitUsage> usage = RunningUsage(now)) {
-    if (std::optional<LimitHit> hit = LimitHitOf(*usage, *job)) {
+  if (std::unique_ptr<LimitUsage> usage = accounting_.RunningUsage(usage_ledger(), now)) {
+    if (std::optional<LimitHit> hit = accounting_.LimitHitOf(*usage, *job)) {
       wire::WhyLimit* l = out.add_limits();
       l->set_reason(hit->reason.text());
       l->set_holder(hit->holder);

@@ -1,12 +1,12 @@
-// ControllerCore's accounting policy hooks: the table rotadbd gives, the
-// checks at submission, and the limits the scheduling pass honours (the
-// rules themselves are in policy_table.cc and limit_check.cc).
+// The accounting policy in the controller (accounting_policy.h); the rules
+// themselves are in table_table.cc and limit_check.cc.
+#include "ctld/core/accounting_policy.h"
+
 #include <algorithm>
 #include <map>
 
 #include "common/strings.h"
 #include "ctld/core/accounting_records.h"
-#include "ctld/core/controller_core.h"
 #include "ctld/core/limit_check.h"
 #include "model/index_set.h"
 
@@ -63,64 +63,62 @@ uint32_t JobCount(const wire::JobRecord& job) {
 
 }  // namespace
 
-bool ControllerCore::SetPolicy(wire::PolicyState state, Effects& effects) {
-  if (policy_ && Canonical(policy_->state()) == Canonical(state)) return false;
+AccountingPolicy::AccountingPolicy(std::shared_ptr<const conf::ClusterConfig> config,
+                                   const JobTable& jobs)
+    : jobs_(jobs) {
+  Reconfigure(std::move(config));
+}
+
+void AccountingPolicy::Reconfigure(std::shared_ptr<const conf::ClusterConfig> config) {
+  config_ = std::move(config);
+  enforcement_ = Enforcement::FromSettings(config_->settings.accounting_storage_enforce);
+}
+
+void AccountingPolicy::Restore(const wire::PolicyState& state) {
+  table_ = PolicyTable::FromState(state);
+}
+
+bool AccountingPolicy::Set(wire::PolicyState state, Effects& effects) {
+  if (table_ && Canonical(table_->state()) == Canonical(state)) return false;
   *effects.records.emplace_back().mutable_policy() = state;
-  policy_ = PolicyTable::FromState(std::move(state));
-  priority_clock_.PolicyChanged();  // The highest QoS priority may have changed
+  table_ = PolicyTable::FromState(std::move(state));
   return true;
 }
 
-Caller ControllerCore::WithAdminLevel(const Caller& caller) const {
-  if (caller.privileged || policy_ == nullptr) return caller;
-  const UserPolicy* user = policy_->FindUser(caller.user);
+Caller AccountingPolicy::WithAdminLevel(const Caller& caller) const {
+  if (caller.privileged || table_ == nullptr) return caller;
+  const UserPolicy* user = table_->FindUser(caller.user);
   if (user == nullptr || user->admin_level == AdminLevel::kNone) return caller;
   Caller elevated = caller;
   elevated.privileged = true;
   return elevated;
 }
 
-std::optional<uint32_t> ControllerCore::JobsVisibleOnlyTo(const Caller& caller) const {
+std::optional<uint32_t> AccountingPolicy::JobsVisibleOnlyTo(const Caller& caller) const {
   const std::vector<std::string>& hidden = config_->settings.private_data;
   if (std::find(hidden.begin(), hidden.end(), "jobs") == hidden.end()) return std::nullopt;
   if (WithAdminLevel(caller).privileged) return std::nullopt;
   return caller.uid;
 }
 
-PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
-  PriorityJob p = MakePriorityJob(job, *config_);
-  if (policy_) {
-    const QosPolicy* qos =
-        policy_->FindQos(job.spec().qos().empty() ? kDefaultQos : job.spec().qos());
-    if (qos != nullptr) p.qos_priority = qos->priority;
-    p.assoc_priority = policy_->AssocPriority(job.spec().user(), FairshareAccount(job.spec()));
-  }
-  if (std::optional<double> factor =
-          fairshare_.Factor(FairshareAccount(job.spec()), job.spec().user())) {
-    p.fairshare = *factor;
-  }
-  return p;
-}
-
-Status ControllerCore::CheckPolicyAtSubmit(wire::JobSpec& spec,
-                                           const conf::PartitionConfig& partition,
-                                           const Caller& caller) const {
-  const bool enforce = policy_ != nullptr && enforcement_.associations;
+Status AccountingPolicy::CheckAtSubmit(wire::JobSpec& spec, const conf::PartitionConfig& partition,
+                                       const Caller& caller) const {
+  const bool enforce = table_ != nullptr && enforcement_.associations;
   if (enforce) {
     if (spec.account().empty()) {
-      const UserPolicy* user = policy_->FindUser(spec.user());
+      const UserPolicy* user = table_->FindUser(spec.user());
       if (user != nullptr) spec.set_account(user->default_account);
     }
-    if (!policy_->HasAssociation(spec.user(), spec.account())) {
+    if (!table_->HasAssociation(spec.user(), spec.account())) {
       return InvalidArgument(kInvalidAccount);
     }
-    if (!spec.qos().empty() && policy_->FindQos(spec.qos()) == nullptr) {
+    if (!spec.qos().empty() && table_->FindQos(spec.qos()) == nullptr) {
       return InvalidArgument(kInvalidQos);
     }
     if (spec.qos().empty()) {
       // The association's DefaultQOS; "normal" stays implicit, as before.
-      std::string def = policy_->DefaultQos(spec.user(), spec.account());
-      if (def != kDefaultQos && policy_->FindQos(def) == nullptr) {
+      std::string def = table_->DefaultQos(spec.user(), spec.account());
+      if (def != kDefaultQos && table_->FindQos(def) == nullptr) {
         return InvalidArgument(kInvalidQos);
       }
       if (def != kDefaultQos) spec.set_qos(def);
@@ -128,7 +126,7 @@ Status ControllerCore::CheckPolicyAtSubmit(wire::JobSpec& spec,
     if (enforcement_.qos) {
       // The QoS must be in the association's list (when any sets one).
       std::optional<std::vector<std::string>> allowed =
-          policy_->AllowedQos(spec.user(), spec.account());
+          table_->AllowedQos(spec.user(), spec.account());
       if (allowed && !Listed(*allowed, spec.qos().empty() ? kDefaultQos : spec.qos())) {
         return InvalidArgument(kInvalidQos);
       }
@@ -152,14 +150,14 @@ Status ControllerCore::CheckPolicyAtSubmit(wire::JobSpec& spec,
   return Status::Ok();
 }
 
-Status ControllerCore::CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uint32_t jobs) const {
-  if (policy_ == nullptr || !enforcement_.limits) return Status::Ok();
+Status AccountingPolicy::CheckLimitsAtSubmit(const wire::JobRecord& job, uint32_t jobs) const {
+  if (table_ == nullptr || !enforcement_.limits) return Status::Ok();
   JobDemand demand = DemandOf(*config_, job);
-  const QosPolicy* qos = policy_->FindQos(demand.qos);
-  if (!HasSubmitLimits(*policy_, demand) && (qos == nullptr || !qos->deny_on_limit)) {
+  const QosPolicy* qos = table_->FindQos(demand.qos);
+  if (!HasSubmitLimits(*table_, demand) && (qos == nullptr || !qos->deny_on_limit)) {
     return Status::Ok();
   }
-  LimitUsage active(policy_);
+  LimitUsage active(table_);
   for (const auto& [id, other] : jobs_) {
     if (Active(other->state()) && other->spec().user() == demand.user) {
       active.Add(DemandOf(*config_, *other), JobCount(*other));
@@ -175,10 +173,11 @@ Status ControllerCore::CheckPolicyLimitsAtSubmit(const wire::JobRecord& job, uin
   return CheckSubmitLimits(active, demand, jobs);
 }
 
-std::unique_ptr<LimitUsage> ControllerCore::RunningUsage(int64_t now) const {
-  if (policy_ == nullptr || !enforcement_.limits || !policy_->has_start_limits()) return nullptr;
-  auto usage = std::make_unique<LimitUsage>(policy_);
-  if (policy_->has_tres_mins_limits()) usage->SetTresMinutes(&usage_ledger(), enforcement_.safe);
+std::unique_ptr<LimitUsage> AccountingPolicy::RunningUsage(const UsageLedger& ledger,
+                                                           int64_t now) const {
+  if (table_ == nullptr || !enforcement_.limits || !table_->has_start_limits()) return nullptr;
+  auto usage = std::make_unique<LimitUsage>(table_);
+  if (table_->has_tres_mins_limits()) usage->SetTresMinutes(&ledger, enforcement_.safe);
   for (const auto& [id, job] : jobs_) {
     if (!Holds(job->state())) continue;
     JobDemand d = DemandOf(*config_, *job);
@@ -189,19 +188,27 @@ std::unique_ptr<LimitUsage> ControllerCore::RunningUsage(int64_t now) const {
   return usage;
 }
 
-model::PendingReason ControllerCore::LimitReason(const LimitUsage* usage,
-                                                 const wire::JobRecord& job) const {
+model::PendingReason AccountingPolicy::LimitReason(const LimitUsage* usage,
+                                                   const wire::JobRecord& job) const {
   if (usage == nullptr) return "";
   return StartLimitReason(*usage, DemandOf(*config_, job));
 }
 
-std::optional<LimitHit> ControllerCore::LimitHitOf(const LimitUsage& usage,
-                                                   const wire::JobRecord& job) const {
+std::optional<LimitHit> AccountingPolicy::LimitHitOf(const LimitUsage& usage,
+                                                     const wire::JobRecord& job) const {
   return StartLimitHit(usage, DemandOf(*config_, job));
 }
 
-void ControllerCore::CountStarted(LimitUsage* usage, const wire::JobRecord& job) const {
+void AccountingPolicy::CountStarted(LimitUsage* usage, const wire::JobRecord& job) const {
   if (usage != nullptr) usage->Add(DemandOf(*config_, job));
+}
+
+Status AccountingPolicy::CheckQosKnown(const wire::JobSpec& spec) const {
+  if (spec.qos().empty() || (table_ != nullptr && enforcement_.any())) return Status::Ok();
+  // Unless accounting's policy defines QoS, "normal" and those partitions name are known.
+  bool known = spec.qos() == kDefaultQos;
+  for (const conf::PartitionConfig& p : config_->partitions) known |= p.qos == spec.qos();
+  return known ? Status::Ok() : InvalidArgument(kInvalidQos);
 }
 
 }  // namespace rota::ctld
