@@ -52,14 +52,12 @@ std::vector<NodeUsage> ClusterModel::EmptyUsage() const {
 
 namespace {
 
-uint32_t AllSockets(uint32_t sockets) { return sockets >= 32 ? ~0u : (1u << sockets) - 1; }
-
 // The node's GPUs in index order: gres.conf's gpu devices (a count-only line
 // stands for Count GPUs), or else the counts of the NodeName line's Gres=.
 std::vector<GpuSlot> GpusOf(const conf::ClusterConfig& config, const conf::NodeConfig& node,
                             GpuTypes& types) {
   std::vector<GpuSlot> gpus;
-  uint32_t all = AllSockets(node.sockets);
+  uint32_t all = AllSocketsMask(node.sockets);
   const std::vector<conf::GresDevice>* devices = config.gres.DevicesOf(node.name);
   bool described = false;
   if (devices != nullptr) {
@@ -67,7 +65,7 @@ std::vector<GpuSlot> GpusOf(const conf::ClusterConfig& config, const conf::NodeC
       if (!EqualsIgnoreCase(d.name, "gpu")) continue;
       described = true;
       uint32_t mask = 0;
-      for (uint32_t core : d.cores) mask |= 1u << std::min(31u, core / node.cores_per_socket);
+      for (uint32_t core : d.cores) mask |= SocketBit(core / node.cores_per_socket);
       GpuSlot slot{types.Intern(d.type), mask == 0 ? all : mask & all};
       for (uint64_t i = 0; i < d.count && gpus.size() < kMaxGpusPerNode; ++i) gpus.push_back(slot);
     }

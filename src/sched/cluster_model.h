@@ -39,6 +39,17 @@ struct GpuSlot {
   uint32_t socket_mask = 0;  // Sockets local to it (gres.conf Cores=); all when not given
 };
 
+// A socket mask has one bit per socket up to 30; bit 31 stands for socket 31
+// and every later one. Nodes with more sockets than that exist in
+// configurations: a NodeName line with only CPUs=N describes N sockets of one
+// core, as in Slurm.
+inline uint32_t SocketBit(uint32_t socket) { return 1u << (socket < 31 ? socket : 31); }
+inline bool InSocketMask(uint32_t mask, uint32_t socket) { return (mask & SocketBit(socket)) != 0; }
+// Every socket of a node with `sockets` of them.
+inline uint32_t AllSocketsMask(uint32_t sockets) {
+  return sockets >= 32 ? ~0u : (1u << sockets) - 1;
+}
+
 struct NodeShape {
   std::string name;
   uint32_t sockets = 1;

@@ -15,7 +15,7 @@ uint32_t Popcount(GpuMask m) { return static_cast<uint32_t>(std::popcount(m)); }
 GpuMask LocalTo(const NodeShape& node, GpuMask candidates, uint32_t s) {
   GpuMask local = 0;
   for (uint32_t i = 0; i < node.gpus.size(); ++i) {
-    if (((candidates >> i) & 1u) && ((node.gpus[i].socket_mask >> s) & 1u)) {
+    if (((candidates >> i) & 1u) && InSocketMask(node.gpus[i].socket_mask, s)) {
       local |= GpuMask{1} << i;
     }
   }
@@ -195,9 +195,9 @@ std::optional<NodeAllocation> PlanNode(const ClusterModel& model, uint32_t index
     for (uint32_t i = 0; i < node.gpus.size(); ++i) {
       if ((a.gpus >> i) & 1u) local |= node.gpus[i].socket_mask;
     }
-    std::erase_if(sockets, [&](uint32_t s) { return ((local >> s) & 1u) == 0; });
+    std::erase_if(sockets, [&](uint32_t s) { return !InSocketMask(local, s); });
     for (uint32_t s = 0; s < node.sockets; ++s) {
-      if (((local >> s) & 1u) && std::find(sockets.begin(), sockets.end(), s) == sockets.end()) {
+      if (InSocketMask(local, s) && std::find(sockets.begin(), sockets.end(), s) == sockets.end()) {
         sockets.push_back(s);
       }
     }

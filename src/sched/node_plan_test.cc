@@ -68,6 +68,31 @@ TEST_F(NodePlanTest, EnforceBindingRefusesCoresOffTheGpusSocket) {
   EXPECT_EQ(a->slots.back(), 7u);
 }
 
+// A NodeName line with only CPUs=64 describes 64 sockets of one core: their
+// GPUs' socket masks have 32 bits, the last standing for socket 31 and up.
+TEST(NodePlanManySocketsTest, GpusOnANodeOfSixtyFourOneCoreSockets) {
+  ClusterModel model;
+  AddNode(model,
+          MakeNode("wide", 64, 1, 512000, {{"a100", 4, -1}, {"a100", 2, 40}}, model.gpu_types));
+  NodeUsage usage = model.EmptyUsage(0);
+  NodeAllocation busy;  // Sockets 0-47 busy: what is left is 48-63
+  for (uint32_t c = 0; c < 48; ++c) busy.slots.push_back(c);
+  ASSERT_TRUE(Take(model, usage, busy));
+  Request r;
+  r.cpus_per_task = 8;
+  r.gpu_type = model.gpu_types.Find("a100");
+  r.enforce_binding = true;
+  // The two GPUs of socket 40 (and up) take cores from sockets 48-55.
+  std::optional<NodeAllocation> a = PlanNode(model, 0, usage, r, {1, 6});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->gpu_indices().size(), 6u);
+  ASSERT_EQ(a->slots.size(), 8u);
+  EXPECT_EQ(a->slots.front(), 48u);
+  EXPECT_TRUE(InSocketMask(model.nodes[0].gpus[5].socket_mask, 63));
+  EXPECT_FALSE(InSocketMask(model.nodes[0].gpus[5].socket_mask, 30));
+  EXPECT_TRUE(InSocketMask(model.nodes[0].gpus[0].socket_mask, 63));
+}
+
 TEST_F(NodePlanTest, GpusPerSocketTakesThemFromEachSocket) {
   Request r = Gpus(2);
   r.gpus_per_socket = 2;

@@ -25,7 +25,7 @@ inline NodeShape MakeNode(std::string name, uint32_t sockets, uint32_t cores_per
   n.memory_mb = mem_mb;
   n.features = std::move(features);
   for (const GpuGroup& g : gpus) {
-    uint32_t mask = g.socket < 0 ? (1u << sockets) - 1 : 1u << g.socket;
+    uint32_t mask = g.socket < 0 ? AllSocketsMask(sockets) : SocketBit(g.socket);
     for (uint32_t i = 0; i < g.count; ++i) n.gpus.push_back({types.Intern(g.type), mask});
   }
   return n;
