@@ -65,7 +65,7 @@ EnvVariables RequestVariables(const wire::JobSpec& spec) {
   return vars;
 }
 
-EnvVariables ArrayVariables(const wire::JobRecord& job) {
+EnvVariables ArrayVariables(const wire::JobLaunch& job) {
   EnvVariables vars;
   if (job.array_job_id() == 0) return vars;
   vars.emplace_back("SLURM_ARRAY_JOB_ID", std::to_string(job.array_job_id()));
@@ -93,7 +93,7 @@ std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts) {
   return out;
 }
 
-PerNodeLayout AllocationLayout(const wire::JobRecord& job) {
+PerNodeLayout AllocationLayout(const wire::JobLaunch& job) {
   const wire::JobSpec& spec = job.spec();
   PerNodeLayout layout;
   const uint32_t cpus = job.cpus_per_node() != 0 ? job.cpus_per_node() : job.alloc_cpus();
@@ -111,7 +111,7 @@ PerNodeLayout AllocationLayout(const wire::JobRecord& job) {
   return layout;
 }
 
-EnvVariables LayoutVariables(const wire::JobRecord& job) {
+EnvVariables LayoutVariables(const wire::JobLaunch& job) {
   const PerNodeLayout layout = AllocationLayout(job);
   EnvVariables vars = {{"SLURM_JOB_CPUS_PER_NODE", FormatPerNodeCounts(layout.cpus)}};
   if (!layout.tasks.empty())

@@ -27,7 +27,7 @@ EnvVariables RequestVariables(const wire::JobSpec& spec);
 // SLURM_ARRAY_JOB_ID, SLURM_ARRAY_TASK_ID and, from the job's --array,
 // SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP (the step of "1-9:2"; 1 when
 // the expression gives none). Empty when the job is not an array task.
-EnvVariables ArrayVariables(const wire::JobRecord& job);
+EnvVariables ArrayVariables(const wire::JobLaunch& job);
 
 // Per-node counts in Slurm's compressed form: "8(x2),2" for 8, 8, 2.
 std::string FormatPerNodeCounts(const std::vector<uint32_t>& counts);
@@ -40,10 +40,10 @@ struct PerNodeLayout {
   std::vector<uint32_t> cpus;
   std::vector<uint32_t> tasks;  // Empty when the record has no per-node allocation
 };
-PerNodeLayout AllocationLayout(const wire::JobRecord& job);
+PerNodeLayout AllocationLayout(const wire::JobLaunch& job);
 
 // SLURM_JOB_CPUS_PER_NODE and SLURM_TASKS_PER_NODE of `job` (the second only
 // when the record has its per-node allocation).
-EnvVariables LayoutVariables(const wire::JobRecord& job);
+EnvVariables LayoutVariables(const wire::JobLaunch& job);
 
 }  // namespace rota::model

@@ -92,13 +92,13 @@ TEST(RequestVariablesTest, TasksCpusAndMemory) {
 }
 
 TEST(ArrayVariablesTest, NoneOutsideAnArray) {
-  wire::JobRecord job;
+  wire::JobLaunch job;
   job.set_job_id(5);
   EXPECT_TRUE(ArrayVariables(job).empty());
 }
 
 TEST(ArrayVariablesTest, TheWholeArrayAndThisTask) {
-  wire::JobRecord job;
+  wire::JobLaunch job;
   job.set_job_id(12);
   job.set_array_job_id(10);
   job.set_array_task_id(3);
@@ -131,7 +131,7 @@ TEST(LayoutVariablesTest, PerNodeCpusAndTasksInSlurmsCompressedForm) {
   EXPECT_EQ(FormatPerNodeCounts({4, 2, 2, 2, 4}), "4,2(x3),4");
   EXPECT_EQ(FormatPerNodeCounts({}), "");
 
-  wire::JobRecord job;
+  wire::JobLaunch job;
   job.mutable_spec()->set_num_tasks(5);
   for (auto [node, cpus, tasks] : {std::tuple{"a", 4u, 2u}, {"b", 4u, 2u}, {"c", 2u, 1u}}) {
     job.add_nodes(node);

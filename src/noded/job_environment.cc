@@ -54,7 +54,7 @@ uint64_t DefaultMemPerCpuMb(const conf::ClusterConfig& config, const std::string
 }
 
 std::vector<std::string> BuildJobEnvironment(const JobEnvironmentInput& input) {
-  const wire::JobRecord& job = *input.job;
+  const wire::JobLaunch& job = *input.job;
   const wire::JobSpec& spec = job.spec();
   EnvironmentBuilder env;
   // Records from before payloads existed carry the environment in the spec.

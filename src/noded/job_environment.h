@@ -14,7 +14,7 @@
 namespace rota::noded {
 
 struct JobEnvironmentInput {
-  const wire::JobRecord* job = nullptr;
+  const wire::JobLaunch* job = nullptr;
   const wire::JobPayload* payload = nullptr;
   std::string cluster_name;
   std::string node_name;  // The node the script runs on.

@@ -20,7 +20,7 @@ std::map<std::string, std::string> AsMap(const std::vector<std::string>& env) {
 }
 
 struct Fixture {
-  wire::JobRecord job;
+  wire::JobLaunch job;
   wire::JobPayload payload;
   JobEnvironmentInput input;
   Fixture() {

@@ -41,7 +41,7 @@ uint32_t UidOf(const std::string& user) {
 }
 
 // The CPUs `job` holds on `node` (its allocation's part there).
-uint32_t CpusHere(const wire::JobRecord& job, const std::string& node) {
+uint32_t CpusHere(const wire::JobLaunch& job, const std::string& node) {
   for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
     if (job.nodes(i) == node) return job.allocs(i).cpus();
   }

@@ -23,7 +23,7 @@ constexpr char kRecordPrefix[] = "job";
 constexpr std::chrono::seconds kScriptTimeout(300);
 
 // The GPUs the controller gave `job` on `node` (physical indices).
-std::vector<uint32_t> GpusHere(const wire::JobRecord& job, const std::string& node) {
+std::vector<uint32_t> GpusHere(const wire::JobLaunch& job, const std::string& node) {
   for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
     if (job.nodes(i) != node) continue;
     std::vector<uint32_t> gpus =
@@ -107,7 +107,7 @@ void PreparedJobs::Prepare(wire::PrepareJobRequest request, rpc::Responder respo
       ++it;
     }
   }
-  std::optional<wire::JobRecord> earlier;  // An earlier run's cage, still here
+  std::optional<wire::JobLaunch> earlier;  // An earlier run's cage, still here
   if (auto it = jobs_.find(job_id); it != jobs_.end()) {
     // The controller retries what it did not hear answered.
     if (it->second.job.restart_count() == request.job().restart_count()) {
@@ -137,7 +137,7 @@ void PreparedJobs::Prepare(wire::PrepareJobRequest request, rpc::Responder respo
 
 void PreparedJobs::Run(wire::PrepareJobRequest request, uint64_t generation,
                        const rpc::Responder& respond) {
-  const wire::JobRecord& job = request.job();
+  const wire::JobLaunch& job = request.job();
   const uint32_t job_id = job.job_id();
   const std::string& me = node_.settings.node_name;
   std::string failure;
@@ -179,7 +179,7 @@ void PreparedJobs::Run(wire::PrepareJobRequest request, uint64_t generation,
     exit.set_run_known(true);
     ReportJobExit(node_, exit);
     AnswerEmpty(respond);
-    wire::JobRecord taken;
+    wire::JobLaunch taken;
     TakeEntry(job_id, generation, &taken);
     // Taken here, by a later run or by Stop (which leave a cage being made to
     // its thread): this run's hold on the cage is dropped here either way.
@@ -227,7 +227,7 @@ void PreparedJobs::End(uint32_t job_id, int signal) {
       threads_.push_back({std::thread([this, job_id, generation, done] {
                             node_.stop->WaitFor(std::chrono::seconds(
                                 std::max<int64_t>(0, node_.config->settings.kill_wait)));
-                            wire::JobRecord job;
+                            wire::JobLaunch job;
                             if (TakeEntry(job_id, generation, &job)) Release(job, true);
                             done->store(true);
                           }),
@@ -235,11 +235,11 @@ void PreparedJobs::End(uint32_t job_id, int signal) {
       return;
     }
   }
-  wire::JobRecord job;
+  wire::JobLaunch job;
   if (TakeEntry(job_id, generation, &job)) Release(job, /*epilog=*/true);
 }
 
-bool PreparedJobs::TakeEntry(uint32_t job_id, uint64_t generation, wire::JobRecord* job) {
+bool PreparedJobs::TakeEntry(uint32_t job_id, uint64_t generation, wire::JobLaunch* job) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = jobs_.find(job_id);
   if (it == jobs_.end() || it->second.generation != generation) return false;
@@ -248,7 +248,7 @@ bool PreparedJobs::TakeEntry(uint32_t job_id, uint64_t generation, wire::JobReco
   return true;
 }
 
-void PreparedJobs::Release(const wire::JobRecord& job, bool epilog) {
+void PreparedJobs::Release(const wire::JobLaunch& job, bool epilog) {
   const uint32_t job_id = job.job_id();
   // The last holder (this, or the job's last step here) kills and removes it.
   steps_->ReleaseJobCage(job_id);
@@ -277,7 +277,7 @@ std::vector<uint32_t> PreparedJobs::Held() {
 }
 
 void PreparedJobs::Stop() {
-  std::vector<wire::JobRecord> ready;
+  std::vector<wire::JobLaunch> ready;
   std::vector<Worker> threads;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -288,7 +288,7 @@ void PreparedJobs::Stop() {
     }
     jobs_.clear();  // Those still being made are released by their threads.
   }
-  for (const wire::JobRecord& job : ready) {
+  for (const wire::JobLaunch& job : ready) {
     spdlog::warn("job {}: its cage is removed because rotad stops", job.job_id());
     Release(job, /*epilog=*/false);
   }
@@ -299,7 +299,7 @@ void PreparedJobs::Stop() {
   for (Worker& w : threads) w.thread.join();
 }
 
-std::vector<std::string> PreparedJobs::ScriptEnvironment(const wire::JobRecord& job,
+std::vector<std::string> PreparedJobs::ScriptEnvironment(const wire::JobLaunch& job,
                                                          const std::string& cluster_name) const {
   JobEnvironmentInput input;
   input.job = &job;

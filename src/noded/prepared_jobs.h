@@ -66,17 +66,17 @@ class PreparedJobs {
     std::shared_ptr<std::atomic<bool>> done;  // Set as the thread's last act
   };
   struct Entry {
-    wire::JobRecord job;
+    wire::JobLaunch job;
     uint64_t generation = 0;  // Tells a later preparation of the same job apart
     bool ready = false;       // The cage is made (and the Prolog ran)
     bool ending = false;      // End was called: released once ready
   };
   void Run(wire::PrepareJobRequest request, uint64_t generation, const rpc::Responder& respond);
   // Kills, runs the Epilog (when `epilog`), removes the cage and the record.
-  void Release(const wire::JobRecord& job, bool epilog);
+  void Release(const wire::JobLaunch& job, bool epilog);
   // Removes `job_id`'s entry if it is still `generation`; true when it did.
-  bool TakeEntry(uint32_t job_id, uint64_t generation, wire::JobRecord* job);
-  std::vector<std::string> ScriptEnvironment(const wire::JobRecord& job,
+  bool TakeEntry(uint32_t job_id, uint64_t generation, wire::JobLaunch* job);
+  std::vector<std::string> ScriptEnvironment(const wire::JobLaunch& job,
                                              const std::string& cluster_name) const;
   // The first failure of the site's scripts matching `pattern`; "" if none.
   std::string RunScripts(const std::string& pattern, const std::vector<std::string>& env,

@@ -713,7 +713,7 @@ TEST_F(AuthzMatrixTest, Node) {
       },
       [work](Cluster& c, const Target& t) {
         wire::LaunchJobRequest req;
-        wire::JobRecord& job = *req.mutable_job();
+        wire::JobLaunch& job = *req.mutable_job();
         job.set_job_id(t.job);
         job.add_nodes(c.nodes().Node(1));
         job.set_cpus_per_node(1);
@@ -761,7 +761,7 @@ TEST_F(AuthzMatrixTest, Node) {
   cases["PrepareJob"] = {Named,
                          [work](Cluster& c, const Target& t) {
                            wire::PrepareJobRequest req;
-                           wire::JobRecord& job = *req.mutable_job();
+                           wire::JobLaunch& job = *req.mutable_job();
                            job.set_job_id(++next_job);
                            job.add_nodes(c.nodes().Node(2));
                            job.add_nodes(c.nodes().Node(1));

@@ -42,7 +42,7 @@ class DirectLaunch {
   wire::LaunchJobRequest Job(uint32_t id, const std::string& script, uint32_t gpus,
                              const std::string& name) const {
     wire::LaunchJobRequest req;
-    wire::JobRecord& job = *req.mutable_job();
+    wire::JobLaunch& job = *req.mutable_job();
     job.set_job_id(id);
     job.add_nodes(cluster_.Node(1));
     job.set_cpus_per_node(1);

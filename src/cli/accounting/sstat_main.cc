@@ -135,8 +135,8 @@ int main(int argc, char** argv) {
     std::cerr << "sstat: error: " << s.message() << "\n";
     return 1;
   }
-  auto job_of = [&](uint32_t id) -> const rota::wire::JobRecord* {
-    for (const rota::wire::JobRecord& j : listed.jobs()) {
+  auto job_of = [&](uint32_t id) -> const rota::wire::JobLaunch* {
+    for (const rota::wire::JobLaunch& j : listed.jobs()) {
       if (j.job_id() == id) return &j;
     }
     return nullptr;
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
               [](const auto* a, const auto* b) { return a->step_id() < b->step_id(); });
     return steps;
   };
-  auto batch_of = [&](const rota::wire::JobRecord* job) -> std::optional<Target> {
+  auto batch_of = [&](const rota::wire::JobLaunch* job) -> std::optional<Target> {
     if (job == nullptr || job->state() != rota::wire::JOB_STATE_RUNNING ||
         job->spec().interactive() || job->nodes().empty()) {
       return std::nullopt;
@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
 
   std::vector<Target> targets;
   for (const SstatSelection& sel : *selections) {
-    const rota::wire::JobRecord* job = job_of(sel.job_id);
+    const rota::wire::JobLaunch* job = job_of(sel.job_id);
     switch (sel.kind) {
       case SstatSelection::Kind::kBatch:
         if (job == nullptr) {

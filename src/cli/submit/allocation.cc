@@ -7,6 +7,7 @@
 
 #include "api/methods.h"
 #include "common/hostlist.h"
+#include "model/job_launch.h"
 #include "model/job_state.h"
 #include "model/job_variables.h"
 
@@ -75,7 +76,7 @@ Result<Allocation> Allocate(ControllerClient& client, const wire::JobSpec& spec,
     if (resp.jobs_size() == 1) {
       const wire::JobRecord& job = resp.jobs(0);
       if (job.state() == wire::JOB_STATE_RUNNING) {
-        allocation.job = job;
+        allocation.job = model::LaunchOf(job);
         if (srun) std::cerr << "srun: job " << id << " has been allocated resources\n";
         if (!srun) std::cerr << "salloc: Granted job allocation " << id << "\n";
         return allocation;
@@ -113,7 +114,7 @@ void ReleaseAllocation(ControllerClient& client, uint32_t job_id, bool cancel, b
 
 std::vector<std::pair<std::string, std::string>> AllocationVariables(
     const Allocation& allocation, const std::string& submit_dir, const std::string& submit_host) {
-  const wire::JobRecord& job = allocation.job;
+  const wire::JobLaunch& job = allocation.job;
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   const std::string nodelist = CompressHostlist(nodes);
   const std::string id = std::to_string(allocation.job_id);

@@ -26,7 +26,7 @@ enum class AllocationVoice {
 
 struct Allocation {
   uint32_t job_id = 0;
-  wire::JobRecord job;  // As it started running
+  wire::JobLaunch job;  // As it started running: what its steps and environment need
   std::string cluster;
 };
 

@@ -13,6 +13,7 @@
 #include "ctld/core/fairshare_privacy.h"
 #include "ctld/core/submit_checks.h"
 #include "ctld/server/job_filter.h"
+#include "model/job_launch.h"
 #include "model/job_payload.h"
 #include "model/record_projection.h"
 #include "model/wire_encoding.h"
@@ -542,8 +543,7 @@ void ControllerService::HandleStep(uint16_t method, const Caller& caller, const 
         for (uint32_t id : req.job_ids()) {
           if (const wire::JobRecord* job = core.FindJob(id);
               job != nullptr && (!only_uid || job->spec().uid() == *only_uid)) {
-            wire::JobRecord& copy = *out->add_jobs();
-            copy = *job;
+            wire::JobLaunch& copy = *out->add_jobs() = model::LaunchOf(*job);
             copy.mutable_spec()->clear_script();
             copy.mutable_spec()->clear_environment();
           }

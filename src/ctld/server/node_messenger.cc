@@ -7,6 +7,7 @@
 #include "ctld/core/prepared_nodes.h"
 #include "ctld/server/node_call.h"
 #include "job_prepare.pb.h"
+#include "model/job_launch.h"
 
 namespace rota::ctld {
 namespace {
@@ -44,19 +45,21 @@ void NodeMessenger::Carry(const Effects& effects) {
   }
   for (const LaunchJob& l : effects.launches) {
     if (l.job->nodes().empty()) continue;
+    // What the nodes are told of the job: not the controller's bookkeeping.
+    wire::JobLaunch launch = model::LaunchOf(*l.job);
     if (prepare && l.job->nodes_size() > 1) {
       // PrologFlags=Alloc/Contain: the other nodes first, in the job's order,
       // so that the Prologs have run before the batch script starts and any
       // later signal of the job finds them prepared.
       wire::PrepareJobRequest req;
-      *req.mutable_job() = *l.job;
+      *req.mutable_job() = launch;
       std::string body = req.SerializeAsString();
       for (int i = 1; i < l.job->nodes_size(); ++i) {
         messages.push_back({l.job->job_id(), l.job->nodes(i), api::kPrepareJob, body});
       }
     }
     wire::LaunchJobRequest req;
-    *req.mutable_job() = *l.job;
+    *req.mutable_job() = std::move(launch);
     if (l.payload) *req.mutable_payload() = *l.payload;
     messages.push_back(
         {l.job->job_id(), l.job->nodes(0), api::kLaunchJob, req.SerializeAsString()});

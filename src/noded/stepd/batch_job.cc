@@ -60,7 +60,7 @@ BatchJob::BatchJob(const NodeContext& node, wire::LaunchJobRequest request,
       chosen_gpus_(std::move(chosen_gpus)),
       container_(std::move(container)) {}
 
-Result<std::vector<GpuDevice>> HoldJobGpus(const NodeContext& node, const wire::JobRecord& job) {
+Result<std::vector<GpuDevice>> HoldJobGpus(const NodeContext& node, const wire::JobLaunch& job) {
   for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
     if (job.nodes(i) != node.settings.node_name) continue;
     const std::string& ids = job.allocs(i).gpu_ids();
@@ -91,7 +91,7 @@ Status BatchJob::PrepareSpool(const std::string& script) {
 }
 
 const wire::NodeAlloc* BatchJob::AllocHere() const {
-  const wire::JobRecord& job = request_.job();
+  const wire::JobLaunch& job = request_.job();
   for (int i = 0; i < job.nodes_size() && i < job.allocs_size(); ++i) {
     if (job.nodes(i) == node_.settings.node_name) return &job.allocs(i);
   }
@@ -99,7 +99,7 @@ const wire::NodeAlloc* BatchJob::AllocHere() const {
 }
 
 Result<CageLimits> BatchJob::LimitsFor() const {
-  const wire::JobRecord& job = request_.job();
+  const wire::JobLaunch& job = request_.job();
   const conf::CgroupConf& conf = node_.config->cgroup;
   CageLimits limits;
   if (conf.constrain_cores) {
@@ -129,7 +129,7 @@ Result<CageLimits> BatchJob::LimitsFor() const {
 }
 
 Status BatchJob::Launch() {
-  const wire::JobRecord& job = request_.job();
+  const wire::JobLaunch& job = request_.job();
   const wire::JobSpec& spec = job.spec();
   const std::string& node = node_.settings.node_name;
 

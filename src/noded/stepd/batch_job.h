@@ -103,7 +103,7 @@ class BatchJob {
 
 // Takes the GPUs `job` needs on this node from `node.gpus`: the controller's
 // exact choice when it sent one, else the lowest free ones of the asked type.
-Result<std::vector<GpuDevice>> HoldJobGpus(const NodeContext& node, const wire::JobRecord& job);
+Result<std::vector<GpuDevice>> HoldJobGpus(const NodeContext& node, const wire::JobLaunch& job);
 
 // Sends `exit` to the controller, retrying while it is unreachable, until it
 // answers or the daemon stops. True when the controller has it (or refused it

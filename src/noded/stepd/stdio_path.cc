@@ -17,7 +17,7 @@ std::string Absolute(const std::string& path, const std::string& work_dir) {
 
 }  // namespace
 
-std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& job,
+std::string ExpandStdioPattern(std::string_view pattern, const wire::JobLaunch& job,
                                const std::string& node) {
   const JobIoSymbols symbols{job.job_id(), job.array_job_id(), job.array_task_id(),
                              job.spec().user(), job.spec().name()};
@@ -47,7 +47,7 @@ std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& 
   return out;
 }
 
-StdioPaths ResolveStdioPaths(const wire::JobRecord& job, const std::string& node) {
+StdioPaths ResolveStdioPaths(const wire::JobLaunch& job, const std::string& node) {
   const wire::JobSpec& spec = job.spec();
   std::string out_pattern = spec.std_out();
   if (out_pattern.empty()) {

@@ -18,7 +18,7 @@ namespace rota::noded {
 // batch step's id, 4294967291, as Slurm's step daemon writes it), %%
 // ('%'). A width between '%' and the letter zero-pads numbers (%4j -> 0042).
 // Unknown symbols stay as written.
-std::string ExpandStdioPattern(std::string_view pattern, const wire::JobRecord& job,
+std::string ExpandStdioPattern(std::string_view pattern, const wire::JobLaunch& job,
                                const std::string& node);
 
 struct StdioPaths {
@@ -30,6 +30,6 @@ struct StdioPaths {
 // --output (default slurm-%j.out, slurm-%A_%a.out for array tasks), --error
 // (default: with stdout), relative ones under spec.work_dir; open_mode
 // "append" appends, anything else truncates.
-StdioPaths ResolveStdioPaths(const wire::JobRecord& job, const std::string& node);
+StdioPaths ResolveStdioPaths(const wire::JobLaunch& job, const std::string& node);
 
 }  // namespace rota::noded

@@ -5,8 +5,8 @@
 namespace rota::noded {
 namespace {
 
-wire::JobRecord Job() {
-  wire::JobRecord job;
+wire::JobLaunch Job() {
+  wire::JobLaunch job;
   job.set_job_id(42);
   job.mutable_spec()->set_name("train");
   job.mutable_spec()->set_user("alice");
@@ -15,7 +15,7 @@ wire::JobRecord Job() {
 }
 
 TEST(StdioPathTest, ExpandsSlurmSymbols) {
-  wire::JobRecord job = Job();
+  wire::JobLaunch job = Job();
   EXPECT_EQ(ExpandStdioPattern("%x-%j-%u-%N-%%-%q.log", job, "n3"), "train-42-alice-n3-%-%q.log");
   EXPECT_EQ(ExpandStdioPattern("o_%5j_%A_%a", job, "n"), "o_00042_42_4294967294");
   // dask-jobqueue's "-e LOG/dask-worker-%J.err": the batch step's %J is the job id.
@@ -28,7 +28,7 @@ TEST(StdioPathTest, ExpandsSlurmSymbols) {
 }
 
 TEST(StdioPathTest, DefaultsAndRelativePaths) {
-  wire::JobRecord job = Job();
+  wire::JobLaunch job = Job();
   StdioPaths p = ResolveStdioPaths(job, "n1");
   EXPECT_EQ(p.out, "/home/alice/run/slurm-42.out");
   EXPECT_EQ(p.err, p.out);

@@ -18,7 +18,7 @@ Result<StepPlan> PlanStep(const NodeContext& node, const wire::ListStepsResponse
   const uint32_t job_id = known.jobs(0).job_id();
   const uint32_t step_id = known.steps(0).step_id();
   const wire::JobStepRecord& step = known.steps(0);
-  const wire::JobRecord& job = known.jobs(0);
+  const wire::JobLaunch& job = known.jobs(0);
   if (!privileged && caller_uid != job.spec().uid()) {
     return Status(StatusCode::kPermissionDenied, "Access/permission denied");
   }

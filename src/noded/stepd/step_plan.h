@@ -21,7 +21,7 @@
 namespace rota::noded {
 
 struct StepPlan {
-  wire::JobRecord job;
+  wire::JobLaunch job;
   wire::JobStepRecord step;
   int node_index = 0;               // This node's place among the step's nodes
   uint32_t local_tasks = 0;         // Tasks here

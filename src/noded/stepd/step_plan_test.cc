@@ -26,7 +26,7 @@ class StepPlanTest : public ::testing::Test {
     node_.cgroups = &cage_;
     // A job of uid 1000 on n1 and n2 (CPUs 0-3 and GPUs 0-1 on n2), and its
     // step of 3 tasks: 1 on n1, 2 on n2, one GPU each.
-    wire::JobRecord& job = *known_.add_jobs();
+    wire::JobLaunch& job = *known_.add_jobs();
     job.set_job_id(7);
     job.mutable_spec()->set_uid(1000);
     for (const char* n : {"n1", "n2"}) {

@@ -113,7 +113,7 @@ class StepTasks::TaskEnds : public TaskEndHooks {
 namespace {
 
 // What a node's share of the job allows (as the batch job's cage does).
-Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobRecord& job,
+Result<CageLimits> JobCageLimits(const NodeContext& node, const wire::JobLaunch& job,
                                  const std::vector<uint32_t>& gpu_indices) {
   const conf::CgroupConf& conf = node.config->cgroup;
   CageLimits limits;
@@ -326,7 +326,7 @@ void StepTasks::JoinFinishedLocked() {
   finished_.clear();
 }
 
-Status StepTasks::HoldCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices) {
+Status StepTasks::HoldCage(const wire::JobLaunch& job, const std::vector<uint32_t>& gpu_indices) {
   std::lock_guard<std::mutex> lock(mu_);
   int& users = cage_users_[job.job_id()];
   if (users++ > 0) return Status::Ok();

@@ -78,7 +78,7 @@ class StepTasks {
   // The job's cage held apart from its steps (PreparedJobs: PrologFlags=Alloc
   // or Contain), counted as one more holder: made with the job's limits here
   // by the first holder, killed and removed after the last lets go.
-  Status HoldJobCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices) {
+  Status HoldJobCage(const wire::JobLaunch& job, const std::vector<uint32_t>& gpu_indices) {
     return HoldCage(job, gpu_indices);
   }
   void ReleaseJobCage(uint32_t job_id) { ReleaseCage(job_id); }
@@ -112,7 +112,7 @@ class StepTasks {
   void Retire(uint32_t job_id, uint32_t step_id);
   // The job's cage for a step when no batch script holds it here: made by the
   // first step, removed after the last. Errors: it could not be made.
-  Status HoldCage(const wire::JobRecord& job, const std::vector<uint32_t>& gpu_indices);
+  Status HoldCage(const wire::JobLaunch& job, const std::vector<uint32_t>& gpu_indices);
   void ReleaseCage(uint32_t job_id);
   void JoinFinishedLocked();
 
