@@ -46,7 +46,7 @@ sched::AvailabilityProfile ControllerCore::BackfillProfile(int64_t now) const {
     }
     profile.AddRelease(PlannedEnd(*job, now, predictions), held);
   }
-  sched::BlockReserved(reserved_windows_, profile);  // Jobs below belong to no reservation
+  sched::BlockReserved(reservations_.windows(), profile);  // Jobs below belong to no reservation
   return profile;
 }
 

@@ -87,11 +87,7 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
   ApplyUsageResetNow();
   node_events_.Restore(*config_, nodes_);
   next_wake_.reset();
-  RefreshReservedWindows();
-  for (const auto& [name, r] : reservations_.all()) {  // Tick sorts out the past ones
-    NoteWake(r.start_time());
-    NoteWake(r.end_time());
-  }
+  reservations_.Recovered();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_COMPLETING) {
       // Still waiting for its node's cleanup report: the allocation stays taken.
@@ -129,7 +125,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   }
   if (policy() != nullptr) *s.mutable_policy() = policy()->state();
   for (wire::JobStepsState& steps : steps_.States()) *s.add_job_steps() = std::move(steps);
-  if (!reservations_.empty()) *s.mutable_reservations() = reservations_.State();
+  if (!reservations().empty()) *s.mutable_reservations() = reservations().State();
   if (usage_ledger().updated() != 0) *s.mutable_fairshare_usage() = usage_ledger().ToState();
   return s;
 }
@@ -147,7 +143,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   v.payloads.assign(jobs_.payloads().begin(), jobs_.payloads().end());
   v.policy = accounting_.shared_table();
   v.steps = steps_.States();
-  if (!reservations_.empty()) v.reservations = reservations_.State();
+  if (!reservations().empty()) v.reservations = reservations().State();
   if (usage_ledger().updated() != 0) {
     v.usage = std::make_shared<const wire::UsageLedgerState>(usage_ledger().ToState());
   }
@@ -228,7 +224,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
   nodes_ = std::move(fresh);
   jobs_.ForgetShapes();  // Made for the old partitions and node model
   ApplyUsageResetNow();
-  RefreshReservedWindows();
+  reservations_.NodesChanged();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED ||
         job->state() == wire::JOB_STATE_COMPLETING) {
@@ -317,7 +313,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   }
 
   ROTA_RETURN_IF_ERROR(accounting_.CheckAtSubmit(spec, *partition, caller));
-  ROTA_RETURN_IF_ERROR(CheckReservationAtSubmit(spec, caller));
+  ROTA_RETURN_IF_ERROR(reservations_.CheckAtSubmit(spec, WithAdminLevel(caller)));
   ROTA_RETURN_IF_ERROR(accounting_.CheckQosKnown(spec));
 
   if (!spec.licenses().empty()) {

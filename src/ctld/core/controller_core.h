@@ -35,6 +35,7 @@
 #include "ctld/core/priority_clock.h"
 #include "ctld/core/queue_ahead_plan.h"
 #include "ctld/core/reservation_table.h"
+#include "ctld/core/reservations.h"
 #include "ctld/core/runtime_forecasts.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/step_table.h"
@@ -171,20 +172,28 @@ class ControllerCore : private JobLifecycle {
     return accounting_.JobsVisibleOnlyTo(caller);
   }
 
-  // ---- Advance reservations (reservations.cc) ----
+  // ---- Advance reservations (reservations.h) ----
   // scontrol create|update|delete reservation: root, SlurmUser and
   // AdminLevel Operator/Administrator only. Errors carry Slurm's messages.
   Result<wire::ReservationResponse> CreateReservation(const wire::ReservationRequest& request,
                                                       const Caller& caller, int64_t now,
-                                                      Effects& effects);
+                                                      Effects& effects) {
+    return reservations_.Create(request, WithAdminLevel(caller), now, effects);
+  }
   Result<wire::ReservationResponse> UpdateReservation(const wire::ReservationRequest& request,
                                                       const Caller& caller, int64_t now,
-                                                      Effects& effects);
-  Status DeleteReservation(const std::string& name, const Caller& caller, Effects& effects);
+                                                      Effects& effects) {
+    return reservations_.Update(request, WithAdminLevel(caller), now, effects);
+  }
+  Status DeleteReservation(const std::string& name, const Caller& caller, Effects& effects) {
+    return reservations_.Delete(name, WithAdminLevel(caller), effects);
+  }
   // scontrol show reservation [NAME]; NotFound for an unknown name.
   Result<wire::ListReservationsResponse> ListReservations(const std::string& name,
-                                                          int64_t now) const;
-  const ReservationTable& reservations() const { return reservations_; }
+                                                          int64_t now) const {
+    return reservations_.List(name, now);
+  }
+  const ReservationTable& reservations() const { return reservations_.table(); }
 
   // ---- Reads ----
   // When Tick next has work to do (nullopt: only when something happens).
@@ -330,24 +339,6 @@ class ControllerCore : private JobLifecycle {
   // Splits the next pending task off an array's meta record.
   uint32_t SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task, Effects& effects);
 
-  // Advance reservations in the passes (reservations.cc).
-  // Until when each node's jobs are expected to run, jobs of reservation
-  // `except` left out.
-  ReservationTable::BusyUntil NodesBusyUntil(const std::string& except) const;
-  // Reservations whose window closed are removed (jobs in them keep running);
-  // wakes for the next window to open or close. Called from Tick.
-  void ExpireReservations(int64_t now, Effects& effects);
-  // Submission: the job's --reservation exists and admits it.
-  Status CheckReservationAtSubmit(const wire::JobSpec& spec, const Caller& caller) const;
-  // Why a job of a reservation cannot be tried now (none when it can).
-  model::PendingReason ReservationWaitReason(const wire::JobRecord& job, int64_t now) const;
-  // Narrows `usable` for `job`: a reservation's job to its reservation's
-  // nodes; any other job away from the windows its run would overlap. True
-  // when a maintenance reservation took nodes away.
-  bool FilterReserved(const wire::JobRecord& job, int64_t now, std::vector<uint32_t>& usable) const;
-  // Rebuilds reserved_windows_ after the reservations or the nodes changed.
-  void RefreshReservedWindows();
-
   // Job control (job_control.cc).
   // The job ends in `state` now; a COMPLETING job keeps the end time it had.
   // Gives the allocation back; persists.
@@ -424,7 +415,8 @@ class ControllerCore : private JobLifecycle {
   AccountingPolicy accounting_{config_, jobs_};  // rotadbd's table, AccountingStorageEnforce
   BackfillState backfill_;               // Between backfill passes: the last one, bf_continue
   GangPass gang_{jobs_, nodes_, *this};  // PreemptMode=GANG: the slices, and their passes
-  Preemption preemption_{jobs_, nodes_, *this};  // Displaced jobs, held nodes
+  Preemption preemption_{jobs_, nodes_, *this};             // Displaced jobs, held nodes
+  AdvanceReservations reservations_{jobs_, nodes_, *this};  // Their table and windows
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   // Jobs whose PrologSlurmctld this process asked for and has not heard back
   // about (a restart forgets them: SweepTimers asks again).
@@ -433,11 +425,7 @@ class ControllerCore : private JobLifecycle {
   SchedStats stats_;
   PriorityClock priority_clock_;  // Last recomputation, cluster totals
   FairshareEngine fairshare_;     // Usage ledger and share tree
-  ReservationTable reservations_;
-  RuntimeForecasts forecasts_;  // Users' runtimes, how plans turned out
-  // The reservations' windows over the node model, for one scheduling pass
-  // (rebuilt at the start of each).
-  std::vector<sched::ReservedWindow> reserved_windows_;
+  RuntimeForecasts forecasts_;    // Users' runtimes, how plans turned out
 };
 
 }  // namespace rota::ctld

@@ -1,11 +1,10 @@
-// Advance reservations in the controller: the scontrol commands, the check
-// at submission, their expiry, and what the scheduling passes may use around
-// their windows. The table itself is reservation_table.cc.
+// Advance reservations in the controller (reservations.h). The table itself
+// is reservation_table.cc.
+#include "ctld/core/reservations.h"
+
 #include <algorithm>
 
-#include "ctld/core/controller_core.h"
 #include "model/job_state.h"
-#include "model/pending_reason.h"
 #include "sched/availability_profile.h"
 
 namespace rota::ctld {
@@ -22,7 +21,15 @@ bool HoldsNodes(wire::JobState s) {
 
 }  // namespace
 
-ReservationTable::BusyUntil ControllerCore::NodesBusyUntil(const std::string& except) const {
+void AdvanceReservations::Recovered() {
+  RefreshWindows();
+  for (const auto& [name, r] : table_.all()) {  // Tick sorts out the past ones
+    core_.NoteWake(r.start_time());
+    core_.NoteWake(r.end_time());
+  }
+}
+
+ReservationTable::BusyUntil AdvanceReservations::NodesBusyUntil(const std::string& except) const {
   ReservationTable::BusyUntil busy;
   for (const auto& [id, job] : jobs_) {
     if (!HoldsNodes(job->state())) continue;
@@ -36,94 +43,86 @@ ReservationTable::BusyUntil ControllerCore::NodesBusyUntil(const std::string& ex
   return busy;
 }
 
-void ControllerCore::RefreshReservedWindows() {
-  reserved_windows_ = reservations_.Windows(nodes_.model());
-}
-
-Result<wire::ReservationResponse> ControllerCore::CreateReservation(
-    const wire::ReservationRequest& request, const Caller& caller, int64_t now, Effects& effects) {
-  if (!WithAdminLevel(caller).privileged) return PermissionDenied();
-  Result<wire::ReservationRecord> r =
-      reservations_.Create(request, caller.user, *config_, NodesBusyUntil(""), now);
+Result<wire::ReservationResponse> AdvanceReservations::Changed(Result<wire::ReservationRecord> r,
+                                                               int64_t now, Effects& effects) {
   if (!r.ok()) return r.status();
-  *effects.records.emplace_back().mutable_reservation() = reservations_.UpsertChange(*r);
-  RefreshReservedWindows();
-  NoteWake(reservations_.NextEventAfter(now));
+  *effects.records.emplace_back().mutable_reservation() = table_.UpsertChange(*r);
+  RefreshWindows();
+  core_.NoteWake(table_.NextEventAfter(now));
   wire::ReservationResponse out;
   out.set_name(r->name());
   return out;
 }
 
-Result<wire::ReservationResponse> ControllerCore::UpdateReservation(
+Result<wire::ReservationResponse> AdvanceReservations::Create(
     const wire::ReservationRequest& request, const Caller& caller, int64_t now, Effects& effects) {
-  if (!WithAdminLevel(caller).privileged) return PermissionDenied();
-  Result<wire::ReservationRecord> r =
-      reservations_.Update(request, *config_, NodesBusyUntil(request.name()), now);
-  if (!r.ok()) return r.status();
-  *effects.records.emplace_back().mutable_reservation() = reservations_.UpsertChange(*r);
-  RefreshReservedWindows();
-  NoteWake(reservations_.NextEventAfter(now));
-  wire::ReservationResponse out;
-  out.set_name(r->name());
-  return out;
+  if (!caller.privileged) return PermissionDenied();
+  return Changed(table_.Create(request, caller.user, core_.config(), NodesBusyUntil(""), now), now,
+                 effects);
 }
 
-Status ControllerCore::DeleteReservation(const std::string& name, const Caller& caller,
-                                         Effects& effects) {
-  if (!WithAdminLevel(caller).privileged) return PermissionDenied();
-  ROTA_RETURN_IF_ERROR(reservations_.Delete(name));
-  *effects.records.emplace_back().mutable_reservation() = reservations_.RemoveChange(name);
-  RefreshReservedWindows();
+Result<wire::ReservationResponse> AdvanceReservations::Update(
+    const wire::ReservationRequest& request, const Caller& caller, int64_t now, Effects& effects) {
+  if (!caller.privileged) return PermissionDenied();
+  return Changed(table_.Update(request, core_.config(), NodesBusyUntil(request.name()), now), now,
+                 effects);
+}
+
+Status AdvanceReservations::Delete(const std::string& name, const Caller& caller,
+                                   Effects& effects) {
+  if (!caller.privileged) return PermissionDenied();
+  ROTA_RETURN_IF_ERROR(table_.Delete(name));
+  *effects.records.emplace_back().mutable_reservation() = table_.RemoveChange(name);
+  RefreshWindows();
   return Status::Ok();
 }
 
-Result<wire::ListReservationsResponse> ControllerCore::ListReservations(const std::string& name,
-                                                                        int64_t now) const {
+Result<wire::ListReservationsResponse> AdvanceReservations::List(const std::string& name,
+                                                                 int64_t now) const {
   wire::ListReservationsResponse out;
   out.set_now(now);
   if (!name.empty()) {
-    const wire::ReservationRecord* r = reservations_.Find(name);
+    const wire::ReservationRecord* r = table_.Find(name);
     if (r == nullptr) return NotFound("Reservation " + name + " not found");
     *out.add_reservations() = *r;
     return out;
   }
-  for (const auto& [n, r] : reservations_.all()) *out.add_reservations() = r;
+  for (const auto& [n, r] : table_.all()) *out.add_reservations() = r;
   return out;
 }
 
-void ControllerCore::ExpireReservations(int64_t now, Effects& effects) {
-  if (reservations_.empty()) return;
-  std::vector<std::string> gone = reservations_.Expire(now);
+void AdvanceReservations::Expire(int64_t now, Effects& effects) {
+  if (table_.empty()) return;
+  std::vector<std::string> gone = table_.Expire(now);
   for (const std::string& name : gone) {
-    *effects.records.emplace_back().mutable_reservation() = reservations_.RemoveChange(name);
+    *effects.records.emplace_back().mutable_reservation() = table_.RemoveChange(name);
   }
-  if (!gone.empty()) RefreshReservedWindows();
-  NoteWake(reservations_.NextEventAfter(now));
+  if (!gone.empty()) RefreshWindows();
+  core_.NoteWake(table_.NextEventAfter(now));
 }
 
-Status ControllerCore::CheckReservationAtSubmit(const wire::JobSpec& spec,
-                                                const Caller& caller) const {
+Status AdvanceReservations::CheckAtSubmit(const wire::JobSpec& spec, const Caller& caller) const {
   if (spec.reservation().empty()) return Status::Ok();
-  if (WithAdminLevel(caller).privileged) {
+  if (caller.privileged) {
     // Root and SlurmUser may use every reservation.
-    if (reservations_.Find(spec.reservation()) != nullptr) return Status::Ok();
+    if (table_.Find(spec.reservation()) != nullptr) return Status::Ok();
     return InvalidArgument("Requested reservation is invalid");
   }
-  return reservations_.CheckAccess(spec.reservation(), caller.user, spec.account());
+  return table_.CheckAccess(spec.reservation(), caller.user, spec.account());
 }
 
-model::PendingReason ControllerCore::ReservationWaitReason(const wire::JobRecord& job,
-                                                           int64_t now) const {
-  const wire::ReservationRecord* r = reservations_.Find(job.spec().reservation());
+model::PendingReason AdvanceReservations::WaitReason(const wire::JobRecord& job,
+                                                     int64_t now) const {
+  const wire::ReservationRecord* r = table_.Find(job.spec().reservation());
   if (r == nullptr) return std::string(model::reason::kReservationDeleted);
   if (now < r->start_time()) return std::string(model::reason::kReservation);
   return "";
 }
 
-bool ControllerCore::FilterReserved(const wire::JobRecord& job, int64_t now,
-                                    std::vector<uint32_t>& usable) const {
+bool AdvanceReservations::FilterReserved(const wire::JobRecord& job, int64_t now,
+                                         std::vector<uint32_t>& usable) const {
   if (!job.spec().reservation().empty()) {
-    const wire::ReservationRecord* r = reservations_.Find(job.spec().reservation());
+    const wire::ReservationRecord* r = table_.Find(job.spec().reservation());
     if (r == nullptr || !ReservationTable::Active(*r, now)) {
       usable.clear();
       return false;
@@ -136,9 +135,9 @@ bool ControllerCore::FilterReserved(const wire::JobRecord& job, int64_t now,
     usable.erase(std::remove_if(usable.begin(), usable.end(), outside), usable.end());
     return false;
   }
-  if (reserved_windows_.empty()) return false;
+  if (windows_.empty()) return false;
   const int64_t end = job.time_limit_s() < 0 ? sched::kForever : now + job.time_limit_s();
-  return sched::DropReserved(reserved_windows_, now, end, usable).maint;
+  return sched::DropReserved(windows_, now, end, usable).maint;
 }
 
 }  // namespace rota::ctld

@@ -29,7 +29,7 @@ void ControllerCore::Tick(int64_t now, Effects& effects) {
   CheckNodeLiveness(now, effects);
   preemption_.ResumeDisplaced(now, effects);  // Before anything else may take their resources
   gang_.Tick(*config_, now, effects);
-  ExpireReservations(now, effects);
+  reservations_.Expire(now, effects);
   SchedulePass(now, effects);
 }
 
@@ -212,7 +212,7 @@ bool ControllerCore::TryStart(uint32_t job_id, int64_t now, Effects& effects,
       shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
   NodeTable::Candidates c = nodes_.CandidatesIn(*partition);
   preemption_.DropHeld(job_id, c.usable);
-  const bool maint = FilterReserved(pending, now, c.usable);
+  const bool maint = reservations_.FilterReserved(pending, now, c.usable);
   if (sched::gang::RowsOf(*config_, *partition) > 0) {  // Time-sliced: shares cores with other rows
     if (gang_.TryStart(*config_, job_id, req, c.usable, now, effects)) return true;
     *reason = maint ? model::reason::kReservedForMaintenance : model::reason::kResources;
@@ -342,7 +342,7 @@ void ControllerCore::SchedulePass(int64_t now, Effects& effects) {
       continue;
     }
     if (!spec.reservation().empty()) {
-      if (model::PendingReason wait = ReservationWaitReason(job, now)) {
+      if (model::PendingReason wait = reservations_.WaitReason(job, now)) {
         set_reason(wait.text());
         continue;
       }

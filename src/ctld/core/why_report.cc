@@ -175,8 +175,8 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
         fmt::format("may not start before its begin time, {}", Until(spec.begin_time(), now)));
   }
   if (!spec.reservation().empty()) {
-    if (model::PendingReason wait = ReservationWaitReason(*job, now)) {
-      const wire::ReservationRecord* r = reservations_.Find(spec.reservation());
+    if (model::PendingReason wait = reservations_.WaitReason(*job, now)) {
+      const wire::ReservationRecord* r = reservations().Find(spec.reservation());
       add(wait.code(), r == nullptr
                            ? fmt::format("its reservation {} no longer exists", spec.reservation())
                            : fmt::format("its reservation {} starts {}", spec.reservation(),
