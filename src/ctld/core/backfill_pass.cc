@@ -1,4 +1,4 @@
-// The backfill pass of ControllerCore (SchedulerType=sched/backfill): the
+// The backfill pass of SchedulingCycle (SchedulerType=sched/backfill): the
 // controller's side of sched::PlanBackfill. It gathers the running
 // allocations' ends and the pending jobs the main pass left waiting for
 // resources, lets the planner decide, starts what it may start and records
@@ -10,12 +10,13 @@
 #include "common/hostlist.h"
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/backfill_inputs.h"
-#include "ctld/core/controller_core.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/license_pool.h"
 #include "ctld/core/limit_check.h"
 #include "ctld/core/partition_cpu_cap.h"
 #include "ctld/core/queue_order.h"
+#include "ctld/core/runtime_forecasts.h"
+#include "ctld/core/scheduling_cycle.h"
 #include "model/pending_reason.h"
 #include "sched/availability_profile.h"
 #include "sched/backfill.h"
@@ -31,12 +32,12 @@ bool HoldsResources(wire::JobState s) {
 
 }  // namespace
 
-sched::AvailabilityProfile ControllerCore::BackfillProfile(int64_t now) const {
-  const sched::ClusterModel& model = nodes_.model();
-  sched::AvailabilityProfile profile(model, nodes_.usage(), now,
-                                     config_->settings.scheduler.bf_resolution);
-  const bool predictions = config_->settings.scheduler.rota_predict_runtime;
-  for (const auto& [id, job] : jobs_) {
+sched::AvailabilityProfile SchedulingCycle::BackfillProfile(int64_t now) const {
+  const sched::ClusterModel& model = p_.nodes.model();
+  sched::AvailabilityProfile profile(model, p_.nodes.usage(), now,
+                                     config().settings.scheduler.bf_resolution);
+  const bool predictions = config().settings.scheduler.rota_predict_runtime;
+  for (const auto& [id, job] : p_.jobs) {
     if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
     sched::Allocation held;
     for (int i = 0; i < job->nodes_size(); ++i) {
@@ -46,17 +47,17 @@ sched::AvailabilityProfile ControllerCore::BackfillProfile(int64_t now) const {
     }
     profile.AddRelease(PlannedEnd(*job, now, predictions), held);
   }
-  sched::BlockReserved(reservations_.windows(), profile);  // Jobs below belong to no reservation
+  sched::BlockReserved(p_.reservations.windows(), profile);  // Jobs below belong to no reservation
   return profile;
 }
 
-void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
-  if (config_->settings.scheduler_type != "sched/backfill") return;
-  const conf::SchedulerParameters& params = config_->settings.scheduler;
+void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
+  if (config().settings.scheduler_type != "sched/backfill") return;
+  const conf::SchedulerParameters& params = config().settings.scheduler;
 
   std::vector<const wire::JobRecord*> queue;
   std::vector<uint32_t> stale;  // Planned once, now waiting for something else
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, job] : p_.jobs) {
     // A reservation's jobs start only in the main pass, on their nodes.
     if (WaitsForResources(*job) && job->spec().reservation().empty()) {
       queue.push_back(job.get());
@@ -65,47 +66,48 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     }
   }
   for (uint32_t id : stale) {
-    wire::JobRecord& j = Mutable(id);
+    wire::JobRecord& j = p_.jobs.Mutable(id);
     j.clear_sched_start_time();
     j.clear_sched_nodes();
   }
   if (queue.empty()) return;
   if (int64_t next = 0; !backfill_.Due(now, params.bf_interval, &next)) {
-    NoteWake(next);
+    p_.core.NoteWake(next);
     return;
   }
   backfill_.PassBegins(now);
-  const int64_t pass_began = stats_.Now();
-  if (params.bf_interval > 0) NoteWake(now + params.bf_interval);
-  SortQueue(queue, *config_);
+  const int64_t pass_began = p_.stats.Now();
+  if (params.bf_interval > 0) p_.core.NoteWake(now + params.bf_interval);
+  SortQueue(queue, config());
 
-  const sched::ClusterModel& model = nodes_.model();
+  const sched::ClusterModel& model = p_.nodes.model();
   // Each partition's usable nodes once; its index names it for the planner.
   std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates;
   std::map<const conf::PartitionConfig*, PartitionCpuCap> caps;  // Partitions with MaxCPUsPerNode
   std::vector<sched::BackfillJob> jobs;
   jobs.reserve(queue.size());
-  LicensePool licenses = LicensesInUse();
+  LicensePool licenses = LicensesInUse(config(), p_.jobs);
   for (const wire::JobRecord* j : queue) {
-    const conf::PartitionConfig* partition = config_->FindPartition(j->spec().partition());
+    const conf::PartitionConfig* partition = config().FindPartition(j->spec().partition());
     if (partition == nullptr) continue;
     if (!licenses.Available(j->spec())) continue;  // Reason Licenses, from the main pass
-    if (sched::gang::RowsOf(*config_, *partition) > 0) continue;  // Time-sliced: the main pass's
-    Result<JobShape> shape = jobs_.ShapeOf(*j, *partition, *config_, model);
+    if (sched::gang::RowsOf(config(), *partition) > 0) continue;  // Time-sliced: the main pass's
+    Result<JobShape> shape = p_.jobs.ShapeOf(*j, *partition, config(), model);
     if (!shape.ok() || !shape->partition_reason.empty()) continue;
     auto [it, fresh] = candidates.try_emplace(partition);
     if (fresh) {
-      it->second = std::make_unique<std::vector<uint32_t>>(nodes_.CandidatesIn(*partition).usable);
-      preemption_.DropHeld(0, *it->second);  // Kept for a preemptor: never backfilled
+      it->second =
+          std::make_unique<std::vector<uint32_t>>(p_.nodes.CandidatesIn(*partition).usable);
+      p_.preemption.DropHeld(0, *it->second);  // Kept for a preemptor: never backfilled
       if (partition->max_cpus_per_node != conf::kUnlimitedCount) {
         // MaxCPUsPerNode: nodes where the partition holds all it may are out.
         PartitionCpuCap& cap = caps.try_emplace(partition, *partition, model).first->second;
-        for (const auto& [id, job] : jobs_) cap.Count(*job);
+        for (const auto& [id, job] : p_.jobs) cap.Count(*job);
         cap.DropFullNodes(*it->second);
       }
     }
     jobs.push_back(BackfillJobOf(*j, std::move(*shape), it->second.get(),
-                                 static_cast<uint32_t>(partition - config_->partitions.data()),
+                                 static_cast<uint32_t>(partition - config().partitions.data()),
                                  params, now));
   }
 
@@ -115,7 +117,7 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   // A pass that cannot start anything would only plan reservations to show
   // (and, cut by bf_max_time, carry some): skipped when asked to.
   if (backfill_.only_to_start && max_time == 0 &&
-      !sched::SomeJobMayStartNow(model, nodes_.usage(), jobs)) {
+      !sched::SomeJobMayStartNow(model, p_.nodes.usage(), jobs)) {
     return;
   }
   sched::AvailabilityProfile profile = BackfillProfile(now);
@@ -128,25 +130,25 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
   if (max_time > 0) {
     const uint64_t budget_us = static_cast<uint64_t>(max_time) * 1'000'000;
     control.time_is_up = [this, pass_began, budget_us] {
-      return stats_.Since(pass_began) >= budget_us;
+      return p_.stats.Since(pass_began) >= budget_us;
     };
   }
   sched::BackfillResult plan =
       sched::PlanBackfill(model, profile, jobs, BackfillParamsOf(params), control);
   backfill_.KeepResume(plan, jobs, params.bf_continue);
   std::unique_ptr<LimitUsage> usage =
-      accounting_.RunningUsage(usage_ledger(), now);  // Null unless limits are enforced
+      p_.accounting.RunningUsage(p_.ledger, now);  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {
-    auto it = jobs_.find(d.id);
-    if (it == jobs_.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
+    auto it = p_.jobs.find(d.id);
+    if (it == p_.jobs.end() || it->second->state() != wire::JOB_STATE_PENDING) continue;
     if (d.outcome == sched::BackfillOutcome::kStartNow) {
       // Jobs started in this pass count against the limits of the next.
-      if (model::PendingReason limit = accounting_.LimitReason(usage.get(), *it->second)) {
-        Mutable(d.id).set_reason(limit.text());
+      if (model::PendingReason limit = p_.accounting.LimitReason(usage.get(), *it->second)) {
+        p_.jobs.Mutable(d.id).set_reason(limit.text());
         continue;
       }
       // The plan does not know MaxCPUsPerNode: a start that would pass it waits.
-      auto cap = caps.find(config_->FindPartition(it->second->spec().partition()));
+      auto cap = caps.find(config().FindPartition(it->second->spec().partition()));
       if (cap != caps.end()) {
         if (!cap->second.Exceeding(d.allocation).empty()) continue;
         cap->second.Add(d.allocation);
@@ -154,9 +156,9 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
       // Nor do licenses: those of the jobs started before it in this pass count.
       if (!licenses.Available(it->second->spec())) continue;
       licenses.Take(it->second->spec());
-      accounting_.CountStarted(usage.get(), *it->second);
-      StartOn(d.id, d.allocation, now, effects);
-      stats_.JobBackfilled();
+      p_.accounting.CountStarted(usage.get(), *it->second);
+      p_.core.StartOn(d.id, d.allocation, now, effects, /*launch=*/true);
+      p_.stats.JobBackfilled();
       continue;
     }
     if (backfill_.only_to_start) continue;  // No one reads the plan
@@ -173,13 +175,24 @@ void ControllerCore::BackfillPass(int64_t now, Effects& effects) {
     const wire::JobRecord& job = *it->second;
     const bool first_plan = start > 0 && job.first_planned_at() == 0;
     if (job.sched_start_time() == start && job.sched_nodes() == where && !first_plan) continue;
-    wire::JobRecord& m = Mutable(d.id);
+    wire::JobRecord& m = p_.jobs.Mutable(d.id);
     m.set_sched_start_time(start);
     m.set_sched_nodes(where);
     RuntimeForecasts::NotePlanned(m, start, now);
   }
-  stats_.RecordBackfillCycle(now, stats_.Since(pass_began), plan.considered, plan.tested,
-                             queue.size(), profile.booking_count());
+  p_.stats.RecordBackfillCycle(now, p_.stats.Since(pass_began), plan.considered, plan.tested,
+                               queue.size(), profile.booking_count());
+}
+
+std::vector<const wire::JobRecord*> SchedulingCycle::BackfillQueue() const {
+  std::vector<const wire::JobRecord*> queue;
+  for (const auto& [id, other] : p_.jobs) {
+    if (WaitsForResources(*other) && other->spec().reservation().empty()) {
+      queue.push_back(other.get());
+    }
+  }
+  SortQueue(queue, config());
+  return queue;
 }
 
 }  // namespace rota::ctld

@@ -44,7 +44,7 @@ void ControllerCore::ClockStepped(int64_t step, int64_t now, Effects& effects) {
   }
   // bf_continue's kept reservations were planned on the old clock: the next
   // backfill pass starts over from the top.
-  backfill_.ClockStepped(step);
+  cycle_.backfill().ClockStepped(step);
   // Gang scheduling: each row keeps the rest of its turn.
   gang_.ClockStepped(moved);
   priority_clock_.ClockStepped(step);

@@ -38,6 +38,7 @@
 #include "ctld/core/reservations.h"
 #include "ctld/core/runtime_forecasts.h"
 #include "ctld/core/sched_stats.h"
+#include "ctld/core/scheduling_cycle.h"
 #include "ctld/core/step_table.h"
 #include "ctld/core/usage_ledger.h"
 #include "fairshare.pb.h"
@@ -152,7 +153,7 @@ class ControllerCore : private JobLifecycle {
   // into the jobs: the same starts for far less work. Not applied while
   // bf_max_time is set (bf_continue carries reservations). For rota-sim,
   // whose results are the starts; off in the controller.
-  void SetBackfillOnlyToStart(bool on) { backfill_.only_to_start = on; }
+  void SetBackfillOnlyToStart(bool on) { cycle_.backfill().only_to_start = on; }
 
   // ---- Accounting policy (accounting_policy.h) ----
   // Adopts the policy rotadbd holds now (AccountingStorageEnforce); a record
@@ -284,10 +285,7 @@ class ControllerCore : private JobLifecycle {
     return priority_clock_.Totals(config_, accounting_.table());
   }
 
-  // Scheduling (scheduling.cc).
-  void SchedulePass(int64_t now, Effects& effects);
-  // Starts pending `job_id` now if it fits; else `reason` says why not.
-  bool TryStart(uint32_t job_id, int64_t now, Effects& effects, model::PendingReason* reason);
+  // How a job starts (scheduling.cc); the passes are SchedulingCycle's.
   // Starts pending `job_id` (an array's next task) on `allocation`, which must
   // be free now.
   // `launch` false: only the record is written (allocation, times, state);
@@ -296,16 +294,9 @@ class ControllerCore : private JobLifecycle {
   // new task).
   uint32_t StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
                    Effects& effects, bool launch = true) override;
-  // sched/backfill (backfill_pass.cc): after the main pass, every bf_interval,
-  // starts what fits without delaying a job ahead and records the planned
-  // start and nodes of the others (sched_start_time, sched_nodes).
-  void BackfillPass(int64_t now, Effects& effects);
   // The runtime predictor learns again, oldest first, from the ended runs
   // still in the table and those of `history` (accounting's) it no longer holds.
   void LearnFromEndedJobs(const wire::QueryJobsResponse* history = nullptr);
-  // The profile the planner starts from at `now`: what is free, the holding
-  // jobs' planned ends, the reserved windows (backfill_pass.cc).
-  sched::AvailabilityProfile BackfillProfile(int64_t now) const;
   // rota why's what-if (what_if.cc): the planner's start for pending `job` as
   // it is and for changes to its request (a shorter time limit, fewer GPUs,
   // another partition or GPU type, no constraint); the changes that would
@@ -315,17 +306,6 @@ class ControllerCore : private JobLifecycle {
   // gathered; nullopt when backfill would not plan it (another scheduler, a
   // job not waiting for resources or in a reservation, no shape).
   std::optional<QueueAheadPlan> PlanQueueAhead(const wire::JobRecord& job, int64_t now) const;
-  // The jobs the backfill pass plans, in its order.
-  std::vector<const wire::JobRecord*> BackfillQueue() const;
-  // --kill-on-invalid-dep, else SchedulerParameters=kill_invalid_depend, for
-  // a job whose dependency `reason` says can never be satisfied.
-  bool KilledForInvalidDependency(const wire::JobRecord& job,
-                                  const model::PendingReason& reason) const;
-  // Dependency or DependencyNeverSatisfied while its --dependency holds it.
-  model::PendingReason DependencyReason(const wire::JobRecord& job, int64_t now) const;
-  uint32_t RunningArrayTasks(uint32_t array_job_id) const;
-  // Licenses= : the licenses the jobs holding allocations use now.
-  LicensePool LicensesInUse() const;
   // When running `job` (with a time limit) is killed: its end time plus
   // OverTimeLimit; nullopt when OverTimeLimit is UNLIMITED.
   std::optional<int64_t> TimeLimitKillTime(const wire::JobRecord& job) const;
@@ -413,9 +393,8 @@ class ControllerCore : private JobLifecycle {
   NodeEventTracker node_events_;                 // Nodes out of service, for accounting
   JobTable jobs_;                                // Records, payloads and job ids
   AccountingPolicy accounting_{config_, jobs_};  // rotadbd's table, AccountingStorageEnforce
-  BackfillState backfill_;               // Between backfill passes: the last one, bf_continue
-  GangPass gang_{jobs_, nodes_, *this};  // PreemptMode=GANG: the slices, and their passes
-  Preemption preemption_{jobs_, nodes_, *this};             // Displaced jobs, held nodes
+  GangPass gang_{jobs_, nodes_, *this};          // PreemptMode=GANG: the slices, and their passes
+  Preemption preemption_{jobs_, nodes_, *this};  // Displaced jobs, held nodes
   AdvanceReservations reservations_{jobs_, nodes_, *this};  // Their table and windows
   std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
   // Jobs whose PrologSlurmctld this process asked for and has not heard back
@@ -426,6 +405,10 @@ class ControllerCore : private JobLifecycle {
   PriorityClock priority_clock_;  // Last recomputation, cluster totals
   FairshareEngine fairshare_;     // Usage ledger and share tree
   RuntimeForecasts forecasts_;    // Users' runtimes, how plans turned out
+  // The main and backfill passes (and what lives between backfill passes);
+  // last, as it holds references to the parts above.
+  SchedulingCycle cycle_{{jobs_, nodes_, accounting_, fairshare_.ledger(), reservations_,
+                          preemption_, gang_, stats_, *this}};
 };
 
 }  // namespace rota::ctld

@@ -51,4 +51,12 @@ uint32_t LicensePool::Used(const std::string& name) const {
   return it == used_.end() ? 0 : it->second;
 }
 
+LicensePool LicensesInUse(const conf::ClusterConfig& config, const JobTable& jobs) {
+  LicensePool pool(config.settings.licenses);
+  if (!config.settings.licenses.empty()) {
+    for (const auto& [id, job] : jobs) pool.Count(*job);
+  }
+  return pool;
+}
+
 }  // namespace rota::ctld

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "common/status.h"
+#include "conf/cluster_config.h"
 #include "conf/license_list.h"
+#include "ctld/core/job_table.h"
 #include "rota.pb.h"
 
 namespace rota::ctld {
@@ -36,5 +38,9 @@ class LicensePool {
   conf::LicenseCounts total_;
   conf::LicenseCounts used_;
 };
+
+// The cluster's licenses with those of every job of `jobs` holding an
+// allocation counted.
+LicensePool LicensesInUse(const conf::ClusterConfig& config, const JobTable& jobs);
 
 }  // namespace rota::ctld

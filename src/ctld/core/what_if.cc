@@ -74,20 +74,9 @@ std::optional<QueueAheadPlan> ControllerCore::PlanQueueAhead(const wire::JobReco
         preemption_.DropHeld(0, usable);  // Kept for a preemptor: never backfilled
         return usable;
       },
-      [this, now] { return BackfillProfile(now); }, now);
-  if (!plan->Gather(BackfillQueue(), job, jobs_)) return std::nullopt;
+      [this, now] { return cycle_.BackfillProfile(now); }, now);
+  if (!plan->Gather(cycle_.BackfillQueue(), job, jobs_)) return std::nullopt;
   return plan;
-}
-
-std::vector<const wire::JobRecord*> ControllerCore::BackfillQueue() const {
-  std::vector<const wire::JobRecord*> queue;
-  for (const auto& [id, other] : jobs_) {
-    if (WaitsForResources(*other) && other->spec().reservation().empty()) {
-      queue.push_back(other.get());
-    }
-  }
-  SortQueue(queue, *config_);
-  return queue;
 }
 
 std::optional<int64_t> ControllerCore::ForecastStart(uint32_t job_id, int64_t now) const {

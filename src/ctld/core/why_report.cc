@@ -258,7 +258,7 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
       add(hit->reason.code(), DescribeLimit(*hit));
     }
   }
-  if (!spec.licenses().empty() && !LicensesInUse().Available(spec)) {
+  if (!spec.licenses().empty() && !LicensesInUse(*config_, jobs_).Available(spec)) {
     add(model::reason::kLicenses,
         fmt::format("it needs licenses {}; not all of them are free now", spec.licenses()));
   }
