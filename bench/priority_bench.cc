@@ -13,10 +13,10 @@
 
 namespace {
 
-using rota::ctld::ComputePriority;
 using rota::ctld::MakePriorityCluster;
 using rota::ctld::MakePriorityJob;
 using rota::ctld::MakePrioritySettings;
+using rota::sched::ComputePriority;
 
 constexpr int64_t kNow = 1'800'000'000;
 
@@ -126,7 +126,7 @@ void BM_RecomputePendingWithFairshare(benchmark::State& state) {
     const auto settings = MakePrioritySettings(config);
     size_t changed = 0;
     for (rota::wire::JobRecord& j : jobs) {
-      rota::ctld::PriorityJob in = MakePriorityJob(j, config);
+      rota::sched::PriorityJob in = MakePriorityJob(j, config);
       in.fairshare = tree.Factor(j.spec().account(), j.spec().user());
       uint32_t p = ComputePriority(in, cluster, settings, now).priority;
       if (p != j.priority()) {

@@ -263,8 +263,8 @@ void ControllerCore::PersistNode(const NodeRuntime& node, int64_t now, Effects& 
 uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
   if (IsMultifactor(*config_)) {
     int64_t now = std::max(priority_clock_.last(), job.submit_time());
-    return ComputePriority(PriorityInputs(job), PriorityTotals(), MakePrioritySettings(*config_),
-                           now)
+    return sched::ComputePriority(PriorityInputs(job), PriorityTotals(),
+                                  MakePrioritySettings(*config_), now)
         .priority;
   }
   uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();

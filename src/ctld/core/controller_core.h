@@ -279,9 +279,9 @@ class ControllerCore : private JobLifecycle {
   }
   Caller WithAdminLevel(const Caller& caller) const { return accounting_.WithAdminLevel(caller); }
   // What the factors read of `job`, its QoS's Priority included (priority_recalc.cc).
-  PriorityJob PriorityInputs(const wire::JobRecord& job) const;
+  sched::PriorityJob PriorityInputs(const wire::JobRecord& job) const;
   // The cluster totals the factors divide by, cached per configuration and policy.
-  const PriorityCluster& PriorityTotals() const {
+  const sched::PriorityCluster& PriorityTotals() const {
     return priority_clock_.Totals(config_, accounting_.table());
   }
 

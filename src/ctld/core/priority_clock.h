@@ -41,8 +41,8 @@ class PriorityClock {
 
   // The totals for `config` and `policy`; cached until the configuration
   // changes or PolicyChanged.
-  const PriorityCluster& Totals(const std::shared_ptr<const conf::ClusterConfig>& config,
-                                const PolicyTable* policy) const {
+  const sched::PriorityCluster& Totals(const std::shared_ptr<const conf::ClusterConfig>& config,
+                                       const PolicyTable* policy) const {
     if (totals_of_ != config) {
       totals_ = MakePriorityCluster(*config);
       if (policy != nullptr) {
@@ -63,7 +63,7 @@ class PriorityClock {
 
   int64_t last_ = 0;
   mutable std::shared_ptr<const conf::ClusterConfig> totals_of_;  // What totals_ was made for
-  mutable PriorityCluster totals_;
+  mutable sched::PriorityCluster totals_;
 };
 
 }  // namespace rota::ctld

@@ -42,7 +42,7 @@ TEST(PriorityClockTest, TotalsFollowTheConfigurationAndAreMadeOnce) {
   auto small = Config(dir, "NodeName=n1 CPUs=4\n");
   ASSERT_NE(small, nullptr);
   PriorityClock clock;
-  const PriorityCluster* first = &clock.Totals(small, nullptr);
+  const sched::PriorityCluster* first = &clock.Totals(small, nullptr);
   EXPECT_EQ(first->total_cpus, 4u);
   EXPECT_EQ(&clock.Totals(small, nullptr), first);
   TempDir other;

@@ -35,13 +35,13 @@ void ControllerCore::RecomputePriorities(int64_t now, Effects& effects) {
   }
   NoteWake(priority_clock_.Ran(*config_, now));
   fairshare_.Update(FairshareInputs(), now, effects);
-  const PriorityCluster& cluster = PriorityTotals();
-  const PrioritySettings settings = MakePrioritySettings(*config_);
+  const sched::PriorityCluster& cluster = PriorityTotals();
+  const sched::PrioritySettings settings = MakePrioritySettings(*config_);
   for (const auto& [id, job] : jobs_) {
     // Held jobs keep priority 0; an administrator's value stays as set.
     if (job->state() != wire::JOB_STATE_PENDING || job->priority() == 0) continue;
     if (job->priority_fixed()) continue;
-    uint32_t p = ComputePriority(PriorityInputs(*job), cluster, settings, now).priority;
+    uint32_t p = sched::ComputePriority(PriorityInputs(*job), cluster, settings, now).priority;
     // Only changed records are touched, so readers' views stay shared.
     if (p != job->priority()) Mutable(id).set_priority(p);
   }
@@ -51,7 +51,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
                                                           int64_t now) const {
   wire::PriorityResponse out;
   out.set_priority_type(config_->settings.priority_type);
-  const PrioritySettings settings = MakePrioritySettings(*config_);
+  const sched::PrioritySettings settings = MakePrioritySettings(*config_);
   const conf::PriorityWeights& w = settings.weights;
   wire::PriorityWeightsInfo* weights = out.mutable_weights();
   weights->set_site(1);
@@ -61,9 +61,9 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
   weights->set_job_size(w.job_size);
   weights->set_partition(w.partition);
   weights->set_qos(w.qos);
-  weights->set_tres(FormatWeightedTres({w.tres.begin(), w.tres.end()}));
+  weights->set_tres(sched::FormatWeightedTres({w.tres.begin(), w.tres.end()}));
   if (!IsMultifactor(*config_)) return out;
-  const PriorityCluster& cluster = PriorityTotals();
+  const sched::PriorityCluster& cluster = PriorityTotals();
   for (const auto& [id, job] : jobs_) {
     if (job->state() != wire::JOB_STATE_PENDING) continue;
     if (!Listed(request.job_ids(), id) &&
@@ -72,7 +72,8 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
     }
     if (!Listed(request.users(), job->spec().user())) continue;
     if (!Listed(request.partitions(), job->spec().partition())) continue;
-    PriorityBreakdown b = ComputePriority(PriorityInputs(*job), cluster, settings, now);
+    sched::PriorityBreakdown b =
+        sched::ComputePriority(PriorityInputs(*job), cluster, settings, now);
     wire::PriorityRow* row = out.add_rows();
     row->set_job_id(id);
     row->set_partition(job->spec().partition());
@@ -86,7 +87,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
     wf->set_partition(b.weighted_partition);
     wf->set_qos(b.weighted_qos);
     wf->set_nice(b.nice);
-    wf->set_tres(FormatWeightedTres(b.weighted_tres));
+    wf->set_tres(sched::FormatWeightedTres(b.weighted_tres));
     wire::PriorityFactors* nf = row->mutable_normalized();
     nf->set_age(b.age);
     nf->set_assoc(b.assoc);
@@ -101,8 +102,8 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
 }
 
 // What the factors read of `job`, its QoS's and association's priority included.
-PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
-  PriorityJob p = MakePriorityJob(job, *config_);
+sched::PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
+  sched::PriorityJob p = MakePriorityJob(job, *config_);
   if (const PolicyTable* policy = accounting_.table()) {
     const QosPolicy* qos = policy->FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
     if (qos != nullptr) p.qos_priority = qos->priority;

@@ -7,10 +7,8 @@ namespace rota::ctld {
 
 namespace {
 
-bool ByPriority(const wire::JobRecord& x, const wire::JobRecord& y) {
-  if (x.priority() != y.priority()) return x.priority() > y.priority();
-  if (x.submit_time() != y.submit_time()) return x.submit_time() < y.submit_time();
-  return x.job_id() < y.job_id();
+sched::QueueKey KeyOf(const wire::JobRecord& job, uint32_t tier) {
+  return {tier, job.priority(), job.submit_time(), job.job_id()};
 }
 
 }  // namespace
@@ -22,9 +20,10 @@ void SortQueue(std::vector<const wire::JobRecord*>& queue, const conf::ClusterCo
       config.partitions.begin(), config.partitions.end(),
       [&](const auto& p) { return p.priority_tier == config.partitions.front().priority_tier; });
   if (one_tier) {
-    std::stable_sort(
-        queue.begin(), queue.end(),
-        [](const wire::JobRecord* a, const wire::JobRecord* b) { return ByPriority(*a, *b); });
+    std::stable_sort(queue.begin(), queue.end(),
+                     [](const wire::JobRecord* a, const wire::JobRecord* b) {
+                       return sched::QueuedBefore(KeyOf(*a, 0), KeyOf(*b, 0));
+                     });
     return;
   }
   // Tiers looked up once per job (the queue is mostly runs of one partition),
@@ -40,8 +39,7 @@ void SortQueue(std::vector<const wire::JobRecord*>& queue, const conf::ClusterCo
     keyed.emplace_back(last != nullptr && last->name == name ? last->priority_tier : 0, job);
   }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return ByPriority(*a.second, *b.second);
+    return sched::QueuedBefore(KeyOf(*a.second, a.first), KeyOf(*b.second, b.first));
   });
   for (size_t i = 0; i < keyed.size(); ++i) queue[i] = keyed[i].second;
 }

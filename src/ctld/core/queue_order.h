@@ -1,14 +1,13 @@
 #pragma once
 
-// The order in which both scheduling passes consider pending jobs, as Slurm's:
-// partitions of higher PriorityTier first (their jobs are served before any
-// job of a lower tier, whatever its priority), then higher priority, then
-// earlier submission, then lower job id.
+// The controller's pending records in the order of sched/queue_order.h, the
+// order both scheduling passes consider them in.
 
 #include <vector>
 
 #include "conf/cluster_config.h"
 #include "rota.pb.h"
+#include "sched/queue_order.h"
 
 namespace rota::ctld {
 
