@@ -18,7 +18,6 @@
 #include "conf/cluster_config.h"
 #include "conf/preempt_mode.h"
 #include "ctld/core/accounting_policy.h"
-#include "ctld/core/backfill_state.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
@@ -50,8 +49,9 @@
 
 namespace rota::ctld {
 
-// Privately a JobLifecycle: the procedures it owns (gang slicing,
-// preemption) change jobs through it.
+// Privately a JobLifecycle: the objects it owns that act on jobs (gang
+// slicing, preemption, advance reservations, the scheduling cycle) change
+// jobs through it. docs/development.md says which object owns what.
 class ControllerCore : private JobLifecycle {
  public:
   explicit ControllerCore(std::shared_ptr<const conf::ClusterConfig> config);

@@ -1,7 +1,8 @@
 #pragma once
 
-// What a scheduling procedure that lives outside ControllerCore (gang
-// slicing, gang_pass.h; preemption, preemption.h) asks of the core when it changes a job. The core
+// What an object that acts on jobs outside ControllerCore (gang slicing,
+// preemption, advance reservations, the scheduling cycle) asks of the core
+// when it changes a job. The core
 // keeps a job's record, its place on the nodes, the state log and the timers
 // in step; a procedure changes records through JobTable::Mutable and the
 // node accounting through NodeTable, and calls these for the rest, so that
