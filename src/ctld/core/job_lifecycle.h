@@ -2,11 +2,11 @@
 
 // What an object that acts on jobs outside ControllerCore (gang slicing,
 // preemption, advance reservations, the scheduling cycle) asks of the core
-// when it changes a job. The core
-// keeps a job's record, its place on the nodes, the state log and the timers
-// in step; a procedure changes records through JobTable::Mutable and the
-// node accounting through NodeTable, and calls these for the rest, so that
-// it never needs the core's other parts. Implemented by ControllerCore.
+// when it changes a job. The core keeps a job's record, its place on the
+// nodes, the state log and the timers in step; an object changes records
+// through JobTable::Mutable and the node accounting through NodeTable, and
+// calls these for the rest, so that it never needs the core's other parts.
+// Implemented by ControllerCore.
 
 #include <cstdint>
 #include <string>
