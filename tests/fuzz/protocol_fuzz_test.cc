@@ -138,8 +138,13 @@ void RunInput(const FuzzTarget& target, const std::string& input) {
   current.bytes = nullptr;
 }
 
-// gtest names a parameter in its output with this.
+}  // namespace
+
+// gtest names a parameter in its output with this (found by argument-dependent
+// lookup, so beside FuzzTarget, not in the anonymous namespace).
 void PrintTo(const FuzzTarget& target, std::ostream* out) { *out << target.name; }
+
+namespace {
 
 class ProtocolFuzzTest : public ::testing::TestWithParam<FuzzTarget> {};
 

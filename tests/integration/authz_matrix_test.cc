@@ -251,8 +251,12 @@ class AuthzMatrixTest : public ::testing::Test {
         } else {
           EXPECT_EQ(code, cell.code) << (answer.ok() ? "OK" : answer.body);
         }
-        if (who == kForged) EXPECT_NE(answer.body.find("bad MAC"), std::string::npos);
-        if (who == kReplayed) EXPECT_NE(answer.body.find("replayed"), std::string::npos);
+        if (who == kForged) {
+          EXPECT_NE(answer.body.find("bad MAC"), std::string::npos);
+        }
+        if (who == kReplayed) {
+          EXPECT_NE(answer.body.find("replayed"), std::string::npos);
+        }
         if (who == kExpired) {
           EXPECT_TRUE(answer.body.find("expired") != std::string::npos ||
                       answer.body.find("time to live") != std::string::npos)

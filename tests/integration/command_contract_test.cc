@@ -115,7 +115,7 @@ TEST_F(ClusterOptionTest, SlurmClustersIsTheQueryCommandsDefault) {
 }
 
 TEST_F(ClusterOptionTest, TheLocalClusterAndAllAreTaken) {
-  for (const std::string& value : {"anchor", "ANCHOR", "all", "anchor,anchor"}) {
+  for (const char* value : {"anchor", "ANCHOR", "all", "anchor,anchor"}) {
     for (const char* command : {"squeue", "sinfo", "sprio", "sshare", "sdiag"}) {
       RunResult r = RunProgram(command, {"-M", value}, env_);
       // On to the controller, which does not answer.

@@ -24,7 +24,7 @@ struct SqueueContext {
   int64_t utc_offset_s = 0;  // Local time minus UTC, for printed timestamps.
   bool no_convert = false;   // --noconvert: memory in MB as stored ("2048M", not "2G").
   // How the controller's planned starts have turned out (StartP50/StartP90).
-  wire::StartForecastRatios forecast;
+  wire::StartForecastRatios forecast{};
 };
 
 // Slurm 22.05's built-in formats and sort orders.

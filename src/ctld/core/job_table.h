@@ -99,7 +99,7 @@ class JobTable {
     const conf::PartitionConfig* partition;
     JobShape shape;
 #ifndef NDEBUG
-    std::string request;  // The spec it was made from, serialized
+    std::string request{};  // The spec it was made from, serialized
 #endif
   };
   mutable std::unordered_map<uint32_t, KeptShape> shapes_;

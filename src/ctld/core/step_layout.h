@@ -35,7 +35,7 @@ struct StepShape {
   // -O: a node's CPUs do not bound its tasks (each node still needs one
   // CPU); the tasks are spread evenly over the step's nodes.
   bool overcommit = false;
-  model::TaskDistribution distribution;  // -m: how many tasks each node gets
+  model::TaskDistribution distribution{};  // -m: how many tasks each node gets
 };
 
 // How many tasks of `shape` one node can hold (its CPUs, GPUs and memory, and

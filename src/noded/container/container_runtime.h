@@ -20,8 +20,8 @@ namespace rota::noded {
 
 struct ContainerRuntime {
   std::string program = "crun";
-  std::string driver_cli;   // nvidia-container-cli; empty: not installed, nothing injected
-  std::string driver_hook;  // rota-container-hook
+  std::string driver_cli{};   // nvidia-container-cli; empty: not installed, nothing injected
+  std::string driver_hook{};  // rota-container-hook
 };
 
 // crun and nvidia-container-cli as found in PATH or the usual directories

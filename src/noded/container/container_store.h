@@ -83,12 +83,13 @@ struct ContainerTask {
   std::vector<std::string> argv;          // The command and its arguments
   std::vector<std::string> env;           // The task's environment on the host (NAME=value)
   std::vector<std::string> device_files;  // The task's GPUs' files (and the driver's control files)
-  std::vector<std::string> driver_gpus;   // Its GPUs as the driver names them (container_runtime.h)
+  std::vector<std::string>
+      driver_gpus{};  // Its GPUs as the driver names them (container_runtime.h)
   uint32_t step_id = 0;
   uint32_t task_id = 0;
   int keep_fd = -1;  // A descriptor the task keeps under its number (PMI_FD)
   // Host files the task needs at the same path inside, read only (a batch script).
-  std::vector<std::string> host_files;
+  std::vector<std::string> host_files{};
 };
 
 // Writes `task`'s bundle (config.json) in `container` and returns the host

@@ -17,8 +17,8 @@
 namespace rota::noded {
 
 struct OciConf {
-  std::string run;          // RunTimeRun: the command pattern
-  std::string env_exclude;  // RunTimeEnvExclude: variables (a regex) not passed in
+  std::string run;            // RunTimeRun: the command pattern
+  std::string env_exclude{};  // RunTimeEnvExclude: variables (a regex) not passed in
 };
 
 // Reads `path`. A missing file is kNotFound; errors and warnings (keys not
