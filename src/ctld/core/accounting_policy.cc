@@ -48,7 +48,7 @@ JobDemand DemandOf(const conf::ClusterConfig& config, const wire::JobRecord& job
   JobDemand d;
   d.user = job.spec().user();
   d.account = job.spec().account();
-  d.qos = job.spec().qos().empty() ? kDefaultQos : job.spec().qos();
+  d.qos = JobQos(job.spec());
   d.tres = job.nodes().empty() ? RequestedTresCounts(config, job)
                                : TrackedTresCounts(config, job.alloc_tres());
   d.time_limit_s = job.time_limit_s();
@@ -127,7 +127,7 @@ Status AccountingPolicy::CheckAtSubmit(wire::JobSpec& spec, const conf::Partitio
       // The QoS must be in the association's list (when any sets one).
       std::optional<std::vector<std::string>> allowed =
           table_->AllowedQos(spec.user(), spec.account());
-      if (allowed && !Listed(*allowed, spec.qos().empty() ? kDefaultQos : spec.qos())) {
+      if (allowed && !Listed(*allowed, JobQos(spec))) {
         return InvalidArgument(kInvalidQos);
       }
     }
@@ -142,7 +142,7 @@ Status AccountingPolicy::CheckAtSubmit(wire::JobSpec& spec, const conf::Partitio
       Listed(partition.deny_accounts, spec.account())) {
     return InvalidArgument(kInvalidAccount);
   }
-  const std::string qos = spec.qos().empty() ? kDefaultQos : spec.qos();
+  const std::string& qos = JobQos(spec);
   if ((!partition.allow_qos.empty() && !Listed(partition.allow_qos, qos)) ||
       Listed(partition.deny_qos, qos)) {
     return InvalidArgument(kInvalidQos);
@@ -166,7 +166,7 @@ Status AccountingPolicy::CheckLimitsAtSubmit(const wire::JobRecord& job, uint32_
       JobDemand d;
       d.user = other->spec().user();
       d.account = other->spec().account();
-      d.qos = other->spec().qos().empty() ? kDefaultQos : other->spec().qos();
+      d.qos = JobQos(other->spec());
       active.Add(d, JobCount(*other));
     }
   }

@@ -11,7 +11,6 @@ namespace rota::ctld {
 namespace {
 
 constexpr char kRootAccount[] = "root";
-constexpr char kDefaultQos[] = "normal";
 
 bool HasFlag(const conf::ClusterConfig& config, std::string_view flag) {
   for (const std::string& f : config.settings.priority_flags) {
@@ -65,7 +64,7 @@ void FairshareEngine::Update(const Inputs& in, int64_t now, Effects& effects) {
     static const TresWeights kNoWeights;
     const conf::PartitionConfig* part = config.FindPartition(job->spec().partition());
     c.rate = JobBilling(counts, part != nullptr ? part->billing_weights : kNoWeights, max_tres);
-    c.qos = job->spec().qos().empty() ? kDefaultQos : job->spec().qos();
+    c.qos = JobQos(job->spec());
     if (policy != nullptr) {
       const QosPolicy* qos = policy->FindQos(c.qos);
       if (qos != nullptr) {

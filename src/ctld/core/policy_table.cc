@@ -267,4 +267,9 @@ std::string PolicyTable::DefaultQos(const std::string& user, const std::string& 
   return "normal";
 }
 
+const std::string& JobQos(const wire::JobSpec& spec) {
+  static const std::string kNormal = "normal";
+  return spec.qos().empty() ? kNormal : spec.qos();
+}
+
 }  // namespace rota::ctld

@@ -16,8 +16,12 @@
 
 #include "common/tres.h"
 #include "policy.pb.h"
+#include "rota.pb.h"
 
 namespace rota::ctld {
+
+// The QoS a job runs under: the one it names, else Slurm's "normal".
+const std::string& JobQos(const wire::JobSpec& spec);
 
 // Which checks AccountingStorageEnforce asks for. `limits`, `qos` and `safe`
 // imply `associations`, as in Slurm; `all` is everything but nojobs/nosteps.

@@ -68,10 +68,7 @@ class QosPreemptPolicy final : public PreemptPolicy {
   }
 
  private:
-  static const std::string& QosOf(const wire::JobRecord& job) {
-    static const std::string kNormal = "normal";  // Slurm's QoS for jobs that name none
-    return job.spec().qos().empty() ? kNormal : job.spec().qos();
-  }
+  static const std::string& QosOf(const wire::JobRecord& job) { return JobQos(job.spec()); }
 
   const conf::ClusterConfig& config_;
   const PolicyTable& table_;

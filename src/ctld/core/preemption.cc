@@ -35,9 +35,9 @@ sched::Allocation AllocationOf(const sched::ClusterModel& model, const wire::Job
   return a;
 }
 
-// The job's QoS (the default "normal" when it names none); null when unknown.
+// The job's QoS; null when the table does not know it.
 const QosPolicy* QosOf(const PolicyTable& policy, const wire::JobRecord& job) {
-  return policy.FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+  return policy.FindQos(JobQos(job.spec()));
 }
 
 // A suspended job keeps only its memory: the allocs it holds meanwhile.

@@ -105,7 +105,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
 sched::PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
   sched::PriorityJob p = MakePriorityJob(job, *config_);
   if (const PolicyTable* policy = accounting_.table()) {
-    const QosPolicy* qos = policy->FindQos(job.spec().qos().empty() ? "normal" : job.spec().qos());
+    const QosPolicy* qos = policy->FindQos(JobQos(job.spec()));
     if (qos != nullptr) p.qos_priority = qos->priority;
     p.assoc_priority = policy->AssocPriority(job.spec().user(), FairshareAccount(job.spec()));
   }
