@@ -39,7 +39,7 @@ void ControllerCore::ClockStepped(int64_t step, int64_t now, Effects& effects) {
     if (state == wire::JOB_STATE_PENDING) {
       *effects.records.emplace_back().mutable_job_upsert() = job;  // No accounting yet
     } else {
-      Persist(job, effects);  // A running job's accounted start moves too
+      control_.Persist(job, effects);  // A running job's accounted start moves too
     }
   }
   // bf_continue's kept reservations were planned on the old clock: the next
@@ -47,9 +47,8 @@ void ControllerCore::ClockStepped(int64_t step, int64_t now, Effects& effects) {
   cycle_.backfill().ClockStepped(step);
   // Gang scheduling: each row keeps the rest of its turn.
   gang_.ClockStepped(moved);
-  priority_clock_.ClockStepped(step);
-  fairshare_.ClockStepped(step);
-  next_wake_.reset();  // The next Tick's sweep finds what is due on the new clock
+  priorities_.ClockStepped(step);
+  control_.ForgetWake();  // The next Tick's sweep finds what is due on the new clock
   jobs_.Touch();
 }
 

@@ -23,12 +23,7 @@
 #include "sched/select.h"
 
 namespace rota::ctld {
-namespace {
-
-// priority/basic: earlier submissions first. Leaves room below for --nice.
-constexpr int64_t kBasicPriorityTop = 100000000;
-
-}  // namespace
+namespace {}  // namespace
 
 ControllerCore::ControllerCore(std::shared_ptr<const conf::ClusterConfig> config)
     : config_(std::move(config)), nodes_(*config_), jobs_(config_->settings.first_job_id) {}
@@ -45,9 +40,10 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
     for (const wire::JobRecord& j : snapshot->jobs()) jobs_.Insert(j);
     for (const wire::NodeRecord& n : snapshot->nodes()) nodes_.ApplyRecord(n);
     if (snapshot->has_policy()) accounting_.Restore(snapshot->policy());
-    for (const wire::JobStepsState& steps : snapshot->job_steps()) steps_.Apply(steps);
+    for (const wire::JobStepsState& steps : snapshot->job_steps())
+      control_.restored_steps().Apply(steps);
     reservations_.Restore(snapshot->reservations());
-    if (snapshot->has_fairshare_usage()) fairshare_.Restore(snapshot->fairshare_usage());
+    if (snapshot->has_fairshare_usage()) priorities_.RestoreUsage(snapshot->fairshare_usage());
   }
   for (const wire::StateRecord& r : records) {
     switch (r.change_case()) {
@@ -70,13 +66,13 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         accounting_.Restore(r.policy());
         break;
       case wire::StateRecord::kJobSteps:
-        steps_.Apply(r.job_steps());
+        control_.restored_steps().Apply(r.job_steps());
         break;
       case wire::StateRecord::kReservation:
         reservations_.Apply(r.reservation());
         break;
       case wire::StateRecord::kFairshareUsage:
-        fairshare_.Restore(r.fairshare_usage());
+        priorities_.RestoreUsage(r.fairshare_usage());
         break;
       case wire::StateRecord::CHANGE_NOT_SET:
         break;
@@ -84,9 +80,9 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
   }
   PruneSteps();
   LearnFromEndedJobs();
-  ApplyUsageResetNow();
+  priorities_.ApplyUsageResetNow();
   node_events_.Restore(*config_, nodes_);
-  next_wake_.reset();
+  control_.ForgetWake();
   reservations_.Recovered();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_COMPLETING) {
@@ -101,11 +97,11 @@ void ControllerCore::Restore(const wire::StateSnapshot* snapshot,
         Mutable(id).mutable_allocs()->Assign(allocs.begin(), allocs.end());
       }
       nodes_.Allocate(*jobs_.at(id));
-      if (job->time_limit_s() >= 0) NoteWake(job->end_time());
+      if (job->time_limit_s() >= 0) control_.NoteWake(job->end_time());
     } else if (job->state() == wire::JOB_STATE_PENDING) {
-      NoteWake(job->spec().begin_time());
+      control_.NoteWake(job->spec().begin_time());
     } else if (model::IsFinished(job->state())) {
-      NoteWake(job->end_time() + config_->settings.min_job_age);
+      control_.NoteWake(job->end_time() + config_->settings.min_job_age);
     }
   }
   jobs_.Touch();
@@ -124,7 +120,8 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
     if (n.drain || n.admin_down || !n.reason.empty()) *s.add_nodes() = nodes_.ToRecord(n);
   }
   if (policy() != nullptr) *s.mutable_policy() = policy()->state();
-  for (wire::JobStepsState& steps : steps_.States()) *s.add_job_steps() = std::move(steps);
+  for (wire::JobStepsState& steps : control_.steps().States())
+    *s.add_job_steps() = std::move(steps);
   if (!reservations().empty()) *s.mutable_reservations() = reservations().State();
   if (usage_ledger().updated() != 0) *s.mutable_fairshare_usage() = usage_ledger().ToState();
   return s;
@@ -142,7 +139,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   }
   v.payloads.assign(jobs_.payloads().begin(), jobs_.payloads().end());
   v.policy = accounting_.shared_table();
-  v.steps = steps_.States();
+  v.steps = control_.steps().States();
   if (!reservations().empty()) v.reservations = reservations().State();
   if (usage_ledger().updated() != 0) {
     v.usage = std::make_shared<const wire::UsageLedgerState>(usage_ledger().ToState());
@@ -176,11 +173,6 @@ std::string ControllerCore::SnapshotView::Serialize() const {
   if (usage)
     model::AppendMessageField(out, wire::StateSnapshot::kFairshareUsageFieldNumber, *usage);
   return out;
-}
-
-void ControllerCore::ApplyUsageResetNow() {
-  if (!EqualsIgnoreCase(config_->settings.priority_usage_reset_period, "NOW")) return;
-  fairshare_.ClearNow();
 }
 
 void ControllerCore::LearnFromEndedJobs(const wire::QueryJobsResponse* history) {
@@ -223,7 +215,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
   accounting_.Reconfigure(config_);
   nodes_ = std::move(fresh);
   jobs_.ForgetShapes();  // Made for the old partitions and node model
-  ApplyUsageResetNow();
+  priorities_.ApplyUsageResetNow();
   reservations_.NodesChanged();
   for (const auto& [id, job] : jobs_) {
     if (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED ||
@@ -237,42 +229,25 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
 
 // ---------------------------------------------------------------- helpers
 
-void ControllerCore::Persist(const wire::JobRecord& job, Effects& effects) {
-  *effects.records.emplace_back().mutable_job_upsert() = job;
-  const size_t accounted = effects.accounting.size();
-  AccountJobChange(*config_, job, effects);
-  if (effects.accounting.size() > accounted) {
-    wire::AccountingJob& record = effects.accounting.back();
-    AttachSteps(job, record);
-    if (CarriesJobTexts(*config_, record)) {
-      if (std::shared_ptr<const wire::JobPayload> payload = FindPayload(job)) {
-        AttachJobTexts(*config_, *payload, record);
-      }
-    }
-  }
-  if (job.state() == wire::JOB_STATE_PENDING || model::IsFinished(job.state())) {
-    EndAttemptSteps(job, effects);
-  }
+// ---------------------------------------------------------------- commands
+
+void ControllerCore::Tick(int64_t now, Effects& effects) {
+  control_.SweepTimers(now, effects);
+  if (std::optional<int64_t> next = priorities_.Recompute(now, effects)) control_.NoteWake(*next);
+  control_.CheckNodeLiveness(now, effects);
+  preemption_.ResumeDisplaced(now, effects);  // Before anything else may take their resources
+  gang_.Tick(*config_, now, effects);
+  reservations_.Expire(now, effects);
+  cycle_.Run(now, effects);
 }
 
-void ControllerCore::PersistNode(const NodeRuntime& node, int64_t now, Effects& effects) {
-  *effects.records.emplace_back().mutable_node_upsert() = nodes_.ToRecord(node);
-  node_events_.Observe(*config_, node, now, effects);
+Status ControllerCore::NodeRegistered(const std::string& node, int64_t boot_time, int64_t now,
+                                      Effects& effects) {
+  wire::NodeRegisterRequest request;
+  request.set_node(node);
+  request.set_boot_time(boot_time);
+  return NodeRegistered(request, now, effects);
 }
-
-uint32_t ControllerCore::BasePriority(const wire::JobRecord& job) const {
-  if (IsMultifactor(*config_)) {
-    int64_t now = std::max(priority_clock_.last(), job.submit_time());
-    return sched::ComputePriority(PriorityInputs(job), PriorityTotals(),
-                                  MakePrioritySettings(*config_), now)
-        .priority;
-  }
-  uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
-  int64_t p = kBasicPriorityTop - order - job.spec().nice();
-  return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, UINT32_MAX));
-}
-
-std::optional<int64_t> ControllerCore::NextWakeTime() const { return next_wake_; }
 
 // ---------------------------------------------------------------- submit
 
@@ -288,7 +263,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   if (spec.mail_type() != 0 && spec.mail_user().empty()) spec.set_mail_user(caller.user);
   // Without TrackWCKey a job's --wckey is ignored, as slurm.conf's man page says.
   if (!config_->settings.track_wckey) spec.clear_wckey();
-  ROTA_RETURN_IF_ERROR(CheckSubmitFields(spec, WithAdminLevel(caller).privileged, now));
+  ROTA_RETURN_IF_ERROR(CheckSubmitFields(spec, accounting_.WithAdminLevel(caller).privileged, now));
   // A packed payload's sizes come with the request (the server measured
   // them before packing).
   const bool packed = !request.packed_payload().empty();
@@ -313,7 +288,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   }
 
   ROTA_RETURN_IF_ERROR(accounting_.CheckAtSubmit(spec, *partition, caller));
-  ROTA_RETURN_IF_ERROR(reservations_.CheckAtSubmit(spec, WithAdminLevel(caller)));
+  ROTA_RETURN_IF_ERROR(reservations_.CheckAtSubmit(spec, accounting_.WithAdminLevel(caller)));
   ROTA_RETURN_IF_ERROR(accounting_.CheckQosKnown(spec));
 
   if (!spec.licenses().empty()) {
@@ -433,12 +408,12 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
     job.set_held_by_admin(p == 0);
     job.set_reason(std::string(p == 0 ? model::reason::kJobHeldAdmin : model::reason::kNone));
   } else {
-    job.set_priority(BasePriority(job));
+    job.set_priority(priorities_.Base(job));
     job.set_reason(std::string(model::reason::kNone));
   }
   response.set_job_id(job.job_id());
   stats_.JobSubmitted();
-  NoteWake(job.spec().begin_time());
+  control_.NoteWake(job.spec().begin_time());
   // The script and environment are logged once, packed and apart from the
   // record, so that later state changes and listings never copy them. The RPC
   // threads usually packed them already.
@@ -457,7 +432,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   job.mutable_spec()->clear_environment();
   *effects.records.emplace_back().mutable_job_payload() = payload;
   jobs_.StorePayload(payload);
-  Persist(job, effects);
+  control_.Persist(job, effects);
   jobs_.Insert(std::move(job));
   return response;
 }

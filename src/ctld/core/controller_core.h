@@ -21,9 +21,9 @@
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
 #include "ctld/core/fairshare.h"
-#include "ctld/core/fairshare_engine.h"
 #include "ctld/core/gang_pass.h"
-#include "ctld/core/job_lifecycle.h"
+#include "ctld/core/job_control.h"
+#include "ctld/core/job_priorities.h"
 #include "ctld/core/job_table.h"
 #include "ctld/core/license_pool.h"
 #include "ctld/core/multifactor.h"
@@ -31,14 +31,12 @@
 #include "ctld/core/node_table.h"
 #include "ctld/core/policy_table.h"
 #include "ctld/core/preemption.h"
-#include "ctld/core/priority_clock.h"
 #include "ctld/core/queue_ahead_plan.h"
 #include "ctld/core/reservation_table.h"
 #include "ctld/core/reservations.h"
 #include "ctld/core/runtime_forecasts.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/scheduling_cycle.h"
-#include "ctld/core/step_table.h"
 #include "ctld/core/usage_ledger.h"
 #include "fairshare.pb.h"
 #include "model/pending_reason.h"
@@ -49,10 +47,12 @@
 
 namespace rota::ctld {
 
-// Privately a JobLifecycle: the objects it owns that act on jobs (gang
-// slicing, preemption, advance reservations, the scheduling cycle) change
-// jobs through it. docs/development.md says which object owns what.
-class ControllerCore : private JobLifecycle {
+// A facade: it owns the objects that keep the controller's state and routes
+// each command to the one that owns what it changes (job control, the
+// scheduling cycle, preemption, gang slicing, advance reservations,
+// priorities, the accounting policy). docs/development.md says which object
+// owns what.
+class ControllerCore {
  public:
   explicit ControllerCore(std::shared_ptr<const conf::ClusterConfig> config);
 
@@ -86,20 +86,30 @@ class ControllerCore : private JobLifecycle {
   Result<wire::SubmitJobResponse> Submit(const wire::SubmitJobRequest& request,
                                          const Caller& caller, int64_t now, Effects& effects);
   wire::SignalJobsResponse SignalJobs(const wire::SignalJobsRequest& request, const Caller& caller,
-                                      int64_t now, Effects& effects);
+                                      int64_t now, Effects& effects) {
+    return control_.SignalJobs(request, caller, now, effects);
+  }
   wire::UpdateJobResponse UpdateJobs(const wire::UpdateJobRequest& request, const Caller& caller,
-                                     int64_t now, Effects& effects);
+                                     int64_t now, Effects& effects) {
+    return control_.UpdateJobs(request, caller, now, effects);
+  }
   Status UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& caller, int64_t now,
-                     Effects& effects);
+                     Effects& effects) {
+    return control_.UpdateNodes(request, caller, now, effects);
+  }
   // A node daemon registered without saying what its host has: the node answers.
   Status NodeRegistered(const std::string& node, int64_t boot_time, int64_t now, Effects& effects);
   // A node daemon registered or sent its heartbeat, saying what its host has
   // (node_liveness.cc). ReturnToService decides whether a node set DOWN for not
   // responding takes jobs again; hardware short of the configuration drains the
   // node with Slurm's reason, unless SlurmdParameters=config_overrides.
-  Status NodeRegistered(const wire::NodeRegisterRequest& request, int64_t now, Effects& effects);
+  Status NodeRegistered(const wire::NodeRegisterRequest& request, int64_t now, Effects& effects) {
+    return control_.NodeRegistered(request, now, effects);
+  }
   // A node daemon stopped answering: the node goes DOWN* ("Not responding").
-  void NodeLost(const std::string& node, int64_t now, Effects& effects);
+  void NodeLost(const std::string& node, int64_t now, Effects& effects) {
+    control_.NodeLost(node, now, effects);
+  }
   // A node daemon's report of a job's end, as it came: the batch script ended
   // with the node still cleaning up (`cleanup_follows`: the job becomes
   // COMPLETING), the node is done with the job (JobExited), or its Prolog failed.
@@ -108,17 +118,23 @@ class ControllerCore : private JobLifecycle {
   // holding its allocation, until the node that ran it reports that the job's
   // processes are gone and its Epilog ran, or goes DOWN; only then does it take
   // its final state (final_state) and give its CPUs, memory and GPUs back.
-  Status ReportExit(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
+  Status ReportExit(const wire::JobExitedRequest& report, int64_t now, Effects& effects) {
+    return control_.ReportExit(report, now, effects);
+  }
   // A node daemon says the GPUs of a running job on it have been idle for the
   // job's partition's GpuIdlePolicy period, or are busy again (gpu_idle.h):
   // once they are idle on every node holding some, the job is flagged,
   // rotadbd gets the event, and the policy's mail, cancel or requeue follows;
   // busy again on one node unflags it. Reports about another run, or from a
   // node without its GPUs, are ignored.
-  Status GpuIdleReported(const wire::JobGpuIdleRequest& report, int64_t now, Effects& effects);
+  Status GpuIdleReported(const wire::JobGpuIdleRequest& report, int64_t now, Effects& effects) {
+    return control_.GpuIdleReported(report, now, effects);
+  }
   // The GPUs `node` holds for running jobs whose batch script runs on another
   // node, for its rotad to watch for idleness (the heartbeat's answer).
-  std::vector<wire::GpuShare> GpuSharesOn(const std::string& node) const;
+  std::vector<wire::GpuShare> GpuSharesOn(const std::string& node) const {
+    return control_.GpuSharesOn(node);
+  }
   // The job's processes on `node` are gone and its Epilog ran; its batch script
   // had ended with `wait_status` (waitpid encoding). A running job ends at once
   // (node daemons that send no early report); a COMPLETING one once no node is
@@ -129,12 +145,16 @@ class ControllerCore : private JobLifecycle {
   // job's GPUs there; a failed job that may be requeued is (NODE_FAIL).
   Status JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
                    const std::string& node = "", bool out_of_memory = false,
-                   bool gpu_failed = false);
+                   bool gpu_failed = false) {
+    return control_.JobExited(job_id, wait_status, now, effects, node, out_of_memory, gpu_failed);
+  }
   // PrologSlurmctld of run `run` (restart count) of `job_id` ended: on
   // success the batch script is launched; on failure the job is requeued,
   // or killed when it may not be requeued, as in Slurm. Stale answers (a
   // later run, a job that ended meanwhile) change nothing else.
-  void PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok, int64_t now, Effects& effects);
+  void PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok, int64_t now, Effects& effects) {
+    control_.PrologSlurmctldDone(job_id, run, ok, now, effects);
+  }
   // Time-driven work: begin times, time limits, purging old jobs, then a
   // scheduling pass over the pending queue.
   void Tick(int64_t now, Effects& effects);
@@ -142,7 +162,7 @@ class ControllerCore : private JobLifecycle {
   // preemption GraceTime, old jobs purged). rota-sim calls it before the
   // other events of a second: its fake nodes end a killed job at once, and
   // what the job held is then free for that second's submissions and pass.
-  void ExpireTimers(int64_t now, Effects& effects) { SweepTimers(now, effects); }
+  void ExpireTimers(int64_t now, Effects& effects) { control_.SweepTimers(now, effects); }
   // The wall clock stepped by `step` seconds (now reads `now`): the times of
   // what is in progress move with it, so that durations are kept
   // (clock_step.cc). The caller asks for a pass afterwards.
@@ -161,11 +181,11 @@ class ControllerCore : private JobLifecycle {
   // controller enforces it even while rotadbd is down. Returns whether it changed.
   bool SetPolicy(wire::PolicyState state, Effects& effects) {
     if (!accounting_.Set(std::move(state), effects)) return false;
-    priority_clock_.PolicyChanged();  // The highest QoS priority may have changed
+    priorities_.PolicyChanged();  // The highest QoS priority may have changed
     return true;
   }
   // The table in force; null until one is known.
-  const PolicyTable* policy() const override { return accounting_.table(); }
+  const PolicyTable* policy() const { return accounting_.table(); }
   // slurm.conf PrivateData=jobs: the uid whose jobs and steps alone `caller`
   // may list; none when it may list everyone's (root, SlurmUser, AdminLevel
   // Operator or Administrator, or jobs not private).
@@ -179,15 +199,15 @@ class ControllerCore : private JobLifecycle {
   Result<wire::ReservationResponse> CreateReservation(const wire::ReservationRequest& request,
                                                       const Caller& caller, int64_t now,
                                                       Effects& effects) {
-    return reservations_.Create(request, WithAdminLevel(caller), now, effects);
+    return reservations_.Create(request, accounting_.WithAdminLevel(caller), now, effects);
   }
   Result<wire::ReservationResponse> UpdateReservation(const wire::ReservationRequest& request,
                                                       const Caller& caller, int64_t now,
                                                       Effects& effects) {
-    return reservations_.Update(request, WithAdminLevel(caller), now, effects);
+    return reservations_.Update(request, accounting_.WithAdminLevel(caller), now, effects);
   }
   Status DeleteReservation(const std::string& name, const Caller& caller, Effects& effects) {
-    return reservations_.Delete(name, WithAdminLevel(caller), effects);
+    return reservations_.Delete(name, accounting_.WithAdminLevel(caller), effects);
   }
   // scontrol show reservation [NAME]; NotFound for an unknown name.
   Result<wire::ListReservationsResponse> ListReservations(const std::string& name,
@@ -198,7 +218,7 @@ class ControllerCore : private JobLifecycle {
 
   // ---- Reads ----
   // When Tick next has work to do (nullopt: only when something happens).
-  std::optional<int64_t> NextWakeTime() const;
+  std::optional<int64_t> NextWakeTime() const { return control_.next_wake(); }
   // A consistent view of all jobs; cheap when nothing changed since the last call.
   std::shared_ptr<const JobView> PublishJobs() { return jobs_.Publish(); }
   const wire::JobRecord* FindJob(uint32_t job_id) const { return jobs_.Find(job_id); }
@@ -207,33 +227,39 @@ class ControllerCore : private JobLifecycle {
     return jobs_.FindPayload(job);
   }
   const NodeTable& nodes() const { return nodes_; }
-  const conf::ClusterConfig& config() const override { return *config_; }
+  const conf::ClusterConfig& config() const { return *config_; }
   uint32_t next_job_id() const { return jobs_.next_id(); }
   size_t job_count() const { return jobs_.size(); }
   const JobTable& jobs() const { return jobs_; }
   // The job steps of running jobs (srun); see step_table.h. Steps start and
   // end through CreateStep/EndStep (job_steps.cc), which log the change;
   // steps() is for reading.
-  const StepTable& steps() const { return steps_; }
+  const StepTable& steps() const { return control_.steps(); }
   Result<wire::CreateStepResponse> CreateStep(const wire::CreateStepRequest& request,
-                                              const Caller& caller, int64_t now, Effects& effects);
+                                              const Caller& caller, int64_t now, Effects& effects) {
+    return control_.CreateStep(request, caller, now, effects);
+  }
   Status EndStep(const wire::StepEndedRequest& request, const Caller& caller, int64_t now,
-                 Effects& effects);
+                 Effects& effects) {
+    return control_.EndStep(request, caller, now, effects);
+  }
   // Forgets the steps of jobs no longer running (nothing to log: a restart
   // forgets them too).
-  void PruneSteps();
+  void PruneSteps() { control_.PruneSteps(); }
   // What sdiag shows (sched_stats.h); the server sets its clock and resets it.
   SchedStats& sched_stats() { return stats_; }
-  // priority/multifactor (priority_recalc.cc): the breakdown sprio shows.
+  // priority/multifactor (job_priorities.h): the breakdown sprio shows.
   wire::PriorityResponse DescribePriorities(const wire::PriorityRequest& request,
-                                            int64_t now) const;
+                                            int64_t now) const {
+    return priorities_.Describe(request, now);
+  }
   // Fair-share (fairshare_engine.h): the association tree with usage that
   // sshare shows; `caller_user` is shown alone unless all users are asked for.
   wire::FairshareResponse DescribeFairshare(const wire::FairshareRequest& request,
                                             const std::string& caller_user) const {
-    return fairshare_.Describe(FairshareInputs(), request, caller_user);
+    return priorities_.DescribeFairshare(request, caller_user);
   }
-  const UsageLedger& usage_ledger() const { return fairshare_.ledger(); }
+  const UsageLedger& usage_ledger() const { return priorities_.ledger(); }
   // rota why (why_report.cc): every cause that holds `job_id` now, with its
   // numbers, and what-if plans (AddWhatIf); only state and reason for a job
   // that is not pending. NotFound for an unknown job.
@@ -253,47 +279,6 @@ class ControllerCore : private JobLifecycle {
  private:
   // Copy-on-write: a record shared with a published view is cloned first.
   wire::JobRecord& Mutable(uint32_t job_id) { return jobs_.Mutable(job_id); }
-  void Persist(const wire::JobRecord& job, Effects& effects) override;
-  // job_steps.cc: the attempt's steps on its accounting record, and dropping
-  // them once the attempt is over.
-  void AttachSteps(const wire::JobRecord& job, wire::AccountingJob& record) const;
-  void EndAttemptSteps(const wire::JobRecord& job, Effects& effects);
-  // Keeps the batch step's usage from `report` on the job when it comes from
-  // the node that runs this run's batch script (job_steps.cc).
-  void NoteBatchUsage(const wire::JobExitedRequest& report);
-  // Also tells accounting of the node going out of service or back (node_events.h).
-  void PersistNode(const NodeRuntime& node, int64_t now, Effects& effects);
-  uint32_t BasePriority(const wire::JobRecord& job) const;
-  // priority/multifactor: every PriorityCalcPeriod, running jobs' usage is
-  // accrued (one fair-share usage record), then pending jobs' priorities are
-  // recomputed in memory only (no record: a restart recomputes them).
-  void RecomputePriorities(int64_t now, Effects& effects);
-  // What the fair-share engine reads of this core.
-  FairshareEngine::Inputs FairshareInputs() const { return {*config_, accounting_.table(), jobs_}; }
-  // PriorityUsageResetPeriod=NOW: all usage is cleared when the controller
-  // reads its configuration (start, reconfigure).
-  void ApplyUsageResetNow();
-  // The account a job's usage and factor go to (FairshareEngine::AccountOf).
-  std::string FairshareAccount(const wire::JobSpec& spec) const {
-    return FairshareEngine::AccountOf(spec, accounting_.table());
-  }
-  Caller WithAdminLevel(const Caller& caller) const { return accounting_.WithAdminLevel(caller); }
-  // What the factors read of `job`, its QoS's Priority included (priority_recalc.cc).
-  sched::PriorityJob PriorityInputs(const wire::JobRecord& job) const;
-  // The cluster totals the factors divide by, cached per configuration and policy.
-  const sched::PriorityCluster& PriorityTotals() const {
-    return priority_clock_.Totals(config_, accounting_.table());
-  }
-
-  // How a job starts (scheduling.cc); the passes are SchedulingCycle's.
-  // Starts pending `job_id` (an array's next task) on `allocation`, which must
-  // be free now.
-  // `launch` false: only the record is written (allocation, times, state);
-  // the caller takes the resources, persists and launches (gang scheduling's
-  // job that waits for its turn). Returns the started job's id (an array's
-  // new task).
-  uint32_t StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
-                   Effects& effects, bool launch = true) override;
   // The runtime predictor learns again, oldest first, from the ended runs
   // still in the table and those of `history` (accounting's) it no longer holds.
   void LearnFromEndedJobs(const wire::QueryJobsResponse* history = nullptr);
@@ -306,109 +291,27 @@ class ControllerCore : private JobLifecycle {
   // gathered; nullopt when backfill would not plan it (another scheduler, a
   // job not waiting for resources or in a reservation, no shape).
   std::optional<QueueAheadPlan> PlanQueueAhead(const wire::JobRecord& job, int64_t now) const;
-  // When running `job` (with a time limit) is killed: its end time plus
-  // OverTimeLimit; nullopt when OverTimeLimit is UNLIMITED.
-  std::optional<int64_t> TimeLimitKillTime(const wire::JobRecord& job) const;
-  // One walk over all jobs: time limits reached, finished jobs past MinJobAge,
-  // and the next time anything is due (next_wake_).
-  void SweepTimers(int64_t now, Effects& effects);
-  // Something becomes due at `t`: wake no later than that.
-  void NoteWake(int64_t t) override {
-    if (t > 0 && (!next_wake_ || t < *next_wake_)) next_wake_ = t;
-  }
-  // Splits the next pending task off an array's meta record.
-  uint32_t SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task, Effects& effects);
-
-  // Job control (job_control.cc).
-  // The job ends in `state` now; a COMPLETING job keeps the end time it had.
-  // Gives the allocation back; persists.
-  void FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now, Effects& effects);
-  // A running job ended (or was told to end) but its node still cleans up: it
-  // becomes COMPLETING with `final_state` to come, keeping its allocation until
-  // the node reports (NodeCleanedUp). Persists.
-  void BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
-                       Effects& effects) override;
-  // `node` ("": every node) is done with COMPLETING `job`: the job ends once no
-  // node is awaited any more. Persists.
-  void NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now,
-                     Effects& effects) override;
-  // The early report: the batch script ended, the node still cleans up.
-  Status ScriptEnded(const wire::JobExitedRequest& report, int64_t now, Effects& effects);
-  // The state a run that ended with `wait_status` ends in.
-  static wire::JobState EndState(const wire::JobRecord& job, uint32_t wait_status,
-                                 bool out_of_memory);
-  // The GPU idle flag of a job that stops running: its event closed, the
-  // flag and the nodes' reports cleared (the caller persists).
-  void EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects);
-  // Closes the flag's event and clears the flag, keeping the nodes' reports.
-  void UnflagGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects);
-  // The partition's GpuIdlePolicy cancels or requeues a job still flagged.
-  void ActOnIdleGpus(uint32_t job_id, int64_t now, Effects& effects);
-  // Back to PENDING for another run (requeue, node loss, failed prolog): the
-  // allocation is released and the run's traces cleared; the caller persists.
-  // `attempt_state`: how accounting records the attempt that ends here
-  // (REQUEUED, NODE_FAIL, ...).
-  void ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
-                     Effects& effects);
-  // A job back in the queue shows JobHeldUser/JobHeldAdmin when held (priority
-  // 0), no reason otherwise.
-  void SetHeldReason(wire::JobRecord& job);
-  // Jobs running on `node` are requeued (when allowed) or end as NODE_FAIL.
-  void FailJobsOn(const std::string& node, int64_t now, Effects& effects);
-  // -k/--no-kill: the job goes on without `node` (not its batch script's),
-  // its allocation shrunk to the other nodes. False when it cannot.
-  bool ExciseNode(wire::JobRecord& job, const std::string& node, Effects& effects);
-  // --signal: when the job's warning signal is due; nullopt when it asked for
-  // none, has no time limit, or was warned in this run already.
-  std::optional<int64_t> WarnTime(const wire::JobRecord& job) const;
-  // Sends the job's --signal warning and remembers it did.
-  void SendWarning(uint32_t job_id, Effects& effects) override;
-
-  // Resumes a SUSPENDED job (its allocation must be free); persists.
-  void ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) override;
-  // scontrol suspend / resume (privileged): "" or the error for the user.
-  std::string AdminSuspend(uint32_t job_id, bool suspend, int64_t now, Effects& effects);
-
-  // Node liveness (node_liveness.cc). Nodes silent for SlurmdTimeout go DOWN*
-  // and lose their jobs; notes when the next one would. Called from Tick.
-  void CheckNodeLiveness(int64_t now, Effects& effects);
-  void MarkNotResponding(NodeRuntime& node, int64_t now, Effects& effects);
-  // The node's list of its jobs against the records (node_job_sync.cc): jobs
-  // it holds but should not are killed there; a running job its batch node no
-  // longer has (after BatchStartTimeout) is requeued when allowed, else ends
-  // as NODE_FAIL; a COMPLETING job it no longer has is cleaned up there.
-  void ReconcileNodeJobs(const wire::NodeRegisterRequest& report, int64_t now, Effects& effects);
-  // Drains `node` when its last registration fell short; true when it did.
-  bool DrainForShortfall(NodeRuntime& node, int64_t now);
-  std::vector<uint32_t> ResolveJobIds(const std::string& text, std::string* error);
-  // Why `job_id` may not take the dependency `text` (Slurm's words), or
-  // empty: bad syntax, a job that does not exist, itself, or a chain of
-  // dependencies that leads back to it.
-  std::string DependencyProblem(uint32_t job_id, const std::string& text) const;
-  std::string UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
-                           const Caller& caller, int64_t now, Effects& effects);
 
   std::shared_ptr<const conf::ClusterConfig> config_;
   NodeTable nodes_;
   NodeEventTracker node_events_;                 // Nodes out of service, for accounting
   JobTable jobs_;                                // Records, payloads and job ids
   AccountingPolicy accounting_{config_, jobs_};  // rotadbd's table, AccountingStorageEnforce
-  GangPass gang_{jobs_, nodes_, *this};          // PreemptMode=GANG: the slices, and their passes
-  Preemption preemption_{jobs_, nodes_, *this};  // Displaced jobs, held nodes
-  AdvanceReservations reservations_{jobs_, nodes_, *this};  // Their table and windows
-  std::optional<int64_t> next_wake_;  // Earliest time Tick has work; may be early, never late
-  // Jobs whose PrologSlurmctld this process asked for and has not heard back
-  // about (a restart forgets them: SweepTimers asks again).
-  std::set<uint32_t> prologs_in_flight_;
-  StepTable steps_;
+  JobPriorities priorities_{config_, accounting_, jobs_};  // Factors, fair-share, recomputation
+  RuntimeForecasts forecasts_;                             // Users' runtimes, how plans turned out
   SchedStats stats_;
-  PriorityClock priority_clock_;  // Last recomputation, cluster totals
-  FairshareEngine fairshare_;     // Usage ledger and share tree
-  RuntimeForecasts forecasts_;    // Users' runtimes, how plans turned out
+  // Job control: starts, ends, signals, timers, node reports, steps, the
+  // wake-up time. It is the JobLifecycle the objects below change jobs
+  // through; it holds a reference to preemption_, constructed after it.
+  JobControl control_{{config_, jobs_, nodes_, node_events_, accounting_, priorities_, preemption_,
+                       forecasts_, stats_}};
+  GangPass gang_{jobs_, nodes_, control_};  // PreemptMode=GANG: the slices, and their passes
+  Preemption preemption_{jobs_, nodes_, control_};             // Displaced jobs, held nodes
+  AdvanceReservations reservations_{jobs_, nodes_, control_};  // Their table and windows
   // The main and backfill passes (and what lives between backfill passes);
   // last, as it holds references to the parts above.
-  SchedulingCycle cycle_{{jobs_, nodes_, accounting_, fairshare_.ledger(), reservations_,
-                          preemption_, gang_, stats_, *this}};
+  SchedulingCycle cycle_{{jobs_, nodes_, accounting_, priorities_.ledger(), reservations_,
+                          preemption_, gang_, stats_, control_}};
 };
 
 }  // namespace rota::ctld

@@ -1,4 +1,4 @@
-// ControllerCore's part of GPU idle flags (docs/gpu-efficiency.md): the node
+// JobControl's part of GPU idle flags (docs/gpu-efficiency.md): the node
 // daemon's reports, the end of a flag when the job stops running, and the
 // partition policy's cancel or requeue.
 #include <signal.h>
@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "ctld/core/accounting_records.h"
-#include "ctld/core/controller_core.h"
 #include "ctld/core/gpu_idle.h"
+#include "ctld/core/job_control.h"
 
 namespace rota::ctld {
 namespace {
@@ -20,8 +20,8 @@ const conf::GpuIdlePolicy& PolicyOf(const conf::ClusterConfig& config, const wir
 
 }  // namespace
 
-Status ControllerCore::GpuIdleReported(const wire::JobGpuIdleRequest& report, int64_t now,
-                                       Effects& effects) {
+Status JobControl::GpuIdleReported(const wire::JobGpuIdleRequest& report, int64_t now,
+                                   Effects& effects) {
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return NotFound("Invalid job id specified");
   const wire::JobRecord& current = *it->second;
@@ -61,7 +61,7 @@ Status ControllerCore::GpuIdleReported(const wire::JobGpuIdleRequest& report, in
   return Status::Ok();
 }
 
-void ControllerCore::UnflagGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
+void JobControl::UnflagGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
   if (job.gpu_idle_since() <= 0) return;
   effects.node_events.push_back(
       GpuIdleEvent(job, PolicyOf(*config_, job), config_->settings.cluster_name, now));
@@ -70,12 +70,12 @@ void ControllerCore::UnflagGpuIdle(wire::JobRecord& job, int64_t now, Effects& e
   job.clear_gpu_idle_action_at();
 }
 
-void ControllerCore::EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
+void JobControl::EndGpuIdle(wire::JobRecord& job, int64_t now, Effects& effects) {
   job.clear_gpu_idle_nodes();  // A later run is judged afresh
   UnflagGpuIdle(job, now, effects);
 }
 
-std::vector<wire::GpuShare> ControllerCore::GpuSharesOn(const std::string& node) const {
+std::vector<wire::GpuShare> JobControl::GpuSharesOn(const std::string& node) const {
   std::vector<wire::GpuShare> shares;
   const NodeRuntime* n = nodes_.Find(node);
   // Most heartbeats stop here: no job holds a GPU share on the node, so there
@@ -96,7 +96,7 @@ std::vector<wire::GpuShare> ControllerCore::GpuSharesOn(const std::string& node)
   return shares;
 }
 
-void ControllerCore::ActOnIdleGpus(uint32_t job_id, int64_t now, Effects& effects) {
+void JobControl::ActOnIdleGpus(uint32_t job_id, int64_t now, Effects& effects) {
   wire::JobRecord& job = Mutable(job_id);
   const conf::GpuIdlePolicy& policy = PolicyOf(*config_, job);
   const bool requeue = policy.action == conf::GpuIdlePolicy::Action::kRequeue && job.requeue() &&

@@ -1,4 +1,6 @@
 // Commands that change jobs and nodes on a user's or a node daemon's request.
+#include "ctld/core/job_control.h"
+
 #include <fmt/format.h>
 #include <sys/wait.h>
 
@@ -11,7 +13,6 @@
 #include "common/strings.h"
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/allocation_record.h"
-#include "ctld/core/controller_core.h"
 #include "ctld/core/job_mail.h"
 #include "ctld/core/job_script_env.h"
 #include "ctld/core/job_shape.h"
@@ -95,8 +96,31 @@ std::optional<WarnSignal> ParseWarnSignal(std::string_view text) {
 
 }  // namespace
 
-void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
-                               Effects& effects) {
+void JobControl::Persist(const wire::JobRecord& job, Effects& effects) {
+  *effects.records.emplace_back().mutable_job_upsert() = job;
+  const size_t accounted = effects.accounting.size();
+  AccountJobChange(*config_, job, effects);
+  if (effects.accounting.size() > accounted) {
+    wire::AccountingJob& record = effects.accounting.back();
+    AttachSteps(job, record);
+    if (CarriesJobTexts(*config_, record)) {
+      if (std::shared_ptr<const wire::JobPayload> payload = jobs_.FindPayload(job)) {
+        AttachJobTexts(*config_, *payload, record);
+      }
+    }
+  }
+  if (job.state() == wire::JOB_STATE_PENDING || model::IsFinished(job.state())) {
+    EndAttemptSteps(job, effects);
+  }
+}
+
+void JobControl::PersistNode(const NodeRuntime& node, int64_t now, Effects& effects) {
+  *effects.records.emplace_back().mutable_node_upsert() = nodes_.ToRecord(node);
+  node_events_.Observe(*config_, node, now, effects);
+}
+
+void JobControl::FinishJob(wire::JobRecord& job, wire::JobState state, int64_t now,
+                           Effects& effects) {
   EndGpuIdle(job, now, effects);
   const bool completing = Completing(job);
   if (Running(job)) EndOnOtherNodes(*config_, job, effects);  // Completing: done already
@@ -120,8 +144,8 @@ void ControllerCore::FinishJob(wire::JobRecord& job, wire::JobState state, int64
   Persist(job, effects);
 }
 
-void ControllerCore::BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
-                                     Effects& effects) {
+void JobControl::BeginCompleting(wire::JobRecord& job, wire::JobState final_state, int64_t now,
+                                 Effects& effects) {
   EndGpuIdle(job, now, effects);
   if (job.nodes().empty()) {
     FinishJob(job, final_state, now, effects);
@@ -141,8 +165,8 @@ void ControllerCore::BeginCompleting(wire::JobRecord& job, wire::JobState final_
   Persist(job, effects);
 }
 
-void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now,
-                                   Effects& effects) {
+void JobControl::NodeCleanedUp(wire::JobRecord& job, const std::string& node, int64_t now,
+                               Effects& effects) {
   auto* awaited = job.mutable_completing_nodes();
   if (node.empty()) {
     awaited->Clear();
@@ -165,7 +189,7 @@ void ControllerCore::NodeCleanedUp(wire::JobRecord& job, const std::string& node
 }
 
 // "123", "123_4", "123_[1-3]". An array's id names its meta record and every task.
-std::vector<uint32_t> ControllerCore::ResolveJobIds(const std::string& text, std::string* error) {
+std::vector<uint32_t> JobControl::ResolveJobIds(const std::string& text, std::string* error) {
   std::vector<uint32_t> ids;
   std::string_view t = Trim(text);
   size_t under = t.find('_');
@@ -198,10 +222,10 @@ std::vector<uint32_t> ControllerCore::ResolveJobIds(const std::string& text, std
   return ids;
 }
 
-wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsRequest& request,
-                                                    const Caller& requester, int64_t now,
-                                                    Effects& effects) {
-  const Caller caller = WithAdminLevel(requester);
+wire::SignalJobsResponse JobControl::SignalJobs(const wire::SignalJobsRequest& request,
+                                                const Caller& requester, int64_t now,
+                                                Effects& effects) {
+  const Caller caller = accounting_.WithAdminLevel(requester);
   wire::SignalJobsResponse response;
   auto matches_filters = [&](const wire::JobRecord& j) {
     if (!request.user().empty() && j.spec().user() != request.user()) return false;
@@ -221,7 +245,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
     // "-u OTHER" names another user's jobs outright: each one the caller may
     // see but not control is refused by name, as in Slurm. Other filters
     // ("-p batch") only pick from the caller's own.
-    const std::optional<uint32_t> visible_only_to = JobsVisibleOnlyTo(caller);
+    const std::optional<uint32_t> visible_only_to = accounting_.JobsVisibleOnlyTo(caller);
     for (const auto& [id, job] : jobs_) {
       if (Done(*job) || !matches_filters(*job)) continue;
       const bool named =
@@ -322,7 +346,7 @@ wire::SignalJobsResponse ControllerCore::SignalJobs(const wire::SignalJobsReques
   return response;
 }
 
-void ControllerCore::SetHeldReason(wire::JobRecord& job) {
+void JobControl::SetHeldReason(wire::JobRecord& job) {
   if (job.priority() != 0) {
     job.set_reason(std::string(model::reason::kNone));
   } else {
@@ -331,8 +355,8 @@ void ControllerCore::SetHeldReason(wire::JobRecord& job) {
   }
 }
 
-void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
-                                   Effects& effects) {
+void JobControl::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_state, int64_t now,
+                               Effects& effects) {
   EndGpuIdle(job, now, effects);
   // Told while the run's times and nodes are still there.
   AddJobMail(job, model::kMailRequeue, now, config_->settings.cluster_name, effects);
@@ -365,8 +389,7 @@ void ControllerCore::ReturnToQueue(wire::JobRecord& job, wire::JobState attempt_
   job.set_reason(std::string(model::reason::kNone));
 }
 
-Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t now,
-                                  Effects& effects) {
+Status JobControl::ReportExit(const wire::JobExitedRequest& report, int64_t now, Effects& effects) {
   if (report.run_known()) {
     // The end of a run the job has since left behind (requeued): not this run's.
     auto it = jobs_.find(report.job_id());
@@ -409,8 +432,8 @@ Status ControllerCore::ReportExit(const wire::JobExitedRequest& report, int64_t 
   return Status::Ok();
 }
 
-wire::JobState ControllerCore::EndState(const wire::JobRecord& job, uint32_t wait_status,
-                                        bool out_of_memory) {
+wire::JobState JobControl::EndState(const wire::JobRecord& job, uint32_t wait_status,
+                                    bool out_of_memory) {
   int status = static_cast<int>(wait_status);
   if (job.cancel_requested()) return wire::JOB_STATE_CANCELLED;
   if (job.timed_out()) return wire::JOB_STATE_TIMEOUT;
@@ -419,8 +442,8 @@ wire::JobState ControllerCore::EndState(const wire::JobRecord& job, uint32_t wai
   return wire::JOB_STATE_FAILED;
 }
 
-Status ControllerCore::ScriptEnded(const wire::JobExitedRequest& report, int64_t now,
-                                   Effects& effects) {
+Status JobControl::ScriptEnded(const wire::JobExitedRequest& report, int64_t now,
+                               Effects& effects) {
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
   const wire::JobRecord& current = *it->second;
@@ -447,9 +470,8 @@ Status ControllerCore::ScriptEnded(const wire::JobExitedRequest& report, int64_t
   return Status::Ok();
 }
 
-Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now,
-                                 Effects& effects, const std::string& node, bool out_of_memory,
-                                 bool gpu_failed) {
+Status JobControl::JobExited(uint32_t job_id, uint32_t wait_status, int64_t now, Effects& effects,
+                             const std::string& node, bool out_of_memory, bool gpu_failed) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
   // A job that failed on a GPU that failed goes back to the queue when it may,
@@ -493,8 +515,8 @@ Status ControllerCore::JobExited(uint32_t job_id, uint32_t wait_status, int64_t 
   return Status::Ok();
 }
 
-void ControllerCore::PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok, int64_t now,
-                                         Effects& effects) {
+void JobControl::PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok, int64_t now,
+                                     Effects& effects) {
   auto it = jobs_.find(job_id);
   if (it == jobs_.end() || it->second->restart_count() != run) return;
   prologs_in_flight_.erase(job_id);
@@ -512,7 +534,7 @@ void ControllerCore::PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok,
   }
   if (ok) {
     Persist(job, effects);
-    effects.launches.push_back({jobs_.at(job_id), FindPayload(job)});
+    effects.launches.push_back({jobs_.at(job_id), jobs_.FindPayload(job)});
     return;
   }
   if (job.requeue() && !job.spec().interactive()) {
@@ -527,7 +549,7 @@ void ControllerCore::PrologSlurmctldDone(uint32_t job_id, uint32_t run, bool ok,
   jobs_.Touch();
 }
 
-std::optional<int64_t> ControllerCore::WarnTime(const wire::JobRecord& job) const {
+std::optional<int64_t> JobControl::WarnTime(const wire::JobRecord& job) const {
   if (job.spec().signal().empty() || job.time_limit_s() < 0 || job.warned() || job.timed_out())
     return std::nullopt;
   std::optional<WarnSignal> w = ParseWarnSignal(job.spec().signal());
@@ -535,7 +557,7 @@ std::optional<int64_t> ControllerCore::WarnTime(const wire::JobRecord& job) cons
   return job.end_time() - w->secs;
 }
 
-void ControllerCore::SendWarning(uint32_t job_id, Effects& effects) {
+void JobControl::SendWarning(uint32_t job_id, Effects& effects) {
   wire::JobRecord& job = Mutable(job_id);
   std::optional<WarnSignal> w = ParseWarnSignal(job.spec().signal());
   if (!w) return;
@@ -550,21 +572,13 @@ void ControllerCore::SendWarning(uint32_t job_id, Effects& effects) {
   Persist(job, effects);
 }
 
-Status ControllerCore::NodeRegistered(const std::string& node, int64_t boot_time, int64_t now,
-                                      Effects& effects) {
-  wire::NodeRegisterRequest request;
-  request.set_node(node);
-  request.set_boot_time(boot_time);
-  return NodeRegistered(request, now, effects);
-}
-
-void ControllerCore::NodeLost(const std::string& node, int64_t now, Effects& effects) {
+void JobControl::NodeLost(const std::string& node, int64_t now, Effects& effects) {
   NodeRuntime* n = nodes_.Find(node);
   if (n == nullptr) return;
   MarkNotResponding(*n, now, effects);
 }
 
-void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& effects) {
+void JobControl::FailJobsOn(const std::string& node, int64_t now, Effects& effects) {
   std::vector<uint32_t> victims;
   std::vector<uint32_t> completing;
   for (const auto& [id, job] : jobs_) {
@@ -589,7 +603,7 @@ void ControllerCore::FailJobsOn(const std::string& node, int64_t now, Effects& e
   }
 }
 
-bool ControllerCore::ExciseNode(wire::JobRecord& job, const std::string& node, Effects& effects) {
+bool JobControl::ExciseNode(wire::JobRecord& job, const std::string& node, Effects& effects) {
   if (!job.spec().no_kill() || job.nodes_size() < 2 || job.allocs_size() != job.nodes_size()) {
     return false;
   }
@@ -609,7 +623,7 @@ bool ControllerCore::ExciseNode(wire::JobRecord& job, const std::string& node, E
   return true;
 }
 
-std::string ControllerCore::DependencyProblem(uint32_t job_id, const std::string& text) const {
+std::string JobControl::DependencyProblem(uint32_t job_id, const std::string& text) const {
   Result<model::Dependency> dep = model::ParseDependency(text);
   if (!dep.ok()) return kDependencyProblem;
   // Slurm refuses a job named that does not exist, and the job itself.
@@ -640,8 +654,8 @@ std::string ControllerCore::DependencyProblem(uint32_t job_id, const std::string
   return "";
 }
 
-std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
-                                         const Caller& caller, int64_t now, Effects& effects) {
+std::string JobControl::UpdateOneJob(uint32_t job_id, const wire::UpdateJobRequest& request,
+                                     const Caller& caller, int64_t now, Effects& effects) {
   const wire::JobRecord& current = *jobs_.at(job_id);
   if (!MayControl(caller, current)) return kPermissionDenied;
   const std::string& action = request.action();
@@ -664,7 +678,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
     wire::JobRecord& j = Mutable(job_id);
     j.set_held_by_admin(false);
     j.set_priority_fixed(false);  // Released: computed again.
-    j.set_priority(BasePriority(j));
+    j.set_priority(priorities_.Base(j));
     j.set_reason(std::string(model::reason::kNone));
     Persist(j, effects);
     return "";
@@ -678,7 +692,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       j.set_priority(0);
       j.set_held_by_admin(caller.privileged);
     } else {
-      j.set_priority(BasePriority(j));
+      j.set_priority(priorities_.Base(j));
     }
     if (Running(j)) {
       // As a cancel: SIGTERM, SIGKILL after KillWait. The job holds its
@@ -732,7 +746,7 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
       if (!nice || *nice < -2147483645 || *nice > 2147483645) return "Invalid nice value";
       if (*nice < 0 && !caller.privileged) return kPermissionDenied;
       updated.mutable_spec()->set_nice(static_cast<int32_t>(*nice));
-      if (updated.priority() != 0) updated.set_priority(BasePriority(updated));
+      if (updated.priority() != 0) updated.set_priority(priorities_.Base(updated));
     } else if (EqualsIgnoreCase(key, "Priority")) {
       if (!caller.privileged) return kPermissionDenied;
       std::optional<uint64_t> p = ParseUint(value);
@@ -776,10 +790,10 @@ std::string ControllerCore::UpdateOneJob(uint32_t job_id, const wire::UpdateJobR
   return "";
 }
 
-wire::UpdateJobResponse ControllerCore::UpdateJobs(const wire::UpdateJobRequest& request,
-                                                   const Caller& requester, int64_t now,
-                                                   Effects& effects) {
-  const Caller caller = WithAdminLevel(requester);
+wire::UpdateJobResponse JobControl::UpdateJobs(const wire::UpdateJobRequest& request,
+                                               const Caller& requester, int64_t now,
+                                               Effects& effects) {
+  const Caller caller = accounting_.WithAdminLevel(requester);
   wire::UpdateJobResponse response;
   for (const std::string& text : request.job_ids()) {
     std::string error;
@@ -796,9 +810,9 @@ wire::UpdateJobResponse ControllerCore::UpdateJobs(const wire::UpdateJobRequest&
   return response;
 }
 
-Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& requester,
-                                   int64_t now, Effects& effects) {
-  const Caller caller = WithAdminLevel(requester);
+Status JobControl::UpdateNodes(const wire::UpdateNodeRequest& request, const Caller& requester,
+                               int64_t now, Effects& effects) {
+  const Caller caller = accounting_.WithAdminLevel(requester);
   if (!caller.privileged) return Status(StatusCode::kPermissionDenied, kPermissionDenied);
   Result<std::vector<std::string>> names = ExpandHostlist(request.nodes());
   if (!names.ok()) return InvalidArgument(kInvalidNodeName);
@@ -845,7 +859,7 @@ Status ControllerCore::UpdateNodes(const wire::UpdateNodeRequest& request, const
   return Status::Ok();
 }
 
-void ControllerCore::ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) {
+void JobControl::ResumeJob(wire::JobRecord& job, int64_t now, Effects& effects) {
   effects.signals.push_back(
       {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGCONT, false, false});
   // The time limit counts running time: the end moves by the time suspended.
@@ -864,8 +878,7 @@ void ControllerCore::ResumeJob(wire::JobRecord& job, int64_t now, Effects& effec
   Persist(job, effects);
 }
 
-std::string ControllerCore::AdminSuspend(uint32_t job_id, bool suspend, int64_t now,
-                                         Effects& effects) {
+std::string JobControl::AdminSuspend(uint32_t job_id, bool suspend, int64_t now, Effects& effects) {
   const wire::JobRecord& current = *jobs_.at(job_id);
   if (suspend) {
     if (current.state() != wire::JOB_STATE_RUNNING) return "Job is not running";

@@ -1,40 +1,40 @@
-// ControllerCore's job steps: starting and ending them through the step
+// JobControl's job steps: starting and ending them through the step
 // table, with each change logged so that steps survive a controller restart.
 #include <algorithm>
 
 #include "ctld/core/accounting_records.h"
-#include "ctld/core/controller_core.h"
+#include "ctld/core/job_control.h"
 
 namespace rota::ctld {
 
-void ControllerCore::PruneSteps() {
+void JobControl::PruneSteps() {
   steps_.Prune([this](uint32_t job_id) {
-    const wire::JobRecord* job = FindJob(job_id);
+    const wire::JobRecord* job = jobs_.Find(job_id);
     // A suspended job's steps are stopped, not gone: they resume with it.
     return job != nullptr &&
            (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED);
   });
 }
 
-Result<wire::CreateStepResponse> ControllerCore::CreateStep(const wire::CreateStepRequest& request,
-                                                            const Caller& caller, int64_t now,
-                                                            Effects& effects) {
+Result<wire::CreateStepResponse> JobControl::CreateStep(const wire::CreateStepRequest& request,
+                                                        const Caller& caller, int64_t now,
+                                                        Effects& effects) {
   PruneSteps();
   Result<wire::CreateStepResponse> out =
-      steps_.Create(request, caller, FindJob(request.job_id()), now);
+      steps_.Create(request, caller, jobs_.Find(request.job_id()), now);
   if (out.ok())
     *effects.records.emplace_back().mutable_job_steps() = steps_.State(request.job_id());
   return out;
 }
 
-Status ControllerCore::EndStep(const wire::StepEndedRequest& request, const Caller& caller,
-                               int64_t now, Effects& effects) {
+Status JobControl::EndStep(const wire::StepEndedRequest& request, const Caller& caller, int64_t now,
+                           Effects& effects) {
   const bool known = steps_.Find(request.job_id(), request.step_id()) != nullptr;
   Status s = steps_.End(request, caller, now);
   if (s.ok() && known) {
     *effects.records.emplace_back().mutable_job_steps() = steps_.State(request.job_id());
     // Accounting hears of the step now (sacct lists it while the job runs).
-    const wire::JobRecord* job = FindJob(request.job_id());
+    const wire::JobRecord* job = jobs_.Find(request.job_id());
     if (job != nullptr && AccountingEnabled(*config_)) {
       effects.accounting.push_back(MakeAccountingJob(*config_, *job, job->state()));
       AttachSteps(*job, effects.accounting.back());
@@ -43,7 +43,7 @@ Status ControllerCore::EndStep(const wire::StepEndedRequest& request, const Call
   return s;
 }
 
-void ControllerCore::AttachSteps(const wire::JobRecord& job, wire::AccountingJob& record) const {
+void JobControl::AttachSteps(const wire::JobRecord& job, wire::AccountingJob& record) const {
   if (record.job_id() != job.job_id()) return;
   const wire::JobStepsState state = steps_.State(job.job_id());
   record.clear_steps();
@@ -64,7 +64,7 @@ void ControllerCore::AttachSteps(const wire::JobRecord& job, wire::AccountingJob
             });
 }
 
-void ControllerCore::NoteBatchUsage(const wire::JobExitedRequest& report) {
+void JobControl::NoteBatchUsage(const wire::JobExitedRequest& report) {
   if (!report.has_usage() || report.prolog_failed()) return;
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return;
@@ -79,7 +79,7 @@ void ControllerCore::NoteBatchUsage(const wire::JobExitedRequest& report) {
   *Mutable(report.job_id()).mutable_batch_usage() = report.usage();
 }
 
-void ControllerCore::EndAttemptSteps(const wire::JobRecord& job, Effects& effects) {
+void JobControl::EndAttemptSteps(const wire::JobRecord& job, Effects& effects) {
   if (steps_.Forget(job.job_id())) {
     // Logged empty, so that a replay does not hand this attempt's steps to
     // the next one.

@@ -61,7 +61,7 @@ sched::PriorityCluster MakePriorityCluster(const conf::ClusterConfig& config) {
   for (const conf::PartitionConfig& p : config.partitions) {
     c.max_partition_job_factor = std::max(c.max_partition_job_factor, p.priority_job_factor);
   }
-  // Raised from accounting's QoS and associations by the core (priority_recalc.cc).
+  // Raised from accounting's QoS and associations by the core (job_priorities.cc).
   c.max_qos_priority = 0;
   c.max_assoc_priority = 0;
   return c;

@@ -7,7 +7,7 @@
 #include <csignal>
 #include <unordered_set>
 
-#include "ctld/core/controller_core.h"
+#include "ctld/core/job_control.h"
 #include "model/job_state.h"
 
 namespace rota::ctld {
@@ -24,8 +24,8 @@ bool AwaitsCleanup(const wire::JobRecord& job, const std::string& node) {
 
 }  // namespace
 
-void ControllerCore::ReconcileNodeJobs(const wire::NodeRegisterRequest& report, int64_t now,
-                                       Effects& effects) {
+void JobControl::ReconcileNodeJobs(const wire::NodeRegisterRequest& report, int64_t now,
+                                   Effects& effects) {
   const std::string& node = report.node();
   const std::unordered_set<uint32_t> held(report.jobs().begin(), report.jobs().end());
 

@@ -9,7 +9,7 @@
 
 #include "common/gres_spec.h"
 #include "common/strings.h"
-#include "ctld/core/controller_core.h"
+#include "ctld/core/job_control.h"
 #include "ctld/core/job_shape.h"
 
 namespace rota::ctld {
@@ -68,8 +68,8 @@ std::string HardwareShortfall(const conf::NodeConfig& configured,
   return Join(reasons, ", ");
 }
 
-Status ControllerCore::NodeRegistered(const wire::NodeRegisterRequest& request, int64_t now,
-                                      Effects& effects) {
+Status JobControl::NodeRegistered(const wire::NodeRegisterRequest& request, int64_t now,
+                                  Effects& effects) {
   NodeRuntime* n = nodes_.Find(request.node());
   if (n == nullptr) return NotFound(kInvalidNodeName);
   const conf::SlurmConf& settings = config_->settings;
@@ -107,7 +107,7 @@ Status ControllerCore::NodeRegistered(const wire::NodeRegisterRequest& request, 
   return Status::Ok();
 }
 
-bool ControllerCore::DrainForShortfall(NodeRuntime& node, int64_t now) {
+bool JobControl::DrainForShortfall(NodeRuntime& node, int64_t now) {
   if (node.hardware_shortfall.empty() || (node.drain && node.reason == node.hardware_shortfall)) {
     return false;
   }
@@ -118,7 +118,7 @@ bool ControllerCore::DrainForShortfall(NodeRuntime& node, int64_t now) {
   return true;
 }
 
-void ControllerCore::CheckNodeLiveness(int64_t now, Effects& effects) {
+void JobControl::CheckNodeLiveness(int64_t now, Effects& effects) {
   const int64_t timeout = config_->settings.slurmd_timeout;
   if (timeout <= 0) return;  // SlurmdTimeout=0: nodes are never timed out.
   for (NodeRuntime& n : nodes_.nodes()) {
@@ -134,7 +134,7 @@ void ControllerCore::CheckNodeLiveness(int64_t now, Effects& effects) {
   }
 }
 
-void ControllerCore::MarkNotResponding(NodeRuntime& node, int64_t now, Effects& effects) {
+void JobControl::MarkNotResponding(NodeRuntime& node, int64_t now, Effects& effects) {
   node.responding = false;
   node.down_not_responding = true;
   if (node.reason.empty()) {

@@ -4,7 +4,7 @@
 // jobs' priorities were last recomputed (they are, every PriorityCalcPeriod),
 // and the cluster totals the factors divide by, cached for one configuration
 // and policy. The recomputation itself walks the core's jobs
-// (priority_recalc.cc); this holds what it keeps between passes.
+// (JobPriorities, job_priorities.h); this holds what it keeps between passes.
 
 #include <algorithm>
 #include <cstdint>

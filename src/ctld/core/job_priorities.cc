@@ -1,11 +1,13 @@
-// priority/multifactor inside the controller core: periodic recomputation of
-// pending jobs' priorities and the breakdown that sprio shows.
+// JobPriorities (job_priorities.h): a job's priority, their periodic
+// recomputation, and the breakdown that sprio shows.
+
+#include "ctld/core/job_priorities.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "ctld/core/controller_core.h"
+#include "common/strings.h"
 #include "ctld/core/multifactor.h"
 
 namespace rota::ctld {
@@ -25,30 +27,47 @@ std::string FormatFactorTres(const std::vector<std::pair<std::string, double>>& 
   return out;
 }
 
+// priority/basic: earlier submissions first. Leaves room below for --nice.
+constexpr int64_t kBasicPriorityTop = 100000000;
+
 }  // namespace
 
-void ControllerCore::RecomputePriorities(int64_t now, Effects& effects) {
-  if (!IsMultifactor(*config_)) return;
-  if (int64_t next = 0; !priority_clock_.Due(*config_, now, &next)) {
-    NoteWake(next);
-    return;
+uint32_t JobPriorities::Base(const wire::JobRecord& job) const {
+  if (IsMultifactor(*config_)) {
+    int64_t now = std::max(clock_.last(), job.submit_time());
+    return sched::ComputePriority(Inputs(job), Totals(), MakePrioritySettings(*config_), now)
+        .priority;
   }
-  NoteWake(priority_clock_.Ran(*config_, now));
+  uint32_t order = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
+  int64_t p = kBasicPriorityTop - order - job.spec().nice();
+  return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, UINT32_MAX));
+}
+
+void JobPriorities::ApplyUsageResetNow() {
+  if (!EqualsIgnoreCase(config_->settings.priority_usage_reset_period, "NOW")) return;
+  fairshare_.ClearNow();
+}
+
+std::optional<int64_t> JobPriorities::Recompute(int64_t now, Effects& effects) {
+  if (!IsMultifactor(*config_)) return std::nullopt;
+  if (int64_t next = 0; !clock_.Due(*config_, now, &next)) return next;
+  const int64_t next = clock_.Ran(*config_, now);
   fairshare_.Update(FairshareInputs(), now, effects);
-  const sched::PriorityCluster& cluster = PriorityTotals();
+  const sched::PriorityCluster& cluster = Totals();
   const sched::PrioritySettings settings = MakePrioritySettings(*config_);
   for (const auto& [id, job] : jobs_) {
     // Held jobs keep priority 0; an administrator's value stays as set.
     if (job->state() != wire::JOB_STATE_PENDING || job->priority() == 0) continue;
     if (job->priority_fixed()) continue;
-    uint32_t p = sched::ComputePriority(PriorityInputs(*job), cluster, settings, now).priority;
+    uint32_t p = sched::ComputePriority(Inputs(*job), cluster, settings, now).priority;
     // Only changed records are touched, so readers' views stay shared.
-    if (p != job->priority()) Mutable(id).set_priority(p);
+    if (p != job->priority()) jobs_.Mutable(id).set_priority(p);
   }
+  return next;
 }
 
-wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRequest& request,
-                                                          int64_t now) const {
+wire::PriorityResponse JobPriorities::Describe(const wire::PriorityRequest& request,
+                                               int64_t now) const {
   wire::PriorityResponse out;
   out.set_priority_type(config_->settings.priority_type);
   const sched::PrioritySettings settings = MakePrioritySettings(*config_);
@@ -63,7 +82,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
   weights->set_qos(w.qos);
   weights->set_tres(sched::FormatWeightedTres({w.tres.begin(), w.tres.end()}));
   if (!IsMultifactor(*config_)) return out;
-  const sched::PriorityCluster& cluster = PriorityTotals();
+  const sched::PriorityCluster& cluster = Totals();
   for (const auto& [id, job] : jobs_) {
     if (job->state() != wire::JOB_STATE_PENDING) continue;
     if (!Listed(request.job_ids(), id) &&
@@ -72,8 +91,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
     }
     if (!Listed(request.users(), job->spec().user())) continue;
     if (!Listed(request.partitions(), job->spec().partition())) continue;
-    sched::PriorityBreakdown b =
-        sched::ComputePriority(PriorityInputs(*job), cluster, settings, now);
+    sched::PriorityBreakdown b = sched::ComputePriority(Inputs(*job), cluster, settings, now);
     wire::PriorityRow* row = out.add_rows();
     row->set_job_id(id);
     row->set_partition(job->spec().partition());
@@ -102,7 +120,7 @@ wire::PriorityResponse ControllerCore::DescribePriorities(const wire::PriorityRe
 }
 
 // What the factors read of `job`, its QoS's and association's priority included.
-sched::PriorityJob ControllerCore::PriorityInputs(const wire::JobRecord& job) const {
+sched::PriorityJob JobPriorities::Inputs(const wire::JobRecord& job) const {
   sched::PriorityJob p = MakePriorityJob(job, *config_);
   if (const PolicyTable* policy = accounting_.table()) {
     const QosPolicy* qos = policy->FindQos(JobQos(job.spec()));

@@ -1,40 +1,19 @@
-// ControllerCore's time-driven work (Tick, the timers that end or warn
-// jobs) and how a job starts (StartOn); the passes are scheduling_cycle.h.
-#include <fmt/format.h>
-
+// JobControl's timers: one walk over the jobs finds the time limits
+// reached, the warnings, mails and GpuIdlePolicy actions due, the GraceTimes
+// over, the PrologSlurmctld runs a restart lost, and the finished jobs past
+// MinJobAge, and notes when the next of them is due.
 #include <algorithm>
 #include <csignal>
 
-#include "common/hostlist.h"
-#include "common/strings.h"
-#include "ctld/core/allocation_record.h"
-#include "ctld/core/controller_core.h"
-#include "ctld/core/dependency_check.h"
+#include "common/duration.h"
+#include "ctld/core/job_control.h"
 #include "ctld/core/job_mail.h"
 #include "ctld/core/job_script_env.h"
-#include "ctld/core/job_shape.h"
-#include "ctld/core/license_pool.h"
-#include "ctld/core/limit_check.h"
-#include "ctld/core/partition_cpu_cap.h"
-#include "ctld/core/queue_order.h"
-#include "model/dependency.h"
-#include "model/index_set.h"
 #include "model/job_state.h"
-#include "model/pending_reason.h"
-#include "sched/select.h"
 
 namespace rota::ctld {
-void ControllerCore::Tick(int64_t now, Effects& effects) {
-  SweepTimers(now, effects);
-  RecomputePriorities(now, effects);
-  CheckNodeLiveness(now, effects);
-  preemption_.ResumeDisplaced(now, effects);  // Before anything else may take their resources
-  gang_.Tick(*config_, now, effects);
-  reservations_.Expire(now, effects);
-  cycle_.Run(now, effects);
-}
 
-std::optional<int64_t> ControllerCore::TimeLimitKillTime(const wire::JobRecord& job) const {
+std::optional<int64_t> JobControl::TimeLimitKillTime(const wire::JobRecord& job) const {
   // The partition's OverTimeLimit, else the cluster's.
   DurationSecs over = config_->settings.over_time_limit;
   if (const conf::PartitionConfig* p = config_->FindPartition(job.spec().partition());
@@ -45,7 +24,7 @@ std::optional<int64_t> ControllerCore::TimeLimitKillTime(const wire::JobRecord& 
   return job.end_time() + over;
 }
 
-void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
+void JobControl::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> expired;
   std::vector<uint32_t> warn;
   std::vector<uint32_t> old;
@@ -141,75 +120,6 @@ void ControllerCore::SweepTimers(int64_t now, Effects& effects) {
     jobs_.Erase(id);
     effects.records.emplace_back().set_job_purge(id);
   }
-}
-
-uint32_t ControllerCore::SplitArrayTask(uint32_t meta_id, std::optional<uint32_t> task,
-                                        Effects& effects) {
-  wire::JobRecord& meta = Mutable(meta_id);
-  model::IndexSet pending = model::IndexSet::Parse(meta.array_pending()).value_or({});
-  uint32_t task_id = task ? *task : *pending.first();
-  pending.Erase(task_id);
-  if (pending.empty()) {  // The last task: the meta record becomes it, as in Slurm.
-    meta.set_array_meta(false);
-    meta.set_array_task_id(task_id);
-    meta.clear_array_pending();
-    return meta_id;
-  }
-  meta.set_array_pending(pending.ToString());
-  Persist(meta, effects);
-  wire::JobRecord split = meta;
-  split.set_job_id(jobs_.AllocateId());
-  split.set_array_meta(false);
-  split.set_array_task_id(task_id);
-  split.clear_array_pending();
-  uint32_t id = split.job_id();
-  jobs_.Insert(std::move(split));
-  return id;
-}
-
-uint32_t ControllerCore::StartOn(uint32_t job_id, const sched::Allocation& allocation, int64_t now,
-                                 Effects& effects, bool launch) {
-  const wire::JobRecord& pending = *jobs_.at(job_id);
-  uint32_t id = pending.array_meta() ? SplitArrayTask(job_id, std::nullopt, effects) : job_id;
-  if (id != job_id) {
-    // The array's first plan was this task's; the next task is planned afresh.
-    wire::JobRecord& rest = Mutable(job_id);
-    rest.clear_first_planned_start();
-    rest.clear_first_planned_at();
-  }
-  wire::JobRecord& job = Mutable(id);
-  forecasts_.Started(job, now);
-  RecordAllocation(nodes_.model(), allocation, job);
-  job.clear_sched_start_time();
-  job.clear_sched_nodes();
-  job.clear_preempt_nodes();
-  job.clear_gang_row();  // GangPass::TryStart gives the row of its own jobs
-  job.clear_gang_launch_pending();
-  job.set_state(wire::JOB_STATE_RUNNING);
-  job.set_reason(std::string(model::reason::kNone));
-  job.set_start_time(now);
-  job.set_end_time(job.time_limit_s() >= 0 ? now + job.time_limit_s() : 0);
-  NoteWake(job.end_time());
-  job.set_last_sched_eval(now);
-  job.set_timed_out(false);
-  job.set_cancel_requested(false);
-  job.set_warned(false);
-  job.clear_mail_sent();
-  if (std::optional<int64_t> warn = WarnTime(job)) NoteWake(*warn);
-  AddJobMail(job, model::kMailBegin, now, config_->settings.cluster_name, effects);
-  stats_.JobStarted();
-  if (!launch) return id;  // The caller takes the resources, persists and launches
-  nodes_.Allocate(job);
-  job.set_prolog_slurmctld_running(!config_->settings.prolog_slurmctld.empty());
-  Persist(job, effects);
-  if (job.prolog_slurmctld_running()) {
-    // The launch waits for PrologSlurmctld (PrologSlurmctldDone).
-    AddPrologSlurmctld(job, config_->settings, effects);
-    prologs_in_flight_.insert(id);
-    return id;
-  }
-  effects.launches.push_back({jobs_.at(id), FindPayload(job)});
-  return id;
 }
 
 }  // namespace rota::ctld
