@@ -115,6 +115,20 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
     EXPECT_EQ(f[7], std::to_string(reported));
     EXPECT_EQ(*ParseUint(f[2]) + *ParseUint(f[5]), reported) << lines[i];
   }
+  // format= chooses, orders and sizes the columns (key and names in any
+  // case), in -P and aligned; an unknown name is refused by name.
+  report = ctld_.Run(
+      "sreport -n -P -t hours cluster utilization FORMAT=reported,Cluster "
+      "start=now-1hour");
+  EXPECT_EQ(report.exit_code, 0) << report.out;
+  EXPECT_EQ(report.out, "32|itest\n");
+  report = ctld_.Run(
+      "sreport -n -t hours -T gres/gpu cluster utilization "
+      "format=TresName%9,Reported%4,cluster%3 start=now-1hour");
+  EXPECT_EQ(report.out, " gres/gpu   16 it+ \n");
+  report = ctld_.Run("sreport cluster utilization format=Cluster,Bogus start=now-1hour");
+  EXPECT_EQ(report.exit_code, 1);
+  EXPECT_EQ(report.out, "sreport: error: Unknown field 'Bogus'\n");
   CommandResult unknown = ctld_.Run("sreport job sizesbywckey");
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.out.find("sreport: error: Not valid report job sizesbywckey"),

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "cli/accounting/sreport_fields.h"
+
 namespace rota::cli {
 namespace {
 
@@ -31,8 +33,6 @@ std::string Title(const char* what, const ReportWindow& window, const ReportOpti
   return fmt::format("{} {} - {} ({} secs)", what, LocalStamp(window.start, o.utc_offset_s),
                      LocalStamp(window.end - 1, o.utc_offset_s), window.end - window.start);
 }
-
-int UsedWidth(const ReportOptions& o) { return o.time.percent ? 18 : 10; }
 
 }  // namespace
 
@@ -83,24 +83,21 @@ std::string AccountUtilizationByUserReport(
     return sum;
   };
 
-  std::vector<PlainColumn> columns = {Column("Cluster", 9, o), Column("Account", 15, o, true),
-                                      Column("Login", 9, o), Column("Proper Name", 15, o)};
-  if (o.tres_named) columns.push_back(Column("TRES Name", 14, o));
-  columns.push_back(Column("Used", UsedWidth(o), o));
-  columns.push_back(Column("Energy", 8, o));
-  std::vector<std::vector<std::string>> rows;
+  std::vector<UsageLine> lines;
   auto add_rows = [&](const std::string& account_text, const std::string& login,
                       const std::map<std::string, double>& seconds) {
     auto proper = proper_names.find(login);
     for (const std::string& t : tres) {
-      std::vector<std::string> row = {cluster, account_text, login,
-                                      proper == proper_names.end() ? "" : proper->second};
-      if (o.tres_named) row.push_back(t);
       auto s = seconds.find(t);
-      row.push_back(TimeValue(s == seconds.end() ? 0.0 : s->second,
-                              ReportedSeconds(capacity, t, window), o.time));
-      row.push_back("0");
-      rows.push_back(std::move(row));
+      UsageLine line;
+      line.cluster = cluster;
+      line.account = account_text;
+      line.login = login;
+      line.proper_name = proper == proper_names.end() ? "" : proper->second;
+      line.tres = t;
+      line.used = s == seconds.end() ? 0.0 : s->second;
+      line.total = ReportedSeconds(capacity, t, window);
+      lines.push_back(std::move(line));
     }
   };
   auto walk = [&](auto& self, const std::string& account, int depth) -> void {
@@ -124,7 +121,7 @@ std::string AccountUtilizationByUserReport(
     total(total, top, 0);
     walk(walk, top, 0);
   }
-  out += RenderColumns(columns, o.layout, o.no_header, rows);
+  out += RenderUsage(SreportReport::kAccountUtilizationByUser, lines, o);
   return out;
 }
 
@@ -149,25 +146,23 @@ std::string UserUtilizationByAccountReport(const std::string& cluster,
     return a.first.second != b.first.second ? a.first.second < b.first.second
                                             : a.first.first < b.first.first;
   });
-  std::vector<PlainColumn> columns = {Column("Cluster", 9, o), Column("Login", 9, o),
-                                      Column("Proper Name", 15, o), Column("Account", 15, o)};
-  if (o.tres_named) columns.push_back(Column("TRES Name", 14, o));
-  columns.push_back(Column("Used", UsedWidth(o), o));
-  columns.push_back(Column("Energy", 8, o));
-  std::vector<std::vector<std::string>> rows;
+  std::vector<UsageLine> lines;
   for (const auto& [key, seconds] : ranked) {
     const auto& [account, user] = key;
     auto proper = proper_names.find(user);
     for (const std::string& t : tres) {
-      std::vector<std::string> row = {cluster, user,
-                                      proper == proper_names.end() ? "" : proper->second, account};
-      if (o.tres_named) row.push_back(t);
-      row.push_back(TimeValue(seconds.at(t), ReportedSeconds(capacity, t, window), o.time));
-      row.push_back("0");
-      rows.push_back(std::move(row));
+      UsageLine line;
+      line.cluster = cluster;
+      line.account = account;
+      line.login = user;
+      line.proper_name = proper == proper_names.end() ? "" : proper->second;
+      line.tres = t;
+      line.used = seconds.at(t);
+      line.total = ReportedSeconds(capacity, t, window);
+      lines.push_back(std::move(line));
     }
   }
-  out += RenderColumns(columns, o.layout, o.no_header, rows);
+  out += RenderUsage(SreportReport::kUserUtilizationByAccount, lines, o);
   return out;
 }
 

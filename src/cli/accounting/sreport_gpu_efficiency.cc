@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cli/accounting/sreport_fields.h"
 #include "cli/accounting/step_usages.h"
 
 namespace rota::cli {
@@ -71,37 +72,23 @@ std::string GpuEfficiencyReport(const std::string& cluster,
     return x != y ? x > y : std::tie(a.user, a.account) < std::tie(b.user, b.account);
   });
 
-  std::vector<PlainColumn> columns = {Column("Cluster", 9, o)};
-  if (!by_account) {
-    columns.push_back(Column("Login", 9, o));
-    columns.push_back(Column("Proper Name", 15, o));
-  }
-  columns.push_back(Column("Account", 15, o));
-  columns.push_back(Column("Allocated", 10, o));
-  columns.push_back(Column("Used", 10, o));
-  columns.push_back(Column("Efficiency", 10, o));
-  columns.push_back(Column("Unmeasured", 10, o));
-  columns.push_back(Column("Jobs", 6, o));
-  ReportTime plain = o.time;
-  plain.percent = false;  // Efficiency is the share that matters here
-  std::vector<std::vector<std::string>> lines;
+  std::vector<GpuEfficiencyLine> lines;
   for (const Row& r : ranked) {
-    std::vector<std::string> line = {cluster};
+    GpuEfficiencyLine line;
+    line.cluster = cluster;
     if (!by_account) {
       auto proper = proper_names.find(r.user);
-      line.push_back(r.user);
-      line.push_back(proper == proper_names.end() ? "" : proper->second);
+      line.login = r.user;
+      line.proper_name = proper == proper_names.end() ? "" : proper->second;
     }
-    line.push_back(r.account);
-    line.push_back(TimeValue(r.allocated, 0, plain));
-    line.push_back(TimeValue(r.used, 0, plain));
-    line.push_back(r.allocated > 0 ? fmt::format("{:.2f}%", 100.0 * r.used / r.allocated)
-                                   : std::string("N/A"));
-    line.push_back(TimeValue(r.unmeasured, 0, plain));
-    line.push_back(std::to_string(r.jobs));
+    line.account = r.account;
+    line.allocated = r.allocated;
+    line.used = r.used;
+    line.unmeasured = r.unmeasured;
+    line.jobs = r.jobs;
     lines.push_back(std::move(line));
   }
-  out += RenderColumns(columns, o.layout, o.no_header, lines);
+  out += RenderGpuEfficiency(by_account, lines, o);
   return out;
 }
 

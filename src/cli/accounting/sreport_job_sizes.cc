@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "cli/accounting/sreport_fields.h"
 #include "common/strings.h"
 
 namespace rota::cli {
@@ -82,7 +83,8 @@ std::string JobSizesByAccountReport(const std::string& cluster,
       break;  // Counted once, under the first parent that holds it
     }
   }
-  std::vector<PlainColumn> columns = {Column("Cluster", 9, o), Column("Account", 9, o)};
+  // The ranges and the total follow whatever columns format= chose.
+  std::vector<PlainColumn> columns;
   for (size_t i = 0; i <= g.size(); ++i) {
     const std::string header = i == g.size()
                                    ? fmt::format(">= {} CPUs", g.back())
@@ -90,21 +92,21 @@ std::string JobSizesByAccountReport(const std::string& cluster,
     columns.push_back(Column(header, 13, o));
   }
   columns.push_back(Column("% of cluster", 12, o));
-  std::vector<std::vector<std::string>> lines;
+  std::vector<SizesLine> lines;
   ReportTime plain = o.time;
   plain.percent = false;
   if (sizes.print_job_count) plain.unit = ReportUnit::kSeconds;  // Counts as they are
   for (const auto& [key, cells] : rows) {
-    std::vector<std::string> line = {cluster, key.second};
+    SizesLine line{cluster, key.second, {}};
     double sum = 0;
     for (double v : cells) {
-      line.push_back(TimeValue(v, all, plain));
+      line.cells.push_back(TimeValue(v, all, plain));
       sum += v;
     }
-    line.push_back(fmt::format("{:.2f}%", all > 0 ? 100.0 * sum / all : 0.0));
+    line.cells.push_back(fmt::format("{:.2f}%", all > 0 ? 100.0 * sum / all : 0.0));
     lines.push_back(std::move(line));
   }
-  out += RenderColumns(columns, o.layout, o.no_header, lines);
+  out += RenderSizes(lines, columns, o);
   return out;
 }
 

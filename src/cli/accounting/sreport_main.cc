@@ -7,6 +7,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "accounting_admin.pb.h"
 #include "api/dbd_methods.h"
 #include "cli/accounting/sreport_assoc.h"
+#include "cli/accounting/sreport_fields.h"
 #include "cli/accounting/sreport_gpu_efficiency.h"
 #include "cli/accounting/sreport_job_sizes.h"
 #include "cli/accounting/sreport_option_table.h"
@@ -41,6 +43,7 @@ void Usage(FILE* to) {
       "       sreport [options] job SizesByAccount [Grouping=N,N..] [Accounts=LIST]\n"
       "       sreport [options] user|account GpuEfficiency [Users=LIST] [Accounts=LIST]\n"
       "               [Users=LIST] [FlatView] [PrintJobCount] [Start=TIME] [End=TIME]\n"
+      "       Every report also takes Format=NAME[%%WIDTH],... (its columns, in any case)\n"
       "  -n, --noheader        no banner and no column header\n"
       "  -p, --parsable        '|' after every field\n"
       "  -P, --parsable2       '|' between fields\n"
@@ -224,9 +227,23 @@ int main(int argc, char** argv) {
       for (std::string_view u : rota::Split(value, ',')) query.add_users(std::string(u));
     } else if ((top_usage || by_assoc) && (key == "accounts" || key == "account")) {
       for (std::string_view a : rota::Split(value, ',')) tops.emplace_back(a);
+    } else if (std::optional<std::string_view> list = rota::cli::FormatCondition(w)) {
+      // Given twice, the lists add up (as in Slurm).
+      o.format += (o.format.empty() ? "" : ",") + std::string(*list);
     } else {
       return Fail("Unknown condition: " + w);
     }
+  }
+  using rota::cli::SreportReport;
+  const SreportReport columns_of = utilization      ? SreportReport::kUtilization
+                                   : top_usage      ? SreportReport::kTopUsage
+                                   : acct_by_user   ? SreportReport::kAccountUtilizationByUser
+                                   : user_by_acct   ? SreportReport::kUserUtilizationByAccount
+                                   : job_sizes      ? SreportReport::kSizesByAccount
+                                   : kind == "user" ? SreportReport::kGpuEfficiencyByUser
+                                                    : SreportReport::kGpuEfficiencyByAccount;
+  if (rota::Status checked = rota::cli::CheckSreportFormat(columns_of, o); !checked.ok()) {
+    return Fail(checked.message());
   }
   // A start given without an end runs until now (the default end, last
   // midnight, would come before a start today).

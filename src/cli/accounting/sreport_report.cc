@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 
+#include "cli/accounting/sreport_fields.h"
 #include "common/strings.h"
 #include "common/tres.h"
 
@@ -85,8 +86,6 @@ PlainColumn Column(std::string_view header, int width, const ReportOptions& o, b
 }
 
 namespace {
-
-int TimeWidth(const ReportOptions& o) { return o.time.percent ? 18 : 8; }
 
 uint64_t TresCountOf(const wire::AccountingJob& job, const std::string& tres) {
   Result<TresCounts> counts = TresCounts::Parse(job.alloc_tres());
@@ -191,18 +190,12 @@ std::string ClusterUtilizationReport(const std::string& cluster,
                            LocalStamp(window.end - 1, o.utc_offset_s)),
                o);
   }
-  const int w = TimeWidth(o);
-  std::vector<PlainColumn> columns = {Column("Cluster", 9, o)};
-  if (o.tres_named) columns.push_back(Column("TRES Name", 14, o));
-  for (std::string_view name : {"Allocated", "Down", "PLND Down", "Idle", "Planned", "Reported"}) {
-    columns.push_back(Column(name, w, o));
-  }
-  std::vector<std::vector<std::string>> rows;
+  std::vector<UtilizationLine> lines;
   const double seconds = static_cast<double>(window.end - window.start);
   for (const std::string& t : tres) {
     auto cap = capacity.find(t);
-    const double reported =
-        (cap == capacity.end() ? 0.0 : static_cast<double>(cap->second)) * seconds;
+    const uint64_t count = cap == capacity.end() ? 0 : cap->second;
+    const double reported = static_cast<double>(count) * seconds;
     double allocated = 0;
     for (const wire::AccountingJob& job : jobs) {
       allocated += AllocatedTresSeconds(job, t, window, o.now);
@@ -213,16 +206,19 @@ std::string ClusterUtilizationReport(const std::string& cluster,
     double down = 0;
     for (const wire::NodeEvent& e : events) down += DownTresSeconds(e, t, window, o.now);
     down = std::min(down, reported - allocated);
-    const double planned = 0;  // Reservations are not recorded.
-    std::vector<std::string> row = {cluster};
-    if (o.tres_named) row.push_back(t);
-    for (double v :
-         {allocated, down, 0.0, reported - allocated - down - planned, planned, reported}) {
-      row.push_back(TimeValue(v, reported, o.time));
-    }
-    rows.push_back(std::move(row));
+    UtilizationLine line;
+    line.cluster = cluster;
+    line.tres = t;
+    line.tres_count = count;
+    line.allocated = allocated;
+    line.down = down;
+    // Reservations and the queue's history are not recorded: no PLND Down,
+    // Planned or OverCommitted time.
+    line.idle = reported - allocated - down;
+    line.reported = reported;
+    lines.push_back(std::move(line));
   }
-  out += RenderColumns(columns, o.layout, o.no_header, rows);
+  out += RenderUtilization(lines, o);
   return out;
 }
 
@@ -268,30 +264,24 @@ std::string UserTopUsageReport(const std::string& cluster, const std::vector<std
   });
   if (ranked.size() > top_count) ranked.resize(top_count);
 
-  const int w = o.time.percent ? 18 : 10;
-  std::vector<PlainColumn> columns = {Column("Cluster", 9, o), Column("Login", 9, o),
-                                      Column("Proper Name", 15, o), Column("Account", 15, o)};
-  if (o.tres_named) columns.push_back(Column("TRES Name", 14, o));
-  columns.push_back(Column("Used", w, o));
-  columns.push_back(Column("Energy", 8, o));
   const double seconds = static_cast<double>(window.end - window.start);
-  std::vector<std::vector<std::string>> rows;
+  std::vector<UsageLine> lines;
   for (const Usage& u : ranked) {
     auto proper = proper_names.find(u.user);
     for (const std::string& t : tres) {
-      std::vector<std::string> row = {cluster, u.user,
-                                      proper == proper_names.end() ? "" : proper->second,
-                                      Join(u.accounts, ",")};
-      if (o.tres_named) row.push_back(t);
       auto cap = capacity.find(t);
-      const double total =
-          (cap == capacity.end() ? 0.0 : static_cast<double>(cap->second)) * seconds;
-      row.push_back(TimeValue(u.seconds.at(t), total, o.time));
-      row.push_back("0");
-      rows.push_back(std::move(row));
+      UsageLine line;
+      line.cluster = cluster;
+      line.account = Join(u.accounts, ",");
+      line.login = u.user;
+      line.proper_name = proper == proper_names.end() ? "" : proper->second;
+      line.tres = t;
+      line.used = u.seconds.at(t);
+      line.total = (cap == capacity.end() ? 0.0 : static_cast<double>(cap->second)) * seconds;
+      lines.push_back(std::move(line));
     }
   }
-  out += RenderColumns(columns, o.layout, o.no_header, rows);
+  out += RenderUsage(SreportReport::kTopUsage, lines, o);
   return out;
 }
 

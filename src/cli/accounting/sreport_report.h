@@ -48,6 +48,9 @@ struct ReportOptions {
   bool tres_named = false;   // -T given: a "TRES Name" column and "TRES" units
   int64_t utc_offset_s = 0;  // For the banner's times
   int64_t now = 0;           // The end of jobs still running
+  // format=: the columns chosen and their widths ("Cluster,Used%12");
+  // empty: the report's own (sreport_fields.h).
+  std::string format;
 };
 
 // Shared by the reports (sreport_assoc.h):

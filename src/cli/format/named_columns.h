@@ -1,7 +1,7 @@
 #pragma once
 // A command's fields with their default columns, chosen by a --format list of
 // names ("JobID,MaxRSS%12"), printed in the accounting commands' layouts
-// (accounting_table.h): sacct's and sstat's tables.
+// (accounting_table.h): sacct's, sstat's and sreport's tables.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -30,6 +30,15 @@ inline constexpr BlankColumn kTresUsageOutColumns[] = {
     {"TRESUsageOutMaxTask", 19}, {"TRESUsageOutMin", 15}, {"TRESUsageOutMinNode", 19},
     {"TRESUsageOutMinTask", 19}, {"TRESUsageOutTot", 15}};
 
+// How Parse's error names a field the table lacks: `before`, the name as
+// written, `after`.
+struct UnknownFieldText {
+  std::string_view before;
+  std::string_view after;
+};
+// sacct's and sstat's: `Invalid field requested: "X"`.
+inline constexpr UnknownFieldText kInvalidFieldRequested{"Invalid field requested: \"", "\""};
+
 // A field of the table and the width it is shown at.
 struct ChosenColumn {
   int field = 0;  // Index into the table's fields
@@ -48,6 +57,12 @@ class NamedColumns {
   static Def Named(std::string_view name, int width, bool left, Extract value) {
     return {{FieldInfo{0, name, name}, value}, {std::string(name), width, left}};
   }
+  // A field found by `name` and shown under another `header` ("Proper" as
+  // "Proper Name").
+  static Def Titled(std::string_view name, std::string_view header, int width, bool left,
+                    Extract value) {
+    return {{FieldInfo{0, name, header}, value}, {std::string(header), width, left}};
+  }
   // Right-justified fields always shown blank (what Rota does not measure or
   // keep), appended to `defs`.
   static std::vector<Def> WithBlanks(std::vector<Def> defs, std::span<const BlankColumn> blanks) {
@@ -60,8 +75,10 @@ class NamedColumns {
 
   // The fields in the command's order: the order --helpformat lists them in
   // and abbreviations are matched in.
-  explicit NamedColumns(const std::vector<Def>& defs)
-      : table_("Invalid field requested: ", FieldsOf(defs)) {
+  // `unknown`: how Parse's error names a field the table lacks.
+  explicit NamedColumns(const std::vector<Def>& defs,
+                        UnknownFieldText unknown = kInvalidFieldRequested)
+      : table_("Invalid field requested: ", FieldsOf(defs)), unknown_(unknown) {
     for (const Def& d : defs) columns_.push_back(d.column);
   }
 
@@ -77,8 +94,8 @@ class NamedColumns {
 
   // Names are case-insensitive and may be cut short ("maxrssn" is
   // MaxRSSNode: the first field, in Slurm's order, that starts so); "Name%N"
-  // sets the width. Errors name the unknown field (Slurm: `Invalid field
-  // requested: "X"`), or say that none was asked for.
+  // sets the width. Errors name the unknown field in the table's words
+  // (sacct: `Invalid field requested: "X"`), or say that none was asked for.
   Result<std::vector<ChosenColumn>> Parse(std::string_view format) const {
     const FieldCatalog catalog = table_.catalog();
     std::vector<ChosenColumn> chosen;
@@ -87,7 +104,7 @@ class NamedColumns {
       const int field = entry ? FindByNameOrStart(catalog, entry->name) : -1;
       if (field < 0) {
         return InvalidArgument(
-            fmt::format("{}\"{}\"", catalog.invalid_message, entry ? entry->name : item));
+            fmt::format("{}{}{}", unknown_.before, entry ? entry->name : item, unknown_.after));
       }
       const int width = entry->width ? static_cast<int>(*entry->width)
                                      : columns_[static_cast<size_t>(field)].width;
@@ -152,6 +169,7 @@ class NamedColumns {
   }
 
   FieldTable<Row, Ctx> table_;
+  UnknownFieldText unknown_;
   std::vector<TableColumn> columns_;  // Parallel to table_.fields(): the defaults
 };
 
