@@ -7,9 +7,9 @@
 
 #include <random>
 
-#include "ctld/core/fairshare.h"
 #include "ctld/core/multifactor.h"
 #include "ctld/core/usage_ledger.h"
+#include "sched/fairshare_tree.h"
 
 namespace {
 
@@ -113,15 +113,15 @@ void BM_RecomputePendingWithFairshare(benchmark::State& state) {
   for (auto _ : state) {
     now += 300;
     ledger.Advance(now, 7 * 86400, running);
-    std::vector<rota::ctld::ShareNode> nodes;
+    std::vector<rota::sched::ShareNode> nodes;
     nodes.reserve(kUsers + kAccounts + 1);
     for (const auto& [key, usage] : ledger.entries()) {
-      rota::ctld::ShareNode& n = nodes.emplace_back();
+      rota::sched::ShareNode& n = nodes.emplace_back();
       n.account = key.first;
       n.user = key.second;
       n.raw_usage = usage;
     }
-    rota::ctld::ShareTree tree = rota::ctld::ShareTree::Compute(std::move(nodes), true);
+    rota::sched::ShareTree tree = rota::sched::ShareTree::Compute(std::move(nodes), true);
     const auto cluster = MakePriorityCluster(config);
     const auto settings = MakePrioritySettings(config);
     size_t changed = 0;

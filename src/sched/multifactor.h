@@ -29,7 +29,7 @@ struct PriorityJob {
   uint32_t qos_priority = 0;
   uint32_t assoc_priority = 0;  // The association's Priority (policy_table.h)
   int32_t nice = 0;
-  double fairshare = 0;  // The association's fair-share factor (fairshare.h)
+  double fairshare = 0;  // The association's fair-share factor (fairshare_tree.h)
 };
 
 // Cluster-wide denominators.

@@ -20,7 +20,6 @@
 #include "ctld/core/accounting_policy.h"
 #include "ctld/core/caller.h"
 #include "ctld/core/effects.h"
-#include "ctld/core/fairshare.h"
 #include "ctld/core/gang_pass.h"
 #include "ctld/core/job_control.h"
 #include "ctld/core/job_priorities.h"

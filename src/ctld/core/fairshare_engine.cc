@@ -78,7 +78,7 @@ void FairshareEngine::Update(const Inputs& in, int64_t now, Effects& effects) {
   const bool had_usage = !ledger_.entries().empty();
   ledger_.Advance(now, config.settings.priority_decay_half_life, charges,
                   LastUsageReset(config.settings.priority_usage_reset_period, now));
-  tree_ = std::make_shared<const ShareTree>(BuildTree(in));
+  tree_ = std::make_shared<const sched::ShareTree>(BuildTree(in));
   // One record per recomputation (PriorityCalcPeriod), none while no usage.
   if (had_usage || cleared_unsaved_ || !ledger_.entries().empty()) {
     cleared_unsaved_ = false;
@@ -101,8 +101,8 @@ void FairshareEngine::ClearNow() {
   ledger_.Clear();
 }
 
-ShareTree FairshareEngine::BuildTree(const Inputs& in) const {
-  std::vector<ShareNode> nodes;
+sched::ShareTree FairshareEngine::BuildTree(const Inputs& in) const {
+  std::vector<sched::ShareNode> nodes;
   std::unordered_set<std::string> known;
   auto key = [](const std::string& account, const std::string& user) {
     return account + '\0' + user;
@@ -110,7 +110,7 @@ ShareTree FairshareEngine::BuildTree(const Inputs& in) const {
   auto add = [&](const std::string& account, const std::string& user, const std::string& parent,
                  uint32_t shares, bool shares_parent) {
     if (!known.insert(key(account, user)).second) return;
-    ShareNode n;
+    sched::ShareNode n;
     n.account = account;
     n.user = user;
     n.parent = parent;
@@ -137,7 +137,7 @@ ShareTree FairshareEngine::BuildTree(const Inputs& in) const {
     add(account, "", "", 1, false);
     add(account, job->spec().user(), "", 1, false);
   }
-  return ShareTree::Compute(std::move(nodes), !HasFlag(in.config, "NO_FAIR_TREE"));
+  return sched::ShareTree::Compute(std::move(nodes), !HasFlag(in.config, "NO_FAIR_TREE"));
 }
 
 wire::FairshareResponse FairshareEngine::Describe(const Inputs& in,
@@ -146,8 +146,8 @@ wire::FairshareResponse FairshareEngine::Describe(const Inputs& in,
   wire::FairshareResponse out;
   out.set_priority_type(in.config.settings.priority_type);
   out.set_fair_tree(!HasFlag(in.config, "NO_FAIR_TREE"));
-  const ShareTree tree = BuildTree(in);
-  for (const ShareRow& r : tree.rows()) {
+  const sched::ShareTree tree = BuildTree(in);
+  for (const sched::ShareRow& r : tree.rows()) {
     if (!request.accounts().empty() && !Listed(request.accounts(), r.account)) continue;
     if (!r.user.empty()) {
       bool shown = request.all_users() || Listed(request.users(), r.user) ||

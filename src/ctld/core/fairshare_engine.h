@@ -2,7 +2,7 @@
 
 // Fair-share inside the controller: the usage ledger (usage_ledger.h),
 // accrued from the jobs at each PriorityCalcPeriod recomputation, and the
-// share tree (fairshare.h) that the fair-share factor and sshare read.
+// share tree (sched/fairshare_tree.h) that the fair-share factor and sshare read.
 //
 // Owns the ledger, whether a cleared ledger still has to be logged, and the
 // tree of the last update. Reads, and never changes, what it is handed at
@@ -18,12 +18,12 @@
 
 #include "conf/cluster_config.h"
 #include "ctld/core/effects.h"
-#include "ctld/core/fairshare.h"
 #include "ctld/core/job_table.h"
 #include "ctld/core/policy_table.h"
 #include "ctld/core/usage_ledger.h"
 #include "fairshare.pb.h"
 #include "rota.pb.h"
+#include "sched/fairshare_tree.h"
 
 namespace rota::ctld {
 
@@ -63,11 +63,11 @@ class FairshareEngine {
  private:
   // The policy's accounts and users (or, without one, the jobs' own
   // user/account pairs) with the ledger's usage.
-  ShareTree BuildTree(const Inputs& in) const;
+  sched::ShareTree BuildTree(const Inputs& in) const;
 
   UsageLedger ledger_;
-  bool cleared_unsaved_ = false;           // ClearNow emptied a ledger not yet logged so
-  std::shared_ptr<const ShareTree> tree_;  // Null until the first update
+  bool cleared_unsaved_ = false;                  // ClearNow emptied a ledger not yet logged so
+  std::shared_ptr<const sched::ShareTree> tree_;  // Null until the first update
 };
 
 }  // namespace rota::ctld

@@ -99,7 +99,7 @@ TEST_F(FairshareCoreTest, HeavierUserGetsTheLowerPriority) {
   EXPECT_DOUBLE_EQ(alice->norm_shares(), 0.5);
   EXPECT_DOUBLE_EQ(alice->fairshare(), 0.5);
   EXPECT_DOUBLE_EQ(alice->level_fs(), 0.5);
-  EXPECT_EQ(Row(tree, "root", "bob")->level_fs(), kInfiniteLevelFs);
+  EXPECT_EQ(Row(tree, "root", "bob")->level_fs(), sched::kInfiniteLevelFs);
 }
 
 TEST_F(FairshareCoreTest, UsageSurvivesARestart) {

@@ -3,13 +3,13 @@
 //        -- B (1 share)  -- u3 (1)
 // usage u1 60, u2 20 (A 80), u3 20 (B 20), root 100.
 
-#include "ctld/core/fairshare.h"
+#include "sched/fairshare_tree.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-namespace rota::ctld {
+namespace rota::sched {
 namespace {
 
 ShareNode Account(std::string name, std::string parent, uint32_t shares, double usage) {
@@ -123,4 +123,4 @@ TEST(FairshareTest, FairTreeRanksTheUsersOfTiedAccountsTogether) {
 }
 
 }  // namespace
-}  // namespace rota::ctld
+}  // namespace rota::sched

@@ -9,7 +9,9 @@
 //  - classic (PriorityFlags=NO_FAIR_TREE): F = 2^(-U/S) with U the usage over
 //    the cluster's total and S the normalized shares (the product of
 //    shares / siblings' shares down the tree).
-// Pure: built once per recomputation, then looked up per pending job.
+// Pure: built once per recomputation, then looked up per pending job. The
+// controller's FairshareEngine (ctld/core/fairshare_engine.h) builds the nodes
+// from accounting's associations and its usage ledger.
 
 #include <cstdint>
 #include <limits>
@@ -17,9 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fairshare.pb.h"
-
-namespace rota::ctld {
+namespace rota::sched {
 
 // One association of the tree: an account (user empty) or a user under one.
 struct ShareNode {
@@ -65,4 +65,4 @@ class ShareTree {
 
 constexpr double kInfiniteLevelFs = std::numeric_limits<double>::infinity();
 
-}  // namespace rota::ctld
+}  // namespace rota::sched

@@ -1,4 +1,4 @@
-#include "ctld/core/fairshare.h"
+#include "sched/fairshare_tree.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-namespace rota::ctld {
+namespace rota::sched {
 namespace {
 
 constexpr char kRoot[] = "root";
@@ -269,4 +269,4 @@ double ShareTree::Factor(const std::string& account, const std::string& user) co
   return it == factors_.end() ? 1.0 : it->second;
 }
 
-}  // namespace rota::ctld
+}  // namespace rota::sched
