@@ -10,13 +10,14 @@
 #include <random>
 
 #include "ctld/core/accounting_records.h"
-#include "ctld/core/limit_check.h"
+#include "ctld/core/policy_table.h"
+#include "sched/limit_check.h"
 
 namespace {
 
-using rota::ctld::JobDemand;
-using rota::ctld::LimitUsage;
 using rota::ctld::PolicyTable;
+using rota::sched::JobDemand;
+using rota::sched::LimitUsage;
 
 void Add(rota::wire::PolicyState& s, const std::string& kind, const std::string& name,
          std::map<std::string, std::string> fields) {
@@ -86,9 +87,9 @@ std::vector<rota::wire::JobRecord> MakeJobs(size_t count) {
   return jobs;
 }
 
-JobDemand DemandOf(const rota::conf::ClusterConfig& config, const rota::wire::JobRecord& job,
-                   bool via_text = false) {
-  JobDemand d;
+rota::sched::JobDemand DemandOf(const rota::conf::ClusterConfig& config,
+                                const rota::wire::JobRecord& job, bool via_text = false) {
+  rota::sched::JobDemand d;
   d.user = job.spec().user();
   d.account = job.spec().account();
   d.qos = "normal";
@@ -120,14 +121,15 @@ void BM_CountAndCheck(benchmark::State& state) {
   auto policy = MakePolicy();
   std::vector<rota::wire::JobRecord> running = MakeJobs(10'000);
   std::vector<rota::wire::JobRecord> pending = MakeJobs(static_cast<size_t>(state.range(0)));
-  std::vector<JobDemand> running_demands, pending_demands;
+  std::vector<rota::sched::JobDemand> running_demands, pending_demands;
   for (const auto& j : running) running_demands.push_back(DemandOf(config, j));
   for (const auto& j : pending) pending_demands.push_back(DemandOf(config, j));
   for (auto _ : state) {
-    LimitUsage usage(policy);
-    for (const JobDemand& d : running_demands) usage.Add(d);
+    rota::sched::LimitUsage usage(policy);
+    for (const rota::sched::JobDemand& d : running_demands) usage.Add(d);
     size_t held = 0;
-    for (const JobDemand& d : pending_demands) held += StartLimitReason(usage, d).holds();
+    for (const rota::sched::JobDemand& d : pending_demands)
+      held += rota::sched::StartLimitReason(usage, d).holds();
     benchmark::DoNotOptimize(held);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -141,11 +143,11 @@ void BM_CountAndCheckMinutes(benchmark::State& state) {
   auto policy = MakePolicy(/*minutes=*/true);
   std::vector<rota::wire::JobRecord> running = MakeJobs(10'000);
   std::vector<rota::wire::JobRecord> pending = MakeJobs(static_cast<size_t>(state.range(0)));
-  std::vector<JobDemand> running_demands, pending_demands;
-  std::vector<rota::ctld::UsageCharge> charges;
+  std::vector<rota::sched::JobDemand> running_demands, pending_demands;
+  std::vector<rota::sched::UsageCharge> charges;
   for (const auto& j : running) {
-    JobDemand& d = running_demands.emplace_back(DemandOf(config, j));
-    rota::ctld::UsageCharge& c = charges.emplace_back();
+    rota::sched::JobDemand& d = running_demands.emplace_back(DemandOf(config, j));
+    rota::sched::UsageCharge& c = charges.emplace_back();
     c.user = d.user;
     c.qos = d.qos;
     for (const auto* a : policy->Lineage(d.account)) c.lineage.push_back(a->name);
@@ -154,15 +156,16 @@ void BM_CountAndCheckMinutes(benchmark::State& state) {
     c.start = 1;
   }
   for (const auto& j : pending) pending_demands.push_back(DemandOf(config, j));
-  rota::ctld::UsageLedger ledger;
+  rota::sched::UsageLedger ledger;
   ledger.Advance(1, 0, {});
   ledger.Advance(3601, 0, charges);
   for (auto _ : state) {
-    LimitUsage usage(policy);
+    rota::sched::LimitUsage usage(policy);
     usage.SetTresMinutes(&ledger, state.range(1) != 0);
-    for (const JobDemand& d : running_demands) usage.Add(d);
+    for (const rota::sched::JobDemand& d : running_demands) usage.Add(d);
     size_t held = 0;
-    for (const JobDemand& d : pending_demands) held += StartLimitReason(usage, d).holds();
+    for (const rota::sched::JobDemand& d : pending_demands)
+      held += rota::sched::StartLimitReason(usage, d).holds();
     benchmark::DoNotOptimize(held);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));

@@ -8,8 +8,8 @@
 #include <random>
 
 #include "ctld/core/multifactor.h"
-#include "ctld/core/usage_ledger.h"
 #include "sched/fairshare_tree.h"
+#include "sched/usage_ledger.h"
 
 namespace {
 
@@ -100,15 +100,15 @@ void BM_RecomputePendingWithFairshare(benchmark::State& state) {
     j.mutable_spec()->set_user("user" + std::to_string(user));
     j.mutable_spec()->set_account("acct" + std::to_string(user % kAccounts));
   }
-  std::vector<rota::ctld::UsageCharge> running(kRunning);
-  for (rota::ctld::UsageCharge& c : running) {
+  std::vector<rota::sched::UsageCharge> running(kRunning);
+  for (rota::sched::UsageCharge& c : running) {
     int user = static_cast<int>(rng() % kUsers);
     c.user = "user" + std::to_string(user);
     c.lineage = {"acct" + std::to_string(user % kAccounts), "root"};
     c.rate = 1 + rng() % 600;
     c.start = kNow - 86400;
   }
-  rota::ctld::UsageLedger ledger;
+  rota::sched::UsageLedger ledger;
   int64_t now = kNow;
   for (auto _ : state) {
     now += 300;

@@ -1,5 +1,5 @@
 // The accounting policy in the controller (accounting_policy.h); the rules
-// themselves are in table_table.cc and limit_check.cc.
+// themselves are in sched/policy_table.cc and sched/limit_check.cc.
 #include "ctld/core/accounting_policy.h"
 
 #include <algorithm>
@@ -7,8 +7,8 @@
 
 #include "common/strings.h"
 #include "ctld/core/accounting_records.h"
-#include "ctld/core/limit_check.h"
 #include "model/index_set.h"
+#include "sched/limit_check.h"
 
 namespace rota::ctld {
 namespace {
@@ -44,8 +44,8 @@ bool Active(wire::JobState s) {
   return Holds(s) || s == wire::JOB_STATE_PENDING || s == wire::JOB_STATE_COMPLETING;
 }
 
-JobDemand DemandOf(const conf::ClusterConfig& config, const wire::JobRecord& job) {
-  JobDemand d;
+sched::JobDemand DemandOf(const conf::ClusterConfig& config, const wire::JobRecord& job) {
+  sched::JobDemand d;
   d.user = job.spec().user();
   d.account = job.spec().account();
   d.qos = JobQos(job.spec());
@@ -152,35 +152,35 @@ Status AccountingPolicy::CheckAtSubmit(wire::JobSpec& spec, const conf::Partitio
 
 Status AccountingPolicy::CheckLimitsAtSubmit(const wire::JobRecord& job, uint32_t jobs) const {
   if (table_ == nullptr || !enforcement_.limits) return Status::Ok();
-  JobDemand demand = DemandOf(*config_, job);
+  sched::JobDemand demand = DemandOf(*config_, job);
   const QosPolicy* qos = table_->FindQos(demand.qos);
-  if (!HasSubmitLimits(*table_, demand) && (qos == nullptr || !qos->deny_on_limit)) {
+  if (!sched::HasSubmitLimits(*table_, demand) && (qos == nullptr || !qos->deny_on_limit)) {
     return Status::Ok();
   }
-  LimitUsage active(table_);
+  sched::LimitUsage active(table_);
   for (const auto& [id, other] : jobs_) {
     if (Active(other->state()) && other->spec().user() == demand.user) {
       active.Add(DemandOf(*config_, *other), JobCount(*other));
     } else if (Active(other->state())) {
       // Group limits count everyone's jobs; only their counts matter here.
-      JobDemand d;
+      sched::JobDemand d;
       d.user = other->spec().user();
       d.account = other->spec().account();
       d.qos = JobQos(other->spec());
       active.Add(d, JobCount(*other));
     }
   }
-  return CheckSubmitLimits(active, demand, jobs);
+  return sched::CheckSubmitLimits(active, demand, jobs);
 }
 
-std::unique_ptr<LimitUsage> AccountingPolicy::RunningUsage(const UsageLedger& ledger,
-                                                           int64_t now) const {
+std::unique_ptr<sched::LimitUsage> AccountingPolicy::RunningUsage(const sched::UsageLedger& ledger,
+                                                                  int64_t now) const {
   if (table_ == nullptr || !enforcement_.limits || !table_->has_start_limits()) return nullptr;
-  auto usage = std::make_unique<LimitUsage>(table_);
+  auto usage = std::make_unique<sched::LimitUsage>(table_);
   if (table_->has_tres_mins_limits()) usage->SetTresMinutes(&ledger, enforcement_.safe);
   for (const auto& [id, job] : jobs_) {
     if (!Holds(job->state())) continue;
-    JobDemand d = DemandOf(*config_, *job);
+    sched::JobDemand d = DemandOf(*config_, *job);
     // What is left of its time limit (GrpTRESRunMins); none set: unbounded.
     if (job->end_time() > 0) d.remaining_s = std::max<int64_t>(job->end_time() - now, 0);
     usage->Add(d);
@@ -188,18 +188,18 @@ std::unique_ptr<LimitUsage> AccountingPolicy::RunningUsage(const UsageLedger& le
   return usage;
 }
 
-model::PendingReason AccountingPolicy::LimitReason(const LimitUsage* usage,
+model::PendingReason AccountingPolicy::LimitReason(const sched::LimitUsage* usage,
                                                    const wire::JobRecord& job) const {
   if (usage == nullptr) return "";
-  return StartLimitReason(*usage, DemandOf(*config_, job));
+  return sched::StartLimitReason(*usage, DemandOf(*config_, job));
 }
 
-std::optional<LimitHit> AccountingPolicy::LimitHitOf(const LimitUsage& usage,
-                                                     const wire::JobRecord& job) const {
-  return StartLimitHit(usage, DemandOf(*config_, job));
+std::optional<sched::LimitHit> AccountingPolicy::LimitHitOf(const sched::LimitUsage& usage,
+                                                            const wire::JobRecord& job) const {
+  return sched::StartLimitHit(usage, DemandOf(*config_, job));
 }
 
-void AccountingPolicy::CountStarted(LimitUsage* usage, const wire::JobRecord& job) const {
+void AccountingPolicy::CountStarted(sched::LimitUsage* usage, const wire::JobRecord& job) const {
   if (usage != nullptr) usage->Add(DemandOf(*config_, job));
 }
 

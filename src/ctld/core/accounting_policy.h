@@ -19,14 +19,16 @@
 #include "ctld/core/effects.h"
 #include "ctld/core/job_table.h"
 #include "ctld/core/policy_table.h"
-#include "ctld/core/usage_ledger.h"
 #include "model/pending_reason.h"
 #include "rota.pb.h"
+#include "sched/usage_ledger.h"
 
-namespace rota::ctld {
-
+namespace rota::sched {
 class LimitUsage;  // limit_check.h
 struct LimitHit;
+}  // namespace rota::sched
+
+namespace rota::ctld {
 
 class AccountingPolicy {
  public:
@@ -68,10 +70,13 @@ class AccountingPolicy {
   // limits are enforced; GrpTRESMins reads `ledger`, which must outlive the
   // result), the limit that holds `job` pending (none when none), the same
   // with its numbers (rota why), and a job started in the pass counted.
-  std::unique_ptr<LimitUsage> RunningUsage(const UsageLedger& ledger, int64_t now) const;
-  model::PendingReason LimitReason(const LimitUsage* usage, const wire::JobRecord& job) const;
-  std::optional<LimitHit> LimitHitOf(const LimitUsage& usage, const wire::JobRecord& job) const;
-  void CountStarted(LimitUsage* usage, const wire::JobRecord& job) const;
+  std::unique_ptr<sched::LimitUsage> RunningUsage(const sched::UsageLedger& ledger,
+                                                  int64_t now) const;
+  model::PendingReason LimitReason(const sched::LimitUsage* usage,
+                                   const wire::JobRecord& job) const;
+  std::optional<sched::LimitHit> LimitHitOf(const sched::LimitUsage& usage,
+                                            const wire::JobRecord& job) const;
+  void CountStarted(sched::LimitUsage* usage, const wire::JobRecord& job) const;
 
  private:
   std::shared_ptr<const conf::ClusterConfig> config_;

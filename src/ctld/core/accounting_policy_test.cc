@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "ctld/core/limit_check.h"
 #include "ctld/core/policy_entity_for_test.h"
+#include "sched/limit_check.h"
 #include "testing/config_files.h"
 
 namespace rota::ctld {
@@ -44,7 +44,7 @@ class AccountingPolicyTest : public ::testing::Test {
 
   rota::testing::TempDir dir_;
   JobTable jobs_{1};
-  UsageLedger ledger_;
+  sched::UsageLedger ledger_;
 };
 
 TEST_F(AccountingPolicyTest, AChangedTableIsRecordedAndTheSameOneIsNot) {
@@ -117,7 +117,7 @@ TEST_F(AccountingPolicyTest, RunningJobsOfTheTableCountAgainstItsLimits) {
   wire::JobRecord next = Running(2, "bob");
   next.set_state(wire::JOB_STATE_PENDING);
   next.clear_nodes();
-  std::unique_ptr<LimitUsage> usage = policy.RunningUsage(ledger_, 0);
+  std::unique_ptr<sched::LimitUsage> usage = policy.RunningUsage(ledger_, 0);
   ASSERT_NE(usage, nullptr);
   EXPECT_EQ(policy.LimitReason(usage.get(), next).text(), "QOSMaxJobsPerUserLimit");
   wire::JobRecord alices = Running(3, "alice");

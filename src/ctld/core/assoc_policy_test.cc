@@ -5,10 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "ctld/core/core_test_fixture.h"
-#include "ctld/core/limit_check.h"
 #include "ctld/core/policy_entity_for_test.h"
-#include "ctld/core/usage_ledger.h"
+#include "ctld/core/usage_ledger_state.h"
 #include "model/job_state.h"
+#include "sched/limit_check.h"
+#include "sched/usage_ledger.h"
 
 namespace rota::ctld {
 namespace {
@@ -213,7 +214,7 @@ TEST_F(AssocPolicyTest, FairshareHasALeafPerAssociation) {
 }
 
 TEST(UsageLedgerTresTest, TresUsageDecaysAndSurvivesTheState) {
-  UsageCharge c;
+  sched::UsageCharge c;
   c.user = "bob";
   c.qos = "gpu";
   c.lineage = {"a", "root"};
@@ -221,7 +222,7 @@ TEST(UsageLedgerTresTest, TresUsageDecaysAndSurvivesTheState) {
   c.usage_factor = 2.0;
   c.rate = 10;  // Billing x UsageFactor
   c.start = 100;
-  UsageLedger ledger;
+  sched::UsageLedger ledger;
   ledger.Advance(100, 3600, {});
   ledger.Advance(160, 3600, {c});  // 60 s
   EXPECT_DOUBLE_EQ(ledger.TresUsage("a", "bob", "cpu"), 4 * 2.0 * 60);
@@ -233,7 +234,7 @@ TEST(UsageLedgerTresTest, TresUsageDecaysAndSurvivesTheState) {
   c.end = 160;
   ledger.Advance(160 + 3600, 3600, {c});
   EXPECT_DOUBLE_EQ(ledger.TresUsage("a", "bob", "cpu"), 4 * 2.0 * 60 / 2);
-  UsageLedger restored = UsageLedger::FromState(ledger.ToState());
+  sched::UsageLedger restored = LedgerFromState(LedgerToState(ledger));
   EXPECT_DOUBLE_EQ(restored.TresUsage("a", "bob", "cpu"), 4 * 2.0 * 60 / 2);
   EXPECT_DOUBLE_EQ(restored.QosTresUsage("gpu", "gres/gpu"), 2 * 2.0 * 60 / 2);
 }

@@ -12,7 +12,6 @@
 #include "ctld/core/backfill_inputs.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/license_pool.h"
-#include "ctld/core/limit_check.h"
 #include "ctld/core/partition_cpu_cap.h"
 #include "ctld/core/queue_order.h"
 #include "ctld/core/runtime_forecasts.h"
@@ -20,6 +19,7 @@
 #include "model/pending_reason.h"
 #include "sched/availability_profile.h"
 #include "sched/backfill.h"
+#include "sched/limit_check.h"
 #include "sched/reserved_windows.h"
 
 namespace rota::ctld {
@@ -136,7 +136,7 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
   sched::BackfillResult plan =
       sched::PlanBackfill(model, profile, jobs, BackfillParamsOf(params), control);
   backfill_.KeepResume(plan, jobs, params.bf_continue);
-  std::unique_ptr<LimitUsage> usage =
+  std::unique_ptr<sched::LimitUsage> usage =
       p_.accounting.RunningUsage(p_.ledger, now);  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {
     auto it = p_.jobs.find(d.id);

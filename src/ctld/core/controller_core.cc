@@ -13,6 +13,7 @@
 #include "ctld/core/multifactor.h"
 #include "ctld/core/partition_cpu_cap.h"
 #include "ctld/core/submit_checks.h"
+#include "ctld/core/usage_ledger_state.h"
 #include "model/dependency.h"
 #include "model/index_set.h"
 #include "model/job_payload.h"
@@ -123,7 +124,7 @@ wire::StateSnapshot ControllerCore::Snapshot() const {
   for (wire::JobStepsState& steps : control_.steps().States())
     *s.add_job_steps() = std::move(steps);
   if (!reservations().empty()) *s.mutable_reservations() = reservations().State();
-  if (usage_ledger().updated() != 0) *s.mutable_fairshare_usage() = usage_ledger().ToState();
+  if (usage_ledger().updated() != 0) *s.mutable_fairshare_usage() = LedgerToState(usage_ledger());
   return s;
 }
 
@@ -142,7 +143,7 @@ ControllerCore::SnapshotView ControllerCore::TakeSnapshotView() const {
   v.steps = control_.steps().States();
   if (!reservations().empty()) v.reservations = reservations().State();
   if (usage_ledger().updated() != 0) {
-    v.usage = std::make_shared<const wire::UsageLedgerState>(usage_ledger().ToState());
+    v.usage = std::make_shared<const wire::UsageLedgerState>(LedgerToState(usage_ledger()));
   }
   return v;
 }

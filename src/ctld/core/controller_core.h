@@ -36,12 +36,12 @@
 #include "ctld/core/runtime_forecasts.h"
 #include "ctld/core/sched_stats.h"
 #include "ctld/core/scheduling_cycle.h"
-#include "ctld/core/usage_ledger.h"
 #include "fairshare.pb.h"
 #include "model/pending_reason.h"
 #include "priority.pb.h"
 #include "rota.pb.h"
 #include "sched/availability_profile.h"
+#include "sched/usage_ledger.h"
 #include "why.pb.h"
 
 namespace rota::ctld {
@@ -258,7 +258,7 @@ class ControllerCore {
                                             const std::string& caller_user) const {
     return priorities_.DescribeFairshare(request, caller_user);
   }
-  const UsageLedger& usage_ledger() const { return priorities_.ledger(); }
+  const sched::UsageLedger& usage_ledger() const { return priorities_.ledger(); }
   // rota why (why_report.cc): every cause that holds `job_id` now, with its
   // numbers, and what-if plans (AddWhatIf); only state and reason for a job
   // that is not pending. NotFound for an unknown job.

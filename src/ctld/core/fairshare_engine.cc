@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "common/strings.h"
+#include "ctld/core/usage_ledger_state.h"
 #include "ctld/core/usage_reset.h"
 #include "model/job_state.h"
 
@@ -38,7 +39,7 @@ void FairshareEngine::Update(const Inputs& in, int64_t now, Effects& effects) {
   const conf::ClusterConfig& config = in.config;
   const PolicyTable* policy = in.policy;
   const bool max_tres = HasFlag(config, "MAX_TRES");
-  std::vector<UsageCharge> charges;
+  std::vector<sched::UsageCharge> charges;
   const int64_t since = ledger_.updated();
   for (const auto& [id, job] : in.jobs) {
     wire::JobState state = job->state();
@@ -48,7 +49,7 @@ void FairshareEngine::Update(const Inputs& in, int64_t now, Effects& effects) {
     const bool ended = !running && state != wire::JOB_STATE_PENDING &&
                        state != wire::JOB_STATE_SUSPENDED && job->end_time() > since;
     if (!running && !ended) continue;
-    UsageCharge c;
+    sched::UsageCharge c;
     c.user = job->spec().user();
     c.start = job->start_time();
     c.end = running ? 0 : job->end_time();
@@ -63,7 +64,8 @@ void FairshareEngine::Update(const Inputs& in, int64_t now, Effects& effects) {
     if (!counts.Has("cpu")) counts.Set("cpu", std::max<uint32_t>(job->alloc_cpus(), 1));
     static const TresWeights kNoWeights;
     const conf::PartitionConfig* part = config.FindPartition(job->spec().partition());
-    c.rate = JobBilling(counts, part != nullptr ? part->billing_weights : kNoWeights, max_tres);
+    c.rate =
+        sched::JobBilling(counts, part != nullptr ? part->billing_weights : kNoWeights, max_tres);
     c.qos = JobQos(job->spec());
     if (policy != nullptr) {
       const QosPolicy* qos = policy->FindQos(c.qos);
@@ -82,7 +84,7 @@ void FairshareEngine::Update(const Inputs& in, int64_t now, Effects& effects) {
   // One record per recomputation (PriorityCalcPeriod), none while no usage.
   if (had_usage || cleared_unsaved_ || !ledger_.entries().empty()) {
     cleared_unsaved_ = false;
-    *effects.records.emplace_back().mutable_fairshare_usage() = ledger_.ToState();
+    *effects.records.emplace_back().mutable_fairshare_usage() = LedgerToState(ledger_);
   }
 }
 
@@ -93,7 +95,7 @@ std::optional<double> FairshareEngine::Factor(const std::string& account,
 }
 
 void FairshareEngine::Restore(const wire::UsageLedgerState& state) {
-  ledger_ = UsageLedger::FromState(state);
+  ledger_ = LedgerFromState(state);
 }
 
 void FairshareEngine::ClearNow() {

@@ -1,6 +1,6 @@
 #pragma once
 
-// Fair-share inside the controller: the usage ledger (usage_ledger.h),
+// Fair-share inside the controller: the usage ledger (sched/usage_ledger.h),
 // accrued from the jobs at each PriorityCalcPeriod recomputation, and the
 // share tree (sched/fairshare_tree.h) that the fair-share factor and sshare read.
 //
@@ -20,10 +20,10 @@
 #include "ctld/core/effects.h"
 #include "ctld/core/job_table.h"
 #include "ctld/core/policy_table.h"
-#include "ctld/core/usage_ledger.h"
 #include "fairshare.pb.h"
 #include "rota.pb.h"
 #include "sched/fairshare_tree.h"
+#include "sched/usage_ledger.h"
 
 namespace rota::ctld {
 
@@ -58,14 +58,14 @@ class FairshareEngine {
   void ClearNow();
   // The wall clock stepped (clock_step.cc): the ledger's last update moves with it.
   void ClockStepped(int64_t step) { ledger_.ShiftTime(step); }
-  const UsageLedger& ledger() const { return ledger_; }
+  const sched::UsageLedger& ledger() const { return ledger_; }
 
  private:
   // The policy's accounts and users (or, without one, the jobs' own
   // user/account pairs) with the ledger's usage.
   sched::ShareTree BuildTree(const Inputs& in) const;
 
-  UsageLedger ledger_;
+  sched::UsageLedger ledger_;
   bool cleared_unsaved_ = false;                  // ClearNow emptied a ledger not yet logged so
   std::shared_ptr<const sched::ShareTree> tree_;  // Null until the first update
 };

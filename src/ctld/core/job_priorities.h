@@ -52,7 +52,7 @@ class JobPriorities {
     return fairshare_.Describe(FairshareInputs(), request, caller_user);
   }
 
-  const UsageLedger& ledger() const { return fairshare_.ledger(); }
+  const sched::UsageLedger& ledger() const { return fairshare_.ledger(); }
   // The ledger as logged (a snapshot's or a record's).
   void RestoreUsage(const wire::UsageLedgerState& state) { fairshare_.Restore(state); }
   // PriorityUsageResetPeriod=NOW: all usage is cleared when the controller

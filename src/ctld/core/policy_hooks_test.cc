@@ -4,9 +4,9 @@
 
 #include "ctld/core/accounting_records.h"
 #include "ctld/core/core_test_fixture.h"
-#include "ctld/core/limit_check.h"
 #include "ctld/core/policy_entity_for_test.h"
 #include "model/job_state.h"
+#include "sched/limit_check.h"
 
 namespace rota::ctld {
 namespace {
@@ -134,7 +134,7 @@ TEST_F(PolicyHooksTest, SubmitLimitsAndDenyOnLimit) {
   Apply();
   EXPECT_TRUE(Submit(Spec("", "small"), alice_).ok());
   EXPECT_TRUE(Submit(Spec("", "small"), alice_).ok());
-  EXPECT_EQ(Submit(Spec("", "small"), alice_).status().message(), kPolicyViolation);
+  EXPECT_EQ(Submit(Spec("", "small"), alice_).status().message(), sched::kPolicyViolation);
   EXPECT_TRUE(Submit(Spec("", "small"), bob_).ok());
   wire::JobSpec array = Spec("", "small");
   array.set_array("0-1");
@@ -142,7 +142,7 @@ TEST_F(PolicyHooksTest, SubmitLimitsAndDenyOnLimit) {
 
   wire::JobSpec long_job = Spec("", "strict");
   long_job.set_time_limit_s(3600);
-  EXPECT_EQ(Submit(long_job, alice_).status().message(), kPolicyViolation);
+  EXPECT_EQ(Submit(long_job, alice_).status().message(), sched::kPolicyViolation);
   long_job.set_time_limit_s(600);
   EXPECT_TRUE(Submit(long_job, alice_).ok());
 }

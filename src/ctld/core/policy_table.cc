@@ -4,7 +4,6 @@
 #include <cstdlib>
 
 #include "common/duration.h"
-#include "common/qos_list.h"
 #include "common/strings.h"
 
 namespace rota::ctld {
@@ -66,12 +65,6 @@ void Shares(const Fields& f, uint32_t& shares, bool& parent) {
   }
 }
 
-bool LimitsStart(const PolicyLimits& l) {
-  return l.max_jobs || l.grp_jobs || l.max_wall_s || !l.grp_tres.empty() ||
-         !l.max_tres_per_user.empty() || !l.max_tres_per_job.empty() || !l.grp_tres_mins.empty() ||
-         !l.grp_tres_run_mins.empty();
-}
-
 std::string Text(const Fields& f, std::string_view name) {
   const std::string* v = Field(f, name);
   return v == nullptr ? "" : *v;
@@ -93,11 +86,11 @@ Enforcement Enforcement::FromSettings(const std::vector<std::string>& accounting
 }
 
 std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState state) {
-  auto table = std::make_shared<PolicyTable>();
+  Entities table;
   for (const wire::PolicyEntity& e : state.entities()) {
     const Fields& f = e.fields();
     if (e.kind() == "account") {
-      AccountPolicy& a = table->accounts_[e.name()];
+      AccountPolicy& a = table.accounts[e.name()];
       a.name = e.name();
       if (const std::string* parent = Field(f, "Parent")) a.parent = *parent;
       if (a.parent.empty() && a.name != "root") a.parent = "root";
@@ -107,7 +100,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       a.default_qos = Text(f, "DefaultQOS");
       a.priority = Count(f, "Priority");
     } else if (e.kind() == "user") {
-      UserPolicy& u = table->users_[e.name()];
+      UserPolicy& u = table.users[e.name()];
       u.name = e.name();
       if (const std::string* account = Field(f, "DefaultAccount")) u.default_account = *account;
       if (const std::string* level = Field(f, "AdminLevel")) {
@@ -117,7 +110,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       // An older rotadbd kept the association's settings on the user: they
       // stand for its default account's association unless one is stored.
       if (!u.default_account.empty()) {
-        AssociationPolicy& a = table->associations_[{u.default_account, u.name}];
+        AssociationPolicy& a = table.associations[{u.default_account, u.name}];
         if (a.user.empty()) {
           a.account = u.default_account;
           a.user = u.name;
@@ -128,7 +121,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
     } else if (e.kind() == "assoc") {
       const std::string account = Text(f, "Account"), user = Text(f, "User");
       if (account.empty() || user.empty()) continue;
-      AssociationPolicy& a = table->associations_[{account, user}];
+      AssociationPolicy& a = table.associations[{account, user}];
       a = AssociationPolicy{};
       a.account = account;
       a.user = user;
@@ -138,7 +131,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       a.default_qos = Text(f, "DefaultQOS");
       a.priority = Count(f, "Priority");
     } else if (e.kind() == "qos") {
-      QosPolicy& q = table->qos_[e.name()];
+      QosPolicy& q = table.qos[e.name()];
       q.name = e.name();
       q.priority = Count(f, "Priority").value_or(0);
       if (const std::string* factor = Field(f, "UsageFactor")) {
@@ -166,105 +159,7 @@ std::shared_ptr<const PolicyTable> PolicyTable::FromState(wire::PolicyState stat
       }
     }
   }
-  // Associations of users that are gone (or not yet listed) do not count.
-  for (auto it = table->associations_.begin(); it != table->associations_.end();) {
-    auto user = table->users_.find(it->first.second);
-    if (user == table->users_.end()) {
-      it = table->associations_.erase(it);
-      continue;
-    }
-    user->second.accounts.push_back(it->first.first);  // In account order
-    ++it;
-  }
-  auto note = [&](const PolicyLimits& l) {
-    table->has_start_limits_ |= LimitsStart(l);
-    table->has_tres_mins_limits_ |= !l.grp_tres_mins.empty();
-  };
-  for (const auto& [name, a] : table->accounts_) {
-    note(a.limits);
-    table->max_assoc_priority_ = std::max(table->max_assoc_priority_, a.priority.value_or(0));
-  }
-  for (const auto& [key, a] : table->associations_) {
-    note(a.limits);
-    table->max_assoc_priority_ = std::max(table->max_assoc_priority_, a.priority.value_or(0));
-  }
-  for (const auto& [name, q] : table->qos_) note(q.limits);
-  // rotadbd always has the root account (the default parent), stored or not.
-  if (table->accounts_.count("root") == 0) table->accounts_["root"].name = "root";
-  table->state_ = std::move(state);
-  return table;
-}
-
-const AccountPolicy* PolicyTable::FindAccount(const std::string& name) const {
-  auto it = accounts_.find(name);
-  return it == accounts_.end() ? nullptr : &it->second;
-}
-
-const UserPolicy* PolicyTable::FindUser(const std::string& name) const {
-  auto it = users_.find(name);
-  return it == users_.end() ? nullptr : &it->second;
-}
-
-const QosPolicy* PolicyTable::FindQos(const std::string& name) const {
-  auto it = qos_.find(name);
-  return it == qos_.end() ? nullptr : &it->second;
-}
-
-std::vector<const AccountPolicy*> PolicyTable::Lineage(const std::string& account) const {
-  // Called for every pending job in every pass: a short vector, no set (a
-  // cycle shows as an account met again).
-  std::vector<const AccountPolicy*> out;
-  for (const AccountPolicy* a = FindAccount(account);
-       a != nullptr && std::find(out.begin(), out.end(), a) == out.end();
-       a = a->parent.empty() ? nullptr : FindAccount(a->parent)) {
-    out.push_back(a);
-  }
-  return out;
-}
-
-uint32_t PolicyTable::MaxQosPriority() const {
-  uint32_t max = 0;
-  for (const auto& [name, qos] : qos_) max = std::max(max, qos.priority);
-  return max;
-}
-
-uint32_t PolicyTable::AssocPriority(const std::string& user, const std::string& account) const {
-  const AssociationPolicy* assoc = FindAssociation(user, account);
-  if (assoc != nullptr && assoc->priority) return *assoc->priority;
-  for (const AccountPolicy* a : Lineage(account)) {
-    if (a->priority) return *a->priority;
-  }
-  return 0;
-}
-
-bool PolicyTable::HasAssociation(const std::string& user, const std::string& account) const {
-  return !account.empty() && FindAssociation(user, account) != nullptr &&
-         FindAccount(account) != nullptr;
-}
-
-const AssociationPolicy* PolicyTable::FindAssociation(const std::string& user,
-                                                      const std::string& account) const {
-  auto it = associations_.find({account, user});
-  return it == associations_.end() ? nullptr : &it->second;
-}
-
-std::optional<std::vector<std::string>> PolicyTable::AllowedQos(const std::string& user,
-                                                                const std::string& account) const {
-  std::vector<std::string> chain;
-  if (const AssociationPolicy* a = FindAssociation(user, account)) chain.push_back(a->qos);
-  for (const AccountPolicy* a : Lineage(account)) chain.push_back(a->qos);
-  return ResolveQosList(chain);
-}
-
-std::string PolicyTable::DefaultQos(const std::string& user, const std::string& account) const {
-  const AssociationPolicy* assoc = FindAssociation(user, account);
-  if (assoc != nullptr && !assoc->default_qos.empty()) return assoc->default_qos;
-  for (const AccountPolicy* a : Lineage(account)) {
-    if (!a->default_qos.empty()) return a->default_qos;
-  }
-  std::optional<std::vector<std::string>> allowed = AllowedQos(user, account);
-  if (allowed && allowed->size() == 1) return allowed->front();
-  return "normal";
+  return std::shared_ptr<const PolicyTable>(new PolicyTable(std::move(table), std::move(state)));
 }
 
 const std::string& JobQos(const wire::JobSpec& spec) {

@@ -8,10 +8,10 @@
 #include "ctld/core/job_mail.h"
 #include "ctld/core/job_shape.h"
 #include "ctld/core/license_pool.h"
-#include "ctld/core/limit_check.h"
 #include "ctld/core/partition_cpu_cap.h"
 #include "ctld/core/queue_order.h"
 #include "model/job_state.h"
+#include "sched/limit_check.h"
 #include "sched/select.h"
 
 namespace rota::ctld {
@@ -107,7 +107,7 @@ void SchedulingCycle::MainPass(int64_t now, Effects& effects) {
   const conf::PartitionConfig* last_partition = nullptr;
   // QoS and association limits (null unless enforced): running jobs, and
   // those started in this pass.
-  std::unique_ptr<LimitUsage> usage = p_.accounting.RunningUsage(p_.ledger, now);
+  std::unique_ptr<sched::LimitUsage> usage = p_.accounting.RunningUsage(p_.ledger, now);
   LicensePool licenses = LicensesInUse(config(), p_.jobs);
   for (const wire::JobRecord* queued : queue) {
     const uint32_t id = queued->job_id();

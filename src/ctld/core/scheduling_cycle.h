@@ -25,10 +25,10 @@
 #include "ctld/core/preemption.h"
 #include "ctld/core/reservations.h"
 #include "ctld/core/sched_stats.h"
-#include "ctld/core/usage_ledger.h"
 #include "model/pending_reason.h"
 #include "rota.pb.h"
 #include "sched/availability_profile.h"
+#include "sched/usage_ledger.h"
 
 namespace rota::ctld {
 
@@ -40,7 +40,7 @@ class SchedulingCycle {
     JobTable& jobs;
     const NodeTable& nodes;
     const AccountingPolicy& accounting;
-    const UsageLedger& ledger;  // Decayed usage, for GrpTRESMins
+    const sched::UsageLedger& ledger;  // Decayed usage, for GrpTRESMins
     const AdvanceReservations& reservations;
     Preemption& preemption;
     GangPass& gang;

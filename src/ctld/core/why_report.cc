@@ -15,10 +15,10 @@
 #include "ctld/core/controller_core.h"
 #include "ctld/core/dependency_check.h"
 #include "ctld/core/job_shape.h"
-#include "ctld/core/limit_check.h"
 #include "ctld/core/queue_order.h"
 #include "model/job_state.h"
 #include "model/start_forecast.h"
+#include "sched/limit_check.h"
 #include "sched/select.h"
 
 namespace rota::ctld {
@@ -129,7 +129,7 @@ std::string TermText(const model::DependencyTerm& term) {
   return text;
 }
 
-std::string DescribeLimit(const LimitHit& hit) {
+std::string DescribeLimit(const sched::LimitHit& hit) {
   if (hit.limit == "MaxWall") {
     return fmt::format("its time limit ({}) is over the MaxWall of {} ({} min)",
                        hit.asked < 0 ? "UNLIMITED" : Number(hit.asked) + " min", hit.holder,
@@ -245,8 +245,8 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
   }
 
   // QoS and association limits, with what running jobs hold.
-  if (std::unique_ptr<LimitUsage> usage = accounting_.RunningUsage(usage_ledger(), now)) {
-    if (std::optional<LimitHit> hit = accounting_.LimitHitOf(*usage, *job)) {
+  if (std::unique_ptr<sched::LimitUsage> usage = accounting_.RunningUsage(usage_ledger(), now)) {
+    if (std::optional<sched::LimitHit> hit = accounting_.LimitHitOf(*usage, *job)) {
       wire::WhyLimit* l = out.add_limits();
       l->set_reason(hit->reason.text());
       l->set_holder(hit->holder);

@@ -3,9 +3,10 @@
 // Fair-share usage: what each association (an account, or a user under an
 // account) has consumed, in billing x seconds scaled by the QoS UsageFactor,
 // decaying with PriorityDecayHalfLife. The same usage is kept per TRES, for
-// each association and each QoS, for GrpTRESMins (limit_check.h). Pure: the time is a parameter.
-// The controller advances the ledger at each PriorityCalcPeriod recomputation and keeps it durable
-// as one state record per recomputation (field 22).
+// each association and each QoS, for GrpTRESMins (limit_check.h). Pure: the
+// time is a parameter. The controller advances the ledger at each
+// PriorityCalcPeriod recomputation and keeps it durable as one state record
+// per recomputation (field 22; ctld/core/usage_ledger_state.h converts it).
 
 #include <cstdint>
 #include <map>
@@ -14,9 +15,8 @@
 #include <vector>
 
 #include "common/tres.h"
-#include "fairshare.pb.h"
 
-namespace rota::ctld {
+namespace rota::sched {
 
 // 2^(-elapsed / half_life); 1 when half_life is 0 (no decay) or elapsed <= 0.
 double DecayFactor(int64_t elapsed_s, int64_t half_life_s);
@@ -45,7 +45,19 @@ struct UsageCharge {
 
 class UsageLedger {
  public:
-  using Key = std::pair<std::string, std::string>;  // (account, user); user empty: account
+  using Key = std::pair<std::string, std::string>;     // (account, user); user empty: account
+  using TresUsageMap = std::map<std::string, double>;  // TRES -> TRES-seconds
+  // Everything the ledger holds: what is kept durable.
+  struct Contents {
+    std::map<Key, double> usage;
+    std::map<Key, TresUsageMap> tres_usage;
+    std::map<std::string, TresUsageMap> qos_usage;
+    int64_t updated = 0;
+    int64_t last_reset = 0;
+  };
+
+  UsageLedger() = default;
+  explicit UsageLedger(Contents contents) : c_(std::move(contents)) {}
 
   // Decays every association's usage from the last update to `now`, then adds
   // each charge (rate x seconds run since the last update) to its user's
@@ -58,7 +70,7 @@ class UsageLedger {
   // The wall clock stepped by `step` seconds: the last update moves with it,
   // so the next Advance charges and decays only the time truly elapsed.
   void ShiftTime(int64_t step) {
-    if (updated_ > 0) updated_ += step;
+    if (c_.updated > 0) c_.updated += step;
   }
   // Clears all usage now (PriorityUsageResetPeriod=NOW).
   void Clear();
@@ -69,19 +81,12 @@ class UsageLedger {
   double TresUsage(const std::string& account, const std::string& user,
                    const std::string& tres) const;
   double QosTresUsage(const std::string& qos, const std::string& tres) const;
-  const std::map<Key, double>& entries() const { return usage_; }
-  int64_t updated() const { return updated_; }
-
-  wire::UsageLedgerState ToState() const;
-  static UsageLedger FromState(const wire::UsageLedgerState& state);
+  const std::map<Key, double>& entries() const { return c_.usage; }
+  int64_t updated() const { return c_.updated; }
+  const Contents& contents() const { return c_; }
 
  private:
-  using TresUsageMap = std::map<std::string, double>;  // TRES -> TRES-seconds
-  std::map<Key, double> usage_;
-  std::map<Key, TresUsageMap> tres_usage_;
-  std::map<std::string, TresUsageMap> qos_usage_;
-  int64_t updated_ = 0;
-  int64_t last_reset_ = 0;
+  Contents c_;
 };
 
-}  // namespace rota::ctld
+}  // namespace rota::sched

@@ -1,10 +1,10 @@
-#include "ctld/core/limit_check.h"
+#include "sched/limit_check.h"
 
 #include <fmt/format.h>
 
 #include <array>
 
-namespace rota::ctld {
+namespace rota::sched {
 namespace {
 
 const LimitUsage::Tally kEmpty;
@@ -428,4 +428,4 @@ bool HasSubmitLimits(const PolicyTable& table, const JobDemand& demand) {
   return false;
 }
 
-}  // namespace rota::ctld
+}  // namespace rota::sched

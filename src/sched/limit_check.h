@@ -7,17 +7,18 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "common/status.h"
 #include "common/tres.h"
-#include "ctld/core/policy_table.h"
-#include "ctld/core/usage_ledger.h"
 #include "model/pending_reason.h"
+#include "sched/policy_table.h"
+#include "sched/usage_ledger.h"
 
-namespace rota::ctld {
+namespace rota::sched {
 
 // Slurm's refusal for a submission over a submit limit (or, with
 // Flags=DenyOnLimit, over a per-job limit).
@@ -111,4 +112,4 @@ Status CheckSubmitLimits(const LimitUsage& active, const JobDemand& demand, uint
 // none, the caller need not count the active jobs.
 bool HasSubmitLimits(const PolicyTable& table, const JobDemand& demand);
 
-}  // namespace rota::ctld
+}  // namespace rota::sched

@@ -1,11 +1,11 @@
 // Fair-share usage: half-life decay, billing from TRESBillingWeights (GPUs and
 // MAX_TRES) and accrual into an association and its ancestors.
 
-#include "ctld/core/usage_ledger.h"
+#include "sched/usage_ledger.h"
 
 #include <gtest/gtest.h>
 
-namespace rota::ctld {
+namespace rota::sched {
 namespace {
 
 TresCounts Tres(std::string_view text) {
@@ -127,13 +127,5 @@ TEST(UsageLedgerTest, ResetPeriodClearsUsage) {
   EXPECT_DOUBLE_EQ(ledger.Usage("a"), 0);
 }
 
-TEST(UsageLedgerTest, StateRoundTrips) {
-  UsageLedger ledger;
-  ledger.Advance(1100, 100, {Charge("ann", {"a", "root"}, 2.0, 1000)});
-  UsageLedger back = UsageLedger::FromState(ledger.ToState());
-  EXPECT_EQ(back.entries(), ledger.entries());
-  EXPECT_EQ(back.updated(), 1100);
-}
-
 }  // namespace
-}  // namespace rota::ctld
+}  // namespace rota::sched
