@@ -7,8 +7,8 @@
 #include "conf/preempt_mode.h"
 #include "ctld/core/allocation_record.h"
 #include "ctld/core/job_shape.h"
-#include "ctld/core/preempt_policy.h"
 #include "model/job_state.h"
+#include "sched/preempt_policy.h"
 #include "sched/preempt_select.h"
 
 namespace rota::ctld {
@@ -40,6 +40,11 @@ const QosPolicy* QosOf(const PolicyTable& policy, const wire::JobRecord& job) {
   return policy.FindQos(JobQos(job.spec()));
 }
 
+// What the preemption policy reads of a job.
+sched::PreemptJob PreemptJobOf(const wire::JobRecord& job) {
+  return {job.spec().partition(), JobQos(job.spec())};
+}
+
 // A suspended job keeps only its memory: the allocs it holds meanwhile.
 void KeepOnlyMemory(wire::JobRecord& job) {
   *job.mutable_suspended_allocs() = job.allocs();
@@ -53,10 +58,12 @@ void KeepOnlyMemory(wire::JobRecord& job) {
 }  // namespace
 
 bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
-  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(core_.config(), core_.policy());
+  std::unique_ptr<sched::PreemptPolicy> policy =
+      sched::MakePreemptPolicy(core_.config(), core_.policy());
   const wire::JobRecord& pending = *jobs_.at(job_id);
   // An array's pending tasks share one record; they never displace others.
-  if (policy == nullptr || pending.array_meta() || !policy->MayPreemptAny(pending)) return false;
+  if (policy == nullptr || pending.array_meta() || !policy->MayPreemptAny(PreemptJobOf(pending)))
+    return false;
   const conf::PartitionConfig* partition = core_.config().FindPartition(pending.spec().partition());
   if (partition == nullptr) return false;
 
@@ -66,7 +73,7 @@ bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
       return true;  // Its resources are on their way.
     }
     if (job->state() != wire::JOB_STATE_RUNNING || job->preempted_by() != 0) continue;
-    PreemptAction action = policy->ActionFor(pending, *job);
+    PreemptAction action = policy->ActionFor(PreemptJobOf(pending), PreemptJobOf(*job));
     if (action == PreemptAction::kOff) continue;
     const int64_t exempt = PreemptExemptTimeOf(*job);
     if (exempt == kInfiniteDuration || now - job->start_time() < exempt) continue;
@@ -116,11 +123,12 @@ int64_t Preemption::PreemptExemptTimeOf(const wire::JobRecord& job) const {
 }
 
 conf::PreemptAction Preemption::ActionAgainst(const wire::JobRecord& victim) const {
-  std::unique_ptr<PreemptPolicy> policy = MakePreemptPolicy(core_.config(), core_.policy());
+  std::unique_ptr<sched::PreemptPolicy> policy =
+      sched::MakePreemptPolicy(core_.config(), core_.policy());
   auto it = jobs_.find(victim.preempted_by());
   // Chosen under another configuration: ended rather than lost.
   if (policy == nullptr || it == jobs_.end()) return PreemptAction::kCancel;
-  PreemptAction action = policy->ActionFor(*it->second, victim);
+  PreemptAction action = policy->ActionFor(PreemptJobOf(*it->second), PreemptJobOf(victim));
   return action == PreemptAction::kOff ? PreemptAction::kCancel : action;
 }
 

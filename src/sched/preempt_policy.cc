@@ -1,10 +1,10 @@
-#include "ctld/core/preempt_policy.h"
+#include "sched/preempt_policy.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-namespace rota::ctld {
+namespace rota::sched {
 namespace {
 
 // preempt/partition_prio: a job displaces jobs of partitions with a lower
@@ -18,15 +18,15 @@ class PartitionPrioPolicy final : public PreemptPolicy {
   }
   std::string_view Name() const override { return conf::kPreemptPartitionPrio; }
 
-  bool MayPreemptAny(const wire::JobRecord& preemptor) const override {
-    const conf::PartitionConfig* p = config_.FindPartition(preemptor.spec().partition());
+  bool MayPreemptAny(const PreemptJob& preemptor) const override {
+    const conf::PartitionConfig* p = config_.FindPartition(preemptor.partition);
     return p != nullptr && p->priority_tier > lowest_tier_;
   }
 
-  conf::PreemptAction ActionFor(const wire::JobRecord& preemptor,
-                                const wire::JobRecord& victim) const override {
-    const conf::PartitionConfig* mine = config_.FindPartition(preemptor.spec().partition());
-    const conf::PartitionConfig* theirs = config_.FindPartition(victim.spec().partition());
+  conf::PreemptAction ActionFor(const PreemptJob& preemptor,
+                                const PreemptJob& victim) const override {
+    const conf::PartitionConfig* mine = config_.FindPartition(preemptor.partition);
+    const conf::PartitionConfig* theirs = config_.FindPartition(victim.partition);
     if (mine == nullptr || theirs == nullptr || theirs->priority_tier >= mine->priority_tier) {
       return conf::PreemptAction::kOff;
     }
@@ -47,15 +47,15 @@ class QosPreemptPolicy final : public PreemptPolicy {
       : config_(config), table_(table) {}
   std::string_view Name() const override { return conf::kPreemptQos; }
 
-  bool MayPreemptAny(const wire::JobRecord& preemptor) const override {
-    const QosPolicy* mine = table_.FindQos(QosOf(preemptor));
+  bool MayPreemptAny(const PreemptJob& preemptor) const override {
+    const QosPolicy* mine = table_.FindQos(preemptor.qos);
     return mine != nullptr && !mine->preempt.empty();
   }
 
-  conf::PreemptAction ActionFor(const wire::JobRecord& preemptor,
-                                const wire::JobRecord& victim) const override {
-    const QosPolicy* mine = table_.FindQos(QosOf(preemptor));
-    const std::string& theirs = QosOf(victim);
+  conf::PreemptAction ActionFor(const PreemptJob& preemptor,
+                                const PreemptJob& victim) const override {
+    const QosPolicy* mine = table_.FindQos(preemptor.qos);
+    const std::string& theirs = victim.qos;
     if (mine == nullptr ||
         std::find(mine->preempt.begin(), mine->preempt.end(), theirs) == mine->preempt.end()) {
       return conf::PreemptAction::kOff;
@@ -68,8 +68,6 @@ class QosPreemptPolicy final : public PreemptPolicy {
   }
 
  private:
-  static const std::string& QosOf(const wire::JobRecord& job) { return JobQos(job.spec()); }
-
   const conf::ClusterConfig& config_;
   const PolicyTable& table_;
 };
@@ -87,4 +85,4 @@ std::unique_ptr<PreemptPolicy> MakePreemptPolicy(const conf::ClusterConfig& conf
   return nullptr;
 }
 
-}  // namespace rota::ctld
+}  // namespace rota::sched
