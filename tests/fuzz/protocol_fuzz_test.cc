@@ -24,7 +24,16 @@
 
 #include "tests/fuzz/protocol_fuzz_targets.h"
 
-#if defined(__has_include) && __has_include(<sanitizer/common_interface_defs.h>)
+// The sanitizers' runtime is linked only into sanitized builds: a release
+// build (which also builds the tests) has the header but not the function.
+#if defined(__SANITIZE_ADDRESS__)
+#define ROTA_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROTA_SANITIZED 1
+#endif
+#endif
+#if defined(ROTA_SANITIZED)
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -153,7 +162,7 @@ TEST_P(ProtocolFuzzTest, CorpusAndSeededMutations) {
   const std::vector<std::string> corpus = Corpus(target.name);
   ASSERT_FALSE(corpus.empty()) << "no seeds for " << target.name;
   signal(SIGABRT, OnAbort);
-#if defined(__has_include) && __has_include(<sanitizer/common_interface_defs.h>)
+#if defined(ROTA_SANITIZED)
   __sanitizer_set_death_callback(SaveCurrentInput);
 #endif
   for (const std::string& input : corpus) RunInput(target, input);
