@@ -34,6 +34,35 @@ std::string Title(const char* what, const ReportWindow& window, const ReportOpti
                      LocalStamp(window.end - 1, o.utc_offset_s), window.end - window.start);
 }
 
+// The lines of one association (or account) of the usage reports: one per
+// TRES, what it used (0 when nothing) against what the cluster offered over
+// the window.
+struct UsageLines {
+  const std::string& cluster;
+  const std::vector<std::string>& tres;
+  const std::map<std::string, uint64_t>& capacity;
+  const ReportWindow& window;
+  const std::map<std::string, std::string>& proper_names;
+  std::vector<UsageLine> lines;
+
+  void Add(const std::string& account_text, const std::string& login,
+           const std::map<std::string, double>& seconds) {
+    auto proper = proper_names.find(login);
+    for (const std::string& t : tres) {
+      auto s = seconds.find(t);
+      UsageLine line;
+      line.cluster = cluster;
+      line.account = account_text;
+      line.login = login;
+      line.proper_name = proper == proper_names.end() ? "" : proper->second;
+      line.tres = t;
+      line.used = s == seconds.end() ? 0.0 : s->second;
+      line.total = ReportedSeconds(capacity, t, window);
+      lines.push_back(std::move(line));
+    }
+  }
+};
+
 }  // namespace
 
 AssocTree CompleteTree(AssocTree tree, const std::vector<wire::AccountingJob>& jobs) {
@@ -83,32 +112,16 @@ std::string AccountUtilizationByUserReport(
     return sum;
   };
 
-  std::vector<UsageLine> lines;
-  auto add_rows = [&](const std::string& account_text, const std::string& login,
-                      const std::map<std::string, double>& seconds) {
-    auto proper = proper_names.find(login);
-    for (const std::string& t : tres) {
-      auto s = seconds.find(t);
-      UsageLine line;
-      line.cluster = cluster;
-      line.account = account_text;
-      line.login = login;
-      line.proper_name = proper == proper_names.end() ? "" : proper->second;
-      line.tres = t;
-      line.used = s == seconds.end() ? 0.0 : s->second;
-      line.total = ReportedSeconds(capacity, t, window);
-      lines.push_back(std::move(line));
-    }
-  };
+  UsageLines rows{cluster, tres, capacity, window, proper_names, {}};
   auto walk = [&](auto& self, const std::string& account, int depth) -> void {
     if (depth > 64) return;
     const std::string indent(static_cast<size_t>(depth), ' ');
-    add_rows(indent + account, "", subtree[account]);
+    rows.Add(indent + account, "", subtree[account]);
     std::vector<std::string> names = users_of[account];
     std::sort(names.begin(), names.end());
     for (const std::string& user : names) {
       auto it = usage.find({account, user});
-      add_rows(indent + " " + account, user,
+      rows.Add(indent + " " + account, user,
                it == usage.end() ? std::map<std::string, double>{} : it->second);
     }
     std::vector<std::string> subs = children[account];
@@ -121,7 +134,7 @@ std::string AccountUtilizationByUserReport(
     total(total, top, 0);
     walk(walk, top, 0);
   }
-  out += RenderUsage(SreportReport::kAccountUtilizationByUser, lines, o);
+  out += RenderUsage(SreportReport::kAccountUtilizationByUser, rows.lines, o);
   return out;
 }
 
@@ -146,23 +159,9 @@ std::string UserUtilizationByAccountReport(const std::string& cluster,
     return a.first.second != b.first.second ? a.first.second < b.first.second
                                             : a.first.first < b.first.first;
   });
-  std::vector<UsageLine> lines;
-  for (const auto& [key, seconds] : ranked) {
-    const auto& [account, user] = key;
-    auto proper = proper_names.find(user);
-    for (const std::string& t : tres) {
-      UsageLine line;
-      line.cluster = cluster;
-      line.account = account;
-      line.login = user;
-      line.proper_name = proper == proper_names.end() ? "" : proper->second;
-      line.tres = t;
-      line.used = seconds.at(t);
-      line.total = ReportedSeconds(capacity, t, window);
-      lines.push_back(std::move(line));
-    }
-  }
-  out += RenderUsage(SreportReport::kUserUtilizationByAccount, lines, o);
+  UsageLines rows{cluster, tres, capacity, window, proper_names, {}};
+  for (const auto& [key, seconds] : ranked) rows.Add(key.first, key.second, seconds);
+  out += RenderUsage(SreportReport::kUserUtilizationByAccount, rows.lines, o);
   return out;
 }
 
