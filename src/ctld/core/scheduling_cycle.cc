@@ -12,6 +12,7 @@
 #include "ctld/core/queue_order.h"
 #include "model/job_state.h"
 #include "sched/limit_check.h"
+#include "sched/main_pass.h"
 #include "sched/select.h"
 
 namespace rota::ctld {
@@ -87,171 +88,192 @@ bool SchedulingCycle::TryStart(uint32_t job_id, int64_t now, Effects& effects,
   return true;
 }
 
-void SchedulingCycle::MainPass(int64_t now, Effects& effects) {
-  const int64_t pass_began = p_.stats.Now();
-  std::vector<const wire::JobRecord*> queue;
-  p_.preemption.ClearHolds();
-  for (const auto& [id, job] : p_.jobs) {
-    // Held jobs (priority 0) keep their reason and need no place in the order.
-    if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) {
-      queue.push_back(job.get());
-      if (job->preempt_nodes_size() > 0) p_.preemption.NoteHold(*job);
+// The facts and acts of the main pass (sched/main_pass.h) over the tables.
+class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions {
+ public:
+  MainPassOverTables(SchedulingCycle& cycle, int64_t now, Effects& effects)
+      : c_(cycle),
+        p_(cycle.p_),
+        now_(now),
+        effects_(effects),
+        usage_(p_.accounting.RunningUsage(p_.ledger, now)),
+        licenses_(LicensesInUse(cycle.config(), p_.jobs)) {}
+
+  // Pending jobs (held ones, priority 0, keep their reason and need no place
+  // in the order) in queue order; also notes the nodes held for preemptors.
+  void BuildQueue() {
+    for (const auto& [id, job] : p_.jobs) {
+      if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) {
+        records_.push_back(job.get());
+        if (job->preempt_nodes_size() > 0) p_.preemption.NoteHold(*job);
+      }
+    }
+    SortQueue(records_, c_.config());
+    // Partitions by name, looked up once per run of equal names (the queue is
+    // mostly one partition).
+    const std::vector<conf::PartitionConfig>& partitions = c_.config().partitions;
+    const conf::PartitionConfig* last = nullptr;
+    for (const wire::JobRecord* job : records_) {
+      const conf::PartitionConfig* partition = last;
+      if (partition == nullptr || partition->name != job->spec().partition()) {
+        partition = c_.config().FindPartition(job->spec().partition());
+        if (partition != nullptr) last = partition;
+      }
+      partitions_.push_back(partition);
+      sched::MainPassJob& q = queue_.emplace_back();
+      q.id = job->job_id();
+      // An unknown partition is held (PartitionConfig) before it could block.
+      q.partition = static_cast<uint32_t>(partition != nullptr ? partition - partitions.data()
+                                                               : partitions.size());
+      q.array = job->array_meta();
+      q.holds_nodes = job->preempt_nodes_size() > 0;
+      q.in_reservation = !job->spec().reservation().empty();
     }
   }
-  SortQueue(queue, config());
+  const std::vector<sched::MainPassJob>& queue() const { return queue_; }
 
-  // Partitions by name, looked up once per run of equal names (the queue is
-  // mostly one partition), and whether a job of theirs could not start.
-  const std::vector<conf::PartitionConfig>& partitions = config().partitions;
-  std::vector<bool> blocked(partitions.size(), false);
-  const conf::PartitionConfig* last_partition = nullptr;
-  // QoS and association limits (null unless enforced): running jobs, and
-  // those started in this pass.
-  std::unique_ptr<sched::LimitUsage> usage = p_.accounting.RunningUsage(p_.ledger, now);
-  LicensePool licenses = LicensesInUse(config(), p_.jobs);
-  for (const wire::JobRecord* queued : queue) {
-    const uint32_t id = queued->job_id();
-    // Records in `queue` stay alive for the pass (a published view or jobs_
-    // holds them). Only the job being decided changes, and what is read of
-    // it after a change (limits, node counts, array fields) is not what
-    // changed; so the pass reads it here without looking it up again.
-    const wire::JobRecord& job = *queued;
-    if (job.state() != wire::JOB_STATE_PENDING) continue;
-    auto set_reason = [&](std::string_view reason) {
-      if (job.reason() != reason) p_.jobs.Mutable(id).set_reason(std::string(reason));
-    };
-    const wire::JobSpec& spec = job.spec();
-    const conf::PartitionConfig* partition = last_partition;
-    if (partition == nullptr || partition->name != spec.partition()) {
-      partition = config().FindPartition(spec.partition());
-      if (partition != nullptr) last_partition = partition;
+  model::PendingReason Hold(const sched::MainPassJob& q, bool* gone) override {
+    // Records in the queue stay alive for the pass (a published view or the
+    // table holds them). Only the job being decided changes, and what is read
+    // of it after a change (limits, node counts, array fields) is not what
+    // changed; so the pass reads the record it queued.
+    const wire::JobRecord& job = Record(q);
+    const uint32_t id = q.id;
+    if (job.state() != wire::JOB_STATE_PENDING) {
+      *gone = true;
+      return {};
     }
-    if (spec.deadline() > 0 && now > spec.deadline()) {
+    const wire::JobSpec& spec = job.spec();
+    if (spec.deadline() > 0 && now_ > spec.deadline()) {
       wire::JobRecord& j = p_.jobs.Mutable(id);
       j.set_reason(std::string(model::reason::kDeadline));
       j.set_state(wire::JOB_STATE_DEADLINE);
-      j.set_end_time(now);
-      p_.core.Persist(j, effects);
-      continue;
+      j.set_end_time(now_);
+      p_.core.Persist(j, effects_);
+      *gone = true;
+      return {};
     }
-    if (spec.begin_time() > now) {
-      set_reason(model::reason::kBeginTime);
-      continue;
-    }
+    if (spec.begin_time() > now_) return model::reason::kBeginTime;
     if (!spec.reservation().empty()) {
-      if (model::PendingReason wait = p_.reservations.WaitReason(job, now)) {
-        set_reason(wait.text());
-        continue;
-      }
+      if (model::PendingReason wait = p_.reservations.WaitReason(job, now_)) return wait;
     }
-    if (model::PendingReason dep = DependencyReasonOf(p_.jobs, job, now)) {
-      if (KilledForInvalidDependency(job, dep)) {
+    if (model::PendingReason dep = DependencyReasonOf(p_.jobs, job, now_)) {
+      if (c_.KilledForInvalidDependency(job, dep)) {
         // Slurm's kill_invalid_depend: the job ends CANCELLED, keeping the
         // reason that says why.
+        const std::string& cluster = c_.config().settings.cluster_name;
         wire::JobRecord& j = p_.jobs.Mutable(id);
         j.set_reason(std::string(model::reason::kDependencyNeverSatisfied));
         j.set_state(wire::JOB_STATE_CANCELLED);
-        j.set_end_time(now);
-        AddJobMail(j, model::kMailInvalidDepend, now, config().settings.cluster_name, effects);
+        j.set_end_time(now_);
+        AddJobMail(j, model::kMailInvalidDepend, now_, cluster, effects_);
         if (std::optional<model::MailEvent> mail = EndMailEvent(j, j.state())) {
-          AddJobMail(j, *mail, now, config().settings.cluster_name, effects);
+          AddJobMail(j, *mail, now_, cluster, effects_);
         }
-        p_.core.Persist(j, effects);
-        continue;
+        p_.core.Persist(j, effects_);
+        *gone = true;
+        return {};
       }
-      set_reason(dep.text());
-      continue;
+      return dep;
     }
     if (!job.dependency_state().empty()) {
       wire::JobRecord& j = p_.jobs.Mutable(id);
       j.clear_dependency_state();
-      p_.core.Persist(j, effects);
+      p_.core.Persist(j, effects_);
     }
-    if (partition == nullptr) {
-      set_reason(model::reason::kPartitionConfig);
-      continue;
-    }
+    const conf::PartitionConfig* partition = Partition(q);
+    if (partition == nullptr) return model::reason::kPartitionConfig;
     if (partition->state == "DOWN" || partition->state == "DRAIN") {
-      set_reason(model::reason::kPartitionDown);
-      continue;
+      return model::reason::kPartitionDown;
     }
-    if (partition->state == "INACTIVE") {
-      set_reason(model::reason::kPartitionInactive);
-      continue;
-    }
+    if (partition->state == "INACTIVE") return model::reason::kPartitionInactive;
     bool over_time = partition->max_time != kInfiniteDuration &&
                      (job.time_limit_s() < 0 || job.time_limit_s() > partition->max_time);
-    if (over_time) {
-      set_reason(model::reason::kPartitionTimeLimit);
-      continue;
-    }
+    if (over_time) return model::reason::kPartitionTimeLimit;
     if (partition->max_nodes != conf::kUnlimitedCount && job.req_nodes() > partition->max_nodes) {
-      set_reason(model::reason::kPartitionNodeLimit);
-      continue;
+      return model::reason::kPartitionNodeLimit;
     }
-    if (job.req_nodes() > partition->nodes.size()) {
-      set_reason(model::reason::kPartitionConfig);
-      continue;
-    }
-    // A job held by a limit is skipped: it does not block its partition.
-    if (model::PendingReason held = p_.accounting.LimitReason(usage.get(), job)) {
-      set_reason(held.text());
-      continue;
-    }
-    // Nor does a job waiting for licenses, as in Slurm.
-    if (!licenses.Available(spec)) {
-      set_reason(model::reason::kLicenses);
-      continue;
-    }
-    // A job that displaced others is tried even behind a blocked job: the
-    // nodes held for it would otherwise stay idle.
-    if (blocked[static_cast<size_t>(partition - partitions.data())] &&
-        job.preempt_nodes_size() == 0) {
-      set_reason(model::reason::kPriority);
-      continue;
-    }
-    // An array starts as many tasks as fit (and its %N limit allows).
-    bool is_array = job.array_meta();
-    uint32_t running = is_array ? RunningArrayTasks(id) : 0;
-    uint32_t limit = job.array_max_running();
-    uint32_t started = 0;
-    while (true) {
-      auto it = p_.jobs.find(id);
-      if (it == p_.jobs.end() || it->second->state() != wire::JOB_STATE_PENDING) break;
-      if (is_array && !it->second->array_meta()) break;
-      if (is_array && limit > 0 && running >= limit) {
-        set_reason(model::reason::kJobArrayTaskLimit);
-        break;
-      }
-      // The array's next task, after the ones started in this pass.
-      if (model::PendingReason held = started > 0
-                                          ? p_.accounting.LimitReason(usage.get(), *it->second)
-                                          : model::PendingReason()) {
-        set_reason(held.text());
-        break;
-      }
-      if (started > 0 && !licenses.Available(spec)) {
-        set_reason(model::reason::kLicenses);
-        break;
-      }
-      model::PendingReason reason;
-      if (!TryStart(id, now, effects, &reason)) {
-        // Under preemption it waits (Resources) while displaced jobs leave.
-        if (reason == model::reason::kResources) p_.preemption.TryPreempt(id, now, effects);
-        set_reason(reason.text());
-        // A reservation's job waits on its own nodes: it holds back no one else.
-        if (spec.reservation().empty())
-          blocked[static_cast<size_t>(partition - partitions.data())] = true;
-        break;
-      }
-      ++running;
-      ++started;
-      licenses.Take(spec);
-      p_.accounting.CountStarted(usage.get(), *it->second);
-      if (!is_array) break;
-    }
+    if (job.req_nodes() > partition->nodes.size()) return model::reason::kPartitionConfig;
+    // A job held by a limit, or waiting for licenses, holds back no one (as in Slurm).
+    if (model::PendingReason held = p_.accounting.LimitReason(usage_.get(), job)) return held;
+    if (!licenses_.Available(spec)) return model::reason::kLicenses;
+    return {};
   }
-  p_.stats.RecordMainCycle(p_.stats.Since(pass_began), queue.size(), queue.size());
+
+  sched::NextStart Next(const sched::MainPassJob& q, uint32_t started,
+                        model::PendingReason* reason) override {
+    auto it = p_.jobs.find(q.id);
+    if (it == p_.jobs.end() || it->second->state() != wire::JOB_STATE_PENDING) {
+      return sched::NextStart::kDone;
+    }
+    if (q.array && !it->second->array_meta()) return sched::NextStart::kDone;
+    if (started == 0) running_tasks_ = q.array ? c_.RunningArrayTasks(q.id) : 0;
+    const uint32_t limit = Record(q).array_max_running();
+    if (q.array && limit > 0 && running_tasks_ >= limit) {
+      *reason = model::reason::kJobArrayTaskLimit;
+      return sched::NextStart::kHeld;
+    }
+    if (started > 0) {  // The array's next task, after the ones started in this pass
+      if (model::PendingReason held = p_.accounting.LimitReason(usage_.get(), *it->second)) {
+        *reason = std::move(held);
+        return sched::NextStart::kHeld;
+      }
+      if (!licenses_.Available(Record(q).spec())) {
+        *reason = model::reason::kLicenses;
+        return sched::NextStart::kHeld;
+      }
+    }
+    return sched::NextStart::kTry;
+  }
+
+  bool TryStart(const sched::MainPassJob& q, model::PendingReason* reason) override {
+    auto it = p_.jobs.find(q.id);
+    if (!c_.TryStart(q.id, now_, effects_, reason)) return false;
+    ++running_tasks_;
+    licenses_.Take(Record(q).spec());
+    p_.accounting.CountStarted(usage_.get(), *it->second);
+    return true;
+  }
+
+  // Under preemption it waits (Resources) while displaced jobs leave.
+  void NoFit(const sched::MainPassJob& q) override {
+    p_.preemption.TryPreempt(q.id, now_, effects_);
+  }
+
+  void Wait(const sched::MainPassJob& q, const model::PendingReason& reason) override {
+    if (Record(q).reason() != reason.text()) p_.jobs.Mutable(q.id).set_reason(reason.text());
+  }
+
+ private:
+  size_t Index(const sched::MainPassJob& q) const {
+    return static_cast<size_t>(&q - queue_.data());
+  }
+  const wire::JobRecord& Record(const sched::MainPassJob& q) const { return *records_[Index(q)]; }
+  const conf::PartitionConfig* Partition(const sched::MainPassJob& q) const {
+    return partitions_[Index(q)];
+  }
+
+  SchedulingCycle& c_;
+  Parts& p_;
+  const int64_t now_;
+  Effects& effects_;
+  // QoS and association limits (null unless enforced): running jobs, and
+  // those started in this pass; licenses likewise.
+  std::unique_ptr<sched::LimitUsage> usage_;
+  LicensePool licenses_;
+  std::vector<const wire::JobRecord*> records_;           // In queue order
+  std::vector<const conf::PartitionConfig*> partitions_;  // Each job's; null: unknown
+  std::vector<sched::MainPassJob> queue_;
+  uint32_t running_tasks_ = 0;  // Of the array being decided, this pass's starts included
+};
+
+void SchedulingCycle::MainPass(int64_t now, Effects& effects) {
+  const int64_t pass_began = p_.stats.Now();
+  p_.preemption.ClearHolds();
+  MainPassOverTables pass(*this, now, effects);
+  pass.BuildQueue();
+  sched::RunMainPass(pass.queue(), pass);
+  p_.stats.RecordMainCycle(p_.stats.Since(pass_began), pass.queue().size(), pass.queue().size());
 }
 
 }  // namespace rota::ctld

@@ -1,7 +1,8 @@
 #pragma once
 
 // One scheduling cycle of the controller: the main pass over the pending
-// queue in priority order (scheduling_cycle.cc), then, under
+// queue in priority order (scheduling_cycle.cc: the controller's side of
+// sched::RunMainPass, which decides the order of checks and the blocking), then, under
 // SchedulerType=sched/backfill and every bf_interval, the backfill pass
 // (backfill_pass.cc: the controller's side of sched::PlanBackfill). The main
 // pass decides each job's reason, starts what fits in order, and lets
@@ -63,6 +64,9 @@ class SchedulingCycle {
   BackfillState& backfill() { return backfill_; }
 
  private:
+  // The main pass: sched::RunMainPass decides, MainPassOverTables
+  // (scheduling_cycle.cc) answers and acts over the tables.
+  class MainPassOverTables;
   void MainPass(int64_t now, Effects& effects);
   // Starts pending `job_id` now if it fits; else `reason` says why not.
   bool TryStart(uint32_t job_id, int64_t now, Effects& effects, model::PendingReason* reason);

@@ -1,0 +1,70 @@
+#pragma once
+
+// The main pass of a scheduling cycle: the pending jobs in queue order, each
+// started now where it fits. The first job of a partition that does not fit
+// holds back the jobs after it in that partition (reason Priority), so that no
+// lower-priority job takes what it waits for; a job held by something else
+// (its begin time, a dependency, a QoS limit, licenses) holds back no one. An
+// array starts as many of its tasks as fit and its limits allow.
+//
+// Pure: the order of the checks and the blocking are decided here; the facts
+// (why a job is held, whether it fits) and the acts (start it, give it its
+// reason, let preemption act for it) are the caller's, through
+// MainPassActions. A start changes what the jobs after it see (the free
+// resources, their dependencies, the limits' counts), so the actions are asked
+// in queue order, as the pass goes. The controller implements them over its
+// tables (ctld/core/scheduling_cycle.cc); tests with a few fields.
+
+#include <cstdint>
+#include <span>
+
+#include "model/pending_reason.h"
+
+namespace rota::sched {
+
+struct MainPassJob {
+  uint32_t id = 0;
+  uint32_t partition = 0;  // Any small id naming its partition: one blocked job holds back the rest
+  bool array = false;      // An array's pending tasks: as many start as fit
+  // Nodes are held for it (it displaced running jobs): tried even behind a
+  // blocked job, or they would stay idle.
+  bool holds_nodes = false;
+  // A reservation's job waits on its own nodes: when it does not fit, it
+  // holds back no one.
+  bool in_reservation = false;
+};
+
+// What may happen before the next start of a job (an array's next task).
+enum class NextStart {
+  kTry,   // Try to place it
+  kHeld,  // It may not start now: its reason says why
+  kDone,  // Nothing left to start (the array's last task started), no new reason
+};
+
+class MainPassActions {
+ public:
+  virtual ~MainPassActions() = default;
+  // Why `job` may not be tried now (its begin time, dependency, partition,
+  // QoS and association limits, licenses), or no reason when it may. May end
+  // the job (a deadline passed, a dependency that can never be satisfied):
+  // then `*gone` is set and it is not tried.
+  virtual model::PendingReason Hold(const MainPassJob& job, bool* gone) = 0;
+  // Before each start of `job`, `started` of its tasks already started in
+  // this pass: whether another may start (an array's task limit; for the
+  // tasks after the first, the limits and licenses as they now stand).
+  virtual NextStart Next(const MainPassJob& job, uint32_t started,
+                         model::PendingReason* reason) = 0;
+  // Starts `job` (an array's next task) when it fits now; else false, with
+  // why in `*reason`.
+  virtual bool TryStart(const MainPassJob& job, model::PendingReason* reason) = 0;
+  // `job` did not fit for want of resources: preemption may act for it.
+  virtual void NoFit(const MainPassJob& job) = 0;
+  // `job` waits for `reason`.
+  virtual void Wait(const MainPassJob& job, const model::PendingReason& reason) = 0;
+};
+
+// Runs the pass over `queue` (highest priority first). The actions are handed
+// the elements of `queue` themselves.
+void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions);
+
+}  // namespace rota::sched

@@ -1,0 +1,128 @@
+// The main pass's order and blocking, with made-up facts: a job that does not
+// fit holds back its partition (not others, and not when it is a
+// reservation's); held jobs hold back no one; a job with held nodes is tried
+// anyway; an array starts tasks until one does not fit or may not start.
+
+#include "sched/main_pass.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rota::sched {
+namespace {
+
+// Each job's facts, and a log of what the pass did.
+class FakeActions final : public MainPassActions {
+ public:
+  struct Facts {
+    model::PendingReason held;  // What Hold answers
+    bool gone = false;          // Hold ends the job
+    uint32_t fits = 1;          // Starts that fit now; then `misfit`
+    model::PendingReason misfit = model::reason::kResources;
+    uint32_t tasks = 1;       // An array's pending tasks
+    uint32_t task_limit = 0;  // Tasks that may start in this pass; 0: no limit
+  };
+  std::map<uint32_t, Facts> facts;
+  std::vector<std::string> log;
+
+  model::PendingReason Hold(const MainPassJob& job, bool* gone) override {
+    *gone = facts[job.id].gone;
+    return facts[job.id].held;
+  }
+  NextStart Next(const MainPassJob& job, uint32_t started, model::PendingReason* reason) override {
+    const Facts& f = facts[job.id];
+    if (started >= f.tasks) return NextStart::kDone;
+    if (f.task_limit > 0 && started >= f.task_limit) {
+      *reason = model::reason::kJobArrayTaskLimit;
+      return NextStart::kHeld;
+    }
+    return NextStart::kTry;
+  }
+  bool TryStart(const MainPassJob& job, model::PendingReason* reason) override {
+    Facts& f = facts[job.id];
+    if (f.fits == 0) {
+      *reason = f.misfit;
+      return false;
+    }
+    --f.fits;
+    log.push_back("start " + std::to_string(job.id));
+    return true;
+  }
+  void NoFit(const MainPassJob& job) override { log.push_back("nofit " + std::to_string(job.id)); }
+  void Wait(const MainPassJob& job, const model::PendingReason& reason) override {
+    log.push_back(std::to_string(job.id) + " " + reason.text());
+  }
+};
+
+MainPassJob Job(uint32_t id, uint32_t partition) {
+  MainPassJob j;
+  j.id = id;
+  j.partition = partition;
+  return j;
+}
+
+TEST(MainPassTest, AMisfitHoldsBackItsPartitionOnly) {
+  FakeActions a;
+  a.facts[2].fits = 0;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 1), Job(4, 0)};
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log, (std::vector<std::string>{"start 1", "nofit 2", "2 Resources", "start 3",
+                                             "4 Priority"}));
+}
+
+TEST(MainPassTest, HeldAndEndedJobsHoldBackNoOne) {
+  FakeActions a;
+  a.facts[1].held = model::reason::kBeginTime;
+  a.facts[2].held = model::PendingReason("QOSMaxJobsPerUserLimit");
+  a.facts[3].gone = true;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 0), Job(4, 0)};
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log,
+            (std::vector<std::string>{"1 BeginTime", "2 QOSMaxJobsPerUserLimit", "start 4"}));
+}
+
+TEST(MainPassTest, HeldNodesAndReservationsAroundABlockedPartition) {
+  FakeActions a;
+  a.facts[1].fits = 0;
+  a.facts[3].fits = 0;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 1), Job(4, 1)};
+  queue[1].holds_nodes = true;     // Displaced jobs for it: tried behind job 1
+  queue[2].in_reservation = true;  // Its misfit holds back no one
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log, (std::vector<std::string>{"nofit 1", "1 Resources", "start 2", "nofit 3",
+                                             "3 Resources", "start 4"}));
+}
+
+TEST(MainPassTest, OnlyAWantOfResourcesLetsPreemptionAct) {
+  FakeActions a;
+  a.facts[1].fits = 0;
+  a.facts[1].misfit =
+      model::PendingReason::WithDetail(model::reason::kReqNodeNotAvail, "UnavailableNodes:n1");
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0)};
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log,
+            (std::vector<std::string>{"1 ReqNodeNotAvail, UnavailableNodes:n1", "2 Priority"}));
+}
+
+TEST(MainPassTest, AnArrayStartsWhatFitsAndWhatItsLimitAllows) {
+  FakeActions a;
+  a.facts[1].fits = 2;  // Two of five fit; the third blocks the partition
+  a.facts[1].tasks = 5;
+  a.facts[2].fits = 9;  // All three tasks start: done
+  a.facts[2].tasks = 3;
+  a.facts[3].fits = 9;  // Its task limit holds it, and holds back no one
+  a.facts[3].tasks = 5;
+  a.facts[3].task_limit = 1;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 1), Job(3, 1), Job(4, 0)};
+  for (MainPassJob& j : queue) j.array = j.id != 4;
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log, (std::vector<std::string>{"start 1", "start 1", "nofit 1", "1 Resources",
+                                             "start 2", "start 2", "start 2", "start 3",
+                                             "3 JobArrayTaskLimit", "4 Priority"}));
+}
+
+}  // namespace
+}  // namespace rota::sched
