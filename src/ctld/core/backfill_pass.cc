@@ -72,12 +72,12 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
   }
   if (queue.empty()) return;
   if (int64_t next = 0; !backfill_.Due(now, params.bf_interval, &next)) {
-    p_.core.NoteWake(next);
+    p_.lifecycle.NoteWake(next);
     return;
   }
   backfill_.PassBegins(now);
   const int64_t pass_began = p_.stats.Now();
-  if (params.bf_interval > 0) p_.core.NoteWake(now + params.bf_interval);
+  if (params.bf_interval > 0) p_.lifecycle.NoteWake(now + params.bf_interval);
   SortQueue(queue, config());
 
   const sched::ClusterModel& model = p_.nodes.model();
@@ -157,7 +157,7 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
       if (!licenses.Available(it->second->spec())) continue;
       licenses.Take(it->second->spec());
       p_.accounting.CountStarted(usage.get(), *it->second);
-      p_.core.StartOn(d.id, d.allocation, now, effects, /*launch=*/true);
+      p_.lifecycle.StartOn(d.id, d.allocation, now, effects, /*launch=*/true);
       p_.stats.JobBackfilled();
       continue;
     }

@@ -84,7 +84,7 @@ void GangPass::Tick(const conf::ClusterConfig& config, int64_t now, Effects& eff
                                          jobs_.at(id)->completing_nodes().end());
     for (const std::string& node : nodes) {
       if (jobs_.at(id)->state() == wire::JOB_STATE_COMPLETING) {
-        core_.NodeCleanedUp(jobs_.Mutable(id), node, now, effects);
+        lifecycle_.NodeCleanedUp(jobs_.Mutable(id), node, now, effects);
       }
     }
   }
@@ -131,7 +131,7 @@ void GangPass::Tick(const conf::ClusterConfig& config, int64_t now, Effects& eff
       j.set_state(wire::JOB_STATE_SUSPENDED);
       j.set_suspend_time(now);
       jobs_.Touch();
-      core_.Persist(j, effects);
+      lifecycle_.Persist(j, effects);
     }
     bool any_waiting = false;
     for (const sched::gang::Member& m : members) {
@@ -164,7 +164,7 @@ void GangPass::Tick(const conf::ClusterConfig& config, int64_t now, Effects& eff
       j.clear_suspended_allocs();
       nodes_.Allocate(j);
       if (!j.gang_launch_pending()) {
-        core_.ResumeJob(j, now, effects);
+        lifecycle_.ResumeJob(j, now, effects);
         continue;
       }
       // Its first turn: the batch script starts now, with its whole limit.
@@ -173,9 +173,9 @@ void GangPass::Tick(const conf::ClusterConfig& config, int64_t now, Effects& eff
       j.clear_suspend_time();
       j.set_start_time(now);
       j.set_end_time(j.time_limit_s() >= 0 ? now + j.time_limit_s() : 0);
-      core_.NoteWake(j.end_time());
+      lifecycle_.NoteWake(j.end_time());
       jobs_.Touch();
-      core_.Persist(j, effects);
+      lifecycle_.Persist(j, effects);
       effects.launches.push_back({jobs_.at(m.job_id), jobs_.FindPayload(*jobs_.at(m.job_id))});
     }
     if (!any_waiting) {
@@ -185,7 +185,7 @@ void GangPass::Tick(const conf::ClusterConfig& config, int64_t now, Effects& eff
     if (switching || slice.next_switch == 0) {
       slice.next_switch = now + std::max<int64_t>(1, config.settings.scheduler_time_slice);
     }
-    core_.NoteWake(slice.next_switch);
+    lifecycle_.NoteWake(slice.next_switch);
   }
 }
 
@@ -235,16 +235,17 @@ bool GangPass::TryStart(const conf::ClusterConfig& config, uint32_t job_id,
       }
     }
     if (runs_now) {
-      uint32_t id = core_.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/true);
+      uint32_t id =
+          lifecycle_.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/true);
       wire::JobRecord& j = jobs_.Mutable(id);
       j.set_gang_row(row + 1);
-      core_.Persist(j, effects);
+      lifecycle_.Persist(j, effects);
       return true;
     }
     // Its resources are its own from now on, but its cores and GPUs are
     // another's until its turn: it holds only its memory, and its script is
     // launched then (Tick).
-    uint32_t id = core_.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/false);
+    uint32_t id = lifecycle_.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/false);
     wire::JobRecord& j = jobs_.Mutable(id);
     KeepMemoryOnly(j);
     nodes_.Allocate(j);
@@ -253,11 +254,11 @@ bool GangPass::TryStart(const conf::ClusterConfig& config, uint32_t job_id,
     j.set_state(wire::JOB_STATE_SUSPENDED);
     j.set_suspend_time(now);
     jobs_.Touch();
-    core_.Persist(j, effects);
+    lifecycle_.Persist(j, effects);
     if (slice.next_switch == 0) {
       slice.next_switch = now + std::max<int64_t>(1, config.settings.scheduler_time_slice);
     }
-    core_.NoteWake(slice.next_switch);
+    lifecycle_.NoteWake(slice.next_switch);
     return true;
   }
   return false;

@@ -7,7 +7,7 @@
 // (SIGSTOP and SIGCONT to the job's processes, as PreemptMode=SUSPEND does),
 // with each slice's timer noted as a wake time. It owns the slices between
 // passes; the rest it reads and changes through the job and node tables and
-// the core's JobLifecycle. Owned by ControllerCore (state loop thread).
+// job control's JobLifecycle. Owned by ControllerCore (state loop thread).
 
 #include <cstdint>
 #include <functional>
@@ -28,8 +28,8 @@ namespace rota::ctld {
 class GangPass {
  public:
   // REQUIRES: all three outlive it.
-  GangPass(JobTable& jobs, NodeTable& nodes, JobLifecycle& core)
-      : jobs_(jobs), nodes_(nodes), core_(core) {}
+  GangPass(JobTable& jobs, NodeTable& nodes, JobLifecycle& lifecycle)
+      : jobs_(jobs), nodes_(nodes), lifecycle_(lifecycle) {}
 
   // Called from Tick before the scheduling pass: each time-sliced
   // partition's running set for this moment (the next row's turn when its
@@ -48,7 +48,7 @@ class GangPass {
  private:
   JobTable& jobs_;
   NodeTable& nodes_;
-  JobLifecycle& core_;
+  JobLifecycle& lifecycle_;
   std::map<std::string, sched::gang::PartitionSlice> slices_;  // By partition
 };
 

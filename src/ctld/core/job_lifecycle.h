@@ -1,12 +1,12 @@
 #pragma once
 
-// What an object that acts on jobs outside ControllerCore (gang slicing,
-// preemption, advance reservations, the scheduling cycle) asks of the core
-// when it changes a job. The core keeps a job's record, its place on the
-// nodes, the state log and the timers in step; an object changes records
-// through JobTable::Mutable and the node accounting through NodeTable, and
-// calls these for the rest, so that it never needs the core's other parts.
-// Implemented by ControllerCore.
+// What an object that acts on jobs (gang slicing, preemption, advance
+// reservations, the scheduling cycle) asks of job control when it changes a
+// job. Job control keeps a job's record, its place on the nodes, the state
+// log and the timers in step; an object changes records through
+// JobTable::Mutable and the node accounting through NodeTable, and calls
+// these for the rest, so that it never needs the core's other parts.
+// Implemented by JobControl (job_control.h).
 
 #include <cstdint>
 #include <string>

@@ -59,12 +59,13 @@ void KeepOnlyMemory(wire::JobRecord& job) {
 
 bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
   std::unique_ptr<sched::PreemptPolicy> policy =
-      sched::MakePreemptPolicy(core_.config(), core_.policy());
+      sched::MakePreemptPolicy(lifecycle_.config(), lifecycle_.policy());
   const wire::JobRecord& pending = *jobs_.at(job_id);
   // An array's pending tasks share one record; they never displace others.
   if (policy == nullptr || pending.array_meta() || !policy->MayPreemptAny(PreemptJobOf(pending)))
     return false;
-  const conf::PartitionConfig* partition = core_.config().FindPartition(pending.spec().partition());
+  const conf::PartitionConfig* partition =
+      lifecycle_.config().FindPartition(pending.spec().partition());
   if (partition == nullptr) return false;
 
   std::vector<sched::PreemptCandidate> preemptable;
@@ -83,7 +84,8 @@ bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
 
   std::optional<sched::PreemptPlan> plan;
   if (!preemptable.empty()) {
-    Result<JobShape> shape = jobs_.ShapeOf(pending, *partition, core_.config(), nodes_.model());
+    Result<JobShape> shape =
+        jobs_.ShapeOf(pending, *partition, lifecycle_.config(), nodes_.model());
     if (shape.ok()) {
       shape->request.switches_wait_over =
           shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
@@ -98,7 +100,7 @@ bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
     if (pending.preempt_nodes_size() > 0) {
       wire::JobRecord& j = jobs_.Mutable(job_id);
       j.clear_preempt_nodes();
-      core_.Persist(j, effects);
+      lifecycle_.Persist(j, effects);
     }
     return false;
   }
@@ -108,23 +110,23 @@ bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
   for (const sched::NodeAllocation& a : plan->allocation.nodes) {
     j.add_preempt_nodes(nodes_.model().nodes[a.node].name);
   }
-  core_.Persist(j, effects);
+  lifecycle_.Persist(j, effects);
   holds_.Note(j, nodes_.model());
   return true;
 }
 
 int64_t Preemption::PreemptExemptTimeOf(const wire::JobRecord& job) const {
   // The job's QoS's PreemptExemptTime overrides the cluster's (as Slurm).
-  if (core_.policy() != nullptr) {
-    const QosPolicy* qos = QosOf(*core_.policy(), job);
+  if (lifecycle_.policy() != nullptr) {
+    const QosPolicy* qos = QosOf(*lifecycle_.policy(), job);
     if (qos != nullptr && qos->preempt_exempt_time_s) return *qos->preempt_exempt_time_s;
   }
-  return core_.config().settings.preempt_exempt_time;
+  return lifecycle_.config().settings.preempt_exempt_time;
 }
 
 conf::PreemptAction Preemption::ActionAgainst(const wire::JobRecord& victim) const {
   std::unique_ptr<sched::PreemptPolicy> policy =
-      sched::MakePreemptPolicy(core_.config(), core_.policy());
+      sched::MakePreemptPolicy(lifecycle_.config(), lifecycle_.policy());
   auto it = jobs_.find(victim.preempted_by());
   // Chosen under another configuration: ended rather than lost.
   if (policy == nullptr || it == jobs_.end()) return PreemptAction::kCancel;
@@ -136,7 +138,8 @@ void Preemption::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Eff
   wire::JobRecord& job = jobs_.Mutable(victim);
   job.set_preempt_time(now);
   job.set_preempted_by(for_job);
-  const conf::PartitionConfig* partition = core_.config().FindPartition(job.spec().partition());
+  const conf::PartitionConfig* partition =
+      lifecycle_.config().FindPartition(job.spec().partition());
   PreemptAction action = ActionAgainst(job);
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   if (action == PreemptAction::kSuspend) {
@@ -150,13 +153,14 @@ void Preemption::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Eff
     job.set_suspend_time(now);
     maybe_suspended_ = true;
     jobs_.Touch();
-    core_.Persist(job, effects);
+    lifecycle_.Persist(job, effects);
     return;
   }
   // The victim's partition's GraceTime; under preempt/qos its QoS's, as Slurm.
   int64_t grace = partition ? partition->grace_time : 0;
-  if (core_.config().settings.preempt_type == conf::kPreemptQos && core_.policy() != nullptr) {
-    const QosPolicy* qos = QosOf(*core_.policy(), job);
+  if (lifecycle_.config().settings.preempt_type == conf::kPreemptQos &&
+      lifecycle_.policy() != nullptr) {
+    const QosPolicy* qos = QosOf(*lifecycle_.policy(), job);
     grace = qos != nullptr ? qos->grace_time_s : 0;
   }
   if (grace <= 0) {
@@ -167,14 +171,14 @@ void Preemption::DisplaceJob(uint32_t victim, uint32_t for_job, int64_t now, Eff
   // --signal when it asked for one, SIGTERM otherwise.
   effects.signals.push_back({victim, nodes, SIGCONT, false, false});
   if (!job.spec().signal().empty() && !job.warned()) {
-    core_.SendWarning(victim, effects);
+    lifecycle_.SendWarning(victim, effects);
   } else {
     effects.signals.push_back({victim, nodes, SIGTERM, false, false});
   }
   wire::JobRecord& warned = jobs_.Mutable(victim);
   warned.set_preempt_kill_time(now + grace);
-  core_.NoteWake(now + grace);
-  core_.Persist(warned, effects);
+  lifecycle_.NoteWake(now + grace);
+  lifecycle_.Persist(warned, effects);
 }
 
 void Preemption::StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effects) {
@@ -184,8 +188,8 @@ void Preemption::StopDisplaced(wire::JobRecord& job, int64_t now, Effects& effec
       {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGTERM, false, true});
   // REQUEUED: back to the queue once its node is clean (NodeCleanedUp), the
   // attempt recorded as PREEMPTED.
-  core_.BeginCompleting(job, requeue ? wire::JOB_STATE_REQUEUED : wire::JOB_STATE_PREEMPTED, now,
-                        effects);
+  lifecycle_.BeginCompleting(job, requeue ? wire::JOB_STATE_REQUEUED : wire::JOB_STATE_PREEMPTED,
+                             now, effects);
   jobs_.Touch();
 }
 
@@ -230,7 +234,7 @@ void Preemption::ResumeDisplaced(int64_t now, Effects& effects) {
     *j.mutable_allocs() = j.suspended_allocs();
     j.clear_suspended_allocs();
     nodes_.Allocate(j);
-    core_.ResumeJob(j, now, effects);
+    lifecycle_.ResumeJob(j, now, effects);
   }
 }
 

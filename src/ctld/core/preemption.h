@@ -26,8 +26,8 @@ namespace rota::ctld {
 class Preemption {
  public:
   // REQUIRES: all three outlive it.
-  Preemption(JobTable& jobs, NodeTable& nodes, JobLifecycle& core)
-      : jobs_(jobs), nodes_(nodes), core_(core) {}
+  Preemption(JobTable& jobs, NodeTable& nodes, JobLifecycle& lifecycle)
+      : jobs_(jobs), nodes_(nodes), lifecycle_(lifecycle) {}
 
   // ---- The holds, rebuilt at the start of each scheduling pass ----
   void ClearHolds() { holds_.Clear(); }
@@ -65,7 +65,7 @@ class Preemption {
 
   JobTable& jobs_;
   NodeTable& nodes_;
-  JobLifecycle& core_;
+  JobLifecycle& lifecycle_;
   PreemptHolds holds_;  // Nodes held for preemptors; rebuilt at each pass
   // Some job may be SUSPENDED by preemption (set on suspend, and at start,
   // since restored records may hold one; cleared by a ResumeDisplaced walk

@@ -24,8 +24,8 @@ bool HoldsNodes(wire::JobState s) {
 void AdvanceReservations::Recovered() {
   RefreshWindows();
   for (const auto& [name, r] : table_.all()) {  // Tick sorts out the past ones
-    core_.NoteWake(r.start_time());
-    core_.NoteWake(r.end_time());
+    lifecycle_.NoteWake(r.start_time());
+    lifecycle_.NoteWake(r.end_time());
   }
 }
 
@@ -48,7 +48,7 @@ Result<wire::ReservationResponse> AdvanceReservations::Changed(Result<wire::Rese
   if (!r.ok()) return r.status();
   *effects.records.emplace_back().mutable_reservation() = table_.UpsertChange(*r);
   RefreshWindows();
-  core_.NoteWake(table_.NextEventAfter(now));
+  lifecycle_.NoteWake(table_.NextEventAfter(now));
   wire::ReservationResponse out;
   out.set_name(r->name());
   return out;
@@ -57,15 +57,15 @@ Result<wire::ReservationResponse> AdvanceReservations::Changed(Result<wire::Rese
 Result<wire::ReservationResponse> AdvanceReservations::Create(
     const wire::ReservationRequest& request, const Caller& caller, int64_t now, Effects& effects) {
   if (!caller.privileged) return PermissionDenied();
-  return Changed(table_.Create(request, caller.user, core_.config(), NodesBusyUntil(""), now), now,
-                 effects);
+  return Changed(table_.Create(request, caller.user, lifecycle_.config(), NodesBusyUntil(""), now),
+                 now, effects);
 }
 
 Result<wire::ReservationResponse> AdvanceReservations::Update(
     const wire::ReservationRequest& request, const Caller& caller, int64_t now, Effects& effects) {
   if (!caller.privileged) return PermissionDenied();
-  return Changed(table_.Update(request, core_.config(), NodesBusyUntil(request.name()), now), now,
-                 effects);
+  return Changed(table_.Update(request, lifecycle_.config(), NodesBusyUntil(request.name()), now),
+                 now, effects);
 }
 
 Status AdvanceReservations::Delete(const std::string& name, const Caller& caller,
@@ -98,7 +98,7 @@ void AdvanceReservations::Expire(int64_t now, Effects& effects) {
     *effects.records.emplace_back().mutable_reservation() = table_.RemoveChange(name);
   }
   if (!gone.empty()) RefreshWindows();
-  core_.NoteWake(table_.NextEventAfter(now));
+  lifecycle_.NoteWake(table_.NextEventAfter(now));
 }
 
 Status AdvanceReservations::CheckAtSubmit(const wire::JobSpec& spec, const Caller& caller) const {

@@ -5,7 +5,7 @@
 // their windows. It owns the table (reservation_table.h) and the windows the
 // passes read (rebuilt when the reservations or the node model change); it
 // reads the jobs (until when each node is busy) and the nodes, and asks the
-// core's JobLifecycle for the configuration and for wake-ups. Owned by
+// JobLifecycle (job control's) for the configuration and for wake-ups. Owned by
 // ControllerCore (state loop thread).
 
 #include <cstdint>
@@ -28,8 +28,8 @@ namespace rota::ctld {
 class AdvanceReservations {
  public:
   // REQUIRES: all three outlive it.
-  AdvanceReservations(const JobTable& jobs, const NodeTable& nodes, JobLifecycle& core)
-      : jobs_(jobs), nodes_(nodes), core_(core) {}
+  AdvanceReservations(const JobTable& jobs, const NodeTable& nodes, JobLifecycle& lifecycle)
+      : jobs_(jobs), nodes_(nodes), lifecycle_(lifecycle) {}
 
   const ReservationTable& table() const { return table_; }
   // Recovery: the snapshot's reservations, then the log's changes. Call
@@ -77,7 +77,7 @@ class AdvanceReservations {
 
   const JobTable& jobs_;
   const NodeTable& nodes_;
-  JobLifecycle& core_;
+  JobLifecycle& lifecycle_;
   ReservationTable table_;
   std::vector<sched::ReservedWindow> windows_;
 };

@@ -84,7 +84,7 @@ bool SchedulingCycle::TryStart(uint32_t job_id, int64_t now, Effects& effects,
     return false;
   }
 
-  p_.core.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/true);
+  p_.lifecycle.StartOn(job_id, *selection.allocation, now, effects, /*launch=*/true);
   return true;
 }
 
@@ -149,7 +149,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
       j.set_reason(std::string(model::reason::kDeadline));
       j.set_state(wire::JOB_STATE_DEADLINE);
       j.set_end_time(now_);
-      p_.core.Persist(j, effects_);
+      p_.lifecycle.Persist(j, effects_);
       *gone = true;
       return {};
     }
@@ -170,7 +170,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
         if (std::optional<model::MailEvent> mail = EndMailEvent(j, j.state())) {
           AddJobMail(j, *mail, now_, cluster, effects_);
         }
-        p_.core.Persist(j, effects_);
+        p_.lifecycle.Persist(j, effects_);
         *gone = true;
         return {};
       }
@@ -179,7 +179,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
     if (!job.dependency_state().empty()) {
       wire::JobRecord& j = p_.jobs.Mutable(id);
       j.clear_dependency_state();
-      p_.core.Persist(j, effects_);
+      p_.lifecycle.Persist(j, effects_);
     }
     const conf::PartitionConfig* partition = Partition(q);
     if (partition == nullptr) return model::reason::kPartitionConfig;

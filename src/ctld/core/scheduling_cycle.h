@@ -11,7 +11,7 @@
 //
 // It owns what lives between backfill passes (BackfillState). Everything else
 // it reads or changes belongs to the parts it is handed; jobs start through
-// the core's JobLifecycle. Owned by ControllerCore (state loop thread).
+// job control's JobLifecycle. Owned by ControllerCore (state loop thread).
 
 #include <cstdint>
 #include <vector>
@@ -46,7 +46,7 @@ class SchedulingCycle {
     Preemption& preemption;
     GangPass& gang;
     SchedStats& stats;
-    JobLifecycle& core;
+    JobLifecycle& lifecycle;
   };
   explicit SchedulingCycle(Parts parts) : p_(parts) {}
 
@@ -77,7 +77,7 @@ class SchedulingCycle {
   bool KilledForInvalidDependency(const wire::JobRecord& job,
                                   const model::PendingReason& reason) const;
   uint32_t RunningArrayTasks(uint32_t array_job_id) const;
-  const conf::ClusterConfig& config() const { return p_.core.config(); }
+  const conf::ClusterConfig& config() const { return p_.lifecycle.config(); }
 
   Parts p_;
   BackfillState backfill_;  // The last backfill pass, bf_continue's carry
