@@ -7,6 +7,7 @@
 namespace rota::cli {
 namespace {
 
+using sreport_test::Aligned;
 using sreport_test::Job;
 using sreport_test::kDay;
 using sreport_test::kWindow;
@@ -74,9 +75,7 @@ TEST(SreportAccountByUser, TresNamedPercentAndAccountsAndUsersFilters) {
 }
 
 TEST(SreportAccountByUser, AlignedAccountColumnIsLeftJustified) {
-  ReportOptions o;
-  o.no_header = false;
-  o.now = kDay + 86400 * 2;
+  ReportOptions o = Aligned();
   std::string text = AccountUtilizationByUserReport("c1", {"cpu"}, kCapacity, {Jobs()[3]}, Tree(),
                                                     {"ops"}, {}, kWindow, {}, o);
   EXPECT_NE(text.find("  Cluster Account             Login     Proper Name       Used   Energy \n"

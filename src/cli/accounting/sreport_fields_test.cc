@@ -10,6 +10,7 @@
 namespace rota::cli {
 namespace {
 
+using sreport_test::Aligned;
 using sreport_test::Job;
 using sreport_test::kDay;
 using sreport_test::kWindow;
@@ -52,9 +53,7 @@ TEST(SreportFormat, ChoosesAndOrdersTheColumnsNamesInAnyCase) {
 }
 
 TEST(SreportFormat, AWidthSizesTheAlignedColumnAndCutsLongerValues) {
-  ReportOptions o;
-  o.no_header = false;
-  o.now = kDay + 86400 * 2;
+  ReportOptions o = Aligned();
   o.format = "Cluster%4,Allocated%12,Idle%3";
   const std::string text =
       ClusterUtilizationReport("a-long-name", {"cpu"}, {{"cpu", 10}}, kHalfDay, kWindow, o);

@@ -33,4 +33,12 @@ inline ReportOptions Parsable() {
   return o;
 }
 
+// The aligned layout with its header, two days after kDay.
+inline ReportOptions Aligned() {
+  ReportOptions o;
+  o.no_header = false;
+  o.now = kDay + 86400 * 2;
+  return o;
+}
+
 }  // namespace rota::cli::sreport_test

@@ -203,6 +203,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
   sched::NextStart Next(const sched::MainPassJob& q, uint32_t started,
                         model::PendingReason* reason) override {
     auto it = p_.jobs.find(q.id);
+    next_ = it;  // TryStart's, when it follows
     if (it == p_.jobs.end() || it->second->state() != wire::JOB_STATE_PENDING) {
       return sched::NextStart::kDone;
     }
@@ -227,11 +228,12 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
   }
 
   bool TryStart(const sched::MainPassJob& q, model::PendingReason* reason) override {
-    auto it = p_.jobs.find(q.id);
     if (!c_.TryStart(q.id, now_, effects_, reason)) return false;
     ++running_tasks_;
     licenses_.Take(Record(q).spec());
-    p_.accounting.CountStarted(usage_.get(), *it->second);
+    // The map's entry found by Next (a std::map: a start that splits an
+    // array task off inserts without moving it).
+    p_.accounting.CountStarted(usage_.get(), *next_->second);
     return true;
   }
 
@@ -264,7 +266,8 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
   std::vector<const wire::JobRecord*> records_;           // In queue order
   std::vector<const conf::PartitionConfig*> partitions_;  // Each job's; null: unknown
   std::vector<sched::MainPassJob> queue_;
-  uint32_t running_tasks_ = 0;  // Of the array being decided, this pass's starts included
+  uint32_t running_tasks_ = 0;          // Of the array being decided, this pass's starts included
+  JobTable::Map::const_iterator next_;  // The job Next last looked up
 };
 
 void SchedulingCycle::MainPass(int64_t now, Effects& effects) {
