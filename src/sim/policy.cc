@@ -13,28 +13,22 @@ Result<Policy> ParsePolicy(const std::string& name) {
       fmt::format("unknown --policy {} (fcfs, easy, conservative or slurm)", name));
 }
 
-void ApplyPolicy(Policy policy, conf::ClusterConfig& config) {
-  conf::SchedulerParameters& p = config.settings.scheduler;
+sched::SchedulingPolicy PolicyFor(Policy policy, const conf::ClusterConfig& config,
+                                  bool predict_runtime) {
+  sched::SchedulingPolicy site = sched::PolicyOf(config);
+  if (predict_runtime) site.predict_runtime = true;
   switch (policy) {
     case Policy::kFcfs:
-      config.settings.scheduler_type = "sched/builtin";
-      return;
+      return sched::FcfsPolicy(site);
     case Policy::kSlurm:
-      config.settings.scheduler_type = "sched/backfill";
-      return;
+      site.backfill = true;
+      return site;
     case Policy::kEasy:
+      return sched::EasyPolicy(site);
     case Policy::kConservative:
-      config.settings.scheduler_type = "sched/backfill";
-      p.bf_interval = 0;
-      p.bf_resolution = 1;
-      p.bf_window = kInfiniteDuration;
-      p.bf_max_job_test = 0;
-      p.bf_max_job_part = 0;
-      p.bf_max_job_user = 0;
-      p.bf_min_age_reserve = 0;
-      p.bf_job_part_count_reserve = policy == Policy::kEasy ? 1 : 0;
-      return;
+      return sched::ConservativePolicy(site);
   }
+  return site;
 }
 
 }  // namespace rota::sim

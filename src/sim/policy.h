@@ -2,12 +2,14 @@
 
 // The scheduling policy a replay runs under. Every policy is the controller's
 // own code: the main pass, and for the backfill policies the controller's
-// backfill pass (SchedulerType=sched/backfill) with parameters chosen here.
+// backfill pass, handed to the core as a sched::SchedulingPolicy in place of
+// the configuration's (which is left as loaded).
 
 #include <string>
 
 #include "common/status.h"
 #include "conf/cluster_config.h"
+#include "sched/scheduling_policy.h"
 
 namespace rota::sim {
 
@@ -21,10 +23,11 @@ enum class Policy {
 // "fcfs", "easy", "conservative", "slurm"; anything else is refused.
 Result<Policy> ParsePolicy(const std::string& name);
 
-// Sets `config`'s SchedulerType and SchedulerParameters for `policy`. EASY
-// and conservative are the textbook algorithms: a pass at every event
-// (bf_interval=0), one-second resolution, no window and no test limits, so
-// that they can be compared with the literature; kSlurm keeps the file's.
-void ApplyPolicy(Policy policy, conf::ClusterConfig& config);
+// What the core runs under for `policy` on a cluster configured as `config`:
+// EASY and conservative are sched's textbook algorithms over the file's other
+// choices; kSlurm is backfill with the file's SchedulerParameters.
+// `predict_runtime`: plan with the predictor's runtimes (--estimates predicted).
+sched::SchedulingPolicy PolicyFor(Policy policy, const conf::ClusterConfig& config,
+                                  bool predict_runtime);
 
 }  // namespace rota::sim

@@ -31,20 +31,10 @@ constexpr uint32_t kKilledBySigterm = SIGTERM;
 
 }  // namespace
 
-namespace {
-
-std::shared_ptr<const conf::ClusterConfig> WithPolicy(const conf::ClusterConfig& config,
-                                                      const SimOptions& options) {
-  conf::ClusterConfig c = config;
-  ApplyPolicy(options.policy, c);
-  if (options.estimates == Estimates::kPredicted) c.settings.scheduler.rota_predict_runtime = true;
-  return ForSimulation(c);
-}
-
-}  // namespace
-
 Simulator::Simulator(const conf::ClusterConfig& config, SimOptions options)
-    : config_(WithPolicy(config, options)), options_(std::move(options)) {}
+    : config_(ForSimulation(config)),
+      policy_(PolicyFor(options.policy, *config_, options.estimates == Estimates::kPredicted)),
+      options_(std::move(options)) {}
 
 SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
   using Clock = std::chrono::steady_clock;
@@ -63,6 +53,7 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
   };
 
   ctld::ControllerCore core(config_);
+  core.UseSchedulingPolicy(policy_);
   // Only the starts are the replay's result: backfill passes that could
   // start nothing are skipped rather than planned for squeue --start.
   core.SetBackfillOnlyToStart(!options_.plan_every_pass);

@@ -42,7 +42,7 @@ struct SimProgress {
 
 struct SimOptions {
   Estimates estimates = Estimates::kUser;
-  Policy policy = Policy::kFcfs;  // Applied to the configuration (ApplyPolicy)
+  Policy policy = Policy::kFcfs;  // Handed to the core in place of the file's (PolicyFor)
   // Called about every `progress_every_s` of wall time; may be empty.
   std::function<void(const SimProgress&)> progress;
   double progress_every_s = 2.0;
@@ -98,6 +98,7 @@ class Simulator {
 
  private:
   std::shared_ptr<const conf::ClusterConfig> config_;
+  sched::SchedulingPolicy policy_;  // The replay's, in place of config_'s
   SimOptions options_;
 };
 

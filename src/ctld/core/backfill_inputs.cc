@@ -36,20 +36,9 @@ int64_t PlannedEnd(const wire::JobRecord& j, int64_t now, bool predictions) {
   return j.end_time();
 }
 
-sched::BackfillParams BackfillParamsOf(const conf::SchedulerParameters& p) {
-  sched::BackfillParams out;
-  out.window = p.bf_window;
-  out.max_job_test = p.bf_max_job_test;
-  out.max_job_part = p.bf_max_job_part;
-  out.max_job_user = p.bf_max_job_user;
-  out.reserve_per_part = p.bf_job_part_count_reserve;
-  out.reserve_busy_nodes = !p.bf_reserve_in_node_order;
-  return out;
-}
-
 sched::BackfillJob BackfillJobOf(const wire::JobRecord& j, JobShape shape,
                                  const std::vector<uint32_t>* candidates, uint32_t partition_index,
-                                 const conf::SchedulerParameters& params, int64_t now) {
+                                 const sched::SchedulingPolicy& policy, int64_t now) {
   sched::BackfillJob b;
   b.id = j.job_id();
   b.request = std::move(shape.request);
@@ -58,8 +47,8 @@ sched::BackfillJob BackfillJobOf(const wire::JobRecord& j, JobShape shape,
   b.candidates = candidates;
   b.partition = partition_index;
   b.user = j.spec().uid();
-  b.time_limit_s = PlannedDuration(j, params.rota_predict_runtime);
-  b.may_reserve = now - j.eligible_time() >= params.bf_min_age_reserve;
+  b.time_limit_s = PlannedDuration(j, policy.predict_runtime);
+  b.may_reserve = now - j.eligible_time() >= policy.min_age_reserve_s;
   return b;
 }
 

@@ -11,6 +11,7 @@
 #include "ctld/core/job_shape.h"
 #include "rota.pb.h"
 #include "sched/backfill.h"
+#include "sched/scheduling_policy.h"
 
 namespace rota::ctld {
 
@@ -25,12 +26,10 @@ bool WaitsForResources(const wire::JobRecord& j);
 // included).
 int64_t PlannedEnd(const wire::JobRecord& j, int64_t now, bool predictions);
 
-sched::BackfillParams BackfillParamsOf(const conf::SchedulerParameters& p);
-
 // Pending `j` shaped as `shape` in partition number `partition_index`, on
 // `candidates` (REQUIRES: outlives the plan).
 sched::BackfillJob BackfillJobOf(const wire::JobRecord& j, JobShape shape,
                                  const std::vector<uint32_t>* candidates, uint32_t partition_index,
-                                 const conf::SchedulerParameters& params, int64_t now);
+                                 const sched::SchedulingPolicy& policy, int64_t now);
 
 }  // namespace rota::ctld

@@ -34,9 +34,8 @@ bool HoldsResources(wire::JobState s) {
 
 sched::AvailabilityProfile SchedulingCycle::BackfillProfile(int64_t now) const {
   const sched::ClusterModel& model = p_.nodes.model();
-  sched::AvailabilityProfile profile(model, p_.nodes.usage(), now,
-                                     config().settings.scheduler.bf_resolution);
-  const bool predictions = config().settings.scheduler.rota_predict_runtime;
+  sched::AvailabilityProfile profile(model, p_.nodes.usage(), now, p_.policy.resolution_s);
+  const bool predictions = p_.policy.predict_runtime;
   for (const auto& [id, job] : p_.jobs) {
     if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
     sched::Allocation held;
@@ -52,8 +51,8 @@ sched::AvailabilityProfile SchedulingCycle::BackfillProfile(int64_t now) const {
 }
 
 void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
-  if (config().settings.scheduler_type != "sched/backfill") return;
-  const conf::SchedulerParameters& params = config().settings.scheduler;
+  const sched::SchedulingPolicy& policy = p_.policy;
+  if (!policy.backfill) return;
 
   std::vector<const wire::JobRecord*> queue;
   std::vector<uint32_t> stale;  // Planned once, now waiting for something else
@@ -71,13 +70,13 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
     j.clear_sched_nodes();
   }
   if (queue.empty()) return;
-  if (int64_t next = 0; !backfill_.Due(now, params.bf_interval, &next)) {
+  if (int64_t next = 0; !backfill_.Due(now, policy.interval_s, &next)) {
     p_.lifecycle.NoteWake(next);
     return;
   }
   backfill_.PassBegins(now);
   const int64_t pass_began = p_.stats.Now();
-  if (params.bf_interval > 0) p_.lifecycle.NoteWake(now + params.bf_interval);
+  if (policy.interval_s > 0) p_.lifecycle.NoteWake(now + policy.interval_s);
   SortQueue(queue, config());
 
   const sched::ClusterModel& model = p_.nodes.model();
@@ -108,12 +107,12 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
     }
     jobs.push_back(BackfillJobOf(*j, std::move(*shape), it->second.get(),
                                  static_cast<uint32_t>(partition - config().partitions.data()),
-                                 params, now));
+                                 policy, now));
   }
 
   // bf_max_time (default bf_interval) of the controller's monotonic clock;
   // none when either is 0 (a simulator or test without a clock).
-  const DurationSecs max_time = params.bf_max_time.value_or(params.bf_interval);
+  const DurationSecs max_time = policy.max_time_s.value_or(policy.interval_s);
   // A pass that cannot start anything would only plan reservations to show
   // (and, cut by bf_max_time, carry some): skipped when asked to.
   if (backfill_.only_to_start && max_time == 0 &&
@@ -125,7 +124,7 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
   // bf_continue: the jobs the last pass, cut by bf_max_time, went through
   // are not tried again (unless nothing else is left); they keep the
   // reservations it made.
-  if (params.bf_continue) backfill_.MarkCarried(jobs);
+  if (policy.carry_on) backfill_.MarkCarried(jobs);
   sched::BackfillControl control;
   if (max_time > 0) {
     const uint64_t budget_us = static_cast<uint64_t>(max_time) * 1'000'000;
@@ -133,9 +132,8 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
       return p_.stats.Since(pass_began) >= budget_us;
     };
   }
-  sched::BackfillResult plan =
-      sched::PlanBackfill(model, profile, jobs, BackfillParamsOf(params), control);
-  backfill_.KeepResume(plan, jobs, params.bf_continue);
+  sched::BackfillResult plan = sched::PlanBackfill(model, profile, jobs, policy.plan, control);
+  backfill_.KeepResume(plan, jobs, policy.carry_on);
   std::unique_ptr<sched::LimitUsage> usage =
       p_.accounting.RunningUsage(p_.ledger, now);  // Null unless limits are enforced
   for (sched::BackfillDecision& d : plan.decisions) {

@@ -130,6 +130,29 @@ TEST_F(BackfillPassTest, BuiltinSchedulerOnlyRunsTheMainPass) {
   EXPECT_EQ(Job(c).reason(), "Priority");
 }
 
+// A policy handed to the core (rota-sim --policy) takes the configuration's
+// place until the next reconfiguration, which goes back to the file's.
+TEST_F(BackfillPassTest, AHandedPolicyReplacesTheConfigurationsUntilReconfigured) {
+  Start("SchedulerType=sched/builtin\n");
+  EXPECT_FALSE(core_->scheduling_policy().backfill);
+  core_->UseSchedulingPolicy(sched::EasyPolicy(core_->scheduling_policy()));
+  Submit("running", 1, 4, 10);
+  uint32_t b = Submit("wide", 2, 8, 60);
+  uint32_t c = Submit("short", 1, 4, 5);
+  Effects e;
+  core_->Tick(kT0, e);
+  EXPECT_EQ(State(b), "PENDING");
+  EXPECT_EQ(Job(b).sched_start_time(), kT0 + 600);  // EASY's reservation for the head
+  EXPECT_EQ(State(c), "RUNNING");                   // Backfilled before it
+  EXPECT_EQ(core_->config().settings.scheduler_type, "sched/builtin");  // The file's, as loaded
+
+  core_->Reconfigure(config_);
+  EXPECT_FALSE(core_->scheduling_policy().backfill);
+  uint32_t d = Submit("short2", 1, 4, 5);
+  core_->Tick(kT0 + 1, e);
+  EXPECT_EQ(State(d), "PENDING");  // FCFS again: nothing passes the blocked head
+}
+
 TEST_F(BackfillPassTest, BackfillRunsEveryIntervalAndTheMainPassStillStartsInOrder) {
   Start("SchedulerParameters=bf_interval=60\n");
   uint32_t a = Submit("running", 1, 4, 10);

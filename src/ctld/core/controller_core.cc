@@ -213,6 +213,7 @@ void ControllerCore::Reconfigure(std::shared_ptr<const conf::ClusterConfig> conf
     }
   }
   config_ = std::move(config);
+  scheduling_policy_ = sched::PolicyOf(*config_);
   accounting_.Reconfigure(config_);
   nodes_ = std::move(fresh);
   jobs_.ForgetShapes();  // Made for the old partitions and node model
@@ -374,7 +375,7 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   wire::JobRecord job;
   *job.mutable_spec() = std::move(spec);
   job.set_time_limit_s(shape->time_limit_s);
-  if (config_->settings.scheduler.rota_predict_runtime && job.spec().expected_run_s() == 0) {
+  if (scheduling_policy_.predict_runtime && job.spec().expected_run_s() == 0) {
     job.mutable_spec()->set_expected_run_s(
         forecasts_.PlannedRuntime(job.spec().uid(), job.time_limit_s()));
   }

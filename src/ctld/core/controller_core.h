@@ -41,6 +41,7 @@
 #include "priority.pb.h"
 #include "rota.pb.h"
 #include "sched/availability_profile.h"
+#include "sched/scheduling_policy.h"
 #include "sched/usage_ledger.h"
 #include "why.pb.h"
 
@@ -173,6 +174,11 @@ class ControllerCore {
   // bf_max_time is set (bf_continue carries reservations). For rota-sim,
   // whose results are the starts; off in the controller.
   void SetBackfillOnlyToStart(bool on) { cycle_.backfill().only_to_start = on; }
+  // The scheduling policy the cycle runs under: the configuration's
+  // (SchedulerType, SchedulerParameters) unless `policy` is given in its
+  // place (rota-sim --policy); Reconfigure goes back to the configuration's.
+  void UseSchedulingPolicy(const sched::SchedulingPolicy& policy) { scheduling_policy_ = policy; }
+  const sched::SchedulingPolicy& scheduling_policy() const { return scheduling_policy_; }
 
   // ---- Accounting policy (accounting_policy.h) ----
   // Adopts the policy rotadbd holds now (AccountingStorageEnforce); a record
@@ -292,6 +298,8 @@ class ControllerCore {
   std::optional<QueueAheadPlan> PlanQueueAhead(const wire::JobRecord& job, int64_t now) const;
 
   std::shared_ptr<const conf::ClusterConfig> config_;
+  // The main pass, and backfill or not and how (see UseSchedulingPolicy).
+  sched::SchedulingPolicy scheduling_policy_ = sched::PolicyOf(*config_);
   NodeTable nodes_;
   NodeEventTracker node_events_;                 // Nodes out of service, for accounting
   JobTable jobs_;                                // Records, payloads and job ids
@@ -309,8 +317,8 @@ class ControllerCore {
   AdvanceReservations reservations_{jobs_, nodes_, control_};  // Their table and windows
   // The main and backfill passes (and what lives between backfill passes);
   // last, as it holds references to the parts above.
-  SchedulingCycle cycle_{{jobs_, nodes_, accounting_, priorities_.ledger(), reservations_,
-                          preemption_, gang_, stats_, control_}};
+  SchedulingCycle cycle_{{scheduling_policy_, jobs_, nodes_, accounting_, priorities_.ledger(),
+                          reservations_, preemption_, gang_, stats_, control_}};
 };
 
 }  // namespace rota::ctld

@@ -19,6 +19,7 @@
 #include "rota.pb.h"
 #include "sched/availability_profile.h"
 #include "sched/backfill.h"
+#include "sched/scheduling_policy.h"
 
 namespace rota::ctld {
 
@@ -29,8 +30,9 @@ class QueueAheadPlan {
   // What is free at `now` and when the holding jobs end (a fresh one each call).
   using FreshProfile = std::function<sched::AvailabilityProfile()>;
 
-  QueueAheadPlan(const conf::ClusterConfig& config, const sched::ClusterModel& model,
-                 UsableNodes usable, FreshProfile profile, int64_t now);
+  QueueAheadPlan(const conf::ClusterConfig& config, const sched::SchedulingPolicy& policy,
+                 const sched::ClusterModel& model, UsableNodes usable, FreshProfile profile,
+                 int64_t now);
 
   // Gathers the jobs ahead of `job` in `sorted` (the backfill queue, in its
   // order) and `job` itself as the planner sees it (own()); false when it has
@@ -56,7 +58,7 @@ class QueueAheadPlan {
   UsableNodes usable_;
   FreshProfile profile_;
   int64_t now_;
-  sched::BackfillParams params_;
+  sched::SchedulingPolicy policy_;  // Its plan reserves for every job ahead
   std::map<const conf::PartitionConfig*, std::unique_ptr<std::vector<uint32_t>>> candidates_;
   std::vector<sched::BackfillJob> ahead_;
   sched::BackfillJob own_;

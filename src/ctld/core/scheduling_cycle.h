@@ -2,8 +2,8 @@
 
 // One scheduling cycle of the controller: the main pass over the pending
 // queue in priority order (scheduling_cycle.cc: the controller's side of
-// sched::RunMainPass, which decides the order of checks and the blocking), then, under
-// SchedulerType=sched/backfill and every bf_interval, the backfill pass
+// sched::RunMainPass, which decides the order of checks and the blocking), then, when
+// its policy (sched/scheduling_policy.h) backfills and every bf_interval, the backfill pass
 // (backfill_pass.cc: the controller's side of sched::PlanBackfill). The main
 // pass decides each job's reason, starts what fits in order, and lets
 // preemption and gang scheduling act for what does not; backfill starts what
@@ -29,6 +29,7 @@
 #include "model/pending_reason.h"
 #include "rota.pb.h"
 #include "sched/availability_profile.h"
+#include "sched/scheduling_policy.h"
 #include "sched/usage_ledger.h"
 
 namespace rota::ctld {
@@ -38,6 +39,7 @@ class SchedulingCycle {
   // What the passes read and change, each owned by ControllerCore and
   // outliving the cycle.
   struct Parts {
+    const sched::SchedulingPolicy& policy;  // Backfill or not, and how
     JobTable& jobs;
     const NodeTable& nodes;
     const AccountingPolicy& accounting;

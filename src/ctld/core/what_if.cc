@@ -62,13 +62,13 @@ std::vector<uint32_t> FewerGpus(uint32_t n) {
 
 std::optional<QueueAheadPlan> ControllerCore::PlanQueueAhead(const wire::JobRecord& job,
                                                              int64_t now) const {
-  if (config_->settings.scheduler_type != "sched/backfill" || !WaitsForResources(job) ||
+  if (!scheduling_policy_.backfill || !WaitsForResources(job) ||
       !job.spec().reservation().empty()) {
     return std::nullopt;
   }
   std::optional<QueueAheadPlan> plan;
   plan.emplace(
-      *config_, nodes_.model(),
+      *config_, scheduling_policy_, nodes_.model(),
       [this](const conf::PartitionConfig& p) {
         std::vector<uint32_t> usable = nodes_.CandidatesIn(p).usable;
         preemption_.DropHeld(0, usable);  // Kept for a preemptor: never backfilled
@@ -94,7 +94,6 @@ void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
   const sched::BackfillJob& own = plan->own();
   const conf::PartitionConfig* partition = config_->FindPartition(job.spec().partition());
   const sched::ClusterModel& model = nodes_.model();
-  const conf::SchedulerParameters& params = config_->settings.scheduler;
 
   std::vector<Variant> variants;
   for (int64_t limit : ShorterLimits(own.time_limit_s)) {
@@ -150,8 +149,8 @@ void ControllerCore::AddWhatIf(const wire::JobRecord& job, int64_t now,
     if (!accounting_.CheckAtSubmit(spec, p, owner).ok()) continue;
     Result<JobShape> there = ShapeJob(spec, p, *config_, model);
     if (!there.ok() || !there->partition_reason.empty()) continue;
-    sched::BackfillJob moved =
-        BackfillJobOf(job, std::move(*there), plan->CandidatesOf(p), plan->IndexOf(p), params, now);
+    sched::BackfillJob moved = BackfillJobOf(job, std::move(*there), plan->CandidatesOf(p),
+                                             plan->IndexOf(p), scheduling_policy_, now);
     moved.may_reserve = true;
     variants.push_back(Variant{"--partition=" + p.name, "partition " + p.name, moved});
   }

@@ -322,7 +322,7 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     }
   }
 
-  if (config_->settings.scheduler.rota_predict_runtime) {
+  if (scheduling_policy_.predict_runtime) {
     out.set_predicted_run_s(job->spec().expected_run_s());
   }
   // The plan of the last backfill pass, and the running jobs whose ends it awaits.
@@ -342,8 +342,7 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
         continue;
       }
       // As the backfill pass planned it: at its limit, or at its predicted end.
-      const int64_t ends =
-          PlannedEnd(*other, now, config_->settings.scheduler.rota_predict_runtime);
+      const int64_t ends = PlannedEnd(*other, now, scheduling_policy_.predict_runtime);
       if (ends > job->sched_start_time()) continue;
       const bool predicted = ends < other->end_time();
       for (const std::string& node : other->nodes()) {

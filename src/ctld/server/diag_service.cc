@@ -71,7 +71,7 @@ void ControllerService::Diag(const Caller& caller, const std::string& body,
                                          Effects&) -> StateLoop::Reply {
     out->set_now(now);
     out->set_job_states_time(now);
-    FillSched(core.sched_stats(), core.config().settings.scheduler_type == "sched/backfill", *out);
+    FillSched(core.sched_stats(), core.scheduling_policy().backfill, *out);
     std::shared_ptr<const JobView> view = core.PublishJobs();
     return [this, out, view, respond] {
       // Counting every job is the readers' work, not the loop's.
