@@ -4,14 +4,10 @@
 
 #include <algorithm>
 
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
-
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
 
 constexpr int64_t kT0 = 1'800'000'000;
 
@@ -111,26 +107,24 @@ TEST(JobMailTest, TimeLimitMailsFallDueOnceEach) {
 
 // The core: BEGIN when the job starts, the 50% mail once, END when it ends;
 // --mail-user defaults to the submitter.
-TEST(JobMailTest, TheCoreMailsAtEachAskedForEvent) {
-  TempDir dir;
+class JobMailCoreTest : public testing::CoreTest {};
+
+TEST_F(JobMailCoreTest, TheCoreMailsAtEachAskedForEvent) {
   // No node daemon reports here: nothing may count the node or its job lost.
-  auto loaded = LoadConfigFiles(
-      dir, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\nBatchStartTimeout=100000\n"
-            "NodeName=n1 CPUs=4 RealMemory=16000\n"
-            "PartitionName=batch Nodes=n1 Default=YES MaxTime=1-00:00:00\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  ControllerCore core(*loaded.config);
+  Start(
+      "SlurmdTimeout=0\nBatchStartTimeout=100000\n"
+      "NodeName=n1 CPUs=4 RealMemory=16000\n"
+      "PartitionName=batch Nodes=n1 Default=YES MaxTime=1-00:00:00\n");
+  ControllerCore& core = *core_;
   int64_t now = kT0;
-  Effects e;
-  ASSERT_TRUE(core.NodeRegistered("n1", kT0, now, e).ok());
   wire::SubmitJobRequest req;
   req.mutable_spec()->set_name("train");
   req.mutable_spec()->set_time_limit_s(600);
   req.mutable_spec()->set_mail_type(model::kMailBegin | model::kMailEnd | model::kMailTimeLimit50);
-  Caller alice{1000, 1000, "alice", "alice", false};
-  Result<wire::SubmitJobResponse> submitted = core.Submit(req, alice, now, e);
+  Effects e;
+  Result<wire::SubmitJobResponse> submitted = core.Submit(req, alice_, now, e);
   ASSERT_TRUE(submitted.ok()) << submitted.status().message();
-  EXPECT_EQ(core.FindJob(submitted->job_id())->spec().mail_user(), "alice");
+  EXPECT_EQ(Job(submitted->job_id()).spec().mail_user(), "alice");
   EXPECT_TRUE(e.mails.empty());
 
   now += 3;
@@ -152,7 +146,7 @@ TEST(JobMailTest, TheCoreMailsAtEachAskedForEvent) {
   EXPECT_TRUE(again.mails.empty());
 
   now += 20;
-  ASSERT_EQ(core.FindJob(1)->state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(Job(1).state(), wire::JOB_STATE_RUNNING);
   Effects ended;
   ASSERT_TRUE(core.JobExited(1, 2 << 8, now, ended).ok());
   ASSERT_EQ(ended.mails.size(), 1u);

@@ -2,14 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
-
-using rota::testing::LoadConfigFiles;
-using rota::testing::TempDir;
 
 std::string EnvOf(const std::vector<std::string>& env, const std::string& name) {
   for (const std::string& e : env) {
@@ -53,19 +49,18 @@ TEST(JobScriptEnvTest, TheJobsVariables) {
 
 // The core asks for EpilogSlurmctld when a job that held nodes ends, not for
 // one cancelled while it waited.
-TEST(JobScriptEnvTest, EpilogSlurmctldForEachAllocationThatEnds) {
-  TempDir dir;
-  auto loaded = LoadConfigFiles(
-      dir, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\nBatchStartTimeout=100000\n"
-            "EpilogSlurmctld=/etc/slurm/epilog_ctld\n"
-            "NodeName=n1 CPUs=4 RealMemory=16000\n"
-            "PartitionName=batch Nodes=n1 Default=YES MaxTime=1-00:00:00\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  ControllerCore core(*loaded.config);
-  const int64_t now = 1'800'000'000;
+class JobScriptEnvCoreTest : public testing::CoreTest {};
+
+TEST_F(JobScriptEnvCoreTest, EpilogSlurmctldForEachAllocationThatEnds) {
+  Start(
+      "SlurmdTimeout=0\nBatchStartTimeout=100000\n"
+      "EpilogSlurmctld=/etc/slurm/epilog_ctld\n"
+      "NodeName=n1 CPUs=4 RealMemory=16000\n"
+      "PartitionName=batch Nodes=n1 Default=YES MaxTime=1-00:00:00\n");
+  ControllerCore& core = *core_;
+  const int64_t now = kT0;
   Effects e;
-  ASSERT_TRUE(core.NodeRegistered("n1", now, now, e).ok());
-  Caller alice{1000, 1000, "alice", "alice", false};
+  const Caller& alice = alice_;
   wire::SubmitJobRequest req;
   req.mutable_spec()->set_name("first");
   ASSERT_TRUE(core.Submit(req, alice, now, e).ok());
@@ -87,29 +82,25 @@ TEST(JobScriptEnvTest, EpilogSlurmctldForEachAllocationThatEnds) {
 
   wire::SignalJobsRequest cancel;
   cancel.add_job_ids("2");
-  Caller root{0, 0, "root", "root", true};
   Effects cancelled;
-  core.SignalJobs(cancel, root, now + 6, cancelled);
+  core.SignalJobs(cancel, root_, now + 6, cancelled);
   EXPECT_TRUE(cancelled.scripts.empty());
-  EXPECT_EQ(core.FindJob(2)->state(), wire::JOB_STATE_CANCELLED);
+  EXPECT_EQ(Job(2).state(), wire::JOB_STATE_CANCELLED);
 }
 
 // PrologSlurmctld: the launch waits for it; success launches, failure
 // requeues (or kills a job that may not be requeued); a stale answer does
 // nothing.
-TEST(JobScriptEnvTest, PrologSlurmctldGatesTheLaunch) {
-  TempDir dir;
-  auto loaded = LoadConfigFiles(
-      dir, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\nBatchStartTimeout=100000\n"
-            "PrologSlurmctld=/etc/slurm/prolog_ctld\n"
-            "NodeName=n[1-3] CPUs=1 RealMemory=16000\n"
-            "PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=1-00:00:00\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  ControllerCore core(*loaded.config);
-  const int64_t now = 1'800'000'000;
+TEST_F(JobScriptEnvCoreTest, PrologSlurmctldGatesTheLaunch) {
+  Start(
+      "SlurmdTimeout=0\nBatchStartTimeout=100000\n"
+      "PrologSlurmctld=/etc/slurm/prolog_ctld\n"
+      "NodeName=n[1-3] CPUs=1 RealMemory=16000\n"
+      "PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=1-00:00:00\n");
+  ControllerCore& core = *core_;
+  const int64_t now = kT0;
   Effects e;
-  for (const char* n : {"n1", "n2", "n3"}) ASSERT_TRUE(core.NodeRegistered(n, now, now, e).ok());
-  Caller alice{1000, 1000, "alice", "alice", false};
+  const Caller& alice = alice_;
   wire::SubmitJobRequest req;
   req.mutable_spec()->set_requeue(1);  // --requeue
   for (int i = 0; i < 2; ++i) ASSERT_TRUE(core.Submit(req, alice, now, e).ok());
@@ -123,7 +114,7 @@ TEST(JobScriptEnvTest, PrologSlurmctldGatesTheLaunch) {
   EXPECT_TRUE(started.scripts[0].prolog);
   EXPECT_EQ(started.scripts[0].program, "/etc/slurm/prolog_ctld");
   EXPECT_EQ(EnvOf(started.scripts[0].environment, "SLURM_SCRIPT_CONTEXT"), "prolog_slurmctld");
-  EXPECT_EQ(core.FindJob(1)->state(), wire::JOB_STATE_RUNNING);
+  EXPECT_EQ(Job(1).state(), wire::JOB_STATE_RUNNING);
   Effects again;
   core.Tick(now + 2, again);  // Asked already: not again
   EXPECT_TRUE(again.scripts.empty());
@@ -139,13 +130,13 @@ TEST(JobScriptEnvTest, PrologSlurmctldGatesTheLaunch) {
   Effects failed;
   core.PrologSlurmctldDone(2, 0, false, now + 4, failed);
   EXPECT_TRUE(failed.launches.empty());
-  EXPECT_EQ(core.FindJob(2)->state(), wire::JOB_STATE_PENDING);
-  EXPECT_EQ(core.FindJob(2)->restart_count(), 1u);
+  EXPECT_EQ(Job(2).state(), wire::JOB_STATE_PENDING);
+  EXPECT_EQ(Job(2).restart_count(), 1u);
 
   Effects killed;
   core.PrologSlurmctldDone(3, 0, false, now + 4, killed);
   EXPECT_TRUE(killed.launches.empty());
-  EXPECT_EQ(core.FindJob(3)->state(), wire::JOB_STATE_CANCELLED);
+  EXPECT_EQ(Job(3).state(), wire::JOB_STATE_CANCELLED);
 }
 
 }  // namespace

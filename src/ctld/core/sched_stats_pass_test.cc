@@ -4,37 +4,30 @@
 #include <memory>
 #include <string>
 
-#include "ctld/core/controller_core.h"
-#include "testing/config_files.h"
+#include "ctld/core/core_test_fixture.h"
 
 namespace rota::ctld {
 namespace {
 
-constexpr int64_t kT0 = 1'800'000'000;
+class SchedStatsPassTest : public testing::CoreTest {};
 
-TEST(SchedStatsPassTest, PassesAndJobsAreCounted) {
-  testing::TempDir dir;
-  auto loaded = testing::LoadConfigFiles(
-      dir, {"ClusterName=c\nSlurmctldHost=h\nSlurmdTimeout=0\n"
-            "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
-            "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
-            "DefaultTime=1:00:00\n"});
-  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
-  ControllerCore core(*loaded.config);
+TEST_F(SchedStatsPassTest, PassesAndJobsAreCounted) {
+  Start(
+      "SlurmdTimeout=0\n"
+      "NodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+      "PartitionName=batch Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 "
+      "DefaultTime=1:00:00\n");
+  ControllerCore& core = *core_;
   int64_t clock = 0;
   core.sched_stats().SetClock([&clock] { return clock += 7; });  // 7 µs between reads
   Effects e;
-  ASSERT_TRUE(core.NodeRegistered("n1", kT0, kT0, e).ok());
-  ASSERT_TRUE(core.NodeRegistered("n2", kT0, kT0, e).ok());
   auto submit = [&](uint32_t nodes, uint32_t tasks, int64_t minutes) {
-    wire::SubmitJobRequest req;
-    wire::JobSpec& s = *req.mutable_spec();
-    s.set_min_nodes(nodes);
-    s.set_num_tasks(tasks);
-    s.set_time_limit_s(minutes * 60);
-    s.set_script("#!/bin/sh\ntrue\n");
-    auto r = core.Submit(req, Caller{1000, 1000, "alice", "alice", false}, kT0, e);
-    ASSERT_TRUE(r.ok()) << r.status().message();
+    SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_min_nodes(nodes);
+      s.set_num_tasks(tasks);
+      s.set_time_limit_s(minutes * 60);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
   };
   submit(1, 4, 10);  // Starts on n1 in the main pass
   submit(2, 8, 60);  // Waits for it
@@ -59,7 +52,7 @@ TEST(SchedStatsPassTest, PassesAndJobsAreCounted) {
   // A cancelled pending job counts as canceled.
   wire::SignalJobsRequest cancel;
   cancel.add_job_ids("2");
-  core.SignalJobs(cancel, Caller{1000, 1000, "alice", "alice", false}, kT0 + 1, e);
+  core.SignalJobs(cancel, alice_, kT0 + 1, e);
   EXPECT_EQ(s.jobs_canceled(), 1u);
 }
 
