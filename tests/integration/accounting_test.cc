@@ -126,9 +126,14 @@ TEST_F(AccountingTest, FinishedAndRunningJobsShowInSacct) {
       "sreport -n -t hours -T gres/gpu cluster utilization "
       "format=TresName%9,Reported%4,cluster%3 start=now-1hour");
   EXPECT_EQ(report.out, " gres/gpu   16 it+ \n");
-  report = ctld_.Run("sreport cluster utilization format=Cluster,Bogus start=now-1hour");
+  // As Slurm's: the unknown field is named and left out, the rest is shown,
+  // and the exit status says something was wrong.
+  report = ctld_.Run("sreport -n -P cluster utilization format=Cluster,Bogus start=now-1hour");
   EXPECT_EQ(report.exit_code, 1);
-  EXPECT_EQ(report.out, "sreport: error: Unknown field 'Bogus'\n");
+  EXPECT_EQ(report.out, " Unknown field 'Bogus'\nitest\n");
+  report = ctld_.Run("sreport cluster utilization format=Bogus start=now-1hour");
+  EXPECT_EQ(report.exit_code, 1);
+  EXPECT_EQ(report.out, " Unknown field 'Bogus'\n");
   CommandResult unknown = ctld_.Run("sreport job sizesbywckey");
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.out.find("sreport: error: Not valid report job sizesbywckey"),

@@ -253,6 +253,23 @@ Status CheckSreportFormat(SreportReport report, const ReportOptions& o) {
   return Status::Ok();
 }
 
+std::vector<std::string> DropUnknownFields(SreportReport report, ReportOptions& o) {
+  std::vector<std::string> unknown;
+  std::string kept;
+  ReportOptions one = o;
+  for (std::string_view item : format::SplitFieldList(o.format)) {
+    one.format = std::string(item);
+    if (Status known = CheckSreportFormat(report, one); !known.ok()) {
+      unknown.push_back(known.message());
+      continue;
+    }
+    if (!kept.empty()) kept += ',';
+    kept += item;
+  }
+  if (!unknown.empty()) o.format = kept;
+  return unknown;
+}
+
 std::string RenderUtilization(const std::vector<UtilizationLine>& lines, const ReportOptions& o) {
   const Table<UtilizationLine> table = UtilizationFields(o);
   return Render(table, Chosen(table, UtilizationDefault(o), o), lines, o);

@@ -50,6 +50,11 @@ std::optional<std::string_view> FormatCondition(std::string_view word);
 // report lacks; "No fields requested" for a list of none.
 Status CheckSreportFormat(SreportReport report, const ReportOptions& options);
 
+// As Slurm's sreport: the names of `options.format` that `report` lacks are
+// dropped from it, and the report shows the others. Returns one message per
+// name dropped, in Slurm's words ("Unknown field 'X'").
+std::vector<std::string> DropUnknownFields(SreportReport report, ReportOptions& options);
+
 // The renderers below print the header (unless options.no_header) and one
 // line per element, in options.layout, in the columns options.format
 // chooses. REQUIRES: CheckSreportFormat passed; otherwise they show the

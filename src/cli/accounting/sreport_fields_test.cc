@@ -126,6 +126,20 @@ TEST(SreportFormat, UnknownFieldsAreRefusedByName) {
   EXPECT_TRUE(CheckSreportFormat(SreportReport::kUtilization, o).ok());
 }
 
+TEST(SreportFormat, UnknownFieldsAreDroppedAndNamedAsSlurmDoes) {
+  ReportOptions o;
+  o.format = "Cluster,Bogus%10,login,Allocated%12";
+  EXPECT_EQ(DropUnknownFields(SreportReport::kUtilization, o),
+            (std::vector<std::string>{"Unknown field 'Bogus'", "Unknown field 'login'"}));
+  EXPECT_EQ(o.format, "Cluster,Allocated%12");
+  o.format = "cluster,used";  // All known: left as it was
+  EXPECT_TRUE(DropUnknownFields(SreportReport::kTopUsage, o).empty());
+  EXPECT_EQ(o.format, "cluster,used");
+  o.format = "Bogus";
+  EXPECT_EQ(DropUnknownFields(SreportReport::kSizesByAccount, o).size(), 1u);
+  EXPECT_EQ(o.format, "");  // Nothing left to show
+}
+
 TEST(SreportFormat, TheConditionsKeyIsFormatInAnyCase) {
   EXPECT_EQ(FormatCondition("format=Cluster,Used%12"), "Cluster,Used%12");
   EXPECT_EQ(FormatCondition("Format=login"), "login");

@@ -242,9 +242,16 @@ int main(int argc, char** argv) {
                                    : job_sizes      ? SreportReport::kSizesByAccount
                                    : kind == "user" ? SreportReport::kGpuEfficiencyByUser
                                                     : SreportReport::kGpuEfficiencyByAccount;
+  // As Slurm's sreport: a field the report lacks is named on stderr and left
+  // out, the report shows the others, and sreport exits 1. With none left
+  // there is no report.
+  const std::vector<std::string> unknown = rota::cli::DropUnknownFields(columns_of, o);
+  for (const std::string& u : unknown) std::cerr << " " << u << "\n";
+  if (!unknown.empty() && o.format.empty()) return 1;
   if (rota::Status checked = rota::cli::CheckSreportFormat(columns_of, o); !checked.ok()) {
     return Fail(checked.message());
   }
+  const int exit_code = unknown.empty() ? 0 : 1;
   // A start given without an end runs until now (the default end, last
   // midnight, would come before a start today).
   if (start_given && !end_given) window.end = now;
@@ -315,5 +322,5 @@ int main(int argc, char** argv) {
     std::cout << rota::cli::UserTopUsageReport(cluster, *tres, capacity, jobs, window, top_count,
                                                group, ProperNames(jobs), o);
   }
-  return 0;
+  return exit_code;
 }
