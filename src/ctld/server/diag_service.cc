@@ -67,27 +67,27 @@ void ControllerService::Diag(const Caller& caller, const std::string& body,
   rpc_stats_.Fill(*out);
   out->set_gettimeofday_latency_us(WallClockLatency1000());
   out->set_refusing_changes(loop_.refusing_changes());
-  loop_.EnqueueRead([this, out, respond](ControllerCore& core, int64_t now,
-                                         Effects&) -> StateLoop::Reply {
-    out->set_now(now);
-    out->set_job_states_time(now);
-    FillSched(core.sched_stats(), core.scheduling_policy().backfill, *out);
-    std::shared_ptr<const JobView> view = core.PublishJobs();
-    return [this, out, view, respond] {
-      // Counting every job is the readers' work, not the loop's.
-      readers_.Post([out, view, respond] {
-        uint64_t pending = 0;
-        uint64_t running = 0;
-        for (const auto& job : *view) {
-          if (job->state() == wire::JOB_STATE_PENDING) ++pending;
-          if (job->state() == wire::JOB_STATE_RUNNING) ++running;
-        }
-        out->set_jobs_pending(pending);
-        out->set_jobs_running(running);
-        respond(0, out->SerializeAsString());
+  loop_.EnqueueRead(
+      [this, out, respond](ControllerCore& core, int64_t now, Effects&) -> StateLoop::Reply {
+        out->set_now(now);
+        out->set_job_states_time(now);
+        FillSched(core.sched_stats(), core.scheduling_policy().backfill, *out);
+        std::shared_ptr<const JobView> view = core.PublishJobs();
+        return [this, out, view, respond] {
+          // Counting every job is the readers' work, not the loop's.
+          readers_.Post([out, view, respond] {
+            uint64_t pending = 0;
+            uint64_t running = 0;
+            for (const auto& job : *view) {
+              if (job->state() == wire::JOB_STATE_PENDING) ++pending;
+              if (job->state() == wire::JOB_STATE_RUNNING) ++running;
+            }
+            out->set_jobs_pending(pending);
+            out->set_jobs_running(running);
+            respond(0, out->SerializeAsString());
+          });
+        };
       });
-    };
-  });
 }
 
 }  // namespace rota::ctld
