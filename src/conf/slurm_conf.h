@@ -206,6 +206,10 @@ struct SlurmConf {
   // a job ends. Its other kinds (energy=, network=, filesystem=) are read and
   // have no effect.
   DurationSecs job_acct_gather_task_s = 30;
+  // JobAcctGatherType: jobacct_gather/cgroup gives each job a cgroup v1
+  // cpuacct cage for sstat's CPU time; the others (linux, none) read it from
+  // /proc (noded/cage/proc_cpu_time.h).
+  std::string job_acct_gather_type = "jobacct_gather/none";
   std::vector<std::string> health_check_node_state = {"ANY"};
   std::string topology_plugin = "topology/none";
   DurationSecs kill_wait = 30;

@@ -48,6 +48,21 @@ TEST(SlurmConfParserTest, JobAcctGatherFrequencyGivesTheSamplingInterval) {
   EXPECT_EQ(task_seconds("JobAcctGatherFrequency=task=0\n"), 0);
 }
 
+TEST(SlurmConfParserTest, JobAcctGatherTypeIsKeptAndUnwarned) {
+  auto gather = [](const std::string& line) -> std::string {
+    TempDir dir;
+    auto loaded = LoadConfigFiles(
+        dir, {std::string(kMinimalHead) + line + "NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n"});
+    if (!loaded.config.ok() || loaded.Text().find("JobAcctGatherType") != std::string::npos) {
+      return "bad: " + loaded.Text();
+    }
+    return (*loaded.config)->settings.job_acct_gather_type;
+  };
+  EXPECT_EQ(gather(""), "jobacct_gather/none");  // Slurm's default
+  EXPECT_EQ(gather("JobAcctGatherType=jobacct_gather/cgroup\n"), "jobacct_gather/cgroup");
+  EXPECT_EQ(gather("JobAcctGatherType=jobacct_gather/linux\n"), "jobacct_gather/linux");
+}
+
 TEST(SlurmConfParserTest, SlurmctldParametersActsOnEnableConfiglessAndWarnsOfTheRest) {
   TempDir dir;
   auto loaded = LoadConfigFiles(dir, {std::string(kMinimalHead) +
@@ -315,6 +330,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadValueCase{"JobAcctGatherFrequency=gpu=5",
                      "JobAcctGatherFrequency=gpu=5 names 'gpu=5', which is not task=, energy=, "
                      "network= or filesystem="},
+        BadValueCase{"JobAcctGatherType=jobacct_gather/magic",
+                     "JobAcctGatherType=jobacct_gather/magic is not one of jobacct_gather/none, "
+                     "jobacct_gather/linux, jobacct_gather/cgroup"},
         BadValueCase{"PriorityWeightTRES=CPU", "PriorityWeightTRES=CPU is not a TRES weight list"},
         BadValueCase{"ReturnToService=3", "ReturnToService=3 is not 0, 1 or 2"},
         BadValueCase{"TaskPlugin=task/cgroup,task/bogus",

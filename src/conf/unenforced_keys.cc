@@ -35,7 +35,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSlurmConf, "GpuFreqDef"},
     {P::kSlurmConf, "InactiveLimit"},
     {P::kSlurmConf, "JobAcctGatherParams"},
-    {P::kSlurmConf, "JobAcctGatherType"},
     {P::kSlurmConf, "JobCompLoc"},
     {P::kSlurmConf, "JobCompType"},
     {P::kSlurmConf, "JobSubmitPlugins"},

@@ -28,7 +28,9 @@ Result<NodeParts> BuildNodeParts(const std::string& slurm_conf_path, const std::
   parts.gpu_source = inventory.source;
   parts.gpu_warnings = std::move(inventory.warnings);
   parts.gpus = std::make_unique<GpuAllocator>(std::move(inventory.devices));
-  parts.cgroups = MakeCgroupBackend(parts.config->cgroup, node_name);
+  parts.cgroups =
+      MakeCgroupBackend(parts.config->cgroup, node_name,
+                        parts.config->settings.job_acct_gather_type == "jobacct_gather/cgroup");
   parts.controller =
       std::make_unique<ControllerLink>(parts.settings.controllers, std::move(issuer).value());
   return parts;

@@ -577,5 +577,38 @@ TEST_F(NodedLaunchTest, MissingGpuDeviceIsNotReported) {
             std::string::npos);
 }
 
+// A cpuacct cgroup per job costs every job a mkdir and rmdir in the kernel:
+// jobs get one only under JobAcctGatherType=jobacct_gather/cgroup, as in Slurm.
+TEST_F(NodedLaunchTest, JobsGetACpuacctCageOnlyUnderCgroupGathering) {
+  if (!std::filesystem::exists("/sys/fs/cgroup/cpuacct/cgroup.procs")) {
+    GTEST_SKIP() << "no cgroup v1 cpuacct hierarchy on this host";
+  }
+  auto job_runs = [&](uint32_t id) {
+    if (!Send(api::kLaunchJob, Job(id, "#!/bin/sh\nsleep 1000\n")).ok()) return false;
+    return WaitUntil(
+        [&] {
+          return std::filesystem::exists(NodedCluster::CgroupDir("freezer", cluster_->Node(1), id));
+        },
+        std::chrono::seconds(10));
+  };
+  ASSERT_TRUE(job_runs(95)) << cluster_->NodeLogs();
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("cpuacct", cluster_->Node(1), 95)));
+  EXPECT_TRUE(std::filesystem::exists(NodedCluster::CgroupDir("memory", cluster_->Node(1), 95)));
+  ASSERT_TRUE(Signal(95, SIGKILL, true).ok());
+  ASSERT_TRUE(fake_.WaitForExit(95).has_value());
+
+  launch_.reset();
+  cluster_ =
+      std::make_unique<NodedCluster>(fake_.port(), "JobAcctGatherType=jobacct_gather/cgroup\n");
+  launch_ = std::make_unique<testing::DirectLaunch>(*cluster_);
+  ASSERT_TRUE(launch_->status().ok()) << launch_->status().message();
+  ASSERT_TRUE(cluster_->StartNode(1)) << cluster_->NodeLogs();
+  ASSERT_TRUE(job_runs(96)) << cluster_->NodeLogs();
+  EXPECT_TRUE(std::filesystem::exists(NodedCluster::CgroupDir("cpuacct", cluster_->Node(1), 96)));
+  ASSERT_TRUE(Signal(96, SIGKILL, true).ok());
+  ASSERT_TRUE(fake_.WaitForExit(96).has_value());
+  EXPECT_FALSE(std::filesystem::exists(NodedCluster::CgroupDir("cpuacct", cluster_->Node(1), 96)));
+}
+
 }  // namespace
 }  // namespace rota

@@ -24,7 +24,7 @@ std::unique_ptr<CgroupBackend> Unenforced(const std::string& why) {
 }  // namespace
 
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
-                                                 const std::string& node) {
+                                                 const std::string& node, bool cpu_time_cage) {
   if (geteuid() != 0) return Unenforced("rotad is not running as root");
   const std::string& root = conf.mountpoint;
   // autodetect keeps cgroup v1 wherever its controllers are mounted (a hybrid
@@ -36,6 +36,7 @@ std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
     if (!JobTaskLimit(conf)) unneeded.push_back("pids");
     if (!conf.constrain_cores) unneeded.push_back("cpuset");
     if (!conf.constrain_devices) unneeded.push_back("devices");
+    if (!cpu_time_cage) unneeded.push_back("cpuacct");
     auto v1 = CgroupV1::Open(root, node, unneeded);
     if (v1.ok()) return std::move(v1).value();
     if (conf.plugin == "cgroup/v1") return Unenforced(v1.status().message());

@@ -15,8 +15,12 @@ namespace rota::noded {
 // The backend cgroup.conf and the host call for, for node `node` (whose
 // cgroups live under rota/<node>/ so that virtual nodes can share a host).
 // Without root or without usable cgroups it returns the unenforced stand-in
-// and logs a loud warning saying so.
+// and logs a loud warning saying so. `cpu_time_cage`: cgroup v1 gives jobs a
+// cpuacct cage for their CPU time (slurm.conf's
+// JobAcctGatherType=jobacct_gather/cgroup); without it sstat's CPU time
+// comes from /proc.
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
-                                                 const std::string& node);
+                                                 const std::string& node,
+                                                 bool cpu_time_cage = false);
 
 }  // namespace rota::noded

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/strings.h"
 #include "noded/cage/cgroup_files.h"
+#include "noded/cage/proc_cpu_time.h"
 #include "noded/cpu_list.h"
 
 namespace rota::noded {
@@ -111,6 +112,10 @@ bool CgroupV1::Has(const std::string& controller) const {
 }
 
 std::vector<pid_t> CgroupV1::Procs(const std::string& controller, uint32_t job_id) const {
+  return ProcsUnder(JobDir(controller, job_id));
+}
+
+std::vector<pid_t> CgroupV1::ProcsUnder(const std::string& dir) {
   std::vector<pid_t> pids;
   auto collect = [&pids](const std::string& dir) {
     const std::string text = ReadFile(dir + "/cgroup.procs");
@@ -120,11 +125,10 @@ std::vector<pid_t> CgroupV1::Procs(const std::string& controller, uint32_t job_i
       }
     }
   };
-  const std::string job = JobDir(controller, job_id);
-  collect(job);
+  collect(dir);
   // v1 lists only a cgroup's own members: its steps' and tasks' are below.
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(job, ec); !ec && it != fs::end(it);
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
     if (it->is_directory(ec)) collect(it->path().string());
   }
@@ -249,7 +253,9 @@ std::optional<uint64_t> CgroupV1::StepPeakMemoryBytes(uint32_t job_id,
 
 std::optional<CageCpuTime> CgroupV1::CpuUsageMicros(uint32_t job_id,
                                                     const std::string& step) const {
-  if (!Has("cpuacct")) return std::nullopt;
+  // Without a cpuacct cage (JobAcctGatherType is not jobacct_gather/cgroup),
+  // from /proc, as jobacct_gather/linux counts.
+  if (!Has("cpuacct")) return ProcessesCpuTime(ProcsUnder(StepDirOf(tracker_, job_id, step)));
   const std::string dir = StepDirOf("cpuacct", job_id, step);
   // cpuacct.usage is exact (ns); cpuacct.stat only says how it splits, in
   // clock ticks.

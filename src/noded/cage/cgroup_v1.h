@@ -1,8 +1,9 @@
 #pragma once
 
 // The cgroup v1 cage: in each of the cpuset, memory, devices, freezer, pids
-// and cpuacct hierarchies that are mounted (cpuacct counts the CPU time
-// sstat shows), a job's processes live in
+// and cpuacct hierarchies that are mounted and needed (cpuacct counts the CPU
+// time sstat shows, under JobAcctGatherType=jobacct_gather/cgroup; otherwise
+// /proc does: proc_cpu_time.h), a job's processes live in
 // <mountpoint>/<controller>/rota/<node>/uid_<uid>/job_<id>. The node level
 // lets several virtual nodes share a host without touching each other's jobs.
 //
@@ -83,6 +84,8 @@ class CgroupV1 : public CgroupBackend {
   // The processes in the job's cgroup of `controller` and those below it
   // (steps, tasks); empty when it is gone.
   std::vector<pid_t> Procs(const std::string& controller, uint32_t job_id) const;
+  // The processes in cgroup `dir` and those below it.
+  static std::vector<pid_t> ProcsUnder(const std::string& dir);
 
   const std::string mountpoint_;
   const std::string node_;

@@ -3,6 +3,7 @@
 #include "noded/cage/cgroup_v1.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -152,6 +153,24 @@ TEST_F(CgroupV1Test, LiveFiguresOfTheJobAndItsStepCages) {
   EXPECT_EQ(cgroups->StepPeakMemoryBytes(9, "step_0"), std::nullopt);
   // Three seconds, split two to one as the ticks are.
   EXPECT_EQ(cgroups->CpuUsageMicros(9, "step_0"), (CageCpuTime{2'000'000, 1'000'000}));
+}
+
+// Without a cpuacct cage, a step's CPU time is its processes' in /proc: this
+// test's own process, listed in the step's freezer cgroup, has used some.
+TEST_F(CgroupV1Test, WithoutCpuacctTheCpuTimeOfTheCagesProcessesComesFromProc) {
+  ASSERT_TRUE(cgroups_->Create(9).ok());
+  ASSERT_TRUE(cgroups_->CreateStep(9, "step_0", StepCageLimits{}).ok());
+  EXPECT_EQ(cgroups_->CpuUsageMicros(9, "step_0"), std::nullopt);  // Nobody in it yet
+  volatile uint64_t spin = 0;
+  for (uint64_t i = 0; i < 50'000'000; ++i) spin = spin + i;
+  dir_.Write("freezer/rota/n7/job_9/step_0/cgroup.procs", std::to_string(getpid()) + "\n");
+  std::optional<CageCpuTime> time = cgroups_->CpuUsageMicros(9, "step_0");
+  ASSERT_TRUE(time.has_value());
+  EXPECT_GT(time->user_us + time->system_us, 0u);
+  // The job's own cage holds its steps' processes too.
+  std::optional<CageCpuTime> job = cgroups_->CpuUsageMicros(9, "");
+  ASSERT_TRUE(job.has_value());
+  EXPECT_GE(job->user_us + job->system_us, time->user_us + time->system_us);
 }
 
 TEST_F(CgroupV1Test, MoreCpusThanTheHostHasLeavesTheCpusetAlone) {

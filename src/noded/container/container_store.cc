@@ -358,4 +358,6 @@ wire::ContainerPlace PlaceOf(const OpenContainer& container, const ContainerRunt
   return place;
 }
 
+std::string NodeContainersDir(const std::string& spool_dir) { return spool_dir + "/containers"; }
+
 }  // namespace rota::noded

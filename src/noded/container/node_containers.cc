@@ -30,8 +30,6 @@ NodeContainers MakeNodeContainers(const std::string& spool_dir, uint64_t cache_b
   return made;
 }
 
-std::string NodeContainersDir(const std::string& spool_dir) { return spool_dir + "/containers"; }
-
 std::string ImageImporterProgram() {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);

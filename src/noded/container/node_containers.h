@@ -35,9 +35,6 @@ struct NodeContainers {
 NodeContainers MakeNodeContainers(const std::string& spool_dir, uint64_t cache_bytes,
                                   const std::string& importer);
 
-// Where a node's containers live: `spool_dir`/containers.
-std::string NodeContainersDir(const std::string& spool_dir);
-
 // Where rota-image is: beside the running daemon.
 std::string ImageImporterProgram();
 

@@ -17,7 +17,7 @@
 #include "api/methods.h"
 #include "common/log.h"
 #include "common/user_names.h"
-#include "noded/container/node_containers.h"
+#include "noded/container/container_store.h"
 #include "noded/container/oci_bundle.h"
 #include "noded/cpu_list.h"
 #include "noded/gpu/device_holders.h"
