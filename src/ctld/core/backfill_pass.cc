@@ -36,7 +36,8 @@ sched::AvailabilityProfile SchedulingCycle::BackfillProfile(int64_t now) const {
   const sched::ClusterModel& model = p_.nodes.model();
   sched::AvailabilityProfile profile(model, p_.nodes.usage(), now, p_.policy.resolution_s);
   const bool predictions = p_.policy.predict_runtime;
-  for (const auto& [id, job] : p_.jobs) {
+  for (const auto& [id, live] : p_.jobs.live()) {
+    const JobTable::Ptr& job = *live;
     if (!HoldsResources(job->state()) || job->allocs_size() != job->nodes_size()) continue;
     sched::Allocation held;
     for (int i = 0; i < job->nodes_size(); ++i) {
@@ -56,7 +57,9 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
 
   std::vector<const wire::JobRecord*> queue;
   std::vector<uint32_t> stale;  // Planned once, now waiting for something else
-  for (const auto& [id, job] : p_.jobs) {
+  // The live jobs include every job with a plan (JobTable::PruneFinished).
+  for (const auto& [id, live] : p_.jobs.live()) {
+    const JobTable::Ptr& job = *live;
     // A reservation's jobs start only in the main pass, on their nodes.
     if (WaitsForResources(*job) && job->spec().reservation().empty()) {
       queue.push_back(job.get());
@@ -101,7 +104,7 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
       if (partition->max_cpus_per_node != conf::kUnlimitedCount) {
         // MaxCPUsPerNode: nodes where the partition holds all it may are out.
         PartitionCpuCap& cap = caps.try_emplace(partition, *partition, model).first->second;
-        for (const auto& [id, job] : p_.jobs) cap.Count(*job);
+        for (const auto& [id, live] : p_.jobs.live()) cap.Count(**live);
         cap.DropFullNodes(*it->second);
       }
     }
@@ -184,7 +187,8 @@ void SchedulingCycle::BackfillPass(int64_t now, Effects& effects) {
 
 std::vector<const wire::JobRecord*> SchedulingCycle::BackfillQueue() const {
   std::vector<const wire::JobRecord*> queue;
-  for (const auto& [id, other] : p_.jobs) {
+  for (const auto& [id, live] : p_.jobs.live()) {
+    const JobTable::Ptr& other = *live;
     if (WaitsForResources(*other) && other->spec().reservation().empty()) {
       queue.push_back(other.get());
     }

@@ -153,6 +153,29 @@ TEST_F(BackfillPassTest, AHandedPolicyReplacesTheConfigurationsUntilReconfigured
   EXPECT_EQ(State(d), "PENDING");  // FCFS again: nothing passes the blocked head
 }
 
+// The timers walk only the live jobs, and a job cancelled with a backfill plan
+// on it stays live until a backfill pass clears the plan. With backfill off
+// by then, none will: it must still go after MinJobAge.
+TEST_F(BackfillPassTest, AJobCancelledWithAPlanIsPurgedEvenWithoutBackfill) {
+  Start("SchedulerType=sched/builtin\nMinJobAge=300\n");
+  core_->UseSchedulingPolicy(sched::EasyPolicy(core_->scheduling_policy()));
+  Submit("running", 1, 4, 10);
+  uint32_t b = Submit("wide", 2, 8, 60);
+  Effects e;
+  core_->Tick(kT0, e);
+  ASSERT_EQ(Job(b).sched_start_time(), kT0 + 600);
+  core_->Reconfigure(config_);  // Backfill off: FCFS
+  wire::SignalJobsRequest cancel;
+  cancel.add_job_ids(std::to_string(b));
+  core_->SignalJobs(cancel, alice_, kT0 + 1, e);
+  ASSERT_EQ(State(b), "CANCELLED");
+  EXPECT_NE(Job(b).sched_start_time(), 0);  // Nobody cleared the plan
+  core_->Tick(kT0 + 300, e);
+  EXPECT_NE(core_->FindJob(b), nullptr);
+  core_->Tick(kT0 + 301, e);
+  EXPECT_EQ(core_->FindJob(b), nullptr);
+}
+
 TEST_F(BackfillPassTest, BackfillRunsEveryIntervalAndTheMainPassStillStartsInOrder) {
   Start("SchedulerParameters=bf_interval=60\n");
   uint32_t a = Submit("running", 1, 4, 10);

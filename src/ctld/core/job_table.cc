@@ -6,8 +6,17 @@
 #include <utility>
 
 #include "model/job_payload.h"
+#include "model/job_state.h"
 
 namespace rota::ctld {
+namespace {
+
+// Finished, and no backfill plan left on it to clear (see PruneFinished).
+bool DoneWith(const wire::JobRecord& job) {
+  return model::IsFinished(job.state()) && job.sched_start_time() == 0 && job.sched_nodes().empty();
+}
+
+}  // namespace
 
 JobTable::JobTable(uint32_t first_job_id) : next_id_(std::max(1u, first_job_id)) {}
 
@@ -52,6 +61,7 @@ Result<JobShape> JobTable::ShapeOf(const wire::JobRecord& job,
 wire::JobRecord& JobTable::Mutable(uint32_t id) {
   Ptr& p = jobs_.at(id);
   ++version_;
+  live_.try_emplace(id, &p);  // The change may make a finished job live again (requeue).
   if (p.use_count() > 1) {
     auto copy = std::make_shared<wire::JobRecord>(*p);
     wire::JobRecord& record = *copy;
@@ -81,12 +91,15 @@ void JobTable::Insert(wire::JobRecord job) {
   }
   RaiseNextId(id + 1);
   shapes_.erase(id);
-  jobs_[id] = std::make_shared<wire::JobRecord>(std::move(job));
+  Ptr& slot = jobs_[id];
+  slot = std::make_shared<wire::JobRecord>(std::move(job));
+  live_.insert_or_assign(id, &slot);
   ++version_;
 }
 
 void JobTable::Erase(uint32_t id) {
   jobs_.erase(id);
+  live_.erase(id);
   payloads_.erase(id);
   shapes_.erase(id);
   ++version_;
@@ -107,9 +120,45 @@ void JobTable::RaiseNextId(uint32_t id) { next_id_ = std::max(next_id_, id); }
 
 void JobTable::Clear() {
   jobs_.clear();
+  live_.clear();
+  finished_.clear();
   payloads_.clear();
   shapes_.clear();
   ++version_;
+}
+
+void JobTable::PruneFinished() {
+  for (auto it = live_.begin(); it != live_.end();) {
+    const wire::JobRecord& job = **it->second;
+    if (DoneWith(job)) {
+      finished_.emplace(job.end_time(), it->first);
+      it = live_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+std::vector<uint32_t> JobTable::TakeFinishedBy(int64_t ended_by) {
+  std::vector<uint32_t> taken;
+  while (!finished_.empty() && finished_.begin()->first <= ended_by) {
+    const auto [end, id] = *finished_.begin();
+    finished_.erase(finished_.begin());
+    auto job = jobs_.find(id);
+    // Gone, or live again: a later PruneFinished queues it by its new end.
+    if (job == jobs_.end() || live_.count(id) > 0) continue;
+    if (job->second->end_time() != end) {
+      finished_.emplace(job->second->end_time(), id);  // Changed after it was queued
+      continue;
+    }
+    taken.push_back(id);
+  }
+  return taken;
+}
+
+std::optional<int64_t> JobTable::NextFinishedEnd() const {
+  if (finished_.empty()) return std::nullopt;
+  return finished_.begin()->first;
 }
 
 std::shared_ptr<const JobView> JobTable::Publish() {

@@ -6,10 +6,16 @@
 // copies a shared record first: a published view never sees a change.
 // Pending jobs' requests are parsed (ShapeJob) once, not at every pass: the
 // shape is kept until the record or the configuration changes.
+// Finished jobs stay for MinJobAge (300 s by default: at a few hundred jobs
+// a second, tens of thousands of them), so what the passes and timers walk is
+// the live jobs (`live`), and the finished jobs wait for their purge in
+// order of their end (`TakeFinishedBy`).
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +37,12 @@ class JobTable {
   using Map = std::map<uint32_t, Ptr>;  // Ordered: passes walk jobs by id
 
   explicit JobTable(uint32_t first_job_id);
+  // Not copied: the live jobs point into this table's own records. A move
+  // keeps them (std::map's elements move with it).
+  JobTable(const JobTable&) = delete;
+  JobTable& operator=(const JobTable&) = delete;
+  JobTable(JobTable&&) = default;
+  JobTable& operator=(JobTable&&) = default;
 
   // ---- Reading ----
   Map::const_iterator begin() const { return jobs_.begin(); }
@@ -61,6 +73,14 @@ class JobTable {
                            const conf::ClusterConfig& config,
                            const sched::ClusterModel& model) const;
 
+  // Every job that has not finished is among these (in id order, each with
+  // its record), and so may be some that finished since the last
+  // PruneFinished: readers still check the state. Insert, Replace and Mutable
+  // add the job. The records are the table's own (std::map keeps its
+  // elements in place), so a walk costs what a walk of the table did.
+  using LiveMap = std::map<uint32_t, const Ptr*>;
+  const LiveMap& live() const { return live_; }
+
   // ---- Changing ----
   // The record to change in place; copied first when a view shares it.
   // Not for its request (spec): that goes through Replace.
@@ -79,6 +99,16 @@ class JobTable {
   // Ids below `id` are taken (a snapshot's or a record's next id).
   void RaiseNextId(uint32_t id);
   void Clear();
+  // Moves the jobs that finished out of the live ids, into the queue of
+  // finished jobs by end time. One that finished with a backfill plan still
+  // on it (cancelled while pending) stays until the backfill pass, which walks
+  // the live jobs, has cleared the plan.
+  void PruneFinished();
+  // The finished jobs that ended at or before `ended_by` (oldest first), out
+  // of the queue; and when the next one ended. REQUIRES: PruneFinished first,
+  // so that a job that finished again is queued by its new end.
+  std::vector<uint32_t> TakeFinishedBy(int64_t ended_by);
+  std::optional<int64_t> NextFinishedEnd() const;
   // Something readers see changed outside the records (a node's state):
   // the next Publish builds a new view.
   void Touch() { ++version_; }
@@ -90,6 +120,11 @@ class JobTable {
 
  private:
   Map jobs_;
+  LiveMap live_;  // See live()
+  // Finished jobs by (end time, id) as PruneFinished found them; an entry is
+  // checked against the record when it is taken (the job may be gone, or
+  // requeued and live again).
+  std::set<std::pair<int64_t, uint32_t>> finished_;
   // Scripts and environments by the submission's job id, out of the records.
   // Packed (model/job_payload.h): one small allocation per submission.
   std::map<uint32_t, std::shared_ptr<const std::string>> payloads_;

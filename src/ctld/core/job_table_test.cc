@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "sched/cluster_model.h"
 #include "testing/config_files.h"
 
@@ -14,6 +16,15 @@ wire::JobRecord Job(uint32_t id, const std::string& name = "job") {
   job.mutable_spec()->set_name(name);
   job.set_state(wire::JOB_STATE_PENDING);
   return job;
+}
+
+std::set<uint32_t> LiveIds(const JobTable& table) {
+  std::set<uint32_t> ids;
+  for (const auto& [id, live] : table.live()) {
+    EXPECT_EQ(*live, table.at(id));  // The table's own record
+    ids.insert(id);
+  }
+  return ids;
 }
 
 TEST(JobTableTest, APublishedViewNeverSeesALaterChange) {
@@ -59,6 +70,56 @@ TEST(JobTableTest, NewIdsSkipLiveJobsAndNeverGoBelowWhatWasSeen) {
   wrapped.Insert(Job(1));
   // Ids 1 and 3 are live: a table whose counter was at 1 would hand out 4.
   EXPECT_EQ(wrapped.AllocateId(), 4u);
+}
+
+// The passes and timers walk the live ids only: every job not finished must
+// be among them, whatever path made it live (a requeue goes through Mutable).
+TEST(JobTableTest, LiveIdsHoldEveryUnfinishedJobAndFinishedOnesQueueByEnd) {
+  JobTable table(1);
+  for (uint32_t id : {1u, 2u, 3u, 4u}) table.Insert(Job(id));
+  auto finish = [&](uint32_t id, int64_t end) {
+    wire::JobRecord& j = table.Mutable(id);
+    j.set_state(wire::JOB_STATE_COMPLETED);
+    j.set_end_time(end);
+  };
+  finish(3, 100);
+  finish(1, 200);
+  table.Mutable(4).set_state(wire::JOB_STATE_RUNNING);
+  EXPECT_EQ(LiveIds(table), (std::set<uint32_t>{1, 2, 3, 4}));  // Not pruned yet
+  table.PruneFinished();
+  EXPECT_EQ(LiveIds(table), (std::set<uint32_t>{2, 4}));
+  EXPECT_EQ(table.NextFinishedEnd(), 100);
+
+  // Requeued: live again, and not purged on its old end.
+  table.Mutable(3).set_state(wire::JOB_STATE_PENDING);
+  EXPECT_EQ(LiveIds(table), (std::set<uint32_t>{2, 3, 4}));
+  table.PruneFinished();
+  EXPECT_TRUE(table.TakeFinishedBy(150).empty());
+  EXPECT_EQ(LiveIds(table), (std::set<uint32_t>{2, 3, 4}));
+
+  // It finishes again, later: queued by its new end.
+  finish(3, 300);
+  table.PruneFinished();
+  EXPECT_EQ(table.TakeFinishedBy(250), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(table.NextFinishedEnd(), 300);
+  table.Erase(3);
+  EXPECT_TRUE(table.TakeFinishedBy(1000).empty());  // Gone before its purge
+  EXPECT_EQ(table.NextFinishedEnd(), std::nullopt);
+  EXPECT_EQ(LiveIds(table), (std::set<uint32_t>{2, 4}));
+}
+
+// The backfill pass clears the plan of a job that stopped waiting, walking
+// only the live ids: a job cancelled with a plan on it must stay among them.
+TEST(JobTableTest, AFinishedJobWithAPlanStaysLiveUntilThePlanIsCleared) {
+  JobTable table(1);
+  table.Insert(Job(1));
+  table.Mutable(1).set_sched_start_time(500);
+  table.Mutable(1).set_state(wire::JOB_STATE_CANCELLED);
+  table.PruneFinished();
+  EXPECT_EQ(LiveIds(table), (std::set<uint32_t>{1}));
+  table.Mutable(1).clear_sched_start_time();
+  table.PruneFinished();
+  EXPECT_TRUE(LiveIds(table).empty());
 }
 
 TEST(JobTableTest, AnInlineScriptMovesToThePayloadsAndLeavesWithTheJob) {

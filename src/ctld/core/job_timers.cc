@@ -33,7 +33,11 @@ void JobControl::SweepTimers(int64_t now, Effects& effects) {
   std::vector<uint32_t> prolog_again;  // PrologSlurmctld asked before a restart
   std::vector<uint32_t> gpus_idle;     // GpuIdlePolicy's cancel or requeue due
   next_wake_.reset();
-  for (const auto& [id, job] : jobs_) {
+  // Only the live jobs have timers; the finished ones wait in order of their
+  // end for MinJobAge to pass.
+  jobs_.PruneFinished();
+  for (const auto& [id, live] : jobs_.live()) {
+    const JobTable::Ptr& job = *live;
     switch (job->state()) {
       case wire::JOB_STATE_RUNNING:
         if (job->preempt_kill_time() > 0) {
@@ -78,6 +82,8 @@ void JobControl::SweepTimers(int64_t now, Effects& effects) {
         if (job->spec().begin_time() > now) NoteWake(job->spec().begin_time());
         break;
       default:
+        // Finished and still live: a backfill plan is left on it to clear
+        // (JobTable::PruneFinished). Purged all the same, as the others.
         if (!model::IsFinished(job->state())) break;
         if (job->end_time() + config_->settings.min_job_age <= now) {
           old.push_back(id);
@@ -85,6 +91,10 @@ void JobControl::SweepTimers(int64_t now, Effects& effects) {
           NoteWake(job->end_time() + config_->settings.min_job_age);
         }
     }
+  }
+  for (uint32_t id : jobs_.TakeFinishedBy(now - config_->settings.min_job_age)) old.push_back(id);
+  if (std::optional<int64_t> next = jobs_.NextFinishedEnd()) {
+    NoteWake(*next + config_->settings.min_job_age);
   }
   for (uint32_t id : warn) SendWarning(id, effects);
   // A controller that restarted while a PrologSlurmctld ran has lost it: it

@@ -54,7 +54,7 @@ uint32_t LicensePool::Used(const std::string& name) const {
 LicensePool LicensesInUse(const conf::ClusterConfig& config, const JobTable& jobs) {
   LicensePool pool(config.settings.licenses);
   if (!config.settings.licenses.empty()) {
-    for (const auto& [id, job] : jobs) pool.Count(*job);
+    for (const auto& [id, live] : jobs.live()) pool.Count(**live);
   }
   return pool;
 }

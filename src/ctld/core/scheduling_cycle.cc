@@ -31,7 +31,8 @@ bool SchedulingCycle::KilledForInvalidDependency(const wire::JobRecord& job,
 
 uint32_t SchedulingCycle::RunningArrayTasks(uint32_t array_job_id) const {
   uint32_t n = 0;
-  for (const auto& [id, job] : p_.jobs) {
+  for (const auto& [id, live] : p_.jobs.live()) {
+    const JobTable::Ptr& job = *live;
     if (job->array_job_id() == array_job_id && !job->array_meta() &&
         (job->state() == wire::JOB_STATE_RUNNING || job->state() == wire::JOB_STATE_SUSPENDED)) {
       ++n;
@@ -102,7 +103,8 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
   // Pending jobs (held ones, priority 0, keep their reason and need no place
   // in the order) in queue order; also notes the nodes held for preemptors.
   void BuildQueue() {
-    for (const auto& [id, job] : p_.jobs) {
+    for (const auto& [id, live] : p_.jobs.live()) {
+      const JobTable::Ptr& job = *live;
       if (job->state() == wire::JOB_STATE_PENDING && job->priority() != 0) {
         records_.push_back(job.get());
         if (job->preempt_nodes_size() > 0) p_.preemption.NoteHold(*job);
