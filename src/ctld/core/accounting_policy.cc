@@ -158,7 +158,8 @@ Status AccountingPolicy::CheckLimitsAtSubmit(const wire::JobRecord& job, uint32_
     return Status::Ok();
   }
   sched::LimitUsage active(table_);
-  for (const auto& [id, other] : jobs_) {
+  for (const auto& [id, live] : jobs_.live()) {
+    const JobTable::Ptr& other = *live;
     if (Active(other->state()) && other->spec().user() == demand.user) {
       active.Add(DemandOf(*config_, *other), JobCount(*other));
     } else if (Active(other->state())) {
@@ -178,7 +179,8 @@ std::unique_ptr<sched::LimitUsage> AccountingPolicy::RunningUsage(const sched::U
   if (table_ == nullptr || !enforcement_.limits || !table_->has_start_limits()) return nullptr;
   auto usage = std::make_unique<sched::LimitUsage>(table_);
   if (table_->has_tres_mins_limits()) usage->SetTresMinutes(&ledger, enforcement_.safe);
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, live] : jobs_.live()) {
+    const JobTable::Ptr& job = *live;
     if (!Holds(job->state())) continue;
     sched::JobDemand d = DemandOf(*config_, *job);
     // What is left of its time limit (GrpTRESRunMins); none set: unbounded.

@@ -81,7 +81,8 @@ std::vector<wire::GpuShare> JobControl::GpuSharesOn(const std::string& node) con
   // Most heartbeats stop here: no job holds a GPU share on the node, so there
   // is no job to scan for.
   if (n == nullptr || n->gpu_share_jobs == 0) return shares;
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, live] : jobs_.live()) {
+    const JobTable::Ptr& job = *live;
     if (job->state() != wire::JOB_STATE_RUNNING || job->nodes_size() < 2) continue;
     // The first node's rotad watches the job's GPUs from the batch launch.
     for (int i = 1; i < job->nodes_size() && i < job->allocs_size(); ++i) {

@@ -54,7 +54,8 @@ void JobControl::ReconcileNodeJobs(const wire::NodeRegisterRequest& report, int6
   const int64_t grace = config_->settings.batch_start_timeout;
   std::vector<uint32_t> lost;
   std::vector<uint32_t> cleaned;
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, live] : jobs_.live()) {  // Finished jobs are on no node
+    const JobTable::Ptr& job = *live;
     if (held.count(id) != 0 || job->nodes().empty() || job->start_time() + grace > now) continue;
     if (job->gang_launch_pending()) continue;  // Waits for its first time slice: not there yet
     if (job->prolog_slurmctld_running() && job->state() == wire::JOB_STATE_RUNNING) {
