@@ -99,7 +99,7 @@ class JobTable {
   // Ids below `id` are taken (a snapshot's or a record's next id).
   void RaiseNextId(uint32_t id);
   void Clear();
-  // Moves the jobs that finished out of the live ids, into the queue of
+  // Moves the jobs that finished out of the live jobs, into the queue of
   // finished jobs by end time. One that finished with a backfill plan still
   // on it (cancelled while pending) stays until the backfill pass, which walks
   // the live jobs, has cleared the plan.

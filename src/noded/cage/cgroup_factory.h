@@ -20,7 +20,6 @@ namespace rota::noded {
 // JobAcctGatherType=jobacct_gather/cgroup); without it sstat's CPU time
 // comes from /proc.
 std::unique_ptr<CgroupBackend> MakeCgroupBackend(const conf::CgroupConf& conf,
-                                                 const std::string& node,
-                                                 bool cpu_time_cage = false);
+                                                 const std::string& node, bool cpu_time_cage);
 
 }  // namespace rota::noded

@@ -27,9 +27,8 @@
 namespace rota::noded {
 
 // Where a node's containers live: `spool_dir`/containers. Here, not with the
-// image cache (node_containers.h), so that rota-stepd, which only runs
-// containers, does not link the image code and libarchive's libraries: each
-// shared library makes every job's fork dearer.
+// image cache (node_containers.h): rota-stepd needs it and must not link the
+// image code (src/noded/README.md).
 std::string NodeContainersDir(const std::string& spool_dir);
 
 // The step id a batch script's container is kept under (no srun step has it).
