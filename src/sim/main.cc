@@ -15,6 +15,7 @@
 #include "sim/alibaba_reader.h"
 #include "sim/policy.h"
 #include "sim/replay_plot.h"
+#include "sim/runtime_predictions.h"
 #include "sim/sacct_json_reader.h"
 #include "sim/sacct_reader.h"
 #include "sim/sim_cluster.h"
@@ -30,8 +31,8 @@ constexpr const char* kUsage =
     "usage: rota-sim --trace FILE.swf[.gz]|PODS.csv|SACCT.txt [--alibaba-nodes NODES.csv]\n"
     "                [--config slurm.conf | --nodes N --cpus-per-node C [--gpus-per-node G]]\n"
     "                [--policy fcfs|easy|conservative|slurm] [--estimates user|exact|predicted]\n"
-    "                [--forecasts] [--jobs-csv F] [--plot F.svg] [--max-jobs N] [--no-timing]\n"
-    "                [--quiet]\n"
+    "                [--predictions F] [--forecasts] [--jobs-csv F] [--plot F.svg]\n"
+    "                [--max-jobs N] [--no-timing] [--quiet]\n"
     "       rota-sim --generate N --out F.swf [--procs P] [--load L] [--seed S]\n";
 
 struct Options {
@@ -49,6 +50,7 @@ struct Options {
   bool timing = true;
   bool quiet = false;
   bool forecasts = false;
+  std::string predictions;
   uint64_t generate = 0;
   std::string out;
   SyntheticOptions synthetic;
@@ -102,6 +104,8 @@ std::string ParseArgs(int argc, char** argv, Options& o) {
       o.policy = value;
     } else if (arg == "--estimates") {
       o.estimates = value;
+    } else if (arg == "--predictions") {
+      o.predictions = value;
     } else if (arg == "--jobs-csv") {
       o.jobs_csv = value;
     } else if (arg == "--plot") {
@@ -226,6 +230,15 @@ int Replay(const Options& o) {
                                                        : Estimates::kUser;
   sim_options.policy = *policy;
   sim_options.forecasts = o.forecasts;
+  Result<RuntimePredictions> predictions = RuntimePredictions();
+  if (!o.predictions.empty()) {
+    if (sim_options.estimates != Estimates::kPredicted) {
+      return Fail("--predictions plans with the listed runtimes: it needs --estimates predicted");
+    }
+    predictions = ReadRuntimePredictions(o.predictions);
+    if (!predictions.ok()) return Fail(predictions.status().message());
+    sim_options.predictions = &*predictions;
+  }
   if (!o.quiet) {
     sim_options.progress = [](const SimProgress& p) {
       std::cerr << fmt::format(

@@ -167,7 +167,7 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       o.trace_id = jobs[index].id;
       o.submit = now - kSimEpoch;
       Result<wire::SubmitJobResponse> r = core.Submit(
-          SubmissionFor(jobs[index], options_.estimates), CallerFor(jobs[index]), now, effects);
+          SubmissionFor(jobs[index], options_.estimates, options_.predictions), CallerFor(jobs[index]), now, effects);
       if (!r.ok()) {
         o.refused = r.status().message();
         ++result.refused;

@@ -13,6 +13,7 @@
 
 #include "conf/cluster_config.h"
 #include "sim/policy.h"
+#include "sim/runtime_predictions.h"
 #include "sim/trace_job.h"
 
 namespace rota::sim {
@@ -58,6 +59,10 @@ struct SimOptions {
   // had turned out by then (model/start_forecast.h). Costs a plan of the
   // queue per submission.
   bool forecasts = false;
+  // With Estimates::kPredicted: each job's planned runtime from this list
+  // (`rota-sim --predictions`) instead of the controller's own predictor;
+  // a job not listed is planned with its limit. Null: the controller predicts.
+  const RuntimePredictions* predictions = nullptr;
 };
 
 // What happened to one trace job. Times are seconds from the trace's start.

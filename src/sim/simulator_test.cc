@@ -187,6 +187,34 @@ TEST(SimulatorTest, JobsOverTheirLimitEndAsTimeoutsAtTheLimit) {
   EXPECT_EQ(exact.jobs[0].end, 100);
 }
 
+// Predictions from a list that are the real runtimes plan every job as exact
+// estimates do: the same starts, though the limits stay the users' (longer).
+// The same list without --estimates predicted is not used: user estimates.
+TEST(SimulatorTest, ListedPredictionsArePlannedWith) {
+  auto config = Cluster({16, 2, 0});
+  ASSERT_NE(config, nullptr);
+  std::vector<TraceJob> jobs = GenerateTrace({300, 32, 0.95, 5});
+  RuntimePredictions exact;
+  for (TraceJob& j : jobs) {
+    j.requested_s = std::max(j.requested_s, j.runtime_s) * 3;
+    exact[j.id] = j.runtime_s;
+  }
+  auto starts = [&](Estimates estimates, const RuntimePredictions* predictions) {
+    SimOptions options;
+    options.policy = Policy::kConservative;
+    options.estimates = estimates;
+    options.predictions = predictions;
+    std::vector<int64_t> out;
+    for (const JobOutcome& o : Simulator(*config, options).Run(jobs).jobs) out.push_back(o.start);
+    return out;
+  };
+  const std::vector<int64_t> with_exact = starts(Estimates::kExact, nullptr);
+  const std::vector<int64_t> with_user = starts(Estimates::kUser, nullptr);
+  ASSERT_NE(with_exact, with_user);  // Else the list could not show
+  EXPECT_EQ(starts(Estimates::kPredicted, &exact), with_exact);
+  EXPECT_EQ(starts(Estimates::kUser, &exact), with_user);
+}
+
 TEST(SimulatorTest, JobsBiggerThanTheClusterAreRefused) {
   auto config = Cluster({2, 1, 0});
   ASSERT_NE(config, nullptr);

@@ -16,13 +16,22 @@ int64_t TimeLimitFor(const TraceJob& job, Estimates estimates) {
   return std::max<int64_t>(limit, 1);
 }
 
-wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates) {
+wire::SubmitJobRequest SubmissionFor(const TraceJob& job, Estimates estimates,
+                                     const RuntimePredictions* predictions) {
   wire::SubmitJobRequest request;
   wire::JobSpec& spec = *request.mutable_spec();
   spec.set_name(fmt::format("trace{}", job.id));
   spec.set_num_tasks(job.processors);
   spec.set_cpus_per_task(std::max<uint32_t>(job.cpus_per_task, 1));
   spec.set_time_limit_s(TimeLimitFor(job, estimates));
+  if (predictions != nullptr && estimates == Estimates::kPredicted) {
+    // A job carrying an expected runtime is not predicted again by the
+    // controller; its limit as the expectation plans it with its limit.
+    auto listed = predictions->find(job.id);
+    spec.set_expected_run_s(listed == predictions->end()
+                                ? spec.time_limit_s()
+                                : std::min(listed->second, spec.time_limit_s()));
+  }
   if (job.nodes > 0) spec.set_min_nodes(job.nodes);
   if (job.gpus > 0) {
     // --gres counts per node: a job's GPUs spread evenly over its nodes.
