@@ -29,6 +29,15 @@ constexpr size_t kMaxAhead = 5;
 // How many running jobs whose ends the planned start waits for are named.
 constexpr size_t kMaxReleases = 4;
 
+// Whether a pending job competes for nodes: the last pass found it waiting
+// only for them, or has not looked at it yet. One held by its own cause (a
+// dependency, a begin time, a limit) holds back no one, so it is not "ahead".
+bool CompetesForNodes(const wire::JobRecord& j) {
+  const std::string& r = j.reason();
+  return r.empty() || r == model::reason::kNone || r == model::reason::kResources ||
+         r == model::reason::kPriority;
+}
+
 std::string Count(uint64_t n, std::string_view one) {
   return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
 }
@@ -368,12 +377,14 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     }
   }
 
-  // The jobs ahead of it in its partition's queue (the order both passes use).
+  // The jobs ahead of it in its partition's queue (the order both passes use)
+  // that compete for its nodes.
   if (job->priority() != 0) {
     std::vector<const wire::JobRecord*> queue;
     for (const auto& [id, other] : jobs_) {
       if (other->state() == wire::JOB_STATE_PENDING && other->priority() != 0 &&
-          other->spec().partition() == spec.partition()) {
+          other->spec().partition() == spec.partition() &&
+          (other.get() == job || CompetesForNodes(*other))) {
         queue.push_back(other.get());
       }
     }

@@ -126,6 +126,26 @@ TEST_F(WhyReportTest, JobsAheadAreRankedWithTheirPriorities) {
   EXPECT_EQ(Cause(Why(first), "Priority"), nullptr);
 }
 
+// A job ahead that waits for its own dependency holds back no one (the pass
+// skips it): the job behind it is first in line, with no Priority cause.
+TEST_F(WhyReportTest, AJobAheadHeldByItsOwnDependencyIsNotAhead) {
+  StartCluster();
+  const uint32_t running = BusyGpuNodes("gpu:a100:2", 60).first;
+  uint32_t waiting = Submit(bob_, 1, "gpu:a100:2", 10, fmt::format("afterok:{}", running));
+  now_ += 600;  // Older: more age priority
+  uint32_t later = Submit(alice_, 1, "gpu:a100:2", 10);
+  now_ += 60;
+  Tick();
+  ASSERT_EQ(Job(waiting).reason(), "Dependency");
+  ASSERT_GT(Job(waiting).priority(), Job(later).priority());
+  wire::WhyResponse why = Why(later);
+  EXPECT_EQ(why.reason(), "Resources");
+  EXPECT_EQ(why.rank(), 1u);
+  EXPECT_EQ(why.queued(), 1u);
+  EXPECT_EQ(why.ahead_size(), 0);
+  EXPECT_EQ(Cause(why, "Priority"), nullptr) << Causes(why);
+}
+
 TEST_F(WhyReportTest, EveryCauseIsNamedNotOnlyTheFirst) {
   StartCluster();
   uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
