@@ -3,18 +3,12 @@
 #include "model/pending_reason.h"
 
 namespace rota::ctld {
-namespace {
 
-// How long a pending job is planned to run: its expected runtime when it
-// carries one shorter than its limit and predictions are on
-// (SchedulerParameters=rota_predict_runtime), else its limit (-1: no limit).
 int64_t PlannedDuration(const wire::JobRecord& j, bool predictions) {
   const int64_t limit = j.time_limit_s();
   const int64_t expected = predictions ? j.spec().expected_run_s() : 0;
   return expected > 0 && (limit < 0 || expected < limit) ? expected : limit;
 }
-
-}  // namespace
 
 // Jobs the main pass left pending for want of resources (its own or those of
 // a job ahead): the only ones backfill may start or plan.

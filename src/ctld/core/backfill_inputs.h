@@ -19,6 +19,11 @@ namespace rota::ctld {
 // a job ahead): the only ones backfill may start or plan.
 bool WaitsForResources(const wire::JobRecord& j);
 
+// How long a pending job is planned to run: its expected runtime when it
+// carries one shorter than its limit and `predictions` are on
+// (SchedulerParameters=rota_predict_runtime), else its limit (-1: no limit).
+int64_t PlannedDuration(const wire::JobRecord& j, bool predictions);
+
 // When a holding job's resources are planned to come back (sched::kForever
 // for a job without a limit). `predictions`: SchedulerParameters=
 // rota_predict_runtime, without which a job's expected runtime is ignored

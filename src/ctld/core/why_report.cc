@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <set>
 
 #include "common/duration.h"
 #include "common/hostlist.h"
@@ -150,6 +151,42 @@ std::string DescribeLimit(const sched::LimitHit& hit) {
                      hit.holder, Number(hit.used), unit, Number(hit.asked), Number(hit.max));
 }
 
+// Why a job that fits on what is free now did not start: the last backfill
+// pass holds some of those nodes for jobs ahead of it (`ahead`, farthest
+// first), planned to start before its own planned run would end. "" when no
+// plan of a job ahead explains it.
+std::string HeldForJobsAhead(const wire::JobRecord& job,
+                             const std::vector<const wire::JobRecord*>& ahead,
+                             const std::set<std::string>& fit_now_nodes, bool predictions,
+                             int64_t now) {
+  const int64_t duration = PlannedDuration(job, predictions);
+  std::vector<std::string> holds;
+  for (auto it = ahead.rbegin(); it != ahead.rend() && holds.size() < kMaxReleases; ++it) {
+    const wire::JobRecord& a = **it;
+    const int64_t start = a.sched_start_time();
+    if (start <= 0 || (duration >= 0 && now + duration <= start)) continue;
+    Result<std::vector<std::string>> planned = ExpandHostlist(a.sched_nodes());
+    if (!planned.ok()) continue;
+    std::vector<std::string> held;
+    for (const std::string& node : *planned) {
+      if (fit_now_nodes.count(node) > 0) held.push_back(node);
+    }
+    if (held.empty()) continue;
+    holds.push_back(fmt::format("{} for job {}, planned to start {}", CompressHostlist(held),
+                                a.job_id(), Until(start, now)));
+  }
+  if (holds.empty()) return "";
+  const std::string run = duration < 0 ? "its unlimited time limit"
+                          : duration != job.time_limit_s()
+                              ? "its predicted run of " + FormatDurationScontrol(duration)
+                              : "its time limit of " + FormatDurationScontrol(duration);
+  return fmt::format(
+      "; it fits on what is free now ({}), but the last backfill pass holds {}, and {} would "
+      "run past that",
+      CompressHostlist(std::vector<std::string>(fit_now_nodes.begin(), fit_now_nodes.end())),
+      Join(holds, "; "), run);
+}
+
 }  // namespace
 
 Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t now) const {
@@ -273,6 +310,8 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
   }
 
   // Resources: its share of one node against every node of the partition.
+  bool fits_now = false;                // The whole request fits on free resources now
+  std::set<std::string> fit_now_nodes;  // Where its share of one node is free now
   if (partition != nullptr) {
     Result<JobShape> shape = jobs_.ShapeOf(*job, *partition, *config_, nodes_.model());
     if (shape.ok()) {
@@ -300,6 +339,7 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
         w->set_fits_now(n.Usable() &&
                         sched::Select(model, nodes_.usage(), {i}, share).allocation.has_value());
         fit_now += w->fits_now();
+        if (w->fits_now()) fit_now_nodes.insert(n.config->name);
         fit_idle += w->fits_when_idle();
         if (n.Usable()) {
           usable.push_back(i);
@@ -307,8 +347,9 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
           unusable.push_back(n.config->name);
         }
       }
-      const bool fits =
+      fits_now =
           sched::Select(model, nodes_.usage(), usable, shape->request).allocation.has_value();
+      const bool fits = fits_now;
       if (!fits) {
         std::string text = fmt::format(
             "it needs {}; {} of the {} nodes of partition {} have its share of one node free now",
@@ -415,11 +456,17 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     }
     if (rank > 0) {
       const wire::WhyJobAhead& next = out.ahead(0);
-      add(model::reason::kPriority,
-          fmt::format("{} of partition {} {} ahead of it (it is {} of {}); the nearest is job "
-                      "{} of {} with priority {}",
-                      Count(rank, "pending job"), spec.partition(), rank == 1 ? "is" : "are",
-                      rank + 1, queue.size(), next.job_id(), next.user(), next.priority()));
+      std::string text = fmt::format(
+          "{} of partition {} {} ahead of it (it is {} of {}); the nearest is job "
+          "{} of {} with priority {}",
+          Count(rank, "pending job"), spec.partition(), rank == 1 ? "is" : "are", rank + 1,
+          queue.size(), next.job_id(), next.user(), next.priority());
+      if (fits_now) {
+        std::vector<const wire::JobRecord*> ahead(queue.begin(), queue.begin() + rank);
+        text +=
+            HeldForJobsAhead(*job, ahead, fit_now_nodes, scheduling_policy_.predict_runtime, now);
+      }
+      add(model::reason::kPriority, std::move(text));
     }
   }
 

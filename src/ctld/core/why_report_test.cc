@@ -146,6 +146,41 @@ TEST_F(WhyReportTest, AJobAheadHeldByItsOwnDependencyIsNotAhead) {
   EXPECT_EQ(Cause(why, "Priority"), nullptr) << Causes(why);
 }
 
+// A job that fits on what is free now but would run into the plan of a job
+// ahead: the Priority cause names the node held, for which job, from when,
+// and its own time limit that would run past it.
+TEST_F(WhyReportTest, AJobThatFitsNowIsToldWhichPlanHoldsTheNodes) {
+  StartCluster();
+  const uint32_t running = Submit(bob_, 1, "gpu:a100:2", 60);
+  Tick();
+  ASSERT_EQ(Job(running).state(), wire::JOB_STATE_RUNNING);
+  const uint32_t wide = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(2);
+    s.set_min_nodes(2);
+    s.set_gres("gpu:a100:2");
+    s.set_time_limit_s(30 * 60);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  now_ += 60;
+  const uint32_t later = Submit(alice_, 1, "gpu:a100:2", 120);
+  Tick();
+  ASSERT_EQ(Job(wide).state(), wire::JOB_STATE_PENDING);
+  ASSERT_EQ(Job(later).state(), wire::JOB_STATE_PENDING);
+  wire::WhyResponse why = Why(later);
+  const wire::WhyCause* prio = Cause(why, "Priority");
+  ASSERT_NE(prio, nullptr) << Causes(why);
+  const std::string other_node = Job(running).nodes(0) == "n1" ? "n2" : "n1";
+  EXPECT_NE(prio->text().find(fmt::format(
+                "it fits on what is free now ({}), but the last backfill pass holds {} for job "
+                "{}, planned to start in 59 min, and its time limit of 02:00:00 would run past "
+                "that",
+                other_node, other_node, wide)),
+            std::string::npos)
+      << prio->text();
+  // The job ahead of it has no such words: nothing is free for it now.
+  EXPECT_EQ(Cause(Why(wide), "Priority"), nullptr);
+}
+
 TEST_F(WhyReportTest, EveryCauseIsNamedNotOnlyTheFirst) {
   StartCluster();
   uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
