@@ -319,6 +319,12 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
       out.set_request(DescribeRequest(*shape, model));
       out.set_nodes_needed(shape->nodes);
       const sched::Request share = OneNodeShare(shape->request, shape->nodes);
+      // -w: the nodes it must include. When they are all the nodes it needs,
+      // no other node can hold any of it.
+      const std::vector<uint32_t>& required = shape->request.required_nodes;
+      const bool only_required = !required.empty() && required.size() >= shape->nodes;
+      std::vector<std::string> required_names;
+      std::vector<std::string> required_unusable;
       uint32_t fit_now = 0;
       uint32_t fit_idle = 0;
       std::vector<std::string> unusable;
@@ -334,9 +340,15 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
         w->set_free_cpus(u.free_count * model.nodes[i].cpus_per_slot());
         w->set_free_gpus(static_cast<uint32_t>(std::popcount(u.free_gpus)));
         w->set_free_mem_mb(u.free_mem_mb);
+        const bool is_required = std::find(required.begin(), required.end(), i) != required.end();
+        if (is_required) {
+          required_names.push_back(n.config->name);
+          if (!n.Usable()) required_unusable.push_back(n.config->name);
+        }
+        const bool allowed = is_required || !only_required;
         w->set_fits_when_idle(
-            sched::Select(model, model.empty_usage, {i}, share).allocation.has_value());
-        w->set_fits_now(n.Usable() &&
+            allowed && sched::Select(model, model.empty_usage, {i}, share).allocation.has_value());
+        w->set_fits_now(allowed && n.Usable() &&
                         sched::Select(model, nodes_.usage(), {i}, share).allocation.has_value());
         fit_now += w->fits_now();
         if (w->fits_now()) fit_now_nodes.insert(n.config->name);
@@ -352,8 +364,14 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
       const bool fits = fits_now;
       if (!fits) {
         std::string text = fmt::format(
-            "it needs {}; {} of the {} nodes of partition {} have its share of one node free now",
-            out.request(), fit_now, members.size(), partition->name);
+            "it needs {}; {} of the {} nodes of partition {} {} its share of one node free now",
+            out.request(), fit_now, members.size(), partition->name, fit_now == 1 ? "has" : "have");
+        if (!required.empty()) {
+          text += fmt::format("; it must run on {} (--nodelist)", CompressHostlist(required_names));
+          if (!required_unusable.empty()) {
+            text += fmt::format(", and {} not usable", CompressHostlist(required_unusable));
+          }
+        }
         if (fit_idle < shape->nodes) {
           text += fmt::format("; only {} could ever hold it as configured", fit_idle);
         }

@@ -181,6 +181,38 @@ TEST_F(WhyReportTest, AJobThatFitsNowIsToldWhichPlanHoldsTheNodes) {
   EXPECT_EQ(Cause(Why(wide), "Priority"), nullptr);
 }
 
+// -w n3 while n3 is full: only n3 could hold it, whatever is free elsewhere.
+TEST_F(WhyReportTest, AJobBoundToItsNodelistIsMeasuredOnThoseNodesOnly) {
+  StartCluster();
+  const uint32_t full = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(4);
+    s.set_nodelist("n3");
+    s.set_time_limit_s(3600);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  const uint32_t bound = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(1);
+    s.set_nodelist("n3");
+    s.set_time_limit_s(600);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  Tick();
+  ASSERT_EQ(Job(full).state(), wire::JOB_STATE_RUNNING);
+  ASSERT_EQ(Job(bound).state(), wire::JOB_STATE_PENDING);
+  wire::WhyResponse why = Why(bound);
+  const wire::WhyCause* res = Cause(why, "Resources");
+  ASSERT_NE(res, nullptr) << Causes(why);
+  EXPECT_NE(res->text().find("0 of the 3 nodes of partition gpu have its share of one node free "
+                             "now; it must run on n3 (--nodelist)"),
+            std::string::npos)
+      << res->text();
+  ASSERT_EQ(why.nodes_size(), 3);
+  EXPECT_FALSE(why.nodes(0).fits_now());  // n1 is free, but not on its list
+  EXPECT_FALSE(why.nodes(0).fits_when_idle());
+  EXPECT_TRUE(why.nodes(2).fits_when_idle());
+  EXPECT_FALSE(why.nodes(2).fits_now());
+}
+
 TEST_F(WhyReportTest, EveryCauseIsNamedNotOnlyTheFirst) {
   StartCluster();
   uint32_t a = Submit(bob_, 1, "gpu:a100:2", 60);
