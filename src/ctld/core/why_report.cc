@@ -30,13 +30,16 @@ constexpr size_t kMaxAhead = 5;
 // How many running jobs whose ends the planned start waits for are named.
 constexpr size_t kMaxReleases = 4;
 
-// Whether a pending job competes for nodes: the last pass found it waiting
-// only for them, or has not looked at it yet. One held by its own cause (a
+// Whether a pending job competes for nodes, as the main pass decides
+// (sched/main_pass.cc): the last pass tried to place it and found no room
+// (Resources, ReqNodeNotAvail), or it waits behind one that did (Priority),
+// or the pass has not looked at it yet. One held by its own cause (a
 // dependency, a begin time, a limit) holds back no one, so it is not "ahead".
 bool CompetesForNodes(const wire::JobRecord& j) {
-  const std::string& r = j.reason();
-  return r.empty() || r == model::reason::kNone || r == model::reason::kResources ||
-         r == model::reason::kPriority;
+  const model::PendingReason reason(j.reason());
+  const std::string_view code = reason.code();
+  return code.empty() || code == model::reason::kNone || code == model::reason::kResources ||
+         code == model::reason::kPriority || code == model::reason::kReqNodeNotAvail;
 }
 
 std::string Count(uint64_t n, std::string_view one) {
