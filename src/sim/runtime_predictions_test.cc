@@ -1,6 +1,7 @@
 #include "sim/runtime_predictions.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
