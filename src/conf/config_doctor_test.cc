@@ -139,6 +139,21 @@ TEST(ConfigDoctorTest, BackfillWindowShorterThanTheLongestMaxTime) {
             "");
 }
 
+TEST(ConfigDoctorTest, RuntimePredictionsWithoutPriorityForWideJobs) {
+  const std::string predicting =
+      Swap(kSlurmConf, "bf_window=2880,bf_continue", "bf_window=2880,rota_predict_runtime");
+  EXPECT_EQ(DiagnoseSlurmConf(predicting),
+            "warning: slurm.conf line 7: rota_predict_runtime plans backfill with users' recent "
+            "runtimes, and jobs predicted short overrun the holes they start in, so jobs that "
+            "need most of a partition wait longer: in a replay of KTH-SP2 the mean bounded "
+            "slowdown fell by 31%, but jobs of 65 or more of 100 CPUs waited 46% longer (54% "
+            "longer with a job-size priority favouring them)\n");
+  // Without backfill nothing is planned.
+  EXPECT_EQ(DiagnoseSlurmConf(
+                Swap(predicting, "PriorityType=", "SchedulerType=sched/builtin\nPriorityType=")),
+            "");
+}
+
 TEST(ConfigDoctorTest, CoresOutsideTheNodeIsAnErrorWhenLoading) {
   TempDir dir;
   auto loaded = LoadConfigFiles(
