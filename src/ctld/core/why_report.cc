@@ -327,7 +327,6 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
       const std::vector<uint32_t>& required = shape->request.required_nodes;
       const bool only_required = !required.empty() && required.size() >= shape->nodes;
       std::vector<std::string> required_names;
-      std::vector<std::string> required_unusable;
       uint32_t fit_now = 0;
       uint32_t fit_idle = 0;
       std::vector<std::string> unusable;
@@ -344,10 +343,7 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
         w->set_free_gpus(static_cast<uint32_t>(std::popcount(u.free_gpus)));
         w->set_free_mem_mb(u.free_mem_mb);
         const bool is_required = std::find(required.begin(), required.end(), i) != required.end();
-        if (is_required) {
-          required_names.push_back(n.config->name);
-          if (!n.Usable()) required_unusable.push_back(n.config->name);
-        }
+        if (is_required) required_names.push_back(n.config->name);
         const bool allowed = is_required || !only_required;
         w->set_fits_when_idle(
             allowed && sched::Select(model, model.empty_usage, {i}, share).allocation.has_value());
@@ -364,16 +360,13 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
       }
       fits_now =
           sched::Select(model, nodes_.usage(), usable, shape->request).allocation.has_value();
-      const bool fits = fits_now;
-      if (!fits) {
+      if (!fits_now) {
         std::string text = fmt::format(
             "it needs {}; {} of the {} nodes of partition {} {} its share of one node free now",
             out.request(), fit_now, members.size(), partition->name, fit_now == 1 ? "has" : "have");
+        // Which of them are down or drained, the list of unusable nodes below says.
         if (!required.empty()) {
           text += fmt::format("; it must run on {} (--nodelist)", CompressHostlist(required_names));
-          if (!required_unusable.empty()) {
-            text += fmt::format(", and {} not usable", CompressHostlist(required_unusable));
-          }
         }
         if (fit_idle < shape->nodes) {
           text += fmt::format("; only {} could ever hold it as configured", fit_idle);
