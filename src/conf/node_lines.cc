@@ -227,4 +227,6 @@ void AssignSharedHostPorts(ClusterConfig& config) {
   }
 }
 
+bool IsNodeLineKey(std::string_view key) { return NodeKeys().Find(key) != nullptr; }
+
 }  // namespace rota::conf

@@ -159,4 +159,6 @@ void ResolvePartitionNodes(ClusterConfig& config, Diagnostics& diags) {
   }
 }
 
+bool IsPartitionLineKey(std::string_view key) { return PartitionKeys().Find(key) != nullptr; }
+
 }  // namespace rota::conf

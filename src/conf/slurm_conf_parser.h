@@ -2,6 +2,7 @@
 
 // slurm.conf: global settings, NodeName lines and PartitionName lines.
 
+#include <string_view>
 #include <vector>
 
 #include "conf/cluster_config.h"
@@ -25,6 +26,9 @@ void ParseNodeLine(const ConfigLine& line, const std::vector<KeyValue>& defaults
                    ClusterConfig& config, Diagnostics& diags);
 void ParsePartitionLine(const ConfigLine& line, const std::vector<KeyValue>& defaults,
                         ClusterConfig& config, Diagnostics& diags);
+// Whether `key` is one of a NodeName or a PartitionName line (any case).
+bool IsNodeLineKey(std::string_view key);
+bool IsPartitionLineKey(std::string_view key);
 // Resolves each partition's Nodes= against config.nodes.
 void ResolvePartitionNodes(ClusterConfig& config, Diagnostics& diags);
 // Nodes without Port= that share an address (several node daemons on one

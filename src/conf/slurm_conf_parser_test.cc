@@ -271,6 +271,24 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
       << loaded.Text();
 }
 
+// A partition's or a node's key among the global ones is named as such: the
+// fix is to move it, not to wait for Rota to learn it.
+TEST(SlurmConfParserTest, PartitionAndNodeKeysAmongTheGlobalOnesSayWhereTheyBelong) {
+  TempDir dir;
+  auto loaded =
+      LoadConfigFiles(dir, {std::string(kMinimalHead) + "TRESBillingWeights=CPU=1.0,GRES/gpu=8\n"
+                                                        "realmemory=1000\n"
+                                                        "NodeName=n1\n"
+                                                        "PartitionName=p Nodes=n1\n"});
+  ASSERT_TRUE(loaded.config.ok()) << loaded.Text();
+  EXPECT_EQ(loaded.Text(),
+            "warning: slurm.conf line 4: TRESBillingWeights belongs on a PartitionName line "
+            "(PartitionName=DEFAULT for every partition); ignored here\n"
+            "warning: slurm.conf line 5: realmemory belongs on a NodeName line (NodeName=DEFAULT "
+            "for every node); ignored here\n");
+  EXPECT_TRUE((*loaded.config)->partitions.at(0).billing_weights.empty());
+}
+
 TEST(SlurmConfParserTest, UnknownKeysWarnButLoad) {
   TempDir dir;
   auto loaded =
