@@ -31,6 +31,14 @@ std::string FormatWhyText(const wire::WhyResponse& why) {
   line(fmt::format("Job {} is PENDING in partition {}, reason {}.", why.job_id(), why.partition(),
                    why.reason().empty() ? "None" : why.reason()));
   if (!why.request().empty()) line("It asks for " + why.request() + ".");
+  if (why.restarts() > 0) {
+    std::string text = fmt::format("It has run before: requeued {} time{}", why.restarts(),
+                                   why.restarts() == 1 ? "" : "s");
+    if (why.last_preempted() > 0) {
+      text += ", last displaced by a preemptor at " + FormatSlurmTime(why.last_preempted());
+    }
+    line(text + ".");
+  }
   if (why.rank() > 0) {
     std::string priority = fmt::format("Priority {}", why.priority());
     if (!why.factors().empty()) priority += " (" + why.factors() + ")";
@@ -179,6 +187,8 @@ std::string FormatWhyJson(const wire::WhyResponse& why) {
   j["start_p50"] = why.start_p50();
   j["start_p90"] = why.start_p90();
   j["predicted_run_s"] = why.predicted_run_s();
+  j["restarts"] = why.restarts();
+  j["last_preempted"] = why.last_preempted();
   j["releases"] = nlohmann::json::array();
   for (const wire::WhyRelease& r : why.releases()) {
     j["releases"].push_back({{"node", r.node()},

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/slurm_time.h"
+
 namespace rota::cli {
 namespace {
 
@@ -78,6 +80,24 @@ TEST_F(WhyFormatTest, TextNamesTheCausesThePlanAndTheNodes) {
                       "           yes"),
             std::string::npos)
       << text;
+}
+
+TEST_F(WhyFormatTest, ARequeuedJobSaysItRanBeforeAndWhenItWasPreempted) {
+  wire::WhyResponse why = Pending();
+  EXPECT_EQ(FormatWhyText(why).find("run before"), std::string::npos);
+  why.set_restarts(1);
+  EXPECT_NE(FormatWhyText(why).find("\nIt has run before: requeued 1 time.\n"), std::string::npos)
+      << FormatWhyText(why);
+  why.set_restarts(2);
+  why.set_last_preempted(1'800'000'000);
+  EXPECT_NE(FormatWhyText(why).find("\nIt has run before: requeued 2 times, last displaced by a "
+                                    "preemptor at " +
+                                    FormatSlurmTime(1'800'000'000) + ".\n"),
+            std::string::npos)
+      << FormatWhyText(why);
+  nlohmann::json j = nlohmann::json::parse(FormatWhyJson(why));
+  EXPECT_EQ(j["restarts"], 2);
+  EXPECT_EQ(j["last_preempted"], 1'800'000'000);
 }
 
 TEST_F(WhyFormatTest, ARunningJobIsNotWaiting) {

@@ -130,6 +130,11 @@ TEST_F(PreemptionTest, HigherTierRequeuesTheYoungestLowerTierJob) {
   EXPECT_EQ(Job(young_low).restart_count(), 1u);
   EXPECT_EQ(Job(young_low).preempted_by(), 0u);
   EXPECT_EQ(Job(young_low).preempt_time(), now_ - 5);  // Kept: scontrol shows it
+  // rota why tells its user that it ran and was displaced.
+  Result<wire::WhyResponse> why = core_->ExplainJob(young_low, now_);
+  ASSERT_TRUE(why.ok()) << why.status().message();
+  EXPECT_EQ(why->restarts(), 1u);
+  EXPECT_EQ(why->last_preempted(), now_ - 5);
   // The attempt that ended is accounted PREEMPTED, as sacct shows it.
   bool preempted_attempt = false;
   for (const wire::AccountingJob& a : accounting_) {

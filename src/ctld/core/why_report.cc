@@ -203,6 +203,8 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
   out.set_partition(spec.partition());
   out.set_priority(job->priority());
   if (job->state() != wire::JOB_STATE_PENDING) return out;
+  out.set_restarts(job->restart_count());
+  out.set_last_preempted(job->preempt_time());
 
   const model::PendingReason last(job->reason());
   const std::string_view reported = last.code();
