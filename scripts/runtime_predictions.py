@@ -22,7 +22,7 @@ import heapq
 import statistics
 import sys
 
-FIELDS = {"user": "user", "limit": "limit", "procs": "procs"}
+FIELDS = ("user", "limit", "procs")  # The job keys a group may be made of
 
 
 def read_swf(path):

@@ -320,15 +320,17 @@ void ApplyGlobalPair(const KeyValue& kv, const SourceLocation& where, SlurmConf&
     canonical = kv.key;
   } else if (std::string_view k = CanonicalAcceptedKey(kv.key); !k.empty()) {
     canonical = std::string(k);
-  } else if (IsPartitionLineKey(kv.key) || IsNodeLineKey(kv.key)) {
+  } else if (IsPartitionLineKey(kv.key)) {
     // A partition's or a node's key written among the global ones (Slurm
     // takes TRESBillingWeights, MaxTime, RealMemory ... only on those lines).
-    const bool partition = IsPartitionLineKey(kv.key);
-    diags.Warning(where, fmt::format("{} belongs on a {} line ({}=DEFAULT for every {}); ignored "
-                                     "here",
-                                     kv.key, partition ? "PartitionName" : "NodeName",
-                                     partition ? "PartitionName" : "NodeName",
-                                     partition ? "partition" : "node"));
+    diags.Warning(where, fmt::format("{} belongs on a PartitionName line (PartitionName=DEFAULT "
+                                     "for every partition); ignored here",
+                                     kv.key));
+    return;
+  } else if (IsNodeLineKey(kv.key)) {
+    diags.Warning(where, fmt::format("{} belongs on a NodeName line (NodeName=DEFAULT for every "
+                                     "node); ignored here",
+                                     kv.key));
     return;
   } else {
     diags.Warning(where, fmt::format("unknown key {} (ignored)", kv.key));

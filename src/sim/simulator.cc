@@ -166,8 +166,9 @@ SimResult Simulator::Run(const std::vector<TraceJob>& jobs) {
       JobOutcome& o = result.jobs[index];
       o.trace_id = jobs[index].id;
       o.submit = now - kSimEpoch;
-      Result<wire::SubmitJobResponse> r = core.Submit(
-          SubmissionFor(jobs[index], options_.estimates, options_.predictions), CallerFor(jobs[index]), now, effects);
+      Result<wire::SubmitJobResponse> r =
+          core.Submit(SubmissionFor(jobs[index], options_.estimates, options_.predictions),
+                      CallerFor(jobs[index]), now, effects);
       if (!r.ok()) {
         o.refused = r.status().message();
         ++result.refused;
