@@ -9,6 +9,7 @@ void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
   uint32_t partitions = 0;
   for (const MainPassJob& job : queue) partitions = std::max(partitions, job.partition + 1);
   std::vector<bool> blocked(partitions, false);  // A job of the partition did not fit
+  bool any_blocked = false;
   for (const MainPassJob& job : queue) {
     bool gone = false;
     if (model::PendingReason held = actions.Hold(job, &gone); gone || held) {
@@ -27,10 +28,15 @@ void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
         actions.Wait(job, reason);
         break;
       }
-      if (!actions.TryStart(job, &reason)) {
+      const bool keep_off = any_blocked && !job.holds_nodes && !job.in_reservation;
+      if (!actions.TryStart(job, keep_off, &reason)) {
         if (reason == model::reason::kResources) actions.NoFit(job);
         actions.Wait(job, reason);
-        if (!job.in_reservation) blocked[job.partition] = true;
+        if (!job.in_reservation && !blocked[job.partition]) {
+          blocked[job.partition] = true;
+          any_blocked = true;
+          actions.KeepOff(job);
+        }
         break;
       }
       if (!job.array) break;

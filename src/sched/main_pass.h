@@ -2,8 +2,10 @@
 
 // The main pass of a scheduling cycle: the pending jobs in queue order, each
 // started now where it fits. The first job of a partition that does not fit
-// holds back the jobs after it in that partition (reason Priority), so that no
-// lower-priority job takes what it waits for; a job held by something else
+// holds back the jobs after it in that partition (reason Priority), and the
+// jobs after it of other partitions keep off that partition's nodes (as in
+// Slurm), so that no lower-priority job takes what it waits for, whichever
+// partition it was submitted to; a job held by something else
 // (its begin time, a dependency, a QoS limit, licenses) holds back no one. An
 // array starts as many of its tasks as fit and its limits allow.
 //
@@ -55,8 +57,13 @@ class MainPassActions {
   virtual NextStart Next(const MainPassJob& job, uint32_t started,
                          model::PendingReason* reason) = 0;
   // Starts `job` (an array's next task) when it fits now; else false, with
-  // why in `*reason`.
-  virtual bool TryStart(const MainPassJob& job, model::PendingReason* reason) = 0;
+  // why in `*reason`. With `keep_off`, not on the nodes of a partition
+  // KeepOff was called for in this pass.
+  virtual bool TryStart(const MainPassJob& job, bool keep_off, model::PendingReason* reason) = 0;
+  // `job` did not fit and holds back its partition: the rest of the pass keeps
+  // off its partition's nodes (except a job with nodes held for it, or a
+  // reservation's job, which run only where they were given).
+  virtual void KeepOff(const MainPassJob& job) = 0;
   // `job` did not fit for want of resources: preemption may act for it.
   virtual void NoFit(const MainPassJob& job) = 0;
   // `job` waits for `reason`.

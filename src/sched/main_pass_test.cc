@@ -1,6 +1,6 @@
 // The main pass's order and blocking, with made-up facts: a job that does not
-// fit holds back its partition (not others, and not when it is a
-// reservation's); held jobs hold back no one; a job with held nodes is tried
+// fit holds back its partition (not others, which keep off its nodes; and not
+// when it is a reservation's); held jobs hold back no one; a job with held nodes is tried
 // anyway; an array starts tasks until one does not fit or may not start.
 
 #include "sched/main_pass.h"
@@ -27,6 +27,8 @@ class FakeActions final : public MainPassActions {
   };
   std::map<uint32_t, Facts> facts;
   std::vector<std::string> log;
+  std::vector<uint32_t> keep_off;  // The partitions KeepOff was called for
+  std::vector<uint32_t> kept_off;  // The jobs tried off the held-back partitions' nodes
 
   model::PendingReason Hold(const MainPassJob& job, bool* gone) override {
     *gone = facts[job.id].gone;
@@ -41,7 +43,8 @@ class FakeActions final : public MainPassActions {
     }
     return NextStart::kTry;
   }
-  bool TryStart(const MainPassJob& job, model::PendingReason* reason) override {
+  bool TryStart(const MainPassJob& job, bool keep_off, model::PendingReason* reason) override {
+    if (keep_off) kept_off.push_back(job.id);
     Facts& f = facts[job.id];
     if (f.fits == 0) {
       *reason = f.misfit;
@@ -52,6 +55,7 @@ class FakeActions final : public MainPassActions {
     return true;
   }
   void NoFit(const MainPassJob& job) override { log.push_back("nofit " + std::to_string(job.id)); }
+  void KeepOff(const MainPassJob& job) override { keep_off.push_back(job.partition); }
   void Wait(const MainPassJob& job, const model::PendingReason& reason) override {
     log.push_back(std::to_string(job.id) + " " + reason.text());
   }
@@ -71,6 +75,27 @@ TEST(MainPassTest, AMisfitHoldsBackItsPartitionOnly) {
   RunMainPass(queue, a);
   EXPECT_EQ(a.log, (std::vector<std::string>{"start 1", "nofit 2", "2 Resources", "start 3",
                                              "4 Priority"}));
+}
+
+// Slurm's main pass: once a partition is held back, jobs of other partitions
+// are placed off its nodes (an overlapping partition's job must not take what
+// the blocked job waits for); a job with nodes held for it, or a
+// reservation's, is placed where it was given. One KeepOff per partition.
+TEST(MainPassTest, AfterAMisfitOtherPartitionsKeepOffItsNodes) {
+  FakeActions a;
+  a.facts[2].fits = 0;
+  a.facts[5].fits = 0;
+  std::vector<MainPassJob> queue = {Job(1, 1), Job(2, 0), Job(3, 1), Job(4, 1),
+                                    Job(5, 0), Job(6, 2), Job(7, 0)};
+  queue[3].holds_nodes = true;
+  queue[4].holds_nodes = true;  // Tried behind its blocked partition, and does not fit either
+  queue[5].in_reservation = true;
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log,
+            (std::vector<std::string>{"start 1", "nofit 2", "2 Resources", "start 3", "start 4",
+                                      "nofit 5", "5 Resources", "start 6", "7 Priority"}));
+  EXPECT_EQ(a.keep_off, (std::vector<uint32_t>{0}));
+  EXPECT_EQ(a.kept_off, (std::vector<uint32_t>{3}));
 }
 
 TEST(MainPassTest, HeldAndEndedJobsHoldBackNoOne) {

@@ -71,5 +71,48 @@ TEST_F(QueueOrderCoreTest, MainPassServesTheHigherTierFirst) {
   EXPECT_EQ(model::JobStateName(Job(low).state()), "PENDING");
 }
 
+// Slurm's main pass: a job that does not fit holds back its partition, and
+// the jobs after it of other partitions keep off that partition's nodes, so a
+// low tier's jobs do not fill the nodes a wide high-tier job waits for.
+TEST_F(QueueOrderCoreTest, ABlockedPartitionsNodesAreKeptForIt) {
+  Start(
+      "SlurmdTimeout=0\n"
+      "SchedulerType=sched/builtin\n"
+      "NodeName=n[1-3] CPUs=1 RealMemory=1000\n"
+      "PartitionName=low Nodes=n[1-3] Default=YES PriorityTier=1\n"
+      "PartitionName=high Nodes=n[1-2] PriorityTier=10\n");
+  auto submit = [&](const std::string& partition, uint32_t nodes) {
+    return SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_partition(partition);
+      s.set_num_tasks(nodes);
+      s.set_min_nodes(nodes);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
+  };
+  const uint32_t first = submit("low", 1);
+  Tick();
+  ASSERT_EQ(model::JobStateName(Job(first).state()), "RUNNING");
+  ASSERT_EQ(Job(first).nodes(0), "n1");
+  const uint32_t wide = submit("high", 2);
+  const uint32_t low1 = submit("low", 1);
+  const uint32_t low2 = submit("low", 1);
+  Tick();
+  EXPECT_EQ(model::JobStateName(Job(wide).state()), "PENDING");
+  EXPECT_EQ(Job(wide).reason(), "Resources");
+  // n2 is free, but it is the high partition's: low1 runs on n3 ...
+  ASSERT_EQ(model::JobStateName(Job(low1).state()), "RUNNING");
+  EXPECT_EQ(Job(low1).nodes(0), "n3");
+  // ... and low2 waits, though n2 is idle.
+  EXPECT_EQ(model::JobStateName(Job(low2).state()), "PENDING");
+  EXPECT_EQ(Job(low2).reason(), "Resources");
+  // Once n1 is free, the wide job takes n[1-2].
+  now_ += 60;
+  Effects e;
+  ASSERT_TRUE(core_->JobExited(first, 0, now_, e).ok());
+  Tick();
+  EXPECT_EQ(model::JobStateName(Job(wide).state()), "RUNNING");
+  EXPECT_EQ(model::JobStateName(Job(low2).state()), "PENDING");
+}
+
 }  // namespace
 }  // namespace rota::ctld

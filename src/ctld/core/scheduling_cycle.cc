@@ -42,7 +42,7 @@ uint32_t SchedulingCycle::RunningArrayTasks(uint32_t array_job_id) const {
 }
 
 bool SchedulingCycle::TryStart(uint32_t job_id, int64_t now, Effects& effects,
-                               model::PendingReason* reason) {
+                               const std::vector<bool>* kept_off, model::PendingReason* reason) {
   const wire::JobRecord& pending = *p_.jobs.at(job_id);
   const conf::PartitionConfig* partition = config().FindPartition(pending.spec().partition());
   Result<JobShape> shape = p_.jobs.ShapeOf(pending, *partition, config(), p_.nodes.model());
@@ -55,6 +55,8 @@ bool SchedulingCycle::TryStart(uint32_t job_id, int64_t now, Effects& effects,
   req.switches_wait_over =
       shape->switches_wait_s >= 0 && now - pending.eligible_time() >= shape->switches_wait_s;
   NodeTable::Candidates c = p_.nodes.CandidatesIn(*partition);
+  const bool any_usable = !c.usable.empty();  // Before the pass's own exclusions
+  if (kept_off != nullptr) std::erase_if(c.usable, [&](uint32_t n) { return (*kept_off)[n]; });
   p_.preemption.DropHeld(job_id, c.usable);
   const bool maint = p_.reservations.FilterReserved(pending, now, c.usable);
   if (sched::gang::RowsOf(config(), *partition) > 0) {  // Time-sliced: shares cores with other rows
@@ -77,7 +79,7 @@ bool SchedulingCycle::TryStart(uint32_t job_id, int64_t now, Effects& effects,
     }
     bool required_down = std::any_of(req.required_nodes.begin(), req.required_nodes.end(),
                                      [&](uint32_t n) { return !p_.nodes.nodes()[n].Usable(); });
-    bool blocked_by_down = !c.unavailable.empty() && (c.usable.empty() || required_down);
+    bool blocked_by_down = !c.unavailable.empty() && (!any_usable || required_down);
     *reason = blocked_by_down ? model::PendingReason::WithDetail(
                                     model::reason::kReqNodeNotAvail,
                                     "UnavailableNodes:" + CompressHostlist(c.unavailable))
@@ -229,14 +231,21 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
     return sched::NextStart::kTry;
   }
 
-  bool TryStart(const sched::MainPassJob& q, model::PendingReason* reason) override {
-    if (!c_.TryStart(q.id, now_, effects_, reason)) return false;
+  bool TryStart(const sched::MainPassJob& q, bool keep_off, model::PendingReason* reason) override {
+    if (!c_.TryStart(q.id, now_, effects_, keep_off ? &kept_off_ : nullptr, reason)) return false;
     ++running_tasks_;
     licenses_.Take(Record(q).spec());
     // The map's entry found by Next (a std::map: a start that splits an
     // array task off inserts without moving it).
     p_.accounting.CountStarted(usage_.get(), *next_->second);
     return true;
+  }
+
+  void KeepOff(const sched::MainPassJob& q) override {
+    const conf::PartitionConfig* partition = Partition(q);
+    if (partition == nullptr) return;
+    if (kept_off_.empty()) kept_off_.resize(p_.nodes.nodes().size(), false);
+    for (uint32_t n : PartitionNodeIndices(*partition, p_.nodes.model())) kept_off_[n] = true;
   }
 
   // Under preemption it waits (Resources) while displaced jobs leave.
@@ -268,6 +277,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
   std::vector<const wire::JobRecord*> records_;           // In queue order
   std::vector<const conf::PartitionConfig*> partitions_;  // Each job's; null: unknown
   std::vector<sched::MainPassJob> queue_;
+  std::vector<bool> kept_off_;          // By node index: a held-back partition's (KeepOff)
   uint32_t running_tasks_ = 0;          // Of the array being decided, this pass's starts included
   JobTable::Map::const_iterator next_;  // The job Next last looked up
 };

@@ -70,8 +70,10 @@ class SchedulingCycle {
   // (scheduling_cycle.cc) answers and acts over the tables.
   class MainPassOverTables;
   void MainPass(int64_t now, Effects& effects);
-  // Starts pending `job_id` now if it fits; else `reason` says why not.
-  bool TryStart(uint32_t job_id, int64_t now, Effects& effects, model::PendingReason* reason);
+  // Starts pending `job_id` now if it fits (not on the nodes `kept_off`
+  // marks, when given); else `reason` says why not.
+  bool TryStart(uint32_t job_id, int64_t now, Effects& effects, const std::vector<bool>* kept_off,
+                model::PendingReason* reason);
   // sched/backfill: after the main pass, every bf_interval.
   void BackfillPass(int64_t now, Effects& effects);
   // --kill-on-invalid-dep, else SchedulerParameters=kill_invalid_depend, for

@@ -175,8 +175,11 @@ std::string HeldForJobsAhead(const wire::JobRecord& job,
       if (fit_now_nodes.count(node) > 0) held.push_back(node);
     }
     if (held.empty()) continue;
-    holds.push_back(fmt::format("{} for job {}, planned to start {}", CompressHostlist(held),
-                                a.job_id(), Until(start, now)));
+    const std::string other_partition = a.spec().partition() == job.spec().partition()
+                                            ? ""
+                                            : fmt::format(" (partition {})", a.spec().partition());
+    holds.push_back(fmt::format("{} for job {}{}, planned to start {}", CompressHostlist(held),
+                                a.job_id(), other_partition, Until(start, now)));
   }
   if (holds.empty()) return "";
   const std::string run = duration < 0 ? "its unlimited time limit"
@@ -434,20 +437,26 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     }
   }
 
-  // The jobs ahead of it in its partition's queue (the order both passes use)
-  // that compete for its nodes.
+  // The jobs ahead of it that compete for nodes, in the order both passes use
+  // (every partition's: a higher tier's jobs are served first). Its rank is
+  // among its own partition's; any of them may hold the nodes it fits on.
   if (job->priority() != 0) {
-    std::vector<const wire::JobRecord*> queue;
+    std::vector<const wire::JobRecord*> everyone;
     for (const auto& [id, other] : jobs_) {
       if (other->state() == wire::JOB_STATE_PENDING && other->priority() != 0 &&
-          other->spec().partition() == spec.partition() &&
           (other.get() == job || CompetesForNodes(*other))) {
-        queue.push_back(other.get());
+        everyone.push_back(other.get());
       }
     }
-    SortQueue(queue, *config_);
-    const auto at = std::find(queue.begin(), queue.end(), job);
-    const size_t rank = static_cast<size_t>(at - queue.begin());
+    SortQueue(everyone, *config_);
+    const auto at = std::find(everyone.begin(), everyone.end(), job);
+    const std::vector<const wire::JobRecord*> ahead_anywhere(everyone.begin(), at);
+    std::vector<const wire::JobRecord*> queue;  // Its partition's
+    for (const wire::JobRecord* other : everyone) {
+      if (other->spec().partition() == spec.partition()) queue.push_back(other);
+    }
+    const size_t rank =
+        static_cast<size_t>(std::find(queue.begin(), queue.end(), job) - queue.begin());
     out.set_rank(static_cast<uint32_t>(rank + 1));
     out.set_queued(static_cast<uint32_t>(queue.size()));
     wire::PriorityRequest ask;
@@ -470,19 +479,22 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
         }
       }
     }
+    const std::string held = fits_now ? HeldForJobsAhead(*job, ahead_anywhere, fit_now_nodes,
+                                                         scheduling_policy_.predict_runtime, now)
+                                      : "";
     if (rank > 0) {
       const wire::WhyJobAhead& next = out.ahead(0);
-      std::string text = fmt::format(
-          "{} of partition {} {} ahead of it (it is {} of {}); the nearest is job "
-          "{} of {} with priority {}",
-          Count(rank, "pending job"), spec.partition(), rank == 1 ? "is" : "are", rank + 1,
-          queue.size(), next.job_id(), next.user(), next.priority());
-      if (fits_now) {
-        std::vector<const wire::JobRecord*> ahead(queue.begin(), queue.begin() + rank);
-        text +=
-            HeldForJobsAhead(*job, ahead, fit_now_nodes, scheduling_policy_.predict_runtime, now);
-      }
-      add(model::reason::kPriority, std::move(text));
+      add(model::reason::kPriority,
+          fmt::format("{} of partition {} {} ahead of it (it is {} of {}); the nearest is job "
+                      "{} of {} with priority {}{}",
+                      Count(rank, "pending job"), spec.partition(), rank == 1 ? "is" : "are",
+                      rank + 1, queue.size(), next.job_id(), next.user(), next.priority(), held));
+    } else if (!held.empty()) {
+      // First of its partition, behind a job of an overlapping one.
+      add(model::reason::kPriority,
+          fmt::format("it is first of partition {}'s {}, but jobs of other partitions sharing "
+                      "its nodes come before it{}",
+                      spec.partition(), Count(queue.size(), "pending job"), held));
     }
   }
 

@@ -181,6 +181,48 @@ TEST_F(WhyReportTest, AJobThatFitsNowIsToldWhichPlanHoldsTheNodes) {
   EXPECT_EQ(Cause(Why(wide), "Priority"), nullptr);
 }
 
+// The plan that holds the free node belongs to a job of a higher-tier
+// partition over the same nodes: the job is first of its own partition, and
+// is still told whose plan holds the node.
+TEST_F(WhyReportTest, APlanOfAnOverlappingPartitionIsNamedToo) {
+  Start(
+      "SlurmdTimeout=0\nGresTypes=gpu\nPriorityType=priority/multifactor\n"
+      "PriorityWeightAge=1000\nPriorityMaxAge=1-0\n"
+      "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
+      "PartitionName=gpu Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 PriorityTier=1\n"
+      "PartitionName=high Nodes=n[1-2] MaxTime=1-00:00:00 PriorityTier=2\n");
+  const uint32_t running = Submit(bob_, 1, "gpu:a100:2", 60);
+  Tick();
+  ASSERT_EQ(Job(running).state(), wire::JOB_STATE_RUNNING);
+  const uint32_t wide = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
+    s.set_partition("high");
+    s.set_num_tasks(2);
+    s.set_min_nodes(2);
+    s.set_gres("gpu:a100:2");
+    s.set_time_limit_s(30 * 60);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  now_ += 60;
+  const uint32_t later = Submit(alice_, 1, "gpu:a100:2", 120);
+  Tick();
+  ASSERT_EQ(Job(wide).state(), wire::JOB_STATE_PENDING);
+  ASSERT_EQ(Job(later).state(), wire::JOB_STATE_PENDING);
+  wire::WhyResponse why = Why(later);
+  EXPECT_EQ(why.rank(), 1u);
+  EXPECT_EQ(why.queued(), 1u);
+  const wire::WhyCause* prio = Cause(why, "Priority");
+  ASSERT_NE(prio, nullptr) << Causes(why);
+  const std::string other_node = Job(running).nodes(0) == "n1" ? "n2" : "n1";
+  EXPECT_NE(prio->text().find(fmt::format(
+                "it is first of partition gpu's 1 pending job, but jobs of other partitions "
+                "sharing its nodes come before it; it fits on what is free now ({}), but the "
+                "last backfill pass holds {} for job {} (partition high), planned to start in "
+                "59 min",
+                other_node, other_node, wide)),
+            std::string::npos)
+      << prio->text();
+}
+
 // -w n3 while n3 is full: only n3 could hold it, whatever is free elsewhere.
 TEST_F(WhyReportTest, AJobBoundToItsNodelistIsMeasuredOnThoseNodesOnly) {
   StartCluster();
