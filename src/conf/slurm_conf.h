@@ -38,6 +38,7 @@ struct SchedulerParameters {
   bool bf_continue = false;
   DurationSecs bf_interval = 30;
   DurationSecs bf_min_age_reserve = 0;
+  uint32_t bf_min_prio_reserve = 0;         // 0: every job may hold a reservation
   uint32_t bf_job_part_count_reserve = 0;   // Reservations per partition; 0: every job.
   std::optional<DurationSecs> bf_max_time;  // Defaults to bf_interval.
   // Rota's own: backfill reservations for later in the plain node order,

@@ -401,6 +401,8 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       s = ParseSecondsValue(v, p.bf_interval);
     } else if (key == "bf_min_age_reserve") {
       s = ParseSecondsValue(v, p.bf_min_age_reserve);
+    } else if (key == "bf_min_prio_reserve") {
+      s = ParseUint32Value(v, p.bf_min_prio_reserve);
     } else if (key == "bf_job_part_count_reserve") {
       s = ParseUint32Value(v, p.bf_job_part_count_reserve);
     } else if (key == "bf_max_time") {

@@ -243,7 +243,8 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
       dir,
       {"ClusterName=c\nSlurmctldHost=head1(10.1.1.1)\nSlurmctldHost=head2\n"
        "SchedulerParameters=bf_window=60,bf_interval=10,bf_max_job_user=5,"
-       "default_queue_depth=50,sched_min_interval=500000,bf_job_part_count_reserve=1,"
+       "bf_min_prio_reserve=2500,default_queue_depth=50,sched_min_interval=500000,bf_job_part_"
+       "count_reserve=1,"
        "max_script_size=1000,bf_reserve_in_node_order,rota_predict_runtime,kill_invalid_depend,"
        "frobnicate\n"
        "SlurmctldPort=7817\nNodeName=n1\n"});
@@ -256,6 +257,7 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
   EXPECT_EQ(s.scheduler.bf_window, 3600);
   EXPECT_EQ(s.scheduler.bf_interval, 10);
   EXPECT_EQ(s.scheduler.bf_max_job_user, 5u);
+  EXPECT_EQ(s.scheduler.bf_min_prio_reserve, 2500u);
   EXPECT_EQ(s.scheduler.bf_job_part_count_reserve, 1u);
   EXPECT_EQ(s.scheduler.default_queue_depth, 50u);
   EXPECT_EQ(s.scheduler.sched_min_interval_us, 500000);

@@ -52,8 +52,9 @@ struct BackfillJob {
   uint32_t partition = 0;  // Any small id naming the partition (same id: same candidates)
   uint32_t user = 0;
   int64_t time_limit_s = -1;  // The job's time limit (or its partition's); -1: none
-  // False while the job is younger than bf_min_age_reserve: it may start now,
-  // but gets no reservation.
+  // False while the job is younger than bf_min_age_reserve, or its priority
+  // is below bf_min_prio_reserve (MayReserve): it may start now, but gets no
+  // reservation.
   bool may_reserve = true;
   // bf_continue: an earlier pass, cut by bf_max_time, already tried this job.
   // It is not tried again; `kept` (its reservation then, null: none) is

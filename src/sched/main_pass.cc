@@ -32,7 +32,7 @@ void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
       if (!actions.TryStart(job, keep_off, &reason)) {
         if (reason == model::reason::kResources) actions.NoFit(job);
         actions.Wait(job, reason);
-        if (!job.in_reservation && !blocked[job.partition]) {
+        if (!job.in_reservation && job.may_reserve && !blocked[job.partition]) {
           blocked[job.partition] = true;
           any_blocked = true;
           actions.KeepOff(job);

@@ -34,6 +34,10 @@ struct MainPassJob {
   // A reservation's job waits on its own nodes: when it does not fit, it
   // holds back no one.
   bool in_reservation = false;
+  // False while it is younger than bf_min_age_reserve or its priority is
+  // below bf_min_prio_reserve (sched::MayReserve): when it does not fit, it
+  // holds back no one either, as in Slurm.
+  bool may_reserve = true;
 };
 
 // What may happen before the next start of a job (an array's next task).

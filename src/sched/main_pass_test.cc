@@ -98,6 +98,19 @@ TEST(MainPassTest, AfterAMisfitOtherPartitionsKeepOffItsNodes) {
   EXPECT_EQ(a.kept_off, (std::vector<uint32_t>{3}));
 }
 
+// bf_min_age_reserve, bf_min_prio_reserve: a job that may not reserve
+// waits (Resources) but holds back no one, in its partition or elsewhere.
+TEST(MainPassTest, AJobThatMayNotReserveHoldsBackNoOne) {
+  FakeActions a;
+  a.facts[1].fits = 0;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 1)};
+  queue[0].may_reserve = false;
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log, (std::vector<std::string>{"nofit 1", "1 Resources", "start 2", "start 3"}));
+  EXPECT_TRUE(a.keep_off.empty());
+  EXPECT_TRUE(a.kept_off.empty());
+}
+
 TEST(MainPassTest, HeldAndEndedJobsHoldBackNoOne) {
   FakeActions a;
   a.facts[1].held = model::reason::kBeginTime;

@@ -16,6 +16,7 @@ SchedulingPolicy PolicyOf(const conf::ClusterConfig& config) {
   out.max_time_s = p.bf_max_time;
   out.resolution_s = p.bf_resolution;
   out.min_age_reserve_s = p.bf_min_age_reserve;
+  out.min_prio_reserve = p.bf_min_prio_reserve;
   out.carry_on = p.bf_continue;
   out.predict_runtime = p.rota_predict_runtime;
   return out;
@@ -23,6 +24,8 @@ SchedulingPolicy PolicyOf(const conf::ClusterConfig& config) {
 
 SchedulingPolicy FcfsPolicy(SchedulingPolicy site) {
   site.backfill = false;
+  site.min_age_reserve_s = 0;  // Every job that does not fit holds back the rest
+  site.min_prio_reserve = 0;
   return site;
 }
 
@@ -38,6 +41,7 @@ SchedulingPolicy TextbookBackfill(SchedulingPolicy site, uint32_t reserve_per_pa
   site.interval_s = 0;
   site.resolution_s = 1;
   site.min_age_reserve_s = 0;
+  site.min_prio_reserve = 0;
   return site;
 }
 

@@ -22,12 +22,23 @@ struct SchedulingPolicy {
   int64_t interval_s = 30;  // bf_interval: 0 plans after every main pass
   std::optional<int64_t> max_time_s;  // bf_max_time; unset: interval_s
   int64_t resolution_s = 60;          // bf_resolution of the availability profile
-  int64_t min_age_reserve_s = 0;      // bf_min_age_reserve
-  bool carry_on = false;              // bf_continue
+  // bf_min_age_reserve and bf_min_prio_reserve: a job pending (eligible)
+  // for less, or with a lower priority, gets no backfill reservation and, in
+  // the main pass, holds back no one when it does not fit (see MayReserve).
+  int64_t min_age_reserve_s = 0;
+  uint32_t min_prio_reserve = 0;
+  bool carry_on = false;  // bf_continue
   // rota_predict_runtime: jobs are planned to end when their users' recent
   // runs predict, never later than their limits (and never killed early).
   bool predict_runtime = false;
 };
+
+// Whether a job eligible for `waited_s` with `priority` may have resources
+// kept for it: a backfill reservation, and the main pass holding back the
+// jobs after it.
+inline bool MayReserve(const SchedulingPolicy& policy, int64_t waited_s, uint32_t priority) {
+  return waited_s >= policy.min_age_reserve_s && priority >= policy.min_prio_reserve;
+}
 
 // The site's policy: SchedulerType and SchedulerParameters of `config`.
 SchedulingPolicy PolicyOf(const conf::ClusterConfig& config);

@@ -17,6 +17,7 @@ TEST(SchedulingPolicyTest, TheSitesPolicyIsItsSchedulerTypeAndParameters) {
   p.bf_continue = true;
   p.bf_interval = 45;
   p.bf_min_age_reserve = 600;
+  p.bf_min_prio_reserve = 5000;
   p.bf_job_part_count_reserve = 3;
   p.bf_max_time = 90;
   p.bf_reserve_in_node_order = true;
@@ -31,6 +32,7 @@ TEST(SchedulingPolicyTest, TheSitesPolicyIsItsSchedulerTypeAndParameters) {
   EXPECT_TRUE(s.carry_on);
   EXPECT_EQ(s.interval_s, 45);
   EXPECT_EQ(s.min_age_reserve_s, 600);
+  EXPECT_EQ(s.min_prio_reserve, 5000u);
   EXPECT_EQ(s.plan.reserve_per_part, 3u);
   EXPECT_EQ(s.max_time_s, 90);
   EXPECT_FALSE(s.plan.reserve_busy_nodes);
@@ -45,6 +47,7 @@ TEST(SchedulingPolicyTest, TextbookPoliciesPlanEveryEventOverTheWholeQueue) {
   c.settings.scheduler_type = "sched/backfill";
   c.settings.scheduler.bf_max_job_test = 40;
   c.settings.scheduler.bf_min_age_reserve = 600;
+  c.settings.scheduler.bf_min_prio_reserve = 5000;
   c.settings.scheduler.bf_reserve_in_node_order = true;
   c.settings.scheduler.rota_predict_runtime = true;
   const SchedulingPolicy site = PolicyOf(c);
@@ -57,6 +60,7 @@ TEST(SchedulingPolicyTest, TextbookPoliciesPlanEveryEventOverTheWholeQueue) {
   EXPECT_EQ(easy.interval_s, 0);
   EXPECT_EQ(easy.resolution_s, 1);
   EXPECT_EQ(easy.min_age_reserve_s, 0);
+  EXPECT_EQ(easy.min_prio_reserve, 0u);
   // The site's other choices stay.
   EXPECT_FALSE(easy.plan.reserve_busy_nodes);
   EXPECT_TRUE(easy.predict_runtime);
@@ -65,7 +69,22 @@ TEST(SchedulingPolicyTest, TextbookPoliciesPlanEveryEventOverTheWholeQueue) {
   EXPECT_TRUE(conservative.backfill);
   EXPECT_EQ(conservative.plan.reserve_per_part, 0u);  // Every job reserves
 
-  EXPECT_FALSE(FcfsPolicy(site).backfill);
+  const SchedulingPolicy fcfs = FcfsPolicy(site);
+  EXPECT_FALSE(fcfs.backfill);
+  // Every misfit holds back the rest of its partition.
+  EXPECT_EQ(fcfs.min_age_reserve_s, 0);
+  EXPECT_EQ(fcfs.min_prio_reserve, 0u);
+}
+
+// Old enough and of priority enough: both thresholds are inclusive.
+TEST(SchedulingPolicyTest, MayReserveTakesBothThresholds) {
+  SchedulingPolicy p;
+  EXPECT_TRUE(MayReserve(p, 0, 0));  // Slurm's defaults: every job
+  p.min_age_reserve_s = 600;
+  p.min_prio_reserve = 5000;
+  EXPECT_TRUE(MayReserve(p, 600, 5000));
+  EXPECT_FALSE(MayReserve(p, 599, 5000));
+  EXPECT_FALSE(MayReserve(p, 600, 4999));
 }
 
 }  // namespace

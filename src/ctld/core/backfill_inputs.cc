@@ -42,7 +42,7 @@ sched::BackfillJob BackfillJobOf(const wire::JobRecord& j, JobShape shape,
   b.partition = partition_index;
   b.user = j.spec().uid();
   b.time_limit_s = PlannedDuration(j, policy.predict_runtime);
-  b.may_reserve = now - j.eligible_time() >= policy.min_age_reserve_s;
+  b.may_reserve = sched::MayReserve(policy, now - j.eligible_time(), j.priority());
   return b;
 }
 

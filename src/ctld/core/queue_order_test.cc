@@ -114,5 +114,38 @@ TEST_F(QueueOrderCoreTest, ABlockedPartitionsNodesAreKeptForIt) {
   EXPECT_EQ(model::JobStateName(Job(low2).state()), "PENDING");
 }
 
+// bf_min_age_reserve: a job that does not fit holds back the jobs after it
+// only once it has been eligible that long, in the main pass as in backfill.
+TEST_F(QueueOrderCoreTest, AYoungMisfitHoldsBackNoOneUnderMinAgeReserve) {
+  Start(
+      "SlurmdTimeout=0\n"
+      "SchedulerType=sched/builtin\n"
+      "SchedulerParameters=bf_min_age_reserve=600\n"
+      "NodeName=n[1-3] CPUs=1 RealMemory=1000\n"
+      "PartitionName=p Nodes=n[1-3] Default=YES\n");
+  auto submit = [&](uint32_t nodes) {
+    return SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_num_tasks(nodes);
+      s.set_min_nodes(nodes);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
+  };
+  const uint32_t first = submit(1);
+  Tick();
+  ASSERT_EQ(model::JobStateName(Job(first).state()), "RUNNING");
+  const uint32_t wide = submit(3);
+  now_ += 1;
+  const uint32_t small1 = submit(1);
+  Tick();
+  EXPECT_EQ(Job(wide).reason(), "Resources");
+  EXPECT_EQ(model::JobStateName(Job(small1).state()), "RUNNING");  // wide is 1 s old
+  now_ += 600;
+  const uint32_t small2 = submit(1);
+  Tick();
+  EXPECT_EQ(model::JobStateName(Job(wide).state()), "PENDING");
+  EXPECT_EQ(model::JobStateName(Job(small2).state()), "PENDING");  // n3 is free, but kept
+  EXPECT_EQ(Job(small2).reason(), "Priority");
+}
+
 }  // namespace
 }  // namespace rota::ctld

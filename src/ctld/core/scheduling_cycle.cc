@@ -132,6 +132,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
       q.array = job->array_meta();
       q.holds_nodes = job->preempt_nodes_size() > 0;
       q.in_reservation = !job->spec().reservation().empty();
+      q.may_reserve = sched::MayReserve(p_.policy, now_ - job->eligible_time(), job->priority());
     }
   }
   const std::vector<sched::MainPassJob>& queue() const { return queue_; }
