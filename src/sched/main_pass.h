@@ -5,7 +5,8 @@
 // holds back the jobs after it in that partition (reason Priority), and the
 // jobs after it of other partitions keep off that partition's nodes (as in
 // Slurm), so that no lower-priority job takes what it waits for, whichever
-// partition it was submitted to; a job held by something else
+// partition it was submitted to. A reservation's jobs are held back by their
+// reservation instead of their partition. A job held by something else
 // (its begin time, a dependency, a QoS limit, licenses) holds back no one. An
 // array starts as many of its tasks as fit and its limits allow.
 //
@@ -32,8 +33,10 @@ struct MainPassJob {
   // blocked job, or they would stay idle.
   bool holds_nodes = false;
   // A reservation's job waits on its own nodes: when it does not fit, it
-  // holds back no one.
+  // holds back the later jobs of its reservation only (as in Slurm), and a
+  // blocked partition does not hold it back.
   bool in_reservation = false;
+  uint32_t reservation = 0;  // With in_reservation: any small id naming it
   // False while it is younger than bf_min_age_reserve or its priority is
   // below bf_min_prio_reserve (sched::MayReserve): when it does not fit, it
   // holds back no one either, as in Slurm.

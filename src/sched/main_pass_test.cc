@@ -1,7 +1,7 @@
 // The main pass's order and blocking, with made-up facts: a job that does not
-// fit holds back its partition (not others, which keep off its nodes; and not
-// when it is a reservation's); held jobs hold back no one; a job with held nodes is tried
-// anyway; an array starts tasks until one does not fit or may not start.
+// fit holds back its partition (not others, which keep off its nodes; and
+// when it is a reservation's, only that reservation's jobs); held jobs hold back no one; a job with
+// held nodes is tried anyway; an array starts tasks until one does not fit or may not start.
 
 #include "sched/main_pass.h"
 
@@ -132,6 +132,26 @@ TEST(MainPassTest, HeldNodesAndReservationsAroundABlockedPartition) {
   RunMainPass(queue, a);
   EXPECT_EQ(a.log, (std::vector<std::string>{"nofit 1", "1 Resources", "start 2", "nofit 3",
                                              "3 Resources", "start 4"}));
+}
+
+// As in Slurm: a blocked partition does not hold back a reservation's job;
+// a reservation's misfit holds back the later jobs of that reservation.
+TEST(MainPassTest, AReservationsJobsAreHeldBackByTheirReservation) {
+  FakeActions a;
+  a.facts[1].fits = 0;
+  a.facts[3].fits = 0;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 0),
+                                    Job(4, 0), Job(5, 0), Job(6, 0)};
+  for (size_t i : {1, 2, 3, 4}) queue[i].in_reservation = true;
+  queue[1].reservation = 0;
+  queue[2].reservation = 1;
+  queue[3].reservation = 1;
+  queue[4].reservation = 0;
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log,
+            (std::vector<std::string>{"nofit 1", "1 Resources", "start 2", "nofit 3", "3 Resources",
+                                      "4 Priority", "start 5", "6 Priority"}));
+  EXPECT_TRUE(a.kept_off.empty());  // A reservation's job runs where it was given
 }
 
 TEST(MainPassTest, OnlyAWantOfResourcesLetsPreemptionAct) {

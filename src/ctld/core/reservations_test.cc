@@ -118,6 +118,21 @@ TEST_F(ReservationsTest, OthersSkipReservedNodesAndMembersRunInside) {
   EXPECT_GE(Job(too_big).sched_start_time(), kT0 + 3600);
 }
 
+// As in Slurm's main pass: a job outside the reservation that does not fit
+// holds back its partition, but not the reservation's jobs, which wait only
+// behind their own reservation's.
+TEST_F(ReservationsTest, ABlockedPartitionDoesNotHoldBackAReservationsJobs) {
+  ASSERT_TRUE(Create("r", "n[1-2]", 0, 3600).ok());
+  uint32_t too_big = Submit(kBob, 3, 10);  // Only n3-n4 are open to bob
+  uint32_t member = Submit(kAlice, 2, 10, "r");
+  Tick(kT0);
+  EXPECT_EQ(State(too_big), "PENDING");
+  EXPECT_EQ(Job(too_big).reason(), "Resources");
+  // Started by the main pass: backfill leaves reservations' jobs to it.
+  EXPECT_EQ(State(member), "RUNNING");
+  EXPECT_EQ(Nodes(member), "n1,n2");
+}
+
 TEST_F(ReservationsTest, AJobThatWouldOverlapTheWindowDoesNotStartThere) {
   // n1-n4 reserved from +30 min: a 1-hour job would overlap, a 20-minute one not.
   ASSERT_TRUE(Create("r", "n[1-4]", 1800, 3600).ok());

@@ -2,6 +2,8 @@
 #include "ctld/core/scheduling_cycle.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/hostlist.h"
 #include "ctld/core/dependency_check.h"
@@ -117,6 +119,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
     // mostly one partition).
     const std::vector<conf::PartitionConfig>& partitions = c_.config().partitions;
     const conf::PartitionConfig* last = nullptr;
+    std::unordered_map<std::string_view, uint32_t> reservations;  // Name to a small id
     for (const wire::JobRecord* job : records_) {
       const conf::PartitionConfig* partition = last;
       if (partition == nullptr || partition->name != job->spec().partition()) {
@@ -132,6 +135,12 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
       q.array = job->array_meta();
       q.holds_nodes = job->preempt_nodes_size() > 0;
       q.in_reservation = !job->spec().reservation().empty();
+      if (q.in_reservation) {
+        q.reservation =
+            reservations
+                .try_emplace(job->spec().reservation(), static_cast<uint32_t>(reservations.size()))
+                .first->second;
+      }
       q.may_reserve = sched::MayReserve(p_.policy, now_ - job->eligible_time(), job->priority());
     }
   }
