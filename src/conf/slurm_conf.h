@@ -41,6 +41,10 @@ struct SchedulerParameters {
   uint32_t bf_min_prio_reserve = 0;         // 0: every job may hold a reservation
   uint32_t bf_job_part_count_reserve = 0;   // Reservations per partition; 0: every job.
   std::optional<DurationSecs> bf_max_time;  // Defaults to bf_interval.
+  uint32_t bf_max_job_start = 0;            // Jobs one backfill pass may start; 0: no limit
+  // The running jobs to displace are taken youngest first (latest start), not
+  // lowest priority first.
+  bool preempt_youngest_first = false;
   // Rota's own: backfill reservations for later in the plain node order,
   // idle nodes included, instead of on busy nodes first (sched/backfill.h).
   bool bf_reserve_in_node_order = false;

@@ -377,6 +377,7 @@ namespace {
 
 void ParseSchedulerParameters(std::string_view value, const SourceLocation& where,
                               SchedulerParameters& p, Diagnostics& diags) {
+  bool busy_nodes = false;
   for (const std::string& item : ParseListValue(value)) {
     size_t eq = item.find('=');
     std::string key = ToLower(item.substr(0, eq));
@@ -409,8 +410,14 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       DurationSecs t = 0;
       s = ParseSecondsValue(v, t);
       p.bf_max_time = t;
+    } else if (key == "bf_max_job_start") {
+      s = ParseUint32Value(v, p.bf_max_job_start);
+    } else if (key == "bf_busy_nodes") {
+      busy_nodes = true;  // What Rota's backfill does unless bf_reserve_in_node_order
     } else if (key == "bf_reserve_in_node_order") {
       p.bf_reserve_in_node_order = true;
+    } else if (key == "preempt_youngest_first") {
+      p.preempt_youngest_first = true;
     } else if (key == "rota_predict_runtime") {
       p.rota_predict_runtime = true;
     } else if (key == "kill_invalid_depend") {
@@ -432,12 +439,19 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       s = ParseUint32Value(v, bytes);
       p.max_script_size = bytes;
     } else {
-      diags.Warning(where, fmt::format("SchedulerParameters: unknown option {} (ignored)", item));
+      if (!WarnIfUnenforced(KeyPlace::kSchedulerParameters, key, "", where, diags)) {
+        diags.Warning(where, fmt::format("SchedulerParameters: unknown option {} (ignored)", item));
+      }
       continue;
     }
     if (!s.ok()) {
       diags.Error(where, fmt::format("SchedulerParameters: {} {}", item, s.message()));
     }
+  }
+  if (busy_nodes && p.bf_reserve_in_node_order) {
+    diags.Warning(where,
+                  "SchedulerParameters: bf_busy_nodes and bf_reserve_in_node_order contradict "
+                  "each other; reservations follow the plain node order");
   }
 }
 

@@ -243,7 +243,8 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
       dir,
       {"ClusterName=c\nSlurmctldHost=head1(10.1.1.1)\nSlurmctldHost=head2\n"
        "SchedulerParameters=bf_window=60,bf_interval=10,bf_max_job_user=5,"
-       "bf_min_prio_reserve=2500,default_queue_depth=50,sched_min_interval=500000,bf_job_part_"
+       "bf_min_prio_reserve=2500,bf_max_job_start=40,preempt_youngest_first,bf_busy_nodes,"
+       "max_rpc_cnt=150,default_queue_depth=50,sched_min_interval=500000,bf_job_part_"
        "count_reserve=1,"
        "max_script_size=1000,bf_reserve_in_node_order,rota_predict_runtime,kill_invalid_depend,"
        "frobnicate\n"
@@ -258,6 +259,8 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
   EXPECT_EQ(s.scheduler.bf_interval, 10);
   EXPECT_EQ(s.scheduler.bf_max_job_user, 5u);
   EXPECT_EQ(s.scheduler.bf_min_prio_reserve, 2500u);
+  EXPECT_EQ(s.scheduler.bf_max_job_start, 40u);
+  EXPECT_TRUE(s.scheduler.preempt_youngest_first);
   EXPECT_EQ(s.scheduler.bf_job_part_count_reserve, 1u);
   EXPECT_EQ(s.scheduler.default_queue_depth, 50u);
   EXPECT_EQ(s.scheduler.sched_min_interval_us, 500000);
@@ -269,6 +272,18 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
   EXPECT_EQ(s.slurmctld_port, 7817);
   EXPECT_NE(loaded.Text().find("warning: slurm.conf line 4: SchedulerParameters: unknown option "
                                "frobnicate (ignored)"),
+            std::string::npos)
+      << loaded.Text();
+  // Slurm's own options Rota does not act on are named as such, not unknown.
+  EXPECT_NE(loaded.Text().find("warning: slurm.conf line 4: SchedulerParameters: max_rpc_cnt is "
+                               "accepted, has no effect in Rota"),
+            std::string::npos)
+      << loaded.Text();
+  EXPECT_EQ(loaded.Text().find("max_rpc_cnt=150 (ignored)"), std::string::npos) << loaded.Text();
+  // bf_busy_nodes is what Rota's backfill does: no word; against
+  // bf_reserve_in_node_order it is told which one wins.
+  EXPECT_NE(loaded.Text().find("SchedulerParameters: bf_busy_nodes and bf_reserve_in_node_order "
+                               "contradict each other; reservations follow the plain node order"),
             std::string::npos)
       << loaded.Text();
 }

@@ -125,6 +125,57 @@ constexpr Unenforced kUnenforcedKeys[] = {
 
     // gres.conf.
     {P::kGresConf, "Links"},
+
+    // SchedulerParameters options of Slurm 22.05 that Rota does not act on.
+    // Heterogeneous jobs, burst buffers, node boot and the controller's RPC
+    // throttling have no counterpart here; the others are scheduling tunables
+    // not (yet) implemented.
+    {P::kSchedulerParameters, "allow_zero_lic"},
+    {P::kSchedulerParameters, "assoc_limit_stop"},
+    {P::kSchedulerParameters, "batch_sched_delay"},
+    {P::kSchedulerParameters, "bb_array_stage_cnt"},
+    {P::kSchedulerParameters, "bf_hetjob_immediate"},
+    {P::kSchedulerParameters, "bf_hetjob_prio"},
+    {P::kSchedulerParameters, "bf_ignore_newly_avail_nodes"},
+    {P::kSchedulerParameters, "bf_licenses"},
+    {P::kSchedulerParameters, "bf_max_job_array_resv"},
+    {P::kSchedulerParameters, "bf_max_job_assoc"},
+    {P::kSchedulerParameters, "bf_max_job_user_part"},
+    {P::kSchedulerParameters, "bf_node_space_size"},
+    {P::kSchedulerParameters, "bf_one_resv_per_job"},
+    {P::kSchedulerParameters, "bf_running_job_reserve"},
+    {P::kSchedulerParameters, "bf_window_linear"},
+    {P::kSchedulerParameters, "bf_yield_interval"},
+    {P::kSchedulerParameters, "bf_yield_sleep"},
+    {P::kSchedulerParameters, "build_queue_timeout"},
+    {P::kSchedulerParameters, "correspond_after_task_cnt"},
+    {P::kSchedulerParameters, "defer"},
+    {P::kSchedulerParameters, "delay_boot"},
+    {P::kSchedulerParameters, "disable_hetjob_steps"},
+    {P::kSchedulerParameters, "disable_job_shrink"},
+    {P::kSchedulerParameters, "enable_hetjob_steps"},
+    {P::kSchedulerParameters, "enable_user_top"},
+    {P::kSchedulerParameters, "ignore_numa"},
+    {P::kSchedulerParameters, "inventory_interval"},
+    {P::kSchedulerParameters, "max_array_tasks"},
+    {P::kSchedulerParameters, "max_depend_depth"},
+    {P::kSchedulerParameters, "max_rpc_cnt"},
+    {P::kSchedulerParameters, "max_sched_time"},
+    {P::kSchedulerParameters, "max_switch_wait"},
+    {P::kSchedulerParameters, "no_backup_scheduling"},
+    {P::kSchedulerParameters, "no_env_cache"},
+    {P::kSchedulerParameters, "nohold_on_prolog_fail"},
+    {P::kSchedulerParameters, "pack_serial_at_end"},
+    {P::kSchedulerParameters, "preempt_reorder_count"},
+    {P::kSchedulerParameters, "preempt_strict_order"},
+    {P::kSchedulerParameters, "reduce_completing_frag"},
+    {P::kSchedulerParameters, "requeue_setup_env_fail"},
+    {P::kSchedulerParameters, "salloc_wait_nodes"},
+    {P::kSchedulerParameters, "sbatch_wait_nodes"},
+    {P::kSchedulerParameters, "spec_cores_first"},
+    {P::kSchedulerParameters, "step_retry_count"},
+    {P::kSchedulerParameters, "step_retry_time"},
+    {P::kSchedulerParameters, "whole_hetjob"},
 };
 
 const Unenforced* Find(KeyPlace place, std::string_view key) {
@@ -146,7 +197,10 @@ bool WarnIfUnenforced(KeyPlace place, std::string_view key, std::string_view val
   const Unenforced* u = Find(place, key);
   if (u == nullptr) return false;
   if (u->same_as_rota.empty() || !EqualsIgnoreCase(u->same_as_rota, value)) {
-    diags.Warning(where, fmt::format("{} is accepted, has no effect in Rota", u->key));
+    diags.Warning(
+        where, fmt::format("{}{} is accepted, has no effect in Rota",
+                           place == KeyPlace::kSchedulerParameters ? "SchedulerParameters: " : "",
+                           u->key));
   }
   return true;
 }

@@ -20,6 +20,7 @@ enum class KeyPlace {
   kPartitionLine,  // PartitionName=...
   kCgroupConf,
   kGresConf,
+  kSchedulerParameters,  // An option of SchedulerParameters= (its name, before any '=')
 };
 
 // The canonical spelling of `key` when it is accepted without effect in
@@ -29,6 +30,7 @@ std::string_view UnenforcedKey(KeyPlace place, std::string_view key);
 // When `key` is one Rota accepts without effect in `place`, returns true and
 // warns at `where`, unless `value` is what Rota does anyway (e.g.
 // ProctrackType=proctrack/cgroup: jobs are always tracked by their cgroup).
+// (For kSchedulerParameters the warning names SchedulerParameters.)
 bool WarnIfUnenforced(KeyPlace place, std::string_view key, std::string_view value,
                       const SourceLocation& where, Diagnostics& diags);
 

@@ -151,7 +151,7 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
   for (size_t i = 0; i < jobs.size(); ++i) {
     const BackfillJob& job = jobs[i];
     BackfillDecision& d = result.decisions[i];
-    if (result.out_of_time) continue;
+    if (result.out_of_time || result.start_limit_reached) continue;
     ++result.considered;
     if (job.carried) continue;
     if (params.max_job_test > 0 && result.tested >= params.max_job_test) continue;
@@ -283,6 +283,8 @@ BackfillResult PlanBackfill(const ClusterModel& model, AvailabilityProfile& prof
     } else if (d.start == now) {
       d.outcome = BackfillOutcome::kStartNow;
       ++result.started;
+      result.start_limit_reached =
+          params.max_job_start > 0 && result.started >= params.max_job_start;
     } else {
       d.outcome = BackfillOutcome::kReserved;
       ++result.reserved;

@@ -28,6 +28,7 @@ struct BackfillParams {
   uint32_t max_job_part = 0;      // bf_max_job_part: jobs tried per partition
   uint32_t max_job_user = 0;      // bf_max_job_user: jobs tried per user
   uint32_t reserve_per_part = 0;  // bf_job_part_count_reserve: reservations per partition
+  uint32_t max_job_start = 0;     // bf_max_job_start: the pass ends once it started this many
   // Where a reservation for later goes. True: off the nodes that are wholly
   // idle now where it can (on the others alone, else with the idle ones
   // ranked last), so that they stay for jobs that can start at once and run
@@ -95,6 +96,10 @@ struct BackfillResult {
   // The pass stopped early on bf_max_time after trying the job at
   // `last_tested` (an index into the jobs); the jobs after it are kNotTested.
   bool out_of_time = false;
+  // The pass ended on bf_max_job_start; the jobs after are kNotTested (and
+  // not carried to the next pass: bf_continue resumes only a pass cut short
+  // by its time).
+  bool start_limit_reached = false;
   // Jobs the pass went through (carried, tried or left out by a limit)
   // before it ended: sdiag's depth.
   uint32_t considered = 0;

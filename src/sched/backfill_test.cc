@@ -136,6 +136,30 @@ TEST_F(BackfillTest, MaxJobTestCutsThePassOff) {
             "3 untested\n");
 }
 
+// bf_max_job_start: the pass ends with its Nth start; the jobs after are not
+// tried (no plan), and it is not a cut for bf_continue to resume.
+TEST_F(BackfillTest, MaxJobStartEndsThePassAtItsLastStart) {
+  std::vector<BackfillJob> jobs = {Job(1, 4, 500), Job(2, 1, 50), Job(3, 1, 50), Job(4, 4, 50)};
+  BackfillParams p;
+  p.max_job_start = 1;
+  EXPECT_EQ(Plan(jobs, p),
+            "1 reserve +100 n0 n1 n2 n3\n"
+            "2 start n2\n"
+            "3 untested\n"
+            "4 untested\n");
+  AvailabilityProfile profile = Profile();
+  BackfillResult r = PlanBackfill(model_, profile, jobs, p);
+  EXPECT_TRUE(r.start_limit_reached);
+  EXPECT_FALSE(r.out_of_time);
+  EXPECT_EQ(r.started, 1u);
+  p.max_job_start = 2;
+  EXPECT_EQ(Plan(jobs, p),
+            "1 reserve +100 n0 n1 n2 n3\n"
+            "2 start n2\n"
+            "3 start n3\n"
+            "4 untested\n");
+}
+
 TEST_F(BackfillTest, MaxTimeStopsThePassAfterTheJobItWasOn) {
   // A fake budget: spent once two jobs have been tried (no clock involved).
   std::vector<BackfillJob> jobs = {Job(1, 4, 500), Job(2, 1, 50), Job(3, 1, 50), Job(4, 1, 50)};

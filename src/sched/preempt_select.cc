@@ -14,6 +14,13 @@ bool CheaperToDisplace(const PreemptCandidate& a, const PreemptCandidate& b) {
   return a.job_id > b.job_id;
 }
 
+// preempt_youngest_first: the one that ran least, then lowest priority.
+bool YoungerToDisplace(const PreemptCandidate& a, const PreemptCandidate& b) {
+  if (a.start_time != b.start_time) return a.start_time > b.start_time;
+  if (a.priority != b.priority) return a.priority < b.priority;
+  return a.job_id > b.job_id;
+}
+
 void Release(const ClusterModel& model, std::vector<NodeUsage>& usage, const Allocation& a) {
   for (const NodeAllocation& n : a.nodes) GiveBack(model, usage[n.node], n);
 }
@@ -37,8 +44,10 @@ std::optional<PreemptPlan> ChoosePreemptees(const ClusterModel& model,
                                             const std::vector<NodeUsage>& usage,
                                             const std::vector<uint32_t>& candidates,
                                             const Request& req,
-                                            std::vector<PreemptCandidate> preemptable) {
-  std::sort(preemptable.begin(), preemptable.end(), CheaperToDisplace);
+                                            std::vector<PreemptCandidate> preemptable,
+                                            bool youngest_first) {
+  std::sort(preemptable.begin(), preemptable.end(),
+            youngest_first ? YoungerToDisplace : CheaperToDisplace);
   // Only jobs on nodes the pending job may use can help it.
   std::vector<bool> usable(model.nodes.size(), false);
   for (uint32_t n : candidates) usable[n] = true;

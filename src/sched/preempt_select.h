@@ -34,11 +34,14 @@ struct PreemptPlan {
 // priority first, then youngest (latest start), then highest job id, until
 // the job fits; then every victim the placement does not need is spared
 // again, the most valuable first, so the set is small and touches few nodes.
+// With `youngest_first` (SchedulerParameters=preempt_youngest_first) the
+// latest start comes first whatever the priority.
 // REQUIRES: each candidate's allocation is held in `usage`.
 std::optional<PreemptPlan> ChoosePreemptees(const ClusterModel& model,
                                             const std::vector<NodeUsage>& usage,
                                             const std::vector<uint32_t>& candidates,
                                             const Request& req,
-                                            std::vector<PreemptCandidate> preemptable);
+                                            std::vector<PreemptCandidate> preemptable,
+                                            bool youngest_first = false);
 
 }  // namespace rota::sched

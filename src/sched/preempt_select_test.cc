@@ -66,6 +66,22 @@ TEST_F(PreemptSelectTest, YoungestGoesFirstAmongEqualPriorities) {
   EXPECT_EQ(plan->victims, (std::vector<uint32_t>{2}));
 }
 
+// preempt_youngest_first: the latest start goes first, whatever its
+// priority; priority only breaks ties of start.
+TEST_F(PreemptSelectTest, YoungestFirstWhenAsked) {
+  std::vector<PreemptCandidate> c;
+  c.push_back(Running(1, 5, 100, 0, 0, 8));   // Lowest priority, oldest
+  c.push_back(Running(2, 50, 300, 1, 0, 8));  // Youngest
+  c.push_back(Running(3, 10, 200, 2, 0, 8));
+  std::optional<PreemptPlan> plan =
+      ChoosePreemptees(model_, usage_, {0, 1, 2}, Cores(8), c, /*youngest_first=*/true);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->victims, (std::vector<uint32_t>{2}));
+  plan = ChoosePreemptees(model_, usage_, {0, 1, 2}, Cores(8), c);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->victims, (std::vector<uint32_t>{1}));  // By default: lowest priority
+}
+
 TEST_F(PreemptSelectTest, SparesVictimsThePlacementDoesNotNeed) {
   // n1 holds two 4-core jobs of priority 1; n2 one 8-core job of priority 2.
   // An 8-core job: displacing the priority-1 pair is enough.

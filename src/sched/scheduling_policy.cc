@@ -11,6 +11,7 @@ SchedulingPolicy PolicyOf(const conf::ClusterConfig& config) {
   out.plan.max_job_part = p.bf_max_job_part;
   out.plan.max_job_user = p.bf_max_job_user;
   out.plan.reserve_per_part = p.bf_job_part_count_reserve;
+  out.plan.max_job_start = p.bf_max_job_start;
   out.plan.reserve_busy_nodes = !p.bf_reserve_in_node_order;
   out.interval_s = p.bf_interval;
   out.max_time_s = p.bf_max_time;
@@ -37,6 +38,7 @@ SchedulingPolicy TextbookBackfill(SchedulingPolicy site, uint32_t reserve_per_pa
   site.plan.max_job_test = 0;
   site.plan.max_job_part = 0;
   site.plan.max_job_user = 0;
+  site.plan.max_job_start = 0;
   site.plan.reserve_per_part = reserve_per_part;
   site.interval_s = 0;
   site.resolution_s = 1;

@@ -92,7 +92,8 @@ bool Preemption::TryPreempt(uint32_t job_id, int64_t now, Effects& effects) {
       std::vector<uint32_t> usable = nodes_.CandidatesIn(*partition).usable;
       holds_.Drop(job_id, usable);
       plan = sched::ChoosePreemptees(nodes_.model(), nodes_.usage(), usable, shape->request,
-                                     std::move(preemptable));
+                                     std::move(preemptable),
+                                     lifecycle_.config().settings.scheduler.preempt_youngest_first);
     }
   }
   if (!plan) {

@@ -149,6 +149,32 @@ TEST_F(PreemptionTest, HigherTierRequeuesTheYoungestLowerTierJob) {
   EXPECT_EQ(StateOf(young_low), "PENDING");
 }
 
+// The victim is the lowest priority job, unless preempt_youngest_first
+// makes it the one started last. `first` is submitted first (so of higher
+// priority) but may start only later: it is the younger of the two.
+TEST_F(PreemptionTest, PreemptYoungestFirstTakesTheLatestStartOverTheLowestPriority) {
+  for (bool youngest_first : {false, true}) {
+    SCOPED_TRACE(youngest_first);
+    Load(std::string(kPartitionPrio) +
+         (youngest_first ? "SchedulerParameters=preempt_youngest_first\n" : ""));
+    const int64_t t0 = now_;
+    uint32_t first = Submit("low", 4, [&](wire::JobSpec& s) { s.set_begin_time(t0 + 10); });
+    uint32_t second = Submit("low");
+    Tick();
+    now_ += 10;
+    Tick();
+    ASSERT_EQ(StateOf(first), "RUNNING");
+    ASSERT_EQ(StateOf(second), "RUNNING");
+    ASSERT_GT(Job(first).priority(), Job(second).priority());
+    ASSERT_GT(Job(first).start_time(), Job(second).start_time());
+    now_ += 10;
+    Submit("high");
+    Tick();
+    EXPECT_EQ(StateOf(first), youngest_first ? "COMPLETING" : "RUNNING");
+    EXPECT_EQ(StateOf(second), youngest_first ? "RUNNING" : "COMPLETING");
+  }
+}
+
 TEST_F(PreemptionTest, EqualTiersNeverPreempt) {
   uint32_t a = Submit("low");
   uint32_t b = Submit("low");
