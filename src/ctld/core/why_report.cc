@@ -20,6 +20,7 @@
 #include "model/job_state.h"
 #include "model/start_forecast.h"
 #include "sched/limit_check.h"
+#include "sched/scheduling_policy.h"
 #include "sched/select.h"
 
 namespace rota::ctld {
@@ -438,23 +439,36 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
   }
 
   // The jobs ahead of it that compete for nodes, in the order both passes use
-  // (every partition's: a higher tier's jobs are served first). Its rank is
-  // among its own partition's; any of them may hold the nodes it fits on.
+  // (every partition's: a higher tier's jobs are served first). A job too
+  // young or of too low a priority to reserve (bf_min_age_reserve,
+  // bf_min_prio_reserve) holds back no one. Its rank is among the jobs whose
+  // misfit holds it back in the main pass (sched/main_pass.h): its
+  // reservation's, else its partition's outside reservations. Any of them
+  // may hold the nodes it fits on.
   if (job->priority() != 0) {
     std::vector<const wire::JobRecord*> everyone;
     for (const auto& [id, other] : jobs_) {
       if (other->state() == wire::JOB_STATE_PENDING && other->priority() != 0 &&
-          (other.get() == job || CompetesForNodes(*other))) {
+          (other.get() == job ||
+           (CompetesForNodes(*other) &&
+            sched::MayReserve(scheduling_policy_, now - other->eligible_time(),
+                              other->priority())))) {
         everyone.push_back(other.get());
       }
     }
     SortQueue(everyone, *config_);
     const auto at = std::find(everyone.begin(), everyone.end(), job);
     const std::vector<const wire::JobRecord*> ahead_anywhere(everyone.begin(), at);
-    std::vector<const wire::JobRecord*> queue;  // Its partition's
+    const std::string& reservation = spec.reservation();
+    std::vector<const wire::JobRecord*> queue;  // Its partition's, or its reservation's
     for (const wire::JobRecord* other : everyone) {
-      if (other->spec().partition() == spec.partition()) queue.push_back(other);
+      const bool same = reservation.empty() ? other->spec().reservation().empty() &&
+                                                  other->spec().partition() == spec.partition()
+                                            : other->spec().reservation() == reservation;
+      if (same) queue.push_back(other);
     }
+    const std::string queue_name =
+        reservation.empty() ? "partition " + spec.partition() : "reservation " + reservation;
     const size_t rank =
         static_cast<size_t>(std::find(queue.begin(), queue.end(), job) - queue.begin());
     out.set_rank(static_cast<uint32_t>(rank + 1));
@@ -485,16 +499,16 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     if (rank > 0) {
       const wire::WhyJobAhead& next = out.ahead(0);
       add(model::reason::kPriority,
-          fmt::format("{} of partition {} {} ahead of it (it is {} of {}); the nearest is job "
+          fmt::format("{} of {} {} ahead of it (it is {} of {}); the nearest is job "
                       "{} of {} with priority {}{}",
-                      Count(rank, "pending job"), spec.partition(), rank == 1 ? "is" : "are",
-                      rank + 1, queue.size(), next.job_id(), next.user(), next.priority(), held));
+                      Count(rank, "pending job"), queue_name, rank == 1 ? "is" : "are", rank + 1,
+                      queue.size(), next.job_id(), next.user(), next.priority(), held));
     } else if (!held.empty()) {
       // First of its partition, behind a job of an overlapping one.
       add(model::reason::kPriority,
-          fmt::format("it is first of partition {}'s {}, but jobs of other partitions sharing "
+          fmt::format("it is first of {}'s {}, but jobs of other partitions sharing "
                       "its nodes come before it{}",
-                      spec.partition(), Count(queue.size(), "pending job"), held));
+                      queue_name, Count(queue.size(), "pending job"), held));
     }
   }
 

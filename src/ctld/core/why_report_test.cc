@@ -126,6 +126,80 @@ TEST_F(WhyReportTest, JobsAheadAreRankedWithTheirPriorities) {
   EXPECT_EQ(Cause(Why(first), "Priority"), nullptr);
 }
 
+// bf_min_age_reserve: a job ahead that is too young to reserve holds back no
+// one (the main pass goes past it), so it is not ahead until it is old enough.
+TEST_F(WhyReportTest, AJobAheadTooYoungToReserveIsNotAhead) {
+  StartCluster("SchedulerParameters=bf_min_age_reserve=1200\n");
+  BusyGpuNodes("gpu:a100:2", 60);
+  const uint32_t first = Submit(bob_, 1, "gpu:a100:2", 10);
+  now_ += 600;  // Older: more age priority, but not old enough to reserve
+  const uint32_t second = Submit(alice_, 1, "gpu:a100:2", 10);
+  Tick();
+  ASSERT_GT(Job(first).priority(), Job(second).priority());
+  wire::WhyResponse why = Why(second);
+  EXPECT_EQ(why.rank(), 1u);
+  EXPECT_EQ(why.ahead_size(), 0);
+  EXPECT_EQ(Cause(why, "Priority"), nullptr) << Causes(why);
+  now_ += 700;  // 1,300 s: old enough; the running jobs hold the GPUs for an hour
+  Tick();
+  ASSERT_EQ(Job(first).state(), wire::JOB_STATE_PENDING);
+  why = Why(second);
+  EXPECT_EQ(why.rank(), 2u);
+  ASSERT_EQ(why.ahead_size(), 1);
+  EXPECT_EQ(why.ahead(0).job_id(), first);
+}
+
+// A reservation's job is ranked among its reservation's jobs: the jobs of
+// its partition outside it do not hold it back, nor it them.
+TEST_F(WhyReportTest, AReservationsJobIsRankedInItsReservation) {
+  StartCluster();
+  BusyGpuNodes("gpu:a100:2", 60);
+  wire::ReservationRequest r;
+  r.set_name("r");
+  r.set_start_time(now_);
+  r.set_duration_s(7200);
+  r.set_nodes("n[1-2]");
+  r.add_users("alice");
+  r.set_flags(wire::RESV_FLAG_IGNORE_JOBS);
+  for (const char* g : {"starttime", "duration", "nodes", "users", "flags"}) r.add_given(g);
+  Effects e;
+  ASSERT_TRUE(core_->CreateReservation(r, root_, now_, e).ok());
+  const uint32_t outside = Submit(bob_, 1, "gpu:a100:2", 10);
+  now_ += 60;
+  const uint32_t in1 = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(1);
+    s.set_gres("gpu:a100:2");
+    s.set_time_limit_s(600);
+    s.set_reservation("r");
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  now_ += 60;
+  const uint32_t in2 = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(1);
+    s.set_gres("gpu:a100:2");
+    s.set_time_limit_s(600);
+    s.set_reservation("r");
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  Tick();
+  ASSERT_EQ(Job(in1).state(), wire::JOB_STATE_PENDING);
+  ASSERT_EQ(Job(in2).state(), wire::JOB_STATE_PENDING);
+  wire::WhyResponse why = Why(in1);
+  EXPECT_EQ(why.rank(), 1u) << Causes(why);
+  EXPECT_EQ(why.queued(), 2u);
+  why = Why(in2);
+  EXPECT_EQ(why.rank(), 2u);
+  ASSERT_EQ(why.ahead_size(), 1);
+  EXPECT_EQ(why.ahead(0).job_id(), in1);
+  const wire::WhyCause* prio = Cause(why, "Priority");
+  ASSERT_NE(prio, nullptr) << Causes(why);
+  EXPECT_NE(prio->text().find("1 pending job of reservation r is ahead of it (it is 2 of 2)"),
+            std::string::npos)
+      << prio->text();
+  // And the job outside counts none of them.
+  EXPECT_EQ(Why(outside).queued(), 1u);
+}
+
 // A job ahead that waits for its own dependency holds back no one (the pass
 // skips it): the job behind it is first in line, with no Priority cause.
 TEST_F(WhyReportTest, AJobAheadHeldByItsOwnDependencyIsNotAhead) {
