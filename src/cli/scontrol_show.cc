@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "cli/format/job_stdio_paths.h"
 #include "cli/slurm_time.h"
 #include "common/duration.h"
@@ -29,6 +32,14 @@ std::string Layout(const std::vector<std::string>& lines, bool one_liner) {
 }
 
 std::string OrNull(const std::string& s) { return s.empty() ? "(null)" : s; }
+
+// A pending reason as one word, as Slurm's scontrol writes it so that the
+// KEY=VALUE line splits on blanks: "ReqNodeNotAvail,_Reserved_for_maintenance".
+std::string ReasonWord(std::string reason) {
+  std::replace_if(
+      reason.begin(), reason.end(), [](unsigned char c) { return std::isspace(c) != 0; }, '_');
+  return reason;
+}
 
 std::string Limit(int64_t secs) { return secs < 0 ? "UNLIMITED" : FormatDurationScontrol(secs); }
 
@@ -68,7 +79,7 @@ std::string FormatJobDetails(const wire::JobRecord& job, int64_t now, bool one_l
       fmt::format("Priority={} Nice={} Account={} QOS={}", job.priority(), s.nice(),
                   OrNull(s.account()), s.qos().empty() ? "normal" : s.qos()),
       fmt::format("JobState={} Reason={} Dependency={}", model::JobStateName(job.state()),
-                  job.reason(), OrNull(job.dependency_state())),
+                  ReasonWord(job.reason()), OrNull(job.dependency_state())),
       fmt::format("Requeue={} Restarts={} BatchFlag=1 Reboot=0 ExitCode={}:{}",
                   job.requeue() ? 1 : 0, job.restart_count(), exit_status, exit_signal),
       fmt::format("RunTime={} TimeLimit={} TimeMin=N/A",

@@ -45,6 +45,9 @@ struct SchedulerParameters {
   // The running jobs to displace are taken youngest first (latest start), not
   // lowest priority first.
   bool preempt_youngest_first = false;
+  // A job whose node's Prolog failed is requeued without the hold (Slurm's
+  // default holds it).
+  bool nohold_on_prolog_fail = false;
   // Rota's own: backfill reservations for later in the plain node order,
   // idle nodes included, instead of on busy nodes first (sched/backfill.h).
   bool bf_reserve_in_node_order = false;

@@ -418,6 +418,8 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       p.bf_reserve_in_node_order = true;
     } else if (key == "preempt_youngest_first") {
       p.preempt_youngest_first = true;
+    } else if (key == "nohold_on_prolog_fail") {
+      p.nohold_on_prolog_fail = true;
     } else if (key == "rota_predict_runtime") {
       p.rota_predict_runtime = true;
     } else if (key == "kill_invalid_depend") {

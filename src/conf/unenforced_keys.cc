@@ -164,7 +164,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSchedulerParameters, "max_switch_wait"},
     {P::kSchedulerParameters, "no_backup_scheduling"},
     {P::kSchedulerParameters, "no_env_cache"},
-    {P::kSchedulerParameters, "nohold_on_prolog_fail"},
     {P::kSchedulerParameters, "pack_serial_at_end"},
     {P::kSchedulerParameters, "preempt_reorder_count"},
     {P::kSchedulerParameters, "preempt_strict_order"},

@@ -16,6 +16,10 @@ inline constexpr std::string_view kDependencyNeverSatisfied = "DependencyNeverSa
 inline constexpr std::string_view kBeginTime = "BeginTime";
 inline constexpr std::string_view kJobHeldUser = "JobHeldUser";
 inline constexpr std::string_view kJobHeldAdmin = "JobHeldAdmin";
+// A node's Prolog failed: requeued and held (priority 0) until released,
+// unless SchedulerParameters=nohold_on_prolog_fail. squeue's words, which
+// users' scripts look for.
+inline constexpr std::string_view kLaunchFailedRequeuedHeld = "launch failed requeued held";
 inline constexpr std::string_view kPartitionTimeLimit = "PartitionTimeLimit";
 inline constexpr std::string_view kPartitionNodeLimit = "PartitionNodeLimit";
 inline constexpr std::string_view kPartitionConfig = "PartitionConfig";

@@ -214,6 +214,7 @@ TEST_F(ExternStepTest, APrologFailingOnTheSecondNodeRequeuesTheJobAndDrainsIt) {
   EXPECT_TRUE(WaitUntil([&] { return Show(job).find("JobState=PENDING") != std::string::npos; }))
       << Show(job);
   EXPECT_NE(Show(job).find("Restarts=1"), std::string::npos) << Show(job);
+  EXPECT_NE(Show(job).find("Reason=launch_failed_requeued_held"), std::string::npos) << Show(job);
   EXPECT_TRUE(WaitUntil([&] { return !HasJobCgroup(1, job) && !HasJobCgroup(2, job); },
                         std::chrono::seconds(20)));
   EXPECT_EQ(cluster_->Run("scancel " + job).exit_code, 0);

@@ -561,12 +561,17 @@ TEST_F(NodedPrologTest, FailingPrologRequeuesAndDrainsFailingEpilogDrains) {
   CommandResult show = cluster_->Run("scontrol show job " + job);
   EXPECT_NE(show.out.find("JobState=PENDING"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("Restarts=1"), std::string::npos) << show.out;
-  // The Prolog mended and the node resumed, the job runs; then a failing Epilog drains.
+  // Held, as Slurm holds it, with the words scripts look for.
+  EXPECT_NE(show.out.find("Priority=0 "), std::string::npos) << show.out;
+  EXPECT_EQ(Trim(cluster_->Run("squeue -h -o %r -j " + job).out), "launch failed requeued held");
+  // The Prolog mended, the node resumed and the job released, it runs; then a
+  // failing Epilog drains.
   std::remove((Base() + ".prolog.fail").c_str());
   std::ofstream(Base() + ".epilog.fail") << "x";
   EXPECT_EQ(
       cluster_->Run("scontrol update NodeName=" + cluster_->Node(1) + " State=RESUME").exit_code,
       0);
+  EXPECT_EQ(cluster_->Run("scontrol release " + job).exit_code, 0);
   ASSERT_TRUE(WaitForState(job, "COMPLETED"));
   ASSERT_TRUE(WaitForNodeState(1, "drain"));
   EXPECT_NE(cluster_->Run("sinfo -R -h -o %E").out.find("Epilog error: epilog says no"),

@@ -174,11 +174,16 @@ void JobControl::NodeCleanedUp(wire::JobRecord& job, const std::string& node, in
     awaited->erase(std::remove(awaited->begin(), awaited->end(), node), awaited->end());
   }
   if (awaited->empty() && job.final_state() == wire::JOB_STATE_REQUEUED) {
-    // scontrol requeue of a running job (or its preemption): the old run is gone.
+    // scontrol requeue of a running job (or its preemption, or a Prolog that
+    // failed on another node): the old run is gone.
+    const bool failed_launch = job.reason() == model::reason::kLaunchFailedRequeuedHeld;
     ReturnToQueue(job,
                   job.preempted_by() != 0 ? wire::JOB_STATE_PREEMPTED : wire::JOB_STATE_REQUEUED,
                   now, effects);
     SetHeldReason(job);
+    if (failed_launch && job.priority() == 0) {
+      job.set_reason(std::string(model::reason::kLaunchFailedRequeuedHeld));
+    }
     Persist(job, effects);
     jobs_.Touch();
   } else if (awaited->empty()) {
@@ -346,6 +351,12 @@ wire::SignalJobsResponse JobControl::SignalJobs(const wire::SignalJobsRequest& r
   return response;
 }
 
+void JobControl::HoldAfterFailedLaunch(wire::JobRecord& job) {
+  job.set_priority(0);
+  job.set_held_by_admin(false);  // Its user may release it, as in Slurm
+  job.set_reason(std::string(model::reason::kLaunchFailedRequeuedHeld));
+}
+
 void JobControl::SetHeldReason(wire::JobRecord& job) {
   if (job.priority() != 0) {
     job.set_reason(std::string(model::reason::kNone));
@@ -403,22 +414,27 @@ Status JobControl::ReportExit(const wire::JobExitedRequest& report, int64_t now,
     return JobExited(report.job_id(), report.wait_status(), now, effects, report.node(),
                      report.out_of_memory(), report.gpu_failed());
   }
-  // The node could not prepare for the job: the job goes back to the queue and
+  // The node could not prepare for the job: the job goes back to the queue,
+  // held ("launch failed requeued held") unless nohold_on_prolog_fail, and
   // the node is drained until an administrator has looked, as in Slurm.
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
   const auto& on = it->second->nodes();
+  const bool hold = !config_->settings.scheduler.nohold_on_prolog_fail;
   if (Running(*it->second) && !on.empty() &&
       (report.node().empty() || it->second->nodes(0) == report.node())) {
     wire::JobRecord& job = Mutable(report.job_id());
     ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
+    if (hold) HoldAfterFailedLaunch(job);
     Persist(job, effects);
   } else if (Running(*it->second) && std::find(on.begin(), on.end(), report.node()) != on.end()) {
     // Another node's Prolog (PrologFlags=Alloc/Contain): the batch script may
-    // run already, so the run ends as a requeue does.
+    // run already, so the run ends as a requeue does. The hold's reason waits
+    // on the record for the run's end (NodeCleanedUp).
     wire::JobRecord& job = Mutable(report.job_id());
     effects.signals.push_back(
         {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGKILL, false, true});
+    if (hold) HoldAfterFailedLaunch(job);
     BeginCompleting(job, wire::JOB_STATE_REQUEUED, now, effects);
   }
   if (NodeRuntime* node = nodes_.Find(report.node())) {

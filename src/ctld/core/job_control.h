@@ -133,6 +133,9 @@ class JobControl final : public JobLifecycle {
   // A job back in the queue shows JobHeldUser/JobHeldAdmin when held (priority
   // 0), no reason otherwise.
   static void SetHeldReason(wire::JobRecord& job);
+  // A node's Prolog failed: held (priority 0, by its user) with the reason
+  // "launch failed requeued held".
+  static void HoldAfterFailedLaunch(wire::JobRecord& job);
 
  private:
   // Copy-on-write: a record shared with a published view is cloned first.

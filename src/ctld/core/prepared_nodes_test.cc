@@ -94,6 +94,8 @@ TEST_F(PreparedNodesTest, AJobThatEndsAtOnceEndsOnItsOtherNodesToo) {
   const std::string other = Job(id).nodes(1);
   e = Report(id, Job(id).nodes(0), /*cleanup_follows=*/false, /*prolog_failed=*/true);
   EXPECT_EQ(Job(id).state(), wire::JOB_STATE_PENDING);
+  EXPECT_EQ(Job(id).priority(), 0u);  // Held, as Slurm holds it
+  EXPECT_EQ(Job(id).reason(), "launch failed requeued held");
   ASSERT_EQ(e.signals.size(), 1u);
   EXPECT_EQ(e.signals[0].nodes, (std::vector<std::string>{other}));
 }
@@ -138,10 +140,25 @@ TEST_F(PreparedNodesTest, APrologFailingOnAnotherNodeRequeuesTheJobAndDrainsThat
   EXPECT_TRUE(drained->drain);
   EXPECT_EQ(drained->reason, "Prolog error: no scratch");
   EXPECT_FALSE(core_->nodes().Find(first)->drain);
-  // Once the first node is clean, the job is pending again for another run.
+  // Once the first node is clean, the job is pending again, held until
+  // released; its user may release it.
   Report(id, first, /*cleanup_follows=*/false);
   EXPECT_EQ(Job(id).state(), wire::JOB_STATE_PENDING);
   EXPECT_EQ(Job(id).restart_count(), 1u);
+  EXPECT_EQ(Job(id).priority(), 0u);
+  EXPECT_EQ(Job(id).reason(), "launch failed requeued held");
+  Result<wire::WhyResponse> why = core_->ExplainJob(id, kT0 + 5);
+  ASSERT_TRUE(why.ok());
+  ASSERT_GE(why->causes_size(), 1);
+  EXPECT_EQ(why->causes(0).code(), "launch failed requeued held");
+  EXPECT_TRUE(why->causes(0).reported());
+  wire::UpdateJobRequest release;
+  release.add_job_ids(std::to_string(id));
+  release.set_action("release");
+  Effects released;
+  EXPECT_EQ(core_->UpdateJobs(release, alice_, kT0 + 6, released).errors_size(), 0);
+  EXPECT_GT(Job(id).priority(), 0u);
+  EXPECT_EQ(Job(id).reason(), "None");
   // A late report of the old run changes nothing.
   wire::JobExitedRequest late;
   late.set_job_id(id);
@@ -152,6 +169,17 @@ TEST_F(PreparedNodesTest, APrologFailingOnAnotherNodeRequeuesTheJobAndDrainsThat
   Effects none;
   EXPECT_TRUE(core_->ReportExit(late, kT0 + 6, none).ok());
   EXPECT_TRUE(none.signals.empty());
+}
+
+// SchedulerParameters=nohold_on_prolog_fail: requeued, not held.
+TEST_F(PreparedNodesTest, NoHoldOnPrologFailRequeuesWithoutTheHold) {
+  Start("SchedulerParameters=nohold_on_prolog_fail\n");
+  uint32_t id = Run(1);
+  Report(id, Job(id).nodes(0), /*cleanup_follows=*/false, /*prolog_failed=*/true);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_PENDING);
+  EXPECT_EQ(Job(id).restart_count(), 1u);
+  EXPECT_GT(Job(id).priority(), 0u);
+  EXPECT_EQ(Job(id).reason(), "None");
 }
 
 }  // namespace

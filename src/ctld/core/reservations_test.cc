@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/scontrol_show.h"
 #include "ctld/core/core_test_fixture.h"
 #include "model/job_state.h"
 
@@ -153,6 +154,11 @@ TEST_F(ReservationsTest, MemberWaitsForTheWindowAndMaintenanceHasItsReason) {
   EXPECT_EQ(Job(member).reason(), "Reservation");
   EXPECT_EQ(State(other), "PENDING");
   EXPECT_EQ(Job(other).reason(), "ReqNodeNotAvail, Reserved for maintenance");
+  // scontrol show job writes it as one word, as Slurm's does.
+  const std::string shown = cli::FormatJobDetails(Job(other), kT0, /*one_liner=*/true);
+  EXPECT_NE(shown.find(" Reason=ReqNodeNotAvail,_Reserved_for_maintenance Dependency="),
+            std::string::npos)
+      << shown;
   // The member's window opens: it starts on its node.
   ASSERT_EQ(core_->NextWakeTime().value_or(0) <= kT0 + 600, true);
   Tick(kT0 + 600);

@@ -219,7 +219,13 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     c->set_reported(code == reported);
   };
 
-  if (job->priority() == 0) {
+  if (job->priority() == 0 && job->reason() == model::reason::kLaunchFailedRequeuedHeld) {
+    add(model::reason::kLaunchFailedRequeuedHeld,
+        fmt::format("a node's Prolog failed when it was launched (the node is drained: `sinfo "
+                    "-R`), so it was requeued held (priority 0); `scontrol release {}` lets it "
+                    "be scheduled",
+                    job_id));
+  } else if (job->priority() == 0) {
     std::string_view code = job->reason() == model::reason::kJobHeldAdmin
                                 ? model::reason::kJobHeldAdmin
                                 : model::reason::kJobHeldUser;
