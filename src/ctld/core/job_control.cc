@@ -416,26 +416,36 @@ Status JobControl::ReportExit(const wire::JobExitedRequest& report, int64_t now,
   }
   // The node could not prepare for the job: the job goes back to the queue,
   // held ("launch failed requeued held") unless nohold_on_prolog_fail, and
-  // the node is drained until an administrator has looked, as in Slurm.
+  // the node is drained until an administrator has looked, as in Slurm. A job
+  // that may not be requeued (--no-requeue, JobRequeue=0, salloc's) is
+  // cancelled instead, as Slurm cancels it.
   auto it = jobs_.find(report.job_id());
   if (it == jobs_.end()) return NotFound(kInvalidJobId);
   const auto& on = it->second->nodes();
+  const bool requeue = it->second->requeue() && !it->second->spec().interactive();
   const bool hold = !config_->settings.scheduler.nohold_on_prolog_fail;
   if (Running(*it->second) && !on.empty() &&
       (report.node().empty() || it->second->nodes(0) == report.node())) {
     wire::JobRecord& job = Mutable(report.job_id());
-    ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
-    if (hold) HoldAfterFailedLaunch(job);
-    Persist(job, effects);
+    if (requeue) {
+      ReturnToQueue(job, wire::JOB_STATE_REQUEUED, now, effects);
+      if (hold) HoldAfterFailedLaunch(job);
+      Persist(job, effects);
+    } else {
+      job.set_cancel_requested(true);
+      FinishJob(job, wire::JOB_STATE_CANCELLED, now, effects);
+    }
   } else if (Running(*it->second) && std::find(on.begin(), on.end(), report.node()) != on.end()) {
     // Another node's Prolog (PrologFlags=Alloc/Contain): the batch script may
-    // run already, so the run ends as a requeue does. The hold's reason waits
-    // on the record for the run's end (NodeCleanedUp).
+    // run already, so the run ends as a requeue (or a cancel) does. The hold's
+    // reason waits on the record for the run's end (NodeCleanedUp).
     wire::JobRecord& job = Mutable(report.job_id());
     effects.signals.push_back(
         {job.job_id(), {job.nodes().begin(), job.nodes().end()}, SIGKILL, false, true});
-    if (hold) HoldAfterFailedLaunch(job);
-    BeginCompleting(job, wire::JOB_STATE_REQUEUED, now, effects);
+    if (requeue && hold) HoldAfterFailedLaunch(job);
+    if (!requeue) job.set_cancel_requested(true);
+    BeginCompleting(job, requeue ? wire::JOB_STATE_REQUEUED : wire::JOB_STATE_CANCELLED, now,
+                    effects);
   }
   if (NodeRuntime* node = nodes_.Find(report.node())) {
     node->drain = true;

@@ -171,6 +171,36 @@ TEST_F(PreparedNodesTest, APrologFailingOnAnotherNodeRequeuesTheJobAndDrainsThat
   EXPECT_TRUE(none.signals.empty());
 }
 
+// A job that may not be requeued is cancelled when a Prolog fails, on its
+// first node or another one, as Slurm cancels it.
+TEST_F(PreparedNodesTest, APrologFailureCancelsAJobThatMayNotBeRequeued) {
+  Start("PrologFlags=Contain\n");
+  auto run_no_requeue = [&] {
+    uint32_t id = SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_min_nodes(2);
+      s.set_requeue(2);  // --no-requeue
+      s.set_script("#!/bin/sh\nsleep 100\n");
+    });
+    Effects tick;
+    core_->Tick(kT0 + 1, tick);
+    EXPECT_EQ(Job(id).state(), wire::JOB_STATE_RUNNING);
+    return id;
+  };
+  uint32_t id = run_no_requeue();
+  ASSERT_FALSE(Job(id).requeue());
+  Report(id, Job(id).nodes(0), /*cleanup_follows=*/false, /*prolog_failed=*/true);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_CANCELLED);
+  EXPECT_EQ(Job(id).restart_count(), 0u);
+
+  id = run_no_requeue();
+  const std::string first = Job(id).nodes(0);
+  Report(id, Job(id).nodes(1), /*cleanup_follows=*/false, /*prolog_failed=*/true);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_COMPLETING);
+  Report(id, first, /*cleanup_follows=*/false);
+  EXPECT_EQ(Job(id).state(), wire::JOB_STATE_CANCELLED);
+  EXPECT_EQ(Job(id).restart_count(), 0u);
+}
+
 // SchedulerParameters=nohold_on_prolog_fail: requeued, not held.
 TEST_F(PreparedNodesTest, NoHoldOnPrologFailRequeuesWithoutTheHold) {
   Start("SchedulerParameters=nohold_on_prolog_fail\n");
