@@ -42,6 +42,8 @@ struct SchedulerParameters {
   uint32_t bf_job_part_count_reserve = 0;   // Reservations per partition; 0: every job.
   std::optional<DurationSecs> bf_max_time;  // Defaults to bf_interval.
   uint32_t bf_max_job_start = 0;            // Jobs one backfill pass may start; 0: no limit
+  // Tasks one job array may hold; 0: only MaxArraySize bounds it (task ids).
+  uint32_t max_array_tasks = 0;
   // The running jobs to displace are taken youngest first (latest start), not
   // lowest priority first.
   bool preempt_youngest_first = false;

@@ -410,6 +410,8 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
       DurationSecs t = 0;
       s = ParseSecondsValue(v, t);
       p.bf_max_time = t;
+    } else if (key == "max_array_tasks") {
+      s = ParseUint32Value(v, p.max_array_tasks);
     } else if (key == "bf_max_job_start") {
       s = ParseUint32Value(v, p.bf_max_job_start);
     } else if (key == "bf_busy_nodes") {

@@ -157,7 +157,6 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSchedulerParameters, "enable_user_top"},
     {P::kSchedulerParameters, "ignore_numa"},
     {P::kSchedulerParameters, "inventory_interval"},
-    {P::kSchedulerParameters, "max_array_tasks"},
     {P::kSchedulerParameters, "max_depend_depth"},
     {P::kSchedulerParameters, "max_rpc_cnt"},
     {P::kSchedulerParameters, "max_sched_time"},

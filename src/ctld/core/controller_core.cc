@@ -315,7 +315,9 @@ Result<wire::SubmitJobResponse> ControllerCore::Submit(const wire::SubmitJobRequ
   std::optional<model::ArraySpec> array;
   if (!spec.array().empty()) {
     Result<model::ArraySpec> parsed = model::ParseArraySpec(spec.array());
-    if (!parsed.ok() || *parsed->tasks.last() >= config_->settings.max_array_size) {
+    const uint32_t max_tasks = config_->settings.scheduler.max_array_tasks;
+    if (!parsed.ok() || *parsed->tasks.last() >= config_->settings.max_array_size ||
+        (max_tasks > 0 && parsed->tasks.size() > max_tasks)) {
       return InvalidArgument("Invalid job array specification");
     }
     array = std::move(parsed).value();

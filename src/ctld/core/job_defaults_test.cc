@@ -182,6 +182,20 @@ TEST_F(ConfKeysCoreTest, MaxMemPerCpuGivesMoreCpus) {
   EXPECT_EQ(Job(id).allocs(0).mem_mb(), 3000u);
 }
 
+// SchedulerParameters=max_array_tasks bounds how many tasks an array holds;
+// MaxArraySize still bounds their ids.
+TEST_F(ConfKeysCoreTest, MaxArrayTasksBoundsTheTasksNotTheIds) {
+  Start("MaxArraySize=100001\nSchedulerParameters=max_array_tasks=10\n");
+  auto array = [&](const std::string& spec) { return Submit([&](auto& s) { s.set_array(spec); }); };
+  EXPECT_TRUE(array("0-9").ok());
+  EXPECT_TRUE(array("99990-99999").ok());
+  EXPECT_TRUE(array("100000").ok());
+  auto eleven = array("0-10");
+  ASSERT_FALSE(eleven.ok());
+  EXPECT_EQ(eleven.status().message(), "Invalid job array specification");
+  EXPECT_FALSE(array("100001").ok());  // An id past MaxArraySize
+}
+
 TEST_F(ConfKeysCoreTest, EnforcePartLimitsRefusesAtSubmitInsteadOfPending) {
   Start("");
   uint32_t pends = SubmitOk([](auto& s) { s.set_time_limit_s(2 * 86400); });
