@@ -47,6 +47,31 @@ class WhyReportTest : public testing::CoreTest {
     EXPECT_EQ(Job(b).state(), wire::JOB_STATE_RUNNING);
     return {a, b};
   }
+  // bob's job on one node's GPUs for an hour, his two-node job (in
+  // `wide_partition`, "" for the default) that must wait for it, and then
+  // alice's two-hour job that fits on the other node now: all three ids.
+  struct BehindAPlan {
+    uint32_t running, wide, later;
+  };
+  BehindAPlan LaterJobBehindAWideOne(const std::string& wide_partition = "") {
+    const uint32_t running = Submit(bob_, 1, "gpu:a100:2", 60);
+    Tick();
+    EXPECT_EQ(Job(running).state(), wire::JOB_STATE_RUNNING);
+    const uint32_t wide = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
+      s.set_partition(wide_partition);
+      s.set_num_tasks(2);
+      s.set_min_nodes(2);
+      s.set_gres("gpu:a100:2");
+      s.set_time_limit_s(30 * 60);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
+    now_ += 60;
+    const uint32_t later = Submit(alice_, 1, "gpu:a100:2", 120);
+    Tick();
+    EXPECT_EQ(Job(wide).state(), wire::JOB_STATE_PENDING);
+    EXPECT_EQ(Job(later).state(), wire::JOB_STATE_PENDING);
+    return {running, wide, later};
+  }
   wire::WhyResponse Why(uint32_t id) {
     Result<wire::WhyResponse> why = core_->ExplainJob(id, now_);
     EXPECT_TRUE(why.ok()) << why.status().message();
@@ -225,21 +250,8 @@ TEST_F(WhyReportTest, AJobAheadHeldByItsOwnDependencyIsNotAhead) {
 // and its own time limit that would run past it.
 TEST_F(WhyReportTest, AJobThatFitsNowIsToldWhichPlanHoldsTheNodes) {
   StartCluster();
-  const uint32_t running = Submit(bob_, 1, "gpu:a100:2", 60);
-  Tick();
-  ASSERT_EQ(Job(running).state(), wire::JOB_STATE_RUNNING);
-  const uint32_t wide = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
-    s.set_num_tasks(2);
-    s.set_min_nodes(2);
-    s.set_gres("gpu:a100:2");
-    s.set_time_limit_s(30 * 60);
-    s.set_script("#!/bin/sh\ntrue\n");
-  });
-  now_ += 60;
-  const uint32_t later = Submit(alice_, 1, "gpu:a100:2", 120);
-  Tick();
-  ASSERT_EQ(Job(wide).state(), wire::JOB_STATE_PENDING);
-  ASSERT_EQ(Job(later).state(), wire::JOB_STATE_PENDING);
+  const auto [running, wide, later] = LaterJobBehindAWideOne();
+  ASSERT_FALSE(HasFailure());
   wire::WhyResponse why = Why(later);
   const wire::WhyCause* prio = Cause(why, "Priority");
   ASSERT_NE(prio, nullptr) << Causes(why);
@@ -265,22 +277,8 @@ TEST_F(WhyReportTest, APlanOfAnOverlappingPartitionIsNamedToo) {
       "NodeName=n[1-2] CPUs=4 RealMemory=16000 Gres=gpu:a100:2\n"
       "PartitionName=gpu Nodes=n[1-2] Default=YES MaxTime=1-00:00:00 PriorityTier=1\n"
       "PartitionName=high Nodes=n[1-2] MaxTime=1-00:00:00 PriorityTier=2\n");
-  const uint32_t running = Submit(bob_, 1, "gpu:a100:2", 60);
-  Tick();
-  ASSERT_EQ(Job(running).state(), wire::JOB_STATE_RUNNING);
-  const uint32_t wide = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
-    s.set_partition("high");
-    s.set_num_tasks(2);
-    s.set_min_nodes(2);
-    s.set_gres("gpu:a100:2");
-    s.set_time_limit_s(30 * 60);
-    s.set_script("#!/bin/sh\ntrue\n");
-  });
-  now_ += 60;
-  const uint32_t later = Submit(alice_, 1, "gpu:a100:2", 120);
-  Tick();
-  ASSERT_EQ(Job(wide).state(), wire::JOB_STATE_PENDING);
-  ASSERT_EQ(Job(later).state(), wire::JOB_STATE_PENDING);
+  const auto [running, wide, later] = LaterJobBehindAWideOne("high");
+  ASSERT_FALSE(HasFailure());
   wire::WhyResponse why = Why(later);
   EXPECT_EQ(why.rank(), 1u);
   EXPECT_EQ(why.queued(), 1u);
