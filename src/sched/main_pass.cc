@@ -5,6 +5,19 @@
 
 namespace rota::sched {
 
+namespace {
+
+// Whether a misfit for `reason` holds back the jobs after it: a want of
+// resources does (also nodes reserved for maintenance); nodes that are down
+// or a request the partition cannot take do not (Slurm blocks a partition
+// only when its nodes are busy).
+bool HoldsBackOthers(const model::PendingReason& reason) {
+  return reason.code() == model::reason::kResources ||
+         reason == model::reason::kReservedForMaintenance;
+}
+
+}  // namespace
+
 void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
   uint32_t partitions = 0;
   uint32_t reservations = 0;
@@ -15,7 +28,7 @@ void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
   // A job of the partition (outside reservations), or of the reservation, did not fit.
   std::vector<bool> blocked(partitions, false);
   std::vector<bool> blocked_reservation(reservations, false);
-  bool any_blocked = false;  // Some partition's nodes are kept off
+  bool any_kept_off = false;  // Some nodes are kept off (KeepOff)
   for (const MainPassJob& job : queue) {
     bool gone = false;
     if (model::PendingReason held = actions.Hold(job, &gone); gone || held) {
@@ -36,16 +49,27 @@ void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
         actions.Wait(job, reason);
         break;
       }
-      const bool keep_off = any_blocked && !job.holds_nodes && !job.in_reservation;
+      const bool keep_off = any_kept_off && !job.holds_nodes && !job.in_reservation;
       if (!actions.TryStart(job, keep_off, &reason)) {
         if (reason == model::reason::kResources) actions.NoFit(job);
         actions.Wait(job, reason);
-        if (job.in_reservation) {
+        // Slurm's order: a job that named its nodes keeps them and blocks
+        // nothing else; a reservation's blocks its reservation; a job too
+        // young or too low to reserve blocks nothing.
+        bool holds_back = HoldsBackOthers(reason);
+        if (actions.Pinned(job)) {
+          holds_back = false;
+          if (!job.in_reservation) {
+            any_kept_off = true;
+            actions.KeepOff(job, /*pinned=*/true);
+          }
+        }
+        if (holds_back && job.in_reservation) {
           blocked_reservation[job.reservation] = true;
-        } else if (job.may_reserve && !blocked[job.partition]) {
+        } else if (holds_back && job.may_reserve && !blocked[job.partition]) {
           blocked[job.partition] = true;
-          any_blocked = true;
-          actions.KeepOff(job);
+          any_kept_off = true;
+          actions.KeepOff(job, /*pinned=*/false);
         }
         break;
       }

@@ -2,11 +2,15 @@
 
 // The main pass of a scheduling cycle: the pending jobs in queue order, each
 // started now where it fits. The first job of a partition that does not fit
-// holds back the jobs after it in that partition (reason Priority), and the
-// jobs after it of other partitions keep off that partition's nodes (as in
-// Slurm), so that no lower-priority job takes what it waits for, whichever
-// partition it was submitted to. A reservation's jobs are held back by their
-// reservation instead of their partition. A job held by something else
+// for want of resources holds back the jobs after it in that partition
+// (reason Priority), and the jobs after it of other partitions keep off that
+// partition's nodes (as in Slurm), so that no lower-priority job takes what
+// it waits for, whichever partition it was submitted to. A job that named
+// every node it needs (-w) holds back no partition: only its nodes are kept
+// off. A reservation's jobs are held back by their reservation instead of
+// their partition. A job that cannot start for want of nodes that are down
+// (ReqNodeNotAvail) or a request its partition cannot take holds back no one
+// either, as in Slurm. A job held by something else
 // (its begin time, a dependency, a QoS limit, licenses) holds back no one. An
 // array starts as many of its tasks as fit and its limits allow.
 //
@@ -64,13 +68,17 @@ class MainPassActions {
   virtual NextStart Next(const MainPassJob& job, uint32_t started,
                          model::PendingReason* reason) = 0;
   // Starts `job` (an array's next task) when it fits now; else false, with
-  // why in `*reason`. With `keep_off`, not on the nodes of a partition
-  // KeepOff was called for in this pass.
+  // why in `*reason`. With `keep_off`, not on the nodes KeepOff marked in
+  // this pass.
   virtual bool TryStart(const MainPassJob& job, bool keep_off, model::PendingReason* reason) = 0;
-  // `job` did not fit and holds back its partition: the rest of the pass keeps
-  // off its partition's nodes (except a job with nodes held for it, or a
-  // reservation's job, which run only where they were given).
-  virtual void KeepOff(const MainPassJob& job) = 0;
+  // Asked of a job that did not fit: whether it named every node it needs
+  // (-w with as many nodes as it asks for).
+  virtual bool Pinned(const MainPassJob& job) = 0;
+  // `job` did not fit: the rest of the pass keeps off its nodes (`pinned`:
+  // the ones it named) or else its partition's nodes (except a job with
+  // nodes held for it, or a reservation's job, which run only where they
+  // were given).
+  virtual void KeepOff(const MainPassJob& job, bool pinned) = 0;
   // `job` did not fit for want of resources: preemption may act for it.
   virtual void NoFit(const MainPassJob& job) = 0;
   // `job` waits for `reason`.

@@ -24,11 +24,13 @@ class FakeActions final : public MainPassActions {
     model::PendingReason misfit = model::reason::kResources;
     uint32_t tasks = 1;       // An array's pending tasks
     uint32_t task_limit = 0;  // Tasks that may start in this pass; 0: no limit
+    bool pinned = false;      // It named every node it needs (-w)
   };
   std::map<uint32_t, Facts> facts;
   std::vector<std::string> log;
-  std::vector<uint32_t> keep_off;  // The partitions KeepOff was called for
-  std::vector<uint32_t> kept_off;  // The jobs tried off the held-back partitions' nodes
+  std::vector<uint32_t> keep_off;           // The partitions KeepOff was called for
+  std::vector<uint32_t> keep_off_nodes_of;  // The pinned jobs KeepOff was called for
+  std::vector<uint32_t> kept_off;           // The jobs tried off the held-back partitions' nodes
 
   model::PendingReason Hold(const MainPassJob& job, bool* gone) override {
     *gone = facts[job.id].gone;
@@ -55,7 +57,10 @@ class FakeActions final : public MainPassActions {
     return true;
   }
   void NoFit(const MainPassJob& job) override { log.push_back("nofit " + std::to_string(job.id)); }
-  void KeepOff(const MainPassJob& job) override { keep_off.push_back(job.partition); }
+  bool Pinned(const MainPassJob& job) override { return facts[job.id].pinned; }
+  void KeepOff(const MainPassJob& job, bool pinned) override {
+    (pinned ? keep_off_nodes_of : keep_off).push_back(pinned ? job.id : job.partition);
+  }
   void Wait(const MainPassJob& job, const model::PendingReason& reason) override {
     log.push_back(std::to_string(job.id) + " " + reason.text());
   }
@@ -154,15 +159,39 @@ TEST(MainPassTest, AReservationsJobsAreHeldBackByTheirReservation) {
   EXPECT_TRUE(a.kept_off.empty());  // A reservation's job runs where it was given
 }
 
-TEST(MainPassTest, OnlyAWantOfResourcesLetsPreemptionAct) {
+// Preemption acts only for a want of resources; and, as in Slurm, a job that
+// waits for nodes that are down, or whose request its partition cannot take,
+// holds back no one (Slurm blocks a partition only when its nodes are busy).
+TEST(MainPassTest, OnlyAWantOfResourcesLetsPreemptionActAndHoldsBackOthers) {
   FakeActions a;
   a.facts[1].fits = 0;
   a.facts[1].misfit =
       model::PendingReason::WithDetail(model::reason::kReqNodeNotAvail, "UnavailableNodes:n1");
-  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0)};
+  a.facts[3].fits = 0;
+  a.facts[3].misfit = model::reason::kPartitionConfig;
+  a.facts[5].fits = 0;
+  a.facts[5].misfit = model::reason::kReservedForMaintenance;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 0),
+                                    Job(4, 0), Job(5, 0), Job(6, 0)};
   RunMainPass(queue, a);
-  EXPECT_EQ(a.log,
-            (std::vector<std::string>{"1 ReqNodeNotAvail, UnavailableNodes:n1", "2 Priority"}));
+  EXPECT_EQ(a.log, (std::vector<std::string>{
+                       "1 ReqNodeNotAvail, UnavailableNodes:n1", "start 2", "3 PartitionConfig",
+                       "start 4", "5 ReqNodeNotAvail, Reserved for maintenance", "6 Priority"}));
+  EXPECT_EQ(a.keep_off, (std::vector<uint32_t>{0}));  // Once, for job 5
+}
+
+// A job that named every node it needs (-w) and does not fit blocks no
+// partition: only its nodes are kept off for the jobs after it.
+TEST(MainPassTest, APinnedMisfitKeepsItsNodesOffNotItsPartition) {
+  FakeActions a;
+  a.facts[1].fits = 0;
+  a.facts[1].pinned = true;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 1)};
+  RunMainPass(queue, a);
+  EXPECT_EQ(a.log, (std::vector<std::string>{"nofit 1", "1 Resources", "start 2", "start 3"}));
+  EXPECT_TRUE(a.keep_off.empty());
+  EXPECT_EQ(a.keep_off_nodes_of, (std::vector<uint32_t>{1}));
+  EXPECT_EQ(a.kept_off, (std::vector<uint32_t>{2, 3}));
 }
 
 TEST(MainPassTest, AnArrayStartsWhatFitsAndWhatItsLimitAllows) {

@@ -147,5 +147,36 @@ TEST_F(QueueOrderCoreTest, AYoungMisfitHoldsBackNoOneUnderMinAgeReserve) {
   EXPECT_EQ(Job(small2).reason(), "Priority");
 }
 
+// As in Slurm: a job that named every node it needs (-w) and does not fit
+// holds back no one in its partition; only its nodes are kept off.
+TEST_F(QueueOrderCoreTest, AJobPinnedToABusyNodeHoldsBackNoOne) {
+  Start(
+      "SlurmdTimeout=0\n"
+      "SchedulerType=sched/builtin\n"
+      "NodeName=n[1-3] CPUs=1 RealMemory=1000\n"
+      "PartitionName=p Nodes=n[1-3] Default=YES\n");
+  auto submit = [&](const std::string& nodelist) {
+    return SubmitOkAs(alice_, [&](wire::JobSpec& s) {
+      s.set_num_tasks(1);
+      s.set_nodelist(nodelist);
+      s.set_script("#!/bin/sh\ntrue\n");
+    });
+  };
+  const uint32_t running = submit("n3");
+  Tick();
+  ASSERT_EQ(model::JobStateName(Job(running).state()), "RUNNING");
+  const uint32_t pinned = submit("n3");
+  const uint32_t any1 = submit("");
+  const uint32_t any2 = submit("");
+  const uint32_t any3 = submit("");
+  Tick();
+  EXPECT_EQ(Job(pinned).reason(), "Resources");
+  EXPECT_EQ(model::JobStateName(Job(any1).state()), "RUNNING");
+  EXPECT_EQ(model::JobStateName(Job(any2).state()), "RUNNING");
+  // n[1-2] are taken; n3 is kept for the pinned job: the last one waits.
+  EXPECT_EQ(model::JobStateName(Job(any3).state()), "PENDING");
+  EXPECT_EQ(Job(any3).reason(), "Resources");
+}
+
 }  // namespace
 }  // namespace rota::ctld

@@ -251,10 +251,26 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
     return true;
   }
 
-  void KeepOff(const sched::MainPassJob& q) override {
+  bool Pinned(const sched::MainPassJob& q) override {
+    const conf::PartitionConfig* partition = Partition(q);
+    if (partition == nullptr) return false;
+    Result<JobShape> shape = p_.jobs.ShapeOf(Record(q), *partition, c_.config(), p_.nodes.model());
+    if (!shape.ok()) return false;
+    const std::vector<uint32_t>& required = shape->request.required_nodes;
+    return !required.empty() && required.size() >= shape->nodes;
+  }
+
+  void KeepOff(const sched::MainPassJob& q, bool pinned) override {
     const conf::PartitionConfig* partition = Partition(q);
     if (partition == nullptr) return;
     if (kept_off_.empty()) kept_off_.resize(p_.nodes.nodes().size(), false);
+    if (pinned) {
+      Result<JobShape> shape =
+          p_.jobs.ShapeOf(Record(q), *partition, c_.config(), p_.nodes.model());
+      if (!shape.ok()) return;
+      for (uint32_t n : shape->request.required_nodes) kept_off_[n] = true;
+      return;
+    }
     for (uint32_t n : PartitionNodeIndices(*partition, p_.nodes.model())) kept_off_[n] = true;
   }
 
@@ -287,8 +303,8 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
   std::vector<const wire::JobRecord*> records_;           // In queue order
   std::vector<const conf::PartitionConfig*> partitions_;  // Each job's; null: unknown
   std::vector<sched::MainPassJob> queue_;
-  std::vector<bool> kept_off_;          // By node index: a held-back partition's (KeepOff)
-  uint32_t running_tasks_ = 0;          // Of the array being decided, this pass's starts included
+  std::vector<bool> kept_off_;  // By node index: a held-back partition's or -w job's (KeepOff)
+  uint32_t running_tasks_ = 0;  // Of the array being decided, this pass's starts included
   JobTable::Map::const_iterator next_;  // The job Next last looked up
 };
 
