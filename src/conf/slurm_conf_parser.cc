@@ -450,6 +450,10 @@ void ParseSchedulerParameters(std::string_view value, const SourceLocation& wher
     }
     if (!s.ok()) {
       diags.Error(where, fmt::format("SchedulerParameters: {} {}", item, s.message()));
+    } else {
+      // Parsed, so that a bad value is an error, yet not acted on
+      // (default_queue_depth, sched_interval, ...): said so.
+      WarnIfUnenforced(KeyPlace::kSchedulerParameters, key, "", where, diags);
     }
   }
   if (busy_nodes && p.bf_reserve_in_node_order) {

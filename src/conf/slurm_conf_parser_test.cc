@@ -280,6 +280,11 @@ TEST(SlurmConfParserTest, ControllersAndSchedulerParameters) {
             std::string::npos)
       << loaded.Text();
   EXPECT_EQ(loaded.Text().find("max_rpc_cnt=150 (ignored)"), std::string::npos) << loaded.Text();
+  // Parsed (a bad value is an error) but not acted on: said so too.
+  EXPECT_NE(loaded.Text().find("SchedulerParameters: default_queue_depth is accepted, has no "
+                               "effect in Rota"),
+            std::string::npos)
+      << loaded.Text();
   // bf_busy_nodes is what Rota's backfill does: no word; against
   // bf_reserve_in_node_order it is told which one wins.
   EXPECT_NE(loaded.Text().find("SchedulerParameters: bf_busy_nodes and bf_reserve_in_node_order "

@@ -149,6 +149,11 @@ constexpr Unenforced kUnenforcedKeys[] = {
     {P::kSchedulerParameters, "bf_yield_sleep"},
     {P::kSchedulerParameters, "build_queue_timeout"},
     {P::kSchedulerParameters, "correspond_after_task_cnt"},
+    // Parsed (a bad value is still an error) but not acted on: every main
+    // pass goes through the whole queue, at every event.
+    {P::kSchedulerParameters, "default_queue_depth"},
+    {P::kSchedulerParameters, "sched_interval"},
+    {P::kSchedulerParameters, "sched_min_interval"},
     {P::kSchedulerParameters, "defer"},
     {P::kSchedulerParameters, "delay_boot"},
     {P::kSchedulerParameters, "disable_hetjob_steps"},

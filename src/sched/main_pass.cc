@@ -18,7 +18,8 @@ bool HoldsBackOthers(const model::PendingReason& reason) {
 
 }  // namespace
 
-void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
+void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions,
+                 const MainPassLimits& limits) {
   uint32_t partitions = 0;
   uint32_t reservations = 0;
   for (const MainPassJob& job : queue) {
@@ -28,8 +29,14 @@ void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
   // A job of the partition (outside reservations), or of the reservation, did not fit.
   std::vector<bool> blocked(partitions, false);
   std::vector<bool> blocked_reservation(reservations, false);
-  bool any_kept_off = false;  // Some nodes are kept off (KeepOff)
+  bool any_kept_off = false;                          // Some nodes are kept off (KeepOff)
+  std::vector<uint32_t> gone_through(partitions, 0);  // partition_job_depth's count
+  uint32_t starts = 0;
   for (const MainPassJob& job : queue) {
+    if (limits.max_starts > 0 && starts >= limits.max_starts) break;
+    if (limits.partition_depth > 0 && gone_through[job.partition]++ >= limits.partition_depth) {
+      continue;
+    }
     bool gone = false;
     if (model::PendingReason held = actions.Hold(job, &gone); gone || held) {
       if (!gone) actions.Wait(job, held);
@@ -73,7 +80,8 @@ void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions) {
         }
         break;
       }
-      if (!job.array) break;
+      ++starts;
+      if (!job.array || (limits.max_starts > 0 && starts >= limits.max_starts)) break;
     }
   }
 }

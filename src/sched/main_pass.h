@@ -85,8 +85,16 @@ class MainPassActions {
   virtual void Wait(const MainPassJob& job, const model::PendingReason& reason) = 0;
 };
 
+// SchedulerParameters' bounds on one pass (0: none). The jobs left out keep
+// the reason an earlier pass gave them.
+struct MainPassLimits {
+  uint32_t max_starts = 0;       // sched_max_job_start: the pass ends with this many starts
+  uint32_t partition_depth = 0;  // partition_job_depth: jobs of one partition it goes through
+};
+
 // Runs the pass over `queue` (highest priority first). The actions are handed
 // the elements of `queue` themselves.
-void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions);
+void RunMainPass(std::span<const MainPassJob> queue, MainPassActions& actions,
+                 const MainPassLimits& limits = {});
 
 }  // namespace rota::sched

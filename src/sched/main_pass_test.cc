@@ -116,6 +116,24 @@ TEST(MainPassTest, AJobThatMayNotReserveHoldsBackNoOne) {
   EXPECT_TRUE(a.kept_off.empty());
 }
 
+// sched_max_job_start ends the pass with its Nth start (an array's tasks
+// count one each); partition_job_depth leaves a partition's jobs past the
+// Nth untouched. The jobs left out keep their reasons (no Wait).
+TEST(MainPassTest, MaxStartsAndPartitionDepthBoundThePass) {
+  FakeActions a;
+  a.facts[2].tasks = 3;
+  a.facts[2].fits = 3;
+  std::vector<MainPassJob> queue = {Job(1, 0), Job(2, 0), Job(3, 0), Job(4, 1)};
+  queue[1].array = true;
+  RunMainPass(queue, a, {.max_starts = 3});
+  EXPECT_EQ(a.log, (std::vector<std::string>{"start 1", "start 2", "start 2"}));
+
+  FakeActions b;
+  std::vector<MainPassJob> deep = {Job(1, 0), Job(2, 1), Job(3, 0), Job(4, 0), Job(5, 1)};
+  RunMainPass(deep, b, {.partition_depth = 2});
+  EXPECT_EQ(b.log, (std::vector<std::string>{"start 1", "start 2", "start 3", "start 5"}));
+}
+
 TEST(MainPassTest, HeldAndEndedJobsHoldBackNoOne) {
   FakeActions a;
   a.facts[1].held = model::reason::kBeginTime;

@@ -6,6 +6,8 @@ SchedulingPolicy PolicyOf(const conf::ClusterConfig& config) {
   const conf::SchedulerParameters& p = config.settings.scheduler;
   SchedulingPolicy out;
   out.backfill = config.settings.scheduler_type == "sched/backfill";
+  out.main.max_starts = p.sched_max_job_start;
+  out.main.partition_depth = p.partition_job_depth;
   out.plan.window = p.bf_window;
   out.plan.max_job_test = p.bf_max_job_test;
   out.plan.max_job_part = p.bf_max_job_part;
@@ -25,6 +27,7 @@ SchedulingPolicy PolicyOf(const conf::ClusterConfig& config) {
 
 SchedulingPolicy FcfsPolicy(SchedulingPolicy site) {
   site.backfill = false;
+  site.main = {};              // The whole queue at every pass
   site.min_age_reserve_s = 0;  // Every job that does not fit holds back the rest
   site.min_prio_reserve = 0;
   return site;
@@ -34,6 +37,7 @@ namespace {
 
 SchedulingPolicy TextbookBackfill(SchedulingPolicy site, uint32_t reserve_per_part) {
   site.backfill = true;
+  site.main = {};
   site.plan.window = kInfiniteDuration;
   site.plan.max_job_test = 0;
   site.plan.max_job_part = 0;

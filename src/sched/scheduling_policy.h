@@ -13,11 +13,13 @@
 
 #include "conf/cluster_config.h"
 #include "sched/backfill.h"
+#include "sched/main_pass.h"
 
 namespace rota::sched {
 
 struct SchedulingPolicy {
   bool backfill = false;    // SchedulerType=sched/backfill
+  MainPassLimits main;      // sched_max_job_start, partition_job_depth
   BackfillParams plan;      // bf_window, bf_max_job_*, bf_job_part_count_reserve, node choice
   int64_t interval_s = 30;  // bf_interval: 0 plans after every main pass
   std::optional<int64_t> max_time_s;  // bf_max_time; unset: interval_s

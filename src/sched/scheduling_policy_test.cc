@@ -19,6 +19,8 @@ TEST(SchedulingPolicyTest, TheSitesPolicyIsItsSchedulerTypeAndParameters) {
   p.bf_min_age_reserve = 600;
   p.bf_min_prio_reserve = 5000;
   p.bf_max_job_start = 7;
+  p.sched_max_job_start = 9;
+  p.partition_job_depth = 11;
   p.bf_job_part_count_reserve = 3;
   p.bf_max_time = 90;
   p.bf_reserve_in_node_order = true;
@@ -35,6 +37,8 @@ TEST(SchedulingPolicyTest, TheSitesPolicyIsItsSchedulerTypeAndParameters) {
   EXPECT_EQ(s.min_age_reserve_s, 600);
   EXPECT_EQ(s.min_prio_reserve, 5000u);
   EXPECT_EQ(s.plan.max_job_start, 7u);
+  EXPECT_EQ(s.main.max_starts, 9u);
+  EXPECT_EQ(s.main.partition_depth, 11u);
   EXPECT_EQ(s.plan.reserve_per_part, 3u);
   EXPECT_EQ(s.max_time_s, 90);
   EXPECT_FALSE(s.plan.reserve_busy_nodes);
@@ -51,6 +55,7 @@ TEST(SchedulingPolicyTest, TextbookPoliciesPlanEveryEventOverTheWholeQueue) {
   c.settings.scheduler.bf_min_age_reserve = 600;
   c.settings.scheduler.bf_min_prio_reserve = 5000;
   c.settings.scheduler.bf_max_job_start = 7;
+  c.settings.scheduler.sched_max_job_start = 9;
   c.settings.scheduler.bf_reserve_in_node_order = true;
   c.settings.scheduler.rota_predict_runtime = true;
   const SchedulingPolicy site = PolicyOf(c);
@@ -65,6 +70,7 @@ TEST(SchedulingPolicyTest, TextbookPoliciesPlanEveryEventOverTheWholeQueue) {
   EXPECT_EQ(easy.min_age_reserve_s, 0);
   EXPECT_EQ(easy.min_prio_reserve, 0u);
   EXPECT_EQ(easy.plan.max_job_start, 0u);
+  EXPECT_EQ(easy.main.max_starts, 0u);
   // The site's other choices stay.
   EXPECT_FALSE(easy.plan.reserve_busy_nodes);
   EXPECT_TRUE(easy.predict_runtime);
@@ -78,6 +84,7 @@ TEST(SchedulingPolicyTest, TextbookPoliciesPlanEveryEventOverTheWholeQueue) {
   // Every misfit holds back the rest of its partition.
   EXPECT_EQ(fcfs.min_age_reserve_s, 0);
   EXPECT_EQ(fcfs.min_prio_reserve, 0u);
+  EXPECT_EQ(fcfs.main.max_starts, 0u);
 }
 
 // Old enough and of priority enough: both thresholds are inclusive.

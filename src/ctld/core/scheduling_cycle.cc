@@ -313,7 +313,7 @@ void SchedulingCycle::MainPass(int64_t now, Effects& effects) {
   p_.preemption.ClearHolds();
   MainPassOverTables pass(*this, now, effects);
   pass.BuildQueue();
-  sched::RunMainPass(pass.queue(), pass);
+  sched::RunMainPass(pass.queue(), pass, p_.policy.main);
   p_.stats.RecordMainCycle(p_.stats.Since(pass_began), pass.queue().size(), pass.queue().size());
 }
 
