@@ -68,7 +68,7 @@ ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
-SchedulerParameters=sched_interval=1,bf_interval=1
+SchedulerParameters=bf_interval=1
 DefMemPerCPU=100
 SlurmdTimeout=300
 ReturnToService=2

@@ -87,7 +87,7 @@ ProctrackType=proctrack/cgroup
 TaskPlugin=task/cgroup
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
-SchedulerParameters=sched_interval=1,bf_interval=1
+SchedulerParameters=bf_interval=1
 DefMemPerCPU=500
 SlurmdTimeout=30
 ReturnToService=2

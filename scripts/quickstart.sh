@@ -178,7 +178,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 SchedulerType=sched/backfill
 # Short intervals: on an idle cluster a job starts within a second or two of sbatch.
-SchedulerParameters=sched_interval=1,bf_interval=1
+SchedulerParameters=bf_interval=1
 GresTypes=gpu
 DefMemPerCPU=4096
 KillWait=5

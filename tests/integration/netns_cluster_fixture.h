@@ -107,7 +107,7 @@ class NetnsClusterTest : public ::testing::Test {
             "TaskPlugin=task/cgroup\n"
             "SelectType=select/cons_tres\n"
             "SelectTypeParameters=CR_Core_Memory\n"
-            "SchedulerParameters=sched_interval=1,bf_interval=1\n"
+            "SchedulerParameters=bf_interval=1\n"
             "DefMemPerCPU=100\n"
             "KillWait=2\n"
             "SlurmdTimeout=6\n"
