@@ -6,6 +6,7 @@
 // never run.
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "conf/cluster_config.h"
@@ -36,6 +37,13 @@ inline constexpr char kMemoryNotSatisfiable[] = "Memory specification can not be
 // REQUIRES: `partition` belongs to `config` and `model` was built from it.
 Result<JobShape> ShapeJob(const wire::JobSpec& spec, const conf::PartitionConfig& partition,
                           const conf::ClusterConfig& config, const sched::ClusterModel& model);
+
+// True when the job named (-w) every node it needs: no other node can hold
+// any of it, and its misfit holds back no partition (sched/main_pass.h).
+inline bool NamesAllItsNodes(const JobShape& shape) {
+  const std::vector<uint32_t>& required = shape.request.required_nodes;
+  return !required.empty() && required.size() >= shape.nodes;
+}
 
 // Refuses, with Slurm's words, a job that could not run in `partition` even
 // with every node free. The message may hold several lines; the last is the

@@ -255,9 +255,7 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
     const conf::PartitionConfig* partition = Partition(q);
     if (partition == nullptr) return false;
     Result<JobShape> shape = p_.jobs.ShapeOf(Record(q), *partition, c_.config(), p_.nodes.model());
-    if (!shape.ok()) return false;
-    const std::vector<uint32_t>& required = shape->request.required_nodes;
-    return !required.empty() && required.size() >= shape->nodes;
+    return shape.ok() && NamesAllItsNodes(*shape);
   }
 
   void KeepOff(const sched::MainPassJob& q, bool pinned) override {

@@ -337,7 +337,7 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
       // -w: the nodes it must include. When they are all the nodes it needs,
       // no other node can hold any of it.
       const std::vector<uint32_t>& required = shape->request.required_nodes;
-      const bool only_required = !required.empty() && required.size() >= shape->nodes;
+      const bool only_required = NamesAllItsNodes(*shape);
       std::vector<std::string> required_names;
       uint32_t fit_now = 0;
       uint32_t fit_idle = 0;
@@ -465,13 +465,21 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     SortQueue(everyone, *config_);
     const auto at = std::find(everyone.begin(), everyone.end(), job);
     const std::vector<const wire::JobRecord*> ahead_anywhere(everyone.begin(), at);
+    // A job that named every node it needs holds back no one in the main
+    // pass (only its nodes are kept off): not ahead in the queue.
+    auto names_its_nodes = [&](const wire::JobRecord& other) {
+      const conf::PartitionConfig* p = config_->FindPartition(other.spec().partition());
+      if (p == nullptr) return false;
+      Result<JobShape> shape = jobs_.ShapeOf(other, *p, *config_, nodes_.model());
+      return shape.ok() && NamesAllItsNodes(*shape);
+    };
     const std::string& reservation = spec.reservation();
     std::vector<const wire::JobRecord*> queue;  // Its partition's, or its reservation's
     for (const wire::JobRecord* other : everyone) {
       const bool same = reservation.empty() ? other->spec().reservation().empty() &&
                                                   other->spec().partition() == spec.partition()
                                             : other->spec().reservation() == reservation;
-      if (same) queue.push_back(other);
+      if (same && (other == job || !names_its_nodes(*other))) queue.push_back(other);
     }
     const std::string queue_name =
         reservation.empty() ? "partition " + spec.partition() : "reservation " + reservation;

@@ -174,6 +174,36 @@ TEST_F(WhyReportTest, AJobAheadTooYoungToReserveIsNotAhead) {
   EXPECT_EQ(why.ahead(0).job_id(), first);
 }
 
+// A job ahead that named every node it needs (-w) holds back no one but the
+// users of its nodes (the main pass keeps only those off): not ahead.
+TEST_F(WhyReportTest, AJobAheadPinnedToItsNodesIsNotAhead) {
+  StartCluster();
+  BusyGpuNodes("gpu:a100:2", 60);
+  const uint32_t full = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(4);
+    s.set_nodelist("n3");
+    s.set_time_limit_s(3600);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  Tick();
+  ASSERT_EQ(Job(full).state(), wire::JOB_STATE_RUNNING);
+  const uint32_t pinned = SubmitOkAs(bob_, [&](wire::JobSpec& s) {
+    s.set_num_tasks(1);
+    s.set_nodelist("n3");
+    s.set_time_limit_s(600);
+    s.set_script("#!/bin/sh\ntrue\n");
+  });
+  now_ += 600;  // Older: more age priority
+  const uint32_t later = Submit(alice_, 1, "gpu:a100:2", 10);
+  Tick();
+  ASSERT_EQ(Job(pinned).state(), wire::JOB_STATE_PENDING);
+  ASSERT_GT(Job(pinned).priority(), Job(later).priority());
+  wire::WhyResponse why = Why(later);
+  EXPECT_EQ(why.rank(), 1u);
+  EXPECT_EQ(why.ahead_size(), 0);
+  EXPECT_EQ(Cause(why, "Priority"), nullptr) << Causes(why);
+}
+
 // A reservation's job is ranked among its reservation's jobs: the jobs of
 // its partition outside it do not hold it back, nor it them.
 TEST_F(WhyReportTest, AReservationsJobIsRankedInItsReservation) {
