@@ -33,6 +33,15 @@ std::shared_ptr<const wire::JobPayload> JobTable::FindPayload(const wire::JobRec
   return std::make_shared<const wire::JobPayload>(std::move(payload).value());
 }
 
+std::vector<uint32_t> JobTable::PinnedNodes(const wire::JobRecord& job,
+                                            const conf::PartitionConfig& partition,
+                                            const conf::ClusterConfig& config,
+                                            const sched::ClusterModel& model) const {
+  Result<JobShape> shape = ShapeOf(job, partition, config, model);
+  if (!shape.ok() || !NamesAllItsNodes(*shape)) return {};
+  return shape->request.required_nodes;
+}
+
 Result<JobShape> JobTable::ShapeOf(const wire::JobRecord& job,
                                    const conf::PartitionConfig& partition,
                                    const conf::ClusterConfig& config,

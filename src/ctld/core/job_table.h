@@ -72,6 +72,13 @@ class JobTable {
   Result<JobShape> ShapeOf(const wire::JobRecord& job, const conf::PartitionConfig& partition,
                            const conf::ClusterConfig& config,
                            const sched::ClusterModel& model) const;
+  // The nodes `job` named (-w) when they are every node it needs
+  // (NamesAllItsNodes), else empty: what the main pass keeps off when it does
+  // not fit, instead of holding back its partition.
+  std::vector<uint32_t> PinnedNodes(const wire::JobRecord& job,
+                                    const conf::PartitionConfig& partition,
+                                    const conf::ClusterConfig& config,
+                                    const sched::ClusterModel& model) const;
 
   // Every job that has not finished is among these (in id order, each with
   // its record), and so may be some that finished since the last

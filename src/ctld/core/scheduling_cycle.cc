@@ -251,25 +251,16 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
     return true;
   }
 
-  bool Pinned(const sched::MainPassJob& q) override {
-    const conf::PartitionConfig* partition = Partition(q);
-    if (partition == nullptr) return false;
-    Result<JobShape> shape = p_.jobs.ShapeOf(Record(q), *partition, c_.config(), p_.nodes.model());
-    return shape.ok() && NamesAllItsNodes(*shape);
-  }
+  bool Pinned(const sched::MainPassJob& q) override { return !PinnedNodes(q).empty(); }
 
   void KeepOff(const sched::MainPassJob& q, bool pinned) override {
     const conf::PartitionConfig* partition = Partition(q);
     if (partition == nullptr) return;
     if (kept_off_.empty()) kept_off_.resize(p_.nodes.nodes().size(), false);
-    if (pinned) {
-      Result<JobShape> shape =
-          p_.jobs.ShapeOf(Record(q), *partition, c_.config(), p_.nodes.model());
-      if (!shape.ok()) return;
-      for (uint32_t n : shape->request.required_nodes) kept_off_[n] = true;
-      return;
+    for (uint32_t n :
+         pinned ? PinnedNodes(q) : PartitionNodeIndices(*partition, p_.nodes.model())) {
+      kept_off_[n] = true;
     }
-    for (uint32_t n : PartitionNodeIndices(*partition, p_.nodes.model())) kept_off_[n] = true;
   }
 
   // Under preemption it waits (Resources) while displaced jobs leave.
@@ -288,6 +279,11 @@ class SchedulingCycle::MainPassOverTables final : public sched::MainPassActions 
   const wire::JobRecord& Record(const sched::MainPassJob& q) const { return *records_[Index(q)]; }
   const conf::PartitionConfig* Partition(const sched::MainPassJob& q) const {
     return partitions_[Index(q)];
+  }
+  std::vector<uint32_t> PinnedNodes(const sched::MainPassJob& q) const {
+    const conf::PartitionConfig* partition = Partition(q);
+    if (partition == nullptr) return {};
+    return p_.jobs.PinnedNodes(Record(q), *partition, c_.config(), p_.nodes.model());
   }
 
   SchedulingCycle& c_;

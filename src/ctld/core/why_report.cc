@@ -469,9 +469,7 @@ Result<wire::WhyResponse> ControllerCore::ExplainJob(uint32_t job_id, int64_t no
     // pass (only its nodes are kept off): not ahead in the queue.
     auto names_its_nodes = [&](const wire::JobRecord& other) {
       const conf::PartitionConfig* p = config_->FindPartition(other.spec().partition());
-      if (p == nullptr) return false;
-      Result<JobShape> shape = jobs_.ShapeOf(other, *p, *config_, nodes_.model());
-      return shape.ok() && NamesAllItsNodes(*shape);
+      return p != nullptr && !jobs_.PinnedNodes(other, *p, *config_, nodes_.model()).empty();
     };
     const std::string& reservation = spec.reservation();
     std::vector<const wire::JobRecord*> queue;  // Its partition's, or its reservation's
